@@ -1,0 +1,27 @@
+# Imago: the two entry points are `make run ARGS="..."` and `make test`.
+SWIFT ?= swift
+ARGS ?= --help
+
+.PHONY: bootstrap build run test bench clean
+
+bootstrap:
+	./scripts/bootstrap
+
+build: bootstrap
+	$(SWIFT) build -c release --product imago
+
+# Builds (release) and runs the imago tool: make run ARGS="info photo.jpg"
+run: build
+	.build/release/imago $(ARGS)
+
+# Installs system packages, builds, and runs every test (unit, corpus conformance, CLI).
+test: bootstrap
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Benchmarks Imago beside libjpeg-turbo/libpng/libwebp, Pillow and libvips (see README).
+bench: bootstrap
+	./scripts/bench-peers
+
+clean:
+	rm -rf .build .build-* Benchmarks/.build

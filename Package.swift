@@ -1,0 +1,53 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Imago",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Imago", targets: ["Imago"]),
+        .library(name: "ImagoCore", targets: ["ImagoCore"]),
+        .library(name: "ImagoCoders", targets: ["ImagoCoders"]),
+        .executable(name: "imago", targets: ["ImagoCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Pure Swift: pixel buffers, Image, formats and sniffing, errors, limits.
+        .target(name: "ImagoCore", swiftSettings: strict),
+
+        // C libraries, each through a module-map system-library target.
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp",
+                       providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
+                       providers: [.apt(["liblcms2-dev"])]),
+        // The one C target: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng.
+        .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG"]),
+
+        .target(name: "ImagoCoders",
+                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CLCMS2"],
+                swiftSettings: strict),
+
+        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict),
+
+        .executableTarget(name: "ImagoCLI",
+                          dependencies: ["Imago",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          swiftSettings: strict),
+
+        .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore"], swiftSettings: strict),
+        .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders"], swiftSettings: strict),
+        .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,131 @@
+/*
+ * Imago's C glue: the one place libjpeg's and libpng's longjmp-based error handling lives.
+ * Every function that can raise a library error runs it under its own setjmp and returns a
+ * status code, so no longjmp ever crosses a Swift frame. Types from jpeglib.h and png.h are
+ * only forward-declared here; Swift sees them through the CJPEG and CPNG modules.
+ */
+#ifndef IMAGO_GLUE_H
+#define IMAGO_GLUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes shared by every glue call. */
+enum {
+    IMAGO_OK = 0,          /* the step completed */
+    IMAGO_SUSPENDED = 1,   /* more input is needed (progressive feeding only) */
+    IMAGO_ERROR = -1       /* the library raised an error; see the *_message() call */
+};
+
+/* ---------------------------------------------------------------- libjpeg decoding */
+
+struct jpeg_decompress_struct;
+typedef struct imago_jpeg_decoder imago_jpeg_decoder;
+
+/* Creates a decompressor that saves APP1 (EXIF) and APP2 (ICC) markers. NULL on allocation failure. */
+imago_jpeg_decoder *imago_jpeg_decoder_create(void);
+void imago_jpeg_decoder_destroy(imago_jpeg_decoder *d);
+/* The decompressor, for reading header fields and setting output parameters between calls. */
+struct jpeg_decompress_struct *imago_jpeg_decoder_cinfo(imago_jpeg_decoder *d);
+/* Points the source at all bytes received so far. The memory must stay valid until the next call
+   that reads input. When is_final is 0, running out of bytes suspends; when 1, it is truncation. */
+void imago_jpeg_decoder_set_input(imago_jpeg_decoder *d, const uint8_t *data, size_t length, int is_final);
+/* Caps libjpeg's own working memory (progressive coefficient buffers and the like). */
+void imago_jpeg_decoder_set_max_memory(imago_jpeg_decoder *d, long bytes);
+/* Refuses more than max_scans scans (0: no limit). Default 500. */
+void imago_jpeg_decoder_set_max_scans(imago_jpeg_decoder *d, int max_scans);
+int imago_jpeg_read_header(imago_jpeg_decoder *d);
+int imago_jpeg_start_decompress(imago_jpeg_decoder *d);
+/* Reads scanlines into dst + output_scanline * stride until the output pass ends or input runs out.
+   *rows_read receives how many rows this call produced. */
+int imago_jpeg_read_rows(imago_jpeg_decoder *d, uint8_t *dst, size_t stride, uint32_t *rows_read);
+int imago_jpeg_finish_decompress(imago_jpeg_decoder *d);
+/* Buffered-image mode (progressive display). consume_input stores libjpeg's return code in *result. */
+int imago_jpeg_consume_input(imago_jpeg_decoder *d, int *result);
+int imago_jpeg_start_output(imago_jpeg_decoder *d, int scan_number);
+int imago_jpeg_finish_output(imago_jpeg_decoder *d);
+/* Reassembles the ICC profile from APP2 markers. *profile is malloc'd (free with imago_free) or NULL. */
+int imago_jpeg_read_icc_profile(imago_jpeg_decoder *d, uint8_t **profile, unsigned int *length);
+/* Saved markers, in file order. Returns 0 when index is past the last one. */
+int imago_jpeg_marker(imago_jpeg_decoder *d, int index, int *code, const uint8_t **data, unsigned int *length);
+/* The library's message for the last error, and the first warning, as NUL-terminated strings. */
+const char *imago_jpeg_decoder_message(imago_jpeg_decoder *d);
+const char *imago_jpeg_decoder_warning(imago_jpeg_decoder *d);
+int imago_jpeg_decoder_warning_count(imago_jpeg_decoder *d);
+/* 1 when the decoder asked for bytes past the end of final input. */
+int imago_jpeg_decoder_hit_end(imago_jpeg_decoder *d);
+
+/* ---------------------------------------------------------------- libjpeg encoding */
+
+typedef struct imago_jpeg_encode_params {
+    const uint8_t *pixels;
+    uint32_t width, height;
+    size_t stride;
+    int in_color_space;     /* a J_COLOR_SPACE value: JCS_RGB, JCS_GRAYSCALE, JCS_EXT_RGBX, ... */
+    int components;         /* bytes per input pixel */
+    int quality;            /* 1...100 */
+    int progressive;        /* non-zero: progressive scans */
+    int optimize_coding;    /* non-zero: optimized Huffman tables */
+    int chroma_subsample;   /* non-zero: 4:2:0, zero: 4:4:4 */
+    const uint8_t *icc; unsigned int icc_length;
+    const uint8_t *exif; unsigned int exif_length;   /* TIFF block without the Exif\0\0 prefix */
+} imago_jpeg_encode_params;
+
+/* Encodes into a malloc'd buffer (*out, free with imago_free). message receives the error text. */
+int imago_jpeg_encode(const imago_jpeg_encode_params *p, uint8_t **out, size_t *out_length,
+                      char *message, size_t message_capacity);
+
+/* ---------------------------------------------------------------- libpng decoding (push mode) */
+
+typedef struct imago_png_decoder imago_png_decoder;
+
+typedef struct imago_png_header {
+    uint32_t width, height;
+    int bit_depth, color_type, interlace, passes;
+    int has_trns, has_srgb, has_gamma;
+    double gamma;
+    const uint8_t *icc; uint32_t icc_length;      /* valid while the decoder lives */
+    const uint8_t *exif; uint32_t exif_length;
+} imago_png_header;
+
+/* Creates a push decoder writing 8-bit, 4-channel rows into out (stride bytes apart).
+   bgra: 1 for B,G,R,A byte order, 0 for R,G,B,A. apply_gamma: correct gAMA when no sRGB/iCCP.
+   max_width/max_height bound the IHDR libpng accepts. */
+imago_png_decoder *imago_png_decoder_create(uint8_t *out, size_t stride, int bgra, int apply_gamma,
+                                            uint32_t max_width, uint32_t max_height);
+void imago_png_decoder_destroy(imago_png_decoder *d);
+/* Feeds the next bytes (only bytes not fed before). */
+int imago_png_feed(imago_png_decoder *d, const uint8_t *data, size_t length);
+int imago_png_header_ready(imago_png_decoder *d);
+int imago_png_get_header(imago_png_decoder *d, imago_png_header *h);
+int imago_png_finished(imago_png_decoder *d);
+/* Progress: current pass (0-based) and rows delivered in it. */
+void imago_png_progress(imago_png_decoder *d, int *pass, uint32_t *rows_in_pass, uint32_t *highest_row);
+const char *imago_png_decoder_message(imago_png_decoder *d);
+
+/* ---------------------------------------------------------------- libpng encoding */
+
+typedef struct imago_png_encode_params {
+    const uint8_t *pixels;
+    uint32_t width, height;
+    size_t stride;
+    int color_type;         /* PNG_COLOR_TYPE_GRAY, _GRAY_ALPHA, _RGB, _RGB_ALPHA */
+    int compression_level;  /* 0...9 */
+    int interlace;          /* non-zero: Adam7 */
+    const uint8_t *icc; uint32_t icc_length;
+    const uint8_t *exif; uint32_t exif_length;
+} imago_png_encode_params;
+
+int imago_png_encode(const imago_png_encode_params *p, uint8_t **out, size_t *out_length,
+                     char *message, size_t message_capacity);
+
+void imago_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

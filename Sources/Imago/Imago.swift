@@ -1,0 +1,3 @@
+// The umbrella module: `import Imago` brings in the whole public API.
+@_exported public import ImagoCore
+@_exported public import ImagoCoders

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import Imago
+
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Print what an image's header says: format, size, orientation, frames, alpha, depth, colour profile."
+    )
+
+    @Argument(help: "The image file.")
+    var file: String
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    /// The JSON contract of `imago info --json`: exactly these keys.
+    struct Report: Encodable {
+        var format: String
+        var mimeType: String
+        var width: Int
+        var height: Int
+        var orientation: Int
+        var frameCount: Int
+        var loopCount: Int
+        var durations: [Double]
+        var hasAlpha: Bool
+        var bitDepth: Int
+        var hasICCProfile: Bool
+        var progressive: Bool
+
+        init(_ i: ImageInfo) {
+            format = i.format.rawValue
+            mimeType = i.format.mimeType
+            width = i.width
+            height = i.height
+            orientation = i.orientation.rawValue
+            frameCount = i.frameCount
+            loopCount = i.loopCount
+            durations = i.durations
+            hasAlpha = i.hasAlpha
+            bitDepth = i.bitDepth
+            hasICCProfile = i.hasICCProfile
+            progressive = i.progressive
+        }
+    }
+
+    func run() throws {
+        let info: ImageInfo
+        do {
+            info = try ImageCoders.shared.info(of: CLIFailure.read(file))
+        } catch {
+            throw CLIFailure.exit(error, file: file)
+        }
+        let report = Report(info)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let data = try encoder.encode(report)
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        let durations = info.durations.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+        print("""
+        format:        \(report.format) (\(report.mimeType))
+        size:          \(info.width)x\(info.height) (stored), \(info.orientation.orientedSize(info.pixelSize)) (displayed)
+        orientation:   \(report.orientation)
+        frames:        \(info.frameCount)
+        loop count:    \(info.loopCount == 0 ? "forever" : String(info.loopCount))
+        durations (s): \(durations)
+        alpha:         \(info.hasAlpha ? "yes" : "no")
+        bit depth:     \(info.bitDepth)
+        ICC profile:   \(info.hasICCProfile ? "yes" : "no")
+        progressive:   \(info.progressive ? "yes" : "no")
+        """)
+    }
+}

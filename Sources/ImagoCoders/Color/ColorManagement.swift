@@ -1,0 +1,146 @@
+import CLCMS2
+import Foundation
+import ImagoCore
+
+/// ICC-profile conversion to sRGB through lcms2.
+///
+/// Pixels are converted with perceptual intent. Profiles whose description names sRGB are
+/// treated as sRGB and skipped (the conversion would be an identity, and photos very often
+/// carry one). A profile lcms2 cannot parse, or one of a colour space that does not match
+/// the pixels, leaves the pixels unchanged: a wrong or broken profile must not make an image
+/// undecodable, and browsers behave the same way.
+enum ColorManagement {
+    /// The colour space a profile describes, as far as Imago cares.
+    enum Space { case rgb, gray, cmyk, other }
+
+    /// The profile's data colour space, or `nil` when lcms2 cannot parse it.
+    static func space(of icc: Data) -> Space? {
+        guard let profile = open(icc) else { return nil }
+        defer { cmsCloseProfile(profile) }
+        switch cmsGetColorSpace(profile) {
+        case cmsSigRgbData: return .rgb
+        case cmsSigGrayData: return .gray
+        case cmsSigCmykData: return .cmyk
+        default: return .other
+        }
+    }
+
+    /// Converts a 4-byte-per-pixel buffer with straight (or no) alpha from `icc` to sRGB in place.
+    ///
+    /// `layout` is the lcms pixel type of both input and output (BGRA or RGBA). RGB profiles
+    /// go through an lcms transform; gray profiles, for pixels decoded gray and expanded to
+    /// RGB, through a 256-entry table. Returns whether the pixels were converted.
+    @discardableResult
+    static func convertToSRGB(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
+                              profile icc: Data, layout: cmsUInt32Number) -> Bool {
+        guard let profile = open(icc) else { return false }
+        defer { cmsCloseProfile(profile) }
+        if isSRGB(profile) { return false }
+        guard let srgb = cmsCreate_sRGBProfile() else { return false }
+        defer { cmsCloseProfile(srgb) }
+        switch cmsGetColorSpace(profile) {
+        case cmsSigRgbData:
+            guard let t = cmsCreateTransform(profile, layout, srgb, layout, cmsUInt32Number(INTENT_PERCEPTUAL),
+                                             cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE)) else { return false }
+            defer { cmsDeleteTransform(t) }
+            transformRows(t, pixels, pixels, width: width, height: height, inStride: bytesPerRow, outStride: bytesPerRow)
+            return true
+        case cmsSigGrayData:
+            guard let t = cmsCreateTransform(profile, IMAGO_TYPE_GRAY_8, srgb, IMAGO_TYPE_RGB_8,
+                                             cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE)) else { return false }
+            defer { cmsDeleteTransform(t) }
+            var input = (0...255).map { UInt8($0) }
+            var table = [UInt8](repeating: 0, count: 768)
+            cmsDoTransform(t, &input, &table, 256)
+            guard let base = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+            // Gray pixels were expanded to R = G = B; channel 1 is green in both BGRA and RGBA.
+            let (rOff, bOff) = layout == IMAGO_TYPE_BGRA_8 ? (2, 0) : (0, 2)
+            for y in 0..<height {
+                var p = base + y * bytesPerRow
+                for _ in 0..<width {
+                    let g = Int(p[1]) * 3
+                    p[rOff] = table[g]; p[1] = table[g + 1]; p[bOff] = table[g + 2]
+                    p += 4
+                }
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Converts CMYK pixels (4 bytes each) to opaque BGRA or RGBA.
+    ///
+    /// - Parameters:
+    ///   - inverted: Adobe-style CMYK, where stored values are 255 minus the ink.
+    ///   - profile: A CMYK ICC profile; when absent, unparsable, or colour management is off,
+    ///     the naive conversion `R = 255 × (1 − C)(1 − K)` is used.
+    static func convertCMYK(_ src: UnsafeRawBufferPointer, to dst: UnsafeMutableRawBufferPointer,
+                            width: Int, height: Int, inverted: Bool, profile icc: Data?, bgra: Bool) {
+        if let icc, let profile = open(icc) {
+            defer { cmsCloseProfile(profile) }
+            if cmsGetColorSpace(profile) == cmsSigCmykData, let srgb = cmsCreate_sRGBProfile() {
+                defer { cmsCloseProfile(srgb) }
+                let out = bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8
+                if let t = cmsCreateTransform(profile, inverted ? IMAGO_TYPE_CMYK_8_REV : IMAGO_TYPE_CMYK_8, srgb, out,
+                                              cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE)) {
+                    defer { cmsDeleteTransform(t) }
+                    transformRows(t, UnsafeMutableRawBufferPointer(mutating: src), dst, width: width, height: height,
+                                  inStride: width * 4, outStride: width * 4)
+                    // lcms leaves the extra channel alone when the input has none: make it opaque.
+                    setAlpha(dst, count: width * height, offset: 3)
+                    return
+                }
+            }
+        }
+        guard let s = src.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let d = dst.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let (rOff, bOff) = bgra ? (2, 0) : (0, 2)
+        for i in 0..<(width * height) {
+            let o = i * 4
+            var c = UInt32(s[o]), m = UInt32(s[o + 1]), y = UInt32(s[o + 2]), k = UInt32(s[o + 3])
+            if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+            // Now c, m, y, k are 255 − ink: channel = (255 − ink) × (255 − K ink) / 255.
+            d[o + rOff] = UInt8((c * k + 127) / 255)
+            d[o + 1] = UInt8((m * k + 127) / 255)
+            d[o + bOff] = UInt8((y * k + 127) / 255)
+            d[o + 3] = 255
+        }
+    }
+
+    private static func setAlpha(_ p: UnsafeMutableRawBufferPointer, count: Int, offset: Int) {
+        guard let b = p.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        for i in 0..<count { b[i * 4 + offset] = 255 }
+    }
+
+    /// Runs `t` over `height` rows, in batches small enough for lcms's 32-bit pixel counts.
+    private static func transformRows(_ t: cmsHTRANSFORM, _ src: UnsafeMutableRawBufferPointer, _ dst: UnsafeMutableRawBufferPointer,
+                                      width: Int, height: Int, inStride: Int, outStride: Int) {
+        guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+        if inStride == width * 4, outStride == width * 4 {
+            let rowsPerBatch = max(1, (1 << 24) / width)
+            var y = 0
+            while y < height {
+                let n = min(rowsPerBatch, height - y)
+                cmsDoTransform(t, s + y * inStride, d + y * outStride, cmsUInt32Number(n * width))
+                y += n
+            }
+        } else {
+            for y in 0..<height { cmsDoTransform(t, s + y * inStride, d + y * outStride, cmsUInt32Number(width)) }
+        }
+    }
+
+    private static func open(_ icc: Data) -> cmsHPROFILE? {
+        guard !icc.isEmpty, icc.count < Int(UInt32.max) else { return nil }
+        return icc.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
+    }
+
+    private static func isSRGB(_ profile: cmsHPROFILE) -> Bool {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let n = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", &buffer, cmsUInt32Number(buffer.count))
+        guard n > 0 else { return false }
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let name = String(decoding: bytes, as: UTF8.self)
+        return name.hasPrefix("sRGB IEC61966-2") || name == "sRGB" || name == "sRGB built-in"
+    }
+}

@@ -1,0 +1,169 @@
+import CImagoGlue
+import CJPEG
+import CLCMS2
+public import Foundation
+public import ImagoCore
+
+/// JPEG decoding and encoding through libjpeg-turbo.
+///
+/// Decodes baseline, progressive and arithmetic-coded JPEGs, grayscale, RGB, CMYK and YCCK
+/// (Adobe-inverted CMYK recognised from the APP14 marker), with restart markers. With
+/// ``DecodeOptions/thumbnailPixelSize`` it decodes at 1/2, 1/4 or 1/8 scale in the DCT
+/// domain, the largest reduction that still covers the requested size. EXIF orientation is
+/// read from APP1 and the ICC profile reassembled from APP2 chunks. 12-bit and lossless
+/// JPEGs are reported as ``ImagoCore/ImageCodingError/unsupportedFeature(_:_:)`` because Debian's
+/// libjpeg-turbo is built for 8-bit samples.
+public struct JPEGCoder: ImageDecoding, ImageEncoding {
+    /// Most scans a progressive JPEG may have before it is refused as hostile (libjpeg-turbo's
+    /// advice against scan-count denial of service). Default 500.
+    public var maxScans: Int
+
+    /// Creates the coder.
+    public init(maxScans: Int = 500) { self.maxScans = maxScans }
+
+    public func canDecode(_ format: ImageFormat) -> Bool { format == .jpeg }
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .jpeg }
+
+    public func info(of data: Data) throws -> ImageInfo {
+        let d = try JPEGDecompressor()
+        return try data.withUnsafeBytes { raw in
+            imago_jpeg_decoder_set_input(d.handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 1)
+            _ = try d.check(imago_jpeg_read_header(d.handle), during: "inside the header")
+            return try d.header().info()
+        }
+    }
+
+    public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        try options.limits.check(inputBytes: data.count)
+        let d = try JPEGDecompressor()
+        imago_jpeg_decoder_set_max_scans(d.handle, Int32(clamping: maxScans))
+        return try data.withUnsafeBytes { raw in
+            imago_jpeg_decoder_set_input(d.handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 1)
+            _ = try d.check(imago_jpeg_read_header(d.handle), during: "inside the header")
+            let header = try d.header()
+            try options.limits.check(width: header.width, height: header.height, format: .jpeg)
+            let plan = JPEGOutputPlan(header: header, options: options)
+            plan.configure(d.cinfo)
+            _ = try d.check(imago_jpeg_start_decompress(d.handle), during: "before the first scan")
+            let width = Int(d.cinfo.pointee.output_width), height = Int(d.cinfo.pointee.output_height)
+            var buffer = try PixelBuffer(uninitializedWidth: width, height: height, format: plan.bufferFormat) { p in
+                var rows: UInt32 = 0
+                let base = p.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                _ = try d.check(imago_jpeg_read_rows(d.handle, base, width * 4, &rows), during: "in the image data")
+            }
+            _ = try d.check(imago_jpeg_finish_decompress(d.handle), during: "before the end marker")
+            if d.hitEnd {
+                throw ImageCodingError.truncated(.jpeg, "the data ends before the end-of-image marker")
+            }
+            buffer = plan.finish(buffer)
+            return plan.image(from: buffer, header: header)
+        }
+    }
+
+    public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
+        JPEGProgressiveDecoder(options: options, maxScans: maxScans)
+    }
+
+    public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
+        guard format == .jpeg else { throw ImageCodingError.encoderUnavailable(format) }
+        try options.validate()
+        let (img, exif, icc) = options.prepare(image)
+        let source = img.buffer
+        // JPEG has no alpha: flatten against the background; keep gray as gray.
+        let pixels: PixelBuffer, space: J_COLOR_SPACE
+        switch source.format {
+        case .gray8: pixels = source; space = JCS_GRAYSCALE
+        case .grayAlpha8: pixels = source.flattened(over: options.backgroundColor).converted(to: .gray8); space = JCS_GRAYSCALE
+        case .rgb8: pixels = source; space = JCS_RGB
+        default:
+            pixels = img.hasAlpha && !source.isOpaque ? source.flattened(over: options.backgroundColor) : source.converted(to: .rgb8)
+            space = JCS_RGB
+        }
+        let quality = Int32(max(1, min(100, (options.quality * 100).rounded())))
+        return try pixels.withUnsafeBytes { px in
+            try withOptionalBytes(icc) { iccPtr, iccLen in
+                try withOptionalBytes(exif) { exifPtr, exifLen in
+                    var params = imago_jpeg_encode_params()
+                    params.pixels = px.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    params.width = UInt32(pixels.width)
+                    params.height = UInt32(pixels.height)
+                    params.stride = pixels.bytesPerRow
+                    params.in_color_space = Int32(bitPattern: space.rawValue)
+                    params.components = Int32(pixels.format.bytesPerPixel)
+                    params.quality = quality
+                    params.progressive = options.progressive ? 1 : 0
+                    params.optimize_coding = 1
+                    params.chroma_subsample = quality < 90 ? 1 : 0
+                    params.icc = iccPtr; params.icc_length = UInt32(iccLen)
+                    params.exif = exifPtr; params.exif_length = UInt32(exifLen)
+                    return try runEncoder(.jpeg) { out, length, message, capacity in
+                        imago_jpeg_encode(&params, out, length, message, capacity)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How one decode maps the header and options to libjpeg output settings.
+struct JPEGOutputPlan {
+    let header: JPEGHeader
+    let options: DecodeOptions
+    let denominator: Int
+
+    init(header: JPEGHeader, options: DecodeOptions) {
+        self.header = header
+        self.options = options
+        denominator = options.shrinkFactor(for: PixelSize(width: header.width, height: header.height), choices: [2, 4, 8])
+    }
+
+    /// Display format unless straight RGBA (or a conversion from it) was asked for.
+    var wantsDisplay: Bool { options.pixelFormat == .argb32Premultiplied }
+    var bufferFormat: PixelFormat { wantsDisplay ? .argb32Premultiplied : .rgba8 }
+
+    func configure(_ cinfo: UnsafeMutablePointer<jpeg_decompress_struct>) {
+        if header.isCMYK {
+            cinfo.pointee.out_color_space = JCS_CMYK
+        } else if wantsDisplay {
+            #if _endian(little)
+            cinfo.pointee.out_color_space = JCS_EXT_BGRA
+            #else
+            cinfo.pointee.out_color_space = JCS_EXT_ARGB
+            #endif
+        } else {
+            cinfo.pointee.out_color_space = JCS_EXT_RGBA
+        }
+        cinfo.pointee.scale_num = 1
+        cinfo.pointee.scale_denom = UInt32(denominator)
+    }
+
+    /// CMYK to RGB, then ICC to sRGB, then the requested pixel format.
+    func finish(_ decoded: PixelBuffer) -> PixelBuffer {
+        var buffer = decoded
+        let bgra = bufferFormat == .argb32Premultiplied && PixelFormat.argbOffsets.b == 0
+        if header.isCMYK {
+            let cmyk = buffer
+            let profile = options.colorManagement ? header.icc : nil
+            buffer.withUnsafeMutableBytes { dst in
+                cmyk.withUnsafeBytes { src in
+                    ColorManagement.convertCMYK(src, to: dst, width: cmyk.width, height: cmyk.height,
+                                                inverted: header.adobeInverted, profile: profile, bgra: bgra)
+                }
+            }
+        } else if options.colorManagement, let icc = header.icc {
+            let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
+            buffer.withUnsafeMutableBytes { p in
+                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc,
+                                                  layout: bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
+            }
+        }
+        return buffer.converted(to: options.pixelFormat)
+    }
+
+    func image(from buffer: PixelBuffer, header: JPEGHeader, incremental: Bool = false) -> Image {
+        let keepProfile = !options.colorManagement && !header.isCMYK
+        return Image(buffer: buffer, orientation: header.orientation, scale: options.scale, format: .jpeg,
+                     metadata: ImageMetadata(iccProfile: keepProfile ? header.icc : nil, exif: header.exif),
+                     hasAlpha: false, isIncremental: incremental)
+    }
+}

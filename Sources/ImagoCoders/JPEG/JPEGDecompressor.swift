@@ -1,0 +1,103 @@
+import CImagoGlue
+import CJPEG
+import Foundation
+import ImagoCore
+
+/// Owns one libjpeg decompressor from the C glue and frees it exactly once.
+///
+/// Every libjpeg call goes through a glue function that runs it under `setjmp`, so a
+/// library error comes back as a status code here instead of a longjmp through Swift.
+final class JPEGDecompressor {
+    let handle: OpaquePointer
+    let cinfo: UnsafeMutablePointer<jpeg_decompress_struct>
+
+    init() throws {
+        guard let h = imago_jpeg_decoder_create() else {
+            throw ImageCodingError.corrupt(.jpeg, "could not create a libjpeg decompressor (out of memory)")
+        }
+        handle = h
+        cinfo = imago_jpeg_decoder_cinfo(h)
+    }
+
+    deinit { imago_jpeg_decoder_destroy(handle) }
+
+    var hitEnd: Bool { imago_jpeg_decoder_hit_end(handle) != 0 }
+    var warningCount: Int { Int(imago_jpeg_decoder_warning_count(handle)) }
+    var firstWarning: String { String(cString: imago_jpeg_decoder_warning(handle)) }
+
+    /// Turns a glue status into `true` (done), `false` (suspended), or a typed error.
+    func check(_ status: Int32, during step: String) throws -> Bool {
+        switch status {
+        case Int32(IMAGO_OK): return true
+        case Int32(IMAGO_SUSPENDED): return false
+        default: throw error(during: step)
+        }
+    }
+
+    /// The typed error for the failure libjpeg just reported.
+    func error(during step: String) -> ImageCodingError {
+        let message = String(cString: imago_jpeg_decoder_message(handle))
+        if hitEnd { return .truncated(.jpeg, "the data ends \(step) (\(message))") }
+        if message.contains("Unsupported JPEG data precision") {
+            return .unsupportedFeature(.jpeg, "\(message); this libjpeg-turbo build decodes 8-bit JPEGs only")
+        }
+        if message.hasPrefix("Unsupported") || message.contains("not supported") {
+            return .unsupportedFeature(.jpeg, message)
+        }
+        if message.hasPrefix("Maximum supported image dimension") {
+            return .unsupportedFeature(.jpeg, message)
+        }
+        return .corrupt(.jpeg, message)
+    }
+
+    /// Reads the header fields and saved markers once `jpeg_read_header` has succeeded.
+    func header() throws -> JPEGHeader {
+        let c = cinfo.pointee
+        var icc: Data?
+        var profile: UnsafeMutablePointer<UInt8>?
+        var length: UInt32 = 0
+        if imago_jpeg_read_icc_profile(handle, &profile, &length) == Int32(IMAGO_OK), let profile {
+            icc = Data(bytes: profile, count: Int(length))
+            imago_free(profile)
+        }
+        var exif: Data?
+        var index: Int32 = 0
+        var code: Int32 = 0
+        var data: UnsafePointer<UInt8>?
+        var markerLength: UInt32 = 0
+        while imago_jpeg_marker(handle, index, &code, &data, &markerLength) != 0 {
+            index += 1
+            guard code == 0xE1, let data, markerLength > 6 else { continue }
+            let bytes = UnsafeBufferPointer(start: data, count: Int(markerLength))
+            if bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
+                exif = Data(bytes.dropFirst(6))
+                break
+            }
+        }
+        return JPEGHeader(width: Int(c.image_width), height: Int(c.image_height),
+                          components: Int(c.num_components), colorSpace: c.jpeg_color_space,
+                          progressive: c.progressive_mode != 0, arithmetic: c.arith_code != 0,
+                          adobeInverted: c.saw_Adobe_marker != 0, icc: icc, exif: exif)
+    }
+}
+
+/// What a JPEG header says.
+struct JPEGHeader {
+    var width: Int
+    var height: Int
+    var components: Int
+    var colorSpace: J_COLOR_SPACE
+    var progressive: Bool
+    var arithmetic: Bool
+    var adobeInverted: Bool
+    var icc: Data?
+    var exif: Data?
+
+    var isCMYK: Bool { colorSpace == JCS_CMYK || colorSpace == JCS_YCCK }
+    var orientation: ImageOrientation { exif.flatMap(EXIF.orientation(in:)) ?? .up }
+
+    func info() -> ImageInfo {
+        ImageInfo(format: .jpeg, width: width, height: height, orientation: orientation,
+                  hasAlpha: false, bitDepth: 8, hasICCProfile: icc != nil, progressive: progressive)
+    }
+}

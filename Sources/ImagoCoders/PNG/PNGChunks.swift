@@ -1,0 +1,96 @@
+import Foundation
+import ImagoCore
+
+/// A pure-Swift walk over PNG chunk headers: enough for `imago info` without decoding pixels.
+///
+/// Reads IHDR, notes tRNS, iCCP and sRGB, copies eXIf (for orientation), and reads APNG's
+/// acTL and fcTL delays. Chunk data other than those is skipped, never read.
+struct PNGChunks {
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    struct IHDR {
+        var width: Int
+        var height: Int
+        var bitDepth: Int
+        var colorType: Int
+        var interlaced: Bool
+
+        var hasAlphaChannel: Bool { colorType == 4 || colorType == 6 }
+    }
+
+    var ihdr: IHDR
+    var hasTRNS = false
+    var hasICC = false
+    var exif: Data?
+    var animationFrames: Int?
+    var animationPlays: Int?
+    var delays: [Double] = []
+
+    /// Parses IHDR only: the signature, then the first chunk. Needs 33 bytes.
+    ///
+    /// - Throws: `.truncated` when fewer bytes have arrived, `.corrupt` for a bad signature or
+    ///   a first chunk that is not a 13-byte IHDR.
+    static func readIHDR(_ data: Data) throws -> IHDR {
+        let r = DataReader(data)
+        guard data.count >= 8 else { throw ImageCodingError.truncated(.png, "the signature is incomplete") }
+        guard Array(data.prefix(8)) == signature else {
+            throw ImageCodingError.corrupt(.png, "the PNG signature is damaged")
+        }
+        guard data.count >= 33, let len = r.u32be(8), let w = r.u32be(16), let h = r.u32be(20),
+              let depth = r.u8(24), let color = r.u8(25), let interlace = r.u8(28) else {
+            throw ImageCodingError.truncated(.png, "the IHDR chunk is incomplete")
+        }
+        guard len == 13, r.matches("IHDR", at: 12) else {
+            throw ImageCodingError.corrupt(.png, "the first chunk is not a 13-byte IHDR")
+        }
+        guard w > 0, h > 0, w < 0x8000_0000, h < 0x8000_0000 else {
+            throw ImageCodingError.corrupt(.png, "IHDR gives an invalid size \(w)x\(h)")
+        }
+        return IHDR(width: w, height: h, bitDepth: Int(depth), colorType: Int(color), interlaced: interlace == 1)
+    }
+
+    /// Walks every chunk header up to IEND or the end of the data.
+    init(_ data: Data) throws {
+        ihdr = try Self.readIHDR(data)
+        let r = DataReader(data)
+        var offset = 8
+        var seenIDAT = false
+        while let length = r.u32be(offset), let typeCode = r.bytes(offset + 4, 4) {
+            guard length < 0x8000_0000 else { throw ImageCodingError.corrupt(.png, "a chunk length is over 2^31") }
+            let type = String(decoding: typeCode, as: UTF8.self)
+            let body = offset + 8
+            switch type {
+            case "tRNS": hasTRNS = true
+            case "iCCP": if !seenIDAT { hasICC = true }
+            case "eXIf": if exif == nil { exif = r.bytes(body, min(length, 1 << 20)) }
+            case "acTL":
+                if !seenIDAT, animationFrames == nil, let frames = r.u32be(body), let plays = r.u32be(body + 4) {
+                    animationFrames = frames
+                    animationPlays = plays
+                }
+            case "fcTL":
+                if let num = r.u16be(body + 20), let den = r.u16be(body + 22) {
+                    delays.append(Double(num) / Double(den == 0 ? 100 : den))
+                }
+            case "IDAT": seenIDAT = true
+            case "IEND": return
+            default: break
+            }
+            let (next, overflow) = offset.addingReportingOverflow(length + 12)
+            if overflow { return }
+            offset = next
+        }
+    }
+
+    func info(format: ImageFormat) -> ImageInfo {
+        let animated = format == .apng && (animationFrames ?? 0) > 0
+        let frames = animated ? (animationFrames ?? 1) : 1
+        var durations = animated ? Array(delays.prefix(frames)) : [0]
+        if durations.count < frames { durations += Array(repeating: 0.1, count: frames - durations.count) }
+        return ImageInfo(format: format, width: ihdr.width, height: ihdr.height,
+                         orientation: exif.flatMap(EXIF.orientation(in:)) ?? .up,
+                         frameCount: frames, loopCount: animated ? (animationPlays ?? 0) : 1,
+                         durations: durations, hasAlpha: ihdr.hasAlphaChannel || hasTRNS,
+                         bitDepth: ihdr.bitDepth, hasICCProfile: hasICC, progressive: ihdr.interlaced)
+    }
+}

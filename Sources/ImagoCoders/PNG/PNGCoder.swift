@@ -1,0 +1,85 @@
+import CImagoGlue
+import CPNG
+public import Foundation
+public import ImagoCore
+
+/// PNG decoding and encoding through libpng.
+///
+/// Decodes every colour type and bit depth (1–16; 16-bit is rounded to 8), palettes with
+/// tRNS, Adam7 interlacing, and the colour chunks: iCCP is converted to sRGB with lcms2 and
+/// gAMA is corrected when no sRGB or iCCP chunk overrides it (both only with
+/// ``DecodeOptions/colorManagement`` on). The eXIf chunk gives the orientation. For an APNG,
+/// this coder decodes the default image (what a viewer without APNG support shows).
+public struct PNGCoder: ImageDecoding, ImageEncoding {
+    /// Creates the coder.
+    public init() {}
+
+    public func canDecode(_ format: ImageFormat) -> Bool { format == .png || format == .apng }
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
+
+    public func info(of data: Data) throws -> ImageInfo {
+        try PNGChunks(data).info(format: ImageFormat(sniffing: data) ?? .png)
+    }
+
+    public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        try options.limits.check(inputBytes: data.count)
+        let ihdr = try PNGChunks.readIHDR(data)
+        try options.limits.check(width: ihdr.width, height: ihdr.height, format: .png)
+        var decoder: PNGPushDecoder?
+        let rawFormat: PixelFormat = options.pixelFormat == .argb32Premultiplied ? .argb32Premultiplied : .rgba8
+        let raw = try PixelBuffer(uninitializedWidth: ihdr.width, height: ihdr.height, format: rawFormat) { p in
+            let d = try PNGPushDecoder(ihdr: ihdr, options: options, output: p.baseAddress, stride: ihdr.width * 4)
+            decoder = d
+            try data.withUnsafeBytes { try d.feed($0) }
+            guard d.isFinished else {
+                throw ImageCodingError.truncated(.png, "the data ends before the IEND chunk (\(d.rowsWritten) of \(ihdr.height) rows)")
+            }
+        }
+        guard let decoder else { throw ImageCodingError.corrupt(.png, "decoder was not created") }
+        let (icc, exif) = decoder.metadata()
+        let hasAlpha = ihdr.hasAlphaChannel || (try? PNGChunks(data).hasTRNS) == true
+        return decoder.finish(raw, icc: icc, exif: exif, hasAlpha: hasAlpha,
+                              format: ImageFormat(sniffing: data) ?? .png, incremental: false)
+    }
+
+    public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
+        PNGProgressiveDecoder(options: options)
+    }
+
+    public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
+        guard format == .png else { throw ImageCodingError.encoderUnavailable(format) }
+        try options.validate()
+        let (img, exif, icc) = options.prepare(image)
+        let source = img.buffer
+        let keepAlpha = img.hasAlpha && !source.isOpaque
+        let pixels: PixelBuffer, colorType: Int32
+        switch source.format {
+        case .gray8: pixels = source; colorType = PNG_COLOR_TYPE_GRAY
+        case .grayAlpha8:
+            pixels = keepAlpha ? source : source.converted(to: .gray8)
+            colorType = keepAlpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY
+        default:
+            pixels = source.converted(to: keepAlpha ? .rgba8 : .rgb8)
+            colorType = keepAlpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB
+        }
+        return try pixels.withUnsafeBytes { px in
+            try withOptionalBytes(icc) { iccPtr, iccLen in
+                try withOptionalBytes(exif) { exifPtr, exifLen in
+                    var params = imago_png_encode_params()
+                    params.pixels = px.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    params.width = UInt32(pixels.width)
+                    params.height = UInt32(pixels.height)
+                    params.stride = pixels.bytesPerRow
+                    params.color_type = colorType
+                    params.compression_level = Int32(options.compressionLevel)
+                    params.interlace = options.progressive ? 1 : 0
+                    params.icc = iccPtr; params.icc_length = UInt32(iccLen)
+                    params.exif = exifPtr; params.exif_length = UInt32(exifLen)
+                    return try runEncoder(.png) { out, length, message, capacity in
+                        imago_png_encode(&params, out, length, message, capacity)
+                    }
+                }
+            }
+        }
+    }
+}

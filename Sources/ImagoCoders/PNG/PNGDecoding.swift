@@ -1,0 +1,84 @@
+import CImagoGlue
+import CLCMS2
+import Foundation
+import ImagoCore
+
+/// One libpng push decoder writing into caller-owned memory; shared by one-shot and
+/// progressive decoding so both produce the same pixels.
+final class PNGPushDecoder {
+    let handle: OpaquePointer
+    let ihdr: PNGChunks.IHDR
+    let options: DecodeOptions
+    /// Whether libpng writes B,G,R,A (display order on little-endian) rather than R,G,B,A.
+    let bgra: Bool
+
+    /// Creates a decoder for `ihdr` writing 4-byte pixels with rows `stride` apart.
+    init(ihdr: PNGChunks.IHDR, options: DecodeOptions, output: UnsafeMutableRawPointer?, stride: Int) throws {
+        self.ihdr = ihdr
+        self.options = options
+        bgra = options.pixelFormat == .argb32Premultiplied && PixelFormat.argbOffsets.b == 0
+        guard let h = imago_png_decoder_create(output?.assumingMemoryBound(to: UInt8.self), stride, bgra ? 1 : 0,
+                                               options.colorManagement ? 1 : 0,
+                                               UInt32(clamping: ihdr.width), UInt32(clamping: ihdr.height)) else {
+            throw ImageCodingError.corrupt(.png, "could not create a libpng decoder (out of memory)")
+        }
+        handle = h
+    }
+
+    deinit { imago_png_decoder_destroy(handle) }
+
+    var isFinished: Bool { imago_png_finished(handle) != 0 }
+
+    /// Feeds bytes not fed before.
+    func feed(_ bytes: UnsafeRawBufferPointer) throws {
+        guard !bytes.isEmpty else { return }
+        let status = imago_png_feed(handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if status == Int32(IMAGO_ERROR) {
+            let message = String(cString: imago_png_decoder_message(handle))
+            throw ImageCodingError.corrupt(.png, message)
+        }
+    }
+
+    /// ICC profile and EXIF from the chunks read so far.
+    func metadata() -> (icc: Data?, exif: Data?) {
+        var h = imago_png_header()
+        guard imago_png_get_header(handle, &h) == Int32(IMAGO_OK) else { return (nil, nil) }
+        let icc = h.icc.map { Data(bytes: $0, count: Int(h.icc_length)) }
+        let exif = h.exif.map { Data(bytes: $0, count: Int(h.exif_length)) }
+        return (icc, exif)
+    }
+
+    /// Rows written so far (the highest row touched in any pass).
+    var rowsWritten: Int {
+        var pass: Int32 = 0, inPass: UInt32 = 0, highest: UInt32 = 0
+        imago_png_progress(handle, &pass, &inPass, &highest)
+        return Int(highest)
+    }
+
+    /// Straight 4-byte pixels from libpng to the caller's format: ICC to sRGB, premultiply.
+    func finish(_ raw: PixelBuffer, icc: Data?, exif: Data?, hasAlpha: Bool, format: ImageFormat, incremental: Bool) -> Image {
+        var buffer = raw
+        let convertedICC = options.colorManagement && icc != nil
+        if convertedICC, let icc {
+            let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
+            buffer.withUnsafeMutableBytes { p in
+                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc,
+                                                  layout: bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
+            }
+        }
+        if options.pixelFormat == .argb32Premultiplied {
+            if hasAlpha {
+                let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
+                buffer.withUnsafeMutableBytes { PixelBuffer.premultiplyARGB32InPlace($0, width: w, height: h, bytesPerRow: stride) }
+            }
+        } else {
+            buffer = buffer.converted(to: options.pixelFormat)
+        }
+        return Image(buffer: buffer, orientation: exif.flatMap(EXIF.orientation(in:)) ?? .up, scale: options.scale,
+                     format: format, metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: exif),
+                     hasAlpha: hasAlpha, isIncremental: incremental)
+    }
+
+    /// The format libpng writes into: display byte order, or straight RGBA.
+    var rawFormat: PixelFormat { bgra ? .argb32Premultiplied : .rgba8 }
+}

@@ -1,0 +1,64 @@
+public import ImagoCore
+
+/// How to decode: output pixel format, size, colour handling and limits.
+public struct DecodeOptions: Sendable, Hashable {
+    /// The pixel format of decoded frames. Default ``ImagoCore/PixelFormat/argb32Premultiplied``,
+    /// the ready-to-draw display format (decode-for-display); ``ImagoCore/PixelFormat/rgba8`` gives
+    /// straight alpha. Other formats are produced by converting after decoding.
+    public var pixelFormat: PixelFormat
+    /// Points-to-pixels scale recorded on the image. Default 1.
+    public var scale: Double
+    /// Decode only the first frame of an animation. Default `false`.
+    public var firstFrameOnly: Bool
+    /// A size the caller will show the image at. Decoders that can shrink while decoding
+    /// (JPEG DCT scaling, WebP scaled decoding) pick the smallest scale whose result still
+    /// covers this size; the result may be larger than this, never smaller (unless the image
+    /// itself is). Default `nil`: full size.
+    public var thumbnailPixelSize: PixelSize?
+    /// With ``thumbnailPixelSize``: `true` (default) fits the image inside the size keeping
+    /// its aspect ratio; `false` covers each dimension independently.
+    public var preserveAspectRatio: Bool
+    /// Convert pixels with an embedded ICC profile to sRGB (lcms2), and CMYK to RGB.
+    /// Default `true`. With `false`, pixels keep their values and the profile stays in
+    /// ``ImagoCore/Image/metadata``.
+    public var colorManagement: Bool
+    /// Limits checked from the header before allocating. Default ``ImagoCore/DecodingLimits/default``.
+    public var limits: DecodingLimits
+
+    /// Creates options; every parameter defaults as documented on its property.
+    public init(pixelFormat: PixelFormat = .argb32Premultiplied, scale: Double = 1, firstFrameOnly: Bool = false,
+                thumbnailPixelSize: PixelSize? = nil, preserveAspectRatio: Bool = true,
+                colorManagement: Bool = true, limits: DecodingLimits = .default) {
+        self.pixelFormat = pixelFormat
+        self.scale = scale
+        self.firstFrameOnly = firstFrameOnly
+        self.thumbnailPixelSize = thumbnailPixelSize
+        self.preserveAspectRatio = preserveAspectRatio
+        self.colorManagement = colorManagement
+        self.limits = limits
+    }
+
+    /// The defaults.
+    public static let `default` = DecodeOptions()
+
+    /// The largest integer shrink factor `d` from `choices` for which `size / d` still covers
+    /// the thumbnail size; 1 when no thumbnail is asked for or none fits.
+    func shrinkFactor(for size: PixelSize, choices: [Int]) -> Int {
+        guard let target = thumbnailPixelSize, target.width > 0, target.height > 0 else { return 1 }
+        let needW: Double, needH: Double
+        if preserveAspectRatio {
+            let f = min(Double(target.width) / Double(size.width), Double(target.height) / Double(size.height))
+            guard f < 1 else { return 1 }
+            needW = (Double(size.width) * f).rounded(.up)
+            needH = (Double(size.height) * f).rounded(.up)
+        } else {
+            needW = Double(target.width)
+            needH = Double(target.height)
+        }
+        for d in choices.sorted(by: >) where d > 1 {
+            let w = (Double(size.width) / Double(d)).rounded(.up), h = (Double(size.height) / Double(d)).rounded(.up)
+            if w >= needW, h >= needH { return d }
+        }
+        return 1
+    }
+}

@@ -1,0 +1,68 @@
+public import ImagoCore
+import Foundation
+
+/// How to encode: quality, compression and what happens to orientation and metadata.
+public struct EncodeOptions: Sendable, Hashable {
+    /// What to do with an image's EXIF orientation when encoding.
+    public enum OrientationHandling: String, Sendable, Hashable {
+        /// Turn the pixels upright and write orientation 1 (safest for every reader).
+        case bake
+        /// Keep the stored pixels and record the orientation in the written EXIF.
+        case writeEXIF
+    }
+
+    /// Lossy quality from 0 (smallest) to 1 (best). Default 0.9. Used by JPEG and lossy WebP.
+    public var quality: Double
+    /// Lossless WebP. Default `false`. (PNG is always lossless.)
+    public var lossless: Bool
+    /// Progressive JPEG, interlaced PNG. Default `false`.
+    public var progressive: Bool
+    /// zlib level 0–9 for PNG. Default 6.
+    public var compressionLevel: Int
+    /// Orientation handling. Default ``OrientationHandling/bake``.
+    public var orientation: OrientationHandling
+    /// Write the ICC profile and EXIF block. Default `true`.
+    public var keepMetadata: Bool
+    /// The colour alpha is flattened against when the format has no alpha (JPEG). Default white.
+    public var backgroundColor: RGBA8
+
+    /// Creates options; every parameter defaults as documented on its property.
+    public init(quality: Double = 0.9, lossless: Bool = false, progressive: Bool = false,
+                compressionLevel: Int = 6, orientation: OrientationHandling = .bake,
+                keepMetadata: Bool = true, backgroundColor: RGBA8 = RGBA8(r: 255, g: 255, b: 255)) {
+        self.quality = quality
+        self.lossless = lossless
+        self.progressive = progressive
+        self.compressionLevel = compressionLevel
+        self.orientation = orientation
+        self.keepMetadata = keepMetadata
+        self.backgroundColor = backgroundColor
+    }
+
+    /// The defaults.
+    public static let `default` = EncodeOptions()
+
+    /// Checks ranges.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)``.
+    func validate() throws {
+        guard quality.isFinite, (0...1).contains(quality) else {
+            throw ImageCodingError.invalidArgument("quality \(quality) must be between 0 and 1")
+        }
+        guard (0...9).contains(compressionLevel) else {
+            throw ImageCodingError.invalidArgument("compression level \(compressionLevel) must be between 0 and 9")
+        }
+    }
+
+    /// The image as the encoder should write it: orientation baked or kept, metadata kept or dropped.
+    func prepare(_ image: Image) -> (image: Image, exif: Data?, icc: Data?) {
+        var img = orientation == .bake ? image.applyingOrientation() : image
+        var exif = keepMetadata ? img.metadata.exif.map(EXIF.strippingPrefix) : nil
+        if orientation == .writeEXIF, img.orientation != .up {
+            exif = exif.map { EXIF.settingOrientation(img.orientation, in: $0) } ?? EXIFWriter.minimal(orientation: img.orientation)
+        }
+        if !keepMetadata { img.metadata = ImageMetadata() }
+        return (img, exif, keepMetadata ? img.metadata.iccProfile : nil)
+    }
+}
+

@@ -1,0 +1,135 @@
+public import Foundation
+public import ImagoCore
+import Synchronization
+
+/// An ordered registry of decoders and encoders.
+///
+/// As in SDWebImage's `SDImageCodersManager`, the coder added last is asked first, so an
+/// app can override a built-in coder by adding its own. Thread-safe: the lists sit behind
+/// a `Mutex` and every lookup copies them out before calling any coder.
+public final class ImageCoders: Sendable {
+    private struct State {
+        var decoders: [any ImageDecoding]
+        var encoders: [any ImageEncoding]
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates a registry holding exactly the given coders. Later elements take precedence.
+    public init(decoders: [any ImageDecoding] = [], encoders: [any ImageEncoding] = []) {
+        state = Mutex(State(decoders: decoders, encoders: encoders))
+    }
+
+    /// A registry with Imago's built-in coders: JPEG (libjpeg-turbo), PNG (libpng), WebP (libwebp).
+    public static func makeDefault() -> ImageCoders {
+        ImageCoders(decoders: [WebPCoder(), PNGCoder(), JPEGCoder()],
+                    encoders: [WebPCoder(), PNGCoder(), JPEGCoder()])
+    }
+
+    /// The shared registry used when no other is given. Starts with ``makeDefault()``'s coders.
+    public static let shared = ImageCoders.makeDefault()
+
+    /// Adds a decoder that is asked before every decoder already present.
+    public func add<D: ImageDecoding>(_ decoder: D) {
+        state.withLock { $0.decoders.append(decoder) }
+    }
+
+    /// Adds an encoder that is asked before every encoder already present.
+    public func add<E: ImageEncoding>(_ encoder: E) {
+        state.withLock { $0.encoders.append(encoder) }
+    }
+
+    /// Adds a coder that both decodes and encodes, ahead of the ones already present.
+    public func add<C: ImageDecoding & ImageEncoding>(_ coder: C) {
+        state.withLock {
+            $0.decoders.append(coder)
+            $0.encoders.append(coder)
+        }
+    }
+
+    /// Removes every decoder and encoder of type `type`.
+    public func remove<T>(_ type: T.Type) {
+        state.withLock {
+            $0.decoders.removeAll { Swift.type(of: $0) == type }
+            $0.encoders.removeAll { Swift.type(of: $0) == type }
+        }
+    }
+
+    /// The decoders, in the order they are asked (last added first).
+    public var decoders: [any ImageDecoding] { state.withLock { Array($0.decoders.reversed()) } }
+
+    /// The encoders, in the order they are asked (last added first).
+    public var encoders: [any ImageEncoding] { state.withLock { Array($0.encoders.reversed()) } }
+
+    /// The decoder that will handle `format`, or `nil`.
+    public func decoder(for format: ImageFormat) -> (any ImageDecoding)? {
+        decoders.first { $0.canDecode(format) }
+    }
+
+    /// The encoder that will handle `format`, or `nil`.
+    public func encoder(for format: ImageFormat) -> (any ImageEncoding)? {
+        encoders.first { $0.canEncode(format) }
+    }
+
+    /// Whether some registered decoder decodes `format`.
+    public func canDecode(_ format: ImageFormat) -> Bool { decoder(for: format) != nil }
+
+    /// Whether some registered encoder writes `format`.
+    public func canEncode(_ format: ImageFormat) -> Bool { encoder(for: format) != nil }
+
+    /// Every format some decoder handles, in ``ImagoCore/ImageFormat/allCases`` order.
+    public var decodableFormats: [ImageFormat] { ImageFormat.allCases.filter(canDecode) }
+
+    /// Every format some encoder writes, in ``ImagoCore/ImageFormat/allCases`` order.
+    public var encodableFormats: [ImageFormat] { ImageFormat.allCases.filter(canEncode) }
+
+    /// Sniffs the format and checks the input size.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError/emptyData``, `.unsupportedFormat(nil)`, or
+    ///   `.exceedsLimit(.maxBytes, …)`.
+    public func detectFormat(of data: Data, limits: DecodingLimits = .default) throws -> ImageFormat {
+        guard !data.isEmpty else { throw ImageCodingError.emptyData }
+        try limits.check(inputBytes: data.count)
+        guard let format = ImageFormat(sniffing: data) else { throw ImageCodingError.unsupportedFormat(nil) }
+        return format
+    }
+
+    /// Reads the header of `data` with the decoder for its format. For a recognised format
+    /// that no decoder handles, reports what the container header gives (format, and the
+    /// size where the header states it).
+    ///
+    /// - Throws: as ``detectFormat(of:limits:)`` and the decoder's `info(of:)`.
+    public func info(of data: Data) throws -> ImageInfo {
+        let format = try detectFormat(of: data, limits: .unlimited)
+        if let decoder = decoder(for: format) { return try decoder.info(of: data) }
+        return try HeaderProbe.info(of: data, format: format)
+    }
+
+    /// Decodes `data` with the first decoder that claims its sniffed format.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError``: `.emptyData`, `.unsupportedFormat` (unknown data,
+    ///   or a known format without a decoder), `.exceedsLimit`, and whatever the decoder throws.
+    public func decode(_ data: Data, options: DecodeOptions = .default) throws -> Image {
+        let format = try detectFormat(of: data, limits: options.limits)
+        guard let decoder = decoder(for: format) else { throw ImageCodingError.unsupportedFormat(format) }
+        return try decoder.decode(data, options: options)
+    }
+
+    /// Encodes `image`. With `format` `nil`, picks SDWebImage's rule: PNG for an image with
+    /// alpha, JPEG otherwise.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError/encoderUnavailable(_:)`` when no encoder writes the
+    ///   format, and whatever the encoder throws.
+    public func encode(_ image: Image, as format: ImageFormat? = nil, options: EncodeOptions = .default) throws -> Data {
+        let target = format ?? (image.hasAlpha ? .png : .jpeg)
+        guard let encoder = encoder(for: target) else { throw ImageCodingError.encoderUnavailable(target) }
+        return try encoder.encode(image, as: target, options: options)
+    }
+
+    /// A progressive decoder for data whose first bytes are `prefix`, or `nil` when the format
+    /// is not yet recognisable from them or its decoder has no progressive mode.
+    public func makeProgressiveDecoder(for prefix: Data, options: DecodeOptions = .default) -> (any ProgressiveImageDecoding)? {
+        guard let format = ImageFormat(sniffing: prefix), let decoder = decoder(for: format) else { return nil }
+        return decoder.makeProgressiveDecoder(options: options)
+    }
+}

@@ -1,0 +1,90 @@
+public import Foundation
+public import ImagoCore
+
+/// Decodes encoded data of the formats it claims into an ``ImagoCore/Image``.
+///
+/// Implementations must be safe against hostile data: check the header against
+/// ``DecodeOptions/limits`` before allocating pixel memory, report truncation as
+/// ``ImagoCore/ImageCodingError/truncated(_:_:)``, and never trap.
+public protocol ImageDecoding: Sendable {
+    /// Whether this decoder decodes `format`. Answered honestly per format.
+    func canDecode(_ format: ImageFormat) -> Bool
+
+    /// Reads the header without decoding pixels.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError`` when the header is truncated or corrupt.
+    func info(of data: Data) throws -> ImageInfo
+
+    /// Decodes `data`.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError``: `.truncated`, `.corrupt`, `.unsupportedFeature`,
+    ///   or `.exceedsLimit` before anything large is allocated.
+    func decode(_ data: Data, options: DecodeOptions) throws -> Image
+
+    /// A decoder fed the bytes received so far, or `nil` when the format has none.
+    /// The default returns `nil`.
+    func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)?
+}
+
+extension ImageDecoding {
+    public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? { nil }
+}
+
+/// Encodes an ``ImagoCore/Image`` into the formats it claims.
+public protocol ImageEncoding: Sendable {
+    /// Whether this encoder writes `format`. Answered honestly: `false` when the
+    /// underlying library lacks an encoder.
+    func canEncode(_ format: ImageFormat) -> Bool
+
+    /// Encodes the image's first frame (or its animation, for encoders of animated formats).
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError/encoderUnavailable(_:)`` for a format it does not
+    ///   write, ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for options out of range, and
+    ///   ``ImagoCore/ImageCodingError/corrupt(_:_:)`` carrying the library's message when it fails.
+    func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data
+}
+
+/// Incremental decoding from the bytes received so far, as SDWebImage's progressive coders.
+///
+/// Feed it *all* bytes received so far with ``update(_:isFinal:)``; then ask for
+/// ``currentImage()``. The header (``info``) is known as soon as it has arrived. A partial
+/// image has ``ImagoCore/Image/isIncremental`` set and its missing area transparent.
+/// After the final update, the image equals a one-shot decode of the same bytes.
+/// Instances are used from one task at a time and are not `Sendable`.
+public protocol ProgressiveImageDecoding: AnyObject {
+    /// The header, once enough bytes have arrived; `nil` before.
+    var info: ImageInfo? { get }
+
+    /// Whether the final update has been decoded completely.
+    var isComplete: Bool { get }
+
+    /// Takes all bytes received so far. `isFinal` says no more will come.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError`` for corrupt data, limits, or (with `isFinal`)
+    ///   truncation. Data that is merely incomplete is not an error before the final update.
+    func update(_ data: Data, isFinal: Bool) throws
+
+    /// The best image decodable from the bytes so far, or `nil` before any pixels can be shown.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError`` when producing the image fails.
+    func currentImage() throws -> Image?
+}
+
+/// An animation decoded frame by frame on demand (implemented by the animated coders).
+///
+/// Frames are composited onto the canvas per the format's dispose and blend rules, so
+/// ``frame(at:)`` returns what a viewer shows at that index.
+public protocol AnimatedImageDecoding: AnyObject, Sendable {
+    /// Frames in the animation.
+    var frameCount: Int { get }
+    /// Total plays; 0 means forever.
+    var loopCount: Int { get }
+    /// The canvas every frame is drawn on.
+    var canvasSize: PixelSize { get }
+    /// Seconds frame `index` is shown.
+    func duration(at index: Int) -> Double
+    /// The composited canvas for frame `index`.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError`` for a bad index or damaged frame data.
+    func frame(at index: Int) throws -> PixelBuffer
+}

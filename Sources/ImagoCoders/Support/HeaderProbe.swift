@@ -1,0 +1,41 @@
+import Foundation
+import ImagoCore
+
+/// Header facts for recognised formats that no registered decoder handles yet.
+///
+/// Reads only fixed header fields: GIF's logical screen and colour table, BMP's DIB header,
+/// ICO's first directory entry. Other formats report their format with a size of 0×0.
+enum HeaderProbe {
+    static func info(of data: Data, format: ImageFormat) throws -> ImageInfo {
+        let r = DataReader(data)
+        switch format {
+        case .gif:
+            guard let w = r.u16le(6), let h = r.u16le(8), let flags = r.u8(10) else {
+                throw ImageCodingError.truncated(.gif, "the logical screen descriptor is incomplete")
+            }
+            return ImageInfo(format: .gif, width: w, height: h, bitDepth: Int(flags & 0x07) + 1)
+        case .bmp:
+            guard let dib = r.u32le(14) else { throw ImageCodingError.truncated(.bmp, "the DIB header is missing") }
+            if dib == 12 {
+                guard let w = r.u16le(18), let h = r.u16le(20), let bpp = r.u16le(24) else {
+                    throw ImageCodingError.truncated(.bmp, "the core header is incomplete")
+                }
+                return ImageInfo(format: .bmp, width: w, height: h, bitDepth: min(bpp, 8))
+            }
+            guard let w = r.u32le(18), let hRaw = r.u32le(22), let bpp = r.u16le(28) else {
+                throw ImageCodingError.truncated(.bmp, "the info header is incomplete")
+            }
+            let h = Int(Int32(truncatingIfNeeded: hRaw)).magnitude
+            return ImageInfo(format: .bmp, width: Int(Int32(truncatingIfNeeded: w)), height: Int(h),
+                             hasAlpha: bpp == 32, bitDepth: bpp >= 24 ? 8 : bpp)
+        case .ico:
+            guard let count = r.u16le(4), count > 0, let w = r.u8(6), let h = r.u8(7) else {
+                throw ImageCodingError.truncated(.ico, "the icon directory is incomplete")
+            }
+            return ImageInfo(format: .ico, width: w == 0 ? 256 : Int(w), height: h == 0 ? 256 : Int(h),
+                             frameCount: 1, hasAlpha: true)
+        default:
+            return ImageInfo(format: format, width: 0, height: 0)
+        }
+    }
+}

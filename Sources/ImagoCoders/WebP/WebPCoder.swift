@@ -1,0 +1,168 @@
+import CLCMS2
+import CWebP
+public import Foundation
+public import ImagoCore
+
+/// WebP still decoding and encoding through libwebp.
+///
+/// Decodes lossy, lossless and alpha WebP; with ``DecodeOptions/thumbnailPixelSize`` it
+/// decodes straight to the reduced size using libwebp's scaled decoding. EXIF and ICC come
+/// from the RIFF chunks. Animated WebP is recognised here (``info(of:)`` reports frames,
+/// durations and loop count); decoding its frames belongs to the animated coder, so
+/// ``decode(_:options:)`` reports it as ``ImagoCore/ImageCodingError/unsupportedFeature(_:_:)``.
+public struct WebPCoder: ImageDecoding, ImageEncoding {
+    /// Encoder effort, 0 (fastest) to 6 (smallest). Default 4, libwebp's own default.
+    public var method: Int
+
+    /// Creates the coder.
+    public init(method: Int = 4) { self.method = method }
+
+    public func canDecode(_ format: ImageFormat) -> Bool { format == .webp }
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .webp }
+
+    public func info(of data: Data) throws -> ImageInfo {
+        try WebPContainer(data).info()
+    }
+
+    public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        try options.limits.check(inputBytes: data.count)
+        let container = try WebPContainer(data)
+        if container.isAnimated {
+            throw ImageCodingError.unsupportedFeature(.webp, "this is an animated WebP; WebPCoder decodes stills only")
+        }
+        try options.limits.check(width: container.width, height: container.height, format: .webp)
+        let plan = WebPOutputPlan(container: container, options: options)
+        let raw = try PixelBuffer(uninitializedWidth: plan.width, height: plan.height, format: plan.rawFormat) { p in
+            var config = plan.makeConfig(output: p)
+            let status = data.withUnsafeBytes { WebPDecode($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &config) }
+            try WebPContainer.check(status, during: "the image data")
+        }
+        return plan.finish(raw, incremental: false)
+    }
+
+    public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
+        WebPProgressiveDecoder(options: options)
+    }
+
+    public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
+        guard format == .webp else { throw ImageCodingError.encoderUnavailable(format) }
+        try options.validate()
+        let (img, exif, icc) = options.prepare(image)
+        let keepAlpha = img.hasAlpha && !img.buffer.isOpaque
+        let pixels = img.buffer.converted(to: keepAlpha ? .rgba8 : .rgb8)
+        guard var config = Self.makeConfig(options: options, method: method) else {
+            throw ImageCodingError.invalidArgument("libwebp rejected the encoder configuration")
+        }
+        var picture = WebPPicture()
+        guard WebPPictureInitInternal(&picture, WEBP_ENCODER_ABI_VERSION) != 0 else {
+            throw ImageCodingError.encoderUnavailable(.webp)
+        }
+        defer { WebPPictureFree(&picture) }
+        picture.use_argb = options.lossless ? 1 : 0
+        picture.width = Int32(pixels.width)
+        picture.height = Int32(pixels.height)
+        let imported = pixels.withUnsafeBytes { p -> Int32 in
+            let base = p.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            return keepAlpha ? WebPPictureImportRGBA(&picture, base, Int32(pixels.bytesPerRow))
+                             : WebPPictureImportRGB(&picture, base, Int32(pixels.bytesPerRow))
+        }
+        guard imported != 0 else { throw ImageCodingError.corrupt(.webp, "libwebp could not import the pixels (out of memory)") }
+        var writer = WebPMemoryWriter()
+        WebPMemoryWriterInit(&writer)
+        defer { WebPMemoryWriterClear(&writer) }
+        picture.writer = WebPMemoryWrite
+        withUnsafeMutablePointer(to: &writer) { picture.custom_ptr = UnsafeMutableRawPointer($0) }
+        let ok = withExtendedLifetime(writer) { WebPEncode(&config, &picture) }
+        guard ok != 0, let mem = writer.mem else {
+            throw ImageCodingError.corrupt(.webp, "libwebp failed to encode (error \(picture.error_code.rawValue))")
+        }
+        let bitstream = Data(bytes: mem, count: writer.size)
+        guard icc != nil || exif != nil else { return bitstream }
+        return try WebPMuxing.attach(icc: icc, exif: exif, to: bitstream)
+    }
+
+    static func makeConfig(options: EncodeOptions, method: Int) -> WebPConfig? {
+        var config = WebPConfig()
+        guard WebPConfigInitInternal(&config, WEBP_PRESET_DEFAULT, Float(options.quality * 100), WEBP_ENCODER_ABI_VERSION) != 0 else {
+            return nil
+        }
+        config.method = Int32(max(0, min(6, method)))
+        if options.lossless {
+            config.lossless = 1
+            config.exact = 1
+        }
+        return WebPValidateConfig(&config) != 0 ? config : nil
+    }
+}
+
+/// Output settings for one WebP decode, shared by one-shot and incremental decoding.
+struct WebPOutputPlan {
+    let container: WebPContainer
+    let options: DecodeOptions
+    let width: Int
+    let height: Int
+    /// ICC conversion needs straight alpha first; otherwise libwebp premultiplies itself.
+    let convertsICC: Bool
+
+    init(container: WebPContainer, options: DecodeOptions) {
+        self.container = container
+        self.options = options
+        let size = PixelSize(width: container.width, height: container.height)
+        let d = options.shrinkFactor(for: size, choices: [2, 3, 4, 5, 6, 7, 8])
+        if d > 1 {
+            width = max(1, (container.width + d - 1) / d)
+            height = max(1, (container.height + d - 1) / d)
+        } else {
+            width = container.width
+            height = container.height
+        }
+        convertsICC = options.colorManagement && container.icc != nil
+    }
+
+    var scaled: Bool { width != container.width || height != container.height }
+    var display: Bool { options.pixelFormat == .argb32Premultiplied }
+    var rawFormat: PixelFormat { display ? .argb32Premultiplied : .rgba8 }
+
+    var colorspace: WEBP_CSP_MODE {
+        #if _endian(little)
+        if display { return convertsICC ? MODE_BGRA : MODE_bgrA }
+        #else
+        if display { return convertsICC ? MODE_ARGB : MODE_Argb }
+        #endif
+        return MODE_RGBA
+    }
+
+    func makeConfig(output: UnsafeMutableRawBufferPointer) -> WebPDecoderConfig {
+        var config = WebPDecoderConfig()
+        _ = WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)
+        if scaled {
+            config.options.use_scaling = 1
+            config.options.scaled_width = Int32(width)
+            config.options.scaled_height = Int32(height)
+        }
+        config.output.colorspace = colorspace
+        config.output.is_external_memory = 1
+        config.output.u.RGBA.rgba = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        config.output.u.RGBA.stride = Int32(width * 4)
+        config.output.u.RGBA.size = output.count
+        return config
+    }
+
+    func finish(_ raw: PixelBuffer, incremental: Bool) -> Image {
+        var buffer = raw
+        if convertsICC, let icc = container.icc {
+            let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
+            let layout = display && PixelFormat.argbOffsets.b == 0 ? IMAGO_TYPE_BGRA_8
+                : display ? IMAGO_TYPE_ARGB_8 : IMAGO_TYPE_RGBA_8
+            buffer.withUnsafeMutableBytes { p in
+                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layout)
+                if display { PixelBuffer.premultiplyARGB32InPlace(p, width: w, height: h, bytesPerRow: stride) }
+            }
+        }
+        buffer = buffer.converted(to: options.pixelFormat)
+        return Image(buffer: buffer, orientation: container.exif.flatMap(EXIF.orientation(in:)) ?? .up,
+                     scale: options.scale, format: .webp,
+                     metadata: ImageMetadata(iccProfile: convertsICC ? nil : container.icc, exif: container.exif),
+                     hasAlpha: container.hasAlpha || incremental, isIncremental: incremental)
+    }
+}

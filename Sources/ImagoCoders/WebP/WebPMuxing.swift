@@ -1,0 +1,27 @@
+import CWebP
+import Foundation
+import ImagoCore
+
+/// Adds ICCP and EXIF chunks to an encoded WebP with libwebp's muxer.
+enum WebPMuxing {
+    static func attach(icc: Data?, exif: Data?, to bitstream: Data) throws -> Data {
+        guard let mux = WebPNewInternal(WEBP_MUX_ABI_VERSION) else { throw ImageCodingError.encoderUnavailable(.webp) }
+        defer { WebPMuxDelete(mux) }
+        func set(_ data: Data, _ body: (inout WebPData) -> WebPMuxError) -> WebPMuxError {
+            data.withUnsafeBytes { raw in
+                var d = WebPData(bytes: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), size: raw.count)
+                return body(&d)
+            }
+        }
+        var err = set(bitstream) { WebPMuxSetImage(mux, &$0, 1) }
+        if err == WEBP_MUX_OK, let icc { err = set(icc) { WebPMuxSetChunk(mux, "ICCP", &$0, 1) } }
+        if err == WEBP_MUX_OK, let exif { err = set(exif) { WebPMuxSetChunk(mux, "EXIF", &$0, 1) } }
+        var out = WebPData()
+        if err == WEBP_MUX_OK { err = WebPMuxAssemble(mux, &out) }
+        defer { WebPDataClear(&out) }
+        guard err == WEBP_MUX_OK, let bytes = out.bytes else {
+            throw ImageCodingError.corrupt(.webp, "libwebp's muxer failed to add metadata (error \(err.rawValue))")
+        }
+        return Data(bytes: bytes, count: out.size)
+    }
+}

@@ -1,0 +1,47 @@
+/// What an image's header says, read without decoding its pixels.
+///
+/// This is the record behind `imago info`. Sizes are as stored, before orientation.
+public struct ImageInfo: Sendable, Hashable, Codable {
+    /// The detected format.
+    public var format: ImageFormat
+    /// Stored width in pixels.
+    public var width: Int
+    /// Stored height in pixels.
+    public var height: Int
+    /// EXIF orientation, 1–8; `.up` when absent or out of range.
+    public var orientation: ImageOrientation
+    /// Frames in the file; 1 for a still.
+    public var frameCount: Int
+    /// Total plays: 0 means forever; 1 for a still.
+    public var loopCount: Int
+    /// Seconds each frame is shown; `[0]` for a still.
+    public var durations: [Double]
+    /// Whether the image has an alpha channel or transparency.
+    public var hasAlpha: Bool
+    /// Bits per channel as stored (1–16).
+    public var bitDepth: Int
+    /// Whether an ICC profile is embedded.
+    public var hasICCProfile: Bool
+    /// Whether the file is progressive (JPEG) or interlaced (PNG, GIF).
+    public var progressive: Bool
+
+    /// Creates a header record; the optional fields default to a still, opaque, 8-bit sRGB image.
+    public init(format: ImageFormat, width: Int, height: Int, orientation: ImageOrientation = .up,
+                frameCount: Int = 1, loopCount: Int = 1, durations: [Double] = [0], hasAlpha: Bool = false,
+                bitDepth: Int = 8, hasICCProfile: Bool = false, progressive: Bool = false) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.frameCount = frameCount
+        self.loopCount = loopCount
+        self.durations = durations
+        self.hasAlpha = hasAlpha
+        self.bitDepth = bitDepth
+        self.hasICCProfile = hasICCProfile
+        self.progressive = progressive
+    }
+
+    /// The stored size.
+    public var pixelSize: PixelSize { PixelSize(width: width, height: height) }
+}

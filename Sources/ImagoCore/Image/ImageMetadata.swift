@@ -1,0 +1,18 @@
+public import struct Foundation.Data
+
+/// Metadata that travels with an image's pixels.
+public struct ImageMetadata: Sendable, Hashable {
+    /// The ICC profile that describes the pixels, or `nil` for sRGB.
+    ///
+    /// Decoders that convert to sRGB (the default) clear this, since the pixels no longer
+    /// need it; with colour management off it holds the embedded profile.
+    public var iccProfile: Data?
+    /// The raw EXIF block (a TIFF structure, without the `Exif\0\0` prefix), when present.
+    public var exif: Data?
+
+    /// Creates metadata; both parts default to absent.
+    public init(iccProfile: Data? = nil, exif: Data? = nil) {
+        self.iccProfile = iccProfile
+        self.exif = exif
+    }
+}

@@ -1,0 +1,105 @@
+extension PixelBuffer {
+    /// Returns the buffer in `target` format with tight rows.
+    ///
+    /// Colour to gray uses Rec. 601 luma weights; premultiplication is exact (see ``PixelMath``);
+    /// dropping alpha keeps the straight colour (composite first to flatten against a colour:
+    /// ``flattened(over:)``). Converting to the same format returns `self` unchanged.
+    public func converted(to target: PixelFormat) -> PixelBuffer {
+        if target == format { return self }
+        let w = width, h = height, srcRow = bytesPerRow, src = format
+        let dstBpp = target.bytesPerPixel, srcBpp = src.bytesPerPixel
+        let total = w * dstBpp * h // cannot overflow: a 4-byte layout of this size already exists
+        let off = PixelFormat.argbOffsets
+        let out = [UInt8](unsafeUninitializedCapacity: total) { dst, count in
+            bytes.withUnsafeBufferPointer { s in
+                for y in 0..<h {
+                    var si = y * srcRow
+                    var di = y * w * dstBpp
+                    for _ in 0..<w {
+                        // Read straight RGBA.
+                        var r: UInt8, g: UInt8, b: UInt8, a: UInt8
+                        switch src {
+                        case .argb32Premultiplied:
+                            a = s[si + off.a]
+                            r = PixelMath.unpremultiply(s[si + off.r], a)
+                            g = PixelMath.unpremultiply(s[si + off.g], a)
+                            b = PixelMath.unpremultiply(s[si + off.b], a)
+                        case .rgba8: r = s[si]; g = s[si + 1]; b = s[si + 2]; a = s[si + 3]
+                        case .rgb8: r = s[si]; g = s[si + 1]; b = s[si + 2]; a = 255
+                        case .gray8: r = s[si]; g = r; b = r; a = 255
+                        case .grayAlpha8: r = s[si]; g = r; b = r; a = s[si + 1]
+                        }
+                        switch target {
+                        case .argb32Premultiplied:
+                            dst[di + off.r] = PixelMath.premultiply(r, a)
+                            dst[di + off.g] = PixelMath.premultiply(g, a)
+                            dst[di + off.b] = PixelMath.premultiply(b, a)
+                            dst[di + off.a] = a
+                        case .rgba8: dst[di] = r; dst[di + 1] = g; dst[di + 2] = b; dst[di + 3] = a
+                        case .rgb8: dst[di] = r; dst[di + 1] = g; dst[di + 2] = b
+                        case .gray8: dst[di] = Self.luma(r, g, b)
+                        case .grayAlpha8: dst[di] = Self.luma(r, g, b); dst[di + 1] = a
+                        }
+                        si += srcBpp
+                        di += dstBpp
+                    }
+                }
+            }
+            count = total
+        }
+        return PixelBuffer(unchecked: w, h, w * dstBpp, target, out)
+    }
+
+    /// Composites the buffer over an opaque `background` and returns an opaque ``PixelFormat/rgb8`` buffer.
+    ///
+    /// Used when encoding an image with alpha into a format without it (JPEG).
+    public func flattened(over background: RGBA8) -> PixelBuffer {
+        let rgba = converted(to: .rgba8)
+        let w = width, h = height
+        let out = [UInt8](unsafeUninitializedCapacity: w * h * 3) { dst, count in
+            rgba.bytes.withUnsafeBufferPointer { s in
+                var si = 0, di = 0
+                @inline(__always) func blend(_ c: UInt8, _ bg: UInt8, _ a: UInt32) -> UInt8 {
+                    let v: UInt32 = UInt32(c) * a + UInt32(bg) * (255 - a) + 127
+                    return UInt8(v / 255)
+                }
+                for _ in 0..<(w * h) {
+                    let a = UInt32(s[si + 3])
+                    dst[di] = blend(s[si], background.r, a)
+                    dst[di + 1] = blend(s[si + 1], background.g, a)
+                    dst[di + 2] = blend(s[si + 2], background.b, a)
+                    si += 4; di += 3
+                }
+            }
+            count = w * h * 3
+        }
+        return PixelBuffer(unchecked: w, h, w * 3, .rgb8, out)
+    }
+
+    /// Premultiplies a straight-alpha BGRA/ARGB32 buffer in place, turning bytes laid out as
+    /// native-endian ARGB32 with straight alpha into ``PixelFormat/argb32Premultiplied``.
+    ///
+    /// Decoders call this after the codec wrote straight alpha in display byte order.
+    public static func premultiplyARGB32InPlace(_ p: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
+        let off = PixelFormat.argbOffsets
+        guard let base = p.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        for y in 0..<height {
+            var px = base + y * bytesPerRow
+            for _ in 0..<width {
+                let a = px[off.a]
+                if a != 255 {
+                    px[off.r] = PixelMath.premultiply(px[off.r], a)
+                    px[off.g] = PixelMath.premultiply(px[off.g], a)
+                    px[off.b] = PixelMath.premultiply(px[off.b], a)
+                }
+                px += 4
+            }
+        }
+    }
+
+    @inline(__always)
+    static func luma(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+        let sum: UInt32 = UInt32(r) &* 299 &+ UInt32(g) &* 587 &+ UInt32(b) &* 114 &+ 500
+        return UInt8(sum / 1000)
+    }
+}
