@@ -45,9 +45,11 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: strict),
 
-        .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore"], swiftSettings: strict),
-        .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders"], swiftSettings: strict),
-        .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI"], swiftSettings: strict),
+        // Helpers shared by the test targets: corpus location, MD5, synthetic fixtures.
+        .target(name: "ImagoTestSupport", dependencies: ["ImagoCore"], path: "Tests/ImagoTestSupport"),
+        .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -36,9 +36,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             }
         }
         guard let decoder else { throw ImageCodingError.corrupt(.png, "decoder was not created") }
-        let (icc, exif) = decoder.metadata()
-        let hasAlpha = ihdr.hasAlphaChannel || (try? PNGChunks(data).hasTRNS) == true
-        return decoder.finish(raw, icc: icc, exif: exif, hasAlpha: hasAlpha,
+        let chunks = try? PNGChunks(data)
+        let hasAlpha = ihdr.hasAlphaChannel || chunks?.hasTRNS == true
+        return decoder.finish(raw, icc: decoder.iccProfile(), exif: chunks?.exif, hasAlpha: hasAlpha,
                               format: ImageFormat(sniffing: data) ?? .png, incremental: false)
     }
 

@@ -39,13 +39,12 @@ final class PNGPushDecoder {
         }
     }
 
-    /// ICC profile and EXIF from the chunks read so far.
-    func metadata() -> (icc: Data?, exif: Data?) {
+    /// The decompressed iCCP profile, once libpng has read it. (EXIF comes from
+    /// ``PNGChunks``, which reads eXIf wherever it stands, before or after IDAT.)
+    func iccProfile() -> Data? {
         var h = imago_png_header()
-        guard imago_png_get_header(handle, &h) == Int32(IMAGO_OK) else { return (nil, nil) }
-        let icc = h.icc.map { Data(bytes: $0, count: Int(h.icc_length)) }
-        let exif = h.exif.map { Data(bytes: $0, count: Int(h.exif_length)) }
-        return (icc, exif)
+        guard imago_png_get_header(handle, &h) == Int32(IMAGO_OK) else { return nil }
+        return h.icc.map { Data(bytes: $0, count: Int(h.icc_length)) }
     }
 
     /// Rows written so far (the highest row touched in any pass).

@@ -10,6 +10,7 @@ final class PNGProgressiveDecoder: ProgressiveImageDecoding {
     private var fed = 0
     private var format: ImageFormat = .png
     private var hasTRNS = false
+    private var exif: Data?
     private(set) var info: ImageInfo?
     private(set) var isComplete = false
 
@@ -39,6 +40,7 @@ final class PNGProgressiveDecoder: ProgressiveImageDecoding {
         if let chunks = try? PNGChunks(data) {
             info = chunks.info(format: format)
             hasTRNS = chunks.hasTRNS
+            exif = chunks.exif
         }
         if decoder.isFinished {
             isComplete = true
@@ -51,7 +53,7 @@ final class PNGProgressiveDecoder: ProgressiveImageDecoding {
         guard let decoder, let storage, decoder.rowsWritten > 0 else { return nil }
         let w = decoder.ihdr.width, h = decoder.ihdr.height
         let raw = try storage.snapshot(width: w, height: h, format: decoder.rawFormat, bytesPerRow: w * 4)
-        let (icc, exif) = decoder.metadata()
+        let icc = decoder.iccProfile()
         let hasAlpha = decoder.ihdr.hasAlphaChannel || hasTRNS || !isComplete
         return decoder.finish(raw, icc: icc, exif: exif, hasAlpha: hasAlpha, format: format, incremental: !isComplete)
     }

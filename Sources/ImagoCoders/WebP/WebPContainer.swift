@@ -57,7 +57,9 @@ struct WebPContainer {
             return c
         }
         guard let parsed else {
-            if data.count < 30 || state == WEBP_DEMUX_PARSING_HEADER {
+            // The RIFF header states the file size: fewer bytes than that is truncation.
+            let riffSize = DataReader(data).u32le(4).map { $0 + 8 } ?? Int.max
+            if data.count < 30 || data.count < riffSize || state == WEBP_DEMUX_PARSING_HEADER {
                 throw ImageCodingError.truncated(.webp, "the RIFF container is incomplete")
             }
             throw ImageCodingError.corrupt(.webp, "the RIFF container is malformed")

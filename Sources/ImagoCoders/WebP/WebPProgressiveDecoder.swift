@@ -8,12 +8,18 @@ final class WebPProgressiveDecoder: ProgressiveImageDecoding {
     private var plan: WebPOutputPlan?
     private var storage: ZeroedStorage?
     private var idec: OpaquePointer?
+    /// libwebp keeps a pointer to `config.output` for the incremental decoder's whole life,
+    /// so the configuration lives on the heap, owned here, and is freed after the decoder.
+    private let config = UnsafeMutablePointer<WebPDecoderConfig>.allocate(capacity: 1)
     private var lastRow: Int32 = 0
     private(set) var info: ImageInfo?
     private(set) var isComplete = false
 
     init(options: DecodeOptions) { self.options = options }
-    deinit { if let idec { WebPIDelete(idec) } }
+    deinit {
+        if let idec { WebPIDelete(idec) }
+        config.deallocate()
+    }
 
     func update(_ data: Data, isFinal: Bool) throws {
         try options.limits.check(inputBytes: data.count)
@@ -33,8 +39,8 @@ final class WebPProgressiveDecoder: ProgressiveImageDecoding {
             let plan = WebPOutputPlan(container: container, options: options)
             let (_, total) = try PixelBuffer.layout(width: plan.width, height: plan.height, format: .rgba8)
             let storage = ZeroedStorage(byteCount: total)
-            var config = plan.makeConfig(output: storage.bytes)
-            guard let dec = WebPIDecode(nil, 0, &config) else {
+            config.initialize(to: plan.makeConfig(output: storage.bytes))
+            guard let dec = WebPIDecode(nil, 0, config) else {
                 throw ImageCodingError.corrupt(.webp, "libwebp could not start an incremental decoder")
             }
             idec = dec

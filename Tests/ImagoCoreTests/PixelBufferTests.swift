@@ -1,0 +1,98 @@
+import Foundation
+import ImagoCore
+import ImagoTestSupport
+import Testing
+
+@Suite("PixelBuffer layout, conversion and orientation")
+struct PixelBufferTests {
+    @Test("size arithmetic is checked, never trapping")
+    func checkedLayout() throws {
+        #expect(throws: ImageCodingError.self) { try PixelBuffer(width: 0, height: 1, format: .rgba8) }
+        #expect(throws: ImageCodingError.self) { try PixelBuffer(width: -5, height: 3, format: .rgba8) }
+        #expect(throws: ImageCodingError.self) { try PixelBuffer.layout(width: Int.max, height: 2, format: .rgba8) }
+        #expect(throws: ImageCodingError.self) { try PixelBuffer.layout(width: 1 << 31, height: 1 << 31, format: .rgba8) }
+        #expect(throws: ImageCodingError.self) { try PixelBuffer(width: 2, height: 2, format: .rgba8, bytes: [1, 2, 3]) }
+        #expect(throws: ImageCodingError.self) { try PixelBuffer(width: 4, height: 1, format: .rgba8, bytesPerRow: 8) }
+        let padded = try PixelBuffer(width: 3, height: 2, format: .rgb8, bytesPerRow: 12)
+        #expect(padded.bytes.count == 24)
+    }
+
+    @Test("premultiply and unpremultiply are exact")
+    func premultiplyExact() {
+        for a in 0...255 {
+            for c in stride(from: 0, through: 255, by: 5) {
+                let expected = UInt8((Double(c) * Double(a) / 255).rounded())
+                #expect(PixelMath.premultiply(UInt8(c), UInt8(a)) == expected)
+                if a > 0 {
+                    let back = PixelMath.unpremultiply(expected, UInt8(a))
+                    // Premultiplication loses precision at low alpha; the round trip stays within 255/(2a).
+                    #expect(abs(Int(back) - c) <= 255 / (2 * a) + 1)
+                }
+            }
+        }
+    }
+
+    @Test("conversion round-trips through every format", arguments: PixelFormat.allCases)
+    func conversions(_ format: PixelFormat) throws {
+        let source = try Fixtures.gradient(width: 17, height: 9, alpha: false)
+        let back = source.converted(to: format).converted(to: .rgba8)
+        if format.isColor {
+            #expect(back == source)
+        } else {
+            let gray = source.converted(to: .gray8)
+            #expect(back == gray.converted(to: .rgba8))
+        }
+        let display = try Fixtures.gradient(width: 5, height: 3, alpha: true).converted(to: .argb32Premultiplied)
+        let off = PixelFormat.argbOffsets
+        // Rightmost column has alpha 0: premultiplied colour must be 0.
+        let o = (0 * 5 + 4) * 4
+        #expect(display.bytes[o + off.a] == 0 && display.bytes[o + off.r] == 0)
+    }
+
+    @Test("flattening composites over the background")
+    func flatten() throws {
+        let px = try PixelBuffer(width: 2, height: 1, format: .rgba8, bytes: [255, 0, 0, 0, 255, 0, 0, 128])
+        let flat = px.flattened(over: RGBA8(r: 0, g: 0, b: 255))
+        #expect(flat.format == .rgb8)
+        #expect(Array(flat.bytes[0..<3]) == [0, 0, 255])
+        #expect(Array(flat.bytes[3..<6]) == [128, 0, 127])
+    }
+
+    /// Where the stored pixel (x, y) of a w×h image must appear after applying each orientation,
+    /// from the EXIF definitions: the row/column the 0th row/column is shown as.
+    static func expectedPosition(_ o: ImageOrientation, x: Int, y: Int, w: Int, h: Int) -> (Int, Int) {
+        switch o {
+        case .up: (x, y)
+        case .upMirrored: (w - 1 - x, y)
+        case .down: (w - 1 - x, h - 1 - y)
+        case .downMirrored: (x, h - 1 - y)
+        case .leftMirrored: (y, x)
+        case .right: (h - 1 - y, x)
+        case .rightMirrored: (h - 1 - y, w - 1 - x)
+        case .left: (y, w - 1 - x)
+        }
+    }
+
+    @Test("every orientation moves each pixel where EXIF says", arguments: ImageOrientation.allCases)
+    func orientation(_ o: ImageOrientation) throws {
+        let w = 7, h = 4
+        for format in [PixelFormat.rgba8, .rgb8, .gray8] {
+            let source = try Fixtures.coordinates(width: w, height: h).converted(to: format)
+            let out = source.applyingOrientation(o)
+            #expect(out.size == o.orientedSize(source.size))
+            for y in 0..<h {
+                for x in 0..<w {
+                    let (dx, dy) = Self.expectedPosition(o, x: x, y: y, w: w, h: h)
+                    #expect(out.color(atX: dx, y: dy) == source.color(atX: x, y: y))
+                }
+            }
+        }
+    }
+
+    @Test("opacity scan")
+    func opacity() throws {
+        #expect(try Fixtures.gradient(width: 4, height: 4).isOpaque)
+        #expect(try !Fixtures.gradient(width: 4, height: 4, alpha: true).isOpaque)
+        #expect(try PixelBuffer(width: 2, height: 2, format: .rgb8).isOpaque)
+    }
+}
