@@ -61,23 +61,24 @@ final class JPEGDecompressor {
             imago_free(profile)
         }
         var exif: Data?
+        var hasICCMarker = false
         var index: Int32 = 0
         var code: Int32 = 0
         var data: UnsafePointer<UInt8>?
         var markerLength: UInt32 = 0
         while imago_jpeg_marker(handle, index, &code, &data, &markerLength) != 0 {
             index += 1
-            guard code == 0xE1, let data, markerLength > 6 else { continue }
+            guard let data, markerLength > 6 else { continue }
             let bytes = UnsafeBufferPointer(start: data, count: Int(markerLength))
-            if bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
+            if code == 0xE2, bytes.starts(with: Array("ICC_PROFILE".utf8) + [0]) { hasICCMarker = true }
+            if code == 0xE1, exif == nil, bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
                 exif = Data(bytes.dropFirst(6))
-                break
             }
         }
         return JPEGHeader(width: Int(c.image_width), height: Int(c.image_height),
                           components: Int(c.num_components), colorSpace: c.jpeg_color_space,
                           progressive: c.progressive_mode != 0, arithmetic: c.arith_code != 0,
-                          adobeInverted: c.saw_Adobe_marker != 0, icc: icc, exif: exif)
+                          adobeInverted: c.saw_Adobe_marker != 0, hasICCMarker: hasICCMarker, icc: icc, exif: exif)
     }
 }
 
@@ -90,6 +91,10 @@ struct JPEGHeader {
     var progressive: Bool
     var arithmetic: Bool
     var adobeInverted: Bool
+    /// An APP2 ICC_PROFILE marker is present, even if its chunks do not reassemble.
+    var hasICCMarker: Bool
+    /// The reassembled profile; `nil` when chunks are missing, duplicated or miscounted
+    /// (libjpeg-turbo's rules, which match jpeg-decoder's tests).
     var icc: Data?
     var exif: Data?
 
@@ -98,6 +103,6 @@ struct JPEGHeader {
 
     func info() -> ImageInfo {
         ImageInfo(format: .jpeg, width: width, height: height, orientation: orientation,
-                  hasAlpha: false, bitDepth: 8, hasICCProfile: icc != nil, progressive: progressive)
+                  hasAlpha: false, bitDepth: 8, hasICCProfile: hasICCMarker, progressive: progressive)
     }
 }

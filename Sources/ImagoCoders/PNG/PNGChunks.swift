@@ -82,9 +82,14 @@ struct PNGChunks {
         }
     }
 
-    func info(format: ImageFormat) -> ImageInfo {
+    /// The header record. An acTL frame count over `limits.maxFrames` is refused before any
+    /// per-frame array is sized from it.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError/exceedsLimit(_:found:limit:)`` with `.maxFrames`.
+    func info(format: ImageFormat, limits: DecodingLimits = .default) throws -> ImageInfo {
         let animated = format == .apng && (animationFrames ?? 0) > 0
         let frames = animated ? (animationFrames ?? 1) : 1
+        try limits.check(frameCount: frames, framePixels: ihdr.width * ihdr.height)
         var durations = animated ? Array(delays.prefix(frames)) : [0]
         if durations.count < frames { durations += Array(repeating: 0.1, count: frames - durations.count) }
         return ImageInfo(format: format, width: ihdr.width, height: ihdr.height,

@@ -38,7 +38,7 @@ final class PNGProgressiveDecoder: ProgressiveImageDecoding {
             fed = data.count
         }
         if let chunks = try? PNGChunks(data) {
-            info = chunks.info(format: format)
+            info = try? chunks.info(format: format, limits: options.limits)
             hasTRNS = chunks.hasTRNS
             exif = chunks.exif
         }

@@ -42,7 +42,7 @@ struct WebPContainer {
             c.frameCount = max(1, Int(WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT)))
             c.loopCount = c.isAnimated ? Int(WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT)) : 1
             c.durations = c.isAnimated ? [] : [0]
-            if c.isAnimated {
+            if c.isAnimated, c.frameCount <= DecodingLimits.default.maxFrames {
                 var iter = WebPIterator()
                 if WebPDemuxGetFrame(demux, 1, &iter) != 0 {
                     repeat {
@@ -96,8 +96,13 @@ struct WebPContainer {
         }
     }
 
-    func info() -> ImageInfo {
-        ImageInfo(format: .webp, width: width, height: height,
+    /// The header record.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError/exceedsLimit(_:found:limit:)`` for more frames than
+    ///   `limits.maxFrames`.
+    func info(limits: DecodingLimits = .default) throws -> ImageInfo {
+        try limits.check(frameCount: frameCount, framePixels: width * height)
+        return ImageInfo(format: .webp, width: width, height: height,
                   orientation: exif.flatMap(EXIF.orientation(in:)) ?? .up,
                   frameCount: frameCount, loopCount: loopCount, durations: durations,
                   hasAlpha: hasAlpha, bitDepth: 8, hasICCProfile: icc != nil, progressive: false)

@@ -46,7 +46,7 @@ final class WebPProgressiveDecoder: ProgressiveImageDecoding {
             idec = dec
             self.plan = plan
             self.storage = storage
-            info = container.info()
+            info = try container.info(limits: options.limits)
         }
         guard let idec else { return }
         let status = data.withUnsafeBytes { WebPIUpdate(idec, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
@@ -60,7 +60,7 @@ final class WebPProgressiveDecoder: ProgressiveImageDecoding {
             if isFinal { throw ImageCodingError.truncated(.webp, "the data ends in the image data (\(last) rows decoded)") }
         default: try WebPContainer.check(status, during: "the image data")
         }
-        if isComplete, let container = try? WebPContainer(data) { info = container.info() }
+        if isComplete, let container = try? WebPContainer(data), let full = try? container.info(limits: options.limits) { info = full }
     }
 
     func currentImage() throws -> Image? {

@@ -1,0 +1,79 @@
+import Foundation
+import ImagoCore
+import ImagoCoders
+import ImagoTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Malformed corpus", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+struct MalformedCorpusTests {
+    let coders = ImageCoders.makeDefault()
+
+    /// Peak resident memory of this process, in bytes.
+    static func peakRSS() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+
+    @Test("every file finishes quickly with a decode or a typed error, in bounded memory",
+          .timeLimit(.minutes(10)))
+    func everyFile() throws {
+        let files = Corpus.files(in: "malformed")
+        #expect(files.count > 1000)
+        var decoded = 0, failed = 0
+        var slowest: (String, Double) = ("", 0)
+        // Tight limits keep memory bounded whatever the headers claim.
+        let options = DecodeOptions(limits: DecodingLimits(maxPixels: 40_000_000, maxBytes: 64 << 20))
+        for url in files {
+            let data = try Data(contentsOf: url)
+            let start = ContinuousClock.now
+            do {
+                _ = try? coders.info(of: data)
+                _ = try coders.decode(data, options: options)
+                decoded += 1
+            } catch is ImageCodingError {
+                failed += 1
+            } catch {
+                Issue.record("\(url.path): untyped error \(error)")
+            }
+            let seconds = (ContinuousClock.now - start) / .seconds(1)
+            if seconds > slowest.1 { slowest = (url.lastPathComponent, seconds) }
+        }
+        #expect(decoded + failed == files.count)
+        #expect(slowest.1 < 20, "slowest file \(slowest.0) took \(slowest.1) s")
+        // 40 megapixels × 4 bytes is 160 MB for the largest permitted frame, plus libraries' working memory.
+        #expect(Self.peakRSS() < 1_500_000_000, "peak RSS \(Self.peakRSS()) bytes")
+    }
+
+    @Test("files upstream requires to fail are rejected (JPEG, PNG, WebP ones)")
+    func requiredFailures() throws {
+        var checked = 0
+        let folders = ["malformed/image-png/bugfixes-expected-failures", "malformed/image-rs-image/bad"]
+        for folder in folders {
+            for url in Corpus.files(in: folder) {
+                let data = try Data(contentsOf: url)
+                guard let format = ImageFormat(sniffing: data), coders.canDecode(format) else { continue }
+                if folder.hasSuffix("expected-failures"), !url.lastPathComponent.hasPrefix("x") { continue }
+                checked += 1
+                #expect(throws: ImageCodingError.self, "\(url.lastPathComponent)") { _ = try coders.decode(data) }
+            }
+        }
+        #expect(checked > 0)
+    }
+
+    @Test("Wuffs' truncated files are reported as truncated")
+    func wuffsTruncated() throws {
+        for name in ["hippopotamus.regular.truncated.png", "hippopotamus.interlaced.truncated.png",
+                     "peacock.default.truncated.jpeg", "peacock.progressive.truncated.jpeg"] {
+            let data = try Corpus.data("malformed/wuffs/\(name)")
+            #expect(performing: { _ = try coders.decode(data) }, throws: { error in
+                if case ImageCodingError.truncated = error { return true }
+                return false
+            })
+        }
+    }
+}
