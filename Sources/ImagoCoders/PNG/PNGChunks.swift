@@ -89,7 +89,8 @@ struct PNGChunks {
     func info(format: ImageFormat, limits: DecodingLimits = .default) throws -> ImageInfo {
         let animated = format == .apng && (animationFrames ?? 0) > 0
         let frames = animated ? (animationFrames ?? 1) : 1
-        try limits.check(frameCount: frames, framePixels: ihdr.width * ihdr.height)
+        // Only the frame count sizes anything here (the durations); pixels are the decoder's concern.
+        try limits.check(frameCount: frames, framePixels: 0)
         var durations = animated ? Array(delays.prefix(frames)) : [0]
         if durations.count < frames { durations += Array(repeating: 0.1, count: frames - durations.count) }
         return ImageInfo(format: format, width: ihdr.width, height: ihdr.height,

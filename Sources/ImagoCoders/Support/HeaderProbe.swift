@@ -3,17 +3,14 @@ import ImagoCore
 
 /// Header facts for recognised formats that no registered decoder handles yet.
 ///
-/// Reads only fixed header fields: GIF's logical screen and colour table, BMP's DIB header,
-/// ICO's first directory entry. Other formats report their format with a size of 0×0.
+/// Reads only headers and block structure: GIF's blocks (frames, delays, loop count),
+/// BMP's DIB header, ICO's first directory entry. Other formats report their format with a size of 0×0.
 enum HeaderProbe {
     static func info(of data: Data, format: ImageFormat) throws -> ImageInfo {
         let r = DataReader(data)
         switch format {
         case .gif:
-            guard let w = r.u16le(6), let h = r.u16le(8), let flags = r.u8(10) else {
-                throw ImageCodingError.truncated(.gif, "the logical screen descriptor is incomplete")
-            }
-            return ImageInfo(format: .gif, width: w, height: h, bitDepth: Int(flags & 0x07) + 1)
+            return try GIFStructure(data).info()
         case .bmp:
             guard let dib = r.u32le(14) else { throw ImageCodingError.truncated(.bmp, "the DIB header is missing") }
             if dib == 12 {

@@ -101,7 +101,7 @@ struct WebPContainer {
     /// - Throws: ``ImagoCore/ImageCodingError/exceedsLimit(_:found:limit:)`` for more frames than
     ///   `limits.maxFrames`.
     func info(limits: DecodingLimits = .default) throws -> ImageInfo {
-        try limits.check(frameCount: frameCount, framePixels: width * height)
+        try limits.check(frameCount: frameCount, framePixels: 0)
         return ImageInfo(format: .webp, width: width, height: height,
                   orientation: exif.flatMap(EXIF.orientation(in:)) ?? .up,
                   frameCount: frameCount, loopCount: loopCount, durations: durations,

@@ -1,0 +1,96 @@
+import Foundation
+import ImagoCore
+
+/// A walk over a GIF's blocks without decoding any pixels: canvas, frames, delays, loop
+/// count, transparency, interlacing. Used by `imago info`; the animated-formats coder builds on it.
+///
+/// Semantics (as browsers and SDWebImage): a delay of 10 ms or less, or a frame with no
+/// Graphic Control Extension, shows for 100 ms. The first NETSCAPE2.0/ANIMEXTS1.0 block
+/// decides the loop count: stored n means n + 1 plays, 0 means forever, no block means one
+/// play. A stream cut short reports the frames whose descriptors were complete.
+struct GIFStructure {
+    var width: Int
+    var height: Int
+    var colorTableBits: Int
+    var frameCount = 0
+    var durations: [Double] = []
+    var loopCount = 1
+    var hasTransparency = false
+    var firstFrameInterlaced = false
+
+    /// - Throws: `.truncated` when the header is incomplete, `.corrupt` for a bad signature,
+    ///   `.exceedsLimit(.maxFrames, …)` when the walk passes `limits.maxFrames`.
+    init(_ data: Data, limits: DecodingLimits = .default) throws {
+        let r = DataReader(data)
+        guard r.matches("GIF87a", at: 0) || r.matches("GIF89a", at: 0) else {
+            throw ImageCodingError.corrupt(.gif, "the GIF signature is missing")
+        }
+        guard let w = r.u16le(6), let h = r.u16le(8), let flags = r.u8(10) else {
+            throw ImageCodingError.truncated(.gif, "the logical screen descriptor is incomplete")
+        }
+        width = w
+        height = h
+        colorTableBits = Int(flags & 0x07) + 1
+        var offset = 13
+        if flags & 0x80 != 0 { offset += 3 << colorTableBits }
+        var pendingDelay: Double?
+        var sawLoop = false
+
+        /// Skips data sub-blocks starting at `o`; returns the offset after the terminator, or nil at the end.
+        func skipSubBlocks(_ o: Int) -> Int? {
+            var p = o
+            while let size = r.u8(p) {
+                p += 1
+                if size == 0 { return p }
+                p += Int(size)
+            }
+            return nil
+        }
+
+        walk: while let introducer = r.u8(offset) {
+            switch introducer {
+            case 0x21:  // extension
+                guard let label = r.u8(offset + 1) else { break walk }
+                let body = offset + 2
+                if label == 0xF9, let size = r.u8(body), size >= 4, let packed = r.u8(body + 1), let delay = r.u16le(body + 2) {
+                    pendingDelay = Double(delay) / 100
+                    if packed & 0x01 != 0 { hasTransparency = true }
+                } else if label == 0xFF, !sawLoop, r.u8(body) == 11,
+                          r.matches("NETSCAPE2.0", at: body + 1) || r.matches("ANIMEXTS1.0", at: body + 1),
+                          let subSize = r.u8(body + 12), subSize >= 3, r.u8(body + 13) == 1, let n = r.u16le(body + 14) {
+                    sawLoop = true
+                    loopCount = n == 0 ? 0 : n + 1
+                }
+                guard let next = skipSubBlocks(body) else { break walk }
+                offset = next
+            case 0x2C:  // image descriptor
+                guard let packed = r.u8(offset + 9) else { break walk }
+                if frameCount == 0 { firstFrameInterlaced = packed & 0x40 != 0 }
+                var p = offset + 10
+                if packed & 0x80 != 0 { p += 3 << (Int(packed & 0x07) + 1) }
+                p += 1  // LZW minimum code size
+                frameCount += 1
+                try limits.check(frameCount: frameCount, framePixels: 1)
+                let delay = pendingDelay ?? 0
+                durations.append(delay <= 0.010 ? 0.1 : delay)
+                pendingDelay = nil
+                guard let next = skipSubBlocks(p) else { break walk }
+                offset = next
+            case 0x3B:  // trailer
+                break walk
+            default:
+                break walk
+            }
+        }
+        if frameCount == 0 {
+            throw ImageCodingError.truncated(.gif, "no complete image descriptor was found")
+        }
+    }
+
+    func info() -> ImageInfo {
+        ImageInfo(format: .gif, width: width, height: height, frameCount: frameCount,
+                  loopCount: frameCount > 1 ? loopCount : 1, durations: frameCount > 1 ? durations : [0],
+                  hasAlpha: hasTransparency, bitDepth: colorTableBits, hasICCProfile: false,
+                  progressive: firstFrameInterlaced)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Imago
+import ImagoTestSupport
+import Testing
+
+@Suite("imago info and convert")
+struct CLITests {
+    static let jsonKeys: Set<String> = ["format", "mimeType", "width", "height", "orientation", "frameCount", "loopCount",
+                                        "durations", "hasAlpha", "bitDepth", "hasICCProfile", "progressive"]
+
+    func writeFixture(_ format: ImageFormat, alpha: Bool, orientation: ImageOrientation = .up, in dir: URL) throws -> URL {
+        var image = Image(buffer: try Fixtures.gradient(width: 30, height: 20, alpha: alpha))
+        image.orientation = orientation
+        let data = try ImageCoders.shared.encode(image, as: format, options: EncodeOptions(orientation: .writeEXIF))
+        let url = dir.appendingPathComponent("fixture.\(format.preferredFileExtension)")
+        try data.write(to: url)
+        return url
+    }
+
+    @Test("info --json prints exactly the contract's keys with the header's values", arguments: [ImageFormat.jpeg, .png, .webp])
+    func infoJSON(_ format: ImageFormat) throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = try writeFixture(format, alpha: format != .jpeg, orientation: .right, in: dir)
+        let result = try CLI.run(["info", url.path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == Self.jsonKeys)
+        #expect(object["format"] as? String == format.rawValue)
+        #expect(object["mimeType"] as? String == format.mimeType)
+        #expect(object["width"] as? Int == 30 && object["height"] as? Int == 20)
+        #expect(object["orientation"] as? Int == 6)
+        #expect(object["frameCount"] as? Int == 1 && object["loopCount"] as? Int == 1)
+        #expect(object["durations"] as? [Double] == [0])
+        #expect(object["hasAlpha"] as? Bool == (format != .jpeg))
+        #expect(object["bitDepth"] as? Int == 8)
+        let text = try CLI.run(["info", url.path])
+        #expect(text.status == 0 && text.stdout.contains("orientation:   6"))
+    }
+
+    @Test("convert decodes, applies orientation and encodes by extension or --format")
+    func convert() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = try writeFixture(.jpeg, alpha: false, orientation: .right, in: dir)
+        let png = dir.appendingPathComponent("out.png")
+        let r1 = try CLI.run(["convert", input.path, png.path])
+        #expect(r1.status == 0, "\(r1.stderr)")
+        let info = try ImageCoders.shared.info(of: Data(contentsOf: png))
+        #expect(info.format == .png && info.width == 20 && info.height == 30 && info.orientation == .up)
+
+        let kept = dir.appendingPathComponent("kept.webp")
+        #expect(try CLI.run(["convert", input.path, kept.path, "--no-orientation", "--lossless"]).status == 0)
+        let keptInfo = try ImageCoders.shared.info(of: Data(contentsOf: kept))
+        #expect(keptInfo.format == .webp && keptInfo.width == 30 && keptInfo.orientation == .right)
+
+        let noExt = dir.appendingPathComponent("out.bin")
+        #expect(try CLI.run(["convert", png.path, noExt.path, "--format", "jpeg", "--quality", "50"]).status == 0)
+        #expect(ImageFormat(sniffing: try Data(contentsOf: noExt)) == .jpeg)
+
+        #expect(try CLI.run(["convert", png.path, noExt.path, "--frame", "0", "--format", "webp"]).status == 0)
+        let badFrame = try CLI.run(["convert", png.path, noExt.path, "--frame", "3", "--format", "png"])
+        #expect(badFrame.status != 0 && badFrame.stderr.contains("out of range"))
+    }
+
+    @Test("errors are one line on stderr with a non-zero exit")
+    func errors() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = dir.appendingPathComponent("notes.txt")
+        try Data("hello".utf8).write(to: text)
+        let cases: [[String]] = [
+            ["info", dir.appendingPathComponent("missing.png").path],
+            ["info", text.path],
+            ["convert", text.path, dir.appendingPathComponent("o.png").path],
+            ["convert", text.path, dir.appendingPathComponent("o.unknownext").path],
+        ]
+        for args in cases {
+            let r = try CLI.run(args)
+            #expect(r.status != 0 && !r.crashed, "\(args)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("imago: "), "\(args)")
+        }
+        let quality = try CLI.run(["convert", text.path, "o.png", "--quality", "101"])
+        #expect(quality.status != 0)
+    }
+}
+
+@Suite("imago on the corpus", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+struct CLICorpusTests {
+    @Test("every malformed file: a result or one error line, never a crash", .timeLimit(.minutes(15)))
+    func malformed() throws {
+        let files = Corpus.files(in: "malformed")
+        #expect(files.count > 1000)
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.png").path
+        var failures = 0
+        for url in files {
+            for args in [["info", url.path], ["convert", url.path, out]] {
+                let r = try CLI.run(args)
+                #expect(!r.crashed, "\(args): crashed")
+                if r.status != 0 {
+                    failures += 1
+                    #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+                }
+            }
+        }
+        #expect(failures > files.count / 2)
+    }
+}
+
+@Suite("info against INDEX-animated", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+struct AnimatedIndexTests {
+    struct Row { var path: String, format: String, frames: Int, loop: Int, delays: String }
+
+    static func rows() throws -> [Row] {
+        let text = try String(contentsOf: Corpus.url("INDEX-animated.tsv"), encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line -> Row? in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count >= 7, !f[0].hasPrefix("#"), f[0] != "path", f[6].isEmpty,
+                  ["GIF", "APNG", "WebP"].contains(f[1]) else { return nil }
+            // Frames: "12", or APNG "acTL=48 fcTL=48".
+            let framesField = f[1] == "APNG" ? (f[3].split(separator: " ").first.map { String($0.dropFirst(5)) } ?? "") : f[3]
+            guard let frames = Int(framesField) else { return nil }
+            let loopValue = f[4].split(separator: "=").dropFirst().first.map { String($0.prefix { $0 != " " }) } ?? ""
+            let loop: Int
+            switch f[1] {
+            case "GIF": loop = loopValue == "absent" ? 1 : (Int(loopValue).map { $0 == 0 ? 0 : $0 + 1 } ?? -1)
+            default: loop = Int(loopValue) ?? -1
+            }
+            return Row(path: f[0], format: f[1], frames: frames, loop: loop, delays: f[5])
+        }
+    }
+
+    /// "14x15cs" → 14 copies of 0.15 s after the GIF rule; "20x75/1000" → 0.075; "6x100ms" → 0.1. `nil` when mixed.
+    static func uniformDelay(_ row: Row) -> (count: Int, seconds: Double)? {
+        let parts = row.delays.split(separator: "x")
+        guard parts.count == 2, let n = Int(parts[0]), !row.delays.contains(",") else { return nil }
+        let v = String(parts[1])
+        if v.hasSuffix("cs"), let cs = Double(v.dropLast(2)) { return (n, cs <= 1 ? 0.1 : cs / 100) }
+        if v.hasSuffix("ms"), let ms = Double(v.dropLast(2)) { return (n, ms < 11 ? 0.1 : ms / 1000) }
+        let frac = v.split(separator: "/")
+        if frac.count == 2, let num = Double(frac[0]), let den = Double(frac[1]) { return (n, num / (den == 0 ? 100 : den)) }
+        return nil
+    }
+
+    @Test("frame counts, loop counts and delays match the container facts")
+    func matches() throws {
+        let rows = try Self.rows()
+        #expect(rows.count > 100)
+        var checkedDelays = 0
+        for row in rows {
+            let data = try Corpus.data(row.path)
+            if row.frames > DecodingLimits.default.maxFrames {
+                // Invalid APNGs whose acTL claims 2^31 frames: refused before sizing anything.
+                #expect(throws: ImageCodingError.exceedsLimit(.maxFrames, found: row.frames, limit: 10_000), "\(row.path)") {
+                    _ = try ImageCoders.shared.info(of: data)
+                }
+                continue
+            }
+            let info: ImageInfo
+            do { info = try ImageCoders.shared.info(of: data) } catch { Issue.record("\(row.path): \(error)"); continue }
+            if row.frames == 0 {
+                // Invalid APNGs with acTL num_frames = 0 are shown as the still default image.
+                #expect(info.frameCount == 1, "\(row.path)")
+                continue
+            }
+            #expect(info.frameCount == row.frames, "\(row.path)")
+            if row.frames > 1 { #expect(info.loopCount == row.loop, "\(row.path)") }
+            if row.frames > 1, let (n, seconds) = Self.uniformDelay(row), n == info.durations.count {
+                checkedDelays += 1
+                #expect(info.durations.allSatisfy { abs($0 - seconds) < 0.0005 }, "\(row.path): \(info.durations.prefix(3)) vs \(seconds)")
+            }
+        }
+        #expect(checkedDelays > 50)
+    }
+}
