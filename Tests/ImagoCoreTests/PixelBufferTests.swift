@@ -96,3 +96,30 @@ struct PixelBufferTests {
         #expect(try PixelBuffer(width: 2, height: 2, format: .rgb8).isOpaque)
     }
 }
+
+@Suite("Word-wise premultiplication")
+struct PremultiplyWordTests {
+    @Test("matches the exact per-channel formula for every alpha")
+    func exhaustiveAlpha() throws {
+        var bytes: [UInt8] = []
+        for a in 0...255 {
+            for c in [0, 1, 2, 127, 128, 200, 254, 255] {
+                var px = [UInt8](repeating: 0, count: 4)
+                let off = PixelFormat.argbOffsets
+                px[off.r] = UInt8(c); px[off.g] = UInt8(255 - c); px[off.b] = UInt8(c / 2); px[off.a] = UInt8(a)
+                bytes += px
+            }
+        }
+        let width = bytes.count / 4
+        var buffer = bytes
+        buffer.withUnsafeMutableBytes { PixelBuffer.premultiplyARGB32InPlace($0, width: width, height: 1, bytesPerRow: width * 4) }
+        let off = PixelFormat.argbOffsets
+        for i in 0..<width {
+            let o = i * 4, a = bytes[o + off.a]
+            #expect(buffer[o + off.a] == a)
+            for ch in [off.r, off.g, off.b] {
+                #expect(buffer[o + ch] == PixelMath.premultiply(bytes[o + ch], a))
+            }
+        }
+    }
+}

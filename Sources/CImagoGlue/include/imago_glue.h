@@ -106,6 +106,10 @@ int imago_png_finished(imago_png_decoder *d);
 /* Progress: current pass (0-based) and rows delivered in it. */
 void imago_png_progress(imago_png_decoder *d, int *pass, uint32_t *rows_in_pass, uint32_t *highest_row);
 const char *imago_png_decoder_message(imago_png_decoder *d);
+/* Premultiply each completed row as it arrives (out must hold native ARGB32 words). Switched
+   off automatically for interlaced images; the second call says whether it stayed on. */
+void imago_png_decoder_premultiply_rows(imago_png_decoder *d, int enabled);
+int imago_png_decoder_premultiplied_rows(imago_png_decoder *d);
 
 /* ---------------------------------------------------------------- libpng encoding */
 

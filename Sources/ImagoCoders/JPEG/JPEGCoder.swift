@@ -138,7 +138,8 @@ struct JPEGOutputPlan {
     }
 
     /// CMYK to RGB, then ICC to sRGB, then the requested pixel format.
-    func finish(_ decoded: PixelBuffer) -> PixelBuffer {
+    /// Consumes the decoded buffer so in-place colour conversion never copies it.
+    func finish(_ decoded: consuming PixelBuffer) -> PixelBuffer {
         var buffer = decoded
         let bgra = bufferFormat == .argb32Premultiplied && PixelFormat.argbOffsets.b == 0
         if header.isCMYK {

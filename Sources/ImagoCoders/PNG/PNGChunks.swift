@@ -49,6 +49,21 @@ struct PNGChunks {
         return IHDR(width: w, height: h, bitDepth: Int(depth), colorType: Int(color), interlaced: interlace == 1)
     }
 
+    /// The offset of the first IDAT chunk in `bytes` (which start with the signature), or `nil`
+    /// when it has not arrived. Walks chunk headers only.
+    static func offsetOfFirstIDAT(in bytes: UnsafeRawBufferPointer) -> Int? {
+        var offset = 8
+        while offset <= bytes.count - 8 {
+            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            if bytes[offset + 4] == 0x49, bytes[offset + 5] == 0x44, bytes[offset + 6] == 0x41, bytes[offset + 7] == 0x54 {
+                return offset
+            }
+            guard length < 0x8000_0000 else { return nil }
+            offset += length + 12
+        }
+        return nil
+    }
+
     /// Walks every chunk header up to IEND or the end of the data.
     init(_ data: Data) throws {
         ihdr = try Self.readIHDR(data)

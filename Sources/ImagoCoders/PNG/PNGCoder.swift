@@ -27,7 +27,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         try options.limits.check(width: ihdr.width, height: ihdr.height, format: .png)
         var decoder: PNGPushDecoder?
         let rawFormat: PixelFormat = options.pixelFormat == .argb32Premultiplied ? .argb32Premultiplied : .rgba8
-        let raw = try PixelBuffer(uninitializedWidth: ihdr.width, height: ihdr.height, format: rawFormat) { p in
+        var raw = try PixelBuffer(uninitializedWidth: ihdr.width, height: ihdr.height, format: rawFormat) { p in
             let d = try PNGPushDecoder(ihdr: ihdr, options: options, output: p.baseAddress, stride: ihdr.width * 4)
             decoder = d
             try data.withUnsafeBytes { try d.feed($0) }
@@ -38,7 +38,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         guard let decoder else { throw ImageCodingError.corrupt(.png, "decoder was not created") }
         let chunks = try? PNGChunks(data)
         let hasAlpha = ihdr.hasAlphaChannel || chunks?.hasTRNS == true
-        return decoder.finish(raw, icc: decoder.iccProfile(), exif: chunks?.exif, hasAlpha: hasAlpha,
+        return decoder.finish(&raw, icc: decoder.iccProfile(), exif: chunks?.exif, hasAlpha: hasAlpha,
                               format: ImageFormat(sniffing: data) ?? .png, incremental: false)
     }
 

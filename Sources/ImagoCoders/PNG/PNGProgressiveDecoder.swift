@@ -52,9 +52,9 @@ final class PNGProgressiveDecoder: ProgressiveImageDecoding {
     func currentImage() throws -> Image? {
         guard let decoder, let storage, decoder.rowsWritten > 0 else { return nil }
         let w = decoder.ihdr.width, h = decoder.ihdr.height
-        let raw = try storage.snapshot(width: w, height: h, format: decoder.rawFormat, bytesPerRow: w * 4)
+        var raw = try storage.snapshot(width: w, height: h, format: decoder.rawFormat, bytesPerRow: w * 4)
         let icc = decoder.iccProfile()
         let hasAlpha = decoder.ihdr.hasAlphaChannel || hasTRNS || !isComplete
-        return decoder.finish(raw, icc: icc, exif: exif, hasAlpha: hasAlpha, format: format, incremental: !isComplete)
+        return decoder.finish(&raw, icc: icc, exif: exif, hasAlpha: hasAlpha, format: format, incremental: !isComplete)
     }
 }

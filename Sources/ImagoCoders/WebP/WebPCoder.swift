@@ -148,7 +148,8 @@ struct WebPOutputPlan {
         return config
     }
 
-    func finish(_ raw: PixelBuffer, incremental: Bool) -> Image {
+    /// Consumes the decoded buffer so in-place colour conversion never copies it.
+    func finish(_ raw: consuming PixelBuffer, incremental: Bool) -> Image {
         var buffer = raw
         if convertsICC, let icc = container.icc {
             let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow

@@ -76,23 +76,24 @@ extension PixelBuffer {
         return PixelBuffer(unchecked: w, h, w * 3, .rgb8, out)
     }
 
-    /// Premultiplies a straight-alpha BGRA/ARGB32 buffer in place, turning bytes laid out as
-    /// native-endian ARGB32 with straight alpha into ``PixelFormat/argb32Premultiplied``.
+    /// Premultiplies a buffer of native-endian ARGB32 words with straight alpha in place,
+    /// turning it into ``PixelFormat/argb32Premultiplied``.
     ///
-    /// Decoders call this after the codec wrote straight alpha in display byte order.
+    /// Works on whole 32-bit words: red and blue share one multiply, green takes another,
+    /// and the rounding is exact (`round(c × a / 255)`), as ``PixelMath/premultiply(_:_:)``.
+    /// Decoders call this after the codec wrote straight alpha.
     public static func premultiplyARGB32InPlace(_ p: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
-        let off = PixelFormat.argbOffsets
-        guard let base = p.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        guard let base = p.baseAddress else { return }
         for y in 0..<height {
-            var px = base + y * bytesPerRow
-            for _ in 0..<width {
-                let a = px[off.a]
-                if a != 255 {
-                    px[off.r] = PixelMath.premultiply(px[off.r], a)
-                    px[off.g] = PixelMath.premultiply(px[off.g], a)
-                    px[off.b] = PixelMath.premultiply(px[off.b], a)
-                }
-                px += 4
+            let row = base + y * bytesPerRow
+            for x in 0..<width {
+                let px = row.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)
+                let a = px >> 24  // branch-free so the loop vectorizes; a = 255 leaves colour unchanged
+                var rb = (px & 0x00FF_00FF) &* a &+ 0x0080_0080
+                rb = ((rb &+ ((rb >> 8) & 0x00FF_00FF)) >> 8) & 0x00FF_00FF
+                var g = ((px >> 8) & 0xFF) &* a &+ 0x80
+                g = ((g &+ (g >> 8)) >> 8) & 0xFF
+                row.storeBytes(of: rb | g << 8 | a << 24, toByteOffset: x * 4, as: UInt32.self)
             }
         }
     }

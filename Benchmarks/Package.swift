@@ -1,0 +1,31 @@
+// swift-tools-version: 6.1
+// Benchmarks live in their own package so the library's build and tests never compile them.
+import PackageDescription
+
+let package = Package(
+    name: "ImagoBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Imago", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // package-benchmark suite: `swift package --package-path Benchmarks benchmark`
+        .executableTarget(
+            name: "DecodeBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Imago", package: "Imago"),
+            ],
+            path: "Benchmarks/DecodeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The Imago side of scripts/bench-peers: decodes one file N times, prints timings.
+        .executableTarget(
+            name: "imago-decode-timer",
+            dependencies: [.product(name: "Imago", package: "Imago")],
+            path: "Sources/imago-decode-timer"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,37 @@
+// Usage: imago-decode-timer full|scaled|straight FILE ITERATIONS
+// Decodes FILE (from memory, to the premultiplied display format) ITERATIONS times and prints
+// "median_ms min_ms width height" — the same protocol as the peers in scripts/bench/.
+import Foundation
+import Imago
+
+let args = CommandLine.arguments
+guard args.count == 4, let iterations = Int(args[3]), iterations > 0 else {
+    FileHandle.standardError.write(Data("usage: imago-decode-timer full|scaled|straight FILE ITERATIONS\n".utf8))
+    exit(2)
+}
+let data: Data
+do { data = try Data(contentsOf: URL(fileURLWithPath: args[2])) } catch {
+    FileHandle.standardError.write(Data("cannot read \(args[2]): \(error)\n".utf8)); exit(1)
+}
+var options = DecodeOptions()
+if args[1] == "straight" { options.pixelFormat = .rgba8 }  // straight RGBA: no premultiplication
+if args[1] == "scaled" {
+    // 1/8 of the long side: JPEG decodes at DCT scale 1/8, WebP scales while decoding.
+    if let info = try? ImageCoders.shared.info(of: data) {
+        options.thumbnailPixelSize = PixelSize(width: max(1, info.width / 8), height: max(1, info.height / 8))
+    }
+}
+var times: [Double] = []
+var size = PixelSize(width: 0, height: 0)
+for _ in 0..<iterations {
+    let start = ContinuousClock.now
+    do {
+        let image = try ImageCoders.shared.decode(data, options: options)
+        size = image.pixelSize
+    } catch {
+        FileHandle.standardError.write(Data("decode failed: \(error)\n".utf8)); exit(1)
+    }
+    times.append((ContinuousClock.now - start) / .milliseconds(1))
+}
+times.sort()
+print(String(format: "%.3f %.3f %d %d", times[times.count / 2], times[0], size.width, size.height))
