@@ -155,3 +155,36 @@ enum ICCFixture {
         return Data(header + table + body)
     }()
 }
+
+@Suite("Direct JPEG output formats")
+struct JPEGDirectFormatTests {
+    let coders = ImageCoders.makeDefault()
+
+    @Test("RGB and gray written by libjpeg equal the 4-byte decode converted", arguments: [PixelFormat.rgb8, .gray8, .rgba8])
+    func direct(_ format: PixelFormat) throws {
+        let color = try coders.encode(Image(buffer: try Fixtures.gradient(width: 50, height: 40)), as: .jpeg)
+        let gray = try coders.encode(Image(buffer: try Fixtures.gradient(width: 50, height: 40).converted(to: .gray8)), as: .jpeg)
+        for data in [color, gray] {
+            let direct = try coders.decode(data, options: DecodeOptions(pixelFormat: format))
+            #expect(direct.buffer.format == format)
+            let viaDisplay = try coders.decode(data).buffer.converted(to: format)
+            if format == .gray8, data == color {
+                // Colour to gray differs (libjpeg is not asked; the luma conversion is Imago's): compare loosely.
+                #expect(Fixtures.difference(direct.buffer, viaDisplay).max <= 1)
+            } else {
+                #expect(direct.buffer == viaDisplay)
+            }
+        }
+    }
+
+    @Test("progressive decoding into RGB ends equal to the one-shot decode")
+    func progressiveRGB() throws {
+        let data = try coders.encode(Image(buffer: try Fixtures.gradient(width: 96, height: 64)), as: .jpeg,
+                                     options: EncodeOptions(progressive: true))
+        let options = DecodeOptions(pixelFormat: .rgb8)
+        let decoder = try #require(coders.makeProgressiveDecoder(for: data, options: options))
+        try decoder.update(data.prefix(data.count / 2), isFinal: false)
+        try decoder.update(data, isFinal: true)
+        #expect(try decoder.currentImage()?.buffer == coders.decode(data, options: options).buffer)
+    }
+}

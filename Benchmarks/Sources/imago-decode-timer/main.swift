@@ -1,4 +1,4 @@
-// Usage: imago-decode-timer full|scaled|straight FILE ITERATIONS
+// Usage: imago-decode-timer full|scaled|straight|rgb FILE ITERATIONS
 // Decodes FILE (from memory, to the premultiplied display format) ITERATIONS times and prints
 // "median_ms min_ms width height" — the same protocol as the peers in scripts/bench/.
 import Foundation
@@ -6,7 +6,7 @@ import Imago
 
 let args = CommandLine.arguments
 guard args.count == 4, let iterations = Int(args[3]), iterations > 0 else {
-    FileHandle.standardError.write(Data("usage: imago-decode-timer full|scaled|straight FILE ITERATIONS\n".utf8))
+    FileHandle.standardError.write(Data("usage: imago-decode-timer full|scaled|straight|rgb FILE ITERATIONS\n".utf8))
     exit(2)
 }
 let data: Data
@@ -15,6 +15,7 @@ do { data = try Data(contentsOf: URL(fileURLWithPath: args[2])) } catch {
 }
 var options = DecodeOptions()
 if args[1] == "straight" { options.pixelFormat = .rgba8 }  // straight RGBA: no premultiplication
+if args[1] == "rgb" { options.pixelFormat = .rgb8 }        // 3-byte RGB, what Pillow and libvips produce
 if args[1] == "scaled" {
     // 1/8 of the long side: JPEG decodes at DCT scale 1/8, WebP scales while decoding.
     if let info = try? ImageCoders.shared.info(of: data) {

@@ -25,9 +25,10 @@ enum ColorManagement {
         }
     }
 
-    /// Converts a 4-byte-per-pixel buffer with straight (or no) alpha from `icc` to sRGB in place.
+    /// Converts a buffer with straight (or no) alpha from `icc` to sRGB in place.
     ///
-    /// `layout` is the lcms pixel type of both input and output (BGRA or RGBA). RGB profiles
+    /// `layout` is the lcms pixel type of both input and output: BGRA, RGBA, ARGB (4 bytes) or
+    /// RGB (3 bytes); the gray-profile table applies to the 4-byte layouts. RGB profiles
     /// go through an lcms transform; gray profiles, for pixels decoded gray and expanded to
     /// RGB, through a 256-entry table. Returns whether the pixels were converted.
     @discardableResult
@@ -43,9 +44,11 @@ enum ColorManagement {
             guard let t = cmsCreateTransform(profile, layout, srgb, layout, cmsUInt32Number(INTENT_PERCEPTUAL),
                                              cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE)) else { return false }
             defer { cmsDeleteTransform(t) }
-            transformRows(t, pixels, pixels, width: width, height: height, inStride: bytesPerRow, outStride: bytesPerRow)
+            let bpp = layout == IMAGO_TYPE_RGB_8 ? 3 : 4
+            transformRows(t, pixels, pixels, width: width, height: height, inStride: bytesPerRow, outStride: bytesPerRow, bytesPerPixel: bpp)
             return true
         case cmsSigGrayData:
+            guard layout != IMAGO_TYPE_RGB_8 else { return false }
             guard let t = cmsCreateTransform(profile, IMAGO_TYPE_GRAY_8, srgb, IMAGO_TYPE_RGB_8,
                                              cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE)) else { return false }
             defer { cmsDeleteTransform(t) }
@@ -86,7 +89,7 @@ enum ColorManagement {
                                               cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE)) {
                     defer { cmsDeleteTransform(t) }
                     transformRows(t, UnsafeMutableRawBufferPointer(mutating: src), dst, width: width, height: height,
-                                  inStride: width * 4, outStride: width * 4)
+                                  inStride: width * 4, outStride: width * 4, bytesPerPixel: 4)
                     // lcms leaves the extra channel alone when the input has none: make it opaque.
                     setAlpha(dst, count: width * height, offset: 3)
                     return
@@ -115,9 +118,9 @@ enum ColorManagement {
 
     /// Runs `t` over `height` rows, in batches small enough for lcms's 32-bit pixel counts.
     private static func transformRows(_ t: cmsHTRANSFORM, _ src: UnsafeMutableRawBufferPointer, _ dst: UnsafeMutableRawBufferPointer,
-                                      width: Int, height: Int, inStride: Int, outStride: Int) {
+                                      width: Int, height: Int, inStride: Int, outStride: Int, bytesPerPixel: Int) {
         guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-        if inStride == width * 4, outStride == width * 4 {
+        if inStride == width * bytesPerPixel, outStride == width * bytesPerPixel {
             let rowsPerBatch = max(1, (1 << 24) / width)
             var y = 0
             while y < height {

@@ -10,7 +10,9 @@ public import ImagoCore
 /// (Adobe-inverted CMYK recognised from the APP14 marker), with restart markers. With
 /// ``DecodeOptions/thumbnailPixelSize`` it decodes at 1/2, 1/4 or 1/8 scale in the DCT
 /// domain, the largest reduction that still covers the requested size. EXIF orientation is
-/// read from APP1 and the ICC profile reassembled from APP2 chunks. 12-bit and lossless
+/// read from APP1 and the ICC profile reassembled from APP2 chunks. Asked for
+/// ``ImagoCore/PixelFormat/rgb8`` (or `.gray8` for a gray JPEG), libjpeg writes that format
+/// directly, which moves a quarter less memory than 4-byte pixels. 12-bit and lossless
 /// JPEGs are reported as ``ImagoCore/ImageCodingError/unsupportedFeature(_:_:)`` because Debian's
 /// libjpeg-turbo is built for 8-bit samples.
 public struct JPEGCoder: ImageDecoding, ImageEncoding {
@@ -46,10 +48,11 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
             plan.configure(d.cinfo)
             _ = try d.check(imago_jpeg_start_decompress(d.handle), during: "before the first scan")
             let width = Int(d.cinfo.pointee.output_width), height = Int(d.cinfo.pointee.output_height)
+            let stride = width * plan.bufferFormat.bytesPerPixel
             var buffer = try PixelBuffer(uninitializedWidth: width, height: height, format: plan.bufferFormat) { p in
                 var rows: UInt32 = 0
                 let base = p.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                _ = try d.check(imago_jpeg_read_rows(d.handle, base, width * 4, &rows), during: "in the image data")
+                _ = try d.check(imago_jpeg_read_rows(d.handle, base, stride, &rows), during: "in the image data")
             }
             _ = try d.check(imago_jpeg_finish_decompress(d.handle), during: "before the end marker")
             if d.hitEnd {
@@ -117,13 +120,27 @@ struct JPEGOutputPlan {
         denominator = options.shrinkFactor(for: PixelSize(width: header.width, height: header.height), choices: [2, 4, 8])
     }
 
-    /// Display format unless straight RGBA (or a conversion from it) was asked for.
+    /// Display format unless another was asked for.
     var wantsDisplay: Bool { options.pixelFormat == .argb32Premultiplied }
-    var bufferFormat: PixelFormat { wantsDisplay ? .argb32Premultiplied : .rgba8 }
+
+    /// What libjpeg writes: the requested format itself where libjpeg can produce it (display
+    /// BGRA/ARGB, RGBA, RGB, and gray from a gray JPEG), otherwise 4-byte pixels converted after.
+    var bufferFormat: PixelFormat {
+        if header.isCMYK { return wantsDisplay ? .argb32Premultiplied : .rgba8 }
+        switch options.pixelFormat {
+        case .argb32Premultiplied, .rgba8, .rgb8: return options.pixelFormat
+        case .gray8: return header.colorSpace == JCS_GRAYSCALE ? .gray8 : .rgba8
+        case .grayAlpha8: return .rgba8
+        }
+    }
 
     func configure(_ cinfo: UnsafeMutablePointer<jpeg_decompress_struct>) {
         if header.isCMYK {
             cinfo.pointee.out_color_space = JCS_CMYK
+        } else if bufferFormat == .rgb8 {
+            cinfo.pointee.out_color_space = JCS_RGB
+        } else if bufferFormat == .gray8 {
+            cinfo.pointee.out_color_space = JCS_GRAYSCALE
         } else if wantsDisplay {
             #if _endian(little)
             cinfo.pointee.out_color_space = JCS_EXT_BGRA
@@ -151,11 +168,11 @@ struct JPEGOutputPlan {
                                                 inverted: header.adobeInverted, profile: profile, bgra: bgra)
                 }
             }
-        } else if options.colorManagement, let icc = header.icc {
+        } else if options.colorManagement, let icc = header.icc, buffer.format != .gray8 {
             let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
+            let layout = buffer.format == .rgb8 ? IMAGO_TYPE_RGB_8 : bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8
             buffer.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc,
-                                                  layout: bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
+                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layout)
             }
         }
         return buffer.converted(to: options.pixelFormat)

@@ -69,12 +69,12 @@ final class JPEGProgressiveDecoder: ProgressiveImageDecoding {
                 guard try d.check(imago_jpeg_start_decompress(d.handle), during: "before the first scan") else { return }
                 width = Int(d.cinfo.pointee.output_width)
                 height = Int(d.cinfo.pointee.output_height)
-                let (_, total) = try PixelBuffer.layout(width: width, height: height, format: .rgba8)
+                let (_, total) = try PixelBuffer.layout(width: width, height: height, format: plan?.bufferFormat ?? .rgba8)
                 storage = ZeroedStorage(byteCount: total)
                 stage = d.cinfo.pointee.buffered_image != 0 ? .scans : .rows
             case .rows:
                 var rows: UInt32 = 0
-                let done = try d.check(imago_jpeg_read_rows(d.handle, rowBase, width * 4, &rows), during: "in the image data")
+                let done = try d.check(imago_jpeg_read_rows(d.handle, rowBase, stride, &rows), during: "in the image data")
                 if rows > 0 { hasPixels = true }
                 guard done else { return }
                 stage = .finishing
@@ -104,11 +104,13 @@ final class JPEGProgressiveDecoder: ProgressiveImageDecoding {
     private func render(scan: Int, _ d: JPEGDecompressor) throws {
         _ = try d.check(imago_jpeg_start_output(d.handle, Int32(scan)), during: "starting an output pass")
         var rows: UInt32 = 0
-        _ = try d.check(imago_jpeg_read_rows(d.handle, rowBase, width * 4, &rows), during: "in an output pass")
+        _ = try d.check(imago_jpeg_read_rows(d.handle, rowBase, stride, &rows), during: "in an output pass")
         _ = try d.check(imago_jpeg_finish_output(d.handle), during: "ending an output pass")
         outputScan = scan
         hasPixels = true
     }
+
+    private var stride: Int { width * (plan?.bufferFormat.bytesPerPixel ?? 4) }
 
     private var rowBase: UnsafeMutablePointer<UInt8>? {
         storage?.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -116,9 +118,10 @@ final class JPEGProgressiveDecoder: ProgressiveImageDecoding {
 
     func currentImage() throws -> Image? {
         guard hasPixels, let storage, let plan, let header else { return nil }
-        let raw = try storage.snapshot(width: width, height: height, format: plan.bufferFormat, bytesPerRow: width * 4)
+        let raw = try storage.snapshot(width: width, height: height, format: plan.bufferFormat, bytesPerRow: stride)
         var image = plan.image(from: plan.finish(raw), header: header, incremental: !isComplete)
-        if !isComplete { image.hasAlpha = true }
+        // Undecoded rows are transparent only in formats that have alpha.
+        if !isComplete { image.hasAlpha = image.buffer.format.hasAlphaChannel }
         return image
     }
 }
