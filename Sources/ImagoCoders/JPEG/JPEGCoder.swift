@@ -23,9 +23,15 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init(maxScans: Int = 500) { self.maxScans = maxScans }
 
+    /// `true` for ``ImagoCore/ImageFormat/jpeg`` only.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .jpeg }
+    /// `true` for ``ImagoCore/ImageFormat/jpeg`` only.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .jpeg }
 
+    /// Reads the JPEG header and saved APP1/APP2 markers: size, orientation, progressive, ICC presence.
+    ///
+    /// - Throws: `.truncated` when the data ends inside the header, `.corrupt` with libjpeg's message,
+    ///   `.unsupportedFeature` for 12-bit or lossless JPEGs.
     public func info(of data: Data) throws -> ImageInfo {
         let d = try JPEGDecompressor()
         return try data.withUnsafeBytes { raw in
@@ -35,6 +41,13 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         }
     }
 
+    /// Decodes to ``DecodeOptions/pixelFormat`` (default: premultiplied display format), scaled in
+    /// the DCT domain when ``DecodeOptions/thumbnailPixelSize`` allows, CMYK and ICC converted to sRGB
+    /// unless ``DecodeOptions/colorManagement`` is off.
+    ///
+    /// - Throws: `.exceedsLimit` from the header before allocating; `.truncated` when the data ends
+    ///   before the end-of-image marker; `.corrupt` with libjpeg's message; `.unsupportedFeature`
+    ///   for 12-bit and lossless JPEGs; `.corrupt` for more than ``maxScans`` scans.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
         let d = try JPEGDecompressor()
@@ -63,10 +76,17 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         }
     }
 
+    /// A progressive decoder: rows so far for baseline JPEGs, the best complete scan for progressive ones.
     public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
         JPEGProgressiveDecoder(options: options, maxScans: maxScans)
     }
 
+    /// Encodes the first frame as a baseline (or, with ``EncodeOptions/progressive``, progressive)
+    /// JPEG with optimized Huffman tables; 4:2:0 chroma below quality 0.9, 4:4:4 from there. Alpha
+    /// is flattened over ``EncodeOptions/backgroundColor``; gray stays gray.
+    ///
+    /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for options out of
+    ///   range, `.corrupt` with libjpeg's message if encoding fails.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .jpeg else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()

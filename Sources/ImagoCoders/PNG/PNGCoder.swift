@@ -14,13 +14,24 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
+    /// `true` for ``ImagoCore/ImageFormat/png`` and ``ImagoCore/ImageFormat/apng`` (its default image).
     public func canDecode(_ format: ImageFormat) -> Bool { format == .png || format == .apng }
+    /// `true` for ``ImagoCore/ImageFormat/png`` only.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
 
+    /// Walks chunk headers (no pixels): size, bit depth, alpha or tRNS, interlacing, ICC presence,
+    /// eXIf orientation, and for APNG the frame count, plays and delays.
+    ///
+    /// - Throws: `.truncated` or `.corrupt` for a bad signature or IHDR, `.exceedsLimit(.maxFrames, …)`
+    ///   for an acTL frame count over the default limit.
     public func info(of data: Data) throws -> ImageInfo {
         try PNGChunks(data).info(format: ImageFormat(sniffing: data) ?? .png)
     }
 
+    /// Decodes to ``DecodeOptions/pixelFormat`` (default: premultiplied display format).
+    ///
+    /// - Throws: `.exceedsLimit` from IHDR before allocating; `.truncated` when the data ends before
+    ///   IEND; `.corrupt` with libpng's message (bad CRC, bad IHDR, misplaced chunks, zlib errors).
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
         let ihdr = try PNGChunks.readIHDR(data)
@@ -42,10 +53,16 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
                               format: ImageFormat(sniffing: data) ?? .png, incremental: false)
     }
 
+    /// A progressive decoder: rows so far, or for Adam7 the passes so far.
     public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
         PNGProgressiveDecoder(options: options)
     }
 
+    /// Encodes the first frame as 8-bit PNG: gray, gray+alpha, RGB or RGBA, whichever keeps the
+    /// pixels (alpha only when some pixel is not opaque), with iCCP and eXIf when metadata is kept.
+    ///
+    /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for options out of
+    ///   range, `.corrupt` with libpng's message if encoding fails.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .png else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()

@@ -27,6 +27,7 @@ public protocol ImageDecoding: Sendable {
 }
 
 extension ImageDecoding {
+    /// Returns `nil`: formats without an incremental decoder decode only once complete.
     public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? { nil }
 }
 

@@ -17,13 +17,25 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init(method: Int = 4) { self.method = method }
 
+    /// `true` for ``ImagoCore/ImageFormat/webp`` only.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .webp }
+    /// `true` for ``ImagoCore/ImageFormat/webp`` only.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .webp }
 
+    /// Reads the RIFF container with libwebp's demuxer: canvas, alpha, animation frames, loop count
+    /// and durations, ICC and EXIF presence.
+    ///
+    /// - Throws: `.truncated` when the data is shorter than its RIFF size, `.corrupt` for a malformed
+    ///   container, `.exceedsLimit(.maxFrames, …)` for too many frames.
     public func info(of data: Data) throws -> ImageInfo {
         try WebPContainer(data).info()
     }
 
+    /// Decodes a still WebP to ``DecodeOptions/pixelFormat``, scaled while decoding when
+    /// ``DecodeOptions/thumbnailPixelSize`` allows.
+    ///
+    /// - Throws: `.exceedsLimit` before allocating, `.truncated`, `.corrupt` (bitstream errors),
+    ///   `.unsupportedFeature` for animated WebP.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
         let container = try WebPContainer(data)
@@ -40,10 +52,16 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         return plan.finish(raw, incremental: false)
     }
 
+    /// An incremental decoder over `WebPIDecoder`: the rows decoded so far.
     public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
         WebPProgressiveDecoder(options: options)
     }
 
+    /// Encodes the first frame, lossy at ``EncodeOptions/quality`` or lossless (exact colours under
+    /// transparent pixels), with ICCP and EXIF chunks when metadata is kept.
+    ///
+    /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for options out of
+    ///   range, `.corrupt` when libwebp fails.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .webp else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()

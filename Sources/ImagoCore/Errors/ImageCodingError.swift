@@ -19,6 +19,7 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
     /// An argument passed by the caller is out of range.
     case invalidArgument(String)
 
+    /// A one-line message naming the cause and, where there is one, what to do about it.
     public var description: String {
         switch self {
         case .emptyData:

@@ -146,6 +146,7 @@ public struct PixelBuffer: Sendable, Equatable {
 
 /// One colour with straight (unpremultiplied) 8-bit channels.
 public struct RGBA8: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Red, green, blue and alpha, 0–255, straight (not premultiplied).
     public var r: UInt8, g: UInt8, b: UInt8, a: UInt8
 
     /// Creates a colour from straight channel values.
@@ -159,5 +160,6 @@ public struct RGBA8: Sendable, Hashable, Codable, CustomStringConvertible {
                   b: PixelMath.unpremultiply(b, a), a: a)
     }
 
+    /// `rgba(r,g,b,a)`.
     public var description: String { "rgba(\(r),\(g),\(b),\(a))" }
 }

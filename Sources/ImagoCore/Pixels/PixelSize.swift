@@ -17,5 +17,6 @@ public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
         return o ? nil : p
     }
 
+    /// `WIDTHxHEIGHT`.
     public var description: String { "\(width)x\(height)" }
 }
