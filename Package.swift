@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Imago", targets: ["Imago"]),
         .library(name: "ImagoCore", targets: ["ImagoCore"]),
         .library(name: "ImagoCoders", targets: ["ImagoCoders"]),
+        .library(name: "ImagoCache", targets: ["ImagoCache"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
     ],
     dependencies: [
@@ -38,7 +39,9 @@ let package = Package(
                 dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CLCMS2"],
                 swiftSettings: strict),
 
-        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict),
+        .target(name: "ImagoCache", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict),
+
+        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoCache"], swiftSettings: strict),
 
         .executableTarget(name: "ImagoCLI",
                           dependencies: ["Imago",
@@ -49,6 +52,7 @@ let package = Package(
         .target(name: "ImagoTestSupport", dependencies: ["ImagoCore"], path: "Tests/ImagoTestSupport"),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ImagoCacheTests", dependencies: ["ImagoCache", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
 // The umbrella module: `import Imago` brings in the whole public API.
 @_exported public import ImagoCore
 @_exported public import ImagoCoders
+@_exported public import ImagoCache
