@@ -19,9 +19,12 @@ test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Benchmarks Imago beside libjpeg-turbo/libpng/libwebp, Pillow and libvips (see README).
+# Benchmarks: decoding beside libjpeg-turbo/libpng/libwebp, Pillow and libvips; the memory
+# cache beside NSCache and a locked dictionary (see README).
 bench: bootstrap
 	./scripts/bench-peers
+	$(SWIFT) build -c release --package-path Benchmarks --product imago-cache-bench
+	$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/imago-cache-bench
 
 clean:
 	rm -rf .build .build-* Benchmarks/.build

@@ -26,6 +26,14 @@ let package = Package(
             dependencies: [.product(name: "Imago", package: "Imago")],
             path: "Sources/imago-decode-timer"
         ),
+        // Memory-cache benchmark in YYCache's shape (issue: caches).
+        .executableTarget(
+            name: "imago-cache-bench",
+            dependencies: [.product(name: "ImagoCache", package: "Imago")],
+            path: "Sources/imago-cache-bench",
+            // Shared read-only fixtures used from concurrentPerform threads: measurement code.
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

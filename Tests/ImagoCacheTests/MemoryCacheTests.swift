@@ -65,6 +65,22 @@ struct MemoryCacheTests {
         #expect(cache.value(forKey: "used") == nil && cache.count == 0)
     }
 
+    @Test("turning the age limit on later counts existing entries as used then")
+    func ageLimitLater() {
+        let time = ManualTime()
+        let cache = MemoryCache<String, Int>(costLimit: 1000, now: { time.now })
+        cache.setValue(1, forKey: "old")
+        time.advance(.seconds(3600))
+        cache.ageLimit = .seconds(10)
+        #expect(cache.value(forKey: "old") == 1)     // stamped when the limit was set
+        time.advance(.seconds(11))
+        #expect(cache.value(forKey: "old") == nil)
+        cache.ageLimit = nil
+        cache.setValue(2, forKey: "new")
+        time.advance(.seconds(100_000))
+        #expect(cache.value(forKey: "new") == 2)     // no limit, no expiry
+    }
+
     @Test("trim, remove and removeAll")
     func trimming() {
         let cache = MemoryCache<Int, Int>(costLimit: 10_000)

@@ -1,6 +1,6 @@
 public import ImagoCore
 import Foundation
-import Synchronization
+public import Synchronization
 
 /// A thread-safe LRU cache with O(1) get, set and remove, bounded by total cost, entry count
 /// and, optionally, age since last use.
@@ -19,14 +19,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         return Int(min(physical / 100 * 15, 768 << 20))
     }
 
-    private let state: Mutex<LRUList<Key, Value>>
-    private let now: @Sendable () -> ContinuousClock.Instant
+    @usableFromInline let state: Mutex<LRUList<Key, Value>>
+    @usableFromInline let now: @Sendable () -> ContinuousClock.Instant
 
     /// Creates a cache.
     ///
     /// - Parameters:
     ///   - costLimit: Most total cost kept. Default ``defaultCostLimit``.
-    ///   - countLimit: Most entries kept. Default unlimited (`Int.max`).
+    ///   - countLimit: Most entries kept. Default unlimited (in practice 2^31 − 2).
     ///   - ageLimit: Longest an entry may go unused; `nil` (default) keeps entries regardless of age.
     ///   - entryCostRatio: The largest share of `costLimit` one entry may cost. Default 0.1.
     ///   - now: The time source for ages. Default the continuous clock; tests pass a manual one.
@@ -50,10 +50,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         set { state.withLock { $0.countLimit = max(0, newValue); $0.trim() } }
     }
 
-    /// Longest an entry may go unused, or `nil` for no age limit.
+    /// Longest an entry may go unused, or `nil` for no age limit. Last-use times are kept only
+    /// while a limit is set (a hit then reads the clock); setting one counts every entry as
+    /// used now.
     public var ageLimit: Duration? {
         get { state.withLock { $0.ageLimit } }
-        set { state.withLock { $0.ageLimit = newValue } }
+        set { let t = now(); state.withLock { $0.setAgeLimit(newValue, now: t) } }
     }
 
     /// The largest cost one entry may have: `costLimit × entryCostRatio`.
@@ -66,13 +68,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public var totalCost: Int { state.withLock { $0.totalCost } }
 
     /// The value for `key`, made most recently used; `nil` when absent or older than ``ageLimit``.
+    @inlinable
     public func value(forKey key: Key) -> Value? {
-        state.withLock { $0.value(forKey: key, now: now()) }
+        state.withLock { $0.value(forKey: key, now: now) }
     }
 
     /// Whether `key` has a live entry. Does not change LRU order.
+    @inlinable
     public func contains(_ key: Key) -> Bool {
-        state.withLock { $0.contains(key, now: now()) }
+        state.withLock { $0.contains(key, now: now) }
     }
 
     /// Stores `value` with `cost`, as most recently used, then evicts least recently used
@@ -81,12 +85,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// - Returns: Whether the value was kept.
     @discardableResult
+    @inlinable
     public func setValue(_ value: Value, forKey key: Key, cost: Int = 0) -> Bool {
-        state.withLock { $0.set(value, forKey: key, cost: max(0, cost), now: now()) }
+        state.withLock { $0.set(value, forKey: key, cost: max(0, cost), now: now) }
     }
 
     /// Removes and returns the value for `key`.
     @discardableResult
+    @inlinable
     public func removeValue(forKey key: Key) -> Value? {
         state.withLock { $0.remove(key) }
     }
