@@ -18,6 +18,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         // Pure Swift: pixel buffers, Image, formats and sniffing, errors, limits.
@@ -32,6 +33,10 @@ let package = Package(
                        providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
         // The one C target: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng.
         .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG"]),
 
@@ -39,7 +44,10 @@ let package = Package(
                 dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CLCMS2"],
                 swiftSettings: strict),
 
-        .target(name: "ImagoCache", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict),
+        .target(name: "ImagoCache",
+                dependencies: ["ImagoCore", "ImagoCoders", "CSQLite", "CZlib",
+                               .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strict),
 
         .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoCache"], swiftSettings: strict),
 

@@ -1,0 +1,375 @@
+public import Foundation
+import CSQLite
+import CZlib
+import Crypto
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes by key on disk, with an SQLite manifest that records each entry's size, CRC-32,
+/// creation, modification and last-access times and metadata: an LRU that never relies on
+/// filesystem atime, so it is right on `noatime` and `relatime` mounts.
+///
+/// Why SQLite for the manifest (as YYCache does): it gives atomic, crash-safe updates of the
+/// bookkeeping, ordered queries for trimming by access time, and safe sharing between processes
+/// (WAL mode with a busy timeout, so the CLI and a server can use one directory at once).
+///
+/// **Crash safety.** A write goes to a temporary file, is flushed with `fsync`, renamed over the
+/// entry's file, and only then recorded in the manifest. A process killed at any moment leaves
+/// either the old entry or the new one. Stray temporary files are removed when a cache opens.
+/// Every read checks the file's size and CRC-32 against the manifest, so a damaged or
+/// half-replaced file is never served: it counts as a miss and is removed.
+///
+/// Files are named by the SHA-256 of the key plus the key's sanitized path extension
+/// (SDWebImage's scheme). A cryptographic hash matters here: keys are often URLs chosen by
+/// others, and a weak hash could be made to collide.
+public final class DiskCache: Sendable {
+    /// Which recorded time ``maxAge`` is measured from.
+    public enum ExpirationDate: String, Sendable {
+        /// Last read or write (default): least recently used entries expire.
+        case accessDate
+        /// Last write.
+        case modificationDate
+        /// First write.
+        case creationDate
+    }
+
+    /// One stored entry.
+    public struct Entry: Sendable, Hashable {
+        /// The key.
+        public var key: String
+        /// Size in bytes.
+        public var size: Int
+        /// When it was first written.
+        public var created: Date
+        /// When it was last written.
+        public var modified: Date
+        /// When it was last read or written.
+        public var accessed: Date
+        /// Metadata stored with it (for example `ETag`, `Last-Modified`, `Content-Type`).
+        public var metadata: [String: String]
+    }
+
+    /// The directory holding this cache's manifest and files.
+    public let directory: URL
+    /// Entries unused (per ``expirationDate``) for longer than this are removed. Default one week.
+    public let maxAge: TimeInterval?
+    /// When the total size passes this many bytes, the oldest entries are removed until half
+    /// of it remains. 0 (default) means unlimited.
+    public let maxSize: Int
+    /// Which time ``maxAge`` counts from. Default ``ExpirationDate/accessDate``.
+    public let expirationDate: ExpirationDate
+
+    private let database: Mutex<SQLiteDatabase>
+    private let filesDirectory: URL
+    private let now: @Sendable () -> Date
+    private let writesSinceTrim = Mutex(0)
+
+    /// Opens (creating if needed) the cache at `directory/namespace`, removes stray temporary
+    /// files, and trims to the limits.
+    ///
+    /// - Parameters:
+    ///   - directory: The parent directory, for example `~/.cache/imago`.
+    ///   - namespace: A subdirectory per cache. Default `"default"`.
+    ///   - maxAge: Default one week; `nil` keeps entries regardless of age.
+    ///   - maxSize: Bytes; 0 (default) means unlimited.
+    ///   - expirationDate: Default ``ExpirationDate/accessDate``.
+    ///   - now: The time source; tests pass their own.
+    /// - Throws: ``DiskCacheError`` when the directory or manifest cannot be created or opened.
+    public init(directory: URL, namespace: String = "default", maxAge: TimeInterval? = 7 * 24 * 3600,
+                maxSize: Int = 0, expirationDate: ExpirationDate = .accessDate,
+                now: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.directory = directory.appendingPathComponent(Self.sanitized(namespace), isDirectory: true)
+        self.maxAge = maxAge
+        self.maxSize = max(0, maxSize)
+        self.expirationDate = expirationDate
+        self.now = now
+        filesDirectory = self.directory.appendingPathComponent("data", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: filesDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw DiskCacheError.io(path: filesDirectory.path, reason: error.localizedDescription)
+        }
+        let db = try SQLiteDatabase(path: self.directory.appendingPathComponent("manifest.sqlite").path)
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS entries(
+                key TEXT PRIMARY KEY, filename TEXT NOT NULL, size INTEGER NOT NULL, crc INTEGER NOT NULL,
+                created REAL NOT NULL, modified REAL NOT NULL, accessed REAL NOT NULL, metadata BLOB);
+            CREATE INDEX IF NOT EXISTS entries_accessed ON entries(accessed);
+            CREATE INDEX IF NOT EXISTS entries_modified ON entries(modified);
+            CREATE INDEX IF NOT EXISTS entries_created ON entries(created);
+            """)
+        database = Mutex(db)
+        removeStrayTemporaryFiles()
+        try trim()
+    }
+
+    // MARK: Reading
+
+    /// The bytes for `key`, or `nil` when absent, expired or damaged (a damaged entry is removed).
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)`` when the manifest cannot be read.
+    public func data(forKey key: String) throws -> Data? {
+        try read(key)?.data
+    }
+
+    /// The bytes and entry record for `key`, or `nil` (see ``data(forKey:)``).
+    public func entry(forKey key: String) throws -> (data: Data, entry: Entry)? {
+        try read(key)
+    }
+
+    /// Whether `key` has a live entry (not expired). Does not read the file or count as a use.
+    public func contains(_ key: String) throws -> Bool {
+        try database.withLock { db in try row(key, db) }.map { !isExpired($0) } ?? false
+    }
+
+    private func read(_ key: String) throws -> (data: Data, entry: Entry)? {
+        for attempt in 0..<2 {
+            guard let found = try database.withLock({ db in try row(key, db) }) else { return nil }
+            if isExpired(found) {
+                try removeValue(forKey: key)
+                return nil
+            }
+            let url = filesDirectory.appendingPathComponent(found.filename)
+            if let data = try? Data(contentsOf: url), data.count == found.entry.size, Self.crc32(data) == found.crc {
+                let t = now()
+                try database.withLock { db in
+                    try db.query("UPDATE entries SET accessed = ? WHERE key = ?", [.real(t.timeIntervalSince1970), .text(key)])
+                }
+                var entry = found.entry
+                entry.accessed = t
+                return (data, entry)
+            }
+            // Missing or damaged; another process may have replaced it between our two reads: look once more.
+            if attempt == 0 { continue }
+            try removeValue(forKey: key)
+        }
+        return nil
+    }
+
+    private struct Row {
+        var filename: String
+        var crc: UInt32
+        var entry: Entry
+    }
+
+    private func row(_ key: String, _ db: SQLiteDatabase) throws -> Row? {
+        var result: Row?
+        try db.query("SELECT filename, size, crc, created, modified, accessed, metadata FROM entries WHERE key = ?", [.text(key)]) { s in
+            let metadata = SQLiteDatabase.blob(s, 6).flatMap { try? JSONDecoder().decode([String: String].self, from: $0) } ?? [:]
+            result = Row(filename: SQLiteDatabase.text(s, 0) ?? "", crc: UInt32(truncatingIfNeeded: sqlite3_column_int64(s, 2)),
+                         entry: Entry(key: key, size: Int(sqlite3_column_int64(s, 1)),
+                                      created: Date(timeIntervalSince1970: sqlite3_column_double(s, 3)),
+                                      modified: Date(timeIntervalSince1970: sqlite3_column_double(s, 4)),
+                                      accessed: Date(timeIntervalSince1970: sqlite3_column_double(s, 5)),
+                                      metadata: metadata))
+        }
+        return result
+    }
+
+    private func isExpired(_ row: Row) -> Bool {
+        guard let maxAge else { return false }
+        let reference: Date
+        switch expirationDate {
+        case .accessDate: reference = row.entry.accessed
+        case .modificationDate: reference = row.entry.modified
+        case .creationDate: reference = row.entry.created
+        }
+        return now().timeIntervalSince(reference) > maxAge
+    }
+
+    // MARK: Writing
+
+    /// Stores `data` for `key` with `metadata`, atomically: readers see the old bytes or the new,
+    /// never a mix, whatever happens to this process.
+    ///
+    /// - Throws: ``DiskCacheError/io(path:reason:)`` when the file cannot be written (the disk
+    ///   is full, for example), leaving the previous entry intact; ``DiskCacheError/database(_:)``.
+    public func setData(_ data: Data, forKey key: String, metadata: [String: String] = [:]) throws {
+        let filename = Self.filename(for: key)
+        let final = filesDirectory.appendingPathComponent(filename)
+        let temporary = filesDirectory.appendingPathComponent(".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+        try Self.writeDurably(data, to: temporary)
+        guard rename(temporary.path, final.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw DiskCacheError.io(path: final.path, reason: reason)
+        }
+        let t = now().timeIntervalSince1970
+        let encoded = metadata.isEmpty ? nil : try? JSONEncoder().encode(metadata)
+        try database.withLock { db in
+            try db.query("""
+                INSERT INTO entries(key, filename, size, crc, created, modified, accessed, metadata)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET filename = excluded.filename, size = excluded.size, crc = excluded.crc,
+                    modified = excluded.modified, accessed = excluded.accessed, metadata = excluded.metadata
+                """, [.text(key), .text(filename), .int(Int64(data.count)), .int(Int64(Self.crc32(data))),
+                      .real(t), .real(t), .real(t), .blob(encoded)])
+        }
+        let due = writesSinceTrim.withLock { n -> Bool in
+            n += 1
+            if n >= 64 { n = 0; return true }
+            return false
+        }
+        if due, maxSize > 0 { try trim() }
+    }
+
+    /// Replaces the metadata of an existing entry (for example after a 304 revalidation).
+    /// Does nothing when `key` is absent.
+    public func setMetadata(_ metadata: [String: String], forKey key: String) throws {
+        let encoded = metadata.isEmpty ? nil : try? JSONEncoder().encode(metadata)
+        try database.withLock { db in
+            try db.query("UPDATE entries SET metadata = ? WHERE key = ?", [.blob(encoded), .text(key)])
+        }
+    }
+
+    /// Removes the entry for `key`, if any.
+    public func removeValue(forKey key: String) throws {
+        let filename: String? = try database.withLock { db in
+            var name: String?
+            try db.query("DELETE FROM entries WHERE key = ? RETURNING filename", [.text(key)]) { s in
+                name = SQLiteDatabase.text(s, 0)
+            }
+            return name
+        }
+        if let filename { unlink(filesDirectory.appendingPathComponent(filename).path) }
+    }
+
+    /// Removes every entry.
+    public func removeAll() throws {
+        try database.withLock { db in try db.execute("DELETE FROM entries") }
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: filesDirectory.path)) ?? []
+        for name in files { unlink(filesDirectory.appendingPathComponent(name).path) }
+    }
+
+    // MARK: Limits and statistics
+
+    /// Removes expired entries, then, when the total passes ``maxSize``, the least recently used
+    /// (per ``expirationDate``) until at most half of ``maxSize`` remains.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)``.
+    public func trim() throws {
+        let column = expirationColumn
+        var doomed: [String] = []
+        try database.withLock { db in
+            try db.transaction {
+                if let maxAge {
+                    let cutoff = now().timeIntervalSince1970 - maxAge
+                    try db.query("DELETE FROM entries WHERE \(column) < ? RETURNING filename", [.real(cutoff)]) { s in
+                        if let f = SQLiteDatabase.text(s, 0) { doomed.append(f) }
+                    }
+                }
+                guard maxSize > 0 else { return }
+                var total: Int64 = 0
+                try db.query("SELECT total(size) FROM entries") { s in total = Int64(sqlite3_column_double(s, 0)) }
+                guard total > Int64(maxSize) else { return }
+                let target = Int64(maxSize / 2)
+                var victims: [String] = []
+                try db.query("SELECT key, filename, size FROM entries ORDER BY \(column) ASC") { s in
+                    guard total > target, let key = SQLiteDatabase.text(s, 0) else { return }
+                    victims.append(key)
+                    if let f = SQLiteDatabase.text(s, 1) { doomed.append(f) }
+                    total -= sqlite3_column_int64(s, 2)
+                }
+                for key in victims { try db.query("DELETE FROM entries WHERE key = ?", [.text(key)]) }
+            }
+        }
+        for f in doomed { unlink(filesDirectory.appendingPathComponent(f).path) }
+    }
+
+    /// Number of entries and their total size in bytes.
+    public func statistics() throws -> (count: Int, totalSize: Int) {
+        try database.withLock { db in
+            var result = (count: 0, totalSize: 0)
+            try db.query("SELECT count(*), total(size) FROM entries") { s in
+                result = (Int(sqlite3_column_int64(s, 0)), Int(sqlite3_column_double(s, 1)))
+            }
+            return result
+        }
+    }
+
+    /// Every entry, least recently used first (per ``expirationDate``).
+    public func entries() throws -> [Entry] {
+        let keys: [String] = try database.withLock { db in
+            var keys: [String] = []
+            try db.query("SELECT key FROM entries ORDER BY \(expirationColumn) ASC") { s in
+                if let k = SQLiteDatabase.text(s, 0) { keys.append(k) }
+            }
+            return keys
+        }
+        return try keys.compactMap { key in try database.withLock { db in try row(key, db) }?.entry }
+    }
+
+    private var expirationColumn: String {
+        switch expirationDate {
+        case .accessDate: "accessed"
+        case .modificationDate: "modified"
+        case .creationDate: "created"
+        }
+    }
+
+    // MARK: Files
+
+    /// SHA-256 of the key in hex, plus the key's path extension when it is short and alphanumeric.
+    static func filename(for key: String) -> String {
+        let digest = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        let path = URL(string: key)?.path ?? key
+        let ext = (path as NSString).pathExtension.lowercased()
+        let clean = !ext.isEmpty && ext.count <= 8 && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        return clean ? "\(digest).\(ext)" : digest
+    }
+
+    static func sanitized(_ namespace: String) -> String {
+        let s = namespace.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") ? $0 : "_" }
+        let name = String(s).trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        return name.isEmpty ? "default" : name
+    }
+
+    static func crc32(_ data: Data) -> UInt32 {
+        data.withUnsafeBytes { raw in
+            UInt32(truncatingIfNeeded: crc32_z(0, raw.baseAddress?.assumingMemoryBound(to: Bytef.self), raw.count))
+        }
+    }
+
+    /// Writes all bytes and `fsync`s before returning, so a rename that follows publishes a
+    /// complete file even across a power loss.
+    static func writeDurably(_ data: Data, to url: URL) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw DiskCacheError.io(path: url.path, reason: String(cString: strerror(errno))) }
+        var failure: String?
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, base + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += n
+            }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        close(fd)
+        if let failure {
+            unlink(url.path)
+            throw DiskCacheError.io(path: url.path, reason: failure)
+        }
+    }
+
+    /// Removes temporary files left by writers that died more than an hour ago (younger ones may
+    /// belong to another process writing right now).
+    private func removeStrayTemporaryFiles() {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: filesDirectory.path) else { return }
+        let cutoff = Date().addingTimeInterval(-3600)
+        for name in names where name.hasPrefix(".tmp-") {
+            let path = filesDirectory.appendingPathComponent(name).path
+            if let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date, modified < cutoff {
+                unlink(path)
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import CSQLite
+import Foundation
+
+/// A SQLite connection with the few operations the disk cache's manifest needs. Owns the
+/// handle and closes it exactly once. Not thread-safe by itself: ``DiskCache`` only touches it
+/// inside its `Mutex`, which is what makes the `@unchecked Sendable` sound.
+final class SQLiteDatabase: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+    /// SQLite's "copy the bytes now" destructor, which Swift cannot import as a macro.
+    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// Opens (creating if needed) the database at `path` in WAL mode, with a busy timeout so
+    /// several processes can share it.
+    init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw DiskCacheError.database("cannot open \(path): \(message)")
+        }
+        handle = db
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=NORMAL")
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
+
+    var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func execute(_ sql: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+            let message = error.map { String(cString: $0) } ?? lastError
+            sqlite3_free(error)
+            throw DiskCacheError.database("\(message) (in: \(sql.prefix(60)))")
+        }
+    }
+
+    /// A value to bind to a statement parameter.
+    enum Value {
+        case text(String)
+        case int(Int64)
+        case real(Double)
+        case blob(Data?)
+    }
+
+    /// Runs `sql` with `bindings`, calling `row` for each result row. Statements are cached.
+    func query(_ sql: String, _ bindings: [Value] = [], row: ((OpaquePointer) throws -> Void)? = nil) throws {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        for (i, value) in bindings.enumerated() {
+            let index = Int32(i + 1)
+            switch value {
+            case .text(let s): sqlite3_bind_text(statement, index, s, -1, Self.transient)
+            case .int(let v): sqlite3_bind_int64(statement, index, v)
+            case .real(let v): sqlite3_bind_double(statement, index, v)
+            case .blob(let d?):
+                d.withUnsafeBytes { _ = sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
+            case .blob(nil): sqlite3_bind_null(statement, index)
+            }
+        }
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_ROW { try row?(statement); continue }
+            if rc == SQLITE_DONE { return }
+            throw DiskCacheError.database(lastError)
+        }
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+    func transaction<R>(_ body: () throws -> R) throws -> R {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let s = statements[sql] { return s }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw DiskCacheError.database("\(lastError) (in: \(sql.prefix(60)))")
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    static func text(_ s: OpaquePointer, _ column: Int32) -> String? {
+        sqlite3_column_text(s, column).map { String(cString: $0) }
+    }
+
+    static func blob(_ s: OpaquePointer, _ column: Int32) -> Data? {
+        guard let p = sqlite3_column_blob(s, column) else { return nil }
+        return Data(bytes: p, count: Int(sqlite3_column_bytes(s, column)))
+    }
+}

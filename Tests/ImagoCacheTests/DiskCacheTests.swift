@@ -1,0 +1,191 @@
+import Foundation
+import ImagoCache
+import Testing
+
+@Suite("DiskCache")
+struct DiskCacheTests {
+    func makeDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-disk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    func payload(_ n: Int, seed: UInt8) -> Data { Data((0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }) }
+
+    func dataFiles(_ cache: DiskCache) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: cache.directory.appendingPathComponent("data").path)
+    }
+
+    @Test("write, read, metadata, contains, remove, statistics")
+    func roundTrip() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir)
+        let a = payload(5000, seed: 1)
+        try cache.setData(a, forKey: "https://example.com/a.jpg", metadata: ["ETag": "\"abc\"", "Content-Type": "image/jpeg"])
+        #expect(try cache.data(forKey: "https://example.com/a.jpg") == a)
+        let (_, entry) = try #require(try cache.entry(forKey: "https://example.com/a.jpg"))
+        #expect(entry.size == 5000 && entry.metadata["ETag"] == "\"abc\"")
+        try cache.setMetadata(["ETag": "\"def\""], forKey: "https://example.com/a.jpg")
+        #expect(try cache.entry(forKey: "https://example.com/a.jpg")?.entry.metadata == ["ETag": "\"def\""])
+        #expect(try cache.contains("https://example.com/a.jpg") && !cache.contains("nope"))
+        #expect(try cache.data(forKey: "nope") == nil)
+        let b = payload(100, seed: 2)
+        try cache.setData(b, forKey: "https://example.com/a.jpg")         // replace
+        #expect(try cache.data(forKey: "https://example.com/a.jpg") == b)
+        try cache.setData(a, forKey: "k2")
+        #expect(try cache.statistics() == (count: 2, totalSize: 5100))
+        try cache.removeValue(forKey: "k2")
+        #expect(try cache.statistics().count == 1 && cache.data(forKey: "k2") == nil)
+        try cache.removeAll()
+        #expect(try cache.statistics().count == 0 && dataFiles(cache).isEmpty)
+    }
+
+    @Test("file names are SHA-256 plus a clean extension; hostile keys stay inside the cache")
+    func naming() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir, namespace: "../escape")
+        #expect(cache.directory.path.hasPrefix(dir.path))
+        try cache.setData(Data([1]), forKey: "https://x.test/photo.JPG?size=2")
+        try cache.setData(Data([2]), forKey: "../../../../etc/passwd")
+        try cache.setData(Data([3]), forKey: "https://x.test/file.exe%00.png")
+        let names = try dataFiles(cache).sorted()
+        #expect(names.count == 3)
+        #expect(names.contains { $0.hasSuffix(".jpg") && $0.count == 64 + 4 })
+        #expect(names.allSatisfy { !$0.contains("/") && $0.prefix(64).allSatisfy(\.isHexDigit) })
+        #expect(try cache.data(forKey: "../../../../etc/passwd") == Data([2]))
+    }
+
+    @Test("entries expire by recorded access time, not filesystem atime")
+    func expiryByAccess() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clock = DateBox()
+        let cache = try DiskCache(directory: dir, maxAge: 100, now: { clock.now })
+        try cache.setData(Data([1]), forKey: "read")
+        try cache.setData(Data([2]), forKey: "idle")
+        clock.advance(60)
+        #expect(try cache.data(forKey: "read") == Data([1]))
+        clock.advance(60)
+        #expect(try cache.data(forKey: "read") == Data([1]))    // 60 s since last access
+        #expect(try cache.data(forKey: "idle") == nil)          // 120 s since write
+        clock.advance(101)
+        try cache.trim()
+        #expect(try cache.statistics().count == 0)
+        // With modification-date expiry, reading does not extend life.
+        let byWrite = try DiskCache(directory: dir, namespace: "m", maxAge: 100, expirationDate: .modificationDate, now: { clock.now })
+        try byWrite.setData(Data([3]), forKey: "k")
+        clock.advance(60); _ = try byWrite.data(forKey: "k")
+        clock.advance(60)
+        #expect(try byWrite.data(forKey: "k") == nil)
+    }
+
+    @Test("over the size limit, least recently used entries go until half the limit remains")
+    func trimToHalf() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clock = DateBox()
+        let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, now: { clock.now })
+        for i in 0..<10 {
+            try cache.setData(payload(1000, seed: UInt8(i)), forKey: "k\(i)")
+            clock.advance(1)
+        }
+        _ = try cache.data(forKey: "k0")     // k0 becomes most recently used
+        clock.advance(1)
+        try cache.setData(payload(1000, seed: 99), forKey: "k10")
+        try cache.trim()
+        let stats = try cache.statistics()
+        #expect(stats.totalSize <= 5000)
+        let kept = Set(try cache.entries().map(\.key))
+        #expect(kept.contains("k0") && kept.contains("k10") && !kept.contains("k1"))
+        #expect(try dataFiles(cache).count == stats.count)
+        // Opening applies the limits too.
+        for i in 20..<40 { try cache.setData(payload(1000, seed: UInt8(i)), forKey: "k\(i)") }
+        let reopened = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, now: { clock.now })
+        #expect(try reopened.statistics().totalSize <= 5000)
+    }
+
+    @Test("a corrupted, truncated or missing file is a miss and is removed", arguments: ["flip", "truncate", "delete"])
+    func damage(_ kind: String) throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir)
+        try cache.setData(payload(4096, seed: 7), forKey: "victim")
+        try cache.setData(payload(10, seed: 8), forKey: "bystander")
+        let files = cache.directory.appendingPathComponent("data")
+        let name = try #require(try dataFiles(cache).first { try Data(contentsOf: files.appendingPathComponent($0)).count == 4096 })
+        let url = files.appendingPathComponent(name)
+        switch kind {
+        case "flip":
+            var bytes = try Data(contentsOf: url)
+            bytes[2000] ^= 0x40
+            try bytes.write(to: url)
+        case "truncate":
+            try Data(try Data(contentsOf: url).prefix(1000)).write(to: url)
+        default:
+            try FileManager.default.removeItem(at: url)
+        }
+        #expect(try cache.data(forKey: "victim") == nil)
+        #expect(try !cache.contains("victim"))
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        #expect(try cache.data(forKey: "bystander") == payload(10, seed: 8))
+    }
+
+    @Test("two caches on one directory (as two processes) see each other's writes")
+    func sharedDirectory() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = try DiskCache(directory: dir), b = try DiskCache(directory: dir)
+        try a.setData(Data([1, 2, 3]), forKey: "from-a")
+        #expect(try b.data(forKey: "from-a") == Data([1, 2, 3]))
+        try b.setData(Data([4]), forKey: "from-a")
+        #expect(try a.data(forKey: "from-a") == Data([4]))
+        try b.removeValue(forKey: "from-a")
+        #expect(try a.data(forKey: "from-a") == nil)
+    }
+
+    @Test("stray temporary files from dead writers are removed on open; fresh ones are left alone")
+    func strayTemporaries() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir)
+        let files = cache.directory.appendingPathComponent("data")
+        let old = files.appendingPathComponent(".tmp-1-1"), fresh = files.appendingPathComponent(".tmp-1-2")
+        try Data([0]).write(to: old)
+        try Data([0]).write(to: fresh)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: old.path)
+        _ = try DiskCache(directory: dir)
+        #expect(!FileManager.default.fileExists(atPath: old.path))
+        #expect(FileManager.default.fileExists(atPath: fresh.path))
+    }
+
+    @Test("many tasks reading and writing at once always read back what some writer wrote")
+    func concurrent() async throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir)
+        let values = (0..<4).map { v in Data(repeating: UInt8(v), count: 3000) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for t in 0..<4 {
+                group.addTask {
+                    for i in 0..<50 {
+                        let key = "k\(i % 10)"
+                        if (i + t) % 2 == 0 { try cache.setData(values[t], forKey: key) }
+                        if let data = try cache.data(forKey: key) { #expect(values.contains(data)) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try cache.statistics().count == 10)
+    }
+}
+
+/// A hand-driven wall clock for tests.
+final class DateBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = Date(timeIntervalSince1970: 1_800_000_000)
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
