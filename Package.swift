@@ -60,7 +60,11 @@ let package = Package(
         .target(name: "ImagoTestSupport", dependencies: ["ImagoCore"], path: "Tests/ImagoTestSupport"),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ImagoCacheTests", dependencies: ["ImagoCache", "ImagoTestSupport"], swiftSettings: strict),
+        // Child process for the disk cache's kill -9 test: writes until killed.
+        .executableTarget(name: "ImagoCacheCrashWriter", dependencies: ["ImagoCache"],
+                          path: "Tests/ImagoCacheCrashWriter", swiftSettings: strict),
+        .testTarget(name: "ImagoCacheTests", dependencies: ["ImagoCache", "ImagoTestSupport", "ImagoCacheCrashWriter"],
+                    swiftSettings: strict),
         .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,122 @@
+import Foundation
+import ImagoCache
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("DiskCache under kill -9")
+struct DiskCacheCrashTests {
+    static let writer: URL = {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [dir, dir.deletingLastPathComponent()] {
+            let u = candidate.appendingPathComponent("ImagoCacheCrashWriter")
+            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
+        }
+        return dir.appendingPathComponent("ImagoCacheCrashWriter")
+    }()
+
+    /// Checks a value the writer produced: header, key, version, and the pattern those determine.
+    static func isIntact(_ data: Data, key: String) -> Bool {
+        let bytes = [UInt8](data)
+        let keyBytes = Array(key.utf8)
+        let headerLength = 5 + 1 + keyBytes.count + 8 + 4
+        guard bytes.count > headerLength, Array(bytes[0..<5]) == Array("IMAGO".utf8),
+              Int(bytes[5]) == keyBytes.count, Array(bytes[6..<(6 + keyBytes.count)]) == keyBytes else { return false }
+        var version: UInt64 = 0
+        for i in 0..<8 { version |= UInt64(bytes[6 + keyBytes.count + i]) << (8 * UInt64(i)) }
+        var length = 0
+        for i in 0..<4 { length |= Int(bytes[6 + keyBytes.count + 8 + i]) << (8 * i) }
+        guard bytes.count == headerLength + length else { return false }
+        var x = version &* 2654435761
+        for i in headerLength..<bytes.count {
+            x = x &* 6364136223846793005 &+ 1442695040888963407
+            if bytes[i] != UInt8(truncatingIfNeeded: x >> 56) { return false }
+        }
+        return true
+    }
+
+    @Test("the integrity check rejects short, long and altered values")
+    func checkerRejectsDamage() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let p = Process()
+        p.executableURL = Self.writer
+        p.arguments = [dir.path, "7"]
+        try p.run()
+        usleep(300_000)
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 3_000_000)
+        let (key, value) = try #require(try (0..<40).lazy.compactMap { i in
+            try cache.data(forKey: "entry-\(i)").map { ("entry-\(i)", $0) }
+        }.first)
+        #expect(Self.isIntact(value, key: key))
+        #expect(!Self.isIntact(value.dropLast(), key: key))
+        #expect(!Self.isIntact(value + Data([0]), key: key))
+        var altered = value
+        altered[altered.count - 1] ^= 1
+        #expect(!Self.isIntact(altered, key: key))
+        #expect(!Self.isIntact(value, key: key + "x"))
+    }
+
+    @Test("a writer killed at random moments never leaves a torn entry to be served", .timeLimit(.minutes(5)))
+    func killNine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var rng = SystemRandomNumberGenerator()
+        var served = 0
+        for round in 0..<25 {
+            let process = Process()
+            process.executableURL = Self.writer
+            process.arguments = [dir.path, String(round + 1)]
+            try process.run()
+            usleep(UInt32.random(in: 30_000...250_000, using: &rng))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "round \(round): the writer was not running when killed")
+
+            // The cache must open, serve only intact values, and still trim.
+            let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 3_000_000)
+            for i in 0..<40 {
+                let key = "entry-\(i)"
+                if let data = try cache.data(forKey: key) {
+                    served += 1
+                    #expect(Self.isIntact(data, key: key), "round \(round): \(key) served damaged bytes")
+                }
+            }
+            try cache.trim()
+            #expect(try cache.statistics().totalSize <= 3_000_000)
+        }
+        #expect(served > 0, "the writer never got an entry in")
+    }
+
+    @Test("two processes writing one directory at once leave only intact entries")
+    func twoWriters() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-two-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let writers = try (1...2).map { seed -> Process in
+            let p = Process()
+            p.executableURL = Self.writer
+            p.arguments = [dir.path, String(100 + seed)]
+            try p.run()
+            return p
+        }
+        let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 3_000_000)
+        var served = 0
+        let deadline = ContinuousClock.now + .milliseconds(1500)
+        while ContinuousClock.now < deadline {
+            for i in 0..<40 {
+                if let data = try cache.data(forKey: "entry-\(i)") {
+                    served += 1
+                    #expect(Self.isIntact(data, key: "entry-\(i)"))
+                }
+            }
+        }
+        for p in writers { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        #expect(served > 0)
+    }
+}
