@@ -16,11 +16,14 @@ struct DiskCacheTests {
         try FileManager.default.contentsOfDirectory(atPath: cache.directory.appendingPathComponent("data").path)
     }
 
-    @Test("write, read, metadata, contains, remove, statistics")
-    func roundTrip() throws {
+    @Test("write, read, metadata, contains, remove, statistics (inline and in files)", arguments: [0, 16 << 10])
+    func roundTrip(_ inlineThreshold: Int) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cache = try DiskCache(directory: dir)
+        let cache = try DiskCache(directory: dir, inlineThreshold: inlineThreshold)
+        try cache.setData(Data(), forKey: "empty")
+        #expect(try cache.data(forKey: "empty") == Data())
+        try cache.removeValue(forKey: "empty")
         let a = payload(5000, seed: 1)
         try cache.setData(a, forKey: "https://example.com/a.jpg", metadata: ["ETag": "\"abc\"", "Content-Type": "image/jpeg"])
         #expect(try cache.data(forKey: "https://example.com/a.jpg") == a)
@@ -41,11 +44,24 @@ struct DiskCacheTests {
         #expect(try cache.statistics().count == 0 && dataFiles(cache).isEmpty)
     }
 
+    @Test("a value moving between inline and file storage reads back and leaves no stray file")
+    func inlineToFileAndBack() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir, inlineThreshold: 1000)
+        try cache.setData(payload(500, seed: 1), forKey: "k")
+        #expect(try dataFiles(cache).isEmpty)
+        try cache.setData(payload(5000, seed: 2), forKey: "k")
+        #expect(try cache.data(forKey: "k") == payload(5000, seed: 2) && dataFiles(cache).count == 1)
+        try cache.setData(payload(10, seed: 3), forKey: "k")
+        #expect(try cache.data(forKey: "k") == payload(10, seed: 3) && dataFiles(cache).isEmpty)
+    }
+
     @Test("file names are SHA-256 plus a clean extension; hostile keys stay inside the cache")
     func naming() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cache = try DiskCache(directory: dir, namespace: "../escape")
+        let cache = try DiskCache(directory: dir, namespace: "../escape", inlineThreshold: 0)
         #expect(cache.directory.path.hasPrefix(dir.path))
         try cache.setData(Data([1]), forKey: "https://x.test/photo.JPG?size=2")
         try cache.setData(Data([2]), forKey: "../../../../etc/passwd")
@@ -86,7 +102,7 @@ struct DiskCacheTests {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let clock = DateBox()
-        let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, now: { clock.now })
+        let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, inlineThreshold: 0, now: { clock.now })
         for i in 0..<10 {
             try cache.setData(payload(1000, seed: UInt8(i)), forKey: "k\(i)")
             clock.advance(1)
@@ -110,7 +126,7 @@ struct DiskCacheTests {
     func damage(_ kind: String) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cache = try DiskCache(directory: dir)
+        let cache = try DiskCache(directory: dir, inlineThreshold: 0)
         try cache.setData(payload(4096, seed: 7), forKey: "victim")
         try cache.setData(payload(10, seed: 8), forKey: "bystander")
         let files = cache.directory.appendingPathComponent("data")

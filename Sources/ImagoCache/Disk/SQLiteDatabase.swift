@@ -61,8 +61,10 @@ final class SQLiteDatabase: @unchecked Sendable {
             case .text(let s): sqlite3_bind_text(statement, index, s, -1, Self.transient)
             case .int(let v): sqlite3_bind_int64(statement, index, v)
             case .real(let v): sqlite3_bind_double(statement, index, v)
+            case .blob(let d?) where d.isEmpty:
+                sqlite3_bind_zeroblob(statement, index, 0)   // an empty value, not NULL
             case .blob(let d?):
-                d.withUnsafeBytes { _ = sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), Self.transient) }
+                d.withUnsafeBytes { _ = sqlite3_bind_blob64(statement, index, $0.baseAddress, sqlite3_uint64($0.count), Self.transient) }
             case .blob(nil): sqlite3_bind_null(statement, index)
             }
         }
