@@ -25,6 +25,8 @@ bench: bootstrap
 	./scripts/bench-peers
 	$(SWIFT) build -c release --package-path Benchmarks --product imago-cache-bench
 	$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/imago-cache-bench
+	$(SWIFT) build -c release --package-path Benchmarks --product imago-disk-bench
+	$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/imago-disk-bench
 
 clean:
 	rm -rf .build .build-* Benchmarks/.build

@@ -35,8 +35,6 @@ let package = Package(
                        providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CZlib", pkgConfig: "zlib",
-                       providers: [.apt(["zlib1g-dev"])]),
         // The one C target: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng.
         .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG"]),
 
@@ -45,7 +43,7 @@ let package = Package(
                 swiftSettings: strict),
 
         .target(name: "ImagoCache",
-                dependencies: ["ImagoCore", "ImagoCoders", "CSQLite", "CZlib",
+                dependencies: ["ImagoCore", "ImagoCoders", "CSQLite",
                                .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strict),
 

@@ -34,6 +34,14 @@ let package = Package(
             // Shared read-only fixtures used from concurrentPerform threads: measurement code.
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        .systemLibrary(name: "CSQLiteBench", path: "Sources/CSQLiteBench"),
+        // Disk-cache benchmark in YYCache's shape (issue: caches).
+        .executableTarget(
+            name: "imago-disk-bench",
+            dependencies: ["CSQLiteBench", .product(name: "ImagoCache", package: "Imago")],
+            path: "Sources/imago-disk-bench",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -102,7 +102,8 @@ struct DiskCacheTests {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let clock = DateBox()
-        let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, inlineThreshold: 0, now: { clock.now })
+        let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, inlineThreshold: 0,
+                                  accessTimeResolution: 0, now: { clock.now })
         for i in 0..<10 {
             try cache.setData(payload(1000, seed: UInt8(i)), forKey: "k\(i)")
             clock.advance(1)
@@ -118,7 +119,7 @@ struct DiskCacheTests {
         #expect(try dataFiles(cache).count == stats.count)
         // Opening applies the limits too.
         for i in 20..<40 { try cache.setData(payload(1000, seed: UInt8(i)), forKey: "k\(i)") }
-        let reopened = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, now: { clock.now })
+        let reopened = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, accessTimeResolution: 0, now: { clock.now })
         #expect(try reopened.statistics().totalSize <= 5000)
     }
 
@@ -204,4 +205,66 @@ final class DateBox: @unchecked Sendable {
     private var current = Date(timeIntervalSince1970: 1_800_000_000)
     var now: Date { lock.withLock { current } }
     func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
+
+@Suite("DiskCache checksum and access-time batching")
+struct DiskCacheIntegrityTests {
+    @Test("changing any single byte, truncating or extending changes what is served: a miss")
+    func everyByteCounts() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-sum-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir, inlineThreshold: 0)
+        let original = Data((0..<77).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let files = cache.directory.appendingPathComponent("data")
+        for position in 0..<original.count {
+            try cache.setData(original, forKey: "k")
+            let name = try #require(try FileManager.default.contentsOfDirectory(atPath: files.path).first)
+            var damaged = original
+            damaged[position] ^= UInt8(1 << (position % 8))
+            try damaged.write(to: files.appendingPathComponent(name))
+            #expect(try cache.data(forKey: "k") == nil, "byte \(position)")
+        }
+        for variant in [original.dropLast(), original + Data([0])] {
+            try cache.setData(original, forKey: "k")
+            let name = try #require(try FileManager.default.contentsOfDirectory(atPath: files.path).first)
+            try Data(variant).write(to: files.appendingPathComponent(name))
+            #expect(try cache.data(forKey: "k") == nil)
+        }
+    }
+
+    @Test("a read not yet flushed still keeps the entry alive for expiry and trimming")
+    func pendingAccessCounts() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-acc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clock = DateBox()
+        let cache = try DiskCache(directory: dir, maxAge: 100, now: { clock.now })
+        try cache.setData(Data([1]), forKey: "hot")
+        try cache.setData(Data([2]), forKey: "cold")
+        clock.advance(90)
+        _ = try cache.data(forKey: "hot")            // buffered, not yet in the manifest
+        clock.advance(20)
+        #expect(try cache.contains("hot") && !cache.contains("cold"))
+        try cache.trim()                              // flushes first
+        #expect(try cache.entries().map(\.key) == ["hot"])
+        let other = try DiskCache(directory: dir, maxAge: 100, now: { clock.now })
+        #expect(try other.entries().first?.accessed == Date(timeIntervalSince1970: 1_800_000_090))
+    }
+
+    @Test("reads within the access-time resolution record nothing; later ones do")
+    func resolution() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-res-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clock = DateBox()
+        let cache = try DiskCache(directory: dir, maxAge: nil, accessTimeResolution: 60, now: { clock.now })
+        try cache.setData(Data([1]), forKey: "k")
+        clock.advance(30)
+        _ = try cache.data(forKey: "k")
+        #expect(try cache.entries().first?.accessed == Date(timeIntervalSince1970: 1_800_000_000))
+        clock.advance(40)
+        _ = try cache.data(forKey: "k")
+        #expect(try cache.entries().first?.accessed == Date(timeIntervalSince1970: 1_800_000_070))
+    }
 }

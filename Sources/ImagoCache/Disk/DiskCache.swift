@@ -1,13 +1,12 @@
 public import Foundation
 import CSQLite
-import CZlib
 import Crypto
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Bytes by key on disk, with an SQLite manifest that records each entry's size, CRC-32,
+/// Bytes by key on disk, with an SQLite manifest that records each entry's size, checksum,
 /// creation, modification and last-access times and metadata: an LRU that never relies on
 /// filesystem atime, so it is right on `noatime` and `relatime` mounts.
 ///
@@ -19,8 +18,12 @@ import Glibc
 /// a temporary file (flushed with `fsync` when ``durable``), is renamed over the entry's file, and
 /// only then recorded in the manifest. A process killed at any moment leaves
 /// either the old entry or the new one. Stray temporary files are removed when a cache opens.
-/// Every read checks the file's size and CRC-32 against the manifest, so a damaged or
-/// half-replaced file is never served: it counts as a miss and is removed.
+/// Every read checks the file's size against the manifest, and its checksum whenever the file's
+/// inode or change time differs from when it was published (any write, truncation or
+/// replacement through the filesystem changes them, and user space cannot set ctime back), so a
+/// damaged or half-replaced file is never served: it counts as a miss and is removed. Silent
+/// media corruption beneath the filesystem is not caught on that fast path, as it is not by
+/// plain-file caches or SQLite.
 ///
 /// Files are named by the SHA-256 of the key plus the key's sanitized path extension
 /// (SDWebImage's scheme). A cryptographic hash matters here: keys are often URLs chosen by
@@ -69,11 +72,20 @@ public final class DiskCache: Sendable {
     /// a torn entry either way (the rename is atomic), and after a power loss the CRC check turns
     /// a torn file into a miss; turn it on to also keep entries written just before a power loss.
     public let durable: Bool
+    /// How stale a recorded access time may get before a read records a new one. Default 60
+    /// seconds: LRU order and access-date expiry are exact to within this, and hot entries cost
+    /// no manifest write per read.
+    public let accessTimeResolution: TimeInterval
 
     private let database: Mutex<SQLiteDatabase>
     private let filesDirectory: URL
     private let now: @Sendable () -> Date
     private let writesSinceTrim = Mutex(0)
+    /// Access times not yet written to the manifest: flushed in one transaction every
+    /// ``accessFlushThreshold`` reads and before trimming or listing. A crash loses only
+    /// LRU precision, never data.
+    private let pendingAccess = Mutex<[String: Double]>([:])
+    private static let accessFlushThreshold = 128
 
     /// Opens (creating if needed) the cache at `directory/namespace`, removes stray temporary
     /// files, and trims to the limits.
@@ -86,11 +98,14 @@ public final class DiskCache: Sendable {
     ///   - expirationDate: Default ``ExpirationDate/accessDate``.
     ///   - inlineThreshold: Default 16 KiB.
     ///   - durable: `fsync` files before publishing them. Default `false`.
+    ///   - accessTimeResolution: Default 60 seconds.
     ///   - now: The time source; tests pass their own.
     /// - Throws: ``DiskCacheError`` when the directory or manifest cannot be created or opened.
     public init(directory: URL, namespace: String = "default", maxAge: TimeInterval? = 7 * 24 * 3600,
                 maxSize: Int = 0, expirationDate: ExpirationDate = .accessDate, inlineThreshold: Int = 16 << 10,
-                durable: Bool = false, now: @escaping @Sendable () -> Date = { Date() }) throws {
+                durable: Bool = false, accessTimeResolution: TimeInterval = 60,
+                now: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.accessTimeResolution = max(0, accessTimeResolution)
         self.inlineThreshold = max(0, inlineThreshold)
         self.durable = durable
         self.directory = directory.appendingPathComponent(Self.sanitized(namespace), isDirectory: true)
@@ -108,7 +123,8 @@ public final class DiskCache: Sendable {
         try db.execute("""
             CREATE TABLE IF NOT EXISTS entries(
                 key TEXT PRIMARY KEY, filename TEXT NOT NULL, size INTEGER NOT NULL, crc INTEGER NOT NULL,
-                created REAL NOT NULL, modified REAL NOT NULL, accessed REAL NOT NULL, metadata BLOB, inline BLOB);
+                created REAL NOT NULL, modified REAL NOT NULL, accessed REAL NOT NULL, metadata BLOB, inline BLOB,
+                inode INTEGER NOT NULL DEFAULT 0, ctime INTEGER NOT NULL DEFAULT 0);
             CREATE INDEX IF NOT EXISTS entries_accessed ON entries(accessed);
             CREATE INDEX IF NOT EXISTS entries_modified ON entries(modified);
             CREATE INDEX IF NOT EXISTS entries_created ON entries(created);
@@ -117,6 +133,8 @@ public final class DiskCache: Sendable {
         removeStrayTemporaryFiles()
         try trim()
     }
+
+    deinit { try? flushAccessTimes() }
 
     // MARK: Reading
 
@@ -144,12 +162,22 @@ public final class DiskCache: Sendable {
                 try removeValue(forKey: key)
                 return nil
             }
-            let stored = found.inline ?? (try? Data(contentsOf: filesDirectory.appendingPathComponent(found.filename)))
-            if let data = stored, data.count == found.entry.size, Self.crc32(data) == found.crc {
+            var unchanged = false
+            let stored = found.inline
+                ?? Self.readFile(filesDirectory.appendingPathComponent(found.filename).path, expectedSize: found.entry.size,
+                                 signature: found.signature, unchanged: &unchanged)
+            // Inline values are covered by SQLite; a file whose inode and ctime are as published
+            // has not been touched since, so only changed files need their checksum verified.
+            if let data = stored, data.count == found.entry.size,
+               unchanged || Checksum.fast64(data) == found.checksum {
                 let t = now()
-                try database.withLock { db in
-                    try db.query("UPDATE entries SET accessed = ? WHERE key = ?", [.real(t.timeIntervalSince1970), .text(key)])
+                let recorded = found.entry.accessed.timeIntervalSince1970
+                let due = t.timeIntervalSince1970 - recorded < accessTimeResolution ? false : pendingAccess.withLock { pending -> Bool in
+                    if let p = pending[key], t.timeIntervalSince1970 - p < accessTimeResolution { return false }
+                    pending[key] = t.timeIntervalSince1970
+                    return pending.count >= Self.accessFlushThreshold
                 }
+                if due { try flushAccessTimes() }
                 var entry = found.entry
                 entry.accessed = t
                 return (data, entry)
@@ -163,23 +191,27 @@ public final class DiskCache: Sendable {
 
     private struct Row {
         var filename: String
-        var crc: UInt32
+        var checksum: UInt64
         var entry: Entry
         /// The value itself when stored inline.
         var inline: Data?
+        /// The file's inode and change time (ns) when it was published.
+        var signature: FileSignature
     }
 
     private func row(_ key: String, _ db: SQLiteDatabase) throws -> Row? {
         var result: Row?
-        try db.query("SELECT filename, size, crc, created, modified, accessed, metadata, inline FROM entries WHERE key = ?", [.text(key)]) { s in
+        try db.query("SELECT filename, size, crc, created, modified, accessed, metadata, inline, inode, ctime FROM entries WHERE key = ?", [.text(key)]) { s in
             let metadata = SQLiteDatabase.blob(s, 6).flatMap { try? JSONDecoder().decode([String: String].self, from: $0) } ?? [:]
-            result = Row(filename: SQLiteDatabase.text(s, 0) ?? "", crc: UInt32(truncatingIfNeeded: sqlite3_column_int64(s, 2)),
+            result = Row(filename: SQLiteDatabase.text(s, 0) ?? "", checksum: UInt64(bitPattern: sqlite3_column_int64(s, 2)),
                          entry: Entry(key: key, size: Int(sqlite3_column_int64(s, 1)),
                                       created: Date(timeIntervalSince1970: sqlite3_column_double(s, 3)),
                                       modified: Date(timeIntervalSince1970: sqlite3_column_double(s, 4)),
                                       accessed: Date(timeIntervalSince1970: sqlite3_column_double(s, 5)),
                                       metadata: metadata),
-                         inline: sqlite3_column_type(s, 7) == SQLITE_NULL ? nil : (SQLiteDatabase.blob(s, 7) ?? Data()))
+                         inline: sqlite3_column_type(s, 7) == SQLITE_NULL ? nil : (SQLiteDatabase.blob(s, 7) ?? Data()),
+                         signature: FileSignature(inode: UInt64(bitPattern: sqlite3_column_int64(s, 8)),
+                                                  ctime: sqlite3_column_int64(s, 9)))
         }
         return result
     }
@@ -188,7 +220,9 @@ public final class DiskCache: Sendable {
         guard let maxAge else { return false }
         let reference: Date
         switch expirationDate {
-        case .accessDate: reference = row.entry.accessed
+        case .accessDate:
+            let pending = pendingAccess.withLock { $0[row.entry.key] } ?? 0
+            reference = max(row.entry.accessed, Date(timeIntervalSince1970: pending))
         case .modificationDate: reference = row.entry.modified
         case .creationDate: reference = row.entry.created
         }
@@ -206,6 +240,7 @@ public final class DiskCache: Sendable {
         let filename = Self.filename(for: key)
         let final = filesDirectory.appendingPathComponent(filename)
         let inline = data.count <= inlineThreshold
+        var signature = FileSignature(inode: 0, ctime: 0)
         if !inline {
             let temporary = filesDirectory.appendingPathComponent(".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
             try Self.writeFile(data, to: temporary, sync: durable)
@@ -214,18 +249,21 @@ public final class DiskCache: Sendable {
                 unlink(temporary.path)
                 throw DiskCacheError.io(path: final.path, reason: reason)
             }
+            // Recorded after the rename, which itself updates ctime.
+            signature = FileSignature(path: final.path) ?? signature
         }
         let t = now().timeIntervalSince1970
         let encoded = metadata.isEmpty ? nil : try? JSONEncoder().encode(metadata)
         try database.withLock { db in
             try db.query("""
-                INSERT INTO entries(key, filename, size, crc, created, modified, accessed, metadata, inline)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO entries(key, filename, size, crc, created, modified, accessed, metadata, inline, inode, ctime)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET filename = excluded.filename, size = excluded.size, crc = excluded.crc,
                     modified = excluded.modified, accessed = excluded.accessed, metadata = excluded.metadata,
-                    inline = excluded.inline
-                """, [.text(key), .text(filename), .int(Int64(data.count)), .int(Int64(Self.crc32(data))),
-                      .real(t), .real(t), .real(t), .blob(encoded), inline ? .blob(data) : .blob(nil)])
+                    inline = excluded.inline, inode = excluded.inode, ctime = excluded.ctime
+                """, [.text(key), .text(filename), .int(Int64(data.count)), .int(Int64(bitPattern: Checksum.fast64(data))),
+                      .real(t), .real(t), .real(t), .blob(encoded), inline ? .blob(data) : .blob(nil),
+                      .int(Int64(bitPattern: signature.inode)), .int(signature.ctime)])
         }
         // A value that moved inline leaves its old file behind: remove it (usually there is none).
         if inline { unlink(final.path) }
@@ -272,6 +310,7 @@ public final class DiskCache: Sendable {
     ///
     /// - Throws: ``DiskCacheError/database(_:)``.
     public func trim() throws {
+        try flushAccessTimes()
         let column = expirationColumn
         var doomed: [String] = []
         try database.withLock { db in
@@ -311,8 +350,29 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// Writes buffered access times to the manifest in one transaction. Reads call this every
+    /// 128 hits, trimming and listing call it first; call it before handing the directory to
+    /// another process if its LRU view must be exact.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)``.
+    public func flushAccessTimes() throws {
+        let batch = pendingAccess.withLock { pending -> [String: Double] in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        guard !batch.isEmpty else { return }
+        try database.withLock { db in
+            try db.transaction {
+                for (key, t) in batch {
+                    try db.query("UPDATE entries SET accessed = max(accessed, ?) WHERE key = ?", [.real(t), .text(key)])
+                }
+            }
+        }
+    }
+
     /// Every entry, least recently used first (per ``expirationDate``).
     public func entries() throws -> [Entry] {
+        try flushAccessTimes()
         let keys: [String] = try database.withLock { db in
             var keys: [String] = []
             try db.query("SELECT key FROM entries ORDER BY \(expirationColumn) ASC") { s in
@@ -348,11 +408,6 @@ public final class DiskCache: Sendable {
         return name.isEmpty ? "default" : name
     }
 
-    static func crc32(_ data: Data) -> UInt32 {
-        data.withUnsafeBytes { raw in
-            UInt32(truncatingIfNeeded: crc32_z(0, raw.baseAddress?.assumingMemoryBound(to: Bytef.self), raw.count))
-        }
-    }
 
     /// Writes all bytes to a new file; with `sync`, `fsync`s before returning, so a rename that
     /// follows publishes a complete file even across a power loss.
@@ -381,6 +436,32 @@ public final class DiskCache: Sendable {
         }
     }
 
+    /// Reads a whole file with one `open`, `fstat` and `read` loop into a buffer of the
+    /// expected size; `nil` when it is missing, unreadable, or not exactly that size.
+    ///
+    /// `unchanged` tells whether the open file still has the inode and ctime of `signature`.
+    static func readFile(_ path: String, expectedSize: Int, signature: FileSignature, unchanged: inout Bool) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) == expectedSize else { return nil }
+        unchanged = signature.inode != 0 && FileSignature(info) == signature
+        var data = Data(count: expectedSize)
+        let complete = data.withUnsafeMutableBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return expectedSize == 0 }
+            var offset = 0
+            while offset < expectedSize {
+                let n = Glibc.read(fd, base + offset, expectedSize - offset)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        return complete ? data : nil
+    }
+
     /// Removes temporary files left by writers that died more than an hour ago (younger ones may
     /// belong to another process writing right now).
     private func removeStrayTemporaryFiles() {
@@ -393,5 +474,29 @@ public final class DiskCache: Sendable {
                 unlink(path)
             }
         }
+    }
+}
+
+/// A file's identity and last change, as `stat` reports them: what lets a read skip the
+/// checksum for a file nobody has touched since it was published.
+struct FileSignature: Equatable {
+    var inode: UInt64
+    /// Change time in nanoseconds.
+    var ctime: Int64
+
+    init(inode: UInt64, ctime: Int64) {
+        self.inode = inode
+        self.ctime = ctime
+    }
+
+    init(_ info: stat) {
+        inode = UInt64(info.st_ino)
+        ctime = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+    }
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
     }
 }
