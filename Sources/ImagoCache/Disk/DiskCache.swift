@@ -69,7 +69,7 @@ public final class DiskCache: Sendable {
     /// Default 16 KiB; 0 stores every value in a file.
     public let inlineThreshold: Int
     /// `fsync` each file before publishing it. Default `false`: a killed process can never leave
-    /// a torn entry either way (the rename is atomic), and after a power loss the CRC check turns
+    /// a torn entry either way (the rename is atomic), and after a power loss the checksum check turns
     /// a torn file into a miss; turn it on to also keep entries written just before a power loss.
     public let durable: Bool
     /// How stale a recorded access time may get before a read records a new one. Default 60
