@@ -1,0 +1,162 @@
+public import Foundation
+public import ImagoCore
+public import ImagoCoders
+import Synchronization
+
+/// Memory in front of disk, as SDWebImage's `SDImageCache`: decoded images in a
+/// ``MemoryCache``, their encoded bytes in a ``DiskCache``.
+///
+/// - A query checks memory, then disk. A disk hit is decoded with the caller's
+///   ``ImagoCoders/DecodeOptions`` (its scale read from `@2x`/`@3x` in the key when the options
+///   leave it at 1), then promoted to memory.
+/// - Concurrent queries for the same key and options share one disk read and one decode. The
+///   shared work runs to completion even if every caller stops waiting, since it is bounded and
+///   its result is kept.
+/// - Storing an image without its bytes encodes it through the ``serializer``.
+public final class ImageCache: ImageStoring {
+    /// Hit, miss and size counts.
+    public struct Statistics: Sendable, Hashable {
+        /// Images in memory.
+        public var memoryEntries: Int
+        /// Decoded bytes held in memory.
+        public var memoryBytes: Int
+        /// Entries on disk.
+        public var diskEntries: Int
+        /// Encoded bytes on disk.
+        public var diskBytes: Int
+        /// Queries answered from memory.
+        public var memoryHits: Int
+        /// Queries answered from disk.
+        public var diskHits: Int
+        /// Queries that found nothing.
+        public var misses: Int
+    }
+
+    /// The memory layer.
+    public let memory: MemoryCache<String, Image>
+    /// The disk layer, or `nil` for a memory-only cache.
+    public let disk: DiskCache?
+    /// Decoders for disk hits. Default ``ImagoCoders/ImageCoders/shared``.
+    public let coders: ImageCoders
+    /// Encodes images stored without their bytes. Default ``DefaultImageSerializer``.
+    public let serializer: any ImageSerializing
+
+    private struct FlightKey: Hashable {
+        var key: String
+        var options: DecodeOptions
+    }
+
+    private let inFlight = Mutex<[FlightKey: Task<ImageCacheResult?, any Error>]>([:])
+    private let counters = Mutex((memoryHits: 0, diskHits: 0, misses: 0))
+
+    /// Creates a cache.
+    ///
+    /// - Parameters:
+    ///   - memory: Default: a ``MemoryCache`` with the default cost limit.
+    ///   - disk: Default `nil` (memory only).
+    ///   - coders: Default ``ImagoCoders/ImageCoders/shared``.
+    ///   - serializer: Default ``DefaultImageSerializer``.
+    public init(memory: MemoryCache<String, Image> = MemoryCache(), disk: DiskCache? = nil,
+                coders: ImageCoders = .shared, serializer: any ImageSerializing = DefaultImageSerializer()) {
+        self.memory = memory
+        self.disk = disk
+        self.coders = coders
+        self.serializer = serializer
+    }
+
+    /// The scale encoded in a key's last path component: 3 for `name@3x.png`, 2 for `@2x`, else 1.
+    public static func scale(fromKey key: String) -> Double {
+        let name = (URL(string: key)?.path ?? key).split(separator: "/").last.map(String.init) ?? key
+        let stem = (name as NSString).deletingPathExtension
+        if stem.hasSuffix("@3x") { return 3 }
+        if stem.hasSuffix("@2x") { return 2 }
+        return 1
+    }
+
+    /// Memory, then disk (shared with concurrent queries for the same key and options).
+    ///
+    /// - Throws: ``DiskCacheError`` when the disk manifest cannot be read. Bytes that do not
+    ///   decode count as a miss.
+    public func image(forKey key: String, cacheType: ImageCacheType = .all,
+                      options: DecodeOptions = .default) async throws -> ImageCacheResult? {
+        if cacheType.includesMemory, let image = memory.image(forKey: key) {
+            counters.withLock { $0.memoryHits += 1 }
+            return ImageCacheResult(image: image, data: nil, source: .memory)
+        }
+        guard cacheType.includesDisk, let disk else {
+            counters.withLock { $0.misses += 1 }
+            return nil
+        }
+        var decodeOptions = options
+        if decodeOptions.scale == 1 { decodeOptions.scale = Self.scale(fromKey: key) }
+        let flight = FlightKey(key: key, options: decodeOptions)
+        let promote = cacheType.includesMemory
+        let task = inFlight.withLock { flights -> Task<ImageCacheResult?, any Error> in
+            if let existing = flights[flight] { return existing }
+            let task = Self.diskQuery(disk: disk, memory: memory, coders: coders, key: key,
+                                      options: decodeOptions, promote: promote)
+            flights[flight] = task
+            return task
+        }
+        defer { inFlight.withLock { if $0[flight] == task { $0[flight] = nil } } }
+        let result = try await task.value
+        counters.withLock { if result == nil { $0.misses += 1 } else { $0.diskHits += 1 } }
+        return result
+    }
+
+    /// The shared work of a disk query: read, decode off the cooperative pool's hot path, promote.
+    private static func diskQuery(disk: DiskCache, memory: MemoryCache<String, Image>, coders: ImageCoders,
+                                  key: String, options: DecodeOptions, promote: Bool) -> Task<ImageCacheResult?, any Error> {
+        Task.detached(priority: .userInitiated) {
+            guard let data = try disk.data(forKey: key) else { return nil }
+            guard let image = try? coders.decode(data, options: options) else { return nil }
+            if promote { memory.setImage(image, forKey: key) }
+            return ImageCacheResult(image: image, data: data, source: .disk)
+        }
+    }
+
+    /// Puts `image` in memory and `data` (or, without it, the serialized image) on disk.
+    ///
+    /// - Throws: ``DiskCacheError`` when writing fails, or the serializer's error.
+    public func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType = .all) async throws {
+        if cacheType.includesMemory, let image { memory.setImage(image, forKey: key) }
+        guard cacheType.includesDisk, let disk else { return }
+        if let data {
+            try disk.setData(data, forKey: key)
+        } else if let image {
+            let serializer = self.serializer
+            let bytes = try await Task.detached(priority: .utility) { try serializer.serialize(image) }.value
+            try disk.setData(bytes, forKey: key)
+        }
+    }
+
+    /// Removes `key` from the chosen layers.
+    public func removeImage(forKey key: String, cacheType: ImageCacheType = .all) async throws {
+        if cacheType.includesMemory { memory.removeImage(forKey: key) }
+        if cacheType.includesDisk { try disk?.removeValue(forKey: key) }
+    }
+
+    /// Where `key` is cached (memory first), without decoding, or `nil`.
+    public func containsImage(forKey key: String, cacheType: ImageCacheType = .all) async throws -> ImageCacheSource? {
+        if cacheType.includesMemory, memory.contains(key) { return .memory }
+        if cacheType.includesDisk, try disk?.contains(key) == true { return .disk }
+        return nil
+    }
+
+    /// Empties the chosen layers.
+    public func clear(cacheType: ImageCacheType = .all) async throws {
+        if cacheType.includesMemory { memory.removeAll() }
+        if cacheType.includesDisk { try disk?.removeAll() }
+    }
+
+    /// Entry and byte counts for both layers, and the hit and miss counts since creation.
+    ///
+    /// - Throws: ``DiskCacheError`` when the disk manifest cannot be read.
+    public func statistics() throws -> Statistics {
+        let diskStats = try disk?.statistics() ?? (count: 0, totalSize: 0)
+        let c = counters.withLock { $0 }
+        return Statistics(memoryEntries: memory.count, memoryBytes: memory.totalCost,
+                          diskEntries: diskStats.count, diskBytes: diskStats.totalSize,
+                          memoryHits: c.memoryHits, diskHits: c.diskHits, misses: c.misses)
+    }
+}

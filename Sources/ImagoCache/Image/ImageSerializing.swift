@@ -1,0 +1,41 @@
+public import Foundation
+public import ImagoCore
+public import ImagoCoders
+
+/// Turns an image into bytes for the disk cache when no original data was given.
+public protocol ImageSerializing: Sendable {
+    /// The bytes to store for `image`.
+    ///
+    /// - Throws: whatever encoding throws; the image is then cached in memory only.
+    func serialize(_ image: Image) throws -> Data
+}
+
+/// SDWebImage's rule: keep the image's own format when it can be encoded (an animation keeps an
+/// animated format); otherwise PNG when the image has alpha, JPEG when it does not.
+///
+/// Until the animated encoders exist, an animation whose format cannot be written is stored as
+/// its first frame in PNG or JPEG; the memory cache still holds every frame.
+public struct DefaultImageSerializer: ImageSerializing {
+    /// The registry used to encode. Default ``ImagoCoders/ImageCoders/shared``.
+    public var coders: ImageCoders
+    /// Encoding options. Default quality 0.9, metadata kept, orientation written as EXIF so the
+    /// stored bytes decode to the same image.
+    public var options: EncodeOptions
+
+    /// Creates the serializer.
+    public init(coders: ImageCoders = .shared, options: EncodeOptions = EncodeOptions(orientation: .writeEXIF)) {
+        self.coders = coders
+        self.options = options
+    }
+
+    /// Encodes `image` by the rule above.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError`` from the encoder.
+    public func serialize(_ image: Image) throws -> Data {
+        if let format = image.format, format != .apng, coders.canEncode(format),
+           !image.isAnimated || format.supportsAnimation {
+            return try coders.encode(image, as: format, options: options)
+        }
+        return try coders.encode(image, as: image.hasAlpha ? .png : .jpeg, options: options)
+    }
+}
