@@ -7,7 +7,7 @@ struct ImagoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imago",
         abstract: "Inspect, decode and re-encode images with the Imago library.",
-        subcommands: [InfoCommand.self, ConvertCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, CacheCommand.self]
     )
 }
 
@@ -17,6 +17,8 @@ enum CLIFailure {
         let message: String
         switch error {
         case let e as ImageCodingError: message = e.description
+        case let e as DiskCacheError: message = e.description
+        case let e as ExitCode: return e
         case let e as CocoaError where e.code == .fileReadNoSuchFile: message = "no such file"
         case let e as CocoaError: message = e.localizedDescription
         default: message = String(describing: error)

@@ -136,6 +136,16 @@ public final class DiskCache: Sendable {
 
     deinit { try? flushAccessTimes() }
 
+    /// The conventional cache directory: `$XDG_CACHE_HOME/imago`, else `~/.cache/imago`.
+    public static var defaultDirectory: URL {
+        let env = ProcessInfo.processInfo.environment
+        if let xdg = env["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("imago", isDirectory: true)
+        }
+        let home = env["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
+        return home.appendingPathComponent(".cache/imago", isDirectory: true)
+    }
+
     // MARK: Reading
 
     /// The bytes for `key`, or `nil` when absent, expired or damaged (a damaged entry is removed).
