@@ -187,7 +187,7 @@ public final class DiskCache: Sendable {
                     pending[key] = t.timeIntervalSince1970
                     return pending.count >= Self.accessFlushThreshold
                 }
-                if due { try flushAccessTimes() }
+                if due { try? flushAccessTimes() }   // bookkeeping; never fails a read
                 var entry = found.entry
                 entry.accessed = t
                 return (data, entry)
@@ -264,6 +264,27 @@ public final class DiskCache: Sendable {
         }
         let t = now().timeIntervalSince1970
         let encoded = metadata.isEmpty ? nil : try? JSONEncoder().encode(metadata)
+        do {
+            try recordEntry(key: key, filename: filename, data: data, inline: inline, signature: signature,
+                            time: t, metadata: encoded)
+        } catch {
+            // The manifest could not record the new file (the disk may be full): do not leave an
+            // unlisted file taking space. An old row for this key now points at nothing: a miss.
+            if !inline { unlink(final.path) }
+            throw error
+        }
+        // A value that moved inline leaves its old file behind: remove it (usually there is none).
+        if inline { unlink(final.path) }
+        let due = writesSinceTrim.withLock { n -> Bool in
+            n += 1
+            if n >= 64 { n = 0; return true }
+            return false
+        }
+        if due, maxSize > 0 { try trim() }
+    }
+
+    private func recordEntry(key: String, filename: String, data: Data, inline: Bool, signature: FileSignature,
+                             time t: Double, metadata encoded: Data?) throws {
         try database.withLock { db in
             try db.query("""
                 INSERT INTO entries(key, filename, size, crc, created, modified, accessed, metadata, inline, inode, ctime)
@@ -275,14 +296,6 @@ public final class DiskCache: Sendable {
                       .real(t), .real(t), .real(t), .blob(encoded), inline ? .blob(data) : .blob(nil),
                       .int(Int64(bitPattern: signature.inode)), .int(signature.ctime)])
         }
-        // A value that moved inline leaves its old file behind: remove it (usually there is none).
-        if inline { unlink(final.path) }
-        let due = writesSinceTrim.withLock { n -> Bool in
-            n += 1
-            if n >= 64 { n = 0; return true }
-            return false
-        }
-        if due, maxSize > 0 { try trim() }
     }
 
     /// Replaces the metadata of an existing entry (for example after a 304 revalidation).
@@ -295,15 +308,21 @@ public final class DiskCache: Sendable {
     }
 
     /// Removes the entry for `key`, if any.
+    ///
+    /// The file goes first, then the manifest row: on a full disk SQLite needs space to record a
+    /// deletion, and unlinking frees it. A crash in between leaves a row without a file, which
+    /// reads already treat as a miss.
     public func removeValue(forKey key: String) throws {
         let filename: String? = try database.withLock { db in
             var name: String?
-            try db.query("DELETE FROM entries WHERE key = ? RETURNING filename", [.text(key)]) { s in
+            try db.query("SELECT filename FROM entries WHERE key = ? AND inline IS NULL", [.text(key)]) { s in
                 name = SQLiteDatabase.text(s, 0)
             }
             return name
         }
-        if let filename { unlink(filesDirectory.appendingPathComponent(filename).path) }
+        if let filename, !filename.isEmpty { unlink(filesDirectory.appendingPathComponent(filename).path) }
+        try database.withLock { db in try db.query("DELETE FROM entries WHERE key = ?", [.text(key)]) }
+        pendingAccess.withLock { _ = $0.removeValue(forKey: key) }
     }
 
     /// Removes every entry.
@@ -320,7 +339,7 @@ public final class DiskCache: Sendable {
     ///
     /// - Throws: ``DiskCacheError/database(_:)``.
     public func trim() throws {
-        try flushAccessTimes()
+        try? flushAccessTimes()   // best effort: trimming must work even when the disk is full
         let column = expirationColumn
         var doomed: [String] = []
         try database.withLock { db in
@@ -382,7 +401,7 @@ public final class DiskCache: Sendable {
 
     /// Every entry, least recently used first (per ``expirationDate``).
     public func entries() throws -> [Entry] {
-        try flushAccessTimes()
+        try? flushAccessTimes()
         let keys: [String] = try database.withLock { db in
             var keys: [String] = []
             try db.query("SELECT key FROM entries ORDER BY \(expirationColumn) ASC") { s in
