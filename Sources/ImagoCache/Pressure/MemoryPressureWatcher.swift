@@ -10,6 +10,7 @@ public enum MemoryPressureLevel: Int, Sendable, Comparable {
     /// All tasks are stalling, or the cgroup is at its limit: shed everything possible.
     case critical
 
+    /// Orders levels by severity: normal, then warning, then critical.
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
