@@ -1,5 +1,6 @@
 import Foundation
 import ImagoCache
+import ImagoTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -7,14 +8,7 @@ import Glibc
 
 @Suite("DiskCache under kill -9")
 struct DiskCacheCrashTests {
-    static let writer: URL = {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [dir, dir.deletingLastPathComponent()] {
-            let u = candidate.appendingPathComponent("ImagoCacheCrashWriter")
-            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
-        }
-        return dir.appendingPathComponent("ImagoCacheCrashWriter")
-    }()
+    static let writer = TestFiles.builtProduct("ImagoCacheCrashWriter")
 
     /// Checks a value the writer produced: header, key, version, and the pattern those determine.
     static func isIntact(_ data: Data, key: String) -> Bool {
@@ -38,8 +32,7 @@ struct DiskCacheCrashTests {
 
     @Test("the integrity check rejects short, long and altered values")
     func checkerRejectsDamage() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-check-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFiles.temporaryDirectory("imago-check")
         defer { try? FileManager.default.removeItem(at: dir) }
         let p = Process()
         p.executableURL = Self.writer
@@ -63,8 +56,7 @@ struct DiskCacheCrashTests {
 
     @Test("a writer killed at random moments never leaves a torn entry to be served", .timeLimit(.minutes(5)))
     func killNine() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFiles.temporaryDirectory("imago-crash")
         defer { try? FileManager.default.removeItem(at: dir) }
         var rng = SystemRandomNumberGenerator()
         var served = 0
@@ -95,8 +87,7 @@ struct DiskCacheCrashTests {
 
     @Test("two processes writing one directory at once leave only intact entries")
     func twoWriters() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-two-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFiles.temporaryDirectory("imago-two")
         defer { try? FileManager.default.removeItem(at: dir) }
         let writers = try (1...2).map { seed -> Process in
             let p = Process()

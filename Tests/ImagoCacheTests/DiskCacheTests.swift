@@ -1,13 +1,12 @@
 import Foundation
 import ImagoCache
+import ImagoTestSupport
 import Testing
 
 @Suite("DiskCache")
 struct DiskCacheTests {
     func makeDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-disk-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
+        try TestFiles.temporaryDirectory("imago-disk")
     }
 
     func payload(_ n: Int, seed: UInt8) -> Data { Data((0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }) }
@@ -211,8 +210,7 @@ final class DateBox: @unchecked Sendable {
 struct DiskCacheIntegrityTests {
     @Test("changing any single byte, truncating or extending changes what is served: a miss")
     func everyByteCounts() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-sum-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFiles.temporaryDirectory("imago-sum")
         defer { try? FileManager.default.removeItem(at: dir) }
         let cache = try DiskCache(directory: dir, inlineThreshold: 0)
         let original = Data((0..<77).map { UInt8(truncatingIfNeeded: $0 &* 13) })
@@ -235,8 +233,7 @@ struct DiskCacheIntegrityTests {
 
     @Test("a read not yet flushed still keeps the entry alive for expiry and trimming")
     func pendingAccessCounts() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-acc-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFiles.temporaryDirectory("imago-acc")
         defer { try? FileManager.default.removeItem(at: dir) }
         let clock = DateBox()
         let cache = try DiskCache(directory: dir, maxAge: 100, now: { clock.now })
@@ -254,8 +251,7 @@ struct DiskCacheIntegrityTests {
 
     @Test("reads within the access-time resolution record nothing; later ones do")
     func resolution() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-res-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFiles.temporaryDirectory("imago-res")
         defer { try? FileManager.default.removeItem(at: dir) }
         let clock = DateBox()
         let cache = try DiskCache(directory: dir, maxAge: nil, accessTimeResolution: 60, now: { clock.now })

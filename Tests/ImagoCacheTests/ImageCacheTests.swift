@@ -21,9 +21,7 @@ final class CountingPNGDecoder: ImageDecoding {
 @Suite("ImageCache")
 struct ImageCacheTests {
     func makeDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-ic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
+        try TestFiles.temporaryDirectory("imago-ic")
     }
 
     func png(alpha: Bool = true) throws -> (Image, Data) {

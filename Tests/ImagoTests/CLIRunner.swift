@@ -1,4 +1,5 @@
 import Foundation
+import ImagoTestSupport
 
 /// Runs the built `imago` executable (next to the test bundle) and captures its output.
 enum CLI {
@@ -9,14 +10,7 @@ enum CLI {
         var crashed: Bool
     }
 
-    static let executable: URL = {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for dir in [bundle, bundle.deletingLastPathComponent()] {
-            let candidate = dir.appendingPathComponent("imago")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return bundle.appendingPathComponent("imago")
-    }()
+    static let executable = TestFiles.builtProduct("imago")
 
     static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
         let process = Process()
@@ -38,9 +32,5 @@ enum CLI {
                       crashed: process.terminationReason == .uncaughtSignal)
     }
 
-    static func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("imago-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    static func temporaryDirectory() throws -> URL { try TestFiles.temporaryDirectory() }
 }
