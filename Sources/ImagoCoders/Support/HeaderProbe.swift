@@ -4,7 +4,8 @@ import ImagoCore
 /// Header facts for recognised formats that no registered decoder handles yet.
 ///
 /// Reads only headers and block structure: GIF's blocks (frames, delays, loop count),
-/// BMP's DIB header, ICO's first directory entry. Other formats report their format with a size of 0×0.
+/// BMP's DIB header, ICO's first directory entry, TIFF's IFDs (classic and BigTIFF), JPEG 2000's
+/// `ihdr` box or codestream `SIZ` marker. Other formats report their format with a size of 0×0.
 enum HeaderProbe {
     static func info(of data: Data, format: ImageFormat) throws -> ImageInfo {
         let r = DataReader(data)
@@ -31,6 +32,10 @@ enum HeaderProbe {
             }
             return ImageInfo(format: .ico, width: w == 0 ? 256 : Int(w), height: h == 0 ? 256 : Int(h),
                              frameCount: 1, hasAlpha: true)
+        case .tiff:
+            return try TIFFHeader(r).info()
+        case .jp2:
+            return try JPEG2000Header(r).info()
         default:
             return ImageInfo(format: format, width: 0, height: 0)
         }
