@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Imago", targets: ["Imago"]),
         .library(name: "ImagoCore", targets: ["ImagoCore"]),
         .library(name: "ImagoCoders", targets: ["ImagoCoders"]),
+        .library(name: "ImagoProcessing", targets: ["ImagoProcessing"]),
         .library(name: "ImagoCache", targets: ["ImagoCache"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
     ],
@@ -33,6 +34,8 @@ let package = Package(
                        providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CPixman", pkgConfig: "pixman-1",
+                       providers: [.apt(["libpixman-1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         // The one C target: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng.
@@ -42,12 +45,16 @@ let package = Package(
                 dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CLCMS2"],
                 swiftSettings: strict),
 
+        .target(name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman"],
+                swiftSettings: strict),
+
         .target(name: "ImagoCache",
                 dependencies: ["ImagoCore", "ImagoCoders", "CSQLite",
                                .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strict),
 
-        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoCache"], swiftSettings: strict),
+        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache"],
+                swiftSettings: strict),
 
         .executableTarget(name: "ImagoCLI",
                           dependencies: ["Imago",
@@ -61,6 +68,8 @@ let package = Package(
         // Child process for the disk cache's kill -9 test: writes until killed.
         .executableTarget(name: "ImagoCacheCrashWriter", dependencies: ["ImagoCache"],
                           path: "Tests/ImagoCacheCrashWriter", swiftSettings: strict),
+        .testTarget(name: "ImagoProcessingTests", dependencies: ["ImagoProcessing", "ImagoTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "ImagoCacheTests", dependencies: ["ImagoCache", "ImagoTestSupport", "ImagoCacheCrashWriter"],
                     swiftSettings: strict),
         .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoTestSupport"], swiftSettings: strict),

@@ -2,3 +2,4 @@
 @_exported public import ImagoCore
 @_exported public import ImagoCoders
 @_exported public import ImagoCache
+@_exported public import ImagoProcessing

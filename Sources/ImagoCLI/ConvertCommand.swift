@@ -37,16 +37,27 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Frame of an animation to convert (0-based), composited.")
     var frame: Int?
 
+    @Option(help: "Make a thumbnail whose longest side is at most N pixels (shrink-on-load, then Lanczos3; never upscales).")
+    var thumbnail: Int?
+
     func validate() throws {
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
+        if let thumbnail, thumbnail < 1 { throw ValidationError("--thumbnail must be at least 1") }
     }
 
     func run() throws {
         do {
             let target = try outputFormat()
             let data = try CLIFailure.read(input)
-            var image = try ImageCoders.shared.decode(data, options: DecodeOptions(colorManagement: !noColorManagement))
+            let decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
+            var image: Image
+            if let thumbnail {
+                image = try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: thumbnail, height: thumbnail),
+                                                  options: decodeOptions)
+            } else {
+                image = try ImageCoders.shared.decode(data, options: decodeOptions)
+            }
             if let frame {
                 guard frame < image.frames.count else {
                     throw ImageCodingError.invalidArgument("--frame \(frame) is out of range: the image has \(image.frames.count) frame(s)")

@@ -176,3 +176,23 @@ struct AnimatedIndexTests {
         #expect(checkedDelays > 50)
     }
 }
+
+@Suite("imago convert --thumbnail")
+struct ThumbnailCLITests {
+    @Test("the longest side is at most N, upright, never upscaled; N under 1 is refused")
+    func thumbnail() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var image = Image(buffer: try Fixtures.gradient(width: 300, height: 120))
+        image.orientation = .right
+        let input = dir.appendingPathComponent("in.jpg")
+        try ImageCoders.shared.encode(image, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF)).write(to: input)
+        let out = dir.appendingPathComponent("t.png")
+        #expect(try CLI.run(["convert", input.path, out.path, "--thumbnail", "100"]).status == 0)
+        let info = try ImageCoders.shared.info(of: Data(contentsOf: out))
+        #expect(info.width == 40 && info.height == 100 && info.orientation == .up)
+        #expect(try CLI.run(["convert", input.path, out.path, "--thumbnail", "1000"]).status == 0)
+        #expect(try ImageCoders.shared.info(of: Data(contentsOf: out)).pixelSize == PixelSize(width: 120, height: 300))
+        #expect(try CLI.run(["convert", input.path, out.path, "--thumbnail", "0"]).status != 0)
+    }
+}

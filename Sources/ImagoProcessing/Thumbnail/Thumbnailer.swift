@@ -1,0 +1,54 @@
+public import Foundation
+public import ImagoCore
+public import ImagoCoders
+
+/// Thumbnails decoded at (close to) their final size.
+///
+/// The decoder shrinks while loading where the format allows (JPEG DCT scaling, WebP scaled
+/// decoding), so a thumbnail of a 24-megapixel JPEG never holds the full-size bitmap; the rest
+/// of the reduction is a ``Resampler`` pass; finally the EXIF orientation is applied.
+public enum Thumbnailer {
+    /// The size of a thumbnail of `source` (as displayed) within `box`.
+    ///
+    /// With `preserveAspectRatio` (default) the result fits inside `box`; without, it is `box`
+    /// itself. Never larger than the source in either dimension, never smaller than 1×1.
+    public static func targetSize(for source: PixelSize, within box: PixelSize, preserveAspectRatio: Bool = true) -> PixelSize {
+        guard preserveAspectRatio else {
+            return PixelSize(width: max(1, min(box.width, source.width)), height: max(1, min(box.height, source.height)))
+        }
+        let f = min(Double(box.width) / Double(source.width), Double(box.height) / Double(source.height), 1)
+        return PixelSize(width: max(1, Int((Double(source.width) * f).rounded())),
+                         height: max(1, Int((Double(source.height) * f).rounded())))
+    }
+
+    /// Decodes `data` as a thumbnail fitting `box` (as displayed), upright.
+    ///
+    /// - Parameters:
+    ///   - preserveAspectRatio: Default `true`.
+    ///   - quality: Default ``ResamplingQuality/lanczos3``.
+    ///   - options: Further decode options (limits, colour management). The thumbnail size is set here.
+    ///   - coders: Default ``ImagoCoders/ImageCoders/shared``.
+    /// - Throws: ``ImagoCore/ImageCodingError`` from decoding, or `.invalidArgument` for a box under 1×1.
+    public static func thumbnail(of data: Data, fitting box: PixelSize, preserveAspectRatio: Bool = true,
+                                 quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
+                                 coders: ImageCoders = .shared) throws -> Image {
+        guard box.width > 0, box.height > 0 else {
+            throw ImageCodingError.invalidArgument("thumbnail size \(box) must be at least 1x1")
+        }
+        let info = try coders.info(of: data)
+        // The box is in display orientation; the decoder works on stored pixels.
+        let storedBox = info.orientation.swapsDimensions ? PixelSize(width: box.height, height: box.width) : box
+        var decodeOptions = options
+        decodeOptions.thumbnailPixelSize = storedBox
+        decodeOptions.preserveAspectRatio = preserveAspectRatio
+        var image = try coders.decode(data, options: decodeOptions)
+        let target = targetSize(for: info.pixelSize, within: storedBox, preserveAspectRatio: preserveAspectRatio)
+        let frames = try image.frames.map { frame in
+            ImageFrame(buffer: try Resampler.resize(frame.buffer, to: target, quality: quality, limits: options.limits),
+                       duration: frame.duration)
+        }
+        image = try Image(frames: frames, loopCount: image.loopCount, orientation: image.orientation, scale: image.scale,
+                          format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
+        return image.applyingOrientation()
+    }
+}
