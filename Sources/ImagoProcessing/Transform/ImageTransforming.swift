@@ -1,0 +1,56 @@
+public import Foundation
+public import ImagoCore
+
+/// Turns one image into another, with a stable ``key`` that names the transformation, so the
+/// result can be cached under the original key plus this one (SDWebImage's `SDImageTransformer`).
+public protocol ImageTransforming: Sendable {
+    /// Identifies the transformation and all its parameters; equal keys mean equal results.
+    var key: String { get }
+    /// Transforms one frame's pixels.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for parameters that do not fit
+    ///   the image (an empty crop, for example).
+    func transform(_ buffer: PixelBuffer) throws -> PixelBuffer
+}
+
+extension ImageTransforming {
+    /// Applies the transformation to every frame (SDWebImage's `transformAnimatedImage`), or to
+    /// the first frame only when `animated` is `false`. The image is turned upright first, since
+    /// sizes and rectangles refer to what a viewer sees.
+    ///
+    /// - Throws: as ``transform(_:)``.
+    public func transform(_ image: Image, animated: Bool = true) throws -> Image {
+        let upright = image.applyingOrientation()
+        let frames = animated ? upright.frames : Array(upright.frames.prefix(1))
+        let transformed = try frames.map { ImageFrame(buffer: try transform($0.buffer), duration: $0.duration) }
+        return try Image(frames: transformed, loopCount: upright.loopCount, scale: upright.scale, format: upright.format,
+                         metadata: upright.metadata, hasAlpha: upright.hasAlpha || transformed[0].buffer.format.hasAlphaChannel)
+    }
+}
+
+/// Cache keys for transformed and thumbnailed images, as SDWebImage composes them: the suffix
+/// goes before the path extension of a URL's path, and the query is kept.
+public enum TransformedKey {
+    /// `https://x/a.png?v=1` with `Resize(…)` gives `https://x/a-Resize(…).png?v=1`.
+    public static func key(_ key: String, transformerKey: String) -> String {
+        insert("-" + transformerKey, into: key)
+    }
+
+    /// The key of a thumbnail of `size`, preserving the aspect ratio or not.
+    public static func thumbnailKey(_ key: String, size: PixelSize, preserveAspectRatio: Bool) -> String {
+        insert("-Thumbnail(\(size.width)x\(size.height),\(preserveAspectRatio ? 1 : 0))", into: key)
+    }
+
+    private static func insert(_ suffix: String, into key: String) -> String {
+        if var components = URLComponents(string: key), components.scheme != nil {
+            let path = components.percentEncodedPath
+            let ext = (path as NSString).pathExtension
+            let encodedSuffix = suffix.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? suffix
+            components.percentEncodedPath = ext.isEmpty ? path + encodedSuffix
+                : (path as NSString).deletingPathExtension + encodedSuffix + "." + ext
+            return components.string ?? key + suffix
+        }
+        let ext = (key as NSString).pathExtension
+        return ext.isEmpty ? key + suffix : (key as NSString).deletingPathExtension + suffix + "." + ext
+    }
+}
