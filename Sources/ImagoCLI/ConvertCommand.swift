@@ -40,6 +40,30 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Make a thumbnail whose longest side is at most N pixels (shrink-on-load, then Lanczos3; never upscales).")
     var thumbnail: Int?
 
+    @Option(help: "Resize to WxH (see --mode).")
+    var resize: String?
+
+    @Option(help: "How --resize fits: fill (stretch), fit (inside, keep aspect), cover (fill and crop).")
+    var mode: String = "fill"
+
+    @Option(help: "Crop to X,Y,W,H (after any resize).")
+    var crop: String?
+
+    @Option(help: "Rotate by DEG degrees counter-clockwise, growing the canvas to fit.")
+    var rotate: Double?
+
+    @Option(help: "Flip: h (horizontal), v (vertical) or hv.")
+    var flip: String?
+
+    @Option(help: "Round the corners with radius R pixels.")
+    var roundCorner: Double?
+
+    @Option(help: "Gaussian blur with radius (sigma) R pixels.")
+    var blur: Double?
+
+    @Option(help: "Tint with RRGGBB or RRGGBBAA (hex).")
+    var tint: String?
+
     func validate() throws {
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
@@ -58,6 +82,9 @@ struct ConvertCommand: ParsableCommand {
             } else {
                 image = try ImageCoders.shared.decode(data, options: decodeOptions)
             }
+            if let pipeline = try transformers() {
+                image = try pipeline.transform(image)
+            }
             if let frame {
                 guard frame < image.frames.count else {
                     throw ImageCodingError.invalidArgument("--frame \(frame) is out of range: the image has \(image.frames.count) frame(s)")
@@ -73,6 +100,48 @@ struct ConvertCommand: ParsableCommand {
         } catch {
             throw CLIFailure.exit(error, file: input)
         }
+    }
+
+    /// The transformers the options ask for, in a fixed order: resize, crop, rotate, flip, round corner, blur, tint.
+    private func transformers() throws -> ImageTransformers.Pipeline? {
+        var steps: [any ImageTransforming] = []
+        func ints(_ text: String, _ separator: Character, count: Int, _ option: String) throws -> [Int] {
+            let parts = text.split(separator: separator).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == count, parts.allSatisfy({ $0 != nil }) else {
+                throw ImageCodingError.invalidArgument("\(option) '\(text)' is not \(count) integers separated by '\(separator)'")
+            }
+            return parts.compactMap { $0 }
+        }
+        if let resize {
+            let wh = try ints(resize.lowercased(), "x", count: 2, "--resize")
+            let modes: [String: ImageTransformers.ContentMode] = ["fill": .fill, "fit": .aspectFit, "cover": .aspectFill]
+            guard let m = modes[mode] else { throw ImageCodingError.invalidArgument("--mode '\(mode)' is not fill, fit or cover") }
+            steps.append(ImageTransformers.Resize(size: PixelSize(width: wh[0], height: wh[1]), mode: m))
+        }
+        if let crop {
+            let r = try ints(crop, ",", count: 4, "--crop")
+            steps.append(ImageTransformers.Crop(x: r[0], y: r[1], width: r[2], height: r[3]))
+        }
+        if let rotate { steps.append(ImageTransformers.Rotate(degrees: rotate)) }
+        if let flip {
+            let f = flip.lowercased()
+            guard !f.isEmpty, f.allSatisfy({ $0 == "h" || $0 == "v" }) else {
+                throw ImageCodingError.invalidArgument("--flip '\(flip)' is not h, v or hv")
+            }
+            steps.append(ImageTransformers.Flip(horizontal: f.contains("h"), vertical: f.contains("v")))
+        }
+        if let roundCorner { steps.append(ImageTransformers.RoundCorner(radius: roundCorner)) }
+        if let blur { steps.append(ImageTransformers.Blur(radius: blur)) }
+        if let tint {
+            let hex = tint.hasPrefix("#") ? String(tint.dropFirst()) : tint
+            guard hex.count == 6 || hex.count == 8, let v = UInt32(hex, radix: 16) else {
+                throw ImageCodingError.invalidArgument("--tint '\(tint)' is not RRGGBB or RRGGBBAA")
+            }
+            let rgba = hex.count == 6 ? v << 8 | 0xFF : v
+            steps.append(ImageTransformers.Tint(color: RGBA8(r: UInt8(rgba >> 24), g: UInt8(rgba >> 16 & 0xFF),
+                                                             b: UInt8(rgba >> 8 & 0xFF), a: UInt8(rgba & 0xFF))))
+        }
+        return steps.isEmpty ? nil : ImageTransformers.Pipeline(steps)
     }
 
     private func outputFormat() throws -> ImageFormat {

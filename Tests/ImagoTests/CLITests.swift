@@ -196,3 +196,30 @@ struct ThumbnailCLITests {
         #expect(try CLI.run(["convert", input.path, out.path, "--thumbnail", "0"]).status != 0)
     }
 }
+
+@Suite("imago convert transformations")
+struct TransformCLITests {
+    @Test("resize, crop, rotate, flip, round corner, blur and tint from the command line")
+    func options() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.png")
+        try ImageCoders.shared.encode(Image(buffer: try Fixtures.gradient(width: 200, height: 100)), as: .png).write(to: input)
+        let out = dir.appendingPathComponent("out.png")
+        func size(_ args: [String]) throws -> PixelSize? {
+            let r = try CLI.run(["convert", input.path, out.path] + args)
+            guard r.status == 0 else { return nil }
+            return try ImageCoders.shared.info(of: Data(contentsOf: out)).pixelSize
+        }
+        #expect(try size(["--resize", "50x50", "--mode", "fit"]) == PixelSize(width: 50, height: 25))
+        #expect(try size(["--resize", "50x50", "--mode", "cover"]) == PixelSize(width: 50, height: 50))
+        #expect(try size(["--crop", "10,10,30,20"]) == PixelSize(width: 30, height: 20))
+        #expect(try size(["--rotate", "90"]) == PixelSize(width: 100, height: 200))
+        #expect(try size(["--flip", "hv", "--round-corner", "10", "--blur", "2", "--tint", "ff000080"]) == PixelSize(width: 200, height: 100))
+        for bad in [["--resize", "50"], ["--mode", "zoom", "--resize", "5x5"], ["--crop", "1,2,3"], ["--flip", "x"],
+                    ["--tint", "red"], ["--blur=-1"], ["--crop", "500,500,10,10"]] {
+            let r = try CLI.run(["convert", input.path, out.path] + bad)
+            #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1, "\(bad): \(r.stderr)")
+        }
+    }
+}
