@@ -40,6 +40,9 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Make a thumbnail whose longest side is at most N pixels (shrink-on-load, then Lanczos3; never upscales).")
     var thumbnail: Int?
 
+    @Option(help: "Scale down so the decoded pixels fit in BYTES (SDWebImage's scale-down; 60 MB is its default).")
+    var scaleDownLimit: Int?
+
     @Option(help: "Resize to WxH (see --mode).")
     var resize: String?
 
@@ -68,6 +71,7 @@ struct ConvertCommand: ParsableCommand {
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
         if let thumbnail, thumbnail < 1 { throw ValidationError("--thumbnail must be at least 1") }
+        if let scaleDownLimit, scaleDownLimit < 4 { throw ValidationError("--scale-down-limit must be at least 4 bytes") }
     }
 
     func run() throws {
@@ -79,6 +83,8 @@ struct ConvertCommand: ParsableCommand {
             if let thumbnail {
                 image = try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: thumbnail, height: thumbnail),
                                                   options: decodeOptions)
+            } else if let scaleDownLimit {
+                image = try ScaleDown.decode(data, limitBytes: scaleDownLimit, options: decodeOptions)
             } else {
                 image = try ImageCoders.shared.decode(data, options: decodeOptions)
             }

@@ -223,3 +223,18 @@ struct TransformCLITests {
         }
     }
 }
+
+@Suite("imago convert --scale-down-limit")
+struct ScaleDownCLITests {
+    @Test("the output's decoded pixels fit the limit")
+    func limit() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.jpg"), out = dir.appendingPathComponent("out.png")
+        try ImageCoders.shared.encode(Image(buffer: try Fixtures.gradient(width: 1000, height: 500)), as: .jpeg).write(to: input)
+        #expect(try CLI.run(["convert", input.path, out.path, "--scale-down-limit", "200000"]).status == 0)
+        let info = try ImageCoders.shared.info(of: Data(contentsOf: out))
+        #expect(info.width * info.height * 4 <= 200_000 && info.width == 2 * info.height)
+        #expect(try CLI.run(["convert", input.path, out.path, "--scale-down-limit", "2"]).status != 0)
+    }
+}
