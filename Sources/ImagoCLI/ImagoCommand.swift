@@ -7,7 +7,7 @@ struct ImagoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imago",
         abstract: "Inspect, decode and re-encode images with the Imago library.",
-        subcommands: [InfoCommand.self, ConvertCommand.self, CacheCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, CacheCommand.self]
     )
 }
 

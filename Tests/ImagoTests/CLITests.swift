@@ -238,3 +238,40 @@ struct ScaleDownCLITests {
         #expect(try CLI.run(["convert", input.path, out.path, "--scale-down-limit", "2"]).status != 0)
     }
 }
+
+@Suite("imago thumbnail")
+struct ThumbnailCommandTests {
+    @Test("folders recursively and files, mirrored output, failures reported and counted")
+    func batch() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photos = dir.appendingPathComponent("photos"), sub = photos.appendingPathComponent("sub")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        let image = Image(buffer: try Fixtures.gradient(width: 300, height: 200))
+        let alpha = Image(buffer: try Fixtures.gradient(width: 120, height: 240, alpha: true))
+        try ImageCoders.shared.encode(image, as: .jpeg).write(to: photos.appendingPathComponent("a.jpg"))
+        try ImageCoders.shared.encode(alpha, as: .png).write(to: sub.appendingPathComponent("b.png"))
+        try ImageCoders.shared.encode(image, as: .webp).write(to: sub.appendingPathComponent("c.webp"))
+        try Data("not a jpeg".utf8).write(to: photos.appendingPathComponent("broken.jpg"))
+        try Data("notes".utf8).write(to: photos.appendingPathComponent("notes.txt"))
+        let extra = dir.appendingPathComponent("extra.png")
+        try ImageCoders.shared.encode(image, as: .png).write(to: extra)
+        let out = dir.appendingPathComponent("out")
+
+        let r = try CLI.run(["thumbnail", photos.path, extra.path, "--size", "64", "--output", out.path, "--jobs", "2"])
+        #expect(r.status == 1, "\(r.stdout) \(r.stderr)")
+        #expect(r.stdout.contains("4 thumbnails written") && r.stdout.contains("1 failed"))
+        let errors = r.stderr.split(separator: "\n")
+        #expect(errors.count == 1 && errors.first?.contains("broken.jpg") == true)
+        for (path, expected) in [("photos/a.jpg", PixelSize(width: 64, height: 43)), ("photos/sub/b.png", PixelSize(width: 32, height: 64)),
+                                 ("photos/sub/c.webp", PixelSize(width: 64, height: 43)), ("extra.png", PixelSize(width: 64, height: 43))] {
+            let info = try ImageCoders.shared.info(of: Data(contentsOf: out.appendingPathComponent(path)))
+            #expect(info.pixelSize == expected, "\(path)")
+        }
+        try FileManager.default.removeItem(at: photos.appendingPathComponent("broken.jpg"))
+        let clean = try CLI.run(["thumbnail", photos.path, "--size", "100", "--output", out.path, "--format", "webp"])
+        #expect(clean.status == 0 && clean.stdout.contains("3 thumbnails written") && clean.stdout.contains("0 failed"))
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("photos/a.webp").path))
+        #expect(try CLI.run(["thumbnail", photos.path, "--size", "0", "--output", out.path]).status != 0)
+    }
+}

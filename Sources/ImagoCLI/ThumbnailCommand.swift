@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import Imago
+import Synchronization
+
+struct ThumbnailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnail",
+        abstract: "Make thumbnails of files and folders (recursively), in parallel.",
+        discussion: """
+        Each thumbnail's longest side is at most --size pixels (never upscaled), decoded with
+        shrink-on-load where the format allows and reduced with Lanczos3, EXIF orientation applied.
+        Folders are searched recursively for image files and mirrored under --output. A file that
+        fails is reported and skipped; the exit status is 1 if any failed.
+        """
+    )
+
+    @Argument(help: "Image files and folders.")
+    var inputs: [String]
+
+    @Option(help: "Longest side of each thumbnail, in pixels.")
+    var size: Int
+
+    @Option(help: "The folder to write thumbnails into (created if needed).")
+    var output: String
+
+    @Option(help: "Output format: jpeg, png or webp. Default: the input's when Imago can write it, else PNG with alpha, JPEG without.")
+    var format: String?
+
+    @Option(help: "Lossy quality, 0-100.")
+    var quality: Int = 85
+
+    @Option(help: "Files processed at once. Default: all cores.")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        guard size >= 1 else { throw ValidationError("--size must be at least 1") }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
+        if let format, ImageFormat(rawValue: format.lowercased()) == nil, ImageFormat(fileExtension: format) == nil {
+            throw ValidationError("unknown --format '\(format)'")
+        }
+    }
+
+    /// One file to do: where it is and where its thumbnail goes (without extension).
+    struct Job: Sendable {
+        var input: URL
+        var outputStem: URL
+    }
+
+    func run() throws {
+        let outputDir = URL(fileURLWithPath: output)
+        try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
+        let work = collect(into: outputDir)
+        let forced = format.flatMap { ImageFormat(rawValue: $0.lowercased()) ?? ImageFormat(fileExtension: $0) }
+        let box = PixelSize(width: size, height: size)
+        let options = EncodeOptions(quality: Double(quality) / 100)
+        let state = Mutex((done: 0, failed: [String]()))
+        let progress = isatty(STDERR_FILENO) == 1
+        let total = work.count
+
+        DispatchQueue.concurrentPerform(iterations: min(jobs, max(1, total))) { worker in
+            var i = worker
+            while i < total {
+                let job = work[i]
+                var failure: String?
+                do {
+                    let data = try Data(contentsOf: job.input, options: .mappedIfSafe)
+                    let thumb = try Thumbnailer.thumbnail(of: data, fitting: box)
+                    let target = forced ?? Self.defaultFormat(for: thumb)
+                    let encoded = try ImageCoders.shared.encode(thumb, as: target, options: options)
+                    try FileManager.default.createDirectory(at: job.outputStem.deletingLastPathComponent(),
+                                                            withIntermediateDirectories: true)
+                    try encoded.write(to: job.outputStem.appendingPathExtension(target.preferredFileExtension), options: .atomic)
+                } catch let e as ImageCodingError {
+                    failure = "imago: \(job.input.path): \(e.description)"
+                } catch {
+                    failure = "imago: \(job.input.path): \(error.localizedDescription)"
+                }
+                let (done, failedCount) = state.withLock { s -> (Int, Int) in
+                    s.done += 1
+                    if let failure { s.failed.append(failure) }
+                    return (s.done, s.failed.count)
+                }
+                if progress {
+                    let width = 30, filled = total == 0 ? width : done * width / total
+                    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+                    FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)\(failedCount > 0 ? " (\(failedCount) failed)" : "")".utf8))
+                }
+                i += min(jobs, max(1, total))
+            }
+        }
+        let (done, failed) = state.withLock { ($0.done, $0.failed) }
+        if progress { FileHandle.standardError.write(Data("\n".utf8)) }
+        for line in failed.sorted() { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        print("\(done - failed.count) thumbnails written to \(outputDir.path), \(failed.count) failed")
+        if !failed.isEmpty { throw ExitCode(1) }
+    }
+
+    /// The image's own format when it can be written as a still, else PNG with alpha, JPEG without.
+    static func defaultFormat(for image: Image) -> ImageFormat {
+        if let f = image.format, f != .apng, ImageCoders.shared.canEncode(f) { return f }
+        return image.hasAlpha ? .png : .jpeg
+    }
+
+    /// Named files as they are; folders searched recursively for files with image extensions.
+    private func collect(into outputDir: URL) -> [Job] {
+        var jobs: [Job] = []
+        let fm = FileManager.default
+        for path in inputs {
+            let url = URL(fileURLWithPath: path)
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                jobs.append(Job(input: url, outputStem: outputDir.appendingPathComponent(url.deletingPathExtension().lastPathComponent)))
+                continue
+            }
+            guard let walker = fm.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey],
+                                             options: [.skipsHiddenFiles]) else { continue }
+            let base = url.standardizedFileURL.path
+            for case let file as URL in walker {
+                guard (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
+                      ImageFormat(fileExtension: file.pathExtension) != nil else { continue }
+                var relative = String(file.standardizedFileURL.deletingPathExtension().path.dropFirst(base.count))
+                while relative.hasPrefix("/") { relative.removeFirst() }
+                jobs.append(Job(input: file, outputStem: outputDir.appendingPathComponent(url.lastPathComponent)
+                                    .appendingPathComponent(relative)))
+            }
+        }
+        return jobs
+    }
+}
