@@ -1,4 +1,4 @@
-// Usage: imago-decode-timer full|scaled|straight|rgb FILE ITERATIONS
+// Usage: imago-decode-timer full|scaled|straight|rgb|thumb FILE ITERATIONS
 // Decodes FILE (from memory, to the premultiplied display format) ITERATIONS times and prints
 // "median_ms min_ms width height" — the same protocol as the peers in scripts/bench/.
 import Foundation
@@ -6,7 +6,7 @@ import Imago
 
 let args = CommandLine.arguments
 guard args.count == 4, let iterations = Int(args[3]), iterations > 0 else {
-    FileHandle.standardError.write(Data("usage: imago-decode-timer full|scaled|straight|rgb FILE ITERATIONS\n".utf8))
+    FileHandle.standardError.write(Data("usage: imago-decode-timer full|scaled|straight|rgb|thumb FILE ITERATIONS\n".utf8))
     exit(2)
 }
 let data: Data
@@ -27,7 +27,9 @@ var size = PixelSize(width: 0, height: 0)
 for _ in 0..<iterations {
     let start = ContinuousClock.now
     do {
-        let image = try ImageCoders.shared.decode(data, options: options)
+        let image = args[1] == "thumb"
+            ? try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: 256, height: 256))   // 256-px thumbnail
+            : try ImageCoders.shared.decode(data, options: options)
         size = image.pixelSize
     } catch {
         FileHandle.standardError.write(Data("decode failed: \(error)\n".utf8)); exit(1)

@@ -1,0 +1,127 @@
+import Foundation
+import ImagoCore
+
+/// A two-pass (horizontal, then vertical) Lanczos3 resampler on premultiplied ARGB32.
+///
+/// pixman's separable-convolution filter evaluates the whole 2D kernel at every output pixel
+/// (about 18×18 taps for a 3× reduction); two 1D passes do the same filtering with 2×18 taps,
+/// which measured 45 ms against about 8 ms for a 750×500 → 256×171 reduction. Pillow and libvips
+/// reduce the same way. Weights are 14-bit fixed point, normalised to sum exactly to one, and the
+/// result is clamped so no colour exceeds its alpha (Lanczos rings).
+enum LanczosResampler {
+    /// For each output coordinate: the first input index and the weights that follow it.
+    struct Weights {
+        var starts: [Int]
+        var counts: [Int]
+        var taps: Int
+        var values: [Int32]   // counts[i] weights at i * taps
+
+        init(input: Int, output: Int) {
+            let scale = Double(input) / Double(output)
+            let stretch = max(scale, 1)
+            let support = 3 * stretch
+            taps = Int(support.rounded(.up)) * 2 + 2
+            starts = [Int](repeating: 0, count: output)
+            counts = [Int](repeating: 0, count: output)
+            values = [Int32](repeating: 0, count: output * taps)
+            for i in 0..<output {
+                let center = (Double(i) + 0.5) * scale
+                let lo = max(0, Int((center - support).rounded(.down)))
+                let hi = min(input - 1, Int((center + support).rounded(.up)))
+                var ws: [Double] = []
+                var total = 0.0
+                for j in lo...max(lo, hi) {
+                    let w = Self.lanczos3((Double(j) + 0.5 - center) / stretch)
+                    ws.append(w)
+                    total += w
+                }
+                // Trim zero weights at both ends to keep the loops short.
+                var first = 0, last = ws.count - 1
+                while first < last, ws[first] == 0 { first += 1 }
+                while last > first, ws[last] == 0 { last -= 1 }
+                let n = min(taps, last - first + 1)
+                starts[i] = lo + first
+                counts[i] = n
+                var fixed = (0..<n).map { Int32((ws[first + $0] / (total == 0 ? 1 : total) * 16384).rounded()) }
+                let error = 16384 - fixed.reduce(0, +)
+                if let peak = fixed.indices.max(by: { fixed[$0] < fixed[$1] }) { fixed[peak] += error }
+                for k in 0..<n { values[i * taps + k] = fixed[k] }
+            }
+        }
+
+        static func lanczos3(_ x: Double) -> Double {
+            let ax = abs(x)
+            if ax < 1e-9 { return 1 }
+            if ax >= 3 { return 0 }
+            let px = Double.pi * x
+            return 3 * sin(px) * sin(px / 3) / (px * px)
+        }
+    }
+
+    @inline(__always)
+    static func clamp(_ v: Int32) -> UInt8 {
+        let r = (v + 8192) >> 14
+        return UInt8(truncatingIfNeeded: min(255, max(0, r)))
+    }
+
+    /// Resizes premultiplied ARGB32 `src` to `size`.
+    static func resize(_ src: PixelBuffer, to size: PixelSize) throws -> PixelBuffer {
+        let inW = src.width, inH = src.height, outW = size.width, outH = size.height
+        let wx = Weights(input: inW, output: outW), wy = Weights(input: inH, output: outH)
+        // Horizontal pass over every input row into an intermediate of outW × inH.
+        var middle = [UInt8](repeating: 0, count: outW * inH * 4)
+        src.withUnsafeBytes { raw in
+            guard let s = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            middle.withUnsafeMutableBufferPointer { mid in
+                guard let m = mid.baseAddress else { return }
+                wx.values.withUnsafeBufferPointer { w in
+                    for y in 0..<inH {
+                        let row = s + y * src.bytesPerRow
+                        let out = m + y * outW * 4
+                        for x in 0..<outW {
+                            var c0: Int32 = 0, c1: Int32 = 0, c2: Int32 = 0, c3: Int32 = 0
+                            var p = row + wx.starts[x] * 4
+                            let wbase = x * wx.taps
+                            for k in 0..<wx.counts[x] {
+                                let wk = w[wbase + k]
+                                c0 &+= Int32(p[0]) &* wk; c1 &+= Int32(p[1]) &* wk
+                                c2 &+= Int32(p[2]) &* wk; c3 &+= Int32(p[3]) &* wk
+                                p += 4
+                            }
+                            out[x * 4] = clamp(c0); out[x * 4 + 1] = clamp(c1)
+                            out[x * 4 + 2] = clamp(c2); out[x * 4 + 3] = clamp(c3)
+                        }
+                    }
+                }
+            }
+        }
+        // Vertical pass into the output, then keep colour within alpha.
+        let alpha = PixelFormat.argbOffsets.a
+        return try PixelBuffer(uninitializedWidth: outW, height: outH, format: .argb32Premultiplied) { dst in
+            guard let d = dst.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            middle.withUnsafeBufferPointer { mid in
+                guard let m = mid.baseAddress else { return }
+                wy.values.withUnsafeBufferPointer { w in
+                    var acc = [Int32](repeating: 0, count: outW * 4)
+                    for y in 0..<outH {
+                        for i in 0..<acc.count { acc[i] = 0 }
+                        let wbase = y * wy.taps
+                        for k in 0..<wy.counts[y] {
+                            let wk = w[wbase + k]
+                            let row = m + (wy.starts[y] + k) * outW * 4
+                            for i in 0..<(outW * 4) { acc[i] &+= Int32(row[i]) &* wk }
+                        }
+                        let out = d + y * outW * 4
+                        for x in 0..<outW {
+                            let a = clamp(acc[x * 4 + alpha])
+                            for c in 0..<4 {
+                                let v = clamp(acc[x * 4 + c])
+                                out[x * 4 + c] = c == alpha ? a : min(v, a)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
