@@ -152,7 +152,7 @@ struct ConvertCommand: ParsableCommand {
 
     private func outputFormat() throws -> ImageFormat {
         if let format {
-            guard let f = ImageFormat(rawValue: format.lowercased()) ?? ImageFormat(fileExtension: format) else {
+            guard let f = ImageFormat(cliName: format) else {
                 throw ImageCodingError.invalidArgument("unknown output format '\(format)'")
             }
             return f

@@ -11,6 +11,14 @@ struct ImagoCommand: ParsableCommand {
     )
 }
 
+extension ImageFormat {
+    /// A format named on the command line: its short name (`jpeg`) or an extension (`jpg`).
+    init?(cliName name: String) {
+        guard let f = ImageFormat(rawValue: name.lowercased()) ?? ImageFormat(fileExtension: name) else { return nil }
+        self = f
+    }
+}
+
 /// Shared failure path: one line on stderr naming the cause, exit status 1.
 enum CLIFailure {
     static func exit(_ error: any Error, file: String) -> ExitCode {

@@ -37,9 +37,7 @@ struct ThumbnailCommand: ParsableCommand {
         guard size >= 1 else { throw ValidationError("--size must be at least 1") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
-        if let format, ImageFormat(rawValue: format.lowercased()) == nil, ImageFormat(fileExtension: format) == nil {
-            throw ValidationError("unknown --format '\(format)'")
-        }
+        if let format, ImageFormat(cliName: format) == nil { throw ValidationError("unknown --format '\(format)'") }
     }
 
     /// One file to do: where it is and where its thumbnail goes (without extension).
@@ -52,7 +50,7 @@ struct ThumbnailCommand: ParsableCommand {
         let outputDir = URL(fileURLWithPath: output)
         try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
         let work = collect(into: outputDir)
-        let forced = format.flatMap { ImageFormat(rawValue: $0.lowercased()) ?? ImageFormat(fileExtension: $0) }
+        let forced = format.flatMap(ImageFormat.init(cliName:))
         let box = PixelSize(width: size, height: size)
         let options = EncodeOptions(quality: Double(quality) / 100)
         let state = Mutex((done: 0, failed: [String]()))
@@ -67,7 +65,7 @@ struct ThumbnailCommand: ParsableCommand {
                 do {
                     let data = try Data(contentsOf: job.input, options: .mappedIfSafe)
                     let thumb = try Thumbnailer.thumbnail(of: data, fitting: box)
-                    let target = forced ?? Self.defaultFormat(for: thumb)
+                    let target = forced ?? ImageCoders.shared.preferredEncodingFormat(for: thumb)
                     let encoded = try ImageCoders.shared.encode(thumb, as: target, options: options)
                     try FileManager.default.createDirectory(at: job.outputStem.deletingLastPathComponent(),
                                                             withIntermediateDirectories: true)
@@ -95,12 +93,6 @@ struct ThumbnailCommand: ParsableCommand {
         for line in failed.sorted() { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         print("\(done - failed.count) thumbnails written to \(outputDir.path), \(failed.count) failed")
         if !failed.isEmpty { throw ExitCode(1) }
-    }
-
-    /// The image's own format when it can be written as a still, else PNG with alpha, JPEG without.
-    static func defaultFormat(for image: Image) -> ImageFormat {
-        if let f = image.format, f != .apng, ImageCoders.shared.canEncode(f) { return f }
-        return image.hasAlpha ? .png : .jpeg
     }
 
     /// Named files as they are; folders searched recursively for files with image extensions.

@@ -188,3 +188,19 @@ struct JPEGDirectFormatTests {
         #expect(try decoder.currentImage()?.buffer == coders.decode(data, options: options).buffer)
     }
 }
+
+@Suite("Preferred encoding format")
+struct PreferredFormatTests {
+    @Test("own format when writable, else PNG with alpha and JPEG without")
+    func rule() throws {
+        let coders = ImageCoders.makeDefault()
+        var webp = Image(buffer: try Fixtures.gradient(width: 2, height: 2), format: .webp, hasAlpha: false)
+        #expect(coders.preferredEncodingFormat(for: webp) == .webp)
+        webp.format = .gif
+        #expect(coders.preferredEncodingFormat(for: webp) == .jpeg)
+        webp.hasAlpha = true
+        #expect(coders.preferredEncodingFormat(for: webp) == .png)
+        webp.format = .apng
+        #expect(coders.preferredEncodingFormat(for: webp) == .png)
+    }
+}

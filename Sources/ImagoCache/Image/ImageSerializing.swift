@@ -32,10 +32,6 @@ public struct DefaultImageSerializer: ImageSerializing {
     ///
     /// - Throws: ``ImagoCore/ImageCodingError`` from the encoder.
     public func serialize(_ image: Image) throws -> Data {
-        if let format = image.format, format != .apng, coders.canEncode(format),
-           !image.isAnimated || format.supportsAnimation {
-            return try coders.encode(image, as: format, options: options)
-        }
-        return try coders.encode(image, as: image.hasAlpha ? .png : .jpeg, options: options)
+        try coders.encode(image, as: coders.preferredEncodingFormat(for: image), options: options)
     }
 }

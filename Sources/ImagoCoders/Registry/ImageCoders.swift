@@ -126,6 +126,16 @@ public final class ImageCoders: Sendable {
         return try encoder.encode(image, as: target, options: options)
     }
 
+    /// The format to write `image` in when the caller names none: its own format when an
+    /// encoder writes it (and, for an animation, the format can animate), otherwise PNG for an
+    /// image with alpha and JPEG without (SDWebImage's rule).
+    public func preferredEncodingFormat(for image: Image) -> ImageFormat {
+        if let format = image.format, format != .apng, canEncode(format), !image.isAnimated || format.supportsAnimation {
+            return format
+        }
+        return image.hasAlpha ? .png : .jpeg
+    }
+
     /// A progressive decoder for data whose first bytes are `prefix`, or `nil` when the format
     /// is not yet recognisable from them or its decoder has no progressive mode.
     public func makeProgressiveDecoder(for prefix: Data, options: DecodeOptions = .default) -> (any ProgressiveImageDecoding)? {
