@@ -20,6 +20,8 @@ struct imago_png_decoder {
     int pass;
     uint32_t rows_in_pass;
     uint32_t highest_row;
+    imago_png_row_sink sink;
+    void *sink_context;
     char message[256];
 };
 
@@ -51,6 +53,9 @@ static void info_callback(png_structp png, png_infop info) {
     /* Rows of an interlaced image are completed over several passes: premultiplying early
        would premultiply earlier pixels twice, so those are premultiplied afterwards. */
     if (d->passes > 1) d->premultiply_rows = 0;
+    /* An ICC profile to apply (colour management on) must see straight pixels: it is converted
+       and premultiplied after, by the caller. */
+    if (d->apply_gamma && png_get_valid(png, info, PNG_INFO_iCCP)) d->premultiply_rows = 0;
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != (size_t)png_get_image_width(png, info) * 4)
         png_error(png, "unexpected row size after transformations");
@@ -81,6 +86,9 @@ static void row_callback(png_structp png, png_bytep new_row, png_uint_32 row, in
     if (d->premultiply_rows) premultiply_row(d->out + (size_t)row * d->stride, png_get_image_width(png, d->info));
     d->rows_in_pass = row + 1;
     if (row + 1 > d->highest_row) d->highest_row = row + 1;
+    /* The sink returns before libpng runs again, so a later longjmp never crosses its frames. */
+    if (d->sink && d->sink(d->sink_context, d->out + (size_t)row * d->stride, row) != 0)
+        png_error(png, "decoding was stopped by the row consumer");
 }
 
 static void end_callback(png_structp png, png_infop info) {
@@ -126,7 +134,11 @@ int imago_png_finished(imago_png_decoder *d) { return d->finished; }
 int imago_png_get_header(imago_png_decoder *d, imago_png_header *h) {
     memset(h, 0, sizeof *h);
     if (!d->header_ready) return IMAGO_SUSPENDED;
-    if (setjmp(d->jump)) return IMAGO_ERROR;
+    /* May be called from inside a row callback, while imago_png_feed's jump target is live:
+       keep that target and restore it before returning. */
+    jmp_buf outer;
+    memcpy(&outer, &d->jump, sizeof outer);
+    if (setjmp(d->jump)) { memcpy(&d->jump, &outer, sizeof outer); return IMAGO_ERROR; }
     png_structp png = d->png;
     png_infop info = d->info;
     png_uint_32 w = 0, hgt = 0;
@@ -150,6 +162,7 @@ int imago_png_get_header(imago_png_decoder *d, imago_png_header *h) {
     png_uint_32 exif_length = 0;
     if (png_get_eXIf_1(png, info, &exif_length, &exif) && exif) { h->exif = exif; h->exif_length = exif_length; }
 #endif
+    memcpy(&d->jump, &outer, sizeof outer);
     return IMAGO_OK;
 }
 
@@ -163,6 +176,11 @@ const char *imago_png_decoder_message(imago_png_decoder *d) { return d->message;
 
 void imago_png_decoder_premultiply_rows(imago_png_decoder *d, int enabled) { d->premultiply_rows = enabled; }
 int imago_png_decoder_premultiplied_rows(imago_png_decoder *d) { return d->premultiply_rows; }
+
+void imago_png_decoder_set_row_sink(imago_png_decoder *d, imago_png_row_sink sink, void *context) {
+    d->sink = sink;
+    d->sink_context = context;
+}
 
 /* ---------------------------------------------------------------- encoding */
 

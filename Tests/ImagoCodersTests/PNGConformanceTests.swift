@@ -94,4 +94,23 @@ struct PNGConformanceTests {
         let palette = try coders.info(of: Corpus.data("pngsuite/tbbn3p08.png"))
         #expect(palette.hasAlpha)
     }
+
+    @Test("an ICC profile on a PNG with alpha is applied to straight pixels, premultiplied once (one-shot, progressive, interlaced)")
+    func iccWithAlpha() throws {
+        // Display P3, taken from a corpus file, on a synthetic gradient with an alpha ramp.
+        let p3 = try #require(try coders.decode(Corpus.data("wuffs/red-blue-gradient.dcip3d65-no-chrm-no-gama.png"),
+                                                options: DecodeOptions(colorManagement: false)).metadata.iccProfile)
+        var image = Image(buffer: try Fixtures.gradient(width: 64, height: 48, alpha: true))
+        image.metadata.iccProfile = p3
+        for progressive in [false, true] {
+            let data = try coders.encode(image, as: .png, options: EncodeOptions(progressive: progressive, keepMetadata: true))
+            let straight = try coders.decode(data, options: DecodeOptions(pixelFormat: .rgba8))
+            let display = try coders.decode(data)
+            #expect(straight.metadata.iccProfile == nil && straight.buffer != image.buffer)   // converted
+            #expect(display.buffer == straight.buffer.converted(to: .argb32Premultiplied), "interlaced: \(progressive)")
+            let incremental = try #require(coders.makeProgressiveDecoder(for: data))
+            try incremental.update(data, isFinal: true)
+            #expect(try incremental.currentImage()?.buffer == display.buffer)
+        }
+    }
 }

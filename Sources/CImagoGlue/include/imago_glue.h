@@ -93,7 +93,8 @@ typedef struct imago_png_header {
 } imago_png_header;
 
 /* Creates a push decoder writing 8-bit, 4-channel rows into out (stride bytes apart).
-   bgra: 1 for B,G,R,A byte order, 0 for R,G,B,A. apply_gamma: correct gAMA when no sRGB/iCCP.
+   bgra: 1 for B,G,R,A byte order, 0 for R,G,B,A. apply_gamma: colour management is on: correct
+   gAMA when no sRGB/iCCP, and leave rows straight when an iCCP profile is to be applied.
    max_width/max_height bound the IHDR libpng accepts. */
 imago_png_decoder *imago_png_decoder_create(uint8_t *out, size_t stride, int bgra, int apply_gamma,
                                             uint32_t max_width, uint32_t max_height);
@@ -110,6 +111,11 @@ const char *imago_png_decoder_message(imago_png_decoder *d);
    off automatically for interlaced images; the second call says whether it stayed on. */
 void imago_png_decoder_premultiply_rows(imago_png_decoder *d, int enabled);
 int imago_png_decoder_premultiplied_rows(imago_png_decoder *d);
+/* Called with each finished row (after premultiplication) and its index; a non-zero return stops
+   decoding with an error. Used with stride 0, so every row lands in the same one-row buffer and
+   the caller streams the image without holding it. Only for non-interlaced images. */
+typedef int (*imago_png_row_sink)(void *context, const uint8_t *row, uint32_t y);
+void imago_png_decoder_set_row_sink(imago_png_decoder *d, imago_png_row_sink sink, void *context);
 
 /* ---------------------------------------------------------------- libpng encoding */
 

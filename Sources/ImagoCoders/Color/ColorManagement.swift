@@ -28,47 +28,80 @@ enum ColorManagement {
     /// Converts a buffer with straight (or no) alpha from `icc` to sRGB in place.
     ///
     /// `layout` is the lcms pixel type of both input and output: BGRA, RGBA, ARGB (4 bytes) or
-    /// RGB (3 bytes); the gray-profile table applies to the 4-byte layouts. RGB profiles
-    /// go through an lcms transform; gray profiles, for pixels decoded gray and expanded to
-    /// RGB, through a 256-entry table. Returns whether the pixels were converted.
+    /// RGB (3 bytes); the gray-profile table applies to the 4-byte layouts. Returns whether the
+    /// pixels were converted. See ``Converter``.
     @discardableResult
     static func convertToSRGB(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
                               profile icc: Data, layout: cmsUInt32Number) -> Bool {
-        guard let profile = open(icc) else { return false }
-        defer { cmsCloseProfile(profile) }
-        if isSRGB(profile) { return false }
-        guard let srgb = cmsCreate_sRGBProfile() else { return false }
-        defer { cmsCloseProfile(srgb) }
-        switch cmsGetColorSpace(profile) {
-        case cmsSigRgbData:
-            guard let t = cmsCreateTransform(profile, layout, srgb, layout, cmsUInt32Number(INTENT_PERCEPTUAL),
-                                             cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE)) else { return false }
-            defer { cmsDeleteTransform(t) }
-            let bpp = layout == IMAGO_TYPE_RGB_8 ? 3 : 4
-            transformRows(t, pixels, pixels, width: width, height: height, inStride: bytesPerRow, outStride: bytesPerRow, bytesPerPixel: bpp)
-            return true
-        case cmsSigGrayData:
-            guard layout != IMAGO_TYPE_RGB_8 else { return false }
-            guard let t = cmsCreateTransform(profile, IMAGO_TYPE_GRAY_8, srgb, IMAGO_TYPE_RGB_8,
-                                             cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE)) else { return false }
-            defer { cmsDeleteTransform(t) }
-            var input = (0...255).map { UInt8($0) }
-            var table = [UInt8](repeating: 0, count: 768)
-            cmsDoTransform(t, &input, &table, 256)
-            guard let base = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+        guard let converter = Converter(profile: icc, layout: layout) else { return false }
+        converter.convert(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
+        return true
+    }
+
+    /// A conversion from one ICC profile to sRGB, built once and applied to any number of rows
+    /// (streamed decoding converts row by row).
+    ///
+    /// RGB profiles go through an lcms transform; gray profiles, for pixels decoded gray and
+    /// expanded to RGB, through a 256-entry table.
+    final class Converter {
+        private let transform: cmsHTRANSFORM?
+        private let grayTable: [UInt8]?
+        private let bytesPerPixel: Int
+        private let layout: cmsUInt32Number
+
+        /// `nil` when nothing is to be done: an unparsable or sRGB profile, or a colour space
+        /// that does not match `layout`.
+        init?(profile icc: Data, layout: cmsUInt32Number) {
+            guard let profile = ColorManagement.open(icc) else { return nil }
+            defer { cmsCloseProfile(profile) }
+            if ColorManagement.isSRGB(profile) { return nil }
+            guard let srgb = cmsCreate_sRGBProfile() else { return nil }
+            defer { cmsCloseProfile(srgb) }
+            self.layout = layout
+            bytesPerPixel = layout == IMAGO_TYPE_RGB_8 ? 3 : 4
+            switch cmsGetColorSpace(profile) {
+            case cmsSigRgbData:
+                guard let t = cmsCreateTransform(profile, layout, srgb, layout, cmsUInt32Number(INTENT_PERCEPTUAL),
+                                                 cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE)) else { return nil }
+                transform = t
+                grayTable = nil
+            case cmsSigGrayData:
+                guard layout != IMAGO_TYPE_RGB_8,
+                      let t = cmsCreateTransform(profile, IMAGO_TYPE_GRAY_8, srgb, IMAGO_TYPE_RGB_8,
+                                                 cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE)) else { return nil }
+                defer { cmsDeleteTransform(t) }
+                var input = (0...255).map { UInt8($0) }
+                var table = [UInt8](repeating: 0, count: 768)
+                cmsDoTransform(t, &input, &table, 256)
+                transform = nil
+                grayTable = table
+            default:
+                return nil
+            }
+        }
+
+        deinit { if let transform { cmsDeleteTransform(transform) } }
+
+        /// Converts `height` rows of `width` pixels in place.
+        func convert(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
+            if let transform {
+                ColorManagement.transformRows(transform, pixels, pixels, width: width, height: height, inStride: bytesPerRow,
+                                              outStride: bytesPerRow, bytesPerPixel: bytesPerPixel)
+                return
+            }
+            guard let table = grayTable, let base = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             // Gray pixels were expanded to R = G = B; channel 1 is green in both BGRA and RGBA.
             let (rOff, bOff) = layout == IMAGO_TYPE_BGRA_8 ? (2, 0) : (0, 2)
-            for y in 0..<height {
-                var p = base + y * bytesPerRow
-                for _ in 0..<width {
-                    let g = Int(p[1]) * 3
-                    p[rOff] = table[g]; p[1] = table[g + 1]; p[bOff] = table[g + 2]
-                    p += 4
+            table.withUnsafeBufferPointer { t in
+                for y in 0..<height {
+                    var p = base + y * bytesPerRow
+                    for _ in 0..<width {
+                        let g = Int(p[1]) * 3
+                        p[rOff] = t[g]; p[1] = t[g + 1]; p[bOff] = t[g + 2]
+                        p += 4
+                    }
                 }
             }
-            return true
-        default:
-            return false
         }
     }
 
@@ -117,7 +150,7 @@ enum ColorManagement {
     }
 
     /// Runs `t` over `height` rows, in batches small enough for lcms's 32-bit pixel counts.
-    private static func transformRows(_ t: cmsHTRANSFORM, _ src: UnsafeMutableRawBufferPointer, _ dst: UnsafeMutableRawBufferPointer,
+    fileprivate static func transformRows(_ t: cmsHTRANSFORM, _ src: UnsafeMutableRawBufferPointer, _ dst: UnsafeMutableRawBufferPointer,
                                       width: Int, height: Int, inStride: Int, outStride: Int, bytesPerPixel: Int) {
         guard let s = src.baseAddress, let d = dst.baseAddress else { return }
         if inStride == width * bytesPerPixel, outStride == width * bytesPerPixel {
@@ -133,12 +166,12 @@ enum ColorManagement {
         }
     }
 
-    private static func open(_ icc: Data) -> cmsHPROFILE? {
+    fileprivate static func open(_ icc: Data) -> cmsHPROFILE? {
         guard !icc.isEmpty, icc.count < Int(UInt32.max) else { return nil }
         return icc.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
     }
 
-    private static func isSRGB(_ profile: cmsHPROFILE) -> Bool {
+    fileprivate static func isSRGB(_ profile: cmsHPROFILE) -> Bool {
         var buffer = [CChar](repeating: 0, count: 256)
         let n = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", &buffer, cmsUInt32Number(buffer.count))
         guard n > 0 else { return false }

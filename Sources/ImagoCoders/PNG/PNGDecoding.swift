@@ -23,20 +23,14 @@ final class PNGPushDecoder {
             throw ImageCodingError.corrupt(.png, "could not create a libpng decoder (out of memory)")
         }
         handle = h
-        // Premultiply rows inside libpng's row callback, cache-hot, unless an ICC profile needs
-        // the straight pixels first. That is decided once iCCP is known; see `finish`.
+        // Premultiply rows inside libpng's row callback, cache-hot. The glue switches this off
+        // for interlaced images and when an ICC profile will be applied to the straight pixels.
         if options.pixelFormat == .argb32Premultiplied {
             imago_png_decoder_premultiply_rows(h, 1)
         }
     }
 
-    /// Called once the header chunks are in: keep row premultiplication only when no ICC
-    /// conversion will run on the straight pixels.
-    private func settleRowPremultiplication() {
-        if options.colorManagement, iccProfile() != nil { imago_png_decoder_premultiply_rows(handle, 0) }
-    }
-
-    private var rowsPremultiplied: Bool { imago_png_decoder_premultiplied_rows(handle) != 0 }
+    var rowsPremultiplied: Bool { imago_png_decoder_premultiplied_rows(handle) != 0 }
 
     deinit { imago_png_decoder_destroy(handle) }
 
@@ -45,19 +39,7 @@ final class PNGPushDecoder {
     /// Feeds bytes not fed before.
     func feed(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
-        var status: Int32
-        let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        if imago_png_header_ready(handle) == 0 {
-            // Feed up to the first IDAT so the colour chunks are known before any row is produced.
-            let split = PNGChunks.offsetOfFirstIDAT(in: bytes) ?? bytes.count
-            status = imago_png_feed(handle, base, split)
-            if status != Int32(IMAGO_ERROR), imago_png_header_ready(handle) != 0 { settleRowPremultiplication() }
-            if status != Int32(IMAGO_ERROR), split < bytes.count {
-                status = imago_png_feed(handle, base.map { $0 + split }, bytes.count - split)
-            }
-        } else {
-            status = imago_png_feed(handle, base, bytes.count)
-        }
+        let status = imago_png_feed(handle, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
         if status == Int32(IMAGO_ERROR) {
             let message = String(cString: imago_png_decoder_message(handle))
             throw ImageCodingError.corrupt(.png, message)

@@ -64,6 +64,50 @@ enum LanczosResampler {
         return UInt8(truncatingIfNeeded: min(255, max(0, r)))
     }
 
+    /// Filters one row of `wx.starts.count` output pixels from an input row (premultiplied ARGB32).
+    @inline(__always)
+    static func horizontal(_ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, weights wx: Weights,
+                           values w: UnsafeBufferPointer<Int32>) {
+        for x in 0..<wx.starts.count {
+            var c0: Int32 = 0, c1: Int32 = 0, c2: Int32 = 0, c3: Int32 = 0
+            var p = row + wx.starts[x] * 4
+            let wbase = x * wx.taps
+            for k in 0..<wx.counts[x] {
+                let wk = w[wbase + k]
+                c0 &+= Int32(p[0]) &* wk; c1 &+= Int32(p[1]) &* wk
+                c2 &+= Int32(p[2]) &* wk; c3 &+= Int32(p[3]) &* wk
+                p += 4
+            }
+            out[x * 4] = clamp(c0); out[x * 4 + 1] = clamp(c1)
+            out[x * 4 + 2] = clamp(c2); out[x * 4 + 3] = clamp(c3)
+        }
+    }
+
+    /// Filters output row `y` of `width` pixels from the horizontally filtered rows
+    /// `wy.starts[y] ..< wy.starts[y] + wy.counts[y]`, found through `row`, then keeps every
+    /// colour within its alpha (Lanczos rings).
+    @inline(__always)
+    static func vertical(y: Int, width: Int, weights wy: Weights, values w: UnsafeBufferPointer<Int32>,
+                         accumulator acc: UnsafeMutablePointer<Int32>, into out: UnsafeMutablePointer<UInt8>,
+                         row: (Int) -> UnsafePointer<UInt8>) {
+        let n = width * 4
+        acc.update(repeating: 0, count: n)
+        let wbase = y * wy.taps
+        for k in 0..<wy.counts[y] {
+            let wk = w[wbase + k]
+            let r = row(wy.starts[y] + k)
+            for i in 0..<n { acc[i] &+= Int32(r[i]) &* wk }
+        }
+        let alpha = PixelFormat.argbOffsets.a
+        for x in 0..<width {
+            let a = clamp(acc[x * 4 + alpha])
+            for c in 0..<4 {
+                let v = clamp(acc[x * 4 + c])
+                out[x * 4 + c] = c == alpha ? a : min(v, a)
+            }
+        }
+    }
+
     /// Resizes premultiplied ARGB32 `src` to `size`.
     static func resize(_ src: PixelBuffer, to size: PixelSize) throws -> PixelBuffer {
         let inW = src.width, inH = src.height, outW = size.width, outH = size.height
@@ -75,49 +119,21 @@ enum LanczosResampler {
             middle.withUnsafeMutableBufferPointer { mid in
                 guard let m = mid.baseAddress else { return }
                 wx.values.withUnsafeBufferPointer { w in
-                    for y in 0..<inH {
-                        let row = s + y * src.bytesPerRow
-                        let out = m + y * outW * 4
-                        for x in 0..<outW {
-                            var c0: Int32 = 0, c1: Int32 = 0, c2: Int32 = 0, c3: Int32 = 0
-                            var p = row + wx.starts[x] * 4
-                            let wbase = x * wx.taps
-                            for k in 0..<wx.counts[x] {
-                                let wk = w[wbase + k]
-                                c0 &+= Int32(p[0]) &* wk; c1 &+= Int32(p[1]) &* wk
-                                c2 &+= Int32(p[2]) &* wk; c3 &+= Int32(p[3]) &* wk
-                                p += 4
-                            }
-                            out[x * 4] = clamp(c0); out[x * 4 + 1] = clamp(c1)
-                            out[x * 4 + 2] = clamp(c2); out[x * 4 + 3] = clamp(c3)
-                        }
-                    }
+                    for y in 0..<inH { horizontal(s + y * src.bytesPerRow, into: m + y * outW * 4, weights: wx, values: w) }
                 }
             }
         }
-        // Vertical pass into the output, then keep colour within alpha.
-        let alpha = PixelFormat.argbOffsets.a
+        // Vertical pass into the output.
         return try PixelBuffer(uninitializedWidth: outW, height: outH, format: .argb32Premultiplied) { dst in
             guard let d = dst.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            let acc = UnsafeMutablePointer<Int32>.allocate(capacity: outW * 4)
+            defer { acc.deallocate() }
             middle.withUnsafeBufferPointer { mid in
                 guard let m = mid.baseAddress else { return }
                 wy.values.withUnsafeBufferPointer { w in
-                    var acc = [Int32](repeating: 0, count: outW * 4)
                     for y in 0..<outH {
-                        for i in 0..<acc.count { acc[i] = 0 }
-                        let wbase = y * wy.taps
-                        for k in 0..<wy.counts[y] {
-                            let wk = w[wbase + k]
-                            let row = m + (wy.starts[y] + k) * outW * 4
-                            for i in 0..<(outW * 4) { acc[i] &+= Int32(row[i]) &* wk }
-                        }
-                        let out = d + y * outW * 4
-                        for x in 0..<outW {
-                            let a = clamp(acc[x * 4 + alpha])
-                            for c in 0..<4 {
-                                let v = clamp(acc[x * 4 + c])
-                                out[x * 4 + c] = c == alpha ? a : min(v, a)
-                            }
+                        vertical(y: y, width: outW, weights: wy, values: w, accumulator: acc, into: d + y * outW * 4) {
+                            m + $0 * outW * 4
                         }
                     }
                 }

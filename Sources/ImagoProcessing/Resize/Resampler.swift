@@ -37,8 +37,7 @@ public enum Resampler {
         if pixels > limits.maxPixels { throw ImageCodingError.exceedsLimit(.maxPixels, found: pixels, limit: limits.maxPixels) }
         var source = buffer.converted(to: .argb32Premultiplied)
         if source.size == size { return source }
-        // Box pre-shrink by whole factors, leaving at most 2× for the filter.
-        let kx = max(1, source.width / size.width / 2), ky = max(1, source.height / size.height / 2)
+        let (kx, ky) = boxFactors(from: source.size, to: size)
         if kx > 1 || ky > 1 { source = try boxShrink(source, kx: kx, ky: ky) }
         switch quality {
         case .lanczos3: return try LanczosResampler.resize(source, to: size)
@@ -46,37 +45,24 @@ public enum Resampler {
         }
     }
 
+    /// The whole factors of the box pre-shrink from `source` to `target`: as large as possible
+    /// while leaving at least 2× for the filter in each direction (the filter then sees enough
+    /// pixels to be alias-free).
+    static func boxFactors(from source: PixelSize, to target: PixelSize) -> (kx: Int, ky: Int) {
+        (max(1, source.width / target.width / 2), max(1, source.height / target.height / 2))
+    }
+
     /// Averages `kx`×`ky` blocks (partial blocks at the right and bottom edges average what they have).
     static func boxShrink(_ src: PixelBuffer, kx: Int, ky: Int) throws -> PixelBuffer {
-        let ow = (src.width + kx - 1) / kx, oh = (src.height + ky - 1) / ky
-        let w = src.width, h = src.height, stride = src.bytesPerRow
-        return try PixelBuffer(uninitializedWidth: ow, height: oh, format: .argb32Premultiplied) { out in
+        let box = BoxShrinkRows(inputWidth: src.width, kx: kx)
+        let oh = (src.height + ky - 1) / ky
+        return try PixelBuffer(uninitializedWidth: box.outputWidth, height: oh, format: .argb32Premultiplied) { out in
             guard let dst = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-            var sums = [UInt32](repeating: 0, count: ow * 4)
             src.withUnsafeBytes { raw in
                 guard let s = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
                 for oy in 0..<oh {
-                    for i in 0..<sums.count { sums[i] = 0 }
-                    let y0 = oy * ky, y1 = min(h, y0 + ky)
-                    for y in y0..<y1 {
-                        let row = s + y * stride
-                        for ox in 0..<ow {
-                            let x0 = ox * kx, x1 = min(w, x0 + kx)
-                            var b: UInt32 = 0, g: UInt32 = 0, r: UInt32 = 0, a: UInt32 = 0
-                            var p = row + x0 * 4
-                            for _ in x0..<x1 {
-                                b &+= UInt32(p[0]); g &+= UInt32(p[1]); r &+= UInt32(p[2]); a &+= UInt32(p[3])
-                                p += 4
-                            }
-                            sums[ox * 4] &+= b; sums[ox * 4 + 1] &+= g; sums[ox * 4 + 2] &+= r; sums[ox * 4 + 3] &+= a
-                        }
-                    }
-                    let rows = UInt32(y1 - y0)
-                    let orow = dst + oy * ow * 4
-                    for ox in 0..<ow {
-                        let n = UInt32(min(w, ox * kx + kx) - ox * kx) * rows
-                        for c in 0..<4 { orow[ox * 4 + c] = UInt8((sums[ox * 4 + c] + n / 2) / n) }
-                    }
+                    for y in (oy * ky)..<min(src.height, oy * ky + ky) { box.add(s + y * src.bytesPerRow) }
+                    box.emit(into: dst + oy * box.outputWidth * 4)
                 }
             }
         }

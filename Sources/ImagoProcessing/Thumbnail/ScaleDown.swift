@@ -26,8 +26,10 @@ public enum ScaleDown {
 
     /// Decodes `data` scaled down to fit `limitBytes` of decoded pixels over all frames.
     ///
-    /// Formats that can shrink while decoding (JPEG DCT scaling, WebP scaled decoding) never
-    /// hold more than about four times the result; others are decoded, then reduced.
+    /// Peak memory stays near the result, not the source: formats that can shrink while decoding
+    /// (JPEG DCT scaling, WebP scaled decoding) hold at most about four times the result, and a
+    /// non-interlaced PNG streams its rows through a ``StreamingResampler`` (the result plus a
+    /// window of rows). Other data is decoded whole, then reduced.
     ///
     /// - Parameters:
     ///   - limitBytes: Default ``defaultLimitBytes``.
@@ -38,6 +40,10 @@ public enum ScaleDown {
         guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
         let info = try coders.info(of: data)
         let target = targetSize(for: info.pixelSize, limitBytes: limitBytes, frameCount: info.frameCount)
+        if target != info.pixelSize, info.frameCount == 1,
+           let image = try StreamedDecoding.decode(data, format: info.format, to: target, options: options, coders: coders) {
+            return image
+        }
         var decodeOptions = options
         if target != info.pixelSize { decodeOptions.thumbnailPixelSize = target }
         return try coders.decode(data, options: decodeOptions).scaledDown(limitBytes: limitBytes)

@@ -5,7 +5,8 @@ public import ImagoCoders
 /// Thumbnails decoded at (close to) their final size.
 ///
 /// The decoder shrinks while loading where the format allows (JPEG DCT scaling, WebP scaled
-/// decoding), so a thumbnail of a 24-megapixel JPEG never holds the full-size bitmap; the rest
+/// decoding), so a thumbnail of a 24-megapixel JPEG never holds the full-size bitmap, and a PNG
+/// streams its rows through a ``StreamingResampler`` without ever holding it either; the rest
 /// of the reduction is a ``Resampler`` pass; finally the EXIF orientation is applied.
 public enum Thumbnailer {
     /// The size of a thumbnail of `source` (as displayed) within `box`.
@@ -38,11 +39,15 @@ public enum Thumbnailer {
         let info = try coders.info(of: data)
         // The box is in display orientation; the decoder works on stored pixels.
         let storedBox = info.orientation.swapsDimensions ? PixelSize(width: box.height, height: box.width) : box
+        let target = targetSize(for: info.pixelSize, within: storedBox, preserveAspectRatio: preserveAspectRatio)
+        if quality == .lanczos3, info.frameCount == 1, target != info.pixelSize,
+           let image = try StreamedDecoding.decode(data, format: info.format, to: target, options: options, coders: coders) {
+            return image.applyingOrientation()
+        }
         var decodeOptions = options
         decodeOptions.thumbnailPixelSize = storedBox
         decodeOptions.preserveAspectRatio = preserveAspectRatio
         var image = try coders.decode(data, options: decodeOptions)
-        let target = targetSize(for: info.pixelSize, within: storedBox, preserveAspectRatio: preserveAspectRatio)
         let frames = try image.frames.map { frame in
             ImageFrame(buffer: try Resampler.resize(frame.buffer, to: target, quality: quality, limits: options.limits),
                        duration: frame.duration)

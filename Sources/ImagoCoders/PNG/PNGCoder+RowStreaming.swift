@@ -1,0 +1,100 @@
+import CImagoGlue
+import CLCMS2
+public import Foundation
+public import ImagoCore
+
+extension PNGCoder: RowStreamingImageDecoding {
+    /// `true` for a non-interlaced PNG on a little-endian machine: rows of an Adam7 image are
+    /// finished only by its last pass, so those are decoded whole.
+    public func canStreamRows(of data: Data) -> Bool {
+        guard PixelFormat.argbOffsets.b == 0, let ihdr = try? PNGChunks.readIHDR(data) else { return false }
+        return !ihdr.interlaced
+    }
+
+    /// Streams rows through libpng's row callback into one reused row buffer: the memory held is
+    /// one row plus libpng's own two rows, whatever the image size. Colour management (iCCP to
+    /// sRGB, gAMA) is applied per row; each row is premultiplied before the consumer sees it.
+    ///
+    /// - Throws: as ``decode(_:options:)``; `.unsupportedFeature` for an interlaced PNG; the
+    ///   consumer's own errors unchanged.
+    public func decodeRows(_ data: Data, options: DecodeOptions, into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
+        try options.limits.check(inputBytes: data.count)
+        let ihdr = try PNGChunks.readIHDR(data)
+        guard canStreamRows(of: data) else {
+            throw ImageCodingError.unsupportedFeature(.png, "rows of an interlaced PNG cannot be streamed")
+        }
+        try options.limits.check(width: ihdr.width, height: ihdr.height, format: .png)
+        var streamOptions = options
+        streamOptions.pixelFormat = .argb32Premultiplied
+        let row = UnsafeMutableRawBufferPointer.allocate(byteCount: ihdr.width * 4, alignment: 16)
+        defer { row.deallocate() }
+        let decoder = try PNGPushDecoder(ihdr: ihdr, options: streamOptions, output: row.baseAddress, stride: 0)
+        let bridge = PNGRowBridge(consumer: consumer, decoder: decoder, width: ihdr.width,
+                                  colorManagement: options.colorManagement)
+        try consumer.begin(size: PixelSize(width: ihdr.width, height: ihdr.height))
+        try withExtendedLifetime(bridge) {
+            imago_png_decoder_set_row_sink(decoder.handle, { context, row, y in
+                guard let context, let row else { return 1 }
+                return Unmanaged<PNGRowBridge>.fromOpaque(context).takeUnretainedValue().take(row, y: Int(y))
+            }, Unmanaged.passUnretained(bridge).toOpaque())
+            do {
+                try data.withUnsafeBytes { try decoder.feed($0) }
+            } catch {
+                throw bridge.failure ?? error   // the consumer's error, not libpng's report of the stop
+            }
+        }
+        guard decoder.isFinished else {
+            throw ImageCodingError.truncated(.png, "the data ends before the IEND chunk (\(decoder.rowsWritten) of \(ihdr.height) rows)")
+        }
+        let chunks = try? PNGChunks(data)
+        let icc = decoder.iccProfile()
+        let convertedICC = options.colorManagement && icc != nil
+        return StreamedImageAttributes(pixelSize: PixelSize(width: ihdr.width, height: ihdr.height),
+                                       orientation: chunks?.exif.flatMap(EXIF.orientation(in:)) ?? .up,
+                                       format: ImageFormat(sniffing: data) ?? .png,
+                                       metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: chunks?.exif),
+                                       hasAlpha: ihdr.hasAlphaChannel || chunks?.hasTRNS == true)
+    }
+}
+
+/// Carries rows from libpng's callback to a consumer: ICC conversion and premultiplication when
+/// libpng could not premultiply (a profile must see straight pixels), and the consumer's error.
+private final class PNGRowBridge {
+    let consumer: any DecodedRowConsuming
+    let decoder: PNGPushDecoder
+    let width: Int
+    let colorManagement: Bool
+    var converter: ColorManagement.Converter?
+    var prepared = false
+    var failure: (any Error)?
+
+    init(consumer: any DecodedRowConsuming, decoder: PNGPushDecoder, width: Int, colorManagement: Bool) {
+        self.consumer = consumer
+        self.decoder = decoder
+        self.width = width
+        self.colorManagement = colorManagement
+    }
+
+    /// Returns 0 to go on, 1 to stop (the error is kept in ``failure``).
+    func take(_ pointer: UnsafePointer<UInt8>, y: Int) -> Int32 {
+        if !prepared {
+            prepared = true
+            if colorManagement, let icc = decoder.iccProfile() {
+                converter = ColorManagement.Converter(profile: icc, layout: IMAGO_TYPE_BGRA_8)
+            }
+        }
+        // The row is our own buffer (handed to libpng as its output), so writing to it is allowed.
+        let row = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: pointer), count: width * 4)
+        if !decoder.rowsPremultiplied {
+            converter?.convert(row, width: width, height: 1, bytesPerRow: width * 4)
+            PixelBuffer.premultiplyARGB32InPlace(row, width: width, height: 1, bytesPerRow: width * 4)
+        }
+        do {
+            try consumer.consume(row: UnsafeRawBufferPointer(row), y: y)
+            return 0
+        } catch {
+            failure = error
+            return 1
+        }
+    }
+}

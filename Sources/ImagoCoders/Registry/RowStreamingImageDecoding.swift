@@ -1,0 +1,58 @@
+public import Foundation
+public import ImagoCore
+
+/// Receives a decoded image one row at a time, top to bottom, so the whole bitmap is never held
+/// (the consumer side of ``RowStreamingImageDecoding``).
+public protocol DecodedRowConsuming: AnyObject {
+    /// Called once, before any row, with the stored size (before orientation).
+    ///
+    /// - Throws: any error, which stops decoding and is rethrown by the decoder.
+    func begin(size: PixelSize) throws
+
+    /// Called with row `y` (0 first) of `size.width` premultiplied ARGB32 pixels in sRGB (when
+    /// colour management is on). The memory is valid only during the call.
+    ///
+    /// - Throws: any error, which stops decoding and is rethrown by the decoder.
+    func consume(row: UnsafeRawBufferPointer, y: Int) throws
+}
+
+/// What a streamed decode knows once every row is out: everything of an ``ImagoCore/Image``
+/// but the pixels.
+public struct StreamedImageAttributes: Sendable, Equatable {
+    /// The stored size, before orientation.
+    public var pixelSize: PixelSize
+    /// How the stored pixels must be turned to appear upright.
+    public var orientation: ImageOrientation
+    /// The source format.
+    public var format: ImageFormat
+    /// ICC profile (only when it was not applied) and EXIF.
+    public var metadata: ImageMetadata
+    /// Whether the file has an alpha channel or transparency.
+    public var hasAlpha: Bool
+
+    /// Creates attributes.
+    public init(pixelSize: PixelSize, orientation: ImageOrientation, format: ImageFormat, metadata: ImageMetadata, hasAlpha: Bool) {
+        self.pixelSize = pixelSize
+        self.orientation = orientation
+        self.format = format
+        self.metadata = metadata
+        self.hasAlpha = hasAlpha
+    }
+}
+
+/// A decoder that can hand its rows, as they are finished, to a consumer instead of filling a
+/// whole bitmap: the path by which scale-down and thumbnails of formats without shrink-on-load
+/// (PNG) keep their peak memory near the output plus a few rows rather than the full source.
+public protocol RowStreamingImageDecoding: ImageDecoding {
+    /// Whether `data` can be streamed in final rows (for example, not an interlaced PNG, whose
+    /// rows are finished only by the last pass).
+    func canStreamRows(of data: Data) -> Bool
+
+    /// Decodes `data`, handing every row to `consumer` in order, premultiplied ARGB32.
+    /// ``DecodeOptions/pixelFormat`` and ``DecodeOptions/thumbnailPixelSize`` are ignored;
+    /// colour management and limits apply as in ``ImageDecoding/decode(_:options:)``.
+    ///
+    /// - Throws: what ``ImageDecoding/decode(_:options:)`` throws, `.unsupportedFeature` when
+    ///   ``canStreamRows(of:)`` is `false`, and any error the consumer throws.
+    func decodeRows(_ data: Data, options: DecodeOptions, into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes
+}
