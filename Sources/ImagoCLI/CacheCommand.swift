@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Imago
 
 struct CacheCommand: ParsableCommand {
@@ -42,7 +46,7 @@ struct CacheCommand: ParsableCommand {
             } else {
                 print("directory: \(cache.directory.path)")
                 print("entries:   \(stats.count)")
-                print("size:      \(stats.totalSize) bytes (\(ByteCountFormatter.string(fromByteCount: Int64(stats.totalSize), countStyle: .file)))")
+                print("size:      \(stats.totalSize) bytes (\(Console.byteCount(stats.totalSize)))")
             }
         }
     }
@@ -53,9 +57,8 @@ struct CacheCommand: ParsableCommand {
 
         func run() throws {
             let cache = try location.open()
-            let formatter = ISO8601DateFormatter()
             for entry in try wrap({ try cache.entries() }) {
-                print("\(entry.size)\t\(formatter.string(from: entry.accessed))\t\(entry.key)")
+                print("\(entry.size)\t\(entry.accessed.formatted(.iso8601))\t\(entry.key)")
             }
         }
     }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Imago
 
 struct ConvertCommand: ParsableCommand {
@@ -112,7 +116,7 @@ struct ConvertCommand: ParsableCommand {
     private func transformers() throws -> ImageTransformers.Pipeline? {
         var steps: [any ImageTransforming] = []
         func ints(_ text: String, _ separator: Character, count: Int, _ option: String) throws -> [Int] {
-            let parts = text.split(separator: separator).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let parts = text.split(separator: separator).map { Int(PathName.trimmed($0)) }
             guard parts.count == count, parts.allSatisfy({ $0 != nil }) else {
                 throw ImageCodingError.invalidArgument("\(option) '\(text)' is not \(count) integers separated by '\(separator)'")
             }

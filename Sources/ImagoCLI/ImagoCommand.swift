@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Imago
 
 @main
@@ -22,18 +26,25 @@ extension ImageFormat {
 /// Shared failure path: one line on stderr naming the cause, exit status 1.
 enum CLIFailure {
     static func exit(_ error: any Error, file: String) -> ExitCode {
-        let message: String
-        switch error {
-        case let e as ImageCodingError: message = e.description
-        case let e as DiskCacheError: message = e.description
-        case let e as ExitCode: return e
-        case let e as CocoaError where e.code == .fileReadNoSuchFile: message = "no such file"
-        case let e as CocoaError: message = e.localizedDescription
-        default: message = String(describing: error)
-        }
-        let line = "imago: \(file): \(message)\n".replacingOccurrences(of: "\n", with: " ")
-        FileHandle.standardError.write(Data((line.trimmingCharacters(in: .whitespaces) + "\n").utf8))
+        if let e = error as? ExitCode { return e }
+        let line = "imago: \(file): \(describe(error))".split(separator: "\n").joined(separator: " ")
+        Console.error(PathName.trimmed(line) + "\n")
         return ExitCode(1)
+    }
+
+    /// What went wrong, in a few words: the error's own description for Imago's errors, the
+    /// cause for file errors.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let e as ImageCodingError: return e.description
+        case let e as DiskCacheError: return e.description
+        case let e as CocoaError where e.code == .fileReadNoSuchFile || e.code == .fileNoSuchFile: return "no such file"
+        case let e as CocoaError where e.code == .fileReadNoPermission || e.code == .fileWriteNoPermission:
+            return "permission denied"
+        case let e as CocoaError where e.code == .fileWriteOutOfSpace: return "no space left on the device"
+        case let e as CocoaError: return "file error \(e.code.rawValue)"
+        default: return String(describing: error)
+        }
     }
 
     /// Reads a file without copying it into memory first (mapped when possible).

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Imago
 
 struct InfoCommand: ParsableCommand {
@@ -60,7 +64,7 @@ struct InfoCommand: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
-        let durations = info.durations.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+        let durations = info.durations.map { Console.decimal($0, places: 3) }.joined(separator: ", ")
         print("""
         format:        \(report.format) (\(report.mimeType))
         size:          \(info.width)x\(info.height) (stored), \(info.orientation.orientedSize(info.pixelSize)) (displayed)

@@ -1,5 +1,10 @@
 import ArgumentParser
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Imago
 import Synchronization
 
@@ -54,7 +59,7 @@ struct ThumbnailCommand: ParsableCommand {
         let box = PixelSize(width: size, height: size)
         let options = EncodeOptions(quality: Double(quality) / 100)
         let state = Mutex((done: 0, failed: [String]()))
-        let progress = isatty(STDERR_FILENO) == 1
+        let progress = Console.errorIsTerminal
         let total = work.count
 
         DispatchQueue.concurrentPerform(iterations: min(jobs, max(1, total))) { worker in
@@ -73,7 +78,7 @@ struct ThumbnailCommand: ParsableCommand {
                 } catch let e as ImageCodingError {
                     failure = "imago: \(job.input.path): \(e.description)"
                 } catch {
-                    failure = "imago: \(job.input.path): \(error.localizedDescription)"
+                    failure = "imago: \(job.input.path): \(CLIFailure.describe(error))"
                 }
                 let (done, failedCount) = state.withLock { s -> (Int, Int) in
                     s.done += 1
@@ -83,14 +88,14 @@ struct ThumbnailCommand: ParsableCommand {
                 if progress {
                     let width = 30, filled = total == 0 ? width : done * width / total
                     let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-                    FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)\(failedCount > 0 ? " (\(failedCount) failed)" : "")".utf8))
+                    Console.error("\r[\(bar)] \(done)/\(total)\(failedCount > 0 ? " (\(failedCount) failed)" : "")")
                 }
                 i += min(jobs, max(1, total))
             }
         }
         let (done, failed) = state.withLock { ($0.done, $0.failed) }
-        if progress { FileHandle.standardError.write(Data("\n".utf8)) }
-        for line in failed.sorted() { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        if progress { Console.error("\n") }
+        for line in failed.sorted() { Console.error(line + "\n") }
         print("\(done - failed.count) thumbnails written to \(outputDir.path), \(failed.count) failed")
         if !failed.isEmpty { throw ExitCode(1) }
     }
@@ -101,21 +106,18 @@ struct ThumbnailCommand: ParsableCommand {
         let fm = FileManager.default
         for path in inputs {
             let url = URL(fileURLWithPath: path)
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard Console.isDirectory(url.path) else {
                 jobs.append(Job(input: url, outputStem: outputDir.appendingPathComponent(url.deletingPathExtension().lastPathComponent)))
                 continue
             }
-            guard let walker = fm.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey],
-                                             options: [.skipsHiddenFiles]) else { continue }
-            let base = url.standardizedFileURL.path
-            for case let file as URL in walker {
-                guard (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
-                      ImageFormat(fileExtension: file.pathExtension) != nil else { continue }
-                var relative = String(file.standardizedFileURL.deletingPathExtension().path.dropFirst(base.count))
-                while relative.hasPrefix("/") { relative.removeFirst() }
+            // Relative paths below the folder, sorted, hidden files and folders skipped.
+            let subpaths = ((try? fm.subpathsOfDirectory(atPath: url.path)) ?? []).sorted()
+            for relativePath in subpaths where !relativePath.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+                let file = url.appendingPathComponent(relativePath)
+                guard Console.isRegularFile(file.path),
+                      ImageFormat(fileExtension: PathName.pathExtension(relativePath)) != nil else { continue }
                 jobs.append(Job(input: file, outputStem: outputDir.appendingPathComponent(url.lastPathComponent)
-                                    .appendingPathComponent(relative)))
+                                    .appendingPathComponent(PathName.deletingPathExtension(relativePath))))
             }
         }
         return jobs

@@ -274,4 +274,22 @@ struct ThumbnailCommandTests {
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("photos/a.webp").path))
         #expect(try CLI.run(["thumbnail", photos.path, "--size", "0", "--output", out.path]).status != 0)
     }
+
+    @Test("the tool links FoundationEssentials, not full Foundation (which costs about 7 MB of memory at start-up)")
+    func linksEssentialsOnly() throws {
+        let imago = TestFiles.builtProduct("imago")
+        try #require(FileManager.default.isExecutableFile(atPath: imago.path), "imago is not built beside the tests")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
+        process.arguments = ["-d", imago.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let needed = output.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        #expect(needed.contains { $0.contains("libFoundationEssentials.so") })
+        #expect(!needed.contains { $0.contains("[libFoundation.so]") || $0.contains("libFoundationInternationalization") },
+                "\(needed)")
+    }
 }

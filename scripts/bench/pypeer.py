@@ -1,9 +1,12 @@
 """Python peers for scripts/bench-peers.
 
-Usage: pypeer.py pillow|pyvips full|scaled FILE ITERATIONS  ->  "median_ms min_ms width height"
+Usage: pypeer.py pillow|pyvips full|scaled|thumb FILE ITERATIONS  ->  "median_ms min_ms width height"
+       pypeer.py thumbfiles OUTDIR JOBS FILE...   (whole-process thumbnails, Pillow)
 Each decodes from bytes in memory and forces the whole image into memory:
 Pillow with Image.load() (draft() for the 1/8 JPEG), libvips through pyvips with
 write_to_memory() (jpegload shrink=8 / webpload scale for the 1/8 case).
+"thumb" is a 256-px thumbnail: Pillow draft() + thumbnail() (Lanczos, reducing_gap 2, its
+default), libvips thumbnail_buffer() (shrink-on-load, then Lanczos3).
 """
 import io
 import statistics
@@ -13,6 +16,9 @@ import time
 
 def pillow(mode, data):
     from PIL import Image
+    if mode == "thumb":
+        im = pillow_thumb(data)
+        return im.width, im.height
     im = Image.open(io.BytesIO(data))
     if mode == "scaled":
         if im.format == "JPEG":
@@ -23,8 +29,21 @@ def pillow(mode, data):
     return im.width, im.height
 
 
+def pillow_thumb(data):
+    from PIL import Image, ImageOps
+    im = Image.open(io.BytesIO(data))
+    im.draft("RGB", (256, 256))   # JPEG DCT scaling; a no-op for other formats
+    im.thumbnail((256, 256), Image.LANCZOS)
+    im = ImageOps.exif_transpose(im)
+    return im
+
+
 def pyvips_decode(mode, data):
     import pyvips
+    if mode == "thumb":
+        im = pyvips.Image.thumbnail_buffer(data, 256)
+        im.write_to_memory()
+        return im.width, im.height
     options = {}
     if mode == "scaled":
         options = {"shrink": 8} if data[:2] == b"\xff\xd8" else {"scale": 0.125}
@@ -33,7 +52,37 @@ def pyvips_decode(mode, data):
     return im.width, im.height
 
 
+def thumb_file(job):
+    """Whole-file Pillow thumbnail: read, 256-px thumbnail, write in the input's format
+    (JPEG and WebP at quality 85) or JPEG when forced."""
+    import os
+    path, out_dir, force_jpeg = job
+    with open(path, "rb") as f:
+        im = pillow_thumb(f.read())
+    stem, ext = os.path.splitext(os.path.basename(path))
+    ext = ".jpg" if force_jpeg else ext.lower()
+    if ext in (".jpg", ".jpeg") and im.mode not in ("RGB", "L"):
+        im = im.convert("RGB")
+    im.save(os.path.join(out_dir, stem + ext), quality=85)
+
+
+def thumbfiles(out_dir, jobs, files, force_jpeg):
+    work = [(f, out_dir, force_jpeg) for f in files]
+    if jobs > 1:
+        from multiprocessing import Pool
+        with Pool(jobs) as pool:
+            pool.map(thumb_file, work)
+    else:
+        for w in work:
+            thumb_file(w)
+
+
 def main():
+    if sys.argv[1] == "thumbfiles":
+        force = sys.argv[2] == "--jpeg"
+        args = sys.argv[3:] if force else sys.argv[2:]
+        thumbfiles(args[0], int(args[1]), args[2:], force)
+        return
     peer, mode, path, iterations = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     data = open(path, "rb").read()
     fn = pillow if peer == "pillow" else pyvips_decode

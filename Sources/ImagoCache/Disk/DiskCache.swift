@@ -1,6 +1,11 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 import CSQLite
 import Crypto
+import ImagoCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -117,7 +122,7 @@ public final class DiskCache: Sendable {
         do {
             try FileManager.default.createDirectory(at: filesDirectory, withIntermediateDirectories: true)
         } catch {
-            throw DiskCacheError.io(path: filesDirectory.path, reason: error.localizedDescription)
+            throw DiskCacheError.io(path: filesDirectory.path, reason: String(describing: error))
         }
         let db = try SQLiteDatabase(path: self.directory.appendingPathComponent("manifest.sqlite").path)
         try db.execute("""
@@ -424,17 +429,19 @@ public final class DiskCache: Sendable {
 
     /// SHA-256 of the key in hex, plus the key's path extension when it is short and alphanumeric.
     static func filename(for key: String) -> String {
-        let digest = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = PathName.hex(SHA256.hash(data: Data(key.utf8)))
         let path = URL(string: key)?.path ?? key
-        let ext = (path as NSString).pathExtension.lowercased()
+        let ext = PathName.pathExtension(path).lowercased()
         let clean = !ext.isEmpty && ext.count <= 8 && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
         return clean ? "\(digest).\(ext)" : digest
     }
 
     static func sanitized(_ namespace: String) -> String {
         let s = namespace.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") ? $0 : "_" }
-        let name = String(s).trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        return name.isEmpty ? "default" : name
+        var name = Substring(String(s))
+        while name.first == "." { name.removeFirst() }
+        while name.last == "." { name.removeLast() }
+        return name.isEmpty ? "default" : String(name)
     }
 
 

@@ -1,5 +1,9 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A SQLite connection with the few operations the disk cache's manifest needs. Owns the
 /// handle and closes it exactly once. Not thread-safe by itself: ``DiskCache`` only touches it

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import ImagoCore
 public import ImagoCoders
 import Synchronization
@@ -67,7 +71,7 @@ public final class ImageCache: ImageStoring {
     /// The scale encoded in a key's last path component: 3 for `name@3x.png`, 2 for `@2x`, else 1.
     public static func scale(fromKey key: String) -> Double {
         let name = (URL(string: key)?.path ?? key).split(separator: "/").last.map(String.init) ?? key
-        let stem = (name as NSString).deletingPathExtension
+        let stem = PathName.deletingPathExtension(name)
         if stem.hasSuffix("@3x") { return 3 }
         if stem.hasSuffix("@2x") { return 2 }
         return 1

@@ -1,5 +1,9 @@
 public import ImagoCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 public import Synchronization
 
 /// A thread-safe LRU cache with O(1) get, set and remove, bounded by total cost, entry count

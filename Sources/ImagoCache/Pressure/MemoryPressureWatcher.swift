@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import ImagoCore
 import Synchronization
 
 /// How hard the system is pressed for memory.
@@ -143,8 +148,8 @@ public final class MemoryPressureWatcher: Sendable {
 
     /// Usage against the cgroup v2 limit; `nil` when there is no limit ("max") or no cgroup.
     static func cgroupLevel(current: String, max: String) -> MemoryPressureLevel? {
-        guard let limit = Double(max.trimmingCharacters(in: .whitespacesAndNewlines)), limit > 0,
-              let used = Double(current.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+        guard let limit = Double(PathName.trimmed(max)), limit > 0,
+              let used = Double(PathName.trimmed(current)) else { return nil }
         let share = used / limit
         return share >= 0.95 ? .critical : share >= 0.90 ? .warning : .normal
     }

@@ -1,5 +1,9 @@
 import CLCMS2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// ICC-profile conversion to sRGB through lcms2.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// A walk over a GIF's blocks without decoding any pixels: canvas, frames, delays, loop

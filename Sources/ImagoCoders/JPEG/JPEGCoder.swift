@@ -1,7 +1,11 @@
 import CImagoGlue
 import CJPEG
 import CLCMS2
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import ImagoCore
 
 /// JPEG decoding and encoding through libjpeg-turbo.

@@ -1,6 +1,10 @@
 import CImagoGlue
 import CJPEG
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// Owns one libjpeg decompressor from the C glue and frees it exactly once.

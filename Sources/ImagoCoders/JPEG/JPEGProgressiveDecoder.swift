@@ -1,6 +1,10 @@
 import CImagoGlue
 import CJPEG
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// Progressive JPEG display as bytes arrive.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// A pure-Swift walk over PNG chunk headers: enough for `imago info` without decoding pixels.

@@ -1,6 +1,10 @@
 import CImagoGlue
 import CLCMS2
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import ImagoCore
 
 extension PNGCoder: RowStreamingImageDecoding {

@@ -1,6 +1,10 @@
 import CImagoGlue
 import CPNG
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import ImagoCore
 
 /// PNG decoding and encoding through libpng.

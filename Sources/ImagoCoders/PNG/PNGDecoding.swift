@@ -1,6 +1,10 @@
 import CImagoGlue
 import CLCMS2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// One libpng push decoder writing into caller-owned memory; shared by one-shot and

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// Progressive PNG decoding: the rows (or, for Adam7, the passes) decoded so far, the rest

@@ -1,5 +1,9 @@
 public import ImagoCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How to encode: quality, compression and what happens to orientation and metadata.
 public struct EncodeOptions: Sendable, Hashable {

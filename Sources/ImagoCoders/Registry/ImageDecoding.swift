@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import ImagoCore
 
 /// Decodes encoded data of the formats it claims into an ``ImagoCore/Image``.

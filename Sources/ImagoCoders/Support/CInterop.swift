@@ -1,5 +1,9 @@
 import CImagoGlue
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// Calls `body` with a pointer and length for optional bytes (`nil`, 0 when absent).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Bounds-checked integer reads from `Data`; every read past the end returns `nil`.
 struct DataReader {

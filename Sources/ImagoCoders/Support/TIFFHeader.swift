@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// The first image file directory of a TIFF (classic or BigTIFF), read without decoding pixels:

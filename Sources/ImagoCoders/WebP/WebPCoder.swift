@@ -1,6 +1,10 @@
 import CLCMS2
 import CWebP
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import ImagoCore
 
 /// WebP still decoding and encoding through libwebp.

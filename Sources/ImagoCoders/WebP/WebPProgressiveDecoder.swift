@@ -1,5 +1,9 @@
 import CWebP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// Incremental WebP decoding through `WebPIDecoder`: the rows decoded so far.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import struct FoundationEssentials.Data
+#else
 public import struct Foundation.Data
+#endif
 
 extension ImageFormat {
     /// Detects the format from magic bytes, or returns `nil`.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An image file format, with its MIME type and file extensions.
 ///
@@ -61,7 +65,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// `image/x-png`, `image/vnd.mozilla.apng`, `image/x-icns`.
     public init?(mimeType: String) {
         let base = mimeType.split(separator: ";", maxSplits: 1).first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+            PathName.trimmed($0).lowercased()
         } ?? ""
         let aliases: [String: ImageFormat] = [
             "image/jpg": .jpeg, "image/pjpeg": .jpeg, "image/x-png": .png, "image/vnd.mozilla.apng": .apng,

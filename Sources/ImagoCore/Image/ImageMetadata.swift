@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import struct FoundationEssentials.Data
+#else
 public import struct Foundation.Data
+#endif
 
 /// Metadata that travels with an image's pixels.
 public struct ImageMetadata: Sendable, Hashable {

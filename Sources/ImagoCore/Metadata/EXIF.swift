@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import struct FoundationEssentials.Data
+#else
 public import struct Foundation.Data
+#endif
 
 /// Reads and patches the orientation tag of an EXIF block, with every offset bounds-checked.
 ///

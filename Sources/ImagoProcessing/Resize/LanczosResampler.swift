@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagoCore
 
 /// A two-pass (horizontal, then vertical) Lanczos3 resampler on premultiplied ARGB32.

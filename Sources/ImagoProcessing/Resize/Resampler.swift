@@ -1,5 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CPixman
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 public import ImagoCore
 
 /// How a resize filters.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import ImagoCore
 
 extension ImageTransformers {
@@ -26,7 +30,7 @@ extension ImageTransformers {
         }
         /// `RoundCorner(r,corners,border,#rrggbbaa)`.
         public var key: String {
-            "RoundCorner(\(radius),\(corners.rawValue),\(borderWidth),\(String(format: "#%02x%02x%02x%02x", borderColor.r, borderColor.g, borderColor.b, borderColor.a)))"
+            "RoundCorner(\(radius),\(corners.rawValue),\(borderWidth),#\(PathName.hex([borderColor.r, borderColor.g, borderColor.b, borderColor.a])))"
         }
 
         /// - Throws: `.invalidArgument` for a negative or non-finite radius or border width.
@@ -100,7 +104,7 @@ extension ImageTransformers {
         /// Creates the transformer. Default blend mode ``TintBlendMode/sourceAtop``.
         public init(color: RGBA8, blendMode: TintBlendMode = .sourceAtop) { self.color = color; self.blendMode = blendMode }
         /// `Tint(#rrggbbaa,mode)`.
-        public var key: String { "Tint(\(String(format: "#%02x%02x%02x%02x", color.r, color.g, color.b, color.a)),\(blendMode.rawValue))" }
+        public var key: String { "Tint(#\(PathName.hex([color.r, color.g, color.b, color.a])),\(blendMode.rawValue))" }
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
             var out = buffer.converted(to: .argb32Premultiplied)
             let off = PixelFormat.argbOffsets

@@ -1,5 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CPixman
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import ImagoCore
 
 /// The built-in transformers (SDWebImage's set). All work in premultiplied ARGB32.

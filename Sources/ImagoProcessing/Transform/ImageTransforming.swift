@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 public import ImagoCore
 
 /// Turns one image into another, with a stable ``key`` that names the transformation, so the
@@ -44,13 +48,13 @@ public enum TransformedKey {
     private static func insert(_ suffix: String, into key: String) -> String {
         if var components = URLComponents(string: key), components.scheme != nil {
             let path = components.percentEncodedPath
-            let ext = (path as NSString).pathExtension
-            let encodedSuffix = suffix.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? suffix
+            let (stem, ext) = PathName.splitExtension(path)
+            let encodedSuffix = PathName.percentEncodedPath(suffix)
             components.percentEncodedPath = ext.isEmpty ? path + encodedSuffix
-                : (path as NSString).deletingPathExtension + encodedSuffix + "." + ext
+                : stem + encodedSuffix + "." + ext
             return components.string ?? key + suffix
         }
-        let ext = (key as NSString).pathExtension
-        return ext.isEmpty ? key + suffix : (key as NSString).deletingPathExtension + suffix + "." + ext
+        let (stem, ext) = PathName.splitExtension(key)
+        return ext.isEmpty ? key + suffix : stem + suffix + "." + ext
     }
 }
