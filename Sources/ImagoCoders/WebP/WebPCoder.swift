@@ -162,6 +162,9 @@ struct WebPOutputPlan {
             config.options.scaled_width = Int32(width)
             config.options.scaled_height = Int32(height)
         }
+        // libwebp's own threading: the in-loop filter runs beside the decoding of the next rows
+        // (dwebp -mt, libvips), with the same pixels.
+        config.options.use_threads = 1
         config.output.colorspace = colorspace
         config.output.is_external_memory = 1
         config.output.u.RGBA.rgba = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
