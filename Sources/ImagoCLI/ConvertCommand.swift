@@ -81,16 +81,17 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         do {
             let target = try outputFormat()
-            let data = try CLIFailure.read(input)
             let decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
             var image: Image
+            // Thumbnails and scale-downs read the file themselves: a PNG streams from disk.
             if let thumbnail {
-                image = try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: thumbnail, height: thumbnail),
-                                                  options: decodeOptions)
+                image = try Thumbnailer.thumbnail(contentsOf: URL(fileURLWithPath: input),
+                                                  fitting: PixelSize(width: thumbnail, height: thumbnail), options: decodeOptions)
             } else if let scaleDownLimit {
-                image = try ScaleDown.decode(data, limitBytes: scaleDownLimit, options: decodeOptions)
+                image = try ScaleDown.decode(contentsOf: URL(fileURLWithPath: input), limitBytes: scaleDownLimit,
+                                             options: decodeOptions)
             } else {
-                image = try ImageCoders.shared.decode(data, options: decodeOptions)
+                image = try ImageCoders.shared.decode(try CLIFailure.read(input), options: decodeOptions)
             }
             if let pipeline = try transformers() {
                 image = try pipeline.transform(image)

@@ -68,8 +68,7 @@ struct ThumbnailCommand: ParsableCommand {
                 let job = work[i]
                 var failure: String?
                 do {
-                    let data = try Data(contentsOf: job.input, options: .mappedIfSafe)
-                    let thumb = try Thumbnailer.thumbnail(of: data, fitting: box)
+                    let thumb = try Thumbnailer.thumbnail(contentsOf: job.input, fitting: box)
                     let target = forced ?? ImageCoders.shared.preferredEncodingFormat(for: thumb)
                     let encoded = try ImageCoders.shared.encode(thumb, as: target, options: options)
                     try FileManager.default.createDirectory(at: job.outputStem.deletingLastPathComponent(),

@@ -82,6 +82,40 @@ struct StreamedDecodingTests {
         #expect(throws: ImageCodingError.self) { _ = try streamed(interlaced, to: PixelSize(width: 10, height: 10)) }
     }
 
+    @Test("from a file: thumbnails and scale-downs equal the in-memory ones for streamed PNG, interlaced PNG and JPEG")
+    func fromFiles() throws {
+        let dir = try TestFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var source = Image(buffer: try Fixtures.gradient(width: 700, height: 500, alpha: true))
+        source.orientation = .right
+        let files: [(String, Data)] = [
+            ("plain.png", try png.encode(source, as: .png, options: EncodeOptions(orientation: .writeEXIF))),
+            ("interlaced.png", try png.encode(source, as: .png, options: EncodeOptions(progressive: true, orientation: .writeEXIF))),
+            ("photo.jpg", try ImageCoders.shared.encode(source, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF))),
+        ]
+        for (name, data) in files {
+            let url = dir.appendingPathComponent(name)
+            try data.write(to: url)
+            let box = PixelSize(width: 100, height: 60)
+            let fromFile = try Thumbnailer.thumbnail(contentsOf: url, fitting: box)
+            let inMemory = try Thumbnailer.thumbnail(of: data, fitting: box)
+            #expect(fromFile == inMemory, "\(name)")
+            #expect(fromFile.orientation == .up && fromFile.pixelSize.width <= 100 && fromFile.pixelSize.height <= 60, "\(name)")
+            let scaled = try ScaleDown.decode(contentsOf: url, limitBytes: 50_000)
+            #expect(scaled == (try ScaleDown.decode(data, limitBytes: 50_000)), "\(name)")
+            #expect(scaled.byteCount <= 50_000)
+        }
+        #expect(throws: CocoaError.self) {
+            _ = try Thumbnailer.thumbnail(contentsOf: dir.appendingPathComponent("missing.png"), fitting: PixelSize(width: 9, height: 9))
+        }
+        // A byte source hands out the whole file in order, whatever the piece size.
+        let url = dir.appendingPathComponent("plain.png")
+        let reader = try FileByteSource(url: url)
+        var whole = Data()
+        while case let piece = try reader.read(maxLength: 777), !piece.isEmpty { whole.append(piece) }
+        #expect(whole == (try Data(contentsOf: url)))
+    }
+
     @Test("truncated data, a consumer's error and misuse end in errors, never a partial result")
     func errors() throws {
         let data = try png.encode(Image(buffer: try Fixtures.gradient(width: 300, height: 200)), as: .png, options: .default)
@@ -117,6 +151,40 @@ struct StreamedDecodingTests {
         return (process.terminationStatus, (Int(text.trimmingCharacters(in: .whitespaces)) ?? -1) * 1024)
     }
 
+    @Test("a thumbnail of a 36 MB PNG file reads it in pieces: peak memory far under the file's size (child process)",
+          .timeLimit(.minutes(3)))
+    func fileIsNotHeld() throws {
+        let imago = TestFiles.builtProduct("imago")
+        try #require(FileManager.default.isExecutableFile(atPath: imago.path), "imago is not built beside the tests")
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is missing: run scripts/bootstrap")
+        // Noise does not compress: the file is about as large as its pixels.
+        let side = 3000
+        var bytes = [UInt8](repeating: 0, count: side * side * 4)
+        bytes.withUnsafeMutableBufferPointer { p in
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+            var i = 0
+            while i + 8 <= p.count {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                UnsafeMutableRawPointer(p.baseAddress! + i).storeBytes(of: state, as: UInt64.self)
+                i += 8
+            }
+        }
+        let data = try png.encode(Image(buffer: try PixelBuffer(width: side, height: side, format: .rgba8, bytes: bytes)),
+                                  as: .png, options: EncodeOptions(compressionLevel: 1))
+        bytes = []
+        let dir = try TestFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("noise.png")
+        try data.write(to: input)
+        let baseline = try Self.run(imago, ["--help"], in: dir)   // the runtime alone
+        let thumb = try Self.run(imago, ["thumbnail", input.path, "--size", "256", "--output", dir.appendingPathComponent("out").path],
+                                 in: dir)
+        #expect(baseline.status == 0 && thumb.status == 0)
+        let extra = thumb.peak - baseline.peak
+        print("thumbnail of a \(data.count >> 20) MB PNG: peak \(thumb.peak >> 20) MB, baseline \(baseline.peak >> 20) MB, extra \(extra >> 20) MB")
+        #expect(extra < data.count / 8 && extra < 12 << 20)
+    }
+
     @Test("scaling a 24-megapixel PNG down to 2 MB holds about the output, not the 96 MB source (measured in a child process)",
           .timeLimit(.minutes(3)))
     func peakMemory() throws {
@@ -143,7 +211,7 @@ struct StreamedDecodingTests {
         let input = dir.appendingPathComponent("big.png")
         try data.write(to: input)
         let limit = 2_000_000
-        let baseline = try Self.run(imago, ["info", input.path], in: dir)
+        let baseline = try Self.run(imago, ["--help"], in: dir)   // the runtime alone
         let scaled = try Self.run(imago, ["convert", input.path, dir.appendingPathComponent("out.png").path,
                                           "--scale-down-limit", String(limit)], in: dir)
         #expect(baseline.status == 0 && scaled.status == 0)

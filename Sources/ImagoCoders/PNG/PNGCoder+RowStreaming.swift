@@ -10,21 +10,24 @@ public import ImagoCore
 extension PNGCoder: RowStreamingImageDecoding {
     /// `true` for a non-interlaced PNG on a little-endian machine: rows of an Adam7 image are
     /// finished only by its last pass, so those are decoded whole.
-    public func canStreamRows(of data: Data) -> Bool {
-        guard PixelFormat.argbOffsets.b == 0, let ihdr = try? PNGChunks.readIHDR(data) else { return false }
+    public func canStreamRows(of prefix: Data) -> Bool {
+        guard PixelFormat.argbOffsets.b == 0, let ihdr = try? PNGChunks.readIHDR(prefix) else { return false }
         return !ihdr.interlaced
     }
 
-    /// Streams rows through libpng's row callback into one reused row buffer: the memory held is
-    /// one row plus libpng's own two rows, whatever the image size. Colour management (iCCP to
-    /// sRGB, gAMA) is applied per row; each row is premultiplied before the consumer sees it.
+    /// Streams rows through libpng's row callback into one reused row buffer, reading the input
+    /// 256 KiB at a time: the memory held is one row, libpng's own two rows and one piece of
+    /// input, whatever the image size. Colour management (iCCP to sRGB, gAMA) is applied per row;
+    /// each row is premultiplied before the consumer sees it. Metadata (ICC, eXIf wherever it
+    /// stands, tRNS) comes from libpng as it reads.
     ///
     /// - Throws: as ``decode(_:options:)``; `.unsupportedFeature` for an interlaced PNG; the
-    ///   consumer's own errors unchanged.
-    public func decodeRows(_ data: Data, options: DecodeOptions, into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
-        try options.limits.check(inputBytes: data.count)
-        let ihdr = try PNGChunks.readIHDR(data)
-        guard canStreamRows(of: data) else {
+    ///   source's and the consumer's own errors unchanged.
+    public func decodeRows(from source: any ImageByteSource, options: DecodeOptions,
+                           into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
+        let head = try source.read(maxLength: 1 << 16)
+        let ihdr = try PNGChunks.readIHDR(head)
+        guard canStreamRows(of: head) else {
             throw ImageCodingError.unsupportedFeature(.png, "rows of an interlaced PNG cannot be streamed")
         }
         try options.limits.check(width: ihdr.width, height: ihdr.height, format: .png)
@@ -41,8 +44,14 @@ extension PNGCoder: RowStreamingImageDecoding {
                 guard let context, let row else { return 1 }
                 return Unmanaged<PNGRowBridge>.fromOpaque(context).takeUnretainedValue().take(row, y: Int(y))
             }, Unmanaged.passUnretained(bridge).toOpaque())
+            var piece = head, total = head.count
             do {
-                try data.withUnsafeBytes { try decoder.feed($0) }
+                while !piece.isEmpty, !decoder.isFinished {
+                    try options.limits.check(inputBytes: total)
+                    try piece.withUnsafeBytes { try decoder.feed($0) }
+                    piece = try source.read(maxLength: 1 << 18)
+                    total += piece.count
+                }
             } catch {
                 throw bridge.failure ?? error   // the consumer's error, not libpng's report of the stop
             }
@@ -50,14 +59,14 @@ extension PNGCoder: RowStreamingImageDecoding {
         guard decoder.isFinished else {
             throw ImageCodingError.truncated(.png, "the data ends before the IEND chunk (\(decoder.rowsWritten) of \(ihdr.height) rows)")
         }
-        let chunks = try? PNGChunks(data)
-        let icc = decoder.iccProfile()
+        let header = decoder.header()
+        let icc = header.icc
         let convertedICC = options.colorManagement && icc != nil
         return StreamedImageAttributes(pixelSize: PixelSize(width: ihdr.width, height: ihdr.height),
-                                       orientation: chunks?.exif.flatMap(EXIF.orientation(in:)) ?? .up,
-                                       format: ImageFormat(sniffing: data) ?? .png,
-                                       metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: chunks?.exif),
-                                       hasAlpha: ihdr.hasAlphaChannel || chunks?.hasTRNS == true)
+                                       orientation: header.exif.flatMap(EXIF.orientation(in:)) ?? .up,
+                                       format: ImageFormat(sniffing: head) ?? .png,
+                                       metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: header.exif),
+                                       hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS)
     }
 }
 

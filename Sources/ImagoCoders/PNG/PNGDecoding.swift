@@ -58,6 +58,15 @@ final class PNGPushDecoder {
         return h.icc.map { Data(bytes: $0, count: Int(h.icc_length)) }
     }
 
+    /// What libpng has read of the colour and metadata chunks so far (after the end: all of them,
+    /// eXIf included wherever it stood).
+    func header() -> (icc: Data?, exif: Data?, hasTRNS: Bool) {
+        var h = imago_png_header()
+        guard imago_png_get_header(handle, &h) == Int32(IMAGO_OK) else { return (nil, nil, false) }
+        return (h.icc.map { Data(bytes: $0, count: Int(h.icc_length)) },
+                h.exif.map { Data(bytes: $0, count: Int(h.exif_length)) }, h.has_trns != 0)
+    }
+
     /// Rows written so far (the highest row touched in any pass).
     var rowsWritten: Int {
         var pass: Int32 = 0, inPass: UInt32 = 0, highest: UInt32 = 0

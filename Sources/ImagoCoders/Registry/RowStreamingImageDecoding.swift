@@ -48,15 +48,25 @@ public struct StreamedImageAttributes: Sendable, Equatable {
 /// whole bitmap: the path by which scale-down and thumbnails of formats without shrink-on-load
 /// (PNG) keep their peak memory near the output plus a few rows rather than the full source.
 public protocol RowStreamingImageDecoding: ImageDecoding {
-    /// Whether `data` can be streamed in final rows (for example, not an interlaced PNG, whose
-    /// rows are finished only by the last pass).
-    func canStreamRows(of data: Data) -> Bool
+    /// Whether data starting with `prefix` (the first bytes, at least the header: 64 KiB is
+    /// plenty) can be streamed in final rows; `false`, for example, for an interlaced PNG, whose
+    /// rows are finished only by the last pass.
+    func canStreamRows(of prefix: Data) -> Bool
 
-    /// Decodes `data`, handing every row to `consumer` in order, premultiplied ARGB32.
+    /// Decodes the bytes `source` gives, handing every row to `consumer` in order, premultiplied
+    /// ARGB32. The input is read a piece at a time, so neither it nor the bitmap is ever held whole.
     /// ``DecodeOptions/pixelFormat`` and ``DecodeOptions/thumbnailPixelSize`` are ignored;
     /// colour management and limits apply as in ``ImageDecoding/decode(_:options:)``.
     ///
     /// - Throws: what ``ImageDecoding/decode(_:options:)`` throws, `.unsupportedFeature` when
-    ///   ``canStreamRows(of:)`` is `false`, and any error the consumer throws.
-    func decodeRows(_ data: Data, options: DecodeOptions, into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes
+    ///   ``canStreamRows(of:)`` is `false`, the source's read errors, and any error the consumer throws.
+    func decodeRows(from source: any ImageByteSource, options: DecodeOptions,
+                    into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes
+}
+
+extension RowStreamingImageDecoding {
+    /// Decodes `data` row by row; see ``decodeRows(from:options:into:)``.
+    public func decodeRows(_ data: Data, options: DecodeOptions, into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
+        try decodeRows(from: DataByteSource(data), options: options, into: consumer)
+    }
 }

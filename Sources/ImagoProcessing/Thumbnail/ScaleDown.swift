@@ -28,6 +28,23 @@ public enum ScaleDown {
         return PixelSize(width: w, height: h)
     }
 
+    /// Decodes the image file at `url` scaled down to fit `limitBytes` of decoded pixels, as
+    /// ``decode(_:limitBytes:options:coders:)``; a non-interlaced PNG is read from the file a
+    /// piece at a time and never held whole. Other files are mapped.
+    ///
+    /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
+    public static func decode(contentsOf url: URL, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
+                              coders: ImageCoders = .shared) throws -> Image {
+        guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
+        switch try FileInput.open(url, coders: coders) {
+        case .whole(let data):
+            return try decode(data, limitBytes: limitBytes, options: options, coders: coders)
+        case .streamed(let info, let decoder, let source):
+            let target = targetSize(for: info.pixelSize, limitBytes: limitBytes)
+            return try StreamedDecoding.decode(from: source, decoder: decoder, to: target, options: options)
+        }
+    }
+
     /// Decodes `data` scaled down to fit `limitBytes` of decoded pixels over all frames.
     ///
     /// Peak memory stays near the result, not the source: formats that can shrink while decoding

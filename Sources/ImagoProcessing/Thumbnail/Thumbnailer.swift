@@ -26,6 +26,36 @@ public enum Thumbnailer {
                          height: max(1, Int((Double(source.height) * f).rounded())))
     }
 
+    /// Makes a thumbnail of the image file at `url`, fitting `box` (as displayed), upright.
+    ///
+    /// Reads the file as ``thumbnail(of:fitting:preserveAspectRatio:quality:options:coders:)``
+    /// decodes data, with one difference in memory: a format whose rows stream (a non-interlaced
+    /// PNG) is read from the file 256 KiB at a time and never held whole, so a 40 MB PNG costs
+    /// the thumbnail plus a few rows. Other files are mapped.
+    ///
+    /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
+    public static func thumbnail(contentsOf url: URL, fitting box: PixelSize, preserveAspectRatio: Bool = true,
+                                 quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
+                                 coders: ImageCoders = .shared) throws -> Image {
+        guard box.width > 0, box.height > 0 else {
+            throw ImageCodingError.invalidArgument("thumbnail size \(box) must be at least 1x1")
+        }
+        switch try FileInput.open(url, coders: coders) {
+        case .whole(let data):
+            return try thumbnail(of: data, fitting: box, preserveAspectRatio: preserveAspectRatio, quality: quality,
+                                 options: options, coders: coders)
+        case .streamed(let info, let decoder, let source):
+            let storedBox = info.orientation.swapsDimensions ? PixelSize(width: box.height, height: box.width) : box
+            let target = targetSize(for: info.pixelSize, within: storedBox, preserveAspectRatio: preserveAspectRatio)
+            if quality == .lanczos3 {
+                return try StreamedDecoding.decode(from: source, decoder: decoder, to: target, options: options)
+                    .applyingOrientation()
+            }
+            return try thumbnail(of: try Data(contentsOf: url, options: .mappedIfSafe), fitting: box,
+                                 preserveAspectRatio: preserveAspectRatio, quality: quality, options: options, coders: coders)
+        }
+    }
+
     /// Decodes `data` as a thumbnail fitting `box` (as displayed), upright.
     ///
     /// - Parameters:

@@ -1,0 +1,82 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+public import ImagoCore
+
+/// Encoded bytes read in order, a piece at a time: what a streamed decode reads from, so a large
+/// file never has to be in memory (or mapped and touched) all at once.
+public protocol ImageByteSource: AnyObject {
+    /// The next bytes, at most `maxLength` of them; empty at the end.
+    ///
+    /// - Throws: the source's own read error.
+    func read(maxLength: Int) throws -> Data
+}
+
+/// Bytes already in memory, handed out as slices that share the data's storage.
+public final class DataByteSource: ImageByteSource {
+    private let data: Data
+    private var offset: Int
+
+    /// Creates a source reading `data` from its start.
+    public init(_ data: Data) {
+        self.data = data
+        offset = data.startIndex
+    }
+
+    /// The next slice of `data`.
+    public func read(maxLength: Int) throws -> Data {
+        let end = min(data.endIndex, offset + max(0, maxLength))
+        defer { offset = end }
+        return data[offset..<end]
+    }
+}
+
+/// A file read with plain `read(2)` calls into a reused buffer, so the memory a decode holds
+/// for its input is one piece, however large the file (libvips's sequential access).
+public final class FileByteSource: ImageByteSource {
+    private let descriptor: Int32
+    /// The file's path, for messages.
+    public let path: String
+
+    /// Opens the file at `url` for reading.
+    ///
+    /// - Throws: `CocoaError(.fileReadNoSuchFile)`, `.fileReadNoPermission` or `.fileReadUnknown`.
+    public init(url: URL) throws {
+        path = url.path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw CocoaError(code == ENOENT ? .fileReadNoSuchFile : code == EACCES ? .fileReadNoPermission : .fileReadUnknown)
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Up to `maxLength` next bytes of the file; empty at its end.
+    ///
+    /// - Throws: `CocoaError(.fileReadUnknown)` when the read fails.
+    public func read(maxLength: Int) throws -> Data {
+        var chunk = Data(count: max(0, maxLength))
+        var filled = 0
+        try chunk.withUnsafeMutableBytes { (p: UnsafeMutableRawBufferPointer) in
+            guard let base = p.baseAddress else { return }
+            while filled < p.count {
+                let n = Glibc.read(descriptor, base + filled, p.count - filled)
+                if n == 0 { break }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw CocoaError(.fileReadUnknown)
+                }
+                filled += n
+            }
+        }
+        chunk.count = filled
+        return chunk
+    }
+}
