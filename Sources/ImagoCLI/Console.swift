@@ -45,6 +45,12 @@ enum Console {
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// The size of the file at `path` in bytes, or 0 when it cannot be read.
+    static func fileSize(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+    }
+
     /// Whether `path` names a directory.
     static func isDirectory(_ path: String) -> Bool {
         var st = stat()

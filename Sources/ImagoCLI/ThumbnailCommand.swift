@@ -54,7 +54,8 @@ struct ThumbnailCommand: ParsableCommand {
     func run() throws {
         let outputDir = URL(fileURLWithPath: output)
         try FileManager.default.createDirectory(at: outputDir, withIntermediateDirectories: true)
-        let work = collect(into: outputDir)
+        // Largest files first: the long jobs start early and the short ones fill in at the end.
+        let work = collect(into: outputDir).map { ($0, Console.fileSize($0.input.path)) }.sorted { $0.1 > $1.1 }.map(\.0)
         let forced = format.flatMap(ImageFormat.init(cliName:))
         let box = PixelSize(width: size, height: size)
         let options = EncodeOptions(quality: Double(quality) / 100)
@@ -62,9 +63,11 @@ struct ThumbnailCommand: ParsableCommand {
         let progress = Console.errorIsTerminal
         let total = work.count
 
-        DispatchQueue.concurrentPerform(iterations: min(jobs, max(1, total))) { worker in
-            var i = worker
-            while i < total {
+        // Each worker takes the next file when it is free, so one slow file (a large PNG) never
+        // leaves a worker idle behind a fixed share.
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: min(jobs, max(1, total))) { _ in
+            while case let i = next.add(1, ordering: .relaxed).oldValue, i < total {
                 let job = work[i]
                 var failure: String?
                 do {
@@ -89,7 +92,6 @@ struct ThumbnailCommand: ParsableCommand {
                     let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
                     Console.error("\r[\(bar)] \(done)/\(total)\(failedCount > 0 ? " (\(failedCount) failed)" : "")")
                 }
-                i += min(jobs, max(1, total))
             }
         }
         let (done, failed) = state.withLock { ($0.done, $0.failed) }
