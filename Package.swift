@@ -32,6 +32,8 @@ let package = Package(
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp",
                        providers: [.apt(["libwebp-dev"])]),
+        // giflib ships no pkg-config file.
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(name: "CPixman", pkgConfig: "pixman-1",
@@ -42,7 +44,7 @@ let package = Package(
         .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG"]),
 
         .target(name: "ImagoCoders",
-                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CLCMS2"],
+                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2"],
                 swiftSettings: strict),
 
         .target(name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman"],

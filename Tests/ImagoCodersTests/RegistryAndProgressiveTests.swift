@@ -29,7 +29,7 @@ struct RegistryTests {
     @Test("can-decode and can-encode are honest per format")
     func honesty() {
         let coders = ImageCoders.makeDefault()
-        #expect(coders.decodableFormats == [.jpeg, .png, .apng, .webp])
+        #expect(coders.decodableFormats == [.jpeg, .png, .apng, .gif, .webp])
         #expect(coders.encodableFormats == [.jpeg, .png, .webp])
         #expect(!coders.canDecode(.heic) && !coders.canEncode(.apng))
         let empty = ImageCoders()

@@ -99,7 +99,10 @@ struct SafetyTests {
     func unknown() {
         #expect(throws: ImageCodingError.emptyData) { _ = try coders.decode(Data()) }
         #expect(throws: ImageCodingError.unsupportedFormat(nil)) { _ = try coders.decode(Data("not an image".utf8)) }
-        #expect(throws: ImageCodingError.unsupportedFormat(.gif)) { _ = try coders.decode(Data("GIF89a\u{1}\0\u{1}\0\0\0\0".utf8)) }
+        // A recognised format that no registered decoder handles.
+        let pngOnly = ImageCoders(decoders: [PNGCoder()])
+        #expect(throws: ImageCodingError.unsupportedFormat(.gif)) { _ = try pngOnly.decode(Data("GIF89a\u{1}\0\u{1}\0\0\0\0".utf8)) }
+        #expect(throws: ImageCodingError.self) { _ = try coders.decode(Data("GIF89a\u{1}\0\u{1}\0\0\0\0".utf8)) }
     }
 }
 

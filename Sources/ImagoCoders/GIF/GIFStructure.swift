@@ -13,11 +13,35 @@ import ImagoCore
 /// decides the loop count: stored n means n + 1 plays, 0 means forever, no block means one
 /// play. A stream cut short reports the frames whose descriptors were complete.
 struct GIFStructure {
+    /// One image block: where it is, its rectangle and its Graphic Control Extension.
+    struct Frame: Sendable {
+        /// Offset of the image separator (0x2C).
+        var offset: Int
+        var x: Int
+        var y: Int
+        var width: Int
+        var height: Int
+        var interlaced: Bool
+        var hasLocalPalette: Bool
+        /// GCE disposal method: 2 background, 3 previous, anything else none.
+        var disposal: Int
+        var transparentIndex: Int?
+        var duration: Double
+        /// Whether the frame's data sub-blocks end before the data does.
+        var complete: Bool
+    }
+
     var width: Int
     var height: Int
     var colorTableBits: Int
-    var frameCount = 0
-    var durations: [Double] = []
+    /// Offset of the global colour table, and its entry count (0 without one).
+    var globalPaletteOffset = 13
+    var globalPaletteCount = 0
+    /// Bytes of header, screen descriptor and global colour table.
+    var headerLength = 13
+    var frames: [Frame] = []
+    var frameCount: Int { frames.count }
+    var durations: [Double] { frames.map(\.duration) }
     var loopCount = 1
     var hasTransparency = false
     var firstFrameInterlaced = false
@@ -36,8 +60,14 @@ struct GIFStructure {
         height = h
         colorTableBits = Int(flags & 0x07) + 1
         var offset = 13
-        if flags & 0x80 != 0 { offset += 3 << colorTableBits }
+        if flags & 0x80 != 0 {
+            globalPaletteCount = 1 << colorTableBits
+            offset += 3 << colorTableBits
+        }
+        headerLength = offset
         var pendingDelay: Double?
+        var pendingDisposal = 0
+        var pendingTransparent: Int?
         var sawLoop = false
 
         /// Skips data sub-blocks starting at `o`; returns the offset after the terminator, or nil at the end.
@@ -58,7 +88,12 @@ struct GIFStructure {
                 let body = offset + 2
                 if label == 0xF9, let size = r.u8(body), size >= 4, let packed = r.u8(body + 1), let delay = r.u16le(body + 2) {
                     pendingDelay = Double(delay) / 100
-                    if packed & 0x01 != 0 { hasTransparency = true }
+                    pendingDisposal = Int(packed >> 2) & 0x07
+                    pendingTransparent = nil
+                    if packed & 0x01 != 0, let index = r.u8(body + 4) {
+                        hasTransparency = true
+                        pendingTransparent = Int(index)
+                    }
                 } else if label == 0xFF, !sawLoop, r.u8(body) == 11,
                           r.matches("NETSCAPE2.0", at: body + 1) || r.matches("ANIMEXTS1.0", at: body + 1),
                           let subSize = r.u8(body + 12), subSize >= 3, r.u8(body + 13) == 1, let n = r.u16le(body + 14) {
@@ -68,17 +103,23 @@ struct GIFStructure {
                 guard let next = skipSubBlocks(body) else { break walk }
                 offset = next
             case 0x2C:  // image descriptor
-                guard let packed = r.u8(offset + 9) else { break walk }
-                if frameCount == 0 { firstFrameInterlaced = packed & 0x40 != 0 }
+                guard let x = r.u16le(offset + 1), let y = r.u16le(offset + 3), let fw = r.u16le(offset + 5),
+                      let fh = r.u16le(offset + 7), let packed = r.u8(offset + 9) else { break walk }
+                if frames.isEmpty { firstFrameInterlaced = packed & 0x40 != 0 }
                 var p = offset + 10
                 if packed & 0x80 != 0 { p += 3 << (Int(packed & 0x07) + 1) }
                 p += 1  // LZW minimum code size
-                frameCount += 1
-                try limits.check(frameCount: frameCount, framePixels: 1)
+                try limits.check(frameCount: frames.count + 1, framePixels: 1)
                 let delay = pendingDelay ?? 0
-                durations.append(delay <= 0.010 ? 0.1 : delay)
+                let next = skipSubBlocks(p)
+                frames.append(Frame(offset: offset, x: x, y: y, width: fw, height: fh, interlaced: packed & 0x40 != 0,
+                                    hasLocalPalette: packed & 0x80 != 0, disposal: pendingDisposal,
+                                    transparentIndex: pendingTransparent, duration: delay <= 0.010 ? 0.1 : delay,
+                                    complete: next != nil))
                 pendingDelay = nil
-                guard let next = skipSubBlocks(p) else { break walk }
+                pendingDisposal = 0
+                pendingTransparent = nil
+                guard let next else { break walk }
                 offset = next
             case 0x3B:  // trailer
                 break walk
@@ -86,7 +127,7 @@ struct GIFStructure {
                 break walk
             }
         }
-        if frameCount == 0 {
+        if frames.isEmpty {
             throw ImageCodingError.truncated(.gif, "no complete image descriptor was found")
         }
     }

@@ -10,6 +10,12 @@ public struct DecodeOptions: Sendable, Hashable {
     public var scale: Double
     /// Decode only the first frame of an animation. Default `false`.
     public var firstFrameOnly: Bool
+    /// Decode an animation's frames on demand: the image holds frame 0 and an
+    /// ``ImagoCore/AnimatedImageDecoding`` source that keeps the encoded data and composites
+    /// later frames when asked (YYImage, `SDAnimatedImage`), so memory holds a few canvases
+    /// rather than every frame. Default `false`: every frame is decoded now (SDWebImage's
+    /// animated `UIImage`), within ``limits``.
+    public var decodesFramesLazily: Bool
     /// A size the caller will show the image at. Decoders that can shrink while decoding
     /// (JPEG DCT scaling, WebP scaled decoding) pick the smallest scale whose result still
     /// covers this size; the result may be larger than this, never smaller (unless the image
@@ -27,11 +33,12 @@ public struct DecodeOptions: Sendable, Hashable {
 
     /// Creates options; every parameter defaults as documented on its property.
     public init(pixelFormat: PixelFormat = .argb32Premultiplied, scale: Double = 1, firstFrameOnly: Bool = false,
-                thumbnailPixelSize: PixelSize? = nil, preserveAspectRatio: Bool = true,
+                decodesFramesLazily: Bool = false, thumbnailPixelSize: PixelSize? = nil, preserveAspectRatio: Bool = true,
                 colorManagement: Bool = true, limits: DecodingLimits = .default) {
         self.pixelFormat = pixelFormat
         self.scale = scale
         self.firstFrameOnly = firstFrameOnly
+        self.decodesFramesLazily = decodesFramesLazily
         self.thumbnailPixelSize = thumbnailPixelSize
         self.preserveAspectRatio = preserveAspectRatio
         self.colorManagement = colorManagement

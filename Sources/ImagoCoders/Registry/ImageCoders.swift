@@ -24,9 +24,10 @@ public final class ImageCoders: Sendable {
         state = Mutex(State(decoders: decoders, encoders: encoders))
     }
 
-    /// A registry with Imago's built-in coders: JPEG (libjpeg-turbo), PNG (libpng), WebP (libwebp).
+    /// A registry with Imago's built-in coders: JPEG (libjpeg-turbo), PNG (libpng), WebP (libwebp),
+    /// GIF (giflib, decoding).
     public static func makeDefault() -> ImageCoders {
-        ImageCoders(decoders: [WebPCoder(), PNGCoder(), JPEGCoder()],
+        ImageCoders(decoders: [GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()],
                     encoders: [WebPCoder(), PNGCoder(), JPEGCoder()])
     }
 

@@ -74,22 +74,3 @@ public protocol ProgressiveImageDecoding: AnyObject {
     /// - Throws: ``ImagoCore/ImageCodingError`` when producing the image fails.
     func currentImage() throws -> Image?
 }
-
-/// An animation decoded frame by frame on demand (implemented by the animated coders).
-///
-/// Frames are composited onto the canvas per the format's dispose and blend rules, so
-/// ``frame(at:)`` returns what a viewer shows at that index.
-public protocol AnimatedImageDecoding: AnyObject, Sendable {
-    /// Frames in the animation.
-    var frameCount: Int { get }
-    /// Total plays; 0 means forever.
-    var loopCount: Int { get }
-    /// The canvas every frame is drawn on.
-    var canvasSize: PixelSize { get }
-    /// Seconds frame `index` is shown.
-    func duration(at index: Int) -> Double
-    /// The composited canvas for frame `index`.
-    ///
-    /// - Throws: ``ImagoCore/ImageCodingError`` for a bad index or damaged frame data.
-    func frame(at index: Int) throws -> PixelBuffer
-}

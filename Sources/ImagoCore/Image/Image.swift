@@ -3,9 +3,18 @@
 /// `Image` is a value type and `Sendable`. Pixels are stored as decoded, *before*
 /// ``orientation`` is applied (as `UIImage` keeps a `CGImage` and an orientation);
 /// ``orientedSize`` is the size a viewer shows.
+///
+/// An animation comes in one of two forms. With every frame decoded, ``frames`` holds them all
+/// (SDWebImage's animated `UIImage`). Decoded lazily (``animation`` is set, as YYImage and
+/// `SDAnimatedImage` keep their decoder), ``frames`` holds frame 0 only and the others are decoded
+/// when asked for through ``frame(at:)``; ``frameCount``, ``duration(at:)`` and ``allFrames()``
+/// work the same for both forms.
 public struct Image: Sendable, Equatable {
-    /// The frames, never empty. A still image has exactly one.
+    /// The decoded frames, never empty: every frame, or frame 0 alone for a lazily decoded
+    /// animation (see ``animation``) and for a still.
     public private(set) var frames: [ImageFrame]
+    /// The source of a lazily decoded animation's frames, or `nil` when ``frames`` is complete.
+    public private(set) var animation: (any AnimatedImageDecoding)?
     /// How the stored pixels must be turned to appear upright. Default ``ImageOrientation/up``.
     public var orientation: ImageOrientation
     /// Points-to-pixels scale (1, 2 or 3 for `@2x`/`@3x` assets). Default 1.
@@ -63,6 +72,93 @@ public struct Image: Sendable, Equatable {
         self.isIncremental = false
     }
 
+    /// Creates a lazily decoded animation: frame 0 is decoded now (`firstFrame`), the others by
+    /// `animation` when asked for.
+    ///
+    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` when `firstFrame` is not the size of the
+    ///   animation's canvas.
+    public init(animation: any AnimatedImageDecoding, firstFrame: PixelBuffer, orientation: ImageOrientation = .up,
+                scale: Double = 1, format: ImageFormat? = nil, metadata: ImageMetadata = ImageMetadata(),
+                hasAlpha: Bool? = nil) throws {
+        guard firstFrame.size == animation.canvasSize else {
+            throw ImageCodingError.invalidArgument("the first frame (\(firstFrame.size)) is not the canvas size \(animation.canvasSize)")
+        }
+        self.frames = [ImageFrame(buffer: firstFrame, duration: animation.duration(at: 0))]
+        self.animation = animation.frameCount > 1 ? animation : nil
+        self.orientation = orientation
+        self.scale = scale
+        self.format = format
+        self.metadata = metadata
+        self.loopCount = animation.frameCount > 1 ? animation.loopCount : 1
+        self.hasAlpha = hasAlpha ?? firstFrame.format.hasAlphaChannel
+        self.isIncremental = false
+    }
+
+    /// Compares everything but pixels by value; lazy animations compare by identity of their source.
+    public static func == (lhs: Image, rhs: Image) -> Bool {
+        lhs.frames == rhs.frames && lhs.animation === rhs.animation && lhs.orientation == rhs.orientation
+            && lhs.scale == rhs.scale && lhs.format == rhs.format && lhs.metadata == rhs.metadata
+            && lhs.loopCount == rhs.loopCount && lhs.hasAlpha == rhs.hasAlpha && lhs.isIncremental == rhs.isIncremental
+    }
+
+    /// Frames in the image, decoded or not: 1 for a still.
+    public var frameCount: Int { animation?.frameCount ?? frames.count }
+
+    /// Seconds frame `index` is shown (0 for a still or an index out of range).
+    public func duration(at index: Int) -> Double {
+        if let animation { return animation.duration(at: index) }
+        return frames.indices.contains(index) ? frames[index].duration : 0
+    }
+
+    /// Frame `index`, decoded now if the image is a lazy animation.
+    ///
+    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for an index out of range; the
+    ///   animation's decoding errors.
+    public func frame(at index: Int) throws -> ImageFrame {
+        guard index >= 0, index < frameCount else {
+            throw ImageCodingError.invalidArgument("frame \(index) is out of range: the image has \(frameCount) frame(s)")
+        }
+        if index < frames.count { return frames[index] }
+        guard let animation else { throw ImageCodingError.invalidArgument("frame \(index) is out of range") }
+        return ImageFrame(buffer: try animation.frame(at: index), duration: animation.duration(at: index))
+    }
+
+    /// Every frame, decoding a lazy animation's frames now.
+    ///
+    /// - Parameter limits: The frames together may hold at most `limits.maxTotalPixels` pixels,
+    ///   checked before any is decoded. Default ``DecodingLimits/default``.
+    /// - Throws: `.exceedsLimit` over the limits; the animation's decoding errors.
+    public func allFrames(limits: DecodingLimits = .default) throws -> [ImageFrame] {
+        guard let animation else { return frames }
+        try limits.check(frameCount: animation.frameCount, framePixels: animation.canvasSize.pixelCount ?? Int.max)
+        return try (0..<animation.frameCount).map { try frame(at: $0) }
+    }
+
+    /// The image with every frame decoded (``animation`` `nil`): `self` when it already is.
+    ///
+    /// - Throws: as ``allFrames(limits:)``.
+    public func decodingAllFrames(limits: DecodingLimits = .default) throws -> Image {
+        guard animation != nil else { return self }
+        var copy = self
+        copy.frames = try allFrames(limits: limits)
+        copy.animation = nil
+        return copy
+    }
+
+    /// Returns a copy whose frames (decoded and lazy) are passed through `transform`, which must
+    /// give every canvas the same new size and `format`; lazy frames stay lazy.
+    ///
+    /// - Throws: `transform`'s errors on the decoded frames.
+    public func mappingFrames(to size: PixelSize, format: PixelFormat,
+                              _ transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer) throws -> Image {
+        var copy = self
+        copy.frames = try frames.map { ImageFrame(buffer: try transform($0.buffer), duration: $0.duration) }
+        if let animation {
+            copy.animation = TransformedAnimation(animation, canvasSize: size, pixelFormat: format, transform: transform)
+        }
+        return copy
+    }
+
     /// The first frame's pixels: the image itself for a still.
     public var buffer: PixelBuffer { frames[0].buffer }
 
@@ -72,20 +168,27 @@ public struct Image: Sendable, Equatable {
     /// The size a viewer shows, after orientation.
     public var orientedSize: PixelSize { orientation.orientedSize(pixelSize) }
 
-    /// Whether the image has more than one frame.
-    public var isAnimated: Bool { frames.count > 1 }
+    /// Whether the image has more than one frame (decoded or lazy).
+    public var isAnimated: Bool { frameCount > 1 }
 
     /// Whether every frame is in the ready-to-draw display format,
     /// ``PixelFormat/argb32Premultiplied`` (SDWebImage's `sd_isDecoded`).
     public var isDecoded: Bool { frames.allSatisfy { $0.buffer.format == .argb32Premultiplied } }
 
-    /// Bytes of pixel memory held by all frames: the cost a memory cache charges.
+    /// Bytes of pixel memory held by the decoded frames: the cost a memory cache charges. (A
+    /// lazy animation's source holds its encoded data and a few canvases besides.)
     public var byteCount: Int { frames.reduce(0) { $0 + $1.buffer.bytes.count } }
 
-    /// Returns the image with every frame in `format` (see ``PixelBuffer/converted(to:)``).
+    /// Returns the image with every frame in `format` (see ``PixelBuffer/converted(to:)``); a
+    /// lazy animation's frames are converted as they are decoded.
     public func converted(to format: PixelFormat) -> Image {
         var copy = self
         copy.frames = frames.map { ImageFrame(buffer: $0.buffer.converted(to: format), duration: $0.duration) }
+        if let animation, animation.pixelFormat != format {
+            copy.animation = TransformedAnimation(animation, canvasSize: animation.canvasSize, pixelFormat: format) {
+                $0.converted(to: format)
+            }
+        }
         return copy
     }
 
@@ -96,7 +199,12 @@ public struct Image: Sendable, Equatable {
     public func applyingOrientation() -> Image {
         guard orientation != .up else { return self }
         var copy = self
+        let orientation = orientation
         copy.frames = frames.map { ImageFrame(buffer: $0.buffer.applyingOrientation(orientation), duration: $0.duration) }
+        if let animation {
+            copy.animation = TransformedAnimation(animation, canvasSize: orientation.orientedSize(animation.canvasSize),
+                                                  pixelFormat: animation.pixelFormat) { $0.applyingOrientation(orientation) }
+        }
         copy.orientation = .up
         if let exif = metadata.exif { copy.metadata.exif = EXIF.settingOrientation(.up, in: exif) }
         return copy

@@ -1,0 +1,78 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+
+/// A GIF's frames, decoded on demand: the encoded data, the block walk, and a composer holding
+/// the current canvas.
+final class GIFAnimation: AnimatedImageDecoding {
+    let data: Data
+    let structure: GIFStructure
+    let composer: AnimationComposer
+    let frameCount: Int
+    let canvasSize: PixelSize
+    var pixelFormat: PixelFormat { .argb32Premultiplied }
+
+    /// Walks `data` and checks the canvas and frame count against `options.limits`.
+    init(data: Data, options: DecodeOptions) throws {
+        let structure = try GIFStructure(data, limits: options.limits)
+        // Only frames whose data is complete are shown (a truncated file plays what arrived).
+        let frames = structure.frames.prefix { $0.complete }
+        guard !frames.isEmpty else {
+            throw ImageCodingError.truncated(.gif, "the first frame's image data is incomplete")
+        }
+        var canvas = PixelSize(width: structure.width, height: structure.height)
+        if canvas.width == 0 || canvas.height == 0 {
+            canvas = PixelSize(width: max(1, frames.map { $0.x + $0.width }.max() ?? 1),
+                               height: max(1, frames.map { $0.y + $0.height }.max() ?? 1))
+        }
+        try options.limits.check(width: canvas.width, height: canvas.height, format: .gif)
+        self.data = data
+        self.structure = structure
+        self.canvasSize = canvas
+        self.frameCount = options.firstFrameOnly ? 1 : frames.count
+        let layouts = frames.prefix(frameCount).map { f in
+            AnimationFrameLayout(x: f.x, y: f.y, width: f.width, height: f.height, duration: f.duration,
+                                 disposal: f.disposal == 2 ? .background : f.disposal == 3 ? .previous : .none,
+                                 blend: .over, mayBeTransparent: f.transparentIndex != nil)
+        }
+        let limits = options.limits
+        composer = AnimationComposer(canvas: canvas, layouts: Array(layouts)) { [data, structure] index in
+            try GIFFrameDecoder.decode(data, structure: structure, index: index, limits: limits)
+        }
+    }
+
+    var loopCount: Int { frameCount > 1 ? structure.loopCount : 1 }
+
+    func duration(at index: Int) -> Double {
+        composer.layouts.indices.contains(index) ? composer.layouts[index].duration : 0
+    }
+
+    func frame(at index: Int) throws -> PixelBuffer { try composer.frame(at: index) }
+
+    /// The decoded image: every frame, frame 0 alone, or frame 0 and this source.
+    func image(options: DecodeOptions) throws -> Image {
+        let hasAlpha = structure.hasTransparency || !composer.layouts.allSatisfy { $0.covers(canvasSize) }
+        let first = try frame(at: 0)
+        var image: Image
+        if frameCount == 1 {
+            image = Image(buffer: first, format: .gif, hasAlpha: hasAlpha)
+        } else if options.decodesFramesLazily {
+            image = try Image(animation: self, firstFrame: first, format: .gif, hasAlpha: hasAlpha)
+        } else {
+            try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
+            var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
+            for i in 1..<frameCount {
+                // A damaged later frame ends the animation there, as browsers show what decodes.
+                guard let buffer = try? frame(at: i) else { break }
+                frames.append(ImageFrame(buffer: buffer, duration: duration(at: i)))
+            }
+            composer.reset()
+            image = try Image(frames: frames, loopCount: loopCount, format: .gif, hasAlpha: hasAlpha)
+        }
+        image.scale = options.scale
+        return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)
+    }
+}

@@ -1,0 +1,49 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import ImagoCore
+
+/// GIF decoding through giflib: every frame composited per its disposal (none, background,
+/// previous) and transparency, local and global palettes, interlacing, frames partly outside
+/// the canvas clipped.
+///
+/// Timing follows browsers and SDWebImage: a delay of 10 ms or less, or none, shows for 100 ms;
+/// the first NETSCAPE2.0 block gives the loop count (stored n plays n + 1 times, 0 forever, no
+/// block once). "Background" disposal clears to transparent, as browsers do, whatever the
+/// background colour index says. A frame without any colour table is drawn in black. A canvas
+/// of 0×0 takes the extent of the frames.
+///
+/// Truncated files decode to the frames whose data is complete; with none complete the decode
+/// fails with `.truncated`. Encoding is the animated-encoders' part (libimagequant).
+public struct GIFCoder: ImageDecoding {
+    /// Creates the coder.
+    public init() {}
+
+    /// `true` for ``ImagoCore/ImageFormat/gif``.
+    public func canDecode(_ format: ImageFormat) -> Bool { format == .gif }
+
+    /// Walks the blocks (no pixels): canvas, frames, delays, loop count, transparency.
+    ///
+    /// - Throws: `.truncated`, `.corrupt`, `.exceedsLimit(.maxFrames, …)`.
+    public func info(of data: Data) throws -> ImageInfo {
+        try GIFStructure(data).info()
+    }
+
+    /// Decodes every frame (default), frame 0 only (``DecodeOptions/firstFrameOnly``), or frame 0
+    /// plus a lazy source (``DecodeOptions/decodesFramesLazily``).
+    ///
+    /// - Throws: `.exceedsLimit` from the canvas size and frame count before decoding; `.truncated`
+    ///   when no frame is complete; `.corrupt` with giflib's message.
+    public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        try options.limits.check(inputBytes: data.count)
+        let animation = try GIFAnimation(data: data, options: options)
+        return try animation.image(options: options)
+    }
+
+    /// A progressive decoder giving the frames complete so far.
+    public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
+        AnimatedProgressiveDecoder(format: .gif, options: options) { try GIFCoder().decode($0, options: $1) }
+    }
+}
