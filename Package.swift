@@ -32,6 +32,7 @@ let package = Package(
                        providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp",
                        providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // giflib ships no pkg-config file.
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
@@ -44,7 +45,7 @@ let package = Package(
         .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG"]),
 
         .target(name: "ImagoCoders",
-                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2"],
+                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CZlib"],
                 swiftSettings: strict),
 
         .target(name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman"],

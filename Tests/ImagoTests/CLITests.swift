@@ -141,7 +141,10 @@ struct AnimatedIndexTests {
         if v.hasSuffix("cs"), let cs = Double(v.dropLast(2)) { return (n, cs <= 1 ? 0.1 : cs / 100) }
         if v.hasSuffix("ms"), let ms = Double(v.dropLast(2)) { return (n, ms < 11 ? 0.1 : ms / 1000) }
         let frac = v.split(separator: "/")
-        if frac.count == 2, let num = Double(frac[0]), let den = Double(frac[1]) { return (n, num / (den == 0 ? 100 : den)) }
+        if frac.count == 2, let num = Double(frac[0]), let den = Double(frac[1]) {
+            let seconds = num / (den == 0 ? 100 : den)
+            return (n, seconds <= 0.010 ? 0.1 : seconds)
+        }
         return nil
     }
 
@@ -152,19 +155,14 @@ struct AnimatedIndexTests {
         var checkedDelays = 0
         for row in rows {
             let data = try Corpus.data(row.path)
-            if row.frames > DecodingLimits.default.maxFrames {
-                // Invalid APNGs whose acTL claims 2^31 frames: refused before sizing anything.
-                #expect(throws: ImageCodingError.exceedsLimit(.maxFrames, found: row.frames, limit: 10_000), "\(row.path)") {
-                    _ = try ImageCoders.shared.info(of: data)
-                }
-                continue
-            }
             let info: ImageInfo
             do { info = try ImageCoders.shared.info(of: data) } catch { Issue.record("\(row.path): \(error)"); continue }
-            if row.frames == 0 {
-                // Invalid APNGs with acTL num_frames = 0 are shown as the still default image.
-                #expect(info.frameCount == 1, "\(row.path)")
-                continue
+            if row.format == "APNG" {
+                // An invalid APNG (wrong frame count, sequence errors, ...) is shown as its still
+                // default image: info agrees with what decoding shows (the APNG suite checks which).
+                let shown = try? ImageCoders.shared.decode(data, options: DecodeOptions(decodesFramesLazily: true))
+                #expect(info.frameCount == (shown?.frameCount ?? 1), "\(row.path)")
+                if info.frameCount == 1, row.frames != 1 { continue }
             }
             #expect(info.frameCount == row.frames, "\(row.path)")
             if row.frames > 1 { #expect(info.loopCount == row.loop, "\(row.path)") }

@@ -12,13 +12,20 @@ public import ImagoCore
 /// Decodes every colour type and bit depth (1–16; 16-bit is rounded to 8), palettes with
 /// tRNS, Adam7 interlacing, and the colour chunks: iCCP is converted to sRGB with lcms2 and
 /// gAMA is corrected when no sRGB or iCCP chunk overrides it (both only with
-/// ``DecodeOptions/colorManagement`` on). The eXIf chunk gives the orientation. For an APNG,
-/// this coder decodes the default image (what a viewer without APNG support shows).
+/// ``DecodeOptions/colorManagement`` on). The eXIf chunk gives the orientation.
+///
+/// APNG: our own chunk reader validates acTL, fcTL and fdAT (sequence numbers, frame
+/// rectangles, chunk order, frame count, CRCs), rebuilds each frame as a standalone PNG stream
+/// for libpng (YYImage's method) and composites it with its dispose and blend ops; a default
+/// image outside the animation is not one of its frames; a delay denominator of 0 means 1/100 s
+/// and delays of 10 ms or less show for 100 ms (as browsers). **An invalid APNG decodes as a
+/// still PNG of its default image, as Firefox and Chrome show it.** Frames decode lazily with
+/// ``DecodeOptions/decodesFramesLazily``.
 public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
-    /// `true` for ``ImagoCore/ImageFormat/png`` and ``ImagoCore/ImageFormat/apng`` (its default image).
+    /// `true` for ``ImagoCore/ImageFormat/png`` and ``ImagoCore/ImageFormat/apng``.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .png || format == .apng }
     /// `true` for ``ImagoCore/ImageFormat/png`` only.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
@@ -29,7 +36,22 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// - Throws: `.truncated` or `.corrupt` for a bad signature or IHDR, `.exceedsLimit(.maxFrames, …)`
     ///   for an acTL frame count over the default limit.
     public func info(of data: Data) throws -> ImageInfo {
-        try PNGChunks(data).info(format: ImageFormat(sniffing: data) ?? .png)
+        let format = ImageFormat(sniffing: data) ?? .png
+        // The still's facts; an animation's come from the validated APNG structure below.
+        var info = try PNGChunks(data).info(format: .png)
+        guard format == .apng else { return info }
+        info.format = .apng
+        // Only a valid animation counts; an invalid APNG is shown as its still default image.
+        if let structure = try APNGStructure.parse(data) {
+            info.frameCount = structure.frames.count
+            info.loopCount = structure.frames.count > 1 ? structure.plays : 1
+            info.durations = structure.frames.count > 1 ? structure.frames.map(\.layout.duration) : [0]
+        } else {
+            info.frameCount = 1
+            info.loopCount = 1
+            info.durations = [0]
+        }
+        return info
     }
 
     /// Decodes to ``DecodeOptions/pixelFormat`` (default: premultiplied display format).
@@ -37,6 +59,21 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// - Throws: `.exceedsLimit` from IHDR before allocating; `.truncated` when the data ends before
     ///   IEND; `.corrupt` with libpng's message (bad CRC, bad IHDR, misplaced chunks, zlib errors).
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        try options.limits.check(inputBytes: data.count)
+        if ImageFormat(sniffing: data) == .apng, let structure = try APNGStructure.parse(data, limits: options.limits) {
+            let chunks = try? PNGChunks(data)
+            let exif = chunks?.exif
+            // The ICC profile is kept when it was not applied (the frames were converted with it otherwise).
+            let icc = options.colorManagement ? nil : PNGPushDecoder.iccProfile(in: data)
+            let animation = try APNGAnimation(data: data, structure: structure, options: options)
+            return try animation.image(options: options, metadata: ImageMetadata(iccProfile: icc, exif: exif),
+                                       orientation: exif.flatMap(EXIF.orientation(in:)) ?? .up)
+        }
+        return try decodeStill(data, options: options)
+    }
+
+    /// Decodes the PNG's IDAT image: the whole image of a PNG, the default image of an APNG.
+    func decodeStill(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
         let ihdr = try PNGChunks.readIHDR(data)
         try options.limits.check(width: ihdr.width, height: ihdr.height, format: .png)

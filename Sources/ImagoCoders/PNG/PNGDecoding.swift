@@ -67,6 +67,16 @@ final class PNGPushDecoder {
                 h.exif.map { Data(bytes: $0, count: Int(h.exif_length)) }, h.has_trns != 0)
     }
 
+    /// The iCCP profile of a PNG, read by libpng from the chunks before image data (no pixels decoded).
+    static func iccProfile(in data: Data) -> Data? {
+        guard let ihdr = try? PNGChunks.readIHDR(data),
+              let decoder = try? PNGPushDecoder(ihdr: ihdr, options: DecodeOptions(colorManagement: false), output: nil, stride: 0)
+        else { return nil }
+        let end = data.withUnsafeBytes { PNGChunks.offsetOfFirstIDAT(in: $0) }.map { min(data.count, $0 + 8) } ?? data.count
+        try? data.prefix(end).withUnsafeBytes { try decoder.feed($0) }
+        return decoder.iccProfile()
+    }
+
     /// Rows written so far (the highest row touched in any pass).
     var rowsWritten: Int {
         var pass: Int32 = 0, inPass: UInt32 = 0, highest: UInt32 = 0
