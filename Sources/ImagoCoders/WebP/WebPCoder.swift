@@ -7,13 +7,14 @@ public import Foundation
 #endif
 public import ImagoCore
 
-/// WebP still decoding and encoding through libwebp.
+/// WebP decoding and encoding through libwebp.
 ///
-/// Decodes lossy, lossless and alpha WebP; with ``DecodeOptions/thumbnailPixelSize`` it
+/// Decodes lossy, lossless and alpha WebP; with ``DecodeOptions/thumbnailPixelSize`` a still
 /// decodes straight to the reduced size using libwebp's scaled decoding. EXIF and ICC come
-/// from the RIFF chunks. Animated WebP is recognised here (``info(of:)`` reports frames,
-/// durations and loop count); decoding its frames belongs to the animated coder, so
-/// ``decode(_:options:)`` reports it as ``ImagoCore/ImageCodingError/unsupportedFeature(_:_:)``.
+/// from the RIFF chunks. Animated WebP decodes every frame (or lazily, with
+/// ``DecodeOptions/decodesFramesLazily``): frames located by libwebp's demuxer, decoded alone and
+/// composited with their blend and dispose methods; "dispose to background" clears to
+/// transparent and durations of 10 ms or less show for 100 ms, as browsers do.
 public struct WebPCoder: ImageDecoding, ImageEncoding {
     /// Encoder effort, 0 (fastest) to 6 (smallest). Default 4, libwebp's own default.
     public var method: Int
@@ -35,16 +36,16 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         try WebPContainer(data).info()
     }
 
-    /// Decodes a still WebP to ``DecodeOptions/pixelFormat``, scaled while decoding when
+    /// Decodes to ``DecodeOptions/pixelFormat``; a still is scaled while decoding when
     /// ``DecodeOptions/thumbnailPixelSize`` allows.
     ///
     /// - Throws: `.exceedsLimit` before allocating, `.truncated`, `.corrupt` (bitstream errors),
-    ///   `.unsupportedFeature` for animated WebP.
+    ///   `.exceedsLimit` for an animation's frames together over `limits.maxTotalPixels`.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
         let container = try WebPContainer(data)
         if container.isAnimated {
-            throw ImageCodingError.unsupportedFeature(.webp, "this is an animated WebP; WebPCoder decodes stills only")
+            return try WebPAnimation(data: data, container: container, options: options).image(options: options)
         }
         try options.limits.check(width: container.width, height: container.height, format: .webp)
         let plan = WebPOutputPlan(container: container, options: options)

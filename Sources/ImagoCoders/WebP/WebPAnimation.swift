@@ -1,0 +1,129 @@
+import CLCMS2
+import CWebP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+
+/// An animated WebP's frames, decoded on demand: libwebp's demuxer locates each ANMF frame,
+/// `WebPDecode` decodes it alone, and ``AnimationComposer`` applies its dispose and blend methods.
+///
+/// As browsers do, "dispose to background" clears to transparent (the ANIM background colour is a
+/// hint the format lets viewers ignore), and durations of 10 ms or less show for 100 ms.
+final class WebPAnimation: AnimatedImageDecoding {
+    let data: Data
+    let container: WebPContainer
+    let composer: AnimationComposer
+    let frameCount: Int
+    let canvasSize: PixelSize
+    var pixelFormat: PixelFormat { .argb32Premultiplied }
+    /// Each frame's bitstream (ALPH + VP8, or VP8L) as a range of `data`.
+    let fragments: [Range<Int>]
+
+    init(data: Data, container: WebPContainer, options: DecodeOptions) throws {
+        let canvas = PixelSize(width: container.width, height: container.height)
+        try options.limits.check(width: canvas.width, height: canvas.height, format: .webp)
+        try options.limits.check(frameCount: container.frameCount, framePixels: 0)
+        var layouts: [AnimationFrameLayout] = []
+        var fragments: [Range<Int>] = []
+        let wanted = options.firstFrameOnly ? 1 : container.frameCount
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            var webpData = WebPData(bytes: base, size: raw.count)
+            var state = WEBP_DEMUX_PARSING_HEADER
+            guard let demux = WebPDemuxInternal(&webpData, 0, &state, Int32(WEBP_DEMUX_ABI_VERSION)) else { return }
+            defer { WebPDemuxDelete(demux) }
+            var iter = WebPIterator()
+            guard WebPDemuxGetFrame(demux, 1, &iter) != 0 else { return }
+            defer { WebPDemuxReleaseIterator(&iter) }
+            repeat {
+                guard let bytes = iter.fragment.bytes else { break }
+                let start = bytes - base
+                fragments.append(start..<(start + iter.fragment.size))
+                let ms = Int(iter.duration)
+                layouts.append(AnimationFrameLayout(
+                    x: Int(iter.x_offset), y: Int(iter.y_offset), width: Int(iter.width), height: Int(iter.height),
+                    duration: ms <= 10 ? 0.1 : Double(ms) / 1000,
+                    disposal: iter.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND ? .background : .none,
+                    blend: iter.blend_method == WEBP_MUX_BLEND ? .over : .source,
+                    mayBeTransparent: iter.has_alpha != 0))
+            } while layouts.count < wanted && WebPDemuxNextFrame(&iter) != 0
+        }
+        guard !layouts.isEmpty else { throw ImageCodingError.corrupt(.webp, "the animation has no readable frame") }
+        for l in layouts { try options.limits.check(width: max(1, l.width), height: max(1, l.height), format: .webp) }
+        self.data = data
+        self.container = container
+        self.fragments = fragments
+        canvasSize = canvas
+        frameCount = layouts.count
+        let icc = options.colorManagement ? container.icc : nil
+        composer = AnimationComposer(canvas: canvas, layouts: layouts) { [data, fragments, layouts] index in
+            try Self.decodeFrame(data, range: fragments[index], layout: layouts[index], icc: icc)
+        }
+    }
+
+    /// One frame's own pixels, premultiplied ARGB32 (colour managed when `icc` is given).
+    private static func decodeFrame(_ data: Data, range: Range<Int>, layout: AnimationFrameLayout, icc: Data?) throws -> PixelBuffer {
+        var buffer = try PixelBuffer(uninitializedWidth: layout.width, height: layout.height, format: .argb32Premultiplied) { out in
+            var config = WebPDecoderConfig()
+            _ = WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)
+            #if _endian(little)
+            config.output.colorspace = icc == nil ? MODE_bgrA : MODE_BGRA
+            #else
+            config.output.colorspace = icc == nil ? MODE_Argb : MODE_ARGB
+            #endif
+            config.output.is_external_memory = 1
+            config.output.u.RGBA.rgba = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            config.output.u.RGBA.stride = Int32(layout.width * 4)
+            config.output.u.RGBA.size = out.count
+            let status = data.withUnsafeBytes { raw -> VP8StatusCode in
+                guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return VP8_STATUS_NOT_ENOUGH_DATA }
+                return WebPDecode(base + range.lowerBound, range.count, &config)
+            }
+            try WebPContainer.check(status, during: "an animation frame")
+        }
+        if let icc {
+            let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
+            let layoutType = PixelFormat.argbOffsets.b == 0 ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_ARGB_8
+            buffer.withUnsafeMutableBytes { p in
+                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layoutType)
+                PixelBuffer.premultiplyARGB32InPlace(p, width: w, height: h, bytesPerRow: stride)
+            }
+        }
+        return buffer
+    }
+
+    var loopCount: Int { frameCount > 1 ? container.loopCount : 1 }
+
+    func duration(at index: Int) -> Double {
+        composer.layouts.indices.contains(index) ? composer.layouts[index].duration : 0
+    }
+
+    func frame(at index: Int) throws -> PixelBuffer { try composer.frame(at: index) }
+
+    /// Every frame, frame 0 alone, or frame 0 and this source.
+    func image(options: DecodeOptions) throws -> Image {
+        let first = try frame(at: 0)
+        let metadata = ImageMetadata(iccProfile: options.colorManagement ? nil : container.icc, exif: container.exif)
+        let orientation = container.exif.flatMap(EXIF.orientation(in:)) ?? .up
+        let hasAlpha = container.hasAlpha || !composer.layouts.allSatisfy { $0.covers(canvasSize) }
+        var image: Image
+        if frameCount == 1 {
+            image = Image(buffer: first, orientation: orientation, format: .webp, metadata: metadata, hasAlpha: hasAlpha)
+        } else if options.decodesFramesLazily {
+            image = try Image(animation: self, firstFrame: first, orientation: orientation, format: .webp,
+                              metadata: metadata, hasAlpha: hasAlpha)
+        } else {
+            try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
+            var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
+            for i in 1..<frameCount { frames.append(ImageFrame(buffer: try frame(at: i), duration: duration(at: i))) }
+            composer.reset()
+            image = try Image(frames: frames, loopCount: loopCount, orientation: orientation, format: .webp,
+                              metadata: metadata, hasAlpha: hasAlpha)
+        }
+        image.scale = options.scale
+        return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)
+    }
+}
