@@ -23,7 +23,7 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "The output file; written atomically.")
     var output: String
 
-    @Option(help: "Output format: jpeg, png or webp. Default: from OUT's extension.")
+    @Option(help: "Output format: jpeg, png, apng, gif or webp. Default: from OUT's extension. An animation stays animated when the format can animate (GIF, APNG, WebP; an animation written as PNG is an APNG).")
     var format: String?
 
     @Option(help: "Lossy quality, 0-100 (JPEG, lossy WebP).")
@@ -40,6 +40,9 @@ struct ConvertCommand: ParsableCommand {
 
     @Option(help: "Frame of an animation to convert (0-based), composited.")
     var frame: Int?
+
+    @Flag(help: "Write only the first frame of an animation (same as --frame 0).")
+    var firstFrame = false
 
     @Option(help: "Make a thumbnail whose longest side is at most N pixels (shrink-on-load, then Lanczos3; never upscales).")
     var thumbnail: Int?
@@ -74,6 +77,7 @@ struct ConvertCommand: ParsableCommand {
     func validate() throws {
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
+        if frame != nil, firstFrame { throw ValidationError("--frame and --first-frame cannot be used together") }
         if let thumbnail, thumbnail < 1 { throw ValidationError("--thumbnail must be at least 1") }
         if let scaleDownLimit, scaleDownLimit < 4 { throw ValidationError("--scale-down-limit must be at least 4 bytes") }
     }
@@ -96,7 +100,7 @@ struct ConvertCommand: ParsableCommand {
             if let pipeline = try transformers() {
                 image = try pipeline.transform(image)
             }
-            if let frame {
+            if let frame = frame ?? (firstFrame ? 0 : nil) {
                 guard frame < image.frames.count else {
                     throw ImageCodingError.invalidArgument("--frame \(frame) is out of range: the image has \(image.frames.count) frame(s)")
                 }

@@ -30,8 +30,8 @@ struct RegistryTests {
     func honesty() {
         let coders = ImageCoders.makeDefault()
         #expect(coders.decodableFormats == [.jpeg, .png, .apng, .gif, .webp])
-        #expect(coders.encodableFormats == [.jpeg, .png, .webp])
-        #expect(!coders.canDecode(.heic) && !coders.canEncode(.apng))
+        #expect(coders.encodableFormats == [.jpeg, .png, .apng, .gif, .webp])
+        #expect(!coders.canDecode(.heic) && !coders.canEncode(.tiff))
         let empty = ImageCoders()
         #expect(empty.decodableFormats.isEmpty)
     }

@@ -197,10 +197,12 @@ struct PreferredFormatTests {
         var webp = Image(buffer: try Fixtures.gradient(width: 2, height: 2), format: .webp, hasAlpha: false)
         #expect(coders.preferredEncodingFormat(for: webp) == .webp)
         webp.format = .gif
+        #expect(coders.preferredEncodingFormat(for: webp) == .gif)
+        webp.format = .tiff   // no encoder (yet): SDWebImage's rule
         #expect(coders.preferredEncodingFormat(for: webp) == .jpeg)
         webp.hasAlpha = true
         #expect(coders.preferredEncodingFormat(for: webp) == .png)
         webp.format = .apng
-        #expect(coders.preferredEncodingFormat(for: webp) == .png)
+        #expect(coders.preferredEncodingFormat(for: webp) == .apng)
     }
 }

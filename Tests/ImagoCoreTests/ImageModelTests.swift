@@ -95,3 +95,23 @@ struct ImageModelTests {
         #expect(EXIF.orientation(in: upright.metadata.exif ?? Data()) == .up)
     }
 }
+
+@Suite("Frame timing: uniform sequences and back")
+struct FrameTimingTests {
+    @Test("the GCD of the durations, expansion to equal frames, and collapsing back")
+    func roundTrip() throws {
+        let a = try PixelBuffer(width: 2, height: 1, format: .rgba8, bytes: [1, 2, 3, 255, 4, 5, 6, 255])
+        let b = try PixelBuffer(width: 2, height: 1, format: .rgba8, bytes: [9, 9, 9, 255, 0, 0, 0, 255])
+        let frames = [ImageFrame(buffer: a, duration: 0.1), ImageFrame(buffer: b, duration: 0.25), ImageFrame(buffer: a, duration: 0.05)]
+        #expect(FrameTiming.commonDuration(frames.map(\.duration)) == 0.05)
+        let (uniform, d) = FrameTiming.uniform(frames)
+        #expect(d == 0.05 && uniform.count == 2 + 5 + 1 && uniform.allSatisfy { $0.duration == 0.05 })
+        let back = FrameTiming.collapsingRepeats(uniform)
+        #expect(back.count == 3 && back.map(\.buffer) == [a, b, a])
+        #expect(zip(back.map(\.duration), [0.1, 0.25, 0.05]).allSatisfy { abs($0 - $1) < 1e-9 })
+        // A hostile spread (1 ms and 1 hour) is capped instead of making millions of frames.
+        let capped = FrameTiming.uniform([ImageFrame(buffer: a, duration: 0.001), ImageFrame(buffer: b, duration: 3600)], limit: 1000)
+        #expect(capped.frames.count <= 1000)
+        #expect(FrameTiming.uniform([]).frames.isEmpty)
+    }
+}

@@ -290,4 +290,29 @@ struct ThumbnailCommandTests {
         #expect(!needed.contains { $0.contains("[libFoundation.so]") || $0.contains("libFoundationInternationalization") },
                 "\(needed)")
     }
+
+    @Test("convert keeps an animation in GIF, APNG and WebP; --first-frame and --frame flatten")
+    func animatedConvert() throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Four different frames (a column moves), so no encoder merges two of them.
+        let frames = try (0..<4).map { i -> ImageFrame in
+            var bytes = try Fixtures.gradient(width: 24, height: 16).bytes
+            for y in 0..<16 { bytes[(y * 24 + i * 5) * 4 + 1] = 255 }
+            return ImageFrame(buffer: try PixelBuffer(width: 24, height: 16, format: .rgba8, bytes: bytes), duration: 0.1 * Double(i + 1))
+        }
+        let gif = dir.appendingPathComponent("anim.gif")
+        try ImageCoders.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif).write(to: gif)
+        for ext in ["webp", "png", "apng", "gif"] {
+            let out = dir.appendingPathComponent("out.\(ext)")
+            #expect(try CLI.run(["convert", gif.path, out.path]).status == 0)
+            let back = try ImageCoders.shared.decode(try Data(contentsOf: out))
+            #expect(back.frameCount == 4 && back.loopCount == 0, "\(ext)")
+            #expect((0..<4).map { back.duration(at: $0) } == [0.1, 0.2, 0.3, 0.4], "\(ext)")
+        }
+        let flat = dir.appendingPathComponent("flat.webp")
+        #expect(try CLI.run(["convert", gif.path, flat.path, "--first-frame"]).status == 0)
+        #expect(try ImageCoders.shared.decode(try Data(contentsOf: flat)).frameCount == 1)
+        #expect(try CLI.run(["convert", gif.path, flat.path, "--first-frame", "--frame", "1"]).status != 0)
+    }
 }

@@ -16,8 +16,8 @@ public import ImagoCore
 /// of 0×0 takes the extent of the frames.
 ///
 /// Truncated files decode to the frames whose data is complete; with none complete the decode
-/// fails with `.truncated`. Encoding is the animated-encoders' part (libimagequant).
-public struct GIFCoder: ImageDecoding {
+/// fails with `.truncated`. Encoding quantizes each frame with libimagequant (see ``GIFEncoder``).
+public struct GIFCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
@@ -40,6 +40,25 @@ public struct GIFCoder: ImageDecoding {
         try options.limits.check(inputBytes: data.count)
         let animation = try GIFAnimation(data: data, options: options)
         return try animation.image(options: options)
+    }
+
+    /// `true` for ``ImagoCore/ImageFormat/gif``.
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .gif }
+
+    /// Encodes a still or every frame of an animation: up to 256 colours per frame (libimagequant,
+    /// dithered), one transparent index, delays in hundredths of a second, the loop count. GIF
+    /// holds no EXIF, so the orientation is always applied to the pixels.
+    ///
+    /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for sizes over
+    ///   65535 or options out of range, `.corrupt` when libimagequant or giflib fail.
+    public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
+        guard format == .gif else { throw ImageCodingError.encoderUnavailable(format) }
+        try options.validate()
+        var baked = options
+        baked.orientation = .bake
+        let (img, _, _) = baked.prepare(image)
+        let frames = img.isAnimated ? try img.allFrames() : [img.frames[0]]
+        return try GIFEncoder.encode(frames, loopCount: img.isAnimated ? img.loopCount : 1, options: options)
     }
 
     /// A progressive decoder giving the frames complete so far.

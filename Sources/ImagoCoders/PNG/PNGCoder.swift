@@ -27,8 +27,8 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
 
     /// `true` for ``ImagoCore/ImageFormat/png`` and ``ImagoCore/ImageFormat/apng``.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .png || format == .apng }
-    /// `true` for ``ImagoCore/ImageFormat/png`` only.
-    public func canEncode(_ format: ImageFormat) -> Bool { format == .png }
+    /// `true` for ``ImagoCore/ImageFormat/png`` and ``ImagoCore/ImageFormat/apng``.
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .png || format == .apng }
 
     /// Walks chunk headers (no pixels): size, bit depth, alpha or tRNS, interlacing, ICC presence,
     /// eXIf orientation, and for APNG the frame count, plays and delays.
@@ -99,15 +99,19 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         PNGProgressiveDecoder(options: options)
     }
 
-    /// Encodes the first frame as 8-bit PNG: gray, gray+alpha, RGB or RGBA, whichever keeps the
-    /// pixels (alpha only when some pixel is not opaque), with iCCP and eXIf when metadata is kept.
+    /// Encodes a still as 8-bit PNG: gray, gray+alpha, RGB or RGBA, whichever keeps the pixels
+    /// (alpha only when some pixel is not opaque), with iCCP and eXIf when metadata is kept. An
+    /// animation (as `.png` or `.apng`) becomes an APNG of every frame (``APNGEncoder``).
     ///
     /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for options out of
     ///   range, `.corrupt` with libpng's message if encoding fails.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
-        guard format == .png else { throw ImageCodingError.encoderUnavailable(format) }
+        guard format == .png || format == .apng else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
         let (img, exif, icc) = options.prepare(image)
+        if img.isAnimated {
+            return try APNGEncoder.encode(try img.allFrames(), loopCount: img.loopCount, options: options, icc: icc, exif: exif)
+        }
         let source = img.buffer
         let keepAlpha = img.hasAlpha && !source.isOpaque
         let pixels: PixelBuffer, colorType: Int32
@@ -120,7 +124,13 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             pixels = source.converted(to: keepAlpha ? .rgba8 : .rgb8)
             colorType = keepAlpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB
         }
-        return try pixels.withUnsafeBytes { px in
+        return try Self.write(pixels, colorType: colorType, level: options.compressionLevel, interlace: options.progressive,
+                              icc: icc, exif: exif)
+    }
+
+    /// libpng's encoder over 8-bit pixels already in the layout of `colorType`.
+    static func write(_ pixels: PixelBuffer, colorType: Int32, level: Int, interlace: Bool, icc: Data?, exif: Data?) throws -> Data {
+        try pixels.withUnsafeBytes { px in
             try withOptionalBytes(icc) { iccPtr, iccLen in
                 try withOptionalBytes(exif) { exifPtr, exifLen in
                     var params = imago_png_encode_params()
@@ -129,8 +139,8 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
                     params.height = UInt32(pixels.height)
                     params.stride = pixels.bytesPerRow
                     params.color_type = colorType
-                    params.compression_level = Int32(options.compressionLevel)
-                    params.interlace = options.progressive ? 1 : 0
+                    params.compression_level = Int32(level)
+                    params.interlace = interlace ? 1 : 0
                     params.icc = iccPtr; params.icc_length = UInt32(iccLen)
                     params.exif = exifPtr; params.exif_length = UInt32(exifLen)
                     return try runEncoder(.png) { out, length, message, capacity in

@@ -25,10 +25,10 @@ public final class ImageCoders: Sendable {
     }
 
     /// A registry with Imago's built-in coders: JPEG (libjpeg-turbo), PNG (libpng), WebP (libwebp),
-    /// GIF (giflib, decoding).
+    /// GIF (giflib; libimagequant for encoding), APNG (libpng with our chunk reader and writer).
     public static func makeDefault() -> ImageCoders {
         ImageCoders(decoders: [GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()],
-                    encoders: [WebPCoder(), PNGCoder(), JPEGCoder()])
+                    encoders: [GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
     }
 
     /// The shared registry used when no other is given. Starts with ``makeDefault()``'s coders.
@@ -135,7 +135,7 @@ public final class ImageCoders: Sendable {
     /// encoder writes it (and, for an animation, the format can animate), otherwise PNG for an
     /// image with alpha and JPEG without (SDWebImage's rule).
     public func preferredEncodingFormat(for image: Image) -> ImageFormat {
-        if let format = image.format, format != .apng, canEncode(format), !image.isAnimated || format.supportsAnimation {
+        if let format = image.format, canEncode(format), !image.isAnimated || format.supportsAnimation {
             return format
         }
         return image.hasAlpha ? .png : .jpeg

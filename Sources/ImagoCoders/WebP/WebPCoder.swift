@@ -62,8 +62,10 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         WebPProgressiveDecoder(options: options)
     }
 
-    /// Encodes the first frame, lossy at ``EncodeOptions/quality`` or lossless (exact colours under
-    /// transparent pixels), with ICCP and EXIF chunks when metadata is kept.
+    /// Encodes a still, or every frame of an animation (libwebp's animation encoder, with the
+    /// durations in milliseconds and the loop count), lossy at ``EncodeOptions/quality`` or
+    /// lossless (exact colours under transparent pixels), with ICCP and EXIF chunks when metadata
+    /// is kept.
     ///
     /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for options out of
     ///   range, `.corrupt` when libwebp fails.
@@ -71,6 +73,10 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         guard format == .webp else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
         let (img, exif, icc) = options.prepare(image)
+        if img.isAnimated {
+            return try WebPAnimationEncoder.encode(try img.allFrames(), loopCount: img.loopCount, options: options,
+                                                   method: method, icc: icc, exif: exif)
+        }
         let keepAlpha = img.hasAlpha && !img.buffer.isOpaque
         let pixels = img.buffer.converted(to: keepAlpha ? .rgba8 : .rgb8)
         guard var config = Self.makeConfig(options: options, method: method) else {
