@@ -29,11 +29,17 @@ public struct EncodeOptions: Sendable, Hashable {
     public var keepMetadata: Bool
     /// The colour alpha is flattened against when the format has no alpha (JPEG). Default white.
     public var backgroundColor: RGBA8
+    /// Embed a thumbnail whose longest side is at most this many pixels, for formats that carry
+    /// one (HEIC, AVIF), so readers can shrink on load (SDWebImage's `encodeEmbedThumbnail`).
+    /// Default `nil`: none.
+    public var embeddedThumbnailSize: Int?
 
     /// Creates options; every parameter defaults as documented on its property.
     public init(quality: Double = 0.9, lossless: Bool = false, progressive: Bool = false,
                 compressionLevel: Int = 6, orientation: OrientationHandling = .bake,
-                keepMetadata: Bool = true, backgroundColor: RGBA8 = RGBA8(r: 255, g: 255, b: 255)) {
+                keepMetadata: Bool = true, backgroundColor: RGBA8 = RGBA8(r: 255, g: 255, b: 255),
+                embeddedThumbnailSize: Int? = nil) {
+        self.embeddedThumbnailSize = embeddedThumbnailSize
         self.quality = quality
         self.lossless = lossless
         self.progressive = progressive

@@ -25,10 +25,11 @@ public final class ImageCoders: Sendable {
     }
 
     /// A registry with Imago's built-in coders: JPEG (libjpeg-turbo), PNG (libpng), WebP (libwebp),
-    /// GIF (giflib; libimagequant for encoding), APNG (libpng with our chunk reader and writer).
+    /// GIF (giflib; libimagequant for encoding), APNG (libpng with our chunk reader and writer),
+    /// HEIC/HEIF/AVIF (libheif, with the codecs it has at run time).
     public static func makeDefault() -> ImageCoders {
-        ImageCoders(decoders: [GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()],
-                    encoders: [GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
+        ImageCoders(decoders: [HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()],
+                    encoders: [HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
     }
 
     /// The shared registry used when no other is given. Starts with ``makeDefault()``'s coders.
