@@ -35,6 +35,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CImageQuant", pkgConfig: "imagequant", providers: [.apt(["libimagequant-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         // giflib ships no pkg-config file.
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
@@ -43,8 +44,9 @@ let package = Package(
                        providers: [.apt(["libpixman-1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
-        // The one C target: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng.
-        .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG"]),
+        // The one C target: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng,
+        // and libtiff's variadic tag accessors and va_list error handler, which Swift cannot call.
+        .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF"]),
 
         .target(name: "ImagoCoders",
                 dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CImageQuant", "CLCMS2", "CZlib"],

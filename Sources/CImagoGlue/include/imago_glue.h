@@ -138,4 +138,31 @@ void imago_free(void *p);
 #ifdef __cplusplus
 }
 #endif
+/* ---------------------------------------------------------------- libtiff (memory I/O, variadic tag access) */
+
+#include <tiffio.h>
+
+typedef struct imago_tiff imago_tiff;
+/* Opens a TIFF in memory for reading (the data must outlive the handle); max_alloc bounds any
+   single allocation libtiff makes (0: its default). Errors are collected, never printed. */
+imago_tiff *imago_tiff_open_memory(const uint8_t *data, size_t size, uint64_t max_alloc);
+/* Starts a TIFF written to memory. */
+imago_tiff *imago_tiff_create_memory(void);
+TIFF *imago_tiff_handle(imago_tiff *t);
+const char *imago_tiff_message(imago_tiff *t);
+void imago_tiff_close(imago_tiff *t);
+/* Finishes writing; the bytes stay valid until imago_tiff_close. */
+const uint8_t *imago_tiff_written(imago_tiff *t, size_t *size);
+int imago_tiff_get_u32(TIFF *tif, uint32_t tag, uint32_t *value);
+int imago_tiff_get_u16(TIFF *tif, uint32_t tag, uint16_t *value);
+int imago_tiff_get_u16_defaulted(TIFF *tif, uint32_t tag, uint16_t *value);
+int imago_tiff_get_extra_samples(TIFF *tif, uint16_t *count, const uint16_t **values);
+int imago_tiff_get_icc(TIFF *tif, uint32_t *length, const uint8_t **data);
+int imago_tiff_set_u32(TIFF *tif, uint32_t tag, uint32_t value);
+int imago_tiff_set_u16(TIFF *tif, uint32_t tag, uint16_t value);
+int imago_tiff_set_extra_alpha(TIFF *tif, uint16_t kind);
+int imago_tiff_set_icc(TIFF *tif, uint32_t length, const uint8_t *data);
+/* TIFFReadRGBAImageOriented, stopping on the first error: packed ABGR words, associated alpha. */
+int imago_tiff_read_rgba(TIFF *tif, uint32_t width, uint32_t height, uint32_t *raster, int orientation);
+
 #endif

@@ -26,10 +26,10 @@ public final class ImageCoders: Sendable {
 
     /// A registry with Imago's built-in coders: JPEG (libjpeg-turbo), PNG (libpng), WebP (libwebp),
     /// GIF (giflib; libimagequant for encoding), APNG (libpng with our chunk reader and writer),
-    /// HEIC/HEIF/AVIF (libheif, with the codecs it has at run time).
+    /// HEIC/HEIF/AVIF (libheif, with the codecs it has at run time), TIFF (libtiff).
     public static func makeDefault() -> ImageCoders {
-        ImageCoders(decoders: [HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()],
-                    encoders: [HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
+        ImageCoders(decoders: [TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()],
+                    encoders: [TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
     }
 
     /// The shared registry used when no other is given. Starts with ``makeDefault()``'s coders.
