@@ -37,4 +37,28 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+    // 256-px thumbnails: shrink-on-load for JPEG and WebP, a streamed PNG decode, Lanczos3.
+    for (label, file) in [("JPEG 24MP", "photo-24mp.jpg"), ("PNG 24MP (streamed)", "photo-24mp.png"),
+                          ("WebP 12MP", "photo-12mp.webp")] {
+        let url = URL(fileURLWithPath: "\(inputs)/\(file)")
+        guard FileManager.default.fileExists(atPath: url.path) else { continue }
+        Benchmark("thumbnail 256 px of \(label) from file") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try Thumbnailer.thumbnail(contentsOf: url, fitting: PixelSize(width: 256, height: 256)))
+            }
+        }
+    }
+    // Animations: every frame at once against frame by frame through the lazy source.
+    for (label, file) in [("GIF 380 frames", "muybridge.gif")] {
+        guard let data = load(file) else { continue }
+        Benchmark("decode \(label), all frames") { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(try ImageCoders.shared.decode(data)) }
+        }
+        Benchmark("decode \(label), lazily, every frame in turn") { benchmark in
+            for _ in benchmark.scaledIterations {
+                let image = try ImageCoders.shared.decode(data, options: DecodeOptions(decodesFramesLazily: true))
+                for i in 0..<image.frameCount { blackHole(try image.frame(at: i)) }
+            }
+        }
+    }
 }
