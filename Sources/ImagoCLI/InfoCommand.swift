@@ -51,8 +51,10 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         let info: ImageInfo
+        let data: Data
         do {
-            info = try ImageCoders.shared.info(of: CLIFailure.read(file))
+            data = try CLIFailure.read(file)
+            info = try ImageCoders.shared.info(of: data)
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
@@ -77,5 +79,12 @@ struct InfoCommand: ParsableCommand {
         ICC profile:   \(info.hasICCProfile ? "yes" : "no")
         progressive:   \(info.progressive ? "yes" : "no")
         """)
+        if info.format == .ico, let entries = try? ICOCoder.entries(of: data) {
+            let list = entries.map { "\($0.width)x\($0.height)\($0.bitCount > 0 ? " \($0.bitCount)-bit" : "")\($0.isPNG ? " PNG" : " BMP")" }
+            print("entries:       \(list.joined(separator: ", "))")
+        }
+        if [.avif, .heic, .heif].contains(info.format), ImageFormat.sequenceBrand(in: data) {
+            print("note:          an image sequence; this build's libheif (1.15) reads its primary image only")
+        }
     }
 }

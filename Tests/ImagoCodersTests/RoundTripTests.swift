@@ -101,7 +101,7 @@ struct RoundTripTests {
         let image = Image(buffer: try Fixtures.gradient(width: 2, height: 2))
         #expect(throws: ImageCodingError.self) { try coders.encode(image, as: .jpeg, options: EncodeOptions(quality: 1.5)) }
         #expect(throws: ImageCodingError.self) { try coders.encode(image, as: .png, options: EncodeOptions(compressionLevel: 12)) }
-        #expect(throws: ImageCodingError.encoderUnavailable(.bmp)) { try coders.encode(image, as: .bmp) }
+        #expect(throws: ImageCodingError.encoderUnavailable(.ico)) { try coders.encode(image, as: .ico) }
     }
 }
 
@@ -198,7 +198,7 @@ struct PreferredFormatTests {
         #expect(coders.preferredEncodingFormat(for: webp) == .webp)
         webp.format = .gif
         #expect(coders.preferredEncodingFormat(for: webp) == .gif)
-        webp.format = .bmp   // no encoder (yet): SDWebImage's rule
+        webp.format = .ico   // no encoder: SDWebImage's rule
         #expect(coders.preferredEncodingFormat(for: webp) == .jpeg)
         webp.hasAlpha = true
         #expect(coders.preferredEncodingFormat(for: webp) == .png)

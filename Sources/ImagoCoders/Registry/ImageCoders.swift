@@ -26,10 +26,11 @@ public final class ImageCoders: Sendable {
 
     /// A registry with Imago's built-in coders: JPEG (libjpeg-turbo), PNG (libpng), WebP (libwebp),
     /// GIF (giflib; libimagequant for encoding), APNG (libpng with our chunk reader and writer),
-    /// HEIC/HEIF/AVIF (libheif, with the codecs it has at run time), TIFF (libtiff).
+    /// HEIC/HEIF/AVIF (libheif, with the codecs it has at run time), TIFF (libtiff), BMP and
+    /// ICO/CUR (written here).
     public static func makeDefault() -> ImageCoders {
-        ImageCoders(decoders: [TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()],
-                    encoders: [TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
+        ImageCoders(decoders: [ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()],
+                    encoders: [BMPCoder(), TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
     }
 
     /// The shared registry used when no other is given. Starts with ``makeDefault()``'s coders.

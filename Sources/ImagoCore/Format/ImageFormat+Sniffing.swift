@@ -56,6 +56,23 @@ extension ImageFormat {
         return false
     }
 
+    /// Whether an ISO-BMFF file's brands announce an image sequence (AVIF `avis`, HEIF `msf1`,
+    /// HEVC `hevc`/`hevx`/`hevm`/`hevs`).
+    public static func sequenceBrand(in data: Data) -> Bool {
+        data.prefix(4096).withUnsafeBytes { sequenceBrand(Bytes($0)) }
+    }
+
+    private static func sequenceBrand(_ b: Bytes) -> Bool {
+        guard let boxSize = b.uint32BE(at: 0), let major = b.string4(at: 8) else { return false }
+        var brands = [major]
+        var offset = 16
+        while offset + 4 <= min(Int(boxSize), b.count, 4096), let brand = b.string4(at: offset) {
+            brands.append(brand)
+            offset += 4
+        }
+        return brands.contains { ["avis", "msf1", "hevc", "hevx", "hevm", "hevs"].contains($0) }
+    }
+
     /// HEIF-family brands: major brand first, then the compatible brands.
     private static func isoBMFFFormat(_ b: Bytes) -> ImageFormat? {
         guard let boxSize = b.uint32BE(at: 0), let major = b.string4(at: 8) else { return nil }
