@@ -34,8 +34,10 @@ let package = Package(
                        providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CImageQuant", pkgConfig: "imagequant", providers: [.apt(["libimagequant-dev"])]),
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
-        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        // libheif's headers only: the library is loaded on first use (CImagoGlue/heif_loader.c).
+        .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
+        // libtiff's headers only: the library is loaded on first use (CImagoGlue/tiff_glue.c).
+        .systemLibrary(name: "CTIFF", providers: [.apt(["libtiff-dev"])]),
         // giflib ships no pkg-config file.
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
@@ -45,8 +47,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         // The one C target: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng,
-        // and libtiff's variadic tag accessors and va_list error handler, which Swift cannot call.
-        .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF"]),
+        // libtiff's variadic tag accessors and va_list error handler, which Swift cannot call, and
+        // the stand-ins that load libheif on first use.
+        .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif"]),
 
         .target(name: "ImagoCoders",
                 dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CImageQuant", "CLCMS2", "CZlib"],

@@ -8,6 +8,58 @@
 /* libtiff's tag accessors are variadic and its error handlers take a va_list: neither is
    callable from Swift, so they live here, with memory-backed I/O for reading and writing. */
 
+#include <dlfcn.h>
+#include <pthread.h>
+
+/* libtiff and its codecs (zstd, lzma, Lerc, jbig, libdeflate) are loaded on first use, not at
+   start-up, where they would cost every process about a megabyte: every libtiff call below goes
+   through a pointer resolved once from libtiff.so.6. Without libtiff, opening fails cleanly. */
+static struct {
+    TIFF *(*client_open_ext)(const char *, const char *, thandle_t, TIFFReadWriteProc, TIFFReadWriteProc, TIFFSeekProc,
+                             TIFFCloseProc, TIFFSizeProc, TIFFMapFileProc, TIFFUnmapFileProc, TIFFOpenOptions *);
+    void (*close)(TIFF *);
+    int (*get_field)(TIFF *, uint32_t, ...);
+    int (*get_field_defaulted)(TIFF *, uint32_t, ...);
+    int (*set_field)(TIFF *, uint32_t, ...);
+    TIFFOpenOptions *(*options_alloc)(void);
+    void (*options_free)(TIFFOpenOptions *);
+    void (*options_set_error)(TIFFOpenOptions *, TIFFErrorHandlerExtR, void *);
+    void (*options_set_warning)(TIFFOpenOptions *, TIFFErrorHandlerExtR, void *);
+    void (*options_set_max_alloc)(TIFFOpenOptions *, tmsize_t);
+    int (*read_rgba_oriented)(TIFF *, uint32_t, uint32_t, uint32_t *, int, int);
+    tdir_t (*number_of_directories)(TIFF *);
+    int (*set_directory)(TIFF *, tdir_t);
+    int (*write_scanline)(TIFF *, void *, uint32_t, uint16_t);
+    int (*write_directory)(TIFF *);
+    int loaded;
+} lib;
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+static void lib_load(void) {
+    void *h = dlopen("libtiff.so.6", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+#define SYM(field, name) *(void **)(&lib.field) = dlsym(h, name); if (!lib.field) return;
+    SYM(client_open_ext, "TIFFClientOpenExt")
+    SYM(close, "TIFFClose")
+    SYM(get_field, "TIFFGetField")
+    SYM(get_field_defaulted, "TIFFGetFieldDefaulted")
+    SYM(set_field, "TIFFSetField")
+    SYM(options_alloc, "TIFFOpenOptionsAlloc")
+    SYM(options_free, "TIFFOpenOptionsFree")
+    SYM(options_set_error, "TIFFOpenOptionsSetErrorHandlerExtR")
+    SYM(options_set_warning, "TIFFOpenOptionsSetWarningHandlerExtR")
+    SYM(options_set_max_alloc, "TIFFOpenOptionsSetMaxSingleMemAlloc")
+    SYM(read_rgba_oriented, "TIFFReadRGBAImageOriented")
+    SYM(number_of_directories, "TIFFNumberOfDirectories")
+    SYM(set_directory, "TIFFSetDirectory")
+    SYM(write_scanline, "TIFFWriteScanline")
+    SYM(write_directory, "TIFFWriteDirectory")
+#undef SYM
+    lib.loaded = 1;
+}
+
+static int lib_ready(void) { pthread_once(&lib_once, lib_load); return lib.loaded; }
+
 struct imago_tiff {
     TIFF *tif;
     const uint8_t *data;      /* reading */
@@ -81,14 +133,18 @@ static int map_proc(thandle_t h, void **base, toff_t *size) { (void)h; (void)bas
 static void unmap_proc(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
 
 static imago_tiff *open_common(imago_tiff *t, const char *mode, uint64_t max_alloc) {
-    TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+    if (!lib_ready()) {
+        strncpy(t->message, "libtiff (libtiff6) is not installed", sizeof t->message - 1);
+        return t;
+    }
+    TIFFOpenOptions *opts = lib.options_alloc();
     if (!opts) { free(t); return NULL; }
-    TIFFOpenOptionsSetErrorHandlerExtR(opts, error_handler, t);
-    TIFFOpenOptionsSetWarningHandlerExtR(opts, warning_handler, t);
-    if (max_alloc) TIFFOpenOptionsSetMaxSingleMemAlloc(opts, (tmsize_t)max_alloc);
-    t->tif = TIFFClientOpenExt("memory", mode, t, read_proc, write_proc, seek_proc, close_proc, size_proc,
-                               map_proc, unmap_proc, opts);
-    TIFFOpenOptionsFree(opts);
+    lib.options_set_error(opts, error_handler, t);
+    lib.options_set_warning(opts, warning_handler, t);
+    if (max_alloc) lib.options_set_max_alloc(opts, (tmsize_t)max_alloc);
+    t->tif = lib.client_open_ext("memory", mode, t, read_proc, write_proc, seek_proc, close_proc, size_proc,
+                                 map_proc, unmap_proc, opts);
+    lib.options_free(opts);
     return t;
 }
 
@@ -112,40 +168,45 @@ const char *imago_tiff_message(imago_tiff *t) { return t->message; }
 
 void imago_tiff_close(imago_tiff *t) {
     if (!t) return;
-    if (t->tif) TIFFClose(t->tif);
+    if (t->tif) lib.close(t->tif);
     free(t->out);
     free(t);
 }
 
 const uint8_t *imago_tiff_written(imago_tiff *t, size_t *size) {
-    if (t->tif) { TIFFClose(t->tif); t->tif = NULL; }
+    if (t->tif) { lib.close(t->tif); t->tif = NULL; }
     *size = (size_t)t->size;
     return t->out;
 }
 
-int imago_tiff_get_u32(TIFF *tif, uint32_t tag, uint32_t *value) { return TIFFGetField(tif, tag, value); }
-int imago_tiff_get_u16(TIFF *tif, uint32_t tag, uint16_t *value) { return TIFFGetField(tif, tag, value); }
-int imago_tiff_get_u16_defaulted(TIFF *tif, uint32_t tag, uint16_t *value) { return TIFFGetFieldDefaulted(tif, tag, value); }
+int imago_tiff_get_u32(TIFF *tif, uint32_t tag, uint32_t *value) { return lib.get_field(tif, tag, value); }
+int imago_tiff_get_u16(TIFF *tif, uint32_t tag, uint16_t *value) { return lib.get_field(tif, tag, value); }
+int imago_tiff_get_u16_defaulted(TIFF *tif, uint32_t tag, uint16_t *value) { return lib.get_field_defaulted(tif, tag, value); }
 
 int imago_tiff_get_extra_samples(TIFF *tif, uint16_t *count, const uint16_t **values) {
     uint16_t *v = NULL;
-    int ok = TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, count, &v);
+    int ok = lib.get_field_defaulted(tif, TIFFTAG_EXTRASAMPLES, count, &v);
     *values = v;
     return ok;
 }
 
 int imago_tiff_get_icc(TIFF *tif, uint32_t *length, const uint8_t **data) {
     void *p = NULL;
-    int ok = TIFFGetField(tif, TIFFTAG_ICCPROFILE, length, &p);
+    int ok = lib.get_field(tif, TIFFTAG_ICCPROFILE, length, &p);
     *data = p;
     return ok;
 }
 
-int imago_tiff_set_u32(TIFF *tif, uint32_t tag, uint32_t value) { return TIFFSetField(tif, tag, value); }
-int imago_tiff_set_u16(TIFF *tif, uint32_t tag, uint16_t value) { return TIFFSetField(tif, tag, (int)value); }
-int imago_tiff_set_extra_alpha(TIFF *tif, uint16_t kind) { uint16_t v = kind; return TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &v); }
-int imago_tiff_set_icc(TIFF *tif, uint32_t length, const uint8_t *data) { return TIFFSetField(tif, TIFFTAG_ICCPROFILE, length, data); }
+int imago_tiff_set_u32(TIFF *tif, uint32_t tag, uint32_t value) { return lib.set_field(tif, tag, value); }
+int imago_tiff_set_u16(TIFF *tif, uint32_t tag, uint16_t value) { return lib.set_field(tif, tag, (int)value); }
+int imago_tiff_set_extra_alpha(TIFF *tif, uint16_t kind) { uint16_t v = kind; return lib.set_field(tif, TIFFTAG_EXTRASAMPLES, 1, &v); }
+int imago_tiff_set_icc(TIFF *tif, uint32_t length, const uint8_t *data) { return lib.set_field(tif, TIFFTAG_ICCPROFILE, length, data); }
 
 int imago_tiff_read_rgba(TIFF *tif, uint32_t width, uint32_t height, uint32_t *raster, int orientation) {
-    return TIFFReadRGBAImageOriented(tif, width, height, raster, orientation, 1);
+    return lib.read_rgba_oriented(tif, width, height, raster, orientation, 1);
 }
+
+int imago_tiff_directory_count(TIFF *tif) { return (int)lib.number_of_directories(tif); }
+int imago_tiff_set_directory(TIFF *tif, int index) { return lib.set_directory(tif, (tdir_t)index); }
+int imago_tiff_write_scanline(TIFF *tif, void *row, uint32_t y) { return lib.write_scanline(tif, row, y, 0); }
+int imago_tiff_write_directory(TIFF *tif) { return lib.write_directory(tif); }

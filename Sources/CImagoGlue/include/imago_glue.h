@@ -164,5 +164,9 @@ int imago_tiff_set_extra_alpha(TIFF *tif, uint16_t kind);
 int imago_tiff_set_icc(TIFF *tif, uint32_t length, const uint8_t *data);
 /* TIFFReadRGBAImageOriented, stopping on the first error: packed ABGR words, associated alpha. */
 int imago_tiff_read_rgba(TIFF *tif, uint32_t width, uint32_t height, uint32_t *raster, int orientation);
+int imago_tiff_directory_count(TIFF *tif);
+int imago_tiff_set_directory(TIFF *tif, int index);
+int imago_tiff_write_scanline(TIFF *tif, void *row, uint32_t y);
+int imago_tiff_write_directory(TIFF *tif);
 
 #endif

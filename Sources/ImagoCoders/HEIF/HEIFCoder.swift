@@ -19,8 +19,8 @@ public import ImagoCore
 /// `msf1`): libheif 1.15 reads only still items, so the primary image is decoded and `imago
 /// info` says so. ``canDecode(_:)`` and ``canEncode(_:)`` ask libheif which codecs it really has.
 public struct HEIFCoder: ImageDecoding, ImageEncoding {
-    /// Creates the coder.
-    public init() { _ = HEIFCoder.initialized }
+    /// Creates the coder. libheif itself is loaded only when a HEIF-family image is first met.
+    public init() {}
 
     private static let initialized: Bool = {
         _ = heif_init(nil)
@@ -37,13 +37,13 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
 
     /// Whether libheif has a decoder for the format's codec (HEVC for HEIC/HEIF, AV1 for AVIF).
     public func canDecode(_ format: ImageFormat) -> Bool {
-        guard let c = Self.compression(for: format) else { return false }
+        guard let c = Self.compression(for: format), Self.initialized else { return false }
         return heif_have_decoder_for_format(c) != 0
     }
 
     /// Whether libheif has an encoder for the format's codec at run time.
     public func canEncode(_ format: ImageFormat) -> Bool {
-        guard format != .heif, let c = Self.compression(for: format) else { return false }
+        guard format != .heif, let c = Self.compression(for: format), Self.initialized else { return false }
         return heif_have_encoder_for_format(c) != 0
     }
 

@@ -5,7 +5,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
+import ImagoCore
 
 extension PNGCoder: RowStreamingImageDecoding {
     /// `true` for a non-interlaced PNG on a little-endian machine: rows of an Adam7 image are

@@ -6,7 +6,7 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-public import ImagoCore
+import ImagoCore
 
 /// Encoded bytes read in order, a piece at a time: what a streamed decode reads from, so a large
 /// file never has to be in memory (or mapped and touched) all at once.

@@ -58,11 +58,11 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding {
                 throw ImageCodingError.corrupt(.tiff, message.isEmpty ? "libtiff could not read the header" : message)
             }
             tif = t
-            let count = Int(TIFFNumberOfDirectories(t))
+            let count = Int(imago_tiff_directory_count(t))
             guard count > 0 else { throw ImageCodingError.corrupt(.tiff, "the file has no image directory") }
             try limits.check(frameCount: count, framePixels: 0)
             for index in 0..<count {
-                guard TIFFSetDirectory(t, tdir_t(index)) != 0 else { break }
+                guard imago_tiff_set_directory(t, Int32(index)) != 0 else { break }
                 var w: UInt32 = 0, h: UInt32 = 0, orientation: UInt16 = 1, bits: UInt16 = 1, samples: UInt16 = 1
                 _ = imago_tiff_get_u32(t, UInt32(TIFFTAG_IMAGEWIDTH), &w)
                 _ = imago_tiff_get_u32(t, UInt32(TIFFTAG_IMAGELENGTH), &h)
@@ -90,7 +90,7 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding {
         func decodePage(_ index: Int, limits: DecodingLimits, colorManagement: Bool) throws -> PixelBuffer {
             let page = pages[index]
             try limits.check(width: page.width, height: page.height, format: .tiff)
-            guard TIFFSetDirectory(tif, tdir_t(index)) != 0 else { throw ImageCodingError.corrupt(.tiff, "page \(index): \(message)") }
+            guard imago_tiff_set_directory(tif, Int32(index)) != 0 else { throw ImageCodingError.corrupt(.tiff, "page \(index): \(message)") }
             // Asking for the file's own orientation makes libtiff keep the stored row order
             // (it handles only flips, not transposes); Imago applies all eight orientations itself.
             let requested = Int32(max(1, min(8, page.orientation.rawValue)))
@@ -218,12 +218,12 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding {
             try pixels.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress else { return }
                 for y in 0..<pixels.height {
-                    guard TIFFWriteScanline(tif, UnsafeMutableRawPointer(mutating: base + y * pixels.bytesPerRow), UInt32(y), 0) == 1 else {
+                    guard imago_tiff_write_scanline(tif, UnsafeMutableRawPointer(mutating: base + y * pixels.bytesPerRow), UInt32(y)) == 1 else {
                         throw ImageCodingError.corrupt(.tiff, "libtiff failed writing row \(y): \(String(cString: imago_tiff_message(handle)))")
                     }
                 }
             }
-            guard TIFFWriteDirectory(tif) != 0 else {
+            guard imago_tiff_write_directory(tif) != 0 else {
                 throw ImageCodingError.corrupt(.tiff, "libtiff failed writing a page: \(String(cString: imago_tiff_message(handle)))")
             }
         }
