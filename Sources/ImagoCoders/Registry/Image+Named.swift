@@ -1,0 +1,67 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import ImagoCore
+
+extension Image {
+    /// Loads the image resource `name` from `directory`, as YYImage's `imageNamed:`.
+    ///
+    /// For each scale in `preferredScales`, in order, it looks for `name@3x`, `name@2x` or `name`
+    /// (scale 1) with `name`'s own extension when it has one, otherwise with each extension Imago
+    /// decodes (`png` first, then the rest in ``ImagoCore/ImageFormat`` order). The first file that
+    /// exists is decoded, and its ``scale`` is set from its suffix. Nothing is cached: put results in
+    /// a ``MemoryCache`` if you need that. For a SwiftPM bundle, pass `Bundle.module.resourceURL`.
+    ///
+    /// - Parameters:
+    ///   - preferredScales: Default `[1, 2, 3]` (a Linux process has no screen scale; YYImage
+    ///     starts from the screen's).
+    ///   - options: Decode options; the scale is set here. Default ``DecodeOptions/default``.
+    ///   - coders: Default ``ImageCoders/shared``.
+    /// - Returns: The image, or `nil` when no candidate file exists.
+    /// - Throws: the file's read errors and the decoder's ``ImagoCore/ImageCodingError``.
+    public static func named(_ name: String, in directory: URL, preferredScales: [Int] = [1, 2, 3],
+                             options: DecodeOptions = .default, coders: ImageCoders = .shared) throws -> Image? {
+        guard let url = resourceURL(named: name, in: directory, preferredScales: preferredScales, coders: coders) else { return nil }
+        var decodeOptions = options
+        decodeOptions.scale = Double(scale(ofResource: url.deletingPathExtension().lastPathComponent))
+        let data = try Data(contentsOf: url, options: .mappedIfSafe)
+        return try coders.decode(data, options: decodeOptions)
+    }
+
+    /// The file ``named(_:in:preferredScales:options:coders:)`` would load, or `nil`.
+    public static func resourceURL(named name: String, in directory: URL, preferredScales: [Int] = [1, 2, 3],
+                                   coders: ImageCoders = .shared) -> URL? {
+        let (stem, givenExtension) = PathName.splitExtension(name)
+        let extensions: [String]
+        if !givenExtension.isEmpty, ImageFormat(fileExtension: givenExtension) != nil {
+            extensions = [givenExtension]
+        } else {
+            let formats = coders.decodableFormats
+            var list = ["png"]
+            for format in formats {
+                for ext in format.fileExtensions where !list.contains(ext) { list.append(ext) }
+            }
+            extensions = list
+        }
+        let base = givenExtension.isEmpty || ImageFormat(fileExtension: givenExtension) == nil ? name : stem
+        // A name that already carries a scale suffix is looked up as it is.
+        let explicit = scale(ofResource: base) != 1 || base.hasSuffix("@1x")
+        let candidates: [String] = explicit ? [base] : preferredScales.map { $0 == 1 ? base : "\(base)@\($0)x" }
+        let fm = FileManager.default
+        for candidate in candidates {
+            for ext in extensions {
+                let url = directory.appendingPathComponent(candidate).appendingPathExtension(ext)
+                if fm.fileExists(atPath: url.path) { return url }
+            }
+        }
+        return nil
+    }
+
+    /// 3 for `name@3x`, 2 for `name@2x`, else 1.
+    static func scale(ofResource stem: String) -> Int {
+        for s in [3, 2] where stem.hasSuffix("@\(s)x") { return s }
+        return 1
+    }
+}
