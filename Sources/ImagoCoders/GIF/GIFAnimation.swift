@@ -7,13 +7,12 @@ import ImagoCore
 
 /// A GIF's frames, decoded on demand: the encoded data, the block walk, and a composer holding
 /// the current canvas.
-final class GIFAnimation: AnimatedImageDecoding {
+final class GIFAnimation: ComposedAnimation {
     let data: Data
     let structure: GIFStructure
     let composer: AnimationComposer
     let frameCount: Int
     let canvasSize: PixelSize
-    var pixelFormat: PixelFormat { .argb32Premultiplied }
 
     /// Walks `data` and checks the canvas and frame count against `options.limits`.
     init(data: Data, options: DecodeOptions) throws {
@@ -46,33 +45,9 @@ final class GIFAnimation: AnimatedImageDecoding {
 
     var loopCount: Int { frameCount > 1 ? structure.loopCount : 1 }
 
-    func duration(at index: Int) -> Double {
-        composer.layouts.indices.contains(index) ? composer.layouts[index].duration : 0
-    }
-
-    func frame(at index: Int) throws -> PixelBuffer { try composer.frame(at: index) }
-
-    /// The decoded image: every frame, frame 0 alone, or frame 0 and this source.
+    /// Every frame, frame 0 alone, or frame 0 and this source.
     func image(options: DecodeOptions) throws -> Image {
         let hasAlpha = structure.hasTransparency || !composer.layouts.allSatisfy { $0.covers(canvasSize) }
-        let first = try frame(at: 0)
-        var image: Image
-        if frameCount == 1 {
-            image = Image(buffer: first, format: .gif, hasAlpha: hasAlpha)
-        } else if options.decodesFramesLazily {
-            image = try Image(animation: self, firstFrame: first, format: .gif, hasAlpha: hasAlpha)
-        } else {
-            try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
-            var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
-            for i in 1..<frameCount {
-                // A damaged later frame ends the animation there, as browsers show what decodes.
-                guard let buffer = try? frame(at: i) else { break }
-                frames.append(ImageFrame(buffer: buffer, duration: duration(at: i)))
-            }
-            composer.reset()
-            image = try Image(frames: frames, loopCount: loopCount, format: .gif, hasAlpha: hasAlpha)
-        }
-        image.scale = options.scale
-        return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)
+        return try image(options: options, format: .gif, hasAlpha: hasAlpha)
     }
 }

@@ -7,13 +7,12 @@ import ImagoCore
 
 /// An APNG's frames, decoded on demand: each frame is rebuilt as a standalone PNG stream and
 /// decoded by libpng, then composited with its dispose and blend ops.
-final class APNGAnimation: AnimatedImageDecoding {
+final class APNGAnimation: ComposedAnimation {
     let data: Data
     let structure: APNGStructure
     let composer: AnimationComposer
     let frameCount: Int
     let canvasSize: PixelSize
-    var pixelFormat: PixelFormat { .argb32Premultiplied }
 
     init(data: Data, structure: APNGStructure, options: DecodeOptions) throws {
         let canvas = PixelSize(width: structure.width, height: structure.height)
@@ -34,29 +33,8 @@ final class APNGAnimation: AnimatedImageDecoding {
 
     var loopCount: Int { frameCount > 1 ? structure.plays : 1 }
 
-    func duration(at index: Int) -> Double {
-        composer.layouts.indices.contains(index) ? composer.layouts[index].duration : 0
-    }
-
-    func frame(at index: Int) throws -> PixelBuffer { try composer.frame(at: index) }
-
-    /// Every frame, frame 0 alone, or frame 0 and this source; `base` gives the metadata.
+    /// Every frame, frame 0 alone, or frame 0 and this source.
     func image(options: DecodeOptions, metadata: ImageMetadata, orientation: ImageOrientation) throws -> Image {
-        let first = try frame(at: 0)
-        var image: Image
-        if frameCount == 1 {
-            image = Image(buffer: first, orientation: orientation, format: .apng, metadata: metadata, hasAlpha: true)
-        } else if options.decodesFramesLazily {
-            image = try Image(animation: self, firstFrame: first, orientation: orientation, format: .apng, metadata: metadata, hasAlpha: true)
-        } else {
-            try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
-            var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
-            for i in 1..<frameCount { frames.append(ImageFrame(buffer: try frame(at: i), duration: duration(at: i))) }
-            composer.reset()
-            image = try Image(frames: frames, loopCount: loopCount, orientation: orientation, format: .apng,
-                              metadata: metadata, hasAlpha: true)
-        }
-        image.scale = options.scale
-        return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)
+        try image(options: options, format: .apng, metadata: metadata, orientation: orientation, hasAlpha: true)
     }
 }

@@ -12,13 +12,12 @@ import ImagoCore
 ///
 /// As browsers do, "dispose to background" clears to transparent (the ANIM background colour is a
 /// hint the format lets viewers ignore), and durations of 10 ms or less show for 100 ms.
-final class WebPAnimation: AnimatedImageDecoding {
+final class WebPAnimation: ComposedAnimation {
     let data: Data
     let container: WebPContainer
     let composer: AnimationComposer
     let frameCount: Int
     let canvasSize: PixelSize
-    var pixelFormat: PixelFormat { .argb32Premultiplied }
     /// Each frame's bitstream (ALPH + VP8, or VP8L) as a range of `data`.
     let fragments: [Range<Int>]
 
@@ -97,33 +96,11 @@ final class WebPAnimation: AnimatedImageDecoding {
 
     var loopCount: Int { frameCount > 1 ? container.loopCount : 1 }
 
-    func duration(at index: Int) -> Double {
-        composer.layouts.indices.contains(index) ? composer.layouts[index].duration : 0
-    }
-
-    func frame(at index: Int) throws -> PixelBuffer { try composer.frame(at: index) }
-
     /// Every frame, frame 0 alone, or frame 0 and this source.
     func image(options: DecodeOptions) throws -> Image {
-        let first = try frame(at: 0)
         let metadata = ImageMetadata(iccProfile: options.colorManagement ? nil : container.icc, exif: container.exif)
-        let orientation = container.exif.flatMap(EXIF.orientation(in:)) ?? .up
         let hasAlpha = container.hasAlpha || !composer.layouts.allSatisfy { $0.covers(canvasSize) }
-        var image: Image
-        if frameCount == 1 {
-            image = Image(buffer: first, orientation: orientation, format: .webp, metadata: metadata, hasAlpha: hasAlpha)
-        } else if options.decodesFramesLazily {
-            image = try Image(animation: self, firstFrame: first, orientation: orientation, format: .webp,
-                              metadata: metadata, hasAlpha: hasAlpha)
-        } else {
-            try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
-            var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
-            for i in 1..<frameCount { frames.append(ImageFrame(buffer: try frame(at: i), duration: duration(at: i))) }
-            composer.reset()
-            image = try Image(frames: frames, loopCount: loopCount, orientation: orientation, format: .webp,
-                              metadata: metadata, hasAlpha: hasAlpha)
-        }
-        image.scale = options.scale
-        return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)
+        return try image(options: options, format: .webp, metadata: metadata,
+                         orientation: container.exif.flatMap(EXIF.orientation(in:)) ?? .up, hasAlpha: hasAlpha)
     }
 }
