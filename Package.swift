@@ -38,6 +38,7 @@ let package = Package(
         .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
         // libtiff's headers only: the library is loaded on first use (CImagoGlue/tiff_glue.c).
         .systemLibrary(name: "CTIFF", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "COpenJPEG", pkgConfig: "libopenjp2", providers: [.apt(["libopenjp2-7-dev"])]),
         // giflib ships no pkg-config file.
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
@@ -52,7 +53,7 @@ let package = Package(
         .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif"]),
 
         .target(name: "ImagoCoders",
-                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CImageQuant", "CLCMS2", "CZlib"],
+                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CImageQuant", "CLCMS2", "COpenJPEG", "CZlib"],
                 swiftSettings: strict),
 
         .target(name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman"],
