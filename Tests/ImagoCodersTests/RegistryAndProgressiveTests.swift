@@ -33,9 +33,9 @@ struct RegistryTests {
         let heif = HEIFCoder()
         let heifDecodable = [ImageFormat.heic, .heif, .avif].filter(heif.canDecode)
         let heifEncodable = [ImageFormat.heic, .avif].filter(heif.canEncode)
-        #expect(Set(coders.decodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico, .jp2] + heifDecodable))
+        #expect(Set(coders.decodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico, .jp2, .icns] + heifDecodable))
         #expect(Set(coders.encodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp] + heifEncodable))
-        #expect(!coders.canDecode(.icns) && !coders.canEncode(.ico) && !coders.canEncode(.heif))
+        #expect(!coders.canDecode(.jxl) && !coders.canEncode(.ico) && !coders.canEncode(.heif))
         let empty = ImageCoders()
         #expect(empty.decodableFormats.isEmpty)
     }

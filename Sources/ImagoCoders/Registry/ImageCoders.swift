@@ -27,9 +27,9 @@ public final class ImageCoders: Sendable {
     /// A registry with Imago's built-in coders: JPEG (libjpeg-turbo), PNG (libpng), WebP (libwebp),
     /// GIF (giflib; libimagequant for encoding), APNG (libpng with our chunk reader and writer),
     /// HEIC/HEIF/AVIF (libheif, with the codecs it has at run time), TIFF (libtiff), BMP and
-    /// ICO/CUR (written here), JPEG 2000 (openjpeg, decoding).
+    /// ICO/CUR and ICNS (written here), JPEG 2000 (openjpeg, decoding).
     public static func makeDefault() -> ImageCoders {
-        ImageCoders(decoders: [JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(),
+        ImageCoders(decoders: [ICNSCoder(), JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(),
                                PNGCoder(), JPEGCoder()],
                     encoders: [BMPCoder(), TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
     }
