@@ -14,8 +14,28 @@ import sys
 import time
 
 
+def pillow_anim(mode, data):
+    """Animations: every frame composited to RGBA, frame 0 only, or an encode of every frame
+    (returns output bytes and frame count)."""
+    from PIL import Image, ImageSequence
+    im = Image.open(io.BytesIO(data))
+    if mode == "anim-first":
+        im.convert("RGBA")
+        return im.width, 1
+    frames = [f.convert("RGBA") for f in ImageSequence.Iterator(im)]
+    if mode in ("anim-all", "anim-lazy"):
+        return im.width, len(frames)
+    out = io.BytesIO()
+    fmt = "GIF" if mode == "enc-gif" else "WEBP"
+    durations = [f.info.get("duration", 100) for f in ImageSequence.Iterator(Image.open(io.BytesIO(data)))]
+    frames[0].save(out, format=fmt, save_all=True, append_images=frames[1:], duration=durations, loop=0, quality=80)
+    return out.tell(), len(frames)
+
+
 def pillow(mode, data):
     from PIL import Image
+    if mode.startswith("anim") or mode.startswith("enc"):
+        return pillow_anim(mode, data)
     if mode == "thumb":
         im = pillow_thumb(data)
         return im.width, im.height
@@ -40,6 +60,15 @@ def pillow_thumb(data):
 
 def pyvips_decode(mode, data):
     import pyvips
+    if mode.startswith("anim") or mode.startswith("enc"):
+        n = 1 if mode == "anim-first" else -1
+        im = pyvips.Image.new_from_buffer(data, "", n=n, access="sequential")
+        pages = im.get("n-pages") if n == -1 and im.get_typeof("n-pages") else 1
+        if mode.startswith("enc"):
+            out = im.gifsave_buffer() if mode == "enc-gif" else im.webpsave_buffer(Q=80)
+            return len(out), pages
+        im.write_to_memory()
+        return im.width, pages
     if mode == "thumb":
         im = pyvips.Image.thumbnail_buffer(data, 256)
         im.write_to_memory()
