@@ -9,7 +9,7 @@ import ImagoCore
 /// image from the bytes so far holds the frames complete so far, and is marked incremental
 /// until the final update.
 final class AnimatedProgressiveDecoder: ProgressiveImageDecoding {
-    private let format: ImageFormat
+    private let readInfo: (Data) -> ImageInfo?
     private let options: DecodeOptions
     private let decode: (Data, DecodeOptions) throws -> Image
     private var data = Data()
@@ -17,8 +17,11 @@ final class AnimatedProgressiveDecoder: ProgressiveImageDecoding {
     private(set) var info: ImageInfo?
     private(set) var isComplete = false
 
-    init(format: ImageFormat, options: DecodeOptions, decode: @escaping (Data, DecodeOptions) throws -> Image) {
-        self.format = format
+    /// - Parameters:
+    ///   - readInfo: The header from the bytes so far, or `nil` while it is incomplete.
+    ///   - decode: A one-shot decode that gives the frames complete in the bytes it is given.
+    init(options: DecodeOptions, readInfo: @escaping (Data) -> ImageInfo?, decode: @escaping (Data, DecodeOptions) throws -> Image) {
+        self.readInfo = readInfo
         self.options = options
         self.decode = decode
     }
@@ -30,7 +33,7 @@ final class AnimatedProgressiveDecoder: ProgressiveImageDecoding {
         try options.limits.check(inputBytes: data.count)
         self.data = data
         final = isFinal
-        if info == nil, let header = try? GIFStructure(data, limits: options.limits) { info = header.info() }
+        if info == nil { info = readInfo(data) }
         if isFinal {
             _ = try currentImage()
             isComplete = true

@@ -311,9 +311,7 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .bmp else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
-        var baked = options
-        baked.orientation = .bake
-        let (img, _, _) = baked.prepare(image)
+        let (img, _, _) = options.prepareBakingOrientation(image)
         let pixels = img.buffer.converted(to: .rgba8)
         let w = pixels.width, h = pixels.height
         let (size, overflow) = (w * 4).multipliedReportingOverflow(by: h)

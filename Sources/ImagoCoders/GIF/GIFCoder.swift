@@ -54,15 +54,15 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .gif else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
-        var baked = options
-        baked.orientation = .bake
-        let (img, _, _) = baked.prepare(image)
+        let (img, _, _) = options.prepareBakingOrientation(image)
         let frames = img.isAnimated ? try img.allFrames() : [img.frames[0]]
         return try GIFEncoder.encode(frames, loopCount: img.isAnimated ? img.loopCount : 1, options: options)
     }
 
     /// A progressive decoder giving the frames complete so far.
     public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
-        AnimatedProgressiveDecoder(format: .gif, options: options) { try GIFCoder().decode($0, options: $1) }
+        let limits = options.limits
+        return AnimatedProgressiveDecoder(options: options, readInfo: { try? GIFStructure($0, limits: limits).info() },
+                                          decode: { try GIFCoder().decode($0, options: $1) })
     }
 }

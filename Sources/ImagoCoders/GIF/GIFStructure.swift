@@ -114,7 +114,7 @@ struct GIFStructure {
                 let next = skipSubBlocks(p)
                 frames.append(Frame(offset: offset, x: x, y: y, width: fw, height: fh, interlaced: packed & 0x40 != 0,
                                     hasLocalPalette: packed & 0x80 != 0, disposal: pendingDisposal,
-                                    transparentIndex: pendingTransparent, duration: delay <= 0.010 ? 0.1 : delay,
+                                    transparentIndex: pendingTransparent, duration: FrameTiming.displayedDuration(delay),
                                     complete: next != nil))
                 pendingDelay = nil
                 pendingDisposal = 0

@@ -215,9 +215,7 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard canEncode(format), let compression = Self.compression(for: format) else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
-        var baked = options
-        baked.orientation = .bake   // the orientation is baked; irot would be the alternative
-        let (img, _, icc) = baked.prepare(image)
+        let (img, _, icc) = options.prepareBakingOrientation(image)   // irot would be the alternative
         let alpha = img.hasAlpha && !img.buffer.isOpaque
         let pixels = img.buffer.converted(to: alpha ? .rgba8 : .rgb8)
         guard let ctx = heif_context_alloc() else { throw ImageCodingError.encoderUnavailable(format) }

@@ -125,7 +125,7 @@ struct APNGStructure {
                 }
                 let seconds = Double(num) / Double(den == 0 ? 100 : den)
                 current = (AnimationFrameLayout(x: fx, y: fy, width: fw, height: fh,
-                                                duration: seconds <= 0.010 ? 0.1 : seconds,
+                                                duration: FrameTiming.displayedDuration(seconds),
                                                 disposal: dispose == 1 ? .background : dispose == 2 ? .previous : .none,
                                                 blend: blend == 0 ? .source : .over, mayBeTransparent: true),
                            [], isDefault)

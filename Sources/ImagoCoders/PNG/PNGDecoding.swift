@@ -52,11 +52,7 @@ final class PNGPushDecoder {
 
     /// The decompressed iCCP profile, once libpng has read it. (EXIF comes from
     /// ``PNGChunks``, which reads eXIf wherever it stands, before or after IDAT.)
-    func iccProfile() -> Data? {
-        var h = imago_png_header()
-        guard imago_png_get_header(handle, &h) == Int32(IMAGO_OK) else { return nil }
-        return h.icc.map { Data(bytes: $0, count: Int(h.icc_length)) }
-    }
+    func iccProfile() -> Data? { header().icc }
 
     /// What libpng has read of the colour and metadata chunks so far (after the end: all of them,
     /// eXIf included wherever it stood).

@@ -64,6 +64,14 @@ public struct EncodeOptions: Sendable, Hashable {
         }
     }
 
+    /// ``prepare(_:)`` for formats that carry no EXIF orientation (GIF, TIFF as written here, BMP,
+    /// HEIF): the orientation is always baked into the pixels, whatever ``orientation`` says.
+    func prepareBakingOrientation(_ image: Image) -> (image: Image, exif: Data?, icc: Data?) {
+        var baked = self
+        baked.orientation = .bake
+        return baked.prepare(image)
+    }
+
     /// The image as the encoder should write it: orientation baked or kept, metadata kept or dropped.
     func prepare(_ image: Image) -> (image: Image, exif: Data?, icc: Data?) {
         var img = orientation == .bake ? image.applyingOrientation() : image

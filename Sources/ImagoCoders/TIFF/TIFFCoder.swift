@@ -191,9 +191,7 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding {
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .tiff else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
-        var baked = options
-        baked.orientation = .bake
-        let (img, _, icc) = baked.prepare(image)
+        let (img, _, icc) = options.prepareBakingOrientation(image)
         let frames = img.isAnimated ? try img.allFrames() : [img.frames[0]]
         guard let handle = imago_tiff_create_memory() else { throw ImageCodingError.encoderUnavailable(.tiff) }
         defer { imago_tiff_close(handle) }

@@ -44,7 +44,7 @@ final class WebPAnimation: ComposedAnimation {
                 let ms = Int(iter.duration)
                 layouts.append(AnimationFrameLayout(
                     x: Int(iter.x_offset), y: Int(iter.y_offset), width: Int(iter.width), height: Int(iter.height),
-                    duration: ms <= 10 ? 0.1 : Double(ms) / 1000,
+                    duration: FrameTiming.displayedDuration(Double(ms) / 1000),
                     disposal: iter.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND ? .background : .none,
                     blend: iter.blend_method == WEBP_MUX_BLEND ? .over : .source,
                     mayBeTransparent: iter.has_alpha != 0))
@@ -68,11 +68,7 @@ final class WebPAnimation: ComposedAnimation {
         var buffer = try PixelBuffer(uninitializedWidth: layout.width, height: layout.height, format: .argb32Premultiplied) { out in
             var config = WebPDecoderConfig()
             _ = WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)
-            #if _endian(little)
-            config.output.colorspace = icc == nil ? MODE_bgrA : MODE_BGRA
-            #else
-            config.output.colorspace = icc == nil ? MODE_Argb : MODE_ARGB
-            #endif
+            config.output.colorspace = WebPOutputPlan.colorspace(display: true, convertsICC: icc != nil)
             config.output.is_external_memory = 1
             config.output.u.RGBA.rgba = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
             config.output.u.RGBA.stride = Int32(layout.width * 4)
@@ -83,14 +79,7 @@ final class WebPAnimation: ComposedAnimation {
             }
             try WebPContainer.check(status, during: "an animation frame")
         }
-        if let icc {
-            let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
-            let layoutType = PixelFormat.argbOffsets.b == 0 ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_ARGB_8
-            buffer.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layoutType)
-                PixelBuffer.premultiplyARGB32InPlace(p, width: w, height: h, bytesPerRow: stride)
-            }
-        }
+        if let icc { WebPOutputPlan.applyICC(icc, to: &buffer, display: true) }
         return buffer
     }
 

@@ -152,13 +152,28 @@ struct WebPOutputPlan {
     var display: Bool { options.pixelFormat == .argb32Premultiplied }
     var rawFormat: PixelFormat { display ? .argb32Premultiplied : .rgba8 }
 
-    var colorspace: WEBP_CSP_MODE {
+    var colorspace: WEBP_CSP_MODE { Self.colorspace(display: display, convertsICC: convertsICC) }
+
+    /// libwebp's output mode: the display format (premultiplied by libwebp, or straight when an
+    /// ICC conversion must come first), or straight RGBA.
+    static func colorspace(display: Bool, convertsICC: Bool) -> WEBP_CSP_MODE {
         #if _endian(little)
         if display { return convertsICC ? MODE_BGRA : MODE_bgrA }
         #else
         if display { return convertsICC ? MODE_ARGB : MODE_Argb }
         #endif
         return MODE_RGBA
+    }
+
+    /// Converts straight pixels decoded for an ICC conversion to sRGB, then premultiplies them
+    /// when they are in the display format.
+    static func applyICC(_ icc: Data, to buffer: inout PixelBuffer, display: Bool) {
+        let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
+        let layout = display && PixelFormat.argbOffsets.b == 0 ? IMAGO_TYPE_BGRA_8 : display ? IMAGO_TYPE_ARGB_8 : IMAGO_TYPE_RGBA_8
+        buffer.withUnsafeMutableBytes { p in
+            _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layout)
+            if display { PixelBuffer.premultiplyARGB32InPlace(p, width: w, height: h, bytesPerRow: stride) }
+        }
     }
 
     func makeConfig(output: UnsafeMutableRawBufferPointer) -> WebPDecoderConfig {
@@ -183,15 +198,7 @@ struct WebPOutputPlan {
     /// Consumes the decoded buffer so in-place colour conversion never copies it.
     func finish(_ raw: consuming PixelBuffer, incremental: Bool) -> Image {
         var buffer = raw
-        if convertsICC, let icc = container.icc {
-            let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
-            let layout = display && PixelFormat.argbOffsets.b == 0 ? IMAGO_TYPE_BGRA_8
-                : display ? IMAGO_TYPE_ARGB_8 : IMAGO_TYPE_RGBA_8
-            buffer.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layout)
-                if display { PixelBuffer.premultiplyARGB32InPlace(p, width: w, height: h, bytesPerRow: stride) }
-            }
-        }
+        if convertsICC, let icc = container.icc { Self.applyICC(icc, to: &buffer, display: display) }
         buffer = buffer.converted(to: options.pixelFormat)
         return Image(buffer: buffer, orientation: container.exif.flatMap(EXIF.orientation(in:)) ?? .up,
                      scale: options.scale, format: .webp,

@@ -51,7 +51,7 @@ struct WebPContainer {
                 if WebPDemuxGetFrame(demux, 1, &iter) != 0 {
                     repeat {
                         let ms = Int(iter.duration)
-                        c.durations.append(ms < 11 ? 0.1 : Double(ms) / 1000)
+                        c.durations.append(FrameTiming.displayedDuration(Double(ms) / 1000))
                     } while WebPDemuxNextFrame(&iter) != 0
                     WebPDemuxReleaseIterator(&iter)
                 }

@@ -2,6 +2,13 @@
 /// as SDWebImage's coder helper does for `UIImage.animatedImage(with:duration:)`, which can only
 /// show every frame for the same time.
 public enum FrameTiming {
+    /// The time a frame stored with `seconds` is shown, as browsers and SDWebImage show it: a
+    /// delay of 10 ms or less (including none) shows for 100 ms. GIF, APNG and WebP all use it.
+    @inlinable
+    public static func displayedDuration(_ seconds: Double) -> Double {
+        seconds <= 0.010 ? 0.1 : seconds
+    }
+
     /// The greatest common divisor of `durations`, in whole milliseconds (at least 1 ms); 0.1 s for
     /// an empty list. Durations are rounded to milliseconds first.
     public static func commonDuration(_ durations: [Double]) -> Double {
