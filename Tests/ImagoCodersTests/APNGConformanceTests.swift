@@ -56,6 +56,16 @@ struct APNGConformanceTests {
         #expect(try png.decode(Corpus.data("pillow/apng/num_plays_1.png"), options: .default).loopCount == 1)
     }
 
+    @Test("a first-frame decode equals frame 0 of the full decode, for every file of the suite, valid or not")
+    func firstFrameOnly() throws {
+        for name in Self.valid.map(\.0) + Self.invalid + ["dispose_op_previous_first.png", "chunk_no_actl.png"] {
+            let data = try Corpus.data("pillow/apng/" + name)
+            let full = try png.decode(data, options: DecodeOptions(pixelFormat: .rgba8))
+            let first = try png.decode(data, options: DecodeOptions(pixelFormat: .rgba8, firstFrameOnly: true))
+            #expect(first.frameCount == 1 && first.buffer == full.frames[0].buffer, "\(name)")
+        }
+    }
+
     @Test("invalid files are shown as their still default image, and say why; acTL after IDAT is a plain PNG")
     func invalidFiles() throws {
         for name in Self.invalid {

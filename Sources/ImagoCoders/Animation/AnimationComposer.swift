@@ -57,7 +57,12 @@ final class AnimationComposer: Sendable {
 
     private let state = Mutex(State())
 
-    init(canvas: PixelSize, layouts: [AnimationFrameLayout], decodeFrame: @escaping @Sendable (Int) throws -> PixelBuffer) {
+    /// The format errors name.
+    let format: ImageFormat
+
+    init(format: ImageFormat = .gif, canvas: PixelSize, layouts: [AnimationFrameLayout],
+         decodeFrame: @escaping @Sendable (Int) throws -> PixelBuffer) {
+        self.format = format
         self.canvas = canvas
         self.layouts = layouts
         self.decodeFrame = decodeFrame
@@ -94,16 +99,26 @@ final class AnimationComposer: Sendable {
                 first = last + 1
                 continuing = true
                 s.canvas = nil   // keep the buffer uniquely referenced, so it is drawn on in place
+            } else if isExactlyCanvas(layouts[start]) {
+                // A frame filling the canvas, drawn on a cleared one, is the canvas: no blank canvas
+                // to fill and copy onto. ("Previous" disposal of it clears the canvas, as it would.)
+                canvasBuffer = try pixels(of: start)
+                saved = nil
+                first = start + 1
+                continuing = true
+                s.canvas = nil
             } else {
                 canvasBuffer = try PixelBuffer(width: canvas.width, height: canvas.height, format: .argb32Premultiplied)
                 saved = nil
                 first = start
             }
             s.index = nil
-            for j in first...index {
-                if j > first || continuing { dispose(j - 1, canvas: &canvasBuffer, saved: saved) }
-                saved = layouts[j].disposal == .previous ? canvasBuffer : nil
-                try draw(j, on: &canvasBuffer)
+            if first <= index {
+                for j in first...index {
+                    if j > first || continuing { dispose(j - 1, canvas: &canvasBuffer, saved: saved) }
+                    saved = layouts[j].disposal == .previous ? canvasBuffer : nil
+                    try draw(j, on: &canvasBuffer)
+                }
             }
             s.index = index
             s.canvas = canvasBuffer
@@ -143,13 +158,24 @@ final class AnimationComposer: Sendable {
         }
     }
 
+    private func isExactlyCanvas(_ f: AnimationFrameLayout) -> Bool {
+        f.x == 0 && f.y == 0 && f.width == canvas.width && f.height == canvas.height
+    }
+
+    /// Frame `j`'s own pixels, premultiplied, checked against its rectangle.
+    private func pixels(of j: Int) throws -> PixelBuffer {
+        let f = layouts[j]
+        let pixels = try decodeFrame(j).converted(to: .argb32Premultiplied)
+        guard pixels.width == f.width, pixels.height == f.height else {
+            throw ImageCodingError.corrupt(format, "frame \(j) decoded to \(pixels.size), not its \(f.width)x\(f.height)")
+        }
+        return pixels
+    }
+
     private func draw(_ j: Int, on buffer: inout PixelBuffer) throws {
         let f = layouts[j]
         guard let r = clipped(f) else { return }
-        let pixels = try decodeFrame(j).converted(to: .argb32Premultiplied)
-        guard pixels.width == f.width, pixels.height == f.height else {
-            throw ImageCodingError.corrupt(.gif, "frame \(j) decoded to \(pixels.size), not its \(f.width)x\(f.height)")
-        }
+        let pixels = try pixels(of: j)
         let dstStride = buffer.bytesPerRow, srcStride = pixels.bytesPerRow
         let over = f.blend == .over
         pixels.withUnsafeBytes { src in

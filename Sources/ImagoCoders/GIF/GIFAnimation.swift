@@ -16,7 +16,7 @@ final class GIFAnimation: ComposedAnimation {
 
     /// Walks `data` and checks the canvas and frame count against `options.limits`.
     init(data: Data, options: DecodeOptions) throws {
-        let structure = try GIFStructure(data, limits: options.limits)
+        let structure = try GIFStructure(data, limits: options.limits, frameLimit: options.firstFrameOnly ? 1 : nil)
         // Only frames whose data is complete are shown (a truncated file plays what arrived).
         let frames = structure.frames.prefix { $0.complete }
         guard !frames.isEmpty else {
@@ -38,7 +38,7 @@ final class GIFAnimation: ComposedAnimation {
                                  blend: .over, mayBeTransparent: f.transparentIndex != nil)
         }
         let limits = options.limits
-        composer = AnimationComposer(canvas: canvas, layouts: Array(layouts)) { [data, structure] index in
+        composer = AnimationComposer(format: .gif, canvas: canvas, layouts: Array(layouts)) { [data, structure] index in
             try GIFFrameDecoder.decode(data, structure: structure, index: index, limits: limits)
         }
     }

@@ -45,9 +45,11 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
     /// `true` for ``ImagoCore/ImageFormat/gif``.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .gif }
 
-    /// Encodes a still or every frame of an animation: up to 256 colours per frame (libimagequant,
-    /// dithered), one transparent index, delays in hundredths of a second, the loop count. GIF
-    /// holds no EXIF, so the orientation is always applied to the pixels.
+    /// Encodes a still or every frame of an animation (see ``GIFEncoder``): libimagequant's
+    /// palettes, dithered, one transparent index; an animation shares one global palette where it
+    /// fits, writes only the changed rectangle of each frame, and keeps delays in hundredths of a
+    /// second and the loop count. Frames are read one at a time, so a lazy source stays lazy.
+    /// GIF holds no EXIF, so the orientation is always applied to the pixels.
     ///
     /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for sizes over
     ///   65535 or options out of range, `.corrupt` when libimagequant or giflib fail.
@@ -55,8 +57,7 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         guard format == .gif else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
         let (img, _, _) = options.prepareBakingOrientation(image)
-        let frames = img.isAnimated ? try img.allFrames() : [img.frames[0]]
-        return try GIFEncoder.encode(frames, loopCount: img.isAnimated ? img.loopCount : 1, options: options)
+        return try GIFEncoder.encode(count: img.frameCount, loopCount: img.isAnimated ? img.loopCount : 1) { try img.frame(at: $0) }
     }
 
     /// A progressive decoder giving the frames complete so far.

@@ -13,27 +13,36 @@ import ImagoCore
 /// decoded on its own (the compositing is ``AnimationComposer``'s). Pixels come out as
 /// premultiplied ARGB32 with the transparent index (and indices past the palette) transparent.
 enum GIFFrameDecoder {
-    /// The bytes giflib reads: two segments of the data.
+    /// The bytes giflib reads: the header, then the frame's block to the end of the data. It
+    /// borrows the data's bytes for the length of one decode.
     private final class Reader {
-        let data: Data
-        var segments: [(start: Int, end: Int)]
-        init(data: Data, segments: [(start: Int, end: Int)]) {
-            self.data = data
-            self.segments = segments
+        let base: UnsafeRawPointer
+        /// The segment being read, and the read position and end within the data.
+        var segment = 0
+        var position: Int
+        var end: Int
+        let second: (start: Int, end: Int)
+
+        init(base: UnsafeRawPointer, header: Int, frame: (start: Int, end: Int)) {
+            self.base = base
+            position = 0
+            end = header
+            second = frame
         }
 
         func read(into buffer: UnsafeMutablePointer<GifByteType>, count: Int) -> Int {
             var written = 0
-            while written < count, let first = segments.first {
-                let n = min(count - written, first.end - first.start)
-                if n > 0 {
-                    data.withUnsafeBytes { raw in
-                        guard let source = raw.baseAddress else { return }
-                        (UnsafeMutableRawPointer(buffer) + written).copyMemory(from: source + (first.start - data.startIndex), byteCount: n)
-                    }
+            while written < count {
+                if position >= end {
+                    guard segment == 0 else { break }
+                    segment = 1
+                    (position, end) = second
+                    continue
                 }
+                let n = min(count - written, end - position)
+                (UnsafeMutableRawPointer(buffer) + written).copyMemory(from: base + position, byteCount: n)
                 written += n
-                if first.start + n >= first.end { segments.removeFirst() } else { segments[0].start += n }
+                position += n
             }
             return written
         }
@@ -79,8 +88,16 @@ enum GIFFrameDecoder {
         guard frame.width > 0, frame.height > 0 else {
             return Indexed(width: width, height: height, indices: [0], palette: [UInt32](repeating: 0, count: 256), transparentIndex: nil)
         }
-        let base = data.startIndex
-        let reader = Reader(data: data, segments: [(base, base + structure.headerLength), (base + frame.offset, data.endIndex)])
+        return try data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress, structure.headerLength <= raw.count, frame.offset <= raw.count else {
+                throw ImageCodingError.truncated(.gif, "frame \(index) lies past the end of the data")
+            }
+            let reader = Reader(base: base, header: structure.headerLength, frame: (frame.offset, raw.count))
+            return try indexed(reader: reader, width: width, height: height, frame: frame, index: index)
+        }
+    }
+
+    private static func indexed(reader: Reader, width: Int, height: Int, frame: GIFStructure.Frame, index: Int) throws -> Indexed {
         var error: Int32 = 0
         let context = Unmanaged.passRetained(reader)
         defer { context.release() }

@@ -46,9 +46,11 @@ struct GIFStructure {
     var hasTransparency = false
     var firstFrameInterlaced = false
 
+    /// - Parameter frameLimit: Stops the walk after this many frames (a first-frame decode reads
+    ///   no further); `nil` walks the whole stream.
     /// - Throws: `.truncated` when the header is incomplete, `.corrupt` for a bad signature,
     ///   `.exceedsLimit(.maxFrames, …)` when the walk passes `limits.maxFrames`.
-    init(_ data: Data, limits: DecodingLimits = .default) throws {
+    init(_ data: Data, limits: DecodingLimits = .default, frameLimit: Int? = nil) throws {
         let r = DataReader(data)
         guard r.matches("GIF87a", at: 0) || r.matches("GIF89a", at: 0) else {
             throw ImageCodingError.corrupt(.gif, "the GIF signature is missing")
@@ -121,6 +123,7 @@ struct GIFStructure {
                 pendingTransparent = nil
                 guard let next else { break walk }
                 offset = next
+                if let frameLimit, frames.count >= frameLimit { break walk }
             case 0x3B:  // trailer
                 break walk
             default:

@@ -25,7 +25,7 @@ final class APNGAnimation: ComposedAnimation {
         frameOptions.pixelFormat = .argb32Premultiplied
         frameOptions.thumbnailPixelSize = nil
         let layouts = structure.frames.prefix(frameCount).map(\.layout)
-        composer = AnimationComposer(canvas: canvas, layouts: Array(layouts)) { [data, structure, frameOptions] index in
+        composer = AnimationComposer(format: .apng, canvas: canvas, layouts: Array(layouts)) { [data, structure, frameOptions] index in
             let stream = structure.frameStream(index, in: data)
             return try PNGCoder().decodeStill(stream, options: frameOptions).buffer
         }

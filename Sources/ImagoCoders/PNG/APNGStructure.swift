@@ -56,6 +56,19 @@ struct APNGStructure {
         return nil
     }
 
+    /// Whether an fcTL comes before the first IDAT, making the default image frame 0 of the
+    /// animation. Reads only the chunk headers up to IDAT; checks nothing else.
+    static func defaultImageLeads(_ data: Data) -> Bool {
+        let r = DataReader(data)
+        var offset = 8
+        while let length = r.u32be(offset), length < 0x8000_0000 {
+            if r.matches("fcTL", at: offset + 4) { return true }
+            if r.matches("IDAT", at: offset + 4) { return false }
+            offset += 12 + length
+        }
+        return false
+    }
+
     private init?(_ data: Data, limits: DecodingLimits) throws {
         let r = DataReader(data)
         guard data.count >= 33, r.matches("IHDR", at: 12), let w = r.u32be(16), let h = r.u32be(20), w > 0, h > 0 else { return nil }

@@ -60,6 +60,12 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     ///   IEND; `.corrupt` with libpng's message (bad CRC, bad IHDR, misplaced chunks, zlib errors).
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
+        if options.firstFrameOnly, ImageFormat(sniffing: data) == .apng, APNGStructure.defaultImageLeads(data) {
+            // Frame 0 is the default image, valid animation or not: no need to walk (and CRC) the frames.
+            var image = try decodeStill(data, options: options)
+            image.format = .apng
+            return image
+        }
         if ImageFormat(sniffing: data) == .apng, let structure = try APNGStructure.parse(data, limits: options.limits) {
             let chunks = try? PNGChunks(data)
             let exif = chunks?.exif

@@ -58,7 +58,7 @@ final class WebPAnimation: ComposedAnimation {
         canvasSize = canvas
         frameCount = layouts.count
         let icc = options.colorManagement ? container.icc : nil
-        composer = AnimationComposer(canvas: canvas, layouts: layouts) { [data, fragments, layouts] index in
+        composer = AnimationComposer(format: .webp, canvas: canvas, layouts: layouts) { [data, fragments, layouts] index in
             try Self.decodeFrame(data, range: fragments[index], layout: layouts[index], icc: icc)
         }
     }
