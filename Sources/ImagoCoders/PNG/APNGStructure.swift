@@ -56,17 +56,27 @@ struct APNGStructure {
         return nil
     }
 
-    /// Whether an fcTL comes before the first IDAT, making the default image frame 0 of the
-    /// animation. Reads only the chunk headers up to IDAT; checks nothing else.
-    static func defaultImageLeads(_ data: Data) -> Bool {
+    /// The default image alone as a PNG stream (the file up to the end of its IDAT chunks, then
+    /// IEND) when an fcTL comes before the first IDAT, making it frame 0 of the animation; `nil`
+    /// otherwise. Reads only chunk headers; checks nothing else.
+    static func leadingDefaultImage(_ data: Data) -> Data? {
         let r = DataReader(data)
         var offset = 8
-        while let length = r.u32be(offset), length < 0x8000_0000 {
-            if r.matches("fcTL", at: offset + 4) { return true }
-            if r.matches("IDAT", at: offset + 4) { return false }
+        var sawFCTL = false, inIDAT = false
+        while let length = r.u32be(offset), length < 0x8000_0000, offset + 12 + length <= data.count {
+            let isIDAT = r.matches("IDAT", at: offset + 4)
+            if inIDAT, !isIDAT { break }
+            if isIDAT {
+                guard sawFCTL else { return nil }
+                inIDAT = true
+            }
+            if r.matches("fcTL", at: offset + 4) { sawFCTL = true }
             offset += 12 + length
         }
-        return false
+        guard inIDAT else { return nil }
+        var stream = data.prefix(offset)
+        stream.append(contentsOf: [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
+        return stream
     }
 
     private init?(_ data: Data, limits: DecodingLimits) throws {

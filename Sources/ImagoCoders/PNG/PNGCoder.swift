@@ -60,9 +60,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     ///   IEND; `.corrupt` with libpng's message (bad CRC, bad IHDR, misplaced chunks, zlib errors).
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
-        if options.firstFrameOnly, ImageFormat(sniffing: data) == .apng, APNGStructure.defaultImageLeads(data) {
-            // Frame 0 is the default image, valid animation or not: no need to walk (and CRC) the frames.
-            var image = try decodeStill(data, options: options)
+        if options.firstFrameOnly, ImageFormat(sniffing: data) == .apng, let still = APNGStructure.leadingDefaultImage(data) {
+            // Frame 0 is the default image, valid animation or not: the frames after it are not read.
+            var image = try decodeStill(still, options: options)
             image.format = .apng
             return image
         }
