@@ -15,11 +15,17 @@ let package = Package(
         .library(name: "ImagoCoders", targets: ["ImagoCoders"]),
         .library(name: "ImagoProcessing", targets: ["ImagoProcessing"]),
         .library(name: "ImagoCache", targets: ["ImagoCache"]),
+        .library(name: "ImagoLoading", targets: ["ImagoLoading"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // Pure Swift: pixel buffers, Image, formats and sniffing, errors, limits.
@@ -64,7 +70,17 @@ let package = Package(
                                .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strict),
 
-        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache"],
+        .target(name: "ImagoLoading",
+                dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache",
+                               .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                               .product(name: "NIOCore", package: "swift-nio"),
+                               .product(name: "NIOHTTP1", package: "swift-nio"),
+                               .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                               .product(name: "Logging", package: "swift-log"),
+                               .product(name: "Metrics", package: "swift-metrics")],
+                swiftSettings: strict),
+
+        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading"],
                 swiftSettings: strict),
 
         .executableTarget(name: "ImagoCLI",
@@ -82,6 +98,11 @@ let package = Package(
         .testTarget(name: "ImagoProcessingTests", dependencies: ["ImagoProcessing", "ImagoTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ImagoCacheTests", dependencies: ["ImagoCache", "ImagoTestSupport", "ImagoCacheCrashWriter"],
+                    swiftSettings: strict),
+        .testTarget(name: "ImagoLoadingTests",
+                    dependencies: ["ImagoLoading", "ImagoTestSupport",
+                                   .product(name: "NIOCore", package: "swift-nio"),
+                                   .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: strict),
         .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoTestSupport"], swiftSettings: strict),
     ],

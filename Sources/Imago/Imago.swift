@@ -3,3 +3,4 @@
 @_exported public import ImagoCoders
 @_exported public import ImagoCache
 @_exported public import ImagoProcessing
+@_exported public import ImagoLoading

@@ -1,0 +1,99 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import ImagoCore
+
+/// Why a download or a load failed. Each case names its cause; ``isTransient`` tells a failure
+/// worth retrying (a timeout, a dropped connection) from one that will happen again.
+public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Which timeout fired.
+    public enum Timeout: String, Sendable, Hashable {
+        /// No response head in time (connecting, TLS and the server's first byte).
+        case connect
+        /// No new body bytes in time.
+        case read
+        /// The whole transfer took too long.
+        case total
+    }
+
+    /// The URL could not be parsed or has no host.
+    case invalidURL(String)
+    /// No loader handles this URL's scheme.
+    case unsupportedScheme(String)
+    /// The server answered with a status code outside the acceptable ones.
+    case unacceptableStatusCode(Int)
+    /// The response's content type is not one of the acceptable ones (`nil`: none was sent).
+    case unacceptableContentType(String?)
+    /// The body is larger than allowed: declared up front (`declared`) or counted while streaming.
+    case bodyTooLarge(limit: Int, declared: Int?)
+    /// The body ended before the declared `Content-Length`.
+    case truncatedBody(received: Int, expected: Int)
+    /// The body was empty.
+    case emptyBody
+    /// A timeout fired.
+    case timedOut(Timeout)
+    /// More redirects than allowed, or a redirect back to a URL already visited.
+    case tooManyRedirects(limit: Int)
+    /// A redirect loop: the URL was already visited.
+    case redirectLoop(String)
+    /// The connection failed: refused, reset, closed early, DNS, TLS. `transient` is set when
+    /// trying again may work.
+    case connectionFailed(String, transient: Bool)
+    /// A 304 Not Modified arrived, but there was no cached copy to answer with.
+    case notModifiedWithoutCachedData
+    /// ``ImageLoadOptions/fromCacheOnly`` was set and nothing was cached.
+    case notCached
+    /// The URL failed before and is in the failed-URL list (use ``ImageLoadOptions/retryFailed``).
+    case blockedFailedURL(String)
+    /// A `file://` URL could not be read.
+    case fileUnreadable(String)
+    /// A `data:` URL is malformed.
+    case malformedDataURL
+    /// The bytes arrived but do not decode.
+    case decodingFailed(ImageCodingError)
+    /// A request or response modifier refused, or a body transform failed.
+    case rejected(String)
+    /// The caller cancelled (or every caller of a shared transfer did).
+    case cancelled
+
+    /// Whether trying again later may succeed: timeouts, dropped or refused connections,
+    /// cancellation, and server errors (5xx, 408, 429). SDWebImage's rule for the failed-URL
+    /// list: a transient failure does not block the URL.
+    public var isTransient: Bool {
+        switch self {
+        case .timedOut, .cancelled: true
+        case .connectionFailed(_, let transient): transient
+        case .unacceptableStatusCode(let code): code >= 500 || code == 408 || code == 429
+        case .truncatedBody: true
+        default: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let u): "invalid URL: \(u)"
+        case .unsupportedScheme(let s): "no loader for URL scheme '\(s)'"
+        case .unacceptableStatusCode(let c): "unacceptable HTTP status \(c)"
+        case .unacceptableContentType(let t?): "unacceptable content type '\(t)'"
+        case .unacceptableContentType(nil): "the response has no content type"
+        case .bodyTooLarge(let limit, let declared?): "the body declares \(declared) bytes, over the limit of \(limit)"
+        case .bodyTooLarge(let limit, nil): "the body passed the limit of \(limit) bytes"
+        case .truncatedBody(let r, let e): "the body ended after \(r) of \(e) declared bytes"
+        case .emptyBody: "the body is empty"
+        case .timedOut(let t): "the \(t.rawValue) timeout fired"
+        case .tooManyRedirects(let n): "more than \(n) redirects"
+        case .redirectLoop(let u): "redirect loop back to \(u)"
+        case .connectionFailed(let m, _): "connection failed: \(m)"
+        case .notModifiedWithoutCachedData: "304 Not Modified without a cached copy"
+        case .notCached: "not in the cache, and loading from the network was not allowed"
+        case .blockedFailedURL(let u): "\(u) failed before and is in the failed-URL list"
+        case .fileUnreadable(let m): "file unreadable: \(m)"
+        case .malformedDataURL: "malformed data: URL"
+        case .decodingFailed(let e): "the data does not decode: \(e)"
+        case .rejected(let m): "rejected: \(m)"
+        case .cancelled: "cancelled"
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import AsyncHTTPClient
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// `http` and `https` through AsyncHTTPClient, streaming the body as it arrives.
+///
+/// Redirects (301, 302, 303, 307, 308) are followed here rather than inside AsyncHTTPClient, so
+/// each request has its own limit and a loop is reported as such; credentials are dropped when a
+/// redirect leaves the host. Timeouts are the downloader's (see ``ImageDownloadTimeouts``); the
+/// client itself only bounds connecting. Cookies are not handled: no `Cookie` header is sent
+/// unless a caller adds one, and `Set-Cookie` is ignored.
+///
+/// The loader owns an `HTTPClient` on the shared event loops. ``shutdown()`` closes it; a loader
+/// released without it closes the client in the background.
+public final class HTTPDataLoader: DataLoading {
+    private let client: HTTPClient
+
+    /// Creates a loader.
+    ///
+    /// - Parameters:
+    ///   - connectTimeout: Bounds establishing one connection. Default 15 s.
+    ///   - maxConnectionsPerHost: HTTP/1.1 connections kept per host. Default 8.
+    public init(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8) {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
+                                                     timeout: .init(connect: .nanoseconds(Int64(connectTimeout.nanoseconds)), read: nil))
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, maxConnectionsPerHost)
+        configuration.decompression = .enabled(limit: .ratio(50))
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    deinit {
+        let client = self.client
+        Task { try? await client.shutdown() }
+    }
+
+    /// Closes the connections. Loads after this fail.
+    ///
+    /// - Throws: AsyncHTTPClient's error when it was already shut down.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    /// `true` for `http` and `https`.
+    public func canLoad(_ url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased()
+        return scheme == "http" || scheme == "https"
+    }
+
+    /// Sends GET, follows redirects, reports the final head, streams the body.
+    ///
+    /// - Throws: ``ImageLoadingError/invalidURL(_:)``, ``ImageLoadingError/tooManyRedirects(limit:)``,
+    ///   ``ImageLoadingError/redirectLoop(_:)``, ``ImageLoadingError/connectionFailed(_:transient:)``,
+    ///   ``ImageLoadingError/cancelled``; the callbacks' errors.
+    public func load(_ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
+                     chunk: (Data) throws -> Void) async throws {
+        var url = request.url
+        var visited: Set<String> = [url.absoluteString]
+        var headers = request.headers
+        var credentials = request.credentials
+        var redirects = 0
+        while true {
+            guard url.host?.isEmpty == false else { throw ImageLoadingError.invalidURL(url.absoluteString) }
+            var outgoing = HTTPClientRequest(url: url.absoluteString)
+            outgoing.method = .GET
+            for (name, value) in headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
+            if let credentials, !headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
+                let token = Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
+                outgoing.headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")
+            }
+            if request.allowsInvalidCertificates {
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.certificateVerification = .none
+                outgoing.tlsConfiguration = tls
+            }
+            let head: HTTPClientResponse
+            do {
+                head = try await client.execute(outgoing, deadline: .distantFuture)
+            } catch {
+                throw Self.map(error)
+            }
+            let status = Int(head.status.code)
+            if [301, 302, 303, 307, 308].contains(status), let location = head.headers.first(name: "location") {
+                guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                    throw ImageLoadingError.invalidURL(location)
+                }
+                // Leave the redirect's own body behind without reading much of it.
+                var skipped = 0
+                do {
+                    for try await part in head.body {
+                        skipped += part.readableBytes
+                        if skipped > 64 << 10 { break }
+                    }
+                } catch {}
+                redirects += 1
+                guard redirects <= request.maxRedirects else { throw ImageLoadingError.tooManyRedirects(limit: request.maxRedirects) }
+                guard visited.insert(next.absoluteString).inserted else { throw ImageLoadingError.redirectLoop(next.absoluteString) }
+                if next.host?.lowercased() != url.host?.lowercased() {
+                    credentials = nil
+                    headers = headers.filter { $0.key.lowercased() != "authorization" }
+                }
+                url = next
+                continue
+            }
+            var fields: [String: String] = [:]
+            for field in head.headers {
+                let name = field.name.lowercased()
+                fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
+            }
+            try response(DataLoadResponse(url: url, statusCode: status, headers: fields))
+            do {
+                for try await part in head.body {
+                    try chunk(Data(part.readableBytesView))
+                }
+            } catch let error as ImageLoadingError {
+                throw error
+            } catch {
+                throw Self.map(error)
+            }
+            return
+        }
+    }
+
+    /// AsyncHTTPClient's and NIO's errors as ``ImageLoadingError``: TLS failures are lasting,
+    /// other connection failures transient (SDWebImage does not block a URL for them).
+    static func map(_ error: any Error) -> any Error {
+        if error is ImageLoadingError { return error }
+        if error is CancellationError { return ImageLoadingError.cancelled }
+        if let e = error as? HTTPClientError {
+            switch e {
+            case .cancelled: return ImageLoadingError.cancelled
+            case .invalidURL, .emptyHost, .emptyScheme: return ImageLoadingError.invalidURL(e.description)
+            case .connectTimeout, .deadlineExceeded: return ImageLoadingError.timedOut(.connect)
+            case .readTimeout: return ImageLoadingError.timedOut(.read)
+            default: return ImageLoadingError.connectionFailed(e.description, transient: true)
+            }
+        }
+        if error is NIOSSLError || error is BoringSSLError {
+            return ImageLoadingError.connectionFailed("TLS: \(error)", transient: false)
+        }
+        return ImageLoadingError.connectionFailed(String(describing: error), transient: true)
+    }
+}

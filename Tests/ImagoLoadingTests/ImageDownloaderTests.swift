@@ -1,0 +1,300 @@
+import Foundation
+import ImagoCoders
+import ImagoCore
+@testable import ImagoLoading
+import ImagoTestSupport
+import Synchronization
+import Testing
+
+/// Encoded fixtures made here: a PNG and a progressive JPEG of a gradient.
+enum LoadingFixtures {
+    static let png: Data = {
+        (try? ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 64, height: 48)), as: .png)) ?? Data()
+    }()
+
+    static func png(seed: Int) -> Data {
+        (try? ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 40 + seed % 17, height: 30 + seed % 13)), as: .png)) ?? Data()
+    }
+
+    /// 64 KiB that never compress, for transfers that must take a while.
+    static let noise: Data = {
+        var state: UInt32 = 2463534242
+        return Data((0..<(64 << 10)).map { _ in
+            state ^= state << 13; state ^= state >> 17; state ^= state << 5
+            return UInt8(truncatingIfNeeded: state)
+        })
+    }()
+
+    static let progressiveJPEG: Data = {
+        (try? ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 640, height: 480)), as: .jpeg,
+                                        options: EncodeOptions(quality: 0.9, progressive: true))) ?? Data()
+    }()
+}
+
+/// Runs `body` with a started test server, stopping it afterwards.
+func withServer<T>(_ body: (TestHTTPServer) async throws -> T) async throws -> T {
+    let server = try await TestHTTPServer.start()
+    server.register("a.png", data: LoadingFixtures.png)
+    server.register("p.jpg", data: LoadingFixtures.progressiveJPEG, contentType: "image/jpeg")
+    server.register("noise.bin", data: LoadingFixtures.noise)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// The error a download fails with, or `nil` when it succeeds.
+func failure(_ body: () async throws -> Void) async -> ImageLoadingError? {
+    do {
+        try await body()
+        return nil
+    } catch let e as ImageLoadingError {
+        return e
+    } catch {
+        return .rejected("unexpected \(error)")
+    }
+}
+
+@Suite("ImageDownloader against a scripted loopback server", .serialized)
+struct ImageDownloaderTests {
+    @Test("concurrent callers of one URL share one transfer, each decoded with its own options")
+    func sharing() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: 6))
+            defer { Task { try? await downloader.shutdown() } }
+            for i in 0..<20 { server.register("f\(i).png", data: LoadingFixtures.png(seed: i)) }
+            // 1000 callers over 20 URLs; the body trickles so every caller joins a running transfer.
+            var tasks: [(Int, Bool, ImageDownloadTask)] = []
+            for n in 0..<1000 {
+                let i = n % 20
+                let thumb = n % 2 == 0
+                let request = ImageDownloadRequest(url: server.url("/slow/f\(i).png?chunk=256&delay=30"),
+                                                   decodeOptions: DecodeOptions(thumbnailPixelSize: thumb ? PixelSize(width: 8, height: 8) : nil))
+                tasks.append((i, thumb, downloader.task(for: request)))
+            }
+            for (i, thumb, task) in tasks {
+                let result = try await task.value()
+                let image = try #require(result.image)
+                #expect(result.data == LoadingFixtures.png(seed: i))
+                let full = try ImageCoders.shared.decode(LoadingFixtures.png(seed: i))
+                #expect(thumb ? image.pixelSize.width <= full.pixelSize.width : image.pixelSize == full.pixelSize)
+            }
+            #expect(server.totalCount == 20)
+            for i in 0..<20 { #expect(server.count("/slow/f\(i).png") == 1) }
+        }
+    }
+
+    @Test("one caller leaving keeps the transfer for the others; the last one leaving stops it")
+    func cancellation() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader()
+            defer { Task { try? await downloader.shutdown() } }
+            let url = server.url("/slow/noise.bin?chunk=8192&delay=40")
+            let a = downloader.task(for: ImageDownloadRequest(url: url))
+            let b = downloader.task(for: ImageDownloadRequest(url: url))
+            try await Task.sleep(for: .milliseconds(50))
+            a.cancel()
+            #expect(await failure { _ = try await a.value() } == .cancelled)
+            #expect(try await b.value().data == LoadingFixtures.noise)
+            #expect(server.count("/slow/noise.bin") == 1)
+
+            // The last caller leaving an endless body frees the transfer at once.
+            let endless = downloader.task(for: ImageDownloadRequest(url: server.url("/endless")))
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(downloader.activity.running == 1)
+            endless.cancel()
+            var waited = 0
+            while downloader.activity.running > 0, waited < 200 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
+            #expect(downloader.activity.running == 0 && downloader.activity.queued == 0)
+
+            // Cancelling the calling Swift task does the same.
+            let caller = Task { try await downloader.download(ImageDownloadRequest(url: server.url("/endless"))) }
+            try await Task.sleep(for: .milliseconds(100))
+            caller.cancel()
+            #expect(await failure { _ = try await caller.value } == .cancelled)
+        }
+    }
+
+    @Test("each timeout fires: no response head, a stalled body, a transfer that takes too long")
+    func timeouts() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader()
+            defer { Task { try? await downloader.shutdown() } }
+            let quick = ImageDownloadTimeouts(connect: .milliseconds(300), read: .milliseconds(300), total: .seconds(10))
+            let clock = ContinuousClock()
+            var elapsed = try await clock.measure {
+                #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/nohead"), timeouts: quick)) }
+                        == .timedOut(.connect))
+            }
+            #expect(elapsed < .seconds(3))
+            elapsed = try await clock.measure {
+                #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/stall"), timeouts: quick)) }
+                        == .timedOut(.read))
+            }
+            #expect(elapsed < .seconds(3))
+            let total = ImageDownloadTimeouts(connect: .seconds(5), read: .seconds(5), total: .milliseconds(400))
+            #expect(await failure {
+                _ = try await downloader.download(ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=1000&delay=50"), timeouts: total))
+            } == .timedOut(.total))
+            #expect(ImageLoadingError.timedOut(.read).isTransient)
+        }
+    }
+
+    @Test("statuses, content types, lying lengths, chunked bodies, redirects and size limits give typed results")
+    func validation() async throws {
+        try await withServer { server in
+            let strict = ImageDownloader(configuration: ImageDownloaderConfiguration(acceptableContentTypes: ["image/png"],
+                                                                                     maxRedirects: 2, maxBodyBytes: 1 << 20))
+            defer { Task { try? await strict.shutdown() } }
+            func fetch(_ path: String) async throws -> ImageDownloadResult {
+                try await strict.download(ImageDownloadRequest(url: server.url(path), decodeOptions: .default))
+            }
+            let notFound = await failure { _ = try await fetch("/status/404") }
+            #expect(notFound == .unacceptableStatusCode(404) && notFound?.isTransient == false)
+            let serverError = await failure { _ = try await fetch("/status/500") }
+            #expect(serverError == .unacceptableStatusCode(500) && serverError?.isTransient == true)
+            #expect(await failure { _ = try await fetch("/wrongtype/a.png") } == .unacceptableContentType("text/html"))
+            // Shorter than declared: a transient failure, never a decoded image.
+            let short = await failure { _ = try await fetch("/short/a.png") }
+            #expect(short?.isTransient == true, "\(String(describing: short))")
+            // Longer than declared: only the declared bytes are read, and they do not decode.
+            if case .decodingFailed = await failure({ _ = try await fetch("/long/a.png") }) {} else { Issue.record("long body decoded") }
+            // Chunked: the same image as a one-shot decode.
+            let chunked = try await fetch("/chunked/a.png")
+            #expect(chunked.image == (try ImageCoders.shared.decode(LoadingFixtures.png)))
+            // Redirects: two are followed, three are too many, a loop is a loop.
+            #expect(try await fetch("/redirect/2/a.png").data == LoadingFixtures.png)
+            #expect(await failure { _ = try await fetch("/redirect/3/a.png") } == .tooManyRedirects(limit: 2))
+            let loop = await failure { _ = try await fetch("/loop/a") }
+            #expect(loop == .redirectLoop(server.url("/loop/a").absoluteString), "\(String(describing: loop))")
+            // Size: refused from the declared length, and aborted while streaming past the limit.
+            #expect(await failure { _ = try await fetch("/huge") } == .bodyTooLarge(limit: 1 << 20, declared: 10_000_000_000))
+            #expect(await failure { _ = try await fetch("/endless") } == .bodyTooLarge(limit: 1 << 20, declared: nil))
+            #expect(await failure { _ = try await fetch("/status/200") } == .unacceptableContentType("text/plain"))
+        }
+    }
+
+    @Test("304 answers a conditional request with the cached bytes; headers, credentials and modifiers are sent")
+    func conditionalAndHeaders() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(
+                requestModifier: { request in
+                    try await Task.sleep(for: .milliseconds(5))   // an asynchronous token fetch
+                    var r = request
+                    r.setHeader("X-Token", "t0k3n")
+                    return r
+                },
+                bodyTransform: { data, _ in data }))
+            defer { Task { try? await downloader.shutdown() } }
+            let first = try await downloader.download(ImageDownloadRequest(url: server.url("/img/a.png"), headers: ["X-Caller": "one"]))
+            let sent = try #require(server.headers("/img/a.png"))
+            #expect(sent["accept"]?.hasPrefix("image/avif,image/webp") == true)
+            #expect(sent["user-agent"]?.hasPrefix("Imago/") == true)
+            #expect(sent["x-caller"] == "one" && sent["x-token"] == "t0k3n")
+            let etag = try #require(first.response?.etag)
+            let cached = CachedResponse(data: first.data, etag: etag, lastModified: first.response?.lastModified)
+            let again = try await downloader.download(ImageDownloadRequest(url: server.url("/img/a.png"), cachedResponse: cached))
+            #expect(again.notModified && again.data == first.data && again.response?.statusCode == 304)
+            #expect(server.headers("/img/a.png")?["if-none-match"] == etag)
+            // Basic credentials.
+            #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/auth/a.png"))) }
+                    == .unacceptableStatusCode(401))
+            let authed = try await downloader.download(ImageDownloadRequest(url: server.url("/auth/a.png"),
+                                                                            credentials: .init(user: "user", password: "pass")))
+            #expect(authed.data == LoadingFixtures.png)
+        }
+    }
+
+    @Test("progress rises to the total; progressive requests get partial images in order, then the one-shot result")
+    func progressAndPartialImages() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(progressInterval: .zero))
+            defer { Task { try? await downloader.shutdown() } }
+            let jpeg = LoadingFixtures.progressiveJPEG
+            let task = downloader.task(for: ImageDownloadRequest(url: server.url("/slow/p.jpg?chunk=2048&delay=15"),
+                                                                 decodeOptions: .default, progressive: true))
+            var received: [Int] = []
+            var partials: [Image] = []
+            var final: ImageDownloadResult?
+            for try await event in task.events {
+                switch event {
+                case .progress(let p):
+                    #expect(final == nil)
+                    received.append(p.receivedBytes)
+                    #expect(p.expectedBytes == jpeg.count)
+                case .partialImage(let image):
+                    #expect(final == nil, "a partial image after the result")
+                    partials.append(image)
+                case .completed(let r): final = r
+                }
+            }
+            #expect(received == received.sorted() && received.last == jpeg.count)
+            #expect(partials.count >= 2, "\(partials.count) partial images")
+            #expect(partials.allSatisfy { $0.pixelSize == PixelSize(width: 640, height: 480) })
+            let result = try #require(final)
+            #expect(result.image == (try ImageCoders.shared.decode(jpeg)))
+        }
+    }
+
+    @Test("file and data URLs are sources too; observers see every transfer's events")
+    func otherSourcesAndEvents() async throws {
+        let downloader = ImageDownloader()
+        defer { Task { try? await downloader.shutdown() } }
+        let events = downloader.events()
+        let dir = try TestFiles.temporaryDirectory()
+        let file = dir.appendingPathComponent("a.png")
+        try LoadingFixtures.png.write(to: file)
+        let fromFile = try await downloader.download(ImageDownloadRequest(url: file, decodeOptions: .default))
+        #expect(fromFile.data == LoadingFixtures.png && fromFile.image?.pixelSize == PixelSize(width: 64, height: 48))
+        let dataURL = URL(string: "data:image/png;base64," + LoadingFixtures.png.base64EncodedString())!
+        #expect(try await downloader.download(ImageDownloadRequest(url: dataURL)).data == LoadingFixtures.png)
+        #expect(try await downloader.download(ImageDownloadRequest(url: URL(string: "data:,a%20b")!)).data == Data("a b".utf8))
+        #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: dir.appendingPathComponent("none.png"))) }
+                .map { if case .fileUnreadable = $0 { true } else { false } } == true)
+        #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: URL(string: "gopher://x/a.png")!)) }
+                == .unsupportedScheme("gopher"))
+        var seen: [String] = []
+        for await event in events {
+            switch event {
+            case .started(let u): seen.append("started \(u.scheme ?? "")")
+            case .finished(let u, _): seen.append("finished \(u.scheme ?? "")")
+            case .failed(let u, _): seen.append("failed \(u.scheme ?? "")")
+            default: continue
+            }
+            if seen.count == 8 { break }
+        }
+        #expect(seen == ["started file", "finished file", "started data", "finished data", "started data", "finished data",
+                         "started file", "failed file"])
+    }
+
+    @Test("the queue starts high priority first, then FIFO or LIFO; priority changes while queued")
+    func queueOrder() async throws {
+        try await withServer { server in
+            for order in [ImageDownloadExecutionOrder.fifo, .lifo] {
+                let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: 1, executionOrder: order))
+                let events = downloader.events()
+                let blocker = downloader.task(for: ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=16384&delay=50&b=\(order)")))
+                var tasks: [ImageDownloadTask] = []
+                for name in ["n1", "n2", "low", "n3", "high", "bumped"] {
+                    let priority: ImageDownloadPriority = name == "low" || name == "bumped" ? .low : name == "high" ? .high : .normal
+                    tasks.append(downloader.task(for: ImageDownloadRequest(url: server.url("/img/a.png?\(name)"), priority: priority)))
+                }
+                tasks[5].setPriority(.high)
+                _ = try await blocker.value()
+                for t in tasks { _ = try await t.value() }
+                var started: [String] = []
+                for await event in events {
+                    if case .started(let u) = event, let q = u.query, !q.hasPrefix("chunk") { started.append(q) }
+                    if started.count == 6 { break }
+                }
+                let expected = order == .fifo ? ["high", "bumped", "n1", "n2", "n3", "low"] : ["bumped", "high", "n3", "n2", "n1", "low"]
+                #expect(started == expected, "\(order)")
+                try await downloader.shutdown()
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A scripted HTTP/1.1 server on 127.0.0.1 for the loading tests: it writes raw bytes, so it can
+/// lie about lengths, trickle, stall and loop redirects, and it counts the requests per path.
+///
+/// Routes (the path decides; a query string is ignored for routing):
+/// - `/img/NAME`: the registered file, with `Content-Length`, its `Content-Type` and an `ETag`;
+///   a matching `If-None-Match` gets 304.
+/// - `/slow/NAME`: the same body in `chunk`-byte pieces `delay` ms apart (query `chunk`, `delay`).
+/// - `/chunked/NAME`: chunked transfer encoding, 1000-byte chunks.
+/// - `/nohead`: never answers.
+/// - `/stall`: a head declaring 100000 bytes, 10 bytes, then nothing.
+/// - `/status/N`: status N with a short text body.
+/// - `/wrongtype/NAME`: the file as `text/html`.
+/// - `/short/NAME`: declares the file's length + 1000, sends the file, closes.
+/// - `/long/NAME`: declares 10 bytes, sends the whole file.
+/// - `/huge`: declares 10 GB, sends nothing more.
+/// - `/endless`: no length, sends 64 KiB pieces until the client leaves.
+/// - `/loop/a`, `/loop/b`: redirect to each other. `/redirect/N/NAME`: N redirects, then the file.
+/// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
+final class TestHTTPServer: Sendable {
+    struct File: Sendable {
+        var data: Data
+        var contentType: String
+    }
+
+    private let files = Mutex<[String: File]>([:])
+    private let counts = Mutex<[String: Int]>([:])
+    private let lastHeaders = Mutex<[String: [String: String]]>([:])
+    private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+    private let acceptTask: Mutex<Task<Void, Never>?> = Mutex(nil)
+    let port: Int
+
+    private init(channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) {
+        self.channel = channel
+        port = channel.channel.localAddress?.port ?? 0
+    }
+
+    /// Starts a server on a free port.
+    static func start() async throws -> TestHTTPServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 1024)
+            .bind(host: "127.0.0.1", port: 0) { child in
+                child.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
+                }
+            }
+        let server = TestHTTPServer(channel: channel)
+        let task = Task {
+            _ = try? await withThrowingDiscardingTaskGroup { group in
+                try await channel.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask { await server.serve(connection) }
+                    }
+                }
+            }
+        }
+        server.acceptTask.withLock { $0 = task }
+        return server
+    }
+
+    /// Closes the listening socket and every connection.
+    func stop() async {
+        try? await channel.channel.close()
+        acceptTask.withLock { $0 }?.cancel()
+    }
+
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    func register(_ name: String, data: Data, contentType: String = "image/png") {
+        files.withLock { $0[name] = File(data: data, contentType: contentType) }
+    }
+
+    /// Requests seen for `path` (without query).
+    func count(_ path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
+    var totalCount: Int { counts.withLock { $0.values.reduce(0, +) } }
+    func headers(_ path: String) -> [String: String]? { lastHeaders.withLock { $0[path] } }
+
+    // MARK: Serving
+
+    private struct Request {
+        var path: String
+        var query: [String: String]
+        var headers: [String: String]
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            var pending = ByteBuffer()
+            for try await var piece in inbound {
+                pending.writeBuffer(&piece)
+                while let request = Self.parse(&pending) {
+                    guard try await respond(request, outbound) else { return }
+                }
+            }
+        }
+    }
+
+    private static func parse(_ buffer: inout ByteBuffer) -> Request? {
+        let view = buffer.readableBytesView
+        guard let end = view.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+        let headLength = end.upperBound - view.startIndex
+        guard let text = buffer.readString(length: headLength) else { return nil }
+        let lines = text.components(separatedBy: "\r\n")
+        let parts = lines[0].split(separator: " ")
+        let target = parts.count > 1 ? String(parts[1]) : "/"
+        let comps = URLComponents(string: target)
+        var query: [String: String] = [:]
+        for item in comps?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Request(path: comps?.path ?? target, query: query, headers: headers)
+    }
+
+    /// Writes the response; returns whether the connection stays open.
+    private func respond(_ r: Request, _ out: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws -> Bool {
+        counts.withLock { $0[r.path, default: 0] += 1 }
+        lastHeaders.withLock { $0[r.path] = r.headers }
+        let parts = r.path.split(separator: "/").map(String.init)
+        func head(_ status: String, _ fields: [(String, String)]) async throws {
+            var text = "HTTP/1.1 \(status)\r\n"
+            for (k, v) in fields { text += "\(k): \(v)\r\n" }
+            text += "\r\n"
+            try await out.write(ByteBuffer(string: text))
+        }
+        func send(_ data: Data) async throws { try await out.write(ByteBuffer(bytes: data)) }
+        func file(_ name: String) -> File? { files.withLock { $0[name] } }
+        func notFound() async throws -> Bool {
+            try await head("404 Not Found", [("Content-Length", "9"), ("Content-Type", "text/plain")])
+            try await send(Data("not found".utf8))
+            return true
+        }
+        switch parts.first ?? "" {
+        case "img":
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            let etag = "\"\(f.data.count)-\(parts[1])\""
+            if r.headers["if-none-match"] == etag {
+                try await head("304 Not Modified", [("ETag", etag), ("Content-Length", "0")])
+                return true
+            }
+            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType), ("ETag", etag),
+                                      ("Last-Modified", "Sun, 22 Nov 2026 08:00:00 GMT")])
+            try await send(f.data)
+            return true
+        case "slow":
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            let chunk = Int(r.query["chunk"] ?? "") ?? 1024
+            let delay = Int(r.query["delay"] ?? "") ?? 20
+            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
+            var offset = 0
+            while offset < f.data.count {
+                let end = min(f.data.count, offset + chunk)
+                try await send(f.data.subdata(in: offset..<end))
+                offset = end
+                if offset < f.data.count { try await Task.sleep(for: .milliseconds(delay)) }
+            }
+            return true
+        case "chunked":
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            try await head("200 OK", [("Transfer-Encoding", "chunked"), ("Content-Type", f.contentType)])
+            var offset = 0
+            while offset < f.data.count {
+                let end = min(f.data.count, offset + 1000)
+                try await out.write(ByteBuffer(string: String(end - offset, radix: 16) + "\r\n"))
+                try await send(f.data.subdata(in: offset..<end))
+                try await out.write(ByteBuffer(string: "\r\n"))
+                offset = end
+            }
+            try await out.write(ByteBuffer(string: "0\r\n\r\n"))
+            return true
+        case "nohead":
+            try await Task.sleep(for: .seconds(60))
+            return false
+        case "stall":
+            try await head("200 OK", [("Content-Length", "100000"), ("Content-Type", "image/png")])
+            try await send(Data(repeating: 0x89, count: 10))
+            try await Task.sleep(for: .seconds(60))
+            return false
+        case "status":
+            let code = parts.count > 1 ? parts[1] : "500"
+            let body = "status \(code)"
+            try await head("\(code) Scripted", [("Content-Length", "\(body.utf8.count)"), ("Content-Type", "text/plain")])
+            try await send(Data(body.utf8))
+            return true
+        case "wrongtype":
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", "text/html; charset=utf-8")])
+            try await send(f.data)
+            return true
+        case "short":
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            try await head("200 OK", [("Content-Length", "\(f.data.count + 1000)"), ("Content-Type", f.contentType)])
+            try await send(f.data)
+            return false
+        case "long":
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            try await head("200 OK", [("Content-Length", "10"), ("Content-Type", f.contentType)])
+            try await send(f.data)
+            return false
+        case "huge":
+            try await head("200 OK", [("Content-Length", "10000000000"), ("Content-Type", "image/png")])
+            try await Task.sleep(for: .seconds(60))
+            return false
+        case "endless":
+            try await head("200 OK", [("Content-Type", "image/png"), ("Connection", "close")])
+            let piece = Data(repeating: 0x42, count: 64 << 10)
+            while true { try await send(piece) }
+        case "loop":
+            let next = parts.count > 1 && parts[1] == "a" ? "/loop/b" : "/loop/a"
+            try await head("302 Found", [("Location", next), ("Content-Length", "0")])
+            return true
+        case "redirect":
+            guard parts.count > 2, let n = Int(parts[1]) else { return try await notFound() }
+            let next = n <= 1 ? "/img/\(parts[2])" : "/redirect/\(n - 1)/\(parts[2])"
+            try await head("301 Moved Permanently", [("Location", next), ("Content-Length", "0")])
+            return true
+        case "auth":
+            guard r.headers["authorization"] == "Basic dXNlcjpwYXNz" else {
+                try await head("401 Unauthorized", [("Content-Length", "0"), ("WWW-Authenticate", "Basic realm=\"t\"")])
+                return true
+            }
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
+            try await send(f.data)
+            return true
+        default:
+            return try await notFound()
+        }
+    }
+}
