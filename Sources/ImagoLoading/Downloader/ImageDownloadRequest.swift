@@ -52,6 +52,9 @@ public struct ImageDownloadRequest: Sendable {
     public var decodeOptions: DecodeOptions?
     /// Deliver partial images while bytes arrive (needs ``decodeOptions``). Default `false`.
     public var progressive: Bool
+    /// Decode the final image with ``decodeOptions``. Default `true`; `false` returns the data
+    /// only, with ``decodeOptions`` serving the partial images (a caller that decodes itself).
+    public var decodesResult: Bool = true
     /// Accept any TLS certificate. Default `false`.
     public var allowsInvalidCertificates: Bool
     /// A cached copy to revalidate with a conditional request. Default `nil`.

@@ -127,6 +127,7 @@ public final class ImageDownloader: Sendable {
     struct Subscriber {
         var priority: ImageDownloadPriority
         var decodeOptions: DecodeOptions?
+        var resultOptions: DecodeOptions?
         var progressive: Bool
         var continuation: AsyncThrowingStream<ImageDownloadEvent, any Error>.Continuation
         var lastProgress: ContinuousClock.Instant?
@@ -167,6 +168,7 @@ public final class ImageDownloader: Sendable {
                               timeouts: request.timeouts, allowsInvalidCertificates: request.allowsInvalidCertificates,
                               cached: request.cachedResponse)
         let subscriber = Subscriber(priority: request.priority, decodeOptions: request.decodeOptions,
+                                    resultOptions: request.decodesResult ? request.decodeOptions : nil,
                                     progressive: request.progressive && request.decodeOptions != nil,
                                     continuation: continuation, lastProgress: nil)
         return state.withLock { s in
@@ -274,7 +276,7 @@ public final class ImageDownloader: Sendable {
     /// Decodes once per distinct decode options and hands each caller its result.
     private func deliver(_ result: ImageDownloadResult, to subscribers: [Int: Subscriber]) async {
         var groups: [DecodeOptions?: [Subscriber]] = [:]
-        for sub in subscribers.values { groups[sub.decodeOptions, default: []].append(sub) }
+        for sub in subscribers.values { groups[sub.resultOptions, default: []].append(sub) }
         let coders = configuration.coders
         for (options, subs) in groups {
             guard let options else {
