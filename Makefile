@@ -9,6 +9,7 @@ bootstrap:
 
 build: bootstrap
 	$(SWIFT) build -c release --product imago
+	$(SWIFT) build -c release --product imago-fetch
 
 # Builds (release) and runs the imago tool: make run ARGS="info photo.jpg"
 run: build

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "ImagoCache", targets: ["ImagoCache"]),
         .library(name: "ImagoLoading", targets: ["ImagoLoading"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
+        .executable(name: "imago-fetch", targets: ["ImagoFetchCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -83,13 +84,25 @@ let package = Package(
         .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading"],
                 swiftSettings: strict),
 
+        // What both executables share: console output, error lines, format names.
+        .target(name: "ImagoCommandLine",
+                dependencies: ["ImagoCore", "ImagoCache", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                swiftSettings: strict),
+        // `imago`: everything but the network, which would add about 2 MB to every command's start-up.
         .executableTarget(name: "ImagoCLI",
-                          dependencies: ["Imago",
+                          dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoCommandLine", "CImagoGlue",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          swiftSettings: strict),
+        // `imago-fetch`, which `imago fetch` runs: the loading pipeline over AsyncHTTPClient.
+        .executableTarget(name: "ImagoFetchCLI",
+                          dependencies: ["Imago", "ImagoCommandLine",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: strict),
 
         // Helpers shared by the test targets: corpus location, MD5, synthetic fixtures.
-        .target(name: "ImagoTestSupport", dependencies: ["ImagoCore"], path: "Tests/ImagoTestSupport"),
+        .target(name: "ImagoTestSupport",
+                dependencies: ["ImagoCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+                path: "Tests/ImagoTestSupport"),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),
         // Child process for the disk cache's kill -9 test: writes until killed.
@@ -100,11 +113,9 @@ let package = Package(
         .testTarget(name: "ImagoCacheTests", dependencies: ["ImagoCache", "ImagoTestSupport", "ImagoCacheCrashWriter"],
                     swiftSettings: strict),
         .testTarget(name: "ImagoLoadingTests",
-                    dependencies: ["ImagoLoading", "ImagoTestSupport",
-                                   .product(name: "NIOCore", package: "swift-nio"),
-                                   .product(name: "NIOPosix", package: "swift-nio")],
+                    dependencies: ["ImagoLoading", "ImagoTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoFetchCLI", "ImagoTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Imago
+import ImagoCache
+import ImagoCoders
+import ImagoCommandLine
+import ImagoCore
+import ImagoProcessing
 
 struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,51 +4,16 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Imago
+import ImagoCache
+import ImagoCommandLine
+import ImagoCore
 
 @main
 struct ImagoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imago",
-        abstract: "Inspect, decode and re-encode images with the Imago library.",
-        subcommands: [InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, CacheCommand.self]
+        abstract: "Inspect, decode, re-encode and fetch images with the Imago library.",
+        subcommands: [InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, FetchCommand.self, CacheCommand.self]
     )
 }
 
-extension ImageFormat {
-    /// A format named on the command line: its short name (`jpeg`) or an extension (`jpg`).
-    init?(cliName name: String) {
-        guard let f = ImageFormat(rawValue: name.lowercased()) ?? ImageFormat(fileExtension: name) else { return nil }
-        self = f
-    }
-}
-
-/// Shared failure path: one line on stderr naming the cause, exit status 1.
-enum CLIFailure {
-    static func exit(_ error: any Error, file: String) -> ExitCode {
-        if let e = error as? ExitCode { return e }
-        let line = "imago: \(file): \(describe(error))".split(separator: "\n").joined(separator: " ")
-        Console.error(PathName.trimmed(line) + "\n")
-        return ExitCode(1)
-    }
-
-    /// What went wrong, in a few words: the error's own description for Imago's errors, the
-    /// cause for file errors.
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case let e as ImageCodingError: return e.description
-        case let e as DiskCacheError: return e.description
-        case let e as CocoaError where e.code == .fileReadNoSuchFile || e.code == .fileNoSuchFile: return "no such file"
-        case let e as CocoaError where e.code == .fileReadNoPermission || e.code == .fileWriteNoPermission:
-            return "permission denied"
-        case let e as CocoaError where e.code == .fileWriteOutOfSpace: return "no space left on the device"
-        case let e as CocoaError: return "file error \(e.code.rawValue)"
-        default: return String(describing: error)
-        }
-    }
-
-    /// Reads a file without copying it into memory first (mapped when possible).
-    static func read(_ path: String) throws -> Data {
-        try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-    }
-}

@@ -5,7 +5,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Imago
+import ImagoCache
+import ImagoCoders
+import ImagoCommandLine
+import ImagoCore
+import ImagoProcessing
 import Synchronization
 
 struct ThumbnailCommand: ParsableCommand {

@@ -87,6 +87,8 @@ public struct ImageLoadResult: Sendable {
     public var url: URL
     /// The memory-cache key of the image (the original key plus any transform and thumbnail).
     public var cacheKey: String
+    /// Whether a revalidation (``ImageLoadOptions/refreshCached``) got 304 and kept the cached bytes.
+    public var revalidated: Bool = false
 }
 
 /// What a caller of ``ImageManager/imageEvents(with:options:context:)`` sees, in order.

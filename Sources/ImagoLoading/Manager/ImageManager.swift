@@ -265,7 +265,8 @@ public final class ImageManager: Sendable {
         let image = try await process(download.data, options: options, context: context, coders: coders, decode: decodeOptions)
         try await store(image, data: download.notModified ? nil : download.data, finalKey: finalKey, originalKey: originalKey,
                         response: download.response, options: options, context: context, cache: cache)
-        return ImageLoadResult(image: image, data: download.data, source: .network, url: url, cacheKey: finalKey)
+        return ImageLoadResult(image: image, data: download.data, source: .network, url: url, cacheKey: finalKey,
+                               revalidated: download.notModified)
     }
 
     private func decodeOptions(_ options: ImageLoadOptions, _ context: ImageLoadContext) -> DecodeOptions {

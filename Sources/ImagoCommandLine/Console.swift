@@ -4,9 +4,9 @@ import Glibc
 
 /// Terminal output without Foundation's `FileHandle` and formatters (the tool builds on
 /// FoundationEssentials, which keeps its start-up memory down by about 7 MB).
-enum Console {
+public enum Console {
     /// Writes `text` to standard error as is.
-    static func error(_ text: String) {
+    public static func error(_ text: String) {
         var remaining = Array(text.utf8)[...]
         while !remaining.isEmpty {
             let written = remaining.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
@@ -16,10 +16,10 @@ enum Console {
     }
 
     /// Whether standard error is a terminal (progress bars go there only then).
-    static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    public static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     /// A size for people: `1.5 MB`, `820 KB`, `12 bytes` (decimal units, as `ByteCountFormatter`'s file style).
-    static func byteCount(_ bytes: Int) -> String {
+    public static func byteCount(_ bytes: Int) -> String {
         if bytes < 1000 { return "\(bytes) bytes" }
         let units = ["KB", "MB", "GB", "TB", "PB"]
         var value = Double(bytes) / 1000, unit = 0
@@ -28,7 +28,7 @@ enum Console {
     }
 
     /// `value` rounded to `places` decimals (no locale, no trailing zeros dropped).
-    static func decimal(_ value: Double, places: Int) -> String {
+    public static func decimal(_ value: Double, places: Int) -> String {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
         let scaled = Int((value * scale).rounded())
@@ -40,19 +40,19 @@ enum Console {
     }
 
     /// Whether `path` names a regular file (following symbolic links).
-    static func isRegularFile(_ path: String) -> Bool {
+    public static func isRegularFile(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
     }
 
     /// The size of the file at `path` in bytes, or 0 when it cannot be read.
-    static func fileSize(_ path: String) -> Int {
+    public static func fileSize(_ path: String) -> Int {
         var st = stat()
         return stat(path, &st) == 0 ? Int(st.st_size) : 0
     }
 
     /// Whether `path` names a directory.
-    static func isDirectory(_ path: String) -> Bool {
+    public static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }

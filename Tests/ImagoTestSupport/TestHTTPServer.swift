@@ -21,8 +21,8 @@ import Synchronization
 /// - `/endless`: no length, sends 64 KiB pieces until the client leaves.
 /// - `/loop/a`, `/loop/b`: redirect to each other. `/redirect/N/NAME`: N redirects, then the file.
 /// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
-final class TestHTTPServer: Sendable {
-    struct File: Sendable {
+public final class TestHTTPServer: Sendable {
+    public struct File: Sendable {
         var data: Data
         var contentType: String
     }
@@ -32,7 +32,7 @@ final class TestHTTPServer: Sendable {
     private let lastHeaders = Mutex<[String: [String: String]]>([:])
     private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     private let acceptTask: Mutex<Task<Void, Never>?> = Mutex(nil)
-    let port: Int
+    public let port: Int
 
     private init(channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) {
         self.channel = channel
@@ -40,7 +40,7 @@ final class TestHTTPServer: Sendable {
     }
 
     /// Starts a server on a free port.
-    static func start() async throws -> TestHTTPServer {
+    public static func start() async throws -> TestHTTPServer {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 1024)
@@ -64,21 +64,21 @@ final class TestHTTPServer: Sendable {
     }
 
     /// Closes the listening socket and every connection.
-    func stop() async {
+    public func stop() async {
         try? await channel.channel.close()
         acceptTask.withLock { $0 }?.cancel()
     }
 
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    func register(_ name: String, data: Data, contentType: String = "image/png") {
+    public func register(_ name: String, data: Data, contentType: String = "image/png") {
         files.withLock { $0[name] = File(data: data, contentType: contentType) }
     }
 
     /// Requests seen for `path` (without query).
-    func count(_ path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
-    var totalCount: Int { counts.withLock { $0.values.reduce(0, +) } }
-    func headers(_ path: String) -> [String: String]? { lastHeaders.withLock { $0[path] } }
+    public func count(_ path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
+    public var totalCount: Int { counts.withLock { $0.values.reduce(0, +) } }
+    public func headers(_ path: String) -> [String: String]? { lastHeaders.withLock { $0[path] } }
 
     // MARK: Serving
 

@@ -1,0 +1,46 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import ImagoCache
+public import ArgumentParser
+public import ImagoCore
+
+extension ImageFormat {
+    /// A format named on the command line: its short name (`jpeg`) or an extension (`jpg`).
+    public init?(cliName name: String) {
+        guard let f = ImageFormat(rawValue: name.lowercased()) ?? ImageFormat(fileExtension: name) else { return nil }
+        self = f
+    }
+}
+
+/// Shared failure path: one line on stderr naming the cause, exit status 1.
+public enum CLIFailure {
+    public static func exit(_ error: any Error, file: String) -> ExitCode {
+        if let e = error as? ExitCode { return e }
+        let line = "imago: \(file): \(describe(error))".split(separator: "\n").joined(separator: " ")
+        Console.error(PathName.trimmed(line) + "\n")
+        return ExitCode(1)
+    }
+
+    /// What went wrong, in a few words: the error's own description for Imago's errors, the
+    /// cause for file errors.
+    public static func describe(_ error: any Error) -> String {
+        switch error {
+        case let e as ImageCodingError: return e.description
+        case let e as DiskCacheError: return e.description
+        case let e as CocoaError where e.code == .fileReadNoSuchFile || e.code == .fileNoSuchFile: return "no such file"
+        case let e as CocoaError where e.code == .fileReadNoPermission || e.code == .fileWriteNoPermission:
+            return "permission denied"
+        case let e as CocoaError where e.code == .fileWriteOutOfSpace: return "no space left on the device"
+        case let e as CocoaError: return "file error \(e.code.rawValue)"
+        default: return String(describing: error)
+        }
+    }
+
+    /// Reads a file without copying it into memory first (mapped when possible).
+    public static func read(_ path: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoTestSupport
+import Testing
+
+@Suite("imago fetch against a loopback server", .serialized)
+struct FetchCLITests {
+    /// Runs the tool off the cooperative pool, so the in-process server keeps serving.
+    static func run(_ arguments: [String]) async throws -> CLI.Result {
+        try await withCheckedThrowingContinuation { c in
+            DispatchQueue.global().async { c.resume(with: Result { try CLI.run(arguments) }) }
+        }
+    }
+
+    @Test("a URL named twice is downloaded once; the summary says where each came from; cache, offline, refresh, processing")
+    func fetch() async throws {
+        let server = try await TestHTTPServer.start()
+        let png = try ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 64, height: 48)), as: .png)
+        server.register("a.png", data: png)
+        server.register("b.png", data: try ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 30, height: 20)), as: .png))
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = dir.appendingPathComponent("cache").path, out = dir.appendingPathComponent("out")
+        let a = server.url("/img/a.png").absoluteString, b = server.url("/img/b.png").absoluteString
+
+        let first = try await Self.run(["fetch", a, b, a, server.url("/status/404").absoluteString, "--cache-dir", cache, "--output", out.path])
+        #expect(first.status == 1, "\(first.stderr)")
+        #expect(first.stdout.contains("(given 2 times, loaded once)"), "\(first.stdout)")
+        #expect(first.stdout.contains("2 of 3 URLs loaded: 2 network, 0 disk, 0 memory, 1 failed"), "\(first.stdout)")
+        #expect(first.stderr.contains("unacceptable HTTP status 404"))
+        #expect(server.count("/img/a.png") == 1 && server.count("/img/b.png") == 1)
+        #expect(try Data(contentsOf: out.appendingPathComponent("a.png")) == png)
+
+        let offline = try await Self.run(["fetch", a, "--cache-dir", cache, "--offline"])
+        #expect(offline.status == 0 && offline.stdout.contains("1 of 1 URLs loaded: 0 network, 1 disk"), "\(offline.stdout)")
+        let missing = try await Self.run(["fetch", server.url("/img/none.png").absoluteString, "--cache-dir", cache, "--offline"])
+        #expect(missing.status == 1 && missing.stderr.contains("not in the cache"))
+        #expect(server.count("/img/a.png") == 1 && server.count("/img/none.png") == 0)
+
+        let refreshed = try await Self.run(["fetch", a, "--cache-dir", cache, "--refresh"])
+        #expect(refreshed.status == 0 && refreshed.stdout.contains("(not modified)"), "\(refreshed.stdout)")
+        #expect(server.count("/img/a.png") == 2)
+
+        let thumb = dir.appendingPathComponent("thumb.webp")
+        let processed = try await Self.run(["fetch", a, "--cache-dir", cache, "--thumbnail", "16", "--output", thumb.path])
+        #expect(processed.status == 0, "\(processed.stderr)")
+        let image = try ImageCoders.shared.decode(try Data(contentsOf: thumb))
+        #expect(image.format == .webp && image.pixelSize == PixelSize(width: 16, height: 12))
+        #expect(try await Self.run(["fetch", "--concurrency", "0", a]).status != 0)
+        await server.stop()
+    }
+
+    @Test("imago itself leaves the network stack to imago-fetch")
+    func networkStackStaysOut() throws {
+        for (product, expectLinked) in [("imago", false), ("imago-fetch", true)] {
+            let binary = TestFiles.builtProduct(product)
+            try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(product) is not built beside the tests")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "nm --defined-only '\(binary.path)' | grep -c '15AsyncHTTPClient' || true"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let count = Int(PathName.trimmed(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))) ?? 0
+            process.waitUntilExit()
+            #expect((count > 0) == expectLinked, "\(product): \(count) AsyncHTTPClient symbols")
+        }
+    }
+}
