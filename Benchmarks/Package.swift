@@ -8,6 +8,8 @@ let package = Package(
     dependencies: [
         .package(name: "Imago", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         // package-benchmark suite: `swift package --package-path Benchmarks benchmark`
@@ -23,7 +25,8 @@ let package = Package(
         // The Imago side of scripts/bench-peers: decodes one file N times, prints timings.
         .executableTarget(
             name: "imago-decode-timer",
-            dependencies: [.product(name: "Imago", package: "Imago")],
+            // Not the umbrella: the network stack would add to the peak memory it reports.
+            dependencies: [.product(name: "ImagoCoders", package: "Imago"), .product(name: "ImagoProcessing", package: "Imago")],
             path: "Sources/imago-decode-timer"
         ),
         // Memory-cache benchmark in YYCache's shape (issue: caches).
@@ -32,6 +35,15 @@ let package = Package(
             dependencies: [.product(name: "ImagoCache", package: "Imago")],
             path: "Sources/imago-cache-bench",
             // Shared read-only fixtures used from concurrentPerform threads: measurement code.
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        // The loading benchmark's Imago side (scripts/bench-loading): manager against bare AsyncHTTPClient.
+        .executableTarget(
+            name: "imago-load-bench",
+            dependencies: [.product(name: "ImagoLoading", package: "Imago"), .product(name: "ImagoCache", package: "Imago"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "NIOCore", package: "swift-nio")],
+            path: "Sources/imago-load-bench",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .systemLibrary(name: "CSQLiteBench", path: "Sources/CSQLiteBench"),

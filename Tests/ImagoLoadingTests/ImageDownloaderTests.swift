@@ -240,6 +240,22 @@ struct ImageDownloaderTests {
         }
     }
 
+    @Test("progress is throttled to the interval, and the last event always reports the whole body")
+    func progressThrottle() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(progressInterval: .milliseconds(200)))
+            defer { Task { try? await downloader.shutdown() } }
+            let events = Mutex<[ImageDownloadProgress]>([])
+            let result = try await downloader.download(ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=4096&delay=25")),
+                                                       progress: { p in events.withLock { $0.append(p) } })
+            let seen = events.withLock { $0 }
+            #expect(result.data == LoadingFixtures.noise)
+            // 16 pieces over about 400 ms: a few throttled events, then the final one.
+            #expect(seen.count >= 2 && seen.count <= 5, "\(seen.count) progress events")
+            #expect(seen.last == ImageDownloadProgress(receivedBytes: LoadingFixtures.noise.count, expectedBytes: LoadingFixtures.noise.count))
+        }
+    }
+
     @Test("file and data URLs are sources too; observers see every transfer's events")
     func otherSourcesAndEvents() async throws {
         let downloader = ImageDownloader()

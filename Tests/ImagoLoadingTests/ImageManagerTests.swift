@@ -160,6 +160,16 @@ struct ImageManagerTests {
             #expect(server.count("/img/f0.png") == 1 && server.count("/img/f5.png") == 1)
             // Everything prefetched is now a memory hit.
             #expect(try await manager.loadImage(with: urls[5]).source == .memory)
+
+            // Cancelling stops what has not finished; it counts as failed.
+            let slow = (0..<9).map { server.url("/slow/p.jpg?chunk=2048&delay=30&n=\($0)") }
+            let start = ContinuousClock.now
+            let running = Task { await prefetcher.prefetch(slow) }
+            try await Task.sleep(for: .milliseconds(150))
+            prefetcher.cancelAll()
+            let cancelled = await running.value
+            #expect(cancelled == ImagePrefetcher.Summary(total: 9, finished: 0, skipped: 0, failed: 9), "\(cancelled)")
+            #expect(ContinuousClock.now - start < .seconds(1))
         }
     }
 }

@@ -2,7 +2,9 @@
 // Decodes FILE (from memory, to the premultiplied display format) ITERATIONS times and prints
 // "median_ms min_ms width height" — the same protocol as the peers in scripts/bench/.
 import Foundation
-import Imago
+import ImagoCoders
+import ImagoCore
+import ImagoProcessing
 
 let args = CommandLine.arguments
 guard args.count == 4, let iterations = Int(args[3]), iterations > 0 else {

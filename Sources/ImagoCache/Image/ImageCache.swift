@@ -119,6 +119,14 @@ public final class ImageCache: ImageStoring {
         }
     }
 
+    /// The bytes on disk for `key`, read off the cooperative pool, not decoded; `nil` without a disk layer.
+    ///
+    /// - Throws: ``DiskCacheError`` when the manifest cannot be read.
+    public func data(forKey key: String) async throws -> Data? {
+        guard let disk else { return nil }
+        return try await Task.detached(priority: .userInitiated) { try disk.data(forKey: key) }.value
+    }
+
     /// Puts `image` in memory and `data` (or, without it, the serialized image) on disk.
     ///
     /// - Throws: ``DiskCacheError`` when writing fails, or the serializer's error.

@@ -116,6 +116,14 @@ public final class ImageCachesManager: ImageStoring {
         try await firstAnswer(queryPolicy) { try await $0.image(forKey: key, cacheType: cacheType, options: options) }
     }
 
+    /// The first cache's bytes for `key`, in query order.
+    public func data(forKey key: String) async throws -> Data? {
+        for cache in cachesByPriority {
+            if let data = try await cache.data(forKey: key) { return data }
+        }
+        return nil
+    }
+
     /// Stores per ``storePolicy``.
     public func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType = .all) async throws {
         try await everyCache(storePolicy) { try await $0.store(image, data: data, forKey: key, cacheType: cacheType) }

@@ -60,6 +60,12 @@ public protocol ImageStoring: Sendable {
     /// - Throws: errors writing the disk layer.
     func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws
 
+    /// The encoded bytes stored for `key` on disk, without decoding them, or `nil`. A loader that
+    /// decodes in its own way (a thumbnail, say) reads this rather than a decoded image.
+    ///
+    /// - Throws: errors reading the disk layer.
+    func data(forKey key: String) async throws -> Data?
+
     /// Removes `key` from the layers of `cacheType`.
     func removeImage(forKey key: String, cacheType: ImageCacheType) async throws
 
@@ -68,4 +74,12 @@ public protocol ImageStoring: Sendable {
 
     /// Empties the layers of `cacheType`.
     func clear(cacheType: ImageCacheType) async throws
+}
+
+extension ImageStoring {
+    /// Default: the bytes of a disk query (which also decodes them). Caches that can read bytes
+    /// alone should implement it.
+    public func data(forKey key: String) async throws -> Data? {
+        try await image(forKey: key, cacheType: .disk, options: .default)?.data
+    }
 }

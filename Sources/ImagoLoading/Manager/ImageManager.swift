@@ -202,7 +202,7 @@ public final class ImageManager: Sendable {
         guard let hit = try await cache.image(forKey: finalKey, cacheType: .memory, options: context.decodeOptions) else { return nil }
         var data: Data?
         if options.contains(.queryMemoryData) {
-            data = try await cache.image(forKey: cacheKey(for: url, context: context), cacheType: .disk, options: context.decodeOptions)?.data
+            data = try await cache.data(forKey: cacheKey(for: url, context: context))
         }
         return ImageLoadResult(image: hit.image, data: data, source: .memory, url: url, cacheKey: finalKey)
     }
@@ -244,7 +244,7 @@ public final class ImageManager: Sendable {
         if !options.contains(.fromLoaderOnly), queryDisk {
             if options.contains(.refreshCached) {
                 revalidate = try cachedResponse(originalKey, cache: cache)
-            } else if let data = try await cache.image(forKey: originalKey, cacheType: .disk, options: decodeOptions)?.data {
+            } else if let data = try await cache.data(forKey: originalKey) {
                 let image = try await process(data, options: options, context: context, coders: coders, decode: decodeOptions)
                 try await store(image, data: nil, finalKey: finalKey, originalKey: originalKey, response: nil, options: options,
                                 context: context, cache: cache)
@@ -322,11 +322,14 @@ public final class ImageManager: Sendable {
         guard storeType == .disk || storeType == .all else { return }
         let work: @Sendable () async throws -> Void = {
             if let data {
-                try await cache.store(nil, data: data, forKey: originalKey, cacheType: .disk)
                 var metadata: [String: String] = [:]
                 if let etag = response?.etag { metadata["etag"] = etag }
                 if let modified = response?.lastModified { metadata["last-modified"] = modified }
-                if !metadata.isEmpty, let disk = (cache as? ImageCache)?.disk { try disk.setMetadata(metadata, forKey: originalKey) }
+                if let disk = (cache as? ImageCache)?.disk {
+                    try disk.setData(data, forKey: originalKey, metadata: metadata)   // bytes and validators in one write
+                } else {
+                    try await cache.store(nil, data: data, forKey: originalKey, cacheType: .disk)
+                }
             } else if let serializer, finalKey == originalKey,
                       try await cache.containsImage(forKey: originalKey, cacheType: .disk) == nil {
                 try await cache.store(nil, data: try serializer.serialize(image), forKey: originalKey, cacheType: .disk)

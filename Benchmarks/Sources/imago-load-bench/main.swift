@@ -1,0 +1,114 @@
+// Usage: imago-load-bench cold|disk|memory|bare|keep URLFILE CACHEDIR ROUNDS
+//
+// The Imago side of scripts/bench-loading. URLFILE lists one URL per line (nginx on loopback).
+//   cold    a new manager over an empty disk cache: download + decode + store every URL
+//   disk    a new manager over the cache `cold` filled: read + decode every URL from disk
+//   memory  one manager, loaded once, then every URL again from memory: latency per hit
+//   bare    AsyncHTTPClient alone, 6 requests at a time, each body decoded and dropped
+//   keep    the same, keeping every decoded image in a dictionary, as any memory cache must:
+//           the floor for `cold`, which holds them in its memory cache
+// Prints "best_ms median_ms count extra": extra is the median memory-hit latency in µs for
+// `memory`, the bytes received for the others.
+import AsyncHTTPClient
+import Foundation
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+import ImagoLoading
+import NIOCore
+
+let args = CommandLine.arguments
+guard args.count == 5, let rounds = Int(args[4]), rounds > 0 else {
+    FileHandle.standardError.write(Data("usage: imago-load-bench cold|disk|memory|bare URLFILE CACHEDIR ROUNDS\n".utf8))
+    exit(2)
+}
+let mode = args[1]
+let urls = try String(contentsOfFile: args[2], encoding: .utf8).split(separator: "\n").compactMap { URL(string: String($0)) }
+let cacheDir = URL(fileURLWithPath: args[3])
+let concurrency = 6
+
+/// Loads every URL through `manager`, all submitted at once (the downloader runs 6 at a time).
+func loadAll(_ manager: ImageManager, options: ImageLoadOptions) async throws -> Int {
+    try await withThrowingTaskGroup(of: Int.self) { group in
+        for url in urls { group.addTask { try await manager.loadImage(with: url, options: options).data?.count ?? 0 } }
+        var bytes = 0
+        for try await n in group { bytes += n }
+        return bytes
+    }
+}
+
+func bareLoop(_ client: HTTPClient, keep: Bool) async throws -> Int {
+    var kept: [URL: Image] = [:]
+    defer { if keep { precondition(kept.count == urls.count) } }
+    return try await withThrowingTaskGroup(of: (URL, Image, Int).self) { group in
+        var next = 0
+        func add() {
+            guard next < urls.count else { return }
+            let url = urls[next]
+            next += 1
+            group.addTask {
+                let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 256 << 20)
+                let data = Data(body.readableBytesView)
+                return (url, try ImageCoders.shared.decode(data), data.count)
+            }
+        }
+        for _ in 0..<concurrency { add() }
+        var bytes = 0
+        for try await (url, image, n) in group {
+            bytes += n
+            if keep { kept[url] = image }
+            add()
+        }
+        return bytes
+    }
+}
+
+var times: [Double] = []
+var extra = 0.0
+let clock = ContinuousClock()
+let client = mode == "bare" || mode == "keep" ? HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup) : nil
+for _ in 0..<rounds {
+    switch mode {
+    case "cold":
+        try? FileManager.default.removeItem(at: cacheDir)
+        let manager = ImageManager(cache: ImageCache(disk: try DiskCache(directory: cacheDir)))
+        let start = clock.now
+        extra = Double(try await loadAll(manager, options: [.waitStoreCache]))
+        times.append((clock.now - start) / .milliseconds(1))
+        try await manager.downloader.shutdown()
+    case "disk":
+        let manager = ImageManager(cache: ImageCache(disk: try DiskCache(directory: cacheDir)))
+        let start = clock.now
+        extra = Double(try await loadAll(manager, options: [.fromCacheOnly]))
+        times.append((clock.now - start) / .milliseconds(1))
+        try await manager.downloader.shutdown()
+    case "memory":
+        let manager = ImageManager(cache: ImageCache(disk: try DiskCache(directory: cacheDir)))
+        _ = try await loadAll(manager, options: [.fromCacheOnly])
+        var hits: [Double] = []
+        let start = clock.now
+        for _ in 0..<20 {
+            for url in urls {
+                let t = clock.now
+                let r = try await manager.loadImage(with: url)
+                hits.append((clock.now - t) / .microseconds(1))
+                precondition(r.source == .memory)
+            }
+        }
+        times.append((clock.now - start) / .milliseconds(1))
+        hits.sort()
+        extra = hits[hits.count / 2]
+        try await manager.downloader.shutdown()
+    case "bare", "keep":
+        let start = clock.now
+        extra = Double(try await bareLoop(client!, keep: mode == "keep"))
+        times.append((clock.now - start) / .milliseconds(1))
+    default:
+        FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+        exit(2)
+    }
+}
+try await client?.shutdown()
+let sorted = times.sorted()
+print(String(format: "%.2f %.2f %d %.2f", sorted[0], sorted[sorted.count / 2], urls.count, extra))
