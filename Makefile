@@ -24,6 +24,7 @@ test: bootstrap
 # cache beside NSCache and a locked dictionary (see README).
 bench: bootstrap
 	./scripts/bench-peers
+	./scripts/bench-loading
 	rm -f Benchmarks/.build/*/release/description.json  # see scripts/bench-peers: stale path-dependency sources
 	$(SWIFT) build -c release --package-path Benchmarks --product imago-cache-bench
 	$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/imago-cache-bench

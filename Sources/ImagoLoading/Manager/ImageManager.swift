@@ -42,6 +42,9 @@ public final class ImageManager: Sendable {
     public let failedURLs = FailedURLList()
 
     private let jobs = Mutex(Jobs())
+    /// Disk stores running in the background, so ``finishPendingStores()`` can wait for them.
+    private let pendingStores = Mutex<[Int: Task<Void, Never>]>([:])
+    private let storeIDs = Atomic<Int>(0)
     private let logger = Logger(label: "imago.manager")
 
     /// Creates a manager.
@@ -102,6 +105,17 @@ public final class ImageManager: Sendable {
     public func imageEvents(with url: URL, options: ImageLoadOptions = [],
                             context: ImageLoadContext = ImageLoadContext()) -> AsyncThrowingStream<ImageLoadEvent, any Error> {
         subscribe(url, options: options, context: context).stream
+    }
+
+    /// Waits until every disk store started in the background (without
+    /// ``ImageLoadOptions/waitStoreCache``) has finished: before a process exits, say.
+    public func finishPendingStores() async {
+        while true {
+            let snapshot = pendingStores.withLock { $0 }
+            if snapshot.isEmpty { return }
+            for task in snapshot.values { await task.value }
+            pendingStores.withLock { stores in for id in snapshot.keys { stores[id] = nil } }
+        }
     }
 
     // MARK: Jobs
@@ -338,8 +352,14 @@ public final class ImageManager: Sendable {
         if options.contains(.waitStoreCache) {
             try await work()
         } else {
-            Task.detached(priority: .utility) {
+            let id = storeIDs.wrappingAdd(1, ordering: .relaxed).newValue
+            let task = Task.detached(priority: .utility) { [weak self] in
                 do { try await work() } catch { logger.debug("cache store failed", metadata: ["key": "\(originalKey)", "error": "\(error)"]) }
+                _ = self?.pendingStores.withLock { $0.removeValue(forKey: id) }
+            }
+            pendingStores.withLock { stores in
+                // Registered after it may already have finished: keep it only while it runs.
+                stores[id] = task
             }
         }
     }
