@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ImagoProcessing", targets: ["ImagoProcessing"]),
         .library(name: "ImagoCache", targets: ["ImagoCache"]),
         .library(name: "ImagoLoading", targets: ["ImagoLoading"]),
+        .library(name: "ImagoAnimation", targets: ["ImagoAnimation"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
         .executable(name: "imago-fetch", targets: ["ImagoFetchCLI"]),
     ],
@@ -81,7 +82,9 @@ let package = Package(
                                .product(name: "Metrics", package: "swift-metrics")],
                 swiftSettings: strict),
 
-        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading"],
+        .target(name: "ImagoAnimation", dependencies: ["ImagoCore", "ImagoCoders", "ImagoCache"], swiftSettings: strict),
+
+        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoAnimation"],
                 swiftSettings: strict),
 
         // What both executables share: console output, error lines, format names.
@@ -115,6 +118,7 @@ let package = Package(
         .testTarget(name: "ImagoLoadingTests",
                     dependencies: ["ImagoLoading", "ImagoTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "ImagoAnimationTests", dependencies: ["ImagoAnimation", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoFetchCLI", "ImagoTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -4,3 +4,4 @@
 @_exported public import ImagoCache
 @_exported public import ImagoProcessing
 @_exported public import ImagoLoading
+@_exported public import ImagoAnimation
