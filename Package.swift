@@ -89,11 +89,12 @@ let package = Package(
 
         // What both executables share: console output, error lines, format names.
         .target(name: "ImagoCommandLine",
-                dependencies: ["ImagoCore", "ImagoCache", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "CImagoGlue",
+                               .product(name: "ArgumentParser", package: "swift-argument-parser")],
                 swiftSettings: strict),
         // `imago`: everything but the network, which would add about 2 MB to every command's start-up.
         .executableTarget(name: "ImagoCLI",
-                          dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoCommandLine", "CImagoGlue",
+                          dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "ImagoCommandLine", "CImagoGlue",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: strict),
         // `imago-fetch`, which `imago fetch` runs: the loading pipeline over AsyncHTTPClient.

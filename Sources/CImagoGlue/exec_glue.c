@@ -33,3 +33,13 @@ int imago_exec_sibling(const char *name, int argc, char **argv, int skip) {
     free(args);
     return err;
 }
+
+#include <sys/ioctl.h>
+
+int imago_terminal_size(int fd, int *columns, int *rows) {
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0) return -1;
+    *columns = ws.ws_col;
+    *rows = ws.ws_row;
+    return 0;
+}

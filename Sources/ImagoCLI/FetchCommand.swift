@@ -17,8 +17,6 @@ struct FetchCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        let error = imago_exec_sibling("imago-fetch", CommandLine.argc, CommandLine.unsafeArgv, 2)
-        Console.error("imago: cannot run imago-fetch beside imago (errno \(error)); build it with `swift build --product imago-fetch`\n")
-        throw ExitCode(1)
+        handOverToFetcher()
     }
 }

@@ -12,8 +12,8 @@ import ImagoCore
 struct ImagoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imago",
-        abstract: "Inspect, decode, re-encode and fetch images with the Imago library.",
-        subcommands: [InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, FetchCommand.self, CacheCommand.self]
+        abstract: "Inspect, decode, re-encode, fetch and play images with the Imago library.",
+        subcommands: [InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, FetchCommand.self, PlayCommand.self, ShowCommand.self, CacheCommand.self]
     )
 }
 

@@ -5,11 +5,20 @@ import Glibc
 /// Terminal output without Foundation's `FileHandle` and formatters (the tool builds on
 /// FoundationEssentials, which keeps its start-up memory down by about 7 MB).
 public enum Console {
+    /// Writes `text` to standard output as is, unbuffered (frames of an animation go out whole).
+    public static func output(_ text: String) {
+        write(text, to: STDOUT_FILENO)
+    }
+
     /// Writes `text` to standard error as is.
     public static func error(_ text: String) {
+        write(text, to: STDERR_FILENO)
+    }
+
+    private static func write(_ text: String, to fd: Int32) {
         var remaining = Array(text.utf8)[...]
         while !remaining.isEmpty {
-            let written = remaining.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            let written = remaining.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if written <= 0 { return }
             remaining = remaining.dropFirst(written)
         }

@@ -10,7 +10,7 @@ import Synchronization
 
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "imago fetch",
+        commandName: "fetch",
         abstract: "Load images from URLs through the cache (memory, then disk, then network) and save them.",
         discussion: """
         Every URL goes through Imago's ImageManager: the disk cache in --cache-dir (the default \

@@ -1,9 +1,70 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Imago
+import ImagoCommandLine
 
-/// The `imago-fetch` executable: `imago fetch` runs it. Its one command is ``FetchCommand``.
+/// The `imago-fetch` executable: the commands of `imago` that load URLs, which `imago` hands
+/// over to it (`fetch`, and `play` and `show` of an http(s) URL). It links the network stack
+/// that `imago` leaves out.
 @main
-enum ImagoFetchMain {
-    static func main() async {
-        await FetchCommand.main()
+struct ImagoFetchMain: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "imago",
+        abstract: "The network side of imago: fetch, and play or show a URL.",
+        subcommands: [FetchCommand.self, PlayURLCommand.self, ShowURLCommand.self],
+        defaultSubcommand: FetchCommand.self
+    )
+}
+
+/// Loads one URL through the shared manager (the default disk cache), lazily for animations.
+func loadForTerminal(_ text: String, firstFrameOnly: Bool) async throws -> Image {
+    guard let url = URL(string: text), url.scheme != nil else { throw ValidationError("'\(text)' is not a URL") }
+    let disk = try DiskCache(directory: DiskCache.defaultDirectory)
+    let manager = ImageManager(cache: ImageCache(disk: disk))
+    let result = try await manager.loadImage(with: url, options: firstFrameOnly ? [.decodeFirstFrameOnly, .waitStoreCache] : [.avoidDecodeImage, .waitStoreCache])
+    try? await manager.downloader.shutdown()
+    return result.image
+}
+
+struct PlayURLCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "play", abstract: "Play an animation from a URL in the terminal.")
+
+    @Argument(help: "An image URL (or file).")
+    var source: String
+
+    @OptionGroup var playback: PlaybackArguments
+
+    func run() async throws {
+        do {
+            let image = try await loadForTerminal(source, firstFrameOnly: false)
+            try TerminalPlayback.play(image, width: playback.width, loops: playback.loops, rate: playback.rate, mode: try playback.playbackMode())
+        } catch let e as ValidationError {
+            throw e
+        } catch {
+            throw CLIFailure.exit(error, file: source)
+        }
+    }
+}
+
+struct ShowURLCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Draw an image from a URL in the terminal.")
+
+    @Argument(help: "An image URL (or file).")
+    var source: String
+
+    @Option(help: "Columns to use. Default: the terminal's width.")
+    var width: Int?
+
+    func run() async throws {
+        do {
+            let image = try await loadForTerminal(source, firstFrameOnly: true)
+            try TerminalPlayback.show(image.applyingOrientation(), width: width)
+        } catch {
+            throw CLIFailure.exit(error, file: source)
+        }
     }
 }

@@ -142,6 +142,9 @@ void imago_free(void *p);
  * with the errno value (ENOENT when it is not there). */
 int imago_exec_sibling(const char *name, int argc, char **argv, int skip);
 
+/* The terminal's size in character cells for descriptor `fd`; -1 when it is not a terminal. */
+int imago_terminal_size(int fd, int *columns, int *rows);
+
 #ifdef __cplusplus
 }
 #endif
