@@ -46,6 +46,13 @@ let package = Package(
             path: "Sources/imago-load-bench",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // The player benchmark's Imago side (scripts/bench-play).
+        .executableTarget(
+            name: "imago-play-bench",
+            dependencies: [.product(name: "ImagoAnimation", package: "Imago"), .product(name: "ImagoCoders", package: "Imago")],
+            path: "Sources/imago-play-bench",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .systemLibrary(name: "CSQLiteBench", path: "Sources/CSQLiteBench"),
         // Disk-cache benchmark in YYCache's shape (issue: caches).
         .executableTarget(
