@@ -25,6 +25,7 @@ test: bootstrap
 bench: bootstrap
 	./scripts/bench-peers
 	./scripts/bench-loading
+	./scripts/bench-play
 	rm -f Benchmarks/.build/*/release/description.json  # see scripts/bench-peers: stale path-dependency sources
 	$(SWIFT) build -c release --package-path Benchmarks --product imago-cache-bench
 	$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/imago-cache-bench

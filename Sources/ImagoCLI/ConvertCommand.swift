@@ -54,11 +54,7 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Scale down so the decoded pixels fit in BYTES (SDWebImage's scale-down; 60 MB is its default).")
     var scaleDownLimit: Int?
 
-    @Option(help: "Resize to WxH (see --mode).")
-    var resize: String?
-
-    @Option(help: "How --resize fits: fill (stretch), fit (inside, keep aspect), cover (fill and crop).")
-    var mode: String = "fill"
+    @OptionGroup var sizing: ResizeArguments
 
     @Option(help: "Crop to X,Y,W,H (after any resize).")
     var crop: String?
@@ -131,12 +127,7 @@ struct ConvertCommand: ParsableCommand {
             }
             return parts.compactMap { $0 }
         }
-        if let resize {
-            let wh = try ints(resize.lowercased(), "x", count: 2, "--resize")
-            let modes: [String: ImageTransformers.ContentMode] = ["fill": .fill, "fit": .aspectFit, "cover": .aspectFill]
-            guard let m = modes[mode] else { throw ImageCodingError.invalidArgument("--mode '\(mode)' is not fill, fit or cover") }
-            steps.append(ImageTransformers.Resize(size: PixelSize(width: wh[0], height: wh[1]), mode: m))
-        }
+        if let resize = try sizing.transformer() { steps.append(resize) }
         if let crop {
             let r = try ints(crop, ",", count: 4, "--crop")
             steps.append(ImageTransformers.Crop(x: r[0], y: r[1], width: r[2], height: r[3]))

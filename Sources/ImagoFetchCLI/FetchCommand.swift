@@ -33,11 +33,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Make a thumbnail whose longest side is at most N pixels.")
     var thumbnail: Int?
 
-    @Option(help: "Resize to WxH (see --mode).")
-    var resize: String?
-
-    @Option(help: "How --resize fits: fill (stretch), fit (inside, keep aspect), cover (fill and crop).")
-    var mode: String = "fill"
+    @OptionGroup var sizing: ResizeArguments
 
     @Option(help: "Output format (jpeg, png, webp, gif, ...). Default: an output file's extension, else the original bytes, or the image's own format when processed.")
     var format: String?
@@ -173,14 +169,10 @@ struct FetchCommand: AsyncParsableCommand {
     private func makeContext() throws -> ImageLoadContext {
         var context = ImageLoadContext()
         if let thumbnail { context.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
-        if let resize {
-            let wh = resize.lowercased().split(separator: "x").map { Int(PathName.trimmed($0)) }
-            guard wh.count == 2, let w = wh[0], let h = wh[1], w > 0, h > 0 else {
-                throw ValidationError("--resize '\(resize)' is not WxH")
-            }
-            let modes: [String: ImageTransformers.ContentMode] = ["fill": .fill, "fit": .aspectFit, "cover": .aspectFill]
-            guard let m = modes[mode] else { throw ValidationError("--mode '\(mode)' is not fill, fit or cover") }
-            context.transformer = ImageTransformers.Resize(size: PixelSize(width: w, height: h), mode: m)
+        do {
+            context.transformer = try sizing.transformer()
+        } catch {
+            throw ValidationError(CLIFailure.describe(error))
         }
         return context
     }
@@ -194,7 +186,7 @@ struct FetchCommand: AsyncParsableCommand {
         let original = result.data.flatMap { ImageFormat(sniffing: $0) }
         let bytes: Data
         let ext: String
-        if thumbnail == nil, resize == nil, let data = result.data,
+        if thumbnail == nil, sizing.resize == nil, let data = result.data,
            wanted == nil || wanted == original || (wanted == .png && original == .apng) {
             bytes = data
             ext = (original ?? result.image.format ?? .png).preferredFileExtension

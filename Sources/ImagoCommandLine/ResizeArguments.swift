@@ -1,0 +1,31 @@
+public import ArgumentParser
+public import ImagoCore
+public import ImagoProcessing
+
+/// `--resize WxH` and `--mode`, shared by `imago convert` and `imago fetch`.
+public struct ResizeArguments: ParsableArguments {
+    /// The size asked for.
+    @Option(help: "Resize to WxH (see --mode).")
+    public var resize: String?
+
+    /// How the size is fitted.
+    @Option(help: "How --resize fits: fill (stretch), fit (inside, keep aspect), cover (fill and crop).")
+    public var mode: String = "fill"
+
+    public init() {}
+
+    /// The resize transformer asked for, or `nil` without `--resize`.
+    ///
+    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for a size that is not two
+    ///   positive integers or an unknown mode.
+    public func transformer() throws -> ImageTransformers.Resize? {
+        guard let resize else { return nil }
+        let wh = resize.lowercased().split(separator: "x").map { Int(PathName.trimmed($0)) }
+        guard wh.count == 2, let w = wh[0], let h = wh[1], w > 0, h > 0 else {
+            throw ImageCodingError.invalidArgument("--resize '\(resize)' is not WxH")
+        }
+        let modes: [String: ImageTransformers.ContentMode] = ["fill": .fill, "fit": .aspectFit, "cover": .aspectFill]
+        guard let m = modes[mode] else { throw ImageCodingError.invalidArgument("--mode '\(mode)' is not fill, fit or cover") }
+        return ImageTransformers.Resize(size: PixelSize(width: w, height: h), mode: m)
+    }
+}
