@@ -120,7 +120,7 @@ let package = Package(
                     dependencies: ["ImagoLoading", "ImagoTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ImagoAnimationTests", dependencies: ["ImagoAnimation", "ImagoTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoFetchCLI", "ImagoTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoFetchCLI", "ImagoCommandLine", "ImagoTestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
