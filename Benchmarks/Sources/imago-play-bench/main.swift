@@ -1,8 +1,9 @@
-// Usage: imago-play-bench auto|eager FILE SECONDS
+// Usage: imago-play-bench auto|bounded|eager FILE SECONDS
 //
 // The Imago side of scripts/bench-play: plays FILE at 1× in real time for SECONDS through
 // AnimatedImagePlayer and reports how it kept time.
 //   auto   the lazy source and the automatic buffer (frames decoded ahead, bounded)
+//   bounded the lazy source and a buffer of 8 frames
 //   eager  every frame decoded up front, then played from memory (the buffer holds them all)
 // Prints "frames_shown late_frames worst_late_ms misses max_buffered setup_ms".
 // A frame is late when it appears more than 20 ms after the frame before it was due to end.
@@ -14,7 +15,7 @@ import Synchronization
 
 let args = CommandLine.arguments
 guard args.count == 4, let seconds = Double(args[3]) else {
-    FileHandle.standardError.write(Data("usage: imago-play-bench auto|eager FILE SECONDS\n".utf8))
+    FileHandle.standardError.write(Data("usage: imago-play-bench auto|bounded|eager FILE SECONDS\n".utf8))
     exit(2)
 }
 let data = try Data(contentsOf: URL(fileURLWithPath: args[2]))
@@ -22,7 +23,7 @@ let clock = ContinuousClock()
 let setupStart = clock.now
 let eager = args[1] == "eager"
 let image = try ImageCoders.shared.decode(data, options: DecodeOptions(decodesFramesLazily: !eager))
-let player = try AnimatedImagePlayer(image: image, maxBufferSize: eager ? image.frameCount : 0)
+let player = try AnimatedImagePlayer(image: image, maxBufferSize: eager ? image.frameCount : args[1] == "bounded" ? 8 : 0)
 let setup = (clock.now - setupStart) / .milliseconds(1)
 
 struct Stats { var shown = 0; var late = 0; var worst = 0.0; var last: ContinuousClock.Instant?; var lastDuration = 0.0 }
