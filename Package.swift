@@ -105,7 +105,8 @@ let package = Package(
 
         // Helpers shared by the test targets: corpus location, MD5, synthetic fixtures.
         .target(name: "ImagoTestSupport",
-                dependencies: ["ImagoCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+                dependencies: ["ImagoCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                               .product(name: "NIOSSL", package: "swift-nio-ssl")],
                 path: "Tests/ImagoTestSupport"),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),

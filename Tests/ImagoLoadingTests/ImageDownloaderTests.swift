@@ -240,6 +240,37 @@ struct ImageDownloaderTests {
         }
     }
 
+    @Test("HTTPS with a self-signed certificate fails verification (a lasting failure) unless the request accepts invalid certificates")
+    func invalidCertificates() async throws {
+        let dir = try TestFiles.temporaryDirectory("imago-tls")
+        let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
+        let server = try await TestHTTPServer.start(tls: (cert, key))
+        server.register("a.png", data: LoadingFixtures.png)
+        let downloader = ImageDownloader()
+        let url = server.url("/img/a.png")
+        #expect(url.scheme == "https")
+        let refused = await failure { _ = try await downloader.download(ImageDownloadRequest(url: url)) }
+        if case .connectionFailed(_, let transient)? = refused { #expect(!transient) } else { Issue.record("\(String(describing: refused))") }
+        #expect(server.count("/img/a.png") == 0)
+        let accepted = try await downloader.download(ImageDownloadRequest(url: url, allowsInvalidCertificates: true))
+        #expect(accepted.data == LoadingFixtures.png && server.count("/img/a.png") == 1)
+        await server.stop()
+        // Nothing listening: refused at once, and transient (worth retrying later).
+        let start = ContinuousClock.now
+        let gone = await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/img/b.png"))) }
+        if case .connectionFailed(_, let transient)? = gone { #expect(transient) } else { Issue.record("\(String(describing: gone))") }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        try await downloader.shutdown()
+    }
+
     @Test("progress is throttled to the interval, and the last event always reports the whole body")
     func progressThrottle() async throws {
         try await withServer { server in

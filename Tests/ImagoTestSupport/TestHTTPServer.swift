@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A scripted HTTP/1.1 server on 127.0.0.1 for the loading tests: it writes raw bytes, so it can
@@ -34,22 +35,31 @@ public final class TestHTTPServer: Sendable {
     private let acceptTask: Mutex<Task<Void, Never>?> = Mutex(nil)
     public let port: Int
 
-    private init(channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) {
+    private let scheme: String
+
+    private init(channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>, scheme: String) {
         self.channel = channel
+        self.scheme = scheme
         port = channel.channel.localAddress?.port ?? 0
     }
 
-    /// Starts a server on a free port.
-    public static func start() async throws -> TestHTTPServer {
+    /// Starts a server on a free port; with `tls` (PEM certificate and key files) it speaks HTTPS.
+    public static func start(tls: (certificate: String, key: String)? = nil) async throws -> TestHTTPServer {
+        let context = try tls.map { tls in
+            try NIOSSLContext(configuration: .makeServerConfiguration(
+                certificateChain: NIOSSLCertificate.fromPEMFile(tls.certificate).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.key, format: .pem))))
+        }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 1024)
             .bind(host: "127.0.0.1", port: 0) { child in
                 child.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
+                    if let context { try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
                 }
             }
-        let server = TestHTTPServer(channel: channel)
+        let server = TestHTTPServer(channel: channel, scheme: tls == nil ? "http" : "https")
         let task = Task {
             _ = try? await withThrowingDiscardingTaskGroup { group in
                 try await channel.executeThenClose { inbound in
@@ -69,7 +79,7 @@ public final class TestHTTPServer: Sendable {
         acceptTask.withLock { $0 }?.cancel()
     }
 
-    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    public func url(_ path: String) -> URL { URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")! }
 
     public func register(_ name: String, data: Data, contentType: String = "image/png") {
         files.withLock { $0[name] = File(data: data, contentType: contentType) }

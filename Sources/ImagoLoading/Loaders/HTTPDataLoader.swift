@@ -30,6 +30,9 @@ public final class HTTPDataLoader: DataLoading {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
                                                      timeout: .init(connect: .nanoseconds(Int64(connectTimeout.nanoseconds)), read: nil))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, maxConnectionsPerHost)
+        // Fail fast: AsyncHTTPClient would otherwise retry a refused connection or a failed TLS
+        // handshake until the request's deadline, turning a certificate error into a timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .enabled(limit: .ratio(50))
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
