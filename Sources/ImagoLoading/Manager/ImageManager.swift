@@ -6,6 +6,7 @@ public import Foundation
 public import ImagoCache
 public import ImagoCoders
 import ImagoCore
+import Dispatch
 import ImagoProcessing
 import Logging
 import Synchronization
@@ -45,6 +46,9 @@ public final class ImageManager: Sendable {
     /// Disk stores running in the background, so ``finishPendingStores()`` can wait for them.
     private let pendingStores = Mutex<[Int: Task<Void, Never>]>([:])
     private let storeIDs = Atomic<Int>(0)
+    /// Background disk writes to an `ImageCache`'s disk layer, one at a time.
+    private let ioQueue = DispatchQueue(label: "imago.manager.io", qos: .utility)
+    private let ioGroup = DispatchGroup()
     private let logger = Logger(label: "imago.manager")
 
     /// Creates a manager.
@@ -110,6 +114,7 @@ public final class ImageManager: Sendable {
     /// Waits until every disk store started in the background (without
     /// ``ImageLoadOptions/waitStoreCache``) has finished: before a process exits, say.
     public func finishPendingStores() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in ioGroup.notify(queue: .global()) { c.resume() } }
         while true {
             let snapshot = pendingStores.withLock { $0 }
             if snapshot.isEmpty { return }
@@ -351,6 +356,20 @@ public final class ImageManager: Sendable {
         }
         if options.contains(.waitStoreCache) {
             try await work()
+        } else if let data, let disk = (cache as? ImageCache)?.disk {
+            // The common case, off the cooperative pool: one serial I/O queue, as SDWebImage's
+            // ioQueue, so disk writes never hold a thread that decodes.
+            var metadata: [String: String] = [:]
+            if let etag = response?.etag { metadata["etag"] = etag }
+            if let modified = response?.lastModified { metadata["last-modified"] = modified }
+            let pending = metadata
+            ioGroup.enter()
+            ioQueue.async { [ioGroup] in
+                do { try disk.setData(data, forKey: originalKey, metadata: pending) } catch {
+                    logger.debug("cache store failed", metadata: ["key": "\(originalKey)", "error": "\(error)"])
+                }
+                ioGroup.leave()
+            }
         } else {
             let id = storeIDs.wrappingAdd(1, ordering: .relaxed).newValue
             let task = Task.detached(priority: .utility) { [weak self] in
