@@ -74,8 +74,8 @@ enum GIFEncoder {
             var palette = global
             var indexed: GIFIndexedFrame
             if let rect = plan.rect {
-                indexed = try global.remap(pixels, in: rect)
-                if global.fitsBadly {
+                indexed = try global.remap(pixels, in: rect, checkingFit: true)
+                if indexed.fitsBadly {
                     palette = try GIFPalette(quantizing: [pixels], in: rect, reservingTransparent: true)
                     indexed = try palette.remap(pixels, in: rect)
                 }

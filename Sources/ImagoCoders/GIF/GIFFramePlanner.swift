@@ -148,6 +148,8 @@ struct GIFIndexedFrame {
     var indices: [UInt8]
     /// The index drawn as transparent (every animated frame has one), or `nil`.
     var transparent: Int?
+    /// Set by a remap that checked the fit: the palette represents these pixels badly.
+    var fitsBadly = false
 
     /// A 1×1 frame drawing nothing: a frame identical to the one before.
     static func empty(transparent: Int?) -> GIFIndexedFrame {

@@ -13,8 +13,6 @@ final class GIFPalette {
     private(set) var colors: [RGBA8]
     /// The transparent entry, when there is one.
     private(set) var transparentIndex: Int?
-    /// Whether the last remap fitted this palette much worse than its own frames.
-    private(set) var fitsBadly = false
 
     private let attr: OpaquePointer
     private let result: OpaquePointer
@@ -69,8 +67,9 @@ final class GIFPalette {
     }
 
     /// `pixels` inside `rect` as indices into this palette, dithered; transparent pixels get the
-    /// transparent entry.
-    func remap(_ pixels: GIFCanvasPixels, in rect: GIFRect) throws -> GIFIndexedFrame {
+    /// transparent entry. With `checkingFit`, the result says whether the palette fits these
+    /// pixels badly (a pass over them; only a shared palette needs it).
+    func remap(_ pixels: GIFCanvasPixels, in rect: GIFRect, checkingFit: Bool = false) throws -> GIFIndexedFrame {
         var indices = [UInt8](repeating: 0, count: rect.width * rect.height)
         try Self.withImage(pixels, in: rect, attr: attr) { image in
             let status = indices.withUnsafeMutableBytes { out -> liq_error in
@@ -79,8 +78,7 @@ final class GIFPalette {
             }
             guard status == LIQ_OK else { throw ImageCodingError.corrupt(.gif, "libimagequant could not remap a frame") }
         }
-        let remapError = meanSquaredError(pixels, in: rect, indices: indices)
-        fitsBadly = remapError > Self.badFit
+        let fitsBadly = checkingFit && meanSquaredError(pixels, in: rect, indices: indices) > Self.badFit
         if let t = transparentIndex {
             let clear = UInt8(t)
             lookup.withUnsafeBufferPointer { l in
@@ -97,7 +95,7 @@ final class GIFPalette {
                 }
             }
         }
-        return GIFIndexedFrame(rect: rect, indices: indices, transparent: transparentIndex)
+        return GIFIndexedFrame(rect: rect, indices: indices, transparent: transparentIndex, fitsBadly: fitsBadly)
     }
 
     /// Mean squared error per channel (0–255 scale) of the opaque pixels drawn with `indices`.
