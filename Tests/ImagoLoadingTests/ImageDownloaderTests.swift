@@ -178,6 +178,23 @@ struct ImageDownloaderTests {
         }
     }
 
+    @Test("a kept-alive connection the server dropped as a request went out is retried once on a fresh one")
+    func staleConnection() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader()
+            defer { Task { try? await downloader.shutdown() } }
+            _ = try await downloader.download(ImageDownloadRequest(url: server.url("/img/a.png")))
+            // The pool reuses the idle connection; the server drops it unanswered.
+            let result = try await downloader.download(ImageDownloadRequest(url: server.url("/reused/a.png")))
+            #expect(result.data == LoadingFixtures.png)
+            #expect(server.count("/reused/a.png") == 2)
+            // A server that drops every request gets one retry, then a transient failure.
+            let lost = await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/drop"))) }
+            if case .connectionFailed(_, transient: true) = lost {} else { Issue.record("dropped: \(String(describing: lost))") }
+            #expect(server.count("/drop") == 2)
+        }
+    }
+
     @Test("304 answers a conditional request with the cached bytes; headers, credentials and modifiers are sent")
     func conditionalAndHeaders() async throws {
         try await withServer { server in
@@ -215,7 +232,9 @@ struct ImageDownloaderTests {
             let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(progressInterval: .zero))
             defer { Task { try? await downloader.shutdown() } }
             let jpeg = LoadingFixtures.progressiveJPEG
-            let task = downloader.task(for: ImageDownloadRequest(url: server.url("/slow/p.jpg?chunk=2048&delay=15"),
+            // The body comes in three pieces; the next is sent only once a partial image has
+            // shown the last, so the count does not depend on how busy the machine is.
+            let task = downloader.task(for: ImageDownloadRequest(url: server.url("/gated/p.jpg?parts=3"),
                                                                  decodeOptions: .default, progressive: true))
             var received: [Int] = []
             var partials: [Image] = []
@@ -229,11 +248,14 @@ struct ImageDownloaderTests {
                 case .partialImage(let image):
                     #expect(final == nil, "a partial image after the result")
                     partials.append(image)
+                    server.openGate()
                 case .completed(let r): final = r
                 }
             }
             #expect(received == received.sorted() && received.last == jpeg.count)
             #expect(partials.count >= 2, "\(partials.count) partial images")
+            // Each partial image shows more than the one before.
+            #expect(zip(partials, partials.dropFirst()).allSatisfy { $0.buffer != $1.buffer })
             #expect(partials.allSatisfy { $0.pixelSize == PixelSize(width: 640, height: 480) })
             let result = try #require(final)
             #expect(result.image == (try ImageCoders.shared.decode(jpeg)))

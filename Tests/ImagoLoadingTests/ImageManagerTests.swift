@@ -123,9 +123,9 @@ struct ImageManagerTests {
             let manager = try Self.makeManager(disk: false)
             var partials = 0
             var final: ImageLoadResult?
-            for try await event in manager.imageEvents(with: server.url("/slow/p.jpg?chunk=2048&delay=10"), options: .progressiveLoad) {
+            for try await event in manager.imageEvents(with: server.url("/gated/p.jpg?parts=3"), options: .progressiveLoad) {
                 switch event {
-                case .partialImage: #expect(final == nil); partials += 1
+                case .partialImage: #expect(final == nil); partials += 1; server.openGate()
                 case .completed(let r): final = r
                 case .progress: break
                 }

@@ -21,6 +21,11 @@ import Synchronization
 /// - `/huge`: declares 10 GB, sends nothing more.
 /// - `/endless`: no length, sends 64 KiB pieces until the client leaves.
 /// - `/loop/a`, `/loop/b`: redirect to each other. `/redirect/N/NAME`: N redirects, then the file.
+/// - `/reused/NAME`: the file on a connection's first request; a later request on the same
+///   connection is dropped unanswered (a server closing an idle kept-alive connection).
+/// - `/gated/NAME`: the file in `parts` pieces (query, default 3); piece k > 0 waits until
+///   ``openGate()`` has been called k times, so a test can pace the body by what it has seen.
+/// - `/drop`: closes the connection unanswered.
 /// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
 public final class TestHTTPServer: Sendable {
     public struct File: Sendable {
@@ -31,9 +36,12 @@ public final class TestHTTPServer: Sendable {
     private let files = Mutex<[String: File]>([:])
     private let counts = Mutex<[String: Int]>([:])
     private let lastHeaders = Mutex<[String: [String: String]]>([:])
+    private let gate = Mutex(0)
     private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     private let acceptTask: Mutex<Task<Void, Never>?> = Mutex(nil)
     public let port: Int
+    /// Where the server's tasks run.
+    private static let executor = DedicatedTaskExecutor(label: "imago.test-http-server")
 
     private let scheme: String
 
@@ -60,7 +68,8 @@ public final class TestHTTPServer: Sendable {
                 }
             }
         let server = TestHTTPServer(channel: channel, scheme: tls == nil ? "http" : "https")
-        let task = Task {
+        // Off the cooperative pool: parallel tests that block it must not silence the server.
+        let task = Task(executorPreference: Self.executor) {
             _ = try? await withThrowingDiscardingTaskGroup { group in
                 try await channel.executeThenClose { inbound in
                     for try await connection in inbound {
@@ -89,6 +98,8 @@ public final class TestHTTPServer: Sendable {
     public func count(_ path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
     public var totalCount: Int { counts.withLock { $0.values.reduce(0, +) } }
     public func headers(_ path: String) -> [String: String]? { lastHeaders.withLock { $0[path] } }
+    /// Lets `/gated/` send its next piece.
+    public func openGate() { gate.withLock { $0 += 1 } }
 
     // MARK: Serving
 
@@ -101,10 +112,12 @@ public final class TestHTTPServer: Sendable {
     private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         try? await connection.executeThenClose { inbound, outbound in
             var pending = ByteBuffer()
+            var served = 0
             for try await var piece in inbound {
                 pending.writeBuffer(&piece)
                 while let request = Self.parse(&pending) {
-                    guard try await respond(request, outbound) else { return }
+                    guard try await respond(request, outbound, reused: served > 0) else { return }
+                    served += 1
                 }
             }
         }
@@ -130,7 +143,7 @@ public final class TestHTTPServer: Sendable {
     }
 
     /// Writes the response; returns whether the connection stays open.
-    private func respond(_ r: Request, _ out: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws -> Bool {
+    private func respond(_ r: Request, _ out: NIOAsyncChannelOutboundWriter<ByteBuffer>, reused: Bool) async throws -> Bool {
         counts.withLock { $0[r.path, default: 0] += 1 }
         lastHeaders.withLock { $0[r.path] = r.headers }
         let parts = r.path.split(separator: "/").map(String.init)
@@ -170,6 +183,15 @@ public final class TestHTTPServer: Sendable {
                 try await send(f.data.subdata(in: offset..<end))
                 offset = end
                 if offset < f.data.count { try await Task.sleep(for: .milliseconds(delay)) }
+            }
+            return true
+        case "gated":
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            let pieces = max(1, Int(r.query["parts"] ?? "") ?? 3)
+            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
+            for k in 0..<pieces {
+                while gate.withLock({ $0 }) < k { try await Task.sleep(for: .milliseconds(2)) }
+                try await send(f.data.subdata(in: f.data.count * k / pieces..<f.data.count * (k + 1) / pieces))
             }
             return true
         case "chunked":
@@ -230,6 +252,14 @@ public final class TestHTTPServer: Sendable {
             guard parts.count > 2, let n = Int(parts[1]) else { return try await notFound() }
             let next = n <= 1 ? "/img/\(parts[2])" : "/redirect/\(n - 1)/\(parts[2])"
             try await head("301 Moved Permanently", [("Location", next), ("Content-Length", "0")])
+            return true
+        case "drop":
+            return false
+        case "reused":
+            guard !reused else { return false }
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
+            try await send(f.data)
             return true
         case "auth":
             guard r.headers["authorization"] == "Basic dXNlcjpwYXNz" else {

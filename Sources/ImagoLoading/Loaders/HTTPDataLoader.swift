@@ -1,4 +1,7 @@
 import AsyncHTTPClient
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -84,6 +87,15 @@ public final class HTTPDataLoader: DataLoading {
             let head: HTTPClientResponse
             do {
                 head = try await client.execute(outgoing, deadline: .distantFuture)
+            } catch where Self.isStaleConnection(error) && !Task.isCancelled {
+                // A kept-alive connection the server closed as this request went out. GET is
+                // idempotent and nothing of the answer arrived, so try once more on a fresh
+                // connection, as browsers and URLSession do.
+                do {
+                    head = try await client.execute(outgoing, deadline: .distantFuture)
+                } catch {
+                    throw Self.map(error)
+                }
             } catch {
                 throw Self.map(error)
             }
@@ -127,6 +139,20 @@ public final class HTTPDataLoader: DataLoading {
             }
             return
         }
+    }
+
+    /// Whether `error` is a connection closing under a request before any answer: the race between
+    /// a server dropping an idle kept-alive connection and the pool reusing it.
+    static func isStaleConnection(_ error: any Error) -> Bool {
+        if let e = error as? ChannelError {
+            switch e {
+            case .ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed: return true
+            default: return false
+            }
+        }
+        if let e = error as? HTTPClientError { return e == .remoteConnectionClosed }
+        if let e = error as? IOError { return e.errnoCode == ECONNRESET || e.errnoCode == EPIPE }
+        return false
     }
 
     /// AsyncHTTPClient's and NIO's errors as ``ImageLoadingError``: TLS failures are lasting,
