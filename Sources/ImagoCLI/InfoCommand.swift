@@ -83,8 +83,12 @@ struct InfoCommand: ParsableCommand {
         ICC profile:   \(info.hasICCProfile ? "yes" : "no")
         progressive:   \(info.progressive ? "yes" : "no")
         """)
-        if info.format == .ico, let entries = try? ICOCoder.entries(of: data) {
-            let list = entries.map { "\($0.width)x\($0.height)\($0.bitCount > 0 ? " \($0.bitCount)-bit" : "")\($0.isPNG ? " PNG" : " BMP")" }
+        if info.format == .ico || info.format == .cur, let entries = try? ICOCoder.entries(of: data) {
+            let list = entries.map { e in
+                let depth = e.bitCount > 0 ? " \(e.bitCount)-bit" : ""
+                let hotspot = e.hotspot.map { " hotspot \($0.x),\($0.y)" } ?? ""
+                return "\(e.width)x\(e.height)\(depth)\(e.isPNG ? " PNG" : " BMP")\(hotspot)"
+            }
             print("entries:       \(list.joined(separator: ", "))")
         }
         if [.avif, .heic, .heif].contains(info.format), ImageFormat.sequenceBrand(in: data) {

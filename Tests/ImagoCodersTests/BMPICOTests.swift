@@ -65,6 +65,10 @@ struct BMPICOTests {
         let back = try coders.decode(data)
         #expect(back.buffer == source.buffer.converted(to: .argb32Premultiplied) && back.hasAlpha)
         #expect(try coders.info(of: data).pixelSize == PixelSize(width: 37, height: 21))
+        // Asked for straight alpha, the stored colours come back as stored, even at alpha 1.
+        let faint = try PixelBuffer(width: 2, height: 1, format: .rgba8, bytes: [253, 254, 254, 1, 10, 200, 30, 128])
+        let straight = try coders.decode(try coders.encode(Image(buffer: faint), as: .bmp), options: DecodeOptions(pixelFormat: .rgba8))
+        #expect(straight.buffer == faint)
     }
 
     @Test("ICO and CUR: the largest entry by default, the smallest covering entry on request; PNG and BMP entries",
@@ -73,7 +77,7 @@ struct BMPICOTests {
         var decoded = 0
         for url in Corpus.files(in: "pillow/ico") + Corpus.files(in: "image-rs-image/ico") {
             let data = try Data(contentsOf: url)
-            guard ImageFormat(sniffing: data) == .ico else { continue }
+            guard [.ico, .cur].contains(ImageFormat(sniffing: data)) else { continue }
             // Damaged directories (no entries, entry lengths too short) end in typed errors.
             guard let entries = try? ICOCoder.entries(of: data), let largest = try? coders.decode(data) else {
                 #expect(throws: ImageCodingError.self, "\(url.lastPathComponent)") { _ = try coders.decode(data) }
@@ -92,6 +96,17 @@ struct BMPICOTests {
         #expect(pillow.pixelSize == PixelSize(width: 256, height: 256))   // the largest of its five entries
         let python = try coders.decode(Corpus.data("pillow/ico/python.ico"), options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 20, height: 20)))
         #expect(python.pixelSize == PixelSize(width: 32, height: 32))     // the smallest entry covering 20x20
+        // Cursors: their own format, hotspots, and Pillow's pixels (test_file_cur.py).
+        let deerstalker = try Corpus.data("pillow/ico/deerstalker.cur")
+        #expect(try coders.info(of: deerstalker).format == .cur)
+        let cursor = try coders.decode(deerstalker, options: DecodeOptions(pixelFormat: .rgba8))
+        #expect(cursor.format == .cur && cursor.pixelSize == PixelSize(width: 32, height: 32))
+        #expect(cursor.buffer.color(atX: 10, y: 1) == RGBA8(r: 0, g: 0, b: 0, a: 0))
+        #expect(cursor.buffer.color(atX: 11, y: 1) == RGBA8(r: 253, g: 254, b: 254, a: 1))
+        #expect(cursor.buffer.color(atX: 16, y: 16) == RGBA8(r: 84, g: 87, b: 86))
+        #expect(try ICOCoder.entries(of: deerstalker).map(\.hotspot) == [ICOCoder.Hotspot(x: 0, y: 0)])
+        #expect(try ICOCoder.entries(of: try Corpus.data("pillow/ico/mask_1.cur")).map(\.hotspot) == [ICOCoder.Hotspot(x: 0, y: 0)])
+        #expect(throws: ImageCodingError.self) { _ = try coders.decode(try Corpus.data("pillow/ico/no_cursors.cur")) }
         // image-rs's ICO references.
         for url in Corpus.files(in: "image-rs-image/ico", extensions: ["ico"]) {
             let reference = Corpus.url("image-rs-image/reference/ico/\(url.lastPathComponent).png")

@@ -33,7 +33,7 @@ struct RegistryTests {
         let heif = HEIFCoder()
         let heifDecodable = [ImageFormat.heic, .heif, .avif].filter(heif.canDecode)
         let heifEncodable = [ImageFormat.heic, .avif].filter(heif.canEncode)
-        #expect(Set(coders.decodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico, .jp2, .icns] + heifDecodable))
+        #expect(Set(coders.decodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico, .cur, .jp2, .icns] + heifDecodable))
         #expect(Set(coders.encodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp] + heifEncodable))
         #expect(!coders.canDecode(.jxl) && !coders.canEncode(.ico) && !coders.canEncode(.heif))
         let empty = ImageCoders()

@@ -15,7 +15,7 @@ struct ImageFormatTests {
         (.tiff, [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]),
         (.bmp, Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0]),
         (.ico, [0, 0, 1, 0, 1, 0]),
-        (.ico, [0, 0, 2, 0, 1, 0]),
+        (.cur, [0, 0, 2, 0, 1, 0]),
         (.heic, ftyp("heic", ["mif1", "heic"])),
         (.heic, ftyp("mif1", ["heic"])),
         (.heif, ftyp("mif1", ["miaf"])),
@@ -83,7 +83,7 @@ struct ImageFormatTests {
         #expect(ImageFormat(fileExtension: ".JPG") == .jpeg)
         #expect(ImageFormat(fileExtension: "png") == .png)
         #expect(ImageFormat(fileExtension: "tif") == .tiff)
-        #expect(ImageFormat(fileExtension: "cur") == .ico)
+        #expect(ImageFormat(fileExtension: "cur") == .cur && ImageFormat(fileExtension: "ico") == .ico)
         #expect(ImageFormat(fileExtension: "txt") == nil)
     }
 }

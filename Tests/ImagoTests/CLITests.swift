@@ -88,6 +88,15 @@ struct CLITests {
 
 @Suite("imago on the corpus", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct CLICorpusTests {
+    @Test("a cursor is reported as cur, with its entries' hotspots")
+    func cursor() throws {
+        let path = Corpus.url("pillow/ico/deerstalker.cur").path
+        let json = try CLI.run(["info", path, "--json"])
+        #expect(json.status == 0 && json.stdout.contains("\"format\":\"cur\"") && json.stdout.contains("\"width\":32"), "\(json.stdout)")
+        let text = try CLI.run(["info", path])
+        #expect(text.stdout.contains("entries:       32x32 BMP hotspot 0,0"), "\(text.stdout)")
+    }
+
     @Test("every malformed file: a result or one error line, never a crash", .timeLimit(.minutes(15)))
     func malformed() throws {
         let files = Corpus.files(in: "malformed")

@@ -167,12 +167,14 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         try options.limits.check(inputBytes: data.count)
         let h = try Self.header(data)
         try options.limits.check(width: h.width, height: h.height, format: .bmp)
-        let buffer = try Self.pixels(DataReader(data), header: h)
+        let buffer = try Self.pixels(DataReader(data), header: h, straight: !options.pixelFormat.isPremultiplied)
         return Image(buffer: buffer.converted(to: options.pixelFormat), scale: options.scale, format: .bmp, hasAlpha: h.hasAlpha)
     }
 
-    /// The pixels of `h`, premultiplied ARGB32, top row first.
-    static func pixels(_ r: DataReader, header h: Header) throws -> PixelBuffer {
+    /// The pixels of `h`, top row first: premultiplied ARGB32, or with `straight` RGBA8 with the
+    /// file's own alpha (so a caller asking for straight alpha gets the stored colours, not ones
+    /// rounded through premultiplication).
+    static func pixels(_ r: DataReader, header h: Header, straight: Bool = false) throws -> PixelBuffer {
         let w = h.width, height = h.height
         let (rowBits, o1) = w.multipliedReportingOverflow(by: h.bitCount)
         guard !o1 else { throw ImageCodingError.corrupt(.bmp, "the row size overflows") }
@@ -185,7 +187,7 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
             throw ImageCodingError.truncated(.bmp, "the pixel data is shorter than \(height) rows of \(stride) bytes")
         }
         let palette = h.palette
-        return try PixelBuffer(uninitializedWidth: w, height: height, format: .argb32Premultiplied) { out in
+        return try PixelBuffer(uninitializedWidth: w, height: height, format: straight ? .rgba8 : .argb32Premultiplied) { out in
             guard let dst = out.baseAddress?.assumingMemoryBound(to: UInt32.self) else { return }
             try r.data.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
@@ -219,6 +221,14 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
                         throw ImageCodingError.corrupt(.bmp, "bit count \(h.bitCount)")
                     }
                 }
+            }
+            if straight {
+                // ARGB words to R, G, B, A bytes.
+                for i in 0..<w * height {
+                    let v = dst[i]
+                    dst[i] = ((v & 0xFF00_FF00) | (v >> 16 & 0xFF) | (v & 0xFF) << 16).littleEndian
+                }
+                return
             }
             guard h.masks.3 != 0 else { return }
             PixelBuffer.premultiplyARGB32InPlace(out, width: w, height: height, bytesPerRow: w * 4)

@@ -8,6 +8,9 @@ public import ImagoCore
 /// ICO and CUR: the icon directory, PNG entries (through ``PNGCoder``) and BMP entries (DIBs with
 /// their AND masks; 32-bit entries use their own alpha).
 ///
+/// A cursor (directory type 2) is reported as ``ImagoCore/ImageFormat/cur``; its entries carry
+/// their hotspots instead of a bit depth.
+///
 /// Decoding picks the largest entry (most pixels, then most bits), or with
 /// ``DecodeOptions/thumbnailPixelSize`` the smallest entry that covers that size.
 /// ``entries(of:)`` lists every entry, as `imago info` shows them.
@@ -15,16 +18,29 @@ public struct ICOCoder: ImageDecoding {
     /// Creates the coder.
     public init() {}
 
-    /// `true` for ``ImagoCore/ImageFormat/ico`` (which covers CUR files too).
-    public func canDecode(_ format: ImageFormat) -> Bool { format == .ico }
+    /// `true` for ``ImagoCore/ImageFormat/ico`` and ``ImagoCore/ImageFormat/cur``.
+    public func canDecode(_ format: ImageFormat) -> Bool { format == .ico || format == .cur }
+
+    /// A cursor's hotspot: the pixel that points, from the top-left corner.
+    public struct Hotspot: Sendable, Equatable {
+        public var x: Int
+        public var y: Int
+
+        public init(x: Int, y: Int) {
+            self.x = x
+            self.y = y
+        }
+    }
 
     /// One image in the directory.
     public struct Entry: Sendable, Equatable {
         /// The size the directory gives (256 for a stored 0), which the image data may override.
         public var width: Int
         public var height: Int
-        /// Bits per pixel the directory gives (0 when it does not say).
+        /// Bits per pixel the directory gives (0 when it does not say, and for cursors).
         public var bitCount: Int
+        /// A cursor entry's hotspot; `nil` for icons.
+        public var hotspot: Hotspot?
         /// Whether the data is PNG (otherwise a BMP DIB).
         public var isPNG: Bool
         /// Where the data is.
@@ -40,19 +56,21 @@ public struct ICOCoder: ImageDecoding {
         guard r.u16le(0) == 0, let type = r.u16le(2), type == 1 || type == 2, let count = r.u16le(4) else {
             throw ImageCodingError.corrupt(.ico, "the icon directory header is invalid")
         }
-        guard count > 0 else { throw ImageCodingError.corrupt(.ico, "the icon directory is empty") }
+        let format: ImageFormat = type == 2 ? .cur : .ico
+        guard count > 0 else { throw ImageCodingError.corrupt(format, type == 2 ? "the cursor has no images" : "the icon directory is empty") }
         var entries: [Entry] = []
         for i in 0..<count {
             let e = 6 + i * 16
-            guard let w = r.u8(e), let h = r.u8(e + 1), let bits = r.u16le(e + 6), let length = r.u32le(e + 8),
-                  let offset = r.u32le(e + 12) else {
-                throw ImageCodingError.truncated(.ico, "directory entry \(i) is incomplete")
+            guard let w = r.u8(e), let h = r.u8(e + 1), let planes = r.u16le(e + 4), let bits = r.u16le(e + 6),
+                  let length = r.u32le(e + 8), let offset = r.u32le(e + 12) else {
+                throw ImageCodingError.truncated(format, "directory entry \(i) is incomplete")
             }
             guard offset >= 6 + count * 16, length > 0, offset <= data.count, length <= data.count - offset else { continue }
             entries.append(Entry(width: w == 0 ? 256 : Int(w), height: h == 0 ? 256 : Int(h), bitCount: type == 1 ? bits : 0,
+                                 hotspot: type == 2 ? Hotspot(x: planes, y: bits) : nil,
                                  isPNG: r.u8(offset) == 0x89 && r.matches("PNG", at: offset + 1), offset: offset, length: length))
         }
-        guard !entries.isEmpty else { throw ImageCodingError.corrupt(.ico, "no directory entry points inside the file") }
+        guard !entries.isEmpty else { throw ImageCodingError.corrupt(format, "no directory entry points inside the file") }
         return entries
     }
 
@@ -92,7 +110,10 @@ public struct ICOCoder: ImageDecoding {
             o.thumbnailPixelSize = nil
             image = try PNGCoder().decode(bytes, options: o)
         } else {
-            image = Image(buffer: try Self.dib(bytes, limits: options.limits).converted(to: options.pixelFormat), hasAlpha: true)
+            let straight = !options.pixelFormat.isPremultiplied
+            image = Image(buffer: try Self.dib(bytes, format: format, straight: straight, limits: options.limits)
+                              .converted(to: options.pixelFormat),
+                          hasAlpha: true)
         }
         image.format = format
         image.scale = options.scale
@@ -100,27 +121,28 @@ public struct ICOCoder: ImageDecoding {
     }
 
     /// A DIB entry: the header's height covers the colour bitmap and the AND mask below it.
-    static func dib(_ data: Data, limits: DecodingLimits) throws -> PixelBuffer {
+    static func dib(_ data: Data, format: ImageFormat, straight: Bool, limits: DecodingLimits) throws -> PixelBuffer {
         let r = DataReader(data)
-        guard let size = r.u32le(0) else { throw ImageCodingError.truncated(.ico, "the entry's header is incomplete") }
+        guard let size = r.u32le(0) else { throw ImageCodingError.truncated(format, "the entry's header is incomplete") }
         var header = try BMPCoder.dibHeader(r, at: 0, dibSize: size, pixelOffset: nil, fileHeader: false)
-        guard header.height % 2 == 0, header.height >= 2 else { throw ImageCodingError.corrupt(.ico, "the entry's height is not doubled") }
+        guard header.height % 2 == 0, header.height >= 2 else { throw ImageCodingError.corrupt(format, "the entry's height is not doubled") }
         header.height /= 2
         header.topDown = false
-        try limits.check(width: header.width, height: header.height, format: .ico)
+        try limits.check(width: header.width, height: header.height, format: format)
         // 32-bit icons carry real alpha in the fourth byte.
         let withAlpha = header.bitCount == 32 && header.compression == 0
         if withAlpha { header.masks = (0xFF_0000, 0xFF00, 0xFF, 0xFF00_0000) }
-        var pixels = try BMPCoder.pixels(r, header: header)
+        var pixels = try BMPCoder.pixels(r, header: header, straight: straight)
         let stride = ((header.width * header.bitCount + 31) / 32) * 4
         let maskStart = header.pixelOffset + stride * header.height
         let maskStride = ((header.width + 31) / 32) * 4
-        let alphaUsed = withAlpha && pixels.bytes.enumerated().contains { $0.offset % 4 == PixelFormat.argbOffsets.a && $0.element != 0 }
+        let alphaByte = pixels.format == .rgba8 ? 3 : PixelFormat.argbOffsets.a
+        let alphaUsed = withAlpha && pixels.bytes.enumerated().contains { $0.offset % 4 == alphaByte && $0.element != 0 }
         if alphaUsed { return pixels }
         if withAlpha {
             // All alpha bytes zero: an old-style icon whose transparency is in the AND mask.
             header.masks.a = 0
-            pixels = try BMPCoder.pixels(r, header: header)
+            pixels = try BMPCoder.pixels(r, header: header, straight: straight)
         }
         guard maskStart + maskStride * header.height <= r.count else { return pixels }
         // Transparency from the AND mask (1 = transparent), rows bottom-up.

@@ -30,11 +30,11 @@ enum HeaderProbe {
             let h = Int(Int32(truncatingIfNeeded: hRaw)).magnitude
             return ImageInfo(format: .bmp, width: Int(Int32(truncatingIfNeeded: w)), height: Int(h),
                              hasAlpha: bpp == 32, bitDepth: bpp >= 24 ? 8 : bpp)
-        case .ico:
+        case .ico, .cur:
             guard let count = r.u16le(4), count > 0, let w = r.u8(6), let h = r.u8(7) else {
-                throw ImageCodingError.truncated(.ico, "the icon directory is incomplete")
+                throw ImageCodingError.truncated(format, "the icon directory is incomplete")
             }
-            return ImageInfo(format: .ico, width: w == 0 ? 256 : Int(w), height: h == 0 ? 256 : Int(h),
+            return ImageInfo(format: format, width: w == 0 ? 256 : Int(w), height: h == 0 ? 256 : Int(h),
                              frameCount: 1, hasAlpha: true)
         case .tiff:
             return try TIFFHeader(r).info()

@@ -36,7 +36,8 @@ extension ImageFormat {
         if b.hasPrefix(Array("icns".utf8)) { return .icns }
         if b.hasPrefix(Array("%PDF-".utf8)) { return .pdf }
         if b.hasPrefix(Array("BM".utf8)), isBMP(b) { return .bmp }
-        if b.hasPrefix([0, 0, 1, 0]) || b.hasPrefix([0, 0, 2, 0]), isICO(b) { return .ico }
+        if b.hasPrefix([0, 0, 1, 0]), isICO(b) { return .ico }
+        if b.hasPrefix([0, 0, 2, 0]), isICO(b) { return .cur }
         if isSVG(b) { return .svg }
         return nil
     }

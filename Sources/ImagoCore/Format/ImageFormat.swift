@@ -10,7 +10,7 @@ import Foundation
 /// format from the data's first bytes; detection covers formats that no coder decodes yet,
 /// so callers can say *what* they cannot decode.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
-    case jpeg, png, apng, gif, webp, tiff, bmp, ico, heic, heif, avif, jp2, jxl, icns, svg, pdf
+    case jpeg, png, apng, gif, webp, tiff, bmp, ico, cur, heic, heif, avif, jp2, jxl, icns, svg, pdf
 
     /// The IANA (or customary) MIME type.
     public var mimeType: String {
@@ -23,6 +23,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .tiff: "image/tiff"
         case .bmp: "image/bmp"
         case .ico: "image/x-icon"
+        case .cur: "image/x-win-bitmap"
         case .heic: "image/heic"
         case .heif: "image/heif"
         case .avif: "image/avif"
@@ -44,7 +45,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .webp: ["webp"]
         case .tiff: ["tiff", "tif"]
         case .bmp: ["bmp", "dib"]
-        case .ico: ["ico", "cur"]
+        case .ico: ["ico"]
+        case .cur: ["cur"]
         case .heic: ["heic", "heics"]
         case .heif: ["heif", "heifs", "hif"]
         case .avif: ["avif", "avifs"]
