@@ -206,7 +206,7 @@ struct MemoryPressureWatcherTests {
         let watcher = MemoryPressureWatcher(source: .custom { .warning }, interval: .milliseconds(20))
         watcher.onPressure { fired.value = $0 }
         watcher.start()
-        try await Task.sleep(for: .milliseconds(200))
+        for _ in 0..<500 where fired.value != .warning { try await Task.sleep(for: .milliseconds(10)) }
         watcher.stop()
         #expect(fired.value == .warning)
     }

@@ -104,7 +104,7 @@ struct ImageDownloaderTests {
 
             // The last caller leaving an endless body frees the transfer at once.
             let endless = downloader.task(for: ImageDownloadRequest(url: server.url("/endless")))
-            try await Task.sleep(for: .milliseconds(100))
+            for _ in 0..<500 where server.count("/endless") == 0 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(downloader.activity.running == 1)
             endless.cancel()
             var waited = 0
