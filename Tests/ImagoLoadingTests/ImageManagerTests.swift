@@ -174,3 +174,47 @@ struct ImageManagerTests {
         }
     }
 }
+
+/// Forwards to an ``ImageCache`` and records the executor each lookup ran on.
+final class IsolationRecordingCache: ImageStoring {
+    let base = ImageCache()
+    let lookupsOnMainActor = Mutex<[Bool]>([])
+
+    nonisolated(nonsending) func image(forKey key: String, cacheType: ImageCacheType,
+                                       options: DecodeOptions) async throws -> ImageCacheResult? {
+        let isolation = #isolation
+        lookupsOnMainActor.withLock { $0.append(isolation === MainActor.shared) }
+        return try await base.image(forKey: key, cacheType: cacheType, options: options)
+    }
+
+    func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType) async throws {
+        try await base.store(image, data: data, forKey: key, cacheType: cacheType)
+    }
+
+    func removeImage(forKey key: String, cacheType: ImageCacheType) async throws {
+        try await base.removeImage(forKey: key, cacheType: cacheType)
+    }
+
+    func containsImage(forKey key: String, cacheType: ImageCacheType) async throws -> ImageCacheSource? {
+        try await base.containsImage(forKey: key, cacheType: cacheType)
+    }
+
+    func clear(cacheType: ImageCacheType) async throws { try await base.clear(cacheType: cacheType) }
+}
+
+@Suite("ImageManager memory hits")
+struct ImageManagerMemoryHitTests {
+    @Test("a memory hit runs on the caller's executor: no hop off the main actor and back")
+    @MainActor
+    func memoryHitStaysOnCaller() async throws {
+        let cache = IsolationRecordingCache()
+        let manager = ImageManager(cache: cache, downloader: ImageDownloader())
+        defer { Task { try? await manager.downloader.shutdown() } }
+        let url = URL(string: "http://127.0.0.1:9/never-fetched.png")!
+        let image = Image(buffer: try Fixtures.gradient(width: 8, height: 8))
+        try await cache.store(image, data: nil, forKey: manager.cacheKey(for: url), cacheType: .memory)
+        let result = try await manager.loadImage(with: url)
+        #expect(result.source == .memory && result.image == image)
+        #expect(cache.lookupsOnMainActor.withLock { $0 } == [true])
+    }
+}

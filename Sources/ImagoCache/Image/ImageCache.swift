@@ -81,7 +81,7 @@ public final class ImageCache: ImageStoring {
     ///
     /// - Throws: ``DiskCacheError`` when the disk manifest cannot be read. Bytes that do not
     ///   decode count as a miss.
-    public func image(forKey key: String, cacheType: ImageCacheType = .all,
+    nonisolated(nonsending) public func image(forKey key: String, cacheType: ImageCacheType = .all,
                       options: DecodeOptions = .default) async throws -> ImageCacheResult? {
         if cacheType.includesMemory, let image = memory.image(forKey: key) {
             counters.withLock { $0.memoryHits += 1 }

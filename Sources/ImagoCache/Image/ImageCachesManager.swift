@@ -111,7 +111,7 @@ public final class ImageCachesManager: ImageStoring {
     }
 
     /// Asks the caches per ``queryPolicy``.
-    public func image(forKey key: String, cacheType: ImageCacheType = .all,
+    nonisolated(nonsending) public func image(forKey key: String, cacheType: ImageCacheType = .all,
                       options: DecodeOptions = .default) async throws -> ImageCacheResult? {
         try await firstAnswer(queryPolicy) { try await $0.image(forKey: key, cacheType: cacheType, options: options) }
     }

@@ -52,8 +52,11 @@ public struct ImageCacheResult: Sendable {
 public protocol ImageStoring: Sendable {
     /// The image for `key` from the layers in `cacheType`, decoded with `options` on a disk hit.
     ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`), so a memory hit costs no
+    /// hop between threads; implementations move slow work (disk, decoding) elsewhere themselves.
+    ///
     /// - Throws: errors reading the disk layer; a value that fails to decode is a miss.
-    func image(forKey key: String, cacheType: ImageCacheType, options: DecodeOptions) async throws -> ImageCacheResult?
+    nonisolated(nonsending) func image(forKey key: String, cacheType: ImageCacheType, options: DecodeOptions) async throws -> ImageCacheResult?
 
     /// Stores `image` and/or `data` for `key` in the layers of `cacheType`.
     ///
