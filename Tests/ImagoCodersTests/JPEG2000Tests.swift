@@ -9,7 +9,8 @@ struct JPEG2000Tests {
     let coders = ImageCoders.makeDefault()
 
     /// `source` compressed losslessly by openjpeg's own `opj_compress` (libopenjp2-tools), as .jp2 or .j2k.
-    func fixture(_ source: Image, ext: String, in dir: URL) throws -> Data? {
+    static func fixture(_ source: Image, ext: String, in dir: URL) throws -> Data? {
+        let coders = ImageCoders.makeDefault()
         let tool = "/usr/bin/opj_compress"
         guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
         let png = dir.appendingPathComponent("in.png"), out = dir.appendingPathComponent("out.\(ext)")
@@ -31,7 +32,7 @@ struct JPEG2000Tests {
         for alpha in [false, true] {
             let source = Image(buffer: try Fixtures.gradient(width: 160, height: 96, alpha: alpha))
             for ext in ["jp2", "j2k"] {
-                let data = try #require(try fixture(source, ext: ext, in: dir), "opj_compress is missing: run scripts/bootstrap")
+                let data = try #require(try Self.fixture(source, ext: ext, in: dir), "opj_compress is missing: run scripts/bootstrap")
                 #expect(ImageFormat(sniffing: data) == .jp2)
                 let info = try coders.info(of: data)
                 #expect(info.width == 160 && info.height == 96 && info.hasAlpha == alpha, "\(ext)")

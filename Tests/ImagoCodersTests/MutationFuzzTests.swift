@@ -50,6 +50,14 @@ struct MutationFuzzTests {
             ("bmp", try coders.encode(still, as: .bmp)),
             ("icns", ICNSTests.icns([("ic07", try coders.encode(still, as: .png))])),
         ]
+        let dir = try TestFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Made by openjpeg's opj_compress (libopenjp2-tools, installed by scripts/bootstrap), whose
+        // default six resolution levels need 32 pixels a side.
+        let larger = Image(buffer: try Fixtures.gradient(width: 48, height: 40, alpha: true))
+        for ext in ["jp2", "j2k"] {
+            seeds.append((ext, try #require(try JPEG2000Tests.fixture(larger, ext: ext, in: dir), "opj_compress is missing")))
+        }
         let heif = HEIFCoder()
         for format in [ImageFormat.heic, .avif] where heif.canEncode(format) && heif.canDecode(format) {
             seeds.append((format.rawValue, try coders.encode(opaque, as: format, options: EncodeOptions(quality: 0.5))))
@@ -67,7 +75,7 @@ struct MutationFuzzTests {
     @Test("mutants of files Imago makes: a result or a typed error from every entry point", .timeLimit(.minutes(10)))
     func madeMutants() throws {
         let seeds = try Self.madeSeeds()
-        #expect(seeds.count >= 13)
+        #expect(seeds.count >= 15)
         for (name, data) in seeds {
             #expect(try Self.fuzz(name, data) > 0, "\(name): no mutant decoded; the seed itself may be broken")
         }
