@@ -195,6 +195,42 @@ struct ImageDownloaderTests {
         }
     }
 
+    @Test("hostile servers: a reply that is not HTTP, a gzip bomb, and gzip that is not gzip end in typed errors")
+    func hostileServers() async throws {
+        // 64 MiB of zeros compress to about 64 KB: a 1000:1 bomb, made by gzip(1) at test time.
+        let dir = try TestFiles.temporaryDirectory("imago-gzip")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let zeros = dir.appendingPathComponent("zeros")
+        FileManager.default.createFile(atPath: zeros.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: zeros)
+        for _ in 0..<64 { handle.write(Data(count: 1 << 20)) }
+        try handle.close()
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-9", zeros.path]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let bomb = try Data(contentsOf: dir.appendingPathComponent("zeros.gz"))
+        #expect(bomb.count < 1 << 20)
+        try await withServer { server in
+            server.register("bomb.png", data: bomb)
+            server.register("fake.png", data: LoadingFixtures.png)
+            let downloader = ImageDownloader()
+            defer { Task { try? await downloader.shutdown() } }
+            func fetch(_ path: String) async -> ImageLoadingError? {
+                await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url(path))) }
+            }
+            let garbage = await fetch("/garbage")
+            if case .invalidResponse = garbage {} else { Issue.record("not HTTP: \(String(describing: garbage))") }
+            #expect(garbage?.isTransient == false)
+            // The bomb stops at the decompression ratio, long before 64 MiB.
+            #expect(await fetch("/gzip/bomb.png") == .decompressionLimit(ratio: 50))
+            let fake = await fetch("/gzip/fake.png")
+            if case .invalidContentEncoding = fake {} else { Issue.record("fake gzip: \(String(describing: fake))") }
+            #expect(fake?.isTransient == false)
+        }
+    }
+
     @Test("304 answers a conditional request with the cached bytes; headers, credentials and modifiers are sent")
     func conditionalAndHeaders() async throws {
         try await withServer { server in

@@ -25,6 +25,8 @@ import Synchronization
 ///   connection is dropped unanswered (a server closing an idle kept-alive connection).
 /// - `/gated/NAME`: the file in `parts` pieces (query, default 3); piece k > 0 waits until
 ///   ``openGate()`` has been called k times, so a test can pace the body by what it has seen.
+/// - `/gzip/NAME`: the registered bytes as they are, declared `Content-Encoding: gzip`.
+/// - `/garbage`: bytes that are not HTTP, then the connection closes.
 /// - `/drop`: closes the connection unanswered.
 /// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
 public final class TestHTTPServer: Sendable {
@@ -255,6 +257,14 @@ public final class TestHTTPServer: Sendable {
             return true
         case "drop":
             return false
+        case "garbage":
+            try await send(Data("SSH-2.0-OpenSSH_9.2\r\n\u{0}\u{1}\u{2}\u{3} not a status line\r\n\r\n".utf8))
+            return false
+        case "gzip":
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType), ("Content-Encoding", "gzip")])
+            try await send(f.data)
+            return true
         case "reused":
             guard !reused else { return false }
             guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }

@@ -28,6 +28,13 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
     case unacceptableContentType(String?)
     /// The body is larger than allowed: declared up front (`declared`) or counted while streaming.
     case bodyTooLarge(limit: Int, declared: Int?)
+    /// The body's `Content-Encoding` (gzip, deflate) expanded more than `ratio` times its
+    /// compressed size: a decompression bomb, stopped before it could fill memory.
+    case decompressionLimit(ratio: Int)
+    /// The body's `Content-Encoding` does not decode (it is not the gzip or deflate it claims).
+    case invalidContentEncoding(String)
+    /// The server's reply is not valid HTTP.
+    case invalidResponse(String)
     /// The body ended before the declared `Content-Length`.
     case truncatedBody(received: Int, expected: Int)
     /// The body was empty.
@@ -80,6 +87,9 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
         case .unacceptableContentType(nil): "the response has no content type"
         case .bodyTooLarge(let limit, let declared?): "the body declares \(declared) bytes, over the limit of \(limit)"
         case .bodyTooLarge(let limit, nil): "the body passed the limit of \(limit) bytes"
+        case .decompressionLimit(let ratio): "the compressed body expands more than \(ratio) times (a decompression bomb)"
+        case .invalidContentEncoding(let m): "the body's content encoding does not decode: \(m)"
+        case .invalidResponse(let m): "the reply is not valid HTTP: \(m)"
         case .truncatedBody(let r, let e): "the body ended after \(r) of \(e) declared bytes"
         case .emptyBody: "the body is empty"
         case .timedOut(let t): "the \(t.rawValue) timeout fired"

@@ -9,6 +9,7 @@ public import Foundation
 #endif
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOSSL
 
 /// `http` and `https` through AsyncHTTPClient, streaming the body as it arrives.
@@ -29,6 +30,9 @@ public final class HTTPDataLoader: DataLoading {
     /// - Parameters:
     ///   - connectTimeout: Bounds establishing one connection. Default 15 s.
     ///   - maxConnectionsPerHost: HTTP/1.1 connections kept per host. Default 8.
+    /// How many times its compressed size a gzip or deflate body may expand.
+    static let decompressionRatio = 50
+
     public init(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8) {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
                                                      timeout: .init(connect: .nanoseconds(Int64(connectTimeout.nanoseconds)), read: nil))
@@ -36,7 +40,7 @@ public final class HTTPDataLoader: DataLoading {
         // Fail fast: AsyncHTTPClient would otherwise retry a refused connection or a failed TLS
         // handshake until the request's deadline, turning a certificate error into a timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.decompression = .enabled(limit: .ratio(50))
+        configuration.decompression = .enabled(limit: .ratio(Self.decompressionRatio))
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
@@ -62,7 +66,10 @@ public final class HTTPDataLoader: DataLoading {
     ///
     /// - Throws: ``ImageLoadingError/invalidURL(_:)``, ``ImageLoadingError/tooManyRedirects(limit:)``,
     ///   ``ImageLoadingError/redirectLoop(_:)``, ``ImageLoadingError/connectionFailed(_:transient:)``,
-    ///   ``ImageLoadingError/cancelled``; the callbacks' errors.
+    ///   ``ImageLoadingError/invalidResponse(_:)`` (not HTTP), ``ImageLoadingError/decompressionLimit(ratio:)``
+    ///   (a gzip or deflate body expanding more than 50 times), ``ImageLoadingError/invalidContentEncoding(_:)``,
+    ///   ``ImageLoadingError/cancelled``; the callbacks' errors. A kept-alive connection that closes
+    ///   before any answer is retried once on a fresh one.
     public func load(_ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
                      chunk: (Data) throws -> Void) async throws {
         var url = request.url
@@ -155,8 +162,9 @@ public final class HTTPDataLoader: DataLoading {
         return false
     }
 
-    /// AsyncHTTPClient's and NIO's errors as ``ImageLoadingError``: TLS failures are lasting,
-    /// other connection failures transient (SDWebImage does not block a URL for them).
+    /// AsyncHTTPClient's and NIO's errors as ``ImageLoadingError``: TLS failures, replies that
+    /// are not HTTP and bodies that do not decompress are lasting; other connection failures are
+    /// transient (SDWebImage does not block a URL for them).
     static func map(_ error: any Error) -> any Error {
         if error is ImageLoadingError { return error }
         if error is CancellationError { return ImageLoadingError.cancelled }
@@ -169,6 +177,13 @@ public final class HTTPDataLoader: DataLoading {
             default: return ImageLoadingError.connectionFailed(e.description, transient: true)
             }
         }
+        if let e = error as? NIOHTTPDecompression.DecompressionError {
+            switch e {
+            case .limit: return ImageLoadingError.decompressionLimit(ratio: decompressionRatio)
+            default: return ImageLoadingError.invalidContentEncoding(String(describing: e))
+            }
+        }
+        if let e = error as? HTTPParserError { return ImageLoadingError.invalidResponse(String(describing: e)) }
         if error is NIOSSLError || error is BoringSSLError {
             return ImageLoadingError.connectionFailed("TLS: \(error)", transient: false)
         }
