@@ -56,6 +56,22 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Use the cache only; never go to the network.")
     var offline = false
 
+    @Option(help: ArgumentHelp("Send every request through this proxy: [http|socks5]://[user:password@]host[:port].",
+                               discussion: "Default: the http_proxy, https_proxy, all_proxy and no_proxy variables, as curl reads them."))
+    var proxy: String?
+
+    @Flag(help: "Connect directly, ignoring the proxy variables.")
+    var noProxy = false
+
+    /// The proxies: --proxy, else none with --no-proxy, else the environment's.
+    func proxySettings() throws -> ProxySettings {
+        if let proxy {
+            guard let parsed = HTTPProxy(url: proxy) else { throw ValidationError("--proxy '\(proxy)' is not an http:// or socks5:// proxy") }
+            return ProxySettings(http: parsed, https: parsed, noProxy: ProxySettings.environment().noProxy)
+        }
+        return noProxy ? .none : .environment()
+    }
+
     func validate() throws {
         guard !urls.isEmpty else { throw ValidationError("give at least one URL") }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
@@ -64,6 +80,8 @@ struct FetchCommand: AsyncParsableCommand {
         if let thumbnail, thumbnail < 1 { throw ValidationError("--thumbnail must be at least 1") }
         if let format, ImageFormat(cliName: format) == nil { throw ValidationError("unknown --format '\(format)'") }
         if refresh && offline { throw ValidationError("--refresh and --offline exclude each other") }
+        if proxy != nil && noProxy { throw ValidationError("--proxy and --no-proxy exclude each other") }
+        _ = try proxySettings()
         if let output, urls.count > 1, Set(urls).count > 1, ImageFormat(fileExtension: PathName.pathExtension(output)) != nil,
            !Console.isDirectory(output) {
             throw ValidationError("--output names a file, but several URLs were given: name a folder")
@@ -93,8 +111,10 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let disk = try DiskCache(directory: cacheDir.map { URL(fileURLWithPath: $0) } ?? DiskCache.defaultDirectory)
         let seconds = Duration.milliseconds(Int64(timeout * 1000))
-        let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(
-            maxConcurrentDownloads: concurrency, timeouts: ImageDownloadTimeouts(connect: seconds, read: seconds, total: nil)))
+        var configuration = ImageDownloaderConfiguration(
+            maxConcurrentDownloads: concurrency, timeouts: ImageDownloadTimeouts(connect: seconds, read: seconds, total: nil))
+        configuration.proxies = try proxySettings()
+        let downloader = ImageDownloader(configuration: configuration)
         let manager = ImageManager(cache: ImageCache(disk: disk), downloader: downloader)
         var options: ImageLoadOptions = [.waitStoreCache, .queryMemoryData]
         if progressive { options.insert(.progressiveLoad) }

@@ -20,11 +20,14 @@ struct ImagoFetchMain: AsyncParsableCommand {
     )
 }
 
-/// Loads one URL through the shared manager (the default disk cache), lazily for animations.
+/// Loads one URL through the shared manager (the default disk cache, the environment's
+/// proxies), lazily for animations.
 func loadForTerminal(_ text: String, firstFrameOnly: Bool) async throws -> Image {
     guard let url = URL(string: text), url.scheme != nil else { throw ValidationError("'\(text)' is not a URL") }
     let disk = try DiskCache(directory: DiskCache.defaultDirectory)
-    let manager = ImageManager(cache: ImageCache(disk: disk))
+    var configuration = ImageDownloaderConfiguration()
+    configuration.proxies = .environment()
+    let manager = ImageManager(cache: ImageCache(disk: disk), downloader: ImageDownloader(configuration: configuration))
     let result = try await manager.loadImage(with: url, options: firstFrameOnly ? [.decodeFirstFrameOnly, .waitStoreCache] : [.avoidDecodeImage, .waitStoreCache])
     try? await manager.downloader.shutdown()
     return result.image

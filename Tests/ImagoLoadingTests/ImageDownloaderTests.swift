@@ -231,6 +231,57 @@ struct ImageDownloaderTests {
         }
     }
 
+    @Test("an HTTP proxy carries requests through its CONNECT tunnel with its credentials; no_proxy hosts go direct")
+    func proxies() async throws {
+        try await withServer { origin in
+            // A second server plays the proxy: it answers CONNECT, then serves the tunnel itself.
+            let proxy = try await TestHTTPServer.start()
+            proxy.register("a.png", data: LoadingFixtures.png)
+            var configuration = ImageDownloaderConfiguration()
+            configuration.proxies = ProxySettings(http: HTTPProxy(host: "127.0.0.1", port: proxy.port,
+                                                                  credentials: DataLoadRequest.Credentials(user: "u", password: "p")))
+            let proxied = ImageDownloader(configuration: configuration)
+            let result = try await proxied.download(ImageDownloadRequest(url: origin.url("/img/a.png")))
+            #expect(result.data == LoadingFixtures.png)
+            #expect(proxy.count("CONNECT") == 1 && proxy.count("/img/a.png") == 1 && origin.count("/img/a.png") == 0)
+            #expect(proxy.headers("CONNECT")?["proxy-authorization"] == "Basic dTpw")
+            try await proxied.shutdown()
+
+            configuration.proxies.noProxy = ["127.0.0.1"]
+            let bypassing = ImageDownloader(configuration: configuration)
+            #expect(try await bypassing.download(ImageDownloadRequest(url: origin.url("/img/a.png"))).data == LoadingFixtures.png)
+            #expect(origin.count("/img/a.png") == 1 && proxy.count("CONNECT") == 1)
+            try await bypassing.shutdown()
+            await proxy.stop()
+        }
+    }
+
+    @Test("proxy settings read from the environment as curl reads them")
+    func proxyEnvironment() {
+        let settings = ProxySettings.environment([
+            "HTTP_PROXY": "http://ignored:1",            // upper case: settable by a CGI header, so ignored
+            "https_proxy": "http://user:p%40ss@proxy.internal:3128",
+            "ALL_PROXY": "socks5h://[::1]:1081",
+            "no_proxy": " .example.com, 10.0.0.7 ,*.bad",
+        ])
+        #expect(settings.http == HTTPProxy(kind: .socks5, host: "::1", port: 1081))
+        #expect(settings.https == HTTPProxy(host: "proxy.internal", port: 3128,
+                                            credentials: DataLoadRequest.Credentials(user: "user", password: "p@ss")))
+        #expect(settings.noProxy == [".example.com", "10.0.0.7", "*.bad"])
+        #expect(settings.proxy(for: URL(string: "https://img.example.com/a.png")!) == nil)
+        #expect(settings.proxy(for: URL(string: "https://example.com/a.png")!) == nil)
+        #expect(settings.proxy(for: URL(string: "https://notexample.com/a.png")!) == settings.https)
+        #expect(settings.proxy(for: URL(string: "http://10.0.0.7/a.png")!) == nil)
+        #expect(settings.proxy(for: URL(string: "http://10.0.0.70/a.png")!) == settings.http)
+        #expect(settings.proxy(for: URL(string: "file:///tmp/a.png")!) == nil)
+        #expect(ProxySettings(https: settings.https, noProxy: ["*"]).proxy(for: URL(string: "https://x.org/")!) == nil)
+        #expect(HTTPProxy(url: "proxy:8080") == HTTPProxy(host: "proxy", port: 8080))
+        #expect(HTTPProxy(url: "http://proxy/") == HTTPProxy(host: "proxy", port: 1080))
+        #expect(HTTPProxy(url: "https://proxy:443") == nil && HTTPProxy(url: "http://proxy:99999") == nil && HTTPProxy(url: "http://:80") == nil)
+        #expect(HTTPProxy(url: "http://u:p@proxy:3128")?.description == "http://proxy:3128")
+        #expect(ProxySettings.environment([:]) == .none)
+    }
+
     @Test("304 answers a conditional request with the cached bytes; headers, credentials and modifiers are sent")
     func conditionalAndHeaders() async throws {
         try await withServer { server in

@@ -27,6 +27,8 @@ import Synchronization
 ///   ``openGate()`` has been called k times, so a test can pace the body by what it has seen.
 /// - `/gzip/NAME`: the registered bytes as they are, declared `Content-Encoding: gzip`.
 /// - `/garbage`: bytes that are not HTTP, then the connection closes.
+/// - `CONNECT host:port`: answered 200, after which the same connection is served as if it were
+///   the tunnel's far end (so a second server can play the proxy); counted under `CONNECT`.
 /// - `/drop`: closes the connection unanswered.
 /// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
 public final class TestHTTPServer: Sendable {
@@ -106,6 +108,7 @@ public final class TestHTTPServer: Sendable {
     // MARK: Serving
 
     private struct Request {
+        var method: String
         var path: String
         var query: [String: String]
         var headers: [String: String]
@@ -132,6 +135,7 @@ public final class TestHTTPServer: Sendable {
         guard let text = buffer.readString(length: headLength) else { return nil }
         let lines = text.components(separatedBy: "\r\n")
         let parts = lines[0].split(separator: " ")
+        let method = parts.first.map(String.init) ?? "GET"
         let target = parts.count > 1 ? String(parts[1]) : "/"
         let comps = URLComponents(string: target)
         var query: [String: String] = [:]
@@ -141,7 +145,8 @@ public final class TestHTTPServer: Sendable {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return Request(path: comps?.path ?? target, query: query, headers: headers)
+        if method == "CONNECT" { return Request(method: method, path: "CONNECT", query: [:], headers: headers) }
+        return Request(method: method, path: comps?.path ?? target, query: query, headers: headers)
     }
 
     /// Writes the response; returns whether the connection stays open.
@@ -160,6 +165,10 @@ public final class TestHTTPServer: Sendable {
         func notFound() async throws -> Bool {
             try await head("404 Not Found", [("Content-Length", "9"), ("Content-Type", "text/plain")])
             try await send(Data("not found".utf8))
+            return true
+        }
+        if r.method == "CONNECT" {
+            try await head("200 Connection established", [])
             return true
         }
         switch parts.first ?? "" {

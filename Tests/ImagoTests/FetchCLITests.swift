@@ -7,10 +7,35 @@ import Testing
 @Suite("imago fetch against a loopback server", .serialized)
 struct FetchCLITests {
     /// Runs the tool off the cooperative pool, so the in-process server keeps serving.
-    static func run(_ arguments: [String]) async throws -> CLI.Result {
+    static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> CLI.Result {
         try await withCheckedThrowingContinuation { c in
-            DispatchQueue.global().async { c.resume(with: Result { try CLI.run(arguments) }) }
+            DispatchQueue.global().async { c.resume(with: Result { try CLI.run(arguments, environment: environment) }) }
         }
+    }
+
+    @Test("the proxy variables are followed as curl follows them; --proxy overrides them, --no-proxy ignores them")
+    func proxies() async throws {
+        let origin = try await TestHTTPServer.start(), proxy = try await TestHTTPServer.start()
+        let png = try ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 20, height: 10)), as: .png)
+        for server in [origin, proxy] { server.register("a.png", data: png) }
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = origin.url("/img/a.png").absoluteString
+        func fetch(_ extra: [String], _ environment: [String: String]) async throws -> CLI.Result {
+            try await Self.run(["fetch", url, "--cache-dir", dir.appendingPathComponent(UUID().uuidString).path] + extra, environment: environment)
+        }
+        let viaEnvironment = try await fetch([], ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
+        #expect(viaEnvironment.status == 0, "\(viaEnvironment.stderr)")
+        #expect(proxy.count("CONNECT") == 1 && proxy.count("/img/a.png") == 1 && origin.count("/img/a.png") == 0)
+        let bypassed = try await fetch([], ["http_proxy": "http://127.0.0.1:\(proxy.port)", "no_proxy": "127.0.0.1"])
+        let ignored = try await fetch(["--no-proxy"], ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
+        #expect(bypassed.status == 0 && ignored.status == 0 && origin.count("/img/a.png") == 2 && proxy.count("CONNECT") == 1)
+        let explicit = try await fetch(["--proxy", "127.0.0.1:\(proxy.port)"], ["http_proxy": ""])
+        #expect(explicit.status == 0 && proxy.count("CONNECT") == 2, "\(explicit.stderr)")
+        let bad = try await fetch(["--proxy", "https://proxy:443"], [:])
+        #expect(bad.status != 0 && bad.stderr.contains("is not an http:// or socks5:// proxy"), "\(bad.stderr)")
+        await origin.stop()
+        await proxy.stop()
     }
 
     @Test("a URL named twice is downloaded once; the summary says where each came from; cache, offline, refresh, processing")

@@ -60,7 +60,8 @@ public final class ImageDownloader: Sendable {
             httpLoader = nil
         } else {
             let http = HTTPDataLoader(connectTimeout: configuration.timeouts.connect,
-                                      maxConnectionsPerHost: max(8, configuration.maxConcurrentDownloads))
+                                      maxConnectionsPerHost: max(8, configuration.maxConcurrentDownloads),
+                                      proxies: configuration.proxies)
             self.loaders = [http, FileDataLoader(), DataURLLoader()]
             httpLoader = http
         }

@@ -46,6 +46,9 @@ public struct ImageDownloaderConfiguration: Sendable {
     public var bodyTransform: (@Sendable (Data, DataLoadResponse?) throws -> Data)?
     /// Decoders for requests with decode options. Default ``ImagoCoders/ImageCoders/shared``.
     public var coders: ImageCoders
+    /// The proxies of the default HTTP loader. Default ``ProxySettings/none``; set
+    /// ``ProxySettings/environment(_:)`` to follow `http_proxy`, `https_proxy` and `no_proxy`.
+    public var proxies: ProxySettings = .none
 
     /// The default `Accept` value: the formats Imago decodes, then any image.
     public static let defaultAccept = "image/avif,image/webp,image/apng,image/png,image/jpeg,image/gif,image/heic,image/tiff,image/bmp,image/jp2,image/*;q=0.8,*/*;q=0.5"

@@ -20,40 +20,72 @@ import NIOSSL
 /// client itself only bounds connecting. Cookies are not handled: no `Cookie` header is sent
 /// unless a caller adds one, and `Set-Cookie` is ignored.
 ///
-/// The loader owns an `HTTPClient` on the shared event loops. ``shutdown()`` closes it; a loader
-/// released without it closes the client in the background.
+/// Proxies come from ``ProxySettings`` (none by default), chosen per URL and per redirect hop.
+///
+/// The loader owns an `HTTPClient` on the shared event loops, and one more per distinct proxy.
+/// ``shutdown()`` closes them; a loader released without it closes them in the background.
 public final class HTTPDataLoader: DataLoading {
-    private let client: HTTPClient
+    private let direct: HTTPClient
+    private let proxied: [HTTPProxy: HTTPClient]
+    /// The proxies in use.
+    public let proxies: ProxySettings
+
+    /// How many times its compressed size a gzip or deflate body may expand.
+    static let decompressionRatio = 50
 
     /// Creates a loader.
     ///
     /// - Parameters:
-    ///   - connectTimeout: Bounds establishing one connection. Default 15 s.
+    ///   - connectTimeout: Bounds establishing one connection (through a proxy: to the proxy,
+    ///     then the tunnel). Default 15 s.
     ///   - maxConnectionsPerHost: HTTP/1.1 connections kept per host. Default 8.
-    /// How many times its compressed size a gzip or deflate body may expand.
-    static let decompressionRatio = 50
-
-    public init(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8) {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
-                                                     timeout: .init(connect: .nanoseconds(Int64(connectTimeout.nanoseconds)), read: nil))
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, maxConnectionsPerHost)
-        // Fail fast: AsyncHTTPClient would otherwise retry a refused connection or a failed TLS
-        // handshake until the request's deadline, turning a certificate error into a timeout.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.decompression = .enabled(limit: .ratio(Self.decompressionRatio))
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    ///   - proxies: Default ``ProxySettings/none``; ``ProxySettings/environment(_:)`` reads
+    ///     `http_proxy` and the other variables curl reads.
+    public init(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8, proxies: ProxySettings = .none) {
+        func makeClient(_ proxy: HTTPProxy?) -> HTTPClient {
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
+                                                         timeout: .init(connect: .nanoseconds(Int64(connectTimeout.nanoseconds)), read: nil))
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, maxConnectionsPerHost)
+            // Fail fast: AsyncHTTPClient would otherwise retry a refused connection or a failed TLS
+            // handshake until the request's deadline, turning a certificate error into a timeout.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.decompression = .enabled(limit: .ratio(Self.decompressionRatio))
+            if let proxy {
+                switch proxy.kind {
+                case .http:
+                    configuration.proxy = .server(host: proxy.host, port: proxy.port,
+                                                  authorization: proxy.credentials.map { .basic(username: $0.user, password: $0.password) })
+                case .socks5:
+                    configuration.proxy = .socksServer(host: proxy.host, port: proxy.port)
+                }
+            }
+            return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        }
+        self.proxies = proxies
+        direct = makeClient(nil)
+        var proxied: [HTTPProxy: HTTPClient] = [:]
+        for proxy in [proxies.http, proxies.https].compactMap({ $0 }) where proxied[proxy] == nil {
+            proxied[proxy] = makeClient(proxy)
+        }
+        self.proxied = proxied
     }
 
     deinit {
-        let client = self.client
-        Task { try? await client.shutdown() }
+        let clients = [direct] + Array(proxied.values)
+        Task { for client in clients { try? await client.shutdown() } }
     }
 
     /// Closes the connections. Loads after this fail.
     ///
     /// - Throws: AsyncHTTPClient's error when it was already shut down.
     public func shutdown() async throws {
-        try await client.shutdown()
+        for client in proxied.values { try await client.shutdown() }
+        try await direct.shutdown()
+    }
+
+    /// The client for `url`: through its proxy, or direct.
+    private func client(for url: URL) -> HTTPClient {
+        proxies.proxy(for: url).flatMap { proxied[$0] } ?? direct
     }
 
     /// `true` for `http` and `https`.
@@ -93,13 +125,13 @@ public final class HTTPDataLoader: DataLoading {
             }
             let head: HTTPClientResponse
             do {
-                head = try await client.execute(outgoing, deadline: .distantFuture)
+                head = try await client(for: url).execute(outgoing, deadline: .distantFuture)
             } catch where Self.isStaleConnection(error) && !Task.isCancelled {
                 // A kept-alive connection the server closed as this request went out. GET is
                 // idempotent and nothing of the answer arrived, so try once more on a fresh
                 // connection, as browsers and URLSession do.
                 do {
-                    head = try await client.execute(outgoing, deadline: .distantFuture)
+                    head = try await client(for: url).execute(outgoing, deadline: .distantFuture)
                 } catch {
                     throw Self.map(error)
                 }
