@@ -160,7 +160,9 @@ struct ImageDownloaderTests {
             #expect(await failure { _ = try await fetch("/wrongtype/a.png") } == .unacceptableContentType("text/html"))
             // Shorter than declared: a transient failure, never a decoded image.
             let short = await failure { _ = try await fetch("/short/a.png") }
-            #expect(short?.isTransient == true, "\(String(describing: short))")
+            #expect(short == .truncatedBody(received: LoadingFixtures.png.count, expected: LoadingFixtures.png.count + 1000),
+                    "\(String(describing: short))")
+            #expect(short?.isTransient == true)
             // Longer than declared: only the declared bytes are read, and they do not decode.
             if case .decodingFailed = await failure({ _ = try await fetch("/long/a.png") }) {} else { Issue.record("long body decoded") }
             // Chunked: the same image as a one-shot decode.
@@ -231,7 +233,7 @@ struct ImageDownloaderTests {
         }
     }
 
-    @Test("an HTTP proxy carries requests through its CONNECT tunnel with its credentials; no_proxy hosts go direct")
+    @Test("an HTTP proxy carries requests through its CONNECT tunnel with its credentials; no_proxy hosts go direct; SOCKS5 too")
     func proxies() async throws {
         try await withServer { origin in
             // A second server plays the proxy: it answers CONNECT, then serves the tunnel itself.
@@ -252,6 +254,13 @@ struct ImageDownloaderTests {
             #expect(try await bypassing.download(ImageDownloadRequest(url: origin.url("/img/a.png"))).data == LoadingFixtures.png)
             #expect(origin.count("/img/a.png") == 1 && proxy.count("CONNECT") == 1)
             try await bypassing.shutdown()
+
+            // SOCKS5: the same server answers the SOCKS handshake.
+            configuration.proxies = ProxySettings(http: HTTPProxy(kind: .socks5, host: "127.0.0.1", port: proxy.port))
+            let socks = ImageDownloader(configuration: configuration)
+            #expect(try await socks.download(ImageDownloadRequest(url: origin.url("/img/a.png"))).data == LoadingFixtures.png)
+            #expect(proxy.count("SOCKS") == 1 && proxy.count("/img/a.png") == 2 && origin.count("/img/a.png") == 1)
+            try await socks.shutdown()
             await proxy.stop()
         }
     }

@@ -29,6 +29,8 @@ import Synchronization
 /// - `/garbage`: bytes that are not HTTP, then the connection closes.
 /// - `CONNECT host:port`: answered 200, after which the same connection is served as if it were
 ///   the tunnel's far end (so a second server can play the proxy); counted under `CONNECT`.
+/// - A connection opening with a SOCKS5 greeting is answered as a SOCKS5 proxy, then served as
+///   the tunnel's far end; counted under `SOCKS`.
 /// - `/drop`: closes the connection unanswered.
 /// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
 public final class TestHTTPServer: Sendable {
@@ -118,13 +120,53 @@ public final class TestHTTPServer: Sendable {
         try? await connection.executeThenClose { inbound, outbound in
             var pending = ByteBuffer()
             var served = 0
+            var socks = SOCKSState.undecided
             for try await var piece in inbound {
                 pending.writeBuffer(&piece)
+                if socks != .done {
+                    guard try await negotiateSOCKS(&pending, &socks, outbound) else { continue }
+                }
                 while let request = Self.parse(&pending) {
                     guard try await respond(request, outbound, reused: served > 0) else { return }
                     served += 1
                 }
             }
+        }
+    }
+
+    private enum SOCKSState { case undecided, greeted, done }
+
+    /// A SOCKS5 handshake when the connection opens with version byte 5 (no authentication, a
+    /// CONNECT to any address), after which the connection is served as the tunnel's far end;
+    /// counted under `SOCKS`. Returns whether HTTP may be parsed now.
+    private func negotiateSOCKS(_ buffer: inout ByteBuffer, _ state: inout SOCKSState,
+                                _ out: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws -> Bool {
+        let bytes = Array(buffer.readableBytesView)
+        switch state {
+        case .undecided:
+            guard let first = bytes.first else { return false }
+            guard first == 5 else { state = .done; return true }
+            guard bytes.count >= 2, bytes.count >= 2 + Int(bytes[1]) else { return false }
+            buffer.moveReaderIndex(forwardBy: 2 + Int(bytes[1]))
+            try await out.write(ByteBuffer(bytes: [5, 0]))
+            state = .greeted
+            return try await negotiateSOCKS(&buffer, &state, out)
+        case .greeted:
+            guard bytes.count >= 5 else { return false }
+            let addressLength: Int
+            switch bytes[3] {
+            case 1: addressLength = 4
+            case 4: addressLength = 16
+            default: addressLength = 1 + Int(bytes[4])
+            }
+            guard bytes.count >= 4 + addressLength + 2 else { return false }
+            buffer.moveReaderIndex(forwardBy: 4 + addressLength + 2)
+            counts.withLock { $0["SOCKS", default: 0] += 1 }
+            try await out.write(ByteBuffer(bytes: [5, 0, 0, 1, 127, 0, 0, 1, 0, 0]))
+            state = .done
+            return true
+        case .done:
+            return true
         }
     }
 

@@ -325,17 +325,23 @@ public final class ImageDownloader: Sendable {
         let timer = TransferTimer(request.timeouts)
         let sink = TransferSink()
         let outgoing = request
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { [self] in
-                try await loader.load(outgoing, response: { head in
-                    try self.accept(head, transfer: transfer, sink: sink, timer: timer)
-                }, chunk: { piece in
-                    try self.receive(piece, transfer: transfer, sink: sink, timer: timer, progressive: progressive)
-                })
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { [self] in
+                    try await loader.load(outgoing, response: { head in
+                        try self.accept(head, transfer: transfer, sink: sink, timer: timer)
+                    }, chunk: { piece in
+                        try self.receive(piece, transfer: transfer, sink: sink, timer: timer, progressive: progressive)
+                    })
+                }
+                group.addTask { try await timer.watch() }
+                try await group.next()
+                group.cancelAll()
             }
-            group.addTask { try await timer.watch() }
-            try await group.next()
-            group.cancelAll()
+        } catch ImageLoadingError.connectionFailed(_, transient: true) where
+                    sink.response?.expectedContentLength.map { sink.data.count < $0 } == true {
+            // The connection went away mid-body: say how much of the declared length arrived.
+            throw ImageLoadingError.truncatedBody(received: sink.data.count, expected: sink.response?.expectedContentLength ?? 0)
         }
         if sink.notModified {
             guard let cached = r.cachedResponse else { throw ImageLoadingError.notModifiedWithoutCachedData }

@@ -215,7 +215,11 @@ public final class HTTPDataLoader: DataLoading {
             default: return ImageLoadingError.invalidContentEncoding(String(describing: e))
             }
         }
-        if let e = error as? HTTPParserError { return ImageLoadingError.invalidResponse(String(describing: e)) }
+        if let e = error as? HTTPParserError {
+            // The connection closing mid-body is a lost connection (transient), not bad HTTP.
+            if e == .invalidEOFState { return ImageLoadingError.connectionFailed("the connection closed mid-reply", transient: true) }
+            return ImageLoadingError.invalidResponse(String(describing: e))
+        }
         if error is NIOSSLError || error is BoringSSLError {
             return ImageLoadingError.connectionFailed("TLS: \(error)", transient: false)
         }
