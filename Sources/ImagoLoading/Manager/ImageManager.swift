@@ -94,7 +94,7 @@ public final class ImageManager: Sendable {
     nonisolated(nonsending) public func loadImage(with url: URL, options: ImageLoadOptions = [],
                                                   context: ImageLoadContext = ImageLoadContext()) async throws -> ImageLoadResult {
         if let hit = try await memoryHit(url, options: options, context: context) { return hit }
-        let (stream, cancel) = subscribe(url, options: options, context: context)
+        let (stream, cancel) = subscribe(url, options: options, context: context, resultOnly: true)
         return try await withTaskCancellationHandler {
             do {
                 for try await event in stream {
@@ -143,6 +143,8 @@ public final class ImageManager: Sendable {
     private final class Job: @unchecked Sendable {
         // Fields are touched only under the manager's `jobs` lock.
         var subscribers: [Int: AsyncThrowingStream<ImageLoadEvent, any Error>.Continuation] = [:]
+        /// Subscribers that want progress and partial images, not only the result.
+        var followers: Set<Int> = []
         var task: Task<Void, Never>?
     }
 
@@ -151,8 +153,10 @@ public final class ImageManager: Sendable {
         var byKey: [JobKey: Job] = [:]
     }
 
-    private func subscribe(_ url: URL, options: ImageLoadOptions,
-                           context: ImageLoadContext) -> (stream: AsyncThrowingStream<ImageLoadEvent, any Error>, cancel: @Sendable () -> Void) {
+    /// Joins (or starts) the job for this load. `resultOnly` subscribers (``loadImage``) are not
+    /// woken for progress or partial images.
+    private func subscribe(_ url: URL, options: ImageLoadOptions, context: ImageLoadContext,
+                           resultOnly: Bool = false) -> (stream: AsyncThrowingStream<ImageLoadEvent, any Error>, cancel: @Sendable () -> Void) {
         let (stream, continuation) = AsyncThrowingStream<ImageLoadEvent, any Error>.makeStream()
         let key = JobKey(finalKey: finalCacheKey(for: url, context: context), options: options, decode: context.decodeOptions,
                          scaleDownLimit: context.scaleDownLimitBytes, headers: context.headers,
@@ -169,12 +173,14 @@ public final class ImageManager: Sendable {
                 job.task = Task { [self] in await self.run(job, key: key, url: url, options: options, context: context) }
             }
             job.subscribers[id] = continuation
+            if !resultOnly { job.followers.insert(id) }
             return id
         }
         let leave: @Sendable () -> Void = { [weak self] in
             guard let self else { return }
             let c = self.jobs.withLock { j -> AsyncThrowingStream<ImageLoadEvent, any Error>.Continuation? in
                 guard let job = j.byKey[key], let c = job.subscribers.removeValue(forKey: id) else { return nil }
+                job.followers.remove(id)
                 if job.subscribers.isEmpty {
                     job.task?.cancel()
                     j.byKey[key] = nil
@@ -188,7 +194,7 @@ public final class ImageManager: Sendable {
     }
 
     private func broadcast(_ event: ImageLoadEvent, in job: Job) {
-        let targets = jobs.withLock { _ in Array(job.subscribers.values) }
+        let targets = jobs.withLock { _ in job.followers.compactMap { job.subscribers[$0] } }
         for c in targets { c.yield(event) }
     }
 
