@@ -197,7 +197,7 @@ struct ImageDownloaderTests {
         }
     }
 
-    @Test("hostile servers: a reply that is not HTTP, a gzip bomb, and gzip that is not gzip end in typed errors")
+    @Test("hostile servers: endless headers, a reply that is not HTTP, a gzip bomb, and gzip that is not gzip end in typed errors")
     func hostileServers() async throws {
         // 64 MiB of zeros compress to about 64 KB: a 1000:1 bomb, made by gzip(1) at test time.
         let dir = try TestFiles.temporaryDirectory("imago-gzip")
@@ -222,6 +222,12 @@ struct ImageDownloaderTests {
             func fetch(_ path: String) async -> ImageLoadingError? {
                 await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url(path))) }
             }
+            // Headers without end are cut off by the HTTP parser, not read into memory forever.
+            let clock = ContinuousClock()
+            var flood: ImageLoadingError?
+            let elapsed = await clock.measure { flood = await fetch("/headerflood") }
+            if case .invalidResponse = flood {} else { Issue.record("header flood: \(String(describing: flood))") }
+            #expect(elapsed < .seconds(5))
             let garbage = await fetch("/garbage")
             if case .invalidResponse = garbage {} else { Issue.record("not HTTP: \(String(describing: garbage))") }
             #expect(garbage?.isTransient == false)

@@ -26,6 +26,7 @@ import Synchronization
 /// - `/gated/NAME`: the file in `parts` pieces (query, default 3); piece k > 0 waits until
 ///   ``openGate()`` has been called k times, so a test can pace the body by what it has seen.
 /// - `/gzip/NAME`: the registered bytes as they are, declared `Content-Encoding: gzip`.
+/// - `/headerflood`: a status line, then 1 KB header lines until the client leaves.
 /// - `/garbage`: bytes that are not HTTP, then the connection closes.
 /// - `CONNECT host:port`: answered 200, after which the same connection is served as if it were
 ///   the tunnel's far end (so a second server can play the proxy); counted under `CONNECT`.
@@ -308,6 +309,10 @@ public final class TestHTTPServer: Sendable {
             return true
         case "drop":
             return false
+        case "headerflood":
+            try await out.write(ByteBuffer(string: "HTTP/1.1 200 OK\r\n"))
+            let line = ByteBuffer(string: "X-Flood: " + String(repeating: "a", count: 1014) + "\r\n")
+            while true { try await out.write(line) }
         case "garbage":
             try await send(Data("SSH-2.0-OpenSSH_9.2\r\n\u{0}\u{1}\u{2}\u{3} not a status line\r\n\r\n".utf8))
             return false
