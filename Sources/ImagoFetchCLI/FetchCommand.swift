@@ -66,7 +66,7 @@ struct FetchCommand: AsyncParsableCommand {
     /// The proxies: --proxy, else none with --no-proxy, else the environment's.
     func proxySettings() throws -> ProxySettings {
         if let proxy {
-            guard let parsed = HTTPProxy(url: proxy) else { throw ValidationError("--proxy '\(proxy)' is not an http:// or socks5:// proxy") }
+            guard let parsed = HTTPProxy(url: proxy) else { throw ValidationError("--proxy '\(proxy)' is not a usable proxy: http://[user:password@]host[:port] or socks5://host[:port]") }
             return ProxySettings(http: parsed, https: parsed, noProxy: ProxySettings.environment().noProxy)
         }
         return noProxy ? .none : .environment()

@@ -292,6 +292,7 @@ struct ImageDownloaderTests {
         #expect(ProxySettings(https: settings.https, noProxy: ["*"]).proxy(for: URL(string: "https://x.org/")!) == nil)
         #expect(HTTPProxy(url: "proxy:8080") == HTTPProxy(host: "proxy", port: 8080))
         #expect(HTTPProxy(url: "http://proxy/") == HTTPProxy(host: "proxy", port: 1080))
+        #expect(HTTPProxy(url: "socks5://u:p@proxy:1080") == nil && HTTPProxy(url: "socks5://proxy")?.port == 1080)
         #expect(HTTPProxy(url: "https://proxy:443") == nil && HTTPProxy(url: "http://proxy:99999") == nil && HTTPProxy(url: "http://:80") == nil)
         #expect(HTTPProxy(url: "http://u:p@proxy:3128")?.description == "http://proxy:3128")
         #expect(ProxySettings.environment([:]) == .none)

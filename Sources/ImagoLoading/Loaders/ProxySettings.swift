@@ -38,7 +38,8 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     /// `[scheme://][user:password@]host[:port]`. The scheme is `http` (the default), `socks5`
     /// or `socks5h`; the port defaults to 1080; percent-escapes in the credentials are decoded.
     /// Returns `nil` for anything else, including `https://` proxies (TLS to the proxy itself is
-    /// not supported).
+    /// not supported) and SOCKS5 proxies with credentials (AsyncHTTPClient has no SOCKS
+    /// authentication).
     public init?(url text: String) {
         var rest = Substring(PathName.trimmed(text))
         var kind = Kind.http
@@ -78,7 +79,7 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
             port = p
             host = host[..<colon]
         }
-        guard !host.isEmpty, (1...65535).contains(port) else { return nil }
+        guard !host.isEmpty, (1...65535).contains(port), kind == .http || credentials == nil else { return nil }
         self.init(kind: kind, host: String(host), port: port, credentials: credentials)
     }
 
