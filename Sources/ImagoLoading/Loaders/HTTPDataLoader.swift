@@ -123,21 +123,7 @@ public final class HTTPDataLoader: DataLoading {
                 tls.certificateVerification = .none
                 outgoing.tlsConfiguration = tls
             }
-            let head: HTTPClientResponse
-            do {
-                head = try await client(for: url).execute(outgoing, deadline: .distantFuture)
-            } catch where Self.isStaleConnection(error) && !Task.isCancelled {
-                // A kept-alive connection the server closed as this request went out. GET is
-                // idempotent and nothing of the answer arrived, so try once more on a fresh
-                // connection, as browsers and URLSession do.
-                do {
-                    head = try await client(for: url).execute(outgoing, deadline: .distantFuture)
-                } catch {
-                    throw Self.map(error)
-                }
-            } catch {
-                throw Self.map(error)
-            }
+            let head = try await send(outgoing, to: url)
             let status = Int(head.status.code)
             if [301, 302, 303, 307, 308].contains(status), let location = head.headers.first(name: "location") {
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
@@ -178,6 +164,22 @@ public final class HTTPDataLoader: DataLoading {
             }
             return
         }
+    }
+
+    /// Sends `request` and waits for the response head. A kept-alive connection the server closed
+    /// as the request went out gets one more try on a fresh connection: GET is idempotent and
+    /// nothing of the answer arrived (browsers and URLSession do the same).
+    private func send(_ request: HTTPClientRequest, to url: URL) async throws -> HTTPClientResponse {
+        for attempt in 1...2 {
+            do {
+                return try await client(for: url).execute(request, deadline: .distantFuture)
+            } catch where attempt == 1 && Self.isStaleConnection(error) && !Task.isCancelled {
+                continue
+            } catch {
+                throw Self.map(error)
+            }
+        }
+        throw ImageLoadingError.connectionFailed("the connection closed before any answer", transient: true)
     }
 
     /// Whether `error` is a connection closing under a request before any answer: the race between
