@@ -1,0 +1,207 @@
+import Synchronization
+
+/// What a subscriber of a shared task receives: events while it runs, then its value.
+package enum SharedTaskOutput<Value: Sendable, Event: Sendable>: Sendable {
+    /// Something the task reported on the way (progress, a partial result).
+    case event(Event)
+    /// The task's result; nothing follows it.
+    case value(Value)
+}
+
+/// Work shared by everyone who asks for the same key: the one coalescing primitive of Imago's
+/// pipeline, used by every stage (the downloader's transfers, original bytes, decoding,
+/// processing) and by the cache's disk queries.
+///
+/// - The first subscriber of a key starts the operation; later ones join it while it runs.
+/// - It runs while any subscriber remains. When the last one leaves, the operation is
+///   cancelled, and the key is free for a new one at once.
+/// - Its priority (``Context/currentPriority``) is the highest of its subscribers', read live,
+///   so queues it waits in see a change as soon as a subscriber's priority changes. A stage that
+///   depends on another subscribes with its own context as the priority, so priority flows from
+///   callers down to the download and decode they wait on.
+/// - Events go to the subscribers that accept them; the value goes to every subscriber. A
+///   subscriber that reads slowly keeps at most the newest event besides the value, so slow
+///   readers cannot pile up partial images.
+///
+/// Locking: the table's lock is never held while calling out, except to read subscribers'
+/// priorities, which only ever leads further towards the callers (from a stage to the stages
+/// that depend on it), never back.
+package final class SharedTasks<Key: Hashable & Sendable, Value: Sendable, Event: Sendable>: Sendable {
+    package typealias Output = SharedTaskOutput<Value, Event>
+    package typealias Stream = AsyncThrowingStream<Output, any Error>
+    package typealias Operation = @Sendable (Context) async throws -> Value
+
+    fileprivate struct Subscriber {
+        var priority: any PrioritySource
+        var accepts: (@Sendable (Event) -> Bool)?
+        var continuation: Stream.Continuation
+    }
+
+    /// One running operation. Its fields are only touched under the table's lock.
+    fileprivate final class Entry: @unchecked Sendable {
+        let key: Key
+        var subscribers: [Int: Subscriber] = [:]
+        var task: Task<Void, Never>?
+        var finished = false
+
+        init(key: Key) {
+            self.key = key
+        }
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// Operations running now.
+    package var count: Int { state.withLock { $0.entries.count } }
+
+    /// Subscribers of the operation for `key`, or 0.
+    package func subscriberCount(_ key: Key) -> Int {
+        state.withLock { $0.entries[key]?.subscribers.count ?? 0 }
+    }
+
+    /// Joins the operation for `key`, starting it with `operation` when none is running.
+    ///
+    /// - Parameters:
+    ///   - priority: This subscriber's priority; it may change later.
+    ///   - accepts: Which events this subscriber wants; `nil` (the default) for the value only.
+    package func subscribe(_ key: Key, priority: any PrioritySource, accepts: (@Sendable (Event) -> Bool)? = nil,
+                           operation: @escaping Operation) -> Subscription {
+        let (stream, continuation) = Stream.makeStream(bufferingPolicy: .bufferingNewest(2))
+        let (entry, id) = state.withLock { s -> (Entry, Int) in
+            s.nextID += 1
+            let entry: Entry
+            if let existing = s.entries[key] {
+                entry = existing
+            } else {
+                entry = Entry(key: key)
+                s.entries[key] = entry
+                let context = Context(tasks: self, entry: entry)
+                entry.task = Task { [self] in await self.run(entry, context: context, operation: operation) }
+            }
+            entry.subscribers[s.nextID] = Subscriber(priority: priority, accepts: accepts, continuation: continuation)
+            return (entry, s.nextID)
+        }
+        continuation.onTermination = { [weak self] _ in self?.leave(entry, id: id) }
+        return Subscription(stream: stream, leave: { [weak self] in self?.leave(entry, id: id) })
+    }
+
+    private func run(_ entry: Entry, context: Context, operation: Operation) async {
+        let result: Result<Value, any Error>
+        do {
+            result = .success(try await operation(context))
+        } catch {
+            result = .failure(error)
+        }
+        let continuations = state.withLock { s -> [Stream.Continuation] in
+            if s.entries[entry.key] === entry { s.entries[entry.key] = nil }
+            entry.finished = true
+            defer { entry.subscribers = [:] }
+            return entry.subscribers.values.map(\.continuation)
+        }
+        switch result {
+        case .success(let value):
+            for c in continuations {
+                c.yield(.value(value))
+                c.finish()
+            }
+        case .failure(let error):
+            for c in continuations { c.finish(throwing: error) }
+        }
+    }
+
+    /// Removes a subscriber; the last one leaving cancels the operation.
+    private func leave(_ entry: Entry, id: Int) {
+        let (continuation, task) = state.withLock { s -> (Stream.Continuation?, Task<Void, Never>?) in
+            guard let sub = entry.subscribers.removeValue(forKey: id) else { return (nil, nil) }
+            guard entry.subscribers.isEmpty, !entry.finished else { return (sub.continuation, nil) }
+            if s.entries[entry.key] === entry { s.entries[entry.key] = nil }
+            return (sub.continuation, entry.task)
+        }
+        // Outside the lock: cancelling runs cancellation handlers, finishing runs onTermination.
+        task?.cancel()
+        continuation?.finish(throwing: CancellationError())
+    }
+
+    fileprivate func priority(of entry: Entry) -> ImagePriority {
+        state.withLock { _ in entry.subscribers.values.map(\.priority.currentPriority).max() ?? .veryLow }
+    }
+
+    fileprivate func send(_ event: Event, from entry: Entry) {
+        let targets = state.withLock { _ in
+            entry.subscribers.values.compactMap { sub in sub.accepts?(event) == true ? sub.continuation : nil }
+        }
+        for c in targets { c.yield(.event(event)) }
+    }
+
+    fileprivate func wantsEvents(_ entry: Entry) -> Bool {
+        state.withLock { _ in entry.subscribers.values.contains { $0.accepts != nil } }
+    }
+
+    /// What an operation sees of itself: its live priority, and a way to report events.
+    package final class Context: PrioritySource {
+        private let tasks: SharedTasks
+        private let entry: Entry
+
+        fileprivate init(tasks: SharedTasks, entry: Entry) {
+            self.tasks = tasks
+            self.entry = entry
+        }
+
+        /// The highest priority among the subscribers now.
+        package var currentPriority: ImagePriority { tasks.priority(of: entry) }
+
+        /// Whether any subscriber accepts events at all (so an operation can skip making them).
+        package var hasEventSubscribers: Bool { tasks.wantsEvents(entry) }
+
+        /// Sends `event` to the subscribers that accept it.
+        package func send(_ event: Event) { tasks.send(event, from: entry) }
+    }
+
+    /// One subscriber's share: its stream, and a way to leave.
+    package struct Subscription: Sendable {
+        package typealias Stream = SharedTasks.Stream
+
+        /// Events this subscriber accepts, then the value; fails with the operation's error, or
+        /// `CancellationError` when this subscriber left.
+        package let stream: Stream
+        private let leaveAction: @Sendable () -> Void
+
+        fileprivate init(stream: Stream, leave: @escaping @Sendable () -> Void) {
+            self.stream = stream
+            leaveAction = leave
+        }
+
+        /// Leaves the operation: the stream ends with `CancellationError`; the operation goes on
+        /// for the other subscribers, and is cancelled if there are none.
+        package func cancel() { leaveAction() }
+
+        /// Waits for the value, handing events to `onEvent`. Cancelling the calling task leaves.
+        ///
+        /// - Throws: the operation's error, or `CancellationError`.
+        package func value(onEvent: ((Event) throws -> Void)? = nil) async throws -> Value {
+            try await withTaskCancellationHandler {
+                do {
+                    for try await output in stream {
+                        switch output {
+                        case .event(let event): try onEvent?(event)
+                        case .value(let value): return value
+                        }
+                    }
+                } catch {
+                    leaveAction()
+                    throw error
+                }
+                throw CancellationError()
+            } onCancel: {
+                leaveAction()
+            }
+        }
+    }
+}

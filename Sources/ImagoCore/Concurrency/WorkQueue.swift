@@ -1,0 +1,161 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+import Synchronization
+
+/// Runs blocking, CPU-heavy work (decoding, resampling, encoding) on its own threads, at most
+/// ``maxConcurrentCount`` at a time, highest priority first.
+///
+/// Work runs on the queue's own lanes (serial Dispatch queues, one thread each while busy), never
+/// on Swift's cooperative pool, so a long decode cannot starve the tasks that move bytes, and
+/// `maxConcurrentCount` lanes really do run at once. Waiting work is ordered by priority, read when a
+/// thread comes free (so a priority that rises while the work waits counts), then by arrival in
+/// ``order``. Work whose caller is cancelled while it waits is dropped without running; work
+/// already running finishes, since a C decoder cannot be interrupted halfway.
+///
+/// Imago's pipeline uses ``processing`` for decode, transform and encode unless configured
+/// otherwise. Size it to the cores the process may use; more only adds memory, since every
+/// running decode holds a full bitmap.
+public final class WorkQueue: Sendable {
+    /// The queue decoding, transforms and encoding share by default: one thread per active core.
+    public static let processing = WorkQueue(label: "imago.processing")
+
+    /// One thread per core this process may run on (at least 1).
+    public static var defaultConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// A name for logs and metrics.
+    public let label: String
+    /// Work items running at once. Default ``defaultConcurrency``.
+    public let maxConcurrentCount: Int
+    /// Order among waiting work of equal priority. Default ``QueueOrder/fifo``.
+    public let order: QueueOrder
+
+    private struct Job: Sendable {
+        let run: @Sendable () -> Void
+        let cancel: @Sendable () -> Void
+    }
+
+    private struct State {
+        var waiting = WaitList<Job>()
+        var running = 0
+        var nextID = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var freeLanes: [Int]
+    }
+
+    private let state: Mutex<State>
+    private let lanes: [DispatchQueue]
+
+    /// Creates a queue.
+    ///
+    /// - Parameters:
+    ///   - label: A name for logs.
+    ///   - maxConcurrentCount: Default ``defaultConcurrency``; values under 1 count as 1.
+    ///   - order: Default ``QueueOrder/fifo``.
+    public init(label: String, maxConcurrentCount: Int = WorkQueue.defaultConcurrency, order: QueueOrder = .fifo) {
+        self.label = label
+        self.maxConcurrentCount = max(1, maxConcurrentCount)
+        self.order = order
+        lanes = (0..<self.maxConcurrentCount).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
+        state = Mutex(State(freeLanes: Array((0..<self.maxConcurrentCount).reversed())))
+    }
+
+    /// Work waiting for a thread, and work running now.
+    public var counts: (waiting: Int, running: Int) {
+        state.withLock { ($0.waiting.count, $0.running) }
+    }
+
+    /// Runs `work` on one of the queue's threads when its turn comes, and returns its result.
+    ///
+    /// - Parameter priority: Default ``ImagePriority/normal``.
+    /// - Throws: `CancellationError` when the calling task is cancelled before `work` starts
+    ///   (it then never runs); otherwise whatever `work` throws.
+    public func run<T: Sendable>(priority: ImagePriority = .normal, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await run(priority: PriorityCell(priority), work)
+    }
+
+    /// Runs `work` with a priority that may change while it waits.
+    package func run<T: Sendable>(priority: any PrioritySource, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        let id = state.withLock { s -> Int in
+            s.nextID += 1
+            return s.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let job = Job(run: { continuation.resume(with: Result { try work() }) },
+                              cancel: { continuation.resume(throwing: CancellationError()) })
+                enqueue(job, id: id, priority: priority, cancellable: true)
+            }
+        } onCancel: {
+            let job = state.withLock { $0.waiting.remove(id: id) }
+            job?.cancel()
+        }
+    }
+
+    /// Queues `work` without waiting for it (background cache writes, say). It runs even if the
+    /// caller goes away; ``waitUntilIdle()`` waits for it.
+    ///
+    /// - Parameter priority: Default ``ImagePriority/normal``.
+    public func submit(priority: ImagePriority = .normal, _ work: @escaping @Sendable () -> Void) {
+        let id = state.withLock { s -> Int in
+            s.nextID += 1
+            return s.nextID
+        }
+        enqueue(Job(run: work, cancel: {}), id: id, priority: PriorityCell(priority), cancellable: false)
+    }
+
+    /// Returns once nothing is running or waiting.
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { s -> Bool in
+                if s.running == 0 && s.waiting.isEmpty { return true }
+                s.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    private func enqueue(_ job: Job, id: Int, priority: any PrioritySource, cancellable: Bool) {
+        enum Next { case start(Int), wait, cancelled }
+        let next = state.withLock { s -> Next in
+            // Read under the lock: a cancellation handler that ran before this saw nothing to remove.
+            if cancellable && Task.isCancelled { return .cancelled }
+            if s.running < maxConcurrentCount, let lane = s.freeLanes.popLast() {
+                s.running += 1
+                return .start(lane)
+            }
+            s.waiting.append(job, id: id, priority: priority)
+            return .wait
+        }
+        switch next {
+        case .start(let lane): startWorker(on: lane, with: job)
+        case .wait: break
+        case .cancelled: job.cancel()
+        }
+    }
+
+    /// One lane's loop: run the job, then whatever is waiting, until nothing is.
+    private func startWorker(on lane: Int, with first: Job) {
+        lanes[lane].async { [self] in
+            var job = first
+            while true {
+                job.run()
+                let (next, idle) = state.withLock { s -> (Job?, [CheckedContinuation<Void, Never>]) in
+                    if let next = s.waiting.popNext(order: order) { return (next, []) }
+                    s.running -= 1
+                    s.freeLanes.append(lane)
+                    guard s.running == 0 else { return (nil, []) }
+                    defer { s.idleWaiters = [] }
+                    return (nil, s.idleWaiters)
+                }
+                for waiter in idle { waiter.resume() }
+                guard let next else { return }
+                job = next
+            }
+        }
+    }
+}

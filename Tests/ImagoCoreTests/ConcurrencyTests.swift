@@ -1,0 +1,170 @@
+import Foundation
+@testable import ImagoCore
+import Synchronization
+import Testing
+
+@Suite("WorkQueue, PriorityGate and SharedTasks")
+struct ConcurrencyTests {
+    /// Records how many pieces of work run at once, and in which order they started.
+    final class Probe: Sendable {
+        private let state = Mutex((running: 0, peak: 0, order: [String]()))
+        var peak: Int { state.withLock { $0.peak } }
+        var order: [String] { state.withLock { $0.order } }
+        func run(_ name: String, for duration: TimeInterval) {
+            state.withLock { s in s.running += 1; s.peak = max(s.peak, s.running); s.order.append(name) }
+            Thread.sleep(forTimeInterval: duration)
+            state.withLock { $0.running -= 1 }
+        }
+    }
+
+    /// Names in the order they were added, from any thread.
+    final class Names: Sendable {
+        private let names = Mutex<[String]>([])
+        func append(_ name: String) { names.withLock { $0.append(name) } }
+        var all: [String] { names.withLock { $0 } }
+    }
+
+    @Test("a work queue runs at most its count at once, and that many when there is work", arguments: [1, 2, 4])
+    func bounded(_ count: Int) async throws {
+        let queue = WorkQueue(label: "t", maxConcurrentCount: count)
+        let probe = Probe()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<12 { group.addTask { try await queue.run { probe.run("\(i)", for: 0.02) } } }
+            try await group.waitForAll()
+        }
+        #expect(probe.peak == count)
+        #expect(queue.counts == (0, 0))
+    }
+
+    @Test("waiting work runs highest priority first, FIFO or LIFO among equals; a raised priority counts")
+    func order() async throws {
+        for order in [QueueOrder.fifo, .lifo] {
+            let queue = WorkQueue(label: "t", maxConcurrentCount: 1, order: order)
+            let probe = Probe()
+            let gate = Mutex(true)
+            let blocker = Task { try await queue.run { while gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) } } }
+            while queue.counts.running == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            let bumped = PriorityCell(.veryLow)
+            var tasks: [Task<Void, any Error>] = []
+            for (name, priority) in [("n1", PriorityCell(.normal)), ("low", PriorityCell(.low)), ("n2", PriorityCell(.normal)),
+                                     ("high", PriorityCell(.high)), ("bumped", bumped)] {
+                tasks.append(Task { try await queue.run(priority: priority) { probe.run(name, for: 0) } })
+                while queue.counts.waiting < tasks.count { try await Task.sleep(for: .milliseconds(1)) }
+            }
+            bumped.set(.veryHigh)
+            gate.withLock { $0 = false }
+            try await blocker.value
+            for t in tasks { try await t.value }
+            let expected = order == .fifo ? ["bumped", "high", "n1", "n2", "low"] : ["bumped", "high", "n2", "n1", "low"]
+            #expect(probe.order == expected, "\(order)")
+        }
+    }
+
+    @Test("work whose caller is cancelled while it waits never runs; idle waits for background work")
+    func cancellationAndIdle() async throws {
+        let queue = WorkQueue(label: "t", maxConcurrentCount: 1)
+        let probe = Probe()
+        let gate = Mutex(true)
+        queue.submit { while gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) } }
+        let waiting = Task { try await queue.run { probe.run("never", for: 0) } }
+        while queue.counts.waiting == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(queue.counts.waiting == 0)
+        // Already cancelled before it is queued: never queued.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await queue.run { probe.run("never", for: 0) }
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+        queue.submit { probe.run("background", for: 0.01) }
+        gate.withLock { $0 = false }
+        await queue.waitUntilIdle()
+        #expect(probe.order == ["background"] && queue.counts == (0, 0))
+    }
+
+    @Test("a gate admits its limit; waiters go by priority; a cancelled waiter leaves the line")
+    func gate() async throws {
+        let gate = PriorityGate(limit: 2)
+        try await gate.enter(priority: PriorityCell(.normal))
+        try await gate.enter(priority: PriorityCell(.normal))
+        #expect(gate.counts == (0, 2))
+        let order = Names()
+        let low = Task { try await gate.enter(priority: PriorityCell(.low)); order.append("low") }
+        while gate.counts.waiting < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        let cancelled = Task { try await gate.enter(priority: PriorityCell(.veryHigh)); order.append("cancelled") }
+        while gate.counts.waiting < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        let high = Task { try await gate.enter(priority: PriorityCell(.high)); order.append("high") }
+        while gate.counts.waiting < 3 { try await Task.sleep(for: .milliseconds(1)) }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(gate.counts == (2, 2))
+        gate.leave()
+        try await high.value
+        gate.leave()
+        try await low.value
+        #expect(order.all == ["high", "low"])
+        gate.leave()
+        gate.leave()
+        #expect(gate.counts == (0, 0))
+    }
+
+    @Test("shared tasks: one operation per key, its value to every subscriber, events to those who want them")
+    func sharing() async throws {
+        let tasks = SharedTasks<String, Int, String>()
+        let runs = Mutex(0)
+        let release = Mutex(false)
+        let all: @Sendable (String) -> Bool = { _ in true }
+        func subscribe(_ wantsEvents: Bool) -> SharedTasks<String, Int, String>.Subscription {
+            tasks.subscribe("k", priority: PriorityCell(.normal), accepts: wantsEvents ? all : nil) { (context: SharedTasks<String, Int, String>.Context) async throws -> Int in
+                runs.withLock { $0 += 1 }
+                context.send("started")
+                while !release.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+                return 42
+            }
+        }
+        let quiet = subscribe(false), loud = subscribe(true)
+        #expect(tasks.count == 1 && tasks.subscriberCount("k") == 2)
+        release.withLock { $0 = true }
+        var events: [String] = []
+        let value = try await loud.value { events.append($0) }
+        #expect(try await quiet.value() == 42 && value == 42)
+        #expect(runs.withLock { $0 } == 1 && events == ["started"] && tasks.count == 0)
+        // A later subscriber starts afresh.
+        #expect(try await subscribe(false).value() == 42 && runs.withLock { $0 } == 2)
+    }
+
+    @Test("shared tasks: the last subscriber leaving cancels the operation; the priority is the highest subscriber's, live")
+    func cancelAndPriority() async throws {
+        let tasks = SharedTasks<String, Int, Never>()
+        let cancelled = Mutex(false)
+        let seen = Mutex<ImagePriority?>(nil)
+        let check = Mutex(false)
+        let a = PriorityCell(.low), b = PriorityCell(.normal)
+        let operation: SharedTasks<String, Int, Never>.Operation = { context in
+            do {
+                while true {
+                    if check.withLock({ $0 }) { seen.withLock { $0 = context.currentPriority } }
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            } catch {
+                cancelled.withLock { $0 = true }
+                throw error
+            }
+        }
+        let first = tasks.subscribe("k", priority: a, operation: operation)
+        let second = tasks.subscribe("k", priority: b, operation: operation)
+        check.withLock { $0 = true }
+        while seen.withLock({ $0 }) != .normal { try await Task.sleep(for: .milliseconds(1)) }
+        a.set(.veryHigh)
+        while seen.withLock({ $0 }) != .veryHigh { try await Task.sleep(for: .milliseconds(1)) }
+        first.cancel()
+        while seen.withLock({ $0 }) != .normal { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(!cancelled.withLock { $0 })
+        await #expect(throws: CancellationError.self) { try await first.value() }
+        second.cancel()
+        while !cancelled.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(tasks.count == 0)
+        await #expect(throws: CancellationError.self) { try await second.value() }
+    }
+}
