@@ -28,7 +28,7 @@ struct CacheCommand: ParsableCommand {
         var directory: URL { cacheDir.map { URL(fileURLWithPath: $0) } ?? DiskCache.defaultDirectory }
 
         /// Opens the cache. Without limits nothing is expired by merely looking.
-        func open(maxSize: Int = 0, maxAge: TimeInterval? = nil) throws -> DiskCache {
+        func open(maxSize: Int = 0, maxAge: Duration? = nil) throws -> DiskCache {
             do {
                 return try DiskCache(directory: directory, namespace: namespace, maxAge: maxAge, maxSize: maxSize)
             } catch {
@@ -93,7 +93,7 @@ struct CacheCommand: ParsableCommand {
 
         func run() throws {
             let before = try wrap { try location.open().statistics() }
-            let cache = try location.open(maxSize: maxSize, maxAge: maxAge)  // opening applies the limits
+            let cache = try location.open(maxSize: maxSize, maxAge: .milliseconds(Int64((maxAge * 1000).rounded())))  // opening applies the limits
             try wrap { try cache.trim() }
             let after = try wrap { try cache.statistics() }
             print("removed \(before.count - after.count) entries; \(after.count) entries (\(after.totalSize) bytes) remain")

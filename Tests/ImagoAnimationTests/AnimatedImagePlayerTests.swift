@@ -223,8 +223,8 @@ struct AnimatedImagePlayerTests {
         let frames = try FrameImage(images: [Image(buffer: a), Image(buffer: b)], durations: [0.2])
         #expect(frames.frameCount == 2 && frames.duration(at: 1) == 0.2 && frames.loopCount == 0)
         #expect(try frames.animationFrame(at: 1) == b.converted(to: .argb32Premultiplied))
-        let encoded = try FrameImage(encoded: [ImageCoders.shared.encode(Image(buffer: a), as: .png),
-                                               ImageCoders.shared.encode(Image(buffer: b), as: .png)],
+        let encoded = try FrameImage(encoded: [ImageCoderRegistry.shared.encode(Image(buffer: a), as: .png),
+                                               ImageCoderRegistry.shared.encode(Image(buffer: b), as: .png)],
                                      durations: [0.1, 0.3], loopCount: 2)
         #expect(try encoded.animationFrame(at: 1) == b.converted(to: .argb32Premultiplied))
         #expect(encoded.bytesPerFrame == 8 * 6 * 4 && encoded.duration(at: 1) == 0.3)

@@ -19,7 +19,7 @@ struct DiskCacheTests {
     func roundTrip(_ inlineThreshold: Int) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cache = try DiskCache(directory: dir, inlineThreshold: inlineThreshold)
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: inlineThreshold))
         try cache.setData(Data(), forKey: "empty")
         #expect(try cache.data(forKey: "empty") == Data())
         try cache.removeValue(forKey: "empty")
@@ -47,7 +47,7 @@ struct DiskCacheTests {
     func inlineToFileAndBack() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cache = try DiskCache(directory: dir, inlineThreshold: 1000)
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 1000))
         try cache.setData(payload(500, seed: 1), forKey: "k")
         #expect(try dataFiles(cache).isEmpty)
         try cache.setData(payload(5000, seed: 2), forKey: "k")
@@ -56,20 +56,23 @@ struct DiskCacheTests {
         #expect(try cache.data(forKey: "k") == payload(10, seed: 3) && dataFiles(cache).isEmpty)
     }
 
-    @Test("file names are SHA-256 plus a clean extension; hostile keys stay inside the cache")
+    @Test("file names are 128 random bits plus a clean extension; hostile keys stay inside the cache")
     func naming() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cache = try DiskCache(directory: dir, namespace: "../escape", inlineThreshold: 0)
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(namespace: "../escape", inlineThreshold: 0))
         #expect(cache.directory.path.hasPrefix(dir.path))
         try cache.setData(Data([1]), forKey: "https://x.test/photo.JPG?size=2")
         try cache.setData(Data([2]), forKey: "../../../../etc/passwd")
         try cache.setData(Data([3]), forKey: "https://x.test/file.exe%00.png")
         let names = try dataFiles(cache).sorted()
         #expect(names.count == 3)
-        #expect(names.contains { $0.hasSuffix(".jpg") && $0.count == 64 + 4 })
-        #expect(names.allSatisfy { !$0.contains("/") && $0.prefix(64).allSatisfy(\.isHexDigit) })
+        #expect(names.contains { $0.hasSuffix(".jpg") && $0.count == 32 + 4 })
+        #expect(names.allSatisfy { !$0.contains("/") && $0.prefix(32).allSatisfy(\.isHexDigit) })
         #expect(try cache.data(forKey: "../../../../etc/passwd") == Data([2]))
+        // Writing a key again gives it a new file and removes the old one.
+        try cache.setData(Data([4]), forKey: "../../../../etc/passwd")
+        #expect(try dataFiles(cache).count == 3 && cache.data(forKey: "../../../../etc/passwd") == Data([4]))
     }
 
     @Test("entries expire by recorded access time, not filesystem atime")
@@ -77,7 +80,7 @@ struct DiskCacheTests {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let clock = DateBox()
-        let cache = try DiskCache(directory: dir, maxAge: 100, now: { clock.now })
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: .seconds(100)), now: { clock.now })
         try cache.setData(Data([1]), forKey: "read")
         try cache.setData(Data([2]), forKey: "idle")
         clock.advance(60)
@@ -89,7 +92,7 @@ struct DiskCacheTests {
         try cache.trim()
         #expect(try cache.statistics().count == 0)
         // With modification-date expiry, reading does not extend life.
-        let byWrite = try DiskCache(directory: dir, namespace: "m", maxAge: 100, expirationDate: .modificationDate, now: { clock.now })
+        let byWrite = try DiskCache(directory: dir, configuration: DiskCache.Configuration(namespace: "m", maxAge: .seconds(100), expirationDate: .modificationDate), now: { clock.now })
         try byWrite.setData(Data([3]), forKey: "k")
         clock.advance(60); _ = try byWrite.data(forKey: "k")
         clock.advance(60)
@@ -101,8 +104,7 @@ struct DiskCacheTests {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let clock = DateBox()
-        let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, inlineThreshold: 0,
-                                  accessTimeResolution: 0, now: { clock.now })
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: nil, maxSize: 10_000, inlineThreshold: 0, accessTimeResolution: .zero), now: { clock.now })
         for i in 0..<10 {
             try cache.setData(payload(1000, seed: UInt8(i)), forKey: "k\(i)")
             clock.advance(1)
@@ -118,7 +120,7 @@ struct DiskCacheTests {
         #expect(try dataFiles(cache).count == stats.count)
         // Opening applies the limits too.
         for i in 20..<40 { try cache.setData(payload(1000, seed: UInt8(i)), forKey: "k\(i)") }
-        let reopened = try DiskCache(directory: dir, maxAge: nil, maxSize: 10_000, accessTimeResolution: 0, now: { clock.now })
+        let reopened = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: nil, maxSize: 10_000, accessTimeResolution: .zero), now: { clock.now })
         #expect(try reopened.statistics().totalSize <= 5000)
     }
 
@@ -126,7 +128,7 @@ struct DiskCacheTests {
     func damage(_ kind: String) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cache = try DiskCache(directory: dir, inlineThreshold: 0)
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 0))
         try cache.setData(payload(4096, seed: 7), forKey: "victim")
         try cache.setData(payload(10, seed: 8), forKey: "bystander")
         let files = cache.directory.appendingPathComponent("data")
@@ -161,7 +163,7 @@ struct DiskCacheTests {
         #expect(try a.data(forKey: "from-a") == nil)
     }
 
-    @Test("stray temporary files from dead writers are removed on open; fresh ones are left alone")
+    @Test("stray temporary files and unlisted files from dead writers are removed on open; fresh ones and listed ones are left alone")
     func strayTemporaries() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -171,9 +173,21 @@ struct DiskCacheTests {
         try Data([0]).write(to: old)
         try Data([0]).write(to: fresh)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: old.path)
-        _ = try DiskCache(directory: dir)
+        // A file no entry points at (a writer killed between its file and its manifest row).
+        let orphan = files.appendingPathComponent("00000000000000000000000000000000.png")
+        try Data([1]).write(to: orphan)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: orphan.path)
+        let big = Data(repeating: 9, count: 20_000)
+        try cache.setData(big, forKey: "kept")
+        for name in try FileManager.default.contentsOfDirectory(atPath: files.path) where !name.hasPrefix(".tmp") {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)],
+                                                  ofItemAtPath: files.appendingPathComponent(name).path)
+        }
+        let reopened = try DiskCache(directory: dir)
         #expect(!FileManager.default.fileExists(atPath: old.path))
         #expect(FileManager.default.fileExists(atPath: fresh.path))
+        #expect(!FileManager.default.fileExists(atPath: orphan.path))
+        #expect(try reopened.data(forKey: "kept") == big)
     }
 
     @Test("many tasks reading and writing at once always read back what some writer wrote")
@@ -212,7 +226,7 @@ struct DiskCacheIntegrityTests {
     func everyByteCounts() throws {
         let dir = try TestFiles.temporaryDirectory("imago-sum")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cache = try DiskCache(directory: dir, inlineThreshold: 0)
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 0))
         let original = Data((0..<77).map { UInt8(truncatingIfNeeded: $0 &* 13) })
         let files = cache.directory.appendingPathComponent("data")
         for position in 0..<original.count {
@@ -236,7 +250,7 @@ struct DiskCacheIntegrityTests {
         let dir = try TestFiles.temporaryDirectory("imago-acc")
         defer { try? FileManager.default.removeItem(at: dir) }
         let clock = DateBox()
-        let cache = try DiskCache(directory: dir, maxAge: 100, now: { clock.now })
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: .seconds(100)), now: { clock.now })
         try cache.setData(Data([1]), forKey: "hot")
         try cache.setData(Data([2]), forKey: "cold")
         clock.advance(90)
@@ -245,7 +259,7 @@ struct DiskCacheIntegrityTests {
         #expect(try cache.contains("hot") && !cache.contains("cold"))
         try cache.trim()                              // flushes first
         #expect(try cache.entries().map(\.key) == ["hot"])
-        let other = try DiskCache(directory: dir, maxAge: 100, now: { clock.now })
+        let other = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: .seconds(100)), now: { clock.now })
         #expect(try other.entries().first?.accessed == Date(timeIntervalSince1970: 1_800_000_090))
     }
 
@@ -254,7 +268,7 @@ struct DiskCacheIntegrityTests {
         let dir = try TestFiles.temporaryDirectory("imago-res")
         defer { try? FileManager.default.removeItem(at: dir) }
         let clock = DateBox()
-        let cache = try DiskCache(directory: dir, maxAge: nil, accessTimeResolution: 60, now: { clock.now })
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: nil, accessTimeResolution: .seconds(60)), now: { clock.now })
         try cache.setData(Data([1]), forKey: "k")
         clock.advance(30)
         _ = try cache.data(forKey: "k")

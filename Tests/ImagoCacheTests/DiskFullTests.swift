@@ -36,7 +36,7 @@ struct DiskFullTests {
     func fullDisk() throws {
         let dir = try #require(TinyFilesystem.mount(bytes: 512 * 1024))
         defer { TinyFilesystem.unmount(dir) }
-        let cache = try DiskCache(directory: dir, maxAge: nil, inlineThreshold: 0)
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: nil, inlineThreshold: 0))
         var written: [String: Data] = [:]
         var failure: (any Error)?
         for i in 0..<100 {

@@ -26,7 +26,7 @@ struct ImageCacheTests {
 
     func png(alpha: Bool = true) throws -> (Image, Data) {
         let image = Image(buffer: try Fixtures.gradient(width: 24, height: 16, alpha: alpha))
-        return (image, try ImageCoders.shared.encode(image, as: .png))
+        return (image, try ImageCoderRegistry.shared.encode(image, as: .png))
     }
 
     @Test("memory, then disk; a disk hit decodes once and is promoted to memory")
@@ -85,7 +85,7 @@ struct ImageCacheTests {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let counter = CountingPNGDecoder()
-        let coders = ImageCoders.makeDefault()
+        let coders = ImageCoderRegistry.makeDefault()
         coders.add(counter)
         let cache = ImageCache(disk: try DiskCache(directory: dir), coders: coders)
         let (_, data) = try png()
@@ -105,9 +105,9 @@ struct ImageCacheTests {
 
     @Test("the scale comes from @2x/@3x in the key")
     func scale() async throws {
-        #expect(ImageCache.scale(fromKey: "https://x.test/icons/star@2x.png?v=1") == 2)
-        #expect(ImageCache.scale(fromKey: "star@3x.webp") == 3)
-        #expect(ImageCache.scale(fromKey: "star.png") == 1)
+        #expect(PathName.displayScale(of: "https://x.test/icons/star@2x.png?v=1") == 2)
+        #expect(PathName.displayScale(of: "star@3x.webp") == 3)
+        #expect(PathName.displayScale(of: "star.png") == 1)
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let cache = ImageCache(disk: try DiskCache(directory: dir))

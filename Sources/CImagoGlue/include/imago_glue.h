@@ -135,16 +135,6 @@ int imago_png_encode(const imago_png_encode_params *p, uint8_t **out, size_t *ou
 
 void imago_free(void *p);
 
-/* ---------------------------------------------------------------- processes */
-
-/* Replaces the process with the executable `name` in the running executable's directory,
- * with argv[skip...] as its arguments (argv[0] becomes its path). Returns only on failure,
- * with the errno value (ENOENT when it is not there). */
-int imago_exec_sibling(const char *name, int argc, char **argv, int skip);
-
-/* The terminal's size in character cells for descriptor `fd`; -1 when it is not a terminal. */
-int imago_terminal_size(int fd, int *columns, int *rows);
-
 #ifdef __cplusplus
 }
 #endif

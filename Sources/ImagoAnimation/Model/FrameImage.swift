@@ -11,7 +11,7 @@ public import ImagoCore
 public struct FrameImage: AnimatedImage {
     private enum Source: Sendable {
         case decoded([PixelBuffer])
-        case encoded([Data], ImageCoders, DecodeOptions)
+        case encoded([Data], ImageCoderRegistry, DecodeOptions)
     }
 
     private let source: Source
@@ -40,11 +40,11 @@ public struct FrameImage: AnimatedImage {
     /// - Parameters:
     ///   - durations: One per image, or one for all.
     ///   - loopCount: Total plays; 0 (the default) means forever.
-    ///   - coders: Default ``ImagoCoders/ImageCoders/shared``.
+    ///   - coders: Default ``ImagoCoders/ImageCoderRegistry/shared``.
     ///   - options: Decode options. Default: the first frame of each, premultiplied.
     /// - Throws: as ``init(images:durations:loopCount:)``; the header errors of the first image
     ///   (its size sets ``bytesPerFrame``).
-    public init(encoded: [Data], durations: [Double], loopCount: Int = 0, coders: ImageCoders = .shared,
+    public init(encoded: [Data], durations: [Double], loopCount: Int = 0, coders: ImageCoderRegistry = .shared,
                 options: DecodeOptions = DecodeOptions(firstFrameOnly: true)) throws {
         guard let first = encoded.first else { throw ImageCodingError.invalidArgument("a frame image needs at least one image") }
         self.durations = try Self.expand(durations, count: encoded.count)

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCache
 public import ImagoCore
 import Synchronization
 

@@ -13,10 +13,13 @@ import Synchronization
 /// - A query checks memory, then disk. A disk hit is decoded with the caller's
 ///   ``ImagoCoders/DecodeOptions`` (its scale read from `@2x`/`@3x` in the key when the options
 ///   leave it at 1), then promoted to memory.
-/// - Concurrent queries for the same key and options share one disk read and one decode. The
-///   shared work runs to completion even if every caller stops waiting, since it is bounded and
-///   its result is kept.
+/// - Concurrent queries for the same key and options share one disk read and one decode, which
+///   runs on ``workQueue``, never on the cooperative pool. It stops when every caller has
+///   stopped waiting.
 /// - Storing an image without its bytes encodes it through the ``serializer``.
+///
+/// `ImageManager` takes its two layers (``memory`` and ``disk``) and does its own decoding, with
+/// the request's processing; this type's decoding serves direct queries.
 public final class ImageCache: ImageStoring {
     /// Hit, miss and size counts.
     public struct Statistics: Sendable, Hashable {
@@ -39,42 +42,38 @@ public final class ImageCache: ImageStoring {
     /// The memory layer.
     public let memory: MemoryCache<String, Image>
     /// The disk layer, or `nil` for a memory-only cache.
-    public let disk: DiskCache?
-    /// Decoders for disk hits. Default ``ImagoCoders/ImageCoders/shared``.
-    public let coders: ImageCoders
+    public let disk: (any DataCaching)?
+    /// Decoders for disk hits. Default ``ImagoCoders/ImageCoderRegistry/shared``.
+    public let coders: ImageCoderRegistry
     /// Encodes images stored without their bytes. Default ``DefaultImageSerializer``.
     public let serializer: any ImageSerializing
+    /// Where disk reads, decodes and serializing run. Default ``ImagoCore/WorkQueue/processing``.
+    public let workQueue: WorkQueue
 
-    private struct FlightKey: Hashable {
+    private struct FlightKey: Hashable, Sendable {
         var key: String
         var options: DecodeOptions
     }
 
-    private let inFlight = Mutex<[FlightKey: Task<ImageCacheResult?, any Error>]>([:])
+    private let diskQueries = SharedTasks<FlightKey, ImageCacheResult?, Never>()
     private let counters = Mutex((memoryHits: 0, diskHits: 0, misses: 0))
 
     /// Creates a cache.
     ///
     /// - Parameters:
     ///   - memory: Default: a ``MemoryCache`` with the default cost limit.
-    ///   - disk: Default `nil` (memory only).
-    ///   - coders: Default ``ImagoCoders/ImageCoders/shared``.
+    ///   - disk: Default `nil` (memory only); usually a ``DiskCache``.
+    ///   - coders: Default ``ImagoCoders/ImageCoderRegistry/shared``.
     ///   - serializer: Default ``DefaultImageSerializer``.
-    public init(memory: MemoryCache<String, Image> = MemoryCache(), disk: DiskCache? = nil,
-                coders: ImageCoders = .shared, serializer: any ImageSerializing = DefaultImageSerializer()) {
+    ///   - workQueue: Default ``ImagoCore/WorkQueue/processing``.
+    public init(memory: MemoryCache<String, Image> = MemoryCache(), disk: (any DataCaching)? = nil,
+                coders: ImageCoderRegistry = .shared, serializer: any ImageSerializing = DefaultImageSerializer(),
+                workQueue: WorkQueue = .processing) {
         self.memory = memory
         self.disk = disk
         self.coders = coders
         self.serializer = serializer
-    }
-
-    /// The scale encoded in a key's last path component: 3 for `name@3x.png`, 2 for `@2x`, else 1.
-    public static func scale(fromKey key: String) -> Double {
-        let name = (URL(string: key)?.path ?? key).split(separator: "/").last.map(String.init) ?? key
-        let stem = PathName.deletingPathExtension(name)
-        if stem.hasSuffix("@3x") { return 3 }
-        if stem.hasSuffix("@2x") { return 2 }
-        return 1
+        self.workQueue = workQueue
     }
 
     /// Memory, then disk (shared with concurrent queries for the same key and options).
@@ -92,39 +91,29 @@ public final class ImageCache: ImageStoring {
             return nil
         }
         var decodeOptions = options
-        if decodeOptions.scale == 1 { decodeOptions.scale = Self.scale(fromKey: key) }
+        if decodeOptions.scale == 1 { decodeOptions.scale = Double(PathName.displayScale(of: key)) }
         let flight = FlightKey(key: key, options: decodeOptions)
+        let memory = self.memory, coders = self.coders, workQueue = self.workQueue, fixedOptions = decodeOptions
         let promote = cacheType.includesMemory
-        let task = inFlight.withLock { flights -> Task<ImageCacheResult?, any Error> in
-            if let existing = flights[flight] { return existing }
-            let task = Self.diskQuery(disk: disk, memory: memory, coders: coders, key: key,
-                                      options: decodeOptions, promote: promote)
-            flights[flight] = task
-            return task
+        let query = diskQueries.subscribe(flight, priority: PriorityCell(.normal)) { context in
+            try await workQueue.run(priority: context) { () throws -> ImageCacheResult? in
+                guard let data = try disk.data(forKey: key) else { return nil }
+                guard let image = try? coders.decode(data, options: fixedOptions) else { return nil }
+                if promote { memory.setImage(image, forKey: key) }
+                return ImageCacheResult(image: image, data: data, source: .disk)
+            }
         }
-        defer { inFlight.withLock { if $0[flight] == task { $0[flight] = nil } } }
-        let result = try await task.value
+        let result = try await query.value()
         counters.withLock { if result == nil { $0.misses += 1 } else { $0.diskHits += 1 } }
         return result
     }
 
-    /// The shared work of a disk query: read, decode off the cooperative pool's hot path, promote.
-    private static func diskQuery(disk: DiskCache, memory: MemoryCache<String, Image>, coders: ImageCoders,
-                                  key: String, options: DecodeOptions, promote: Bool) -> Task<ImageCacheResult?, any Error> {
-        Task.detached(priority: .userInitiated) {
-            guard let data = try disk.data(forKey: key) else { return nil }
-            guard let image = try? coders.decode(data, options: options) else { return nil }
-            if promote { memory.setImage(image, forKey: key) }
-            return ImageCacheResult(image: image, data: data, source: .disk)
-        }
-    }
-
-    /// The bytes on disk for `key`, read off the cooperative pool, not decoded; `nil` without a disk layer.
+    /// The bytes on disk for `key`, read on ``workQueue``, not decoded; `nil` without a disk layer.
     ///
-    /// - Throws: ``DiskCacheError`` when the manifest cannot be read.
+    /// - Throws: the disk layer's error when it cannot be read.
     public func data(forKey key: String) async throws -> Data? {
         guard let disk else { return nil }
-        return try await Task.detached(priority: .userInitiated) { try disk.data(forKey: key) }.value
+        return try await workQueue.run { try disk.data(forKey: key) }
     }
 
     /// Puts `image` in memory and `data` (or, without it, the serialized image) on disk.
@@ -133,12 +122,13 @@ public final class ImageCache: ImageStoring {
     public func store(_ image: Image?, data: Data?, forKey key: String, cacheType: ImageCacheType = .all) async throws {
         if cacheType.includesMemory, let image { memory.setImage(image, forKey: key) }
         guard cacheType.includesDisk, let disk else { return }
-        if let data {
-            try disk.setData(data, forKey: key)
-        } else if let image {
-            let serializer = self.serializer
-            let bytes = try await Task.detached(priority: .utility) { try serializer.serialize(image) }.value
-            try disk.setData(bytes, forKey: key)
+        let serializer = self.serializer
+        try await workQueue.run {
+            if let data {
+                try disk.setData(data, forKey: key)
+            } else if let image {
+                try disk.setData(try serializer.serialize(image), forKey: key)
+            }
         }
     }
 

@@ -20,14 +20,14 @@ public protocol ImageSerializing: Sendable {
 /// Until the animated encoders exist, an animation whose format cannot be written is stored as
 /// its first frame in PNG or JPEG; the memory cache still holds every frame.
 public struct DefaultImageSerializer: ImageSerializing {
-    /// The registry used to encode. Default ``ImagoCoders/ImageCoders/shared``.
-    public var coders: ImageCoders
+    /// The registry used to encode. Default ``ImagoCoders/ImageCoderRegistry/shared``.
+    public var coders: ImageCoderRegistry
     /// Encoding options. Default quality 0.9, metadata kept, orientation written as EXIF so the
     /// stored bytes decode to the same image.
     public var options: EncodeOptions
 
     /// Creates the serializer.
-    public init(coders: ImageCoders = .shared, options: EncodeOptions = EncodeOptions(orientation: .writeEXIF)) {
+    public init(coders: ImageCoderRegistry = .shared, options: EncodeOptions = EncodeOptions(orientation: .writeEXIF)) {
         self.coders = coders
         self.options = options
     }

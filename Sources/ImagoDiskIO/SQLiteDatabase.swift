@@ -1,29 +1,42 @@
 import CSQLite
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 
+/// Why a SQLite call failed: SQLite's own message and the statement it was running.
+package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var message: String
+
+    package init(_ message: String) {
+        self.message = message
+    }
+
+    package var description: String { message }
+}
+
 /// A SQLite connection with the few operations the disk cache's manifest needs. Owns the
-/// handle and closes it exactly once. Not thread-safe by itself: ``DiskCache`` only touches it
-/// inside its `Mutex`, which is what makes the `@unchecked Sendable` sound.
-final class SQLiteDatabase: @unchecked Sendable {
+/// handle and closes it exactly once. Not thread-safe by itself: its owner only touches it
+/// inside a `Mutex`, which is what makes the `@unchecked Sendable` sound.
+package final class SQLiteDatabase: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
     /// SQLite's "copy the bytes now" destructor, which Swift cannot import as a macro.
-    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// Opens (creating if needed) the database at `path` in WAL mode, with a busy timeout so
     /// several processes can share it.
-    init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+    ///
+    /// - Throws: ``SQLiteError`` when the file cannot be opened or is not a database.
+    package init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteError) {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
-            throw DiskCacheError.database("cannot open \(path): \(message)")
+            throw SQLiteError("cannot open \(path): \(message)")
         }
         handle = db
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
@@ -36,27 +49,52 @@ final class SQLiteDatabase: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
-    var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+    private var lastError: String { String(cString: sqlite3_errmsg(handle)) }
 
-    func execute(_ sql: String) throws {
+    /// Runs one or more statements that return no rows.
+    package func execute(_ sql: String) throws(SQLiteError) {
         var error: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
             let message = error.map { String(cString: $0) } ?? lastError
             sqlite3_free(error)
-            throw DiskCacheError.database("\(message) (in: \(sql.prefix(60)))")
+            throw SQLiteError("\(message) (in: \(sql.prefix(60)))")
         }
     }
 
     /// A value to bind to a statement parameter.
-    enum Value {
+    package enum Value: Sendable {
         case text(String)
         case int(Int64)
         case real(Double)
         case blob(Data?)
     }
 
+    /// One result row. Valid only inside the row callback of ``query(_:_:row:)``: do not keep it.
+    package struct Row {
+        fileprivate let statement: OpaquePointer
+
+        fileprivate init(_ statement: OpaquePointer) {
+            self.statement = statement
+        }
+
+        /// Column `i` as an integer (0 for NULL).
+        package func int64(_ i: Int32) -> Int64 { sqlite3_column_int64(statement, i) }
+        /// Column `i` as a double (0 for NULL).
+        package func double(_ i: Int32) -> Double { sqlite3_column_double(statement, i) }
+        /// Whether column `i` is NULL.
+        package func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
+        /// Column `i` as text, or `nil` for NULL.
+        package func text(_ i: Int32) -> String? { sqlite3_column_text(statement, i).map { String(cString: $0) } }
+        /// Column `i` as bytes, or `nil` for NULL (an empty blob is empty data).
+        package func blob(_ i: Int32) -> Data? {
+            guard !isNull(i) else { return nil }
+            guard let p = sqlite3_column_blob(statement, i) else { return Data() }
+            return Data(bytes: p, count: Int(sqlite3_column_bytes(statement, i)))
+        }
+    }
+
     /// Runs `sql` with `bindings`, calling `row` for each result row. Statements are cached.
-    func query(_ sql: String, _ bindings: [Value] = [], row: ((OpaquePointer) throws -> Void)? = nil) throws {
+    package func query(_ sql: String, _ bindings: [Value] = [], row: ((Row) throws -> Void)? = nil) throws {
         let statement = try prepared(sql)
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
         for (i, value) in bindings.enumerated() {
@@ -74,14 +112,17 @@ final class SQLiteDatabase: @unchecked Sendable {
         }
         while true {
             let rc = sqlite3_step(statement)
-            if rc == SQLITE_ROW { try row?(statement); continue }
+            if rc == SQLITE_ROW {
+                try row?(Row(statement))
+                continue
+            }
             if rc == SQLITE_DONE { return }
-            throw DiskCacheError.database(lastError)
+            throw SQLiteError(lastError)
         }
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
-    func transaction<R>(_ body: () throws -> R) throws -> R {
+    package func transaction<R>(_ body: () throws -> R) throws -> R {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -93,22 +134,13 @@ final class SQLiteDatabase: @unchecked Sendable {
         }
     }
 
-    private func prepared(_ sql: String) throws -> OpaquePointer {
+    private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {
         if let s = statements[sql] { return s }
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw DiskCacheError.database("\(lastError) (in: \(sql.prefix(60)))")
+            throw SQLiteError("\(lastError) (in: \(sql.prefix(60)))")
         }
         statements[sql] = statement
         return statement
-    }
-
-    static func text(_ s: OpaquePointer, _ column: Int32) -> String? {
-        sqlite3_column_text(s, column).map { String(cString: $0) }
-    }
-
-    static func blob(_ s: OpaquePointer, _ column: Int32) -> Data? {
-        guard let p = sqlite3_column_blob(s, column) else { return nil }
-        return Data(bytes: p, count: Int(sqlite3_column_bytes(s, column)))
     }
 }

@@ -2,7 +2,7 @@
  * Process glue for the command-line tool: `imago fetch` runs the sibling executable
  * `imago-fetch`, which links the network stack the main tool leaves out.
  */
-#include "imago_glue.h"
+#include "imago_cli_glue.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 
 /// A fast 64-bit checksum for detecting damaged cache files, not for security.
@@ -10,8 +10,8 @@ import Foundation
 /// For a fixed lane state that step is a bijection of `w` (P is odd), so changing any single
 /// word always changes the result, and truncation or extension is caught by the length folded
 /// into the final mix. The lanes run in parallel, so it keeps up with reading the file.
-enum Checksum {
-    static func fast64(_ data: Data) -> UInt64 {
+package enum Checksum {
+    package static func fast64(_ data: Data) -> UInt64 {
         data.withUnsafeBytes { fast64($0) }
     }
 

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 import Synchronization
 
 /// How hard the system is pressed for memory.
@@ -72,14 +71,6 @@ public final class MemoryPressureWatcher: Sendable {
         handlers.withLock { $0.append(handler) }
     }
 
-    /// Trims `cache` under pressure: to half its cost on a warning, to nothing when critical.
-    public func trims<K, V>(_ cache: MemoryCache<K, V>) {
-        onPressure { [weak cache] level in
-            guard let cache else { return }
-            if level == .critical { cache.removeAll() } else { cache.trim(toCost: cache.totalCost / 2) }
-        }
-    }
-
     /// Starts polling every ``interval`` on a background task. Calling it again does nothing.
     public func start() {
         task.withLock { current in
@@ -128,7 +119,7 @@ public final class MemoryPressureWatcher: Sendable {
     }
 
     /// Parses PSI text: lines `some avg10=… avg60=… avg300=… total=…` and `full …`.
-    static func psiLevel(text: String, threshold: Double) -> MemoryPressureLevel? {
+    package static func psiLevel(text: String, threshold: Double) -> MemoryPressureLevel? {
         var some: Double?, full: Double?
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
@@ -141,20 +132,20 @@ public final class MemoryPressureWatcher: Sendable {
         return some >= threshold ? .warning : .normal
     }
 
-    static func psiLevel(path: String, threshold: Double) -> MemoryPressureLevel? {
+    package static func psiLevel(path: String, threshold: Double) -> MemoryPressureLevel? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         return psiLevel(text: text, threshold: threshold)
     }
 
     /// Usage against the cgroup v2 limit; `nil` when there is no limit ("max") or no cgroup.
-    static func cgroupLevel(current: String, max: String) -> MemoryPressureLevel? {
+    package static func cgroupLevel(current: String, max: String) -> MemoryPressureLevel? {
         guard let limit = Double(PathName.trimmed(max)), limit > 0,
               let used = Double(PathName.trimmed(current)) else { return nil }
         let share = used / limit
         return share >= 0.95 ? .critical : share >= 0.90 ? .warning : .normal
     }
 
-    static func cgroupLevel(directory: String) -> MemoryPressureLevel? {
+    package static func cgroupLevel(directory: String) -> MemoryPressureLevel? {
         guard let current = try? String(contentsOfFile: directory + "/memory.current", encoding: .utf8),
               let max = try? String(contentsOfFile: directory + "/memory.max", encoding: .utf8) else { return nil }
         return cgroupLevel(current: current, max: max)

@@ -1,0 +1,116 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+import Glibc
+
+/// Why a file operation failed: the path and the system's reason (`strerror`).
+package struct DiskIOError: Error, Sendable, Hashable {
+    package var path: String
+    package var reason: String
+
+    package init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    fileprivate static func errno(_ path: String) -> DiskIOError {
+        DiskIOError(path: path, reason: String(cString: strerror(Glibc.errno)))
+    }
+}
+
+/// A file's identity and last change, as `stat` reports them: what lets a read skip the
+/// checksum for a file nobody has touched since it was published.
+package struct FileSignature: Equatable, Sendable {
+    package var inode: UInt64
+    /// Change time in nanoseconds.
+    package var ctime: Int64
+
+    package init(inode: UInt64, ctime: Int64) {
+        self.inode = inode
+        self.ctime = ctime
+    }
+
+    fileprivate init(_ info: stat) {
+        inode = UInt64(info.st_ino)
+        ctime = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+    }
+
+    /// The signature of the file at `path`, or `nil` when it cannot be read.
+    package init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+}
+
+/// The POSIX file operations of the disk cache: whole-file writes and reads with one system call
+/// loop each, atomic renames, unlinks.
+package enum DiskFile {
+    /// This process's id, for naming temporary files.
+    package static var processID: Int32 { getpid() }
+
+    /// Writes all bytes to a new file (it must not exist); with `sync`, `fsync`s before
+    /// returning, so a rename that follows publishes a complete file even across a power loss.
+    /// A failed write leaves no file behind.
+    package static func write(_ data: Data, to path: String, sync: Bool) throws(DiskIOError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .errno(path) }
+        var failure: DiskIOError?
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, base + offset, raw.count - offset)
+                if n < 0 {
+                    if Glibc.errno == EINTR { continue }
+                    failure = .errno(path)
+                    return
+                }
+                offset += n
+            }
+        }
+        if failure == nil, sync, fsync(fd) != 0 { failure = .errno(path) }
+        close(fd)
+        if let failure {
+            unlink(path)
+            throw failure
+        }
+    }
+
+    /// Reads a whole file with one `open`, `fstat` and `read` loop into a buffer of the
+    /// expected size; `nil` when it is missing, unreadable, or not exactly that size.
+    /// `unchanged` tells whether the open file still has the inode and ctime of `signature`.
+    package static func read(_ path: String, expectedSize: Int, signature: FileSignature) -> (data: Data, unchanged: Bool)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) == expectedSize else { return nil }
+        let unchanged = signature.inode != 0 && FileSignature(info) == signature
+        var data = Data(count: expectedSize)
+        let complete = data.withUnsafeMutableBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return expectedSize == 0 }
+            var offset = 0
+            while offset < expectedSize {
+                let n = Glibc.read(fd, base + offset, expectedSize - offset)
+                if n < 0, Glibc.errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        return complete ? (data, unchanged) : nil
+    }
+
+    /// Renames `source` over `destination` atomically.
+    package static func rename(_ source: String, to destination: String) throws(DiskIOError) {
+        guard Glibc.rename(source, destination) == 0 else { throw .errno(destination) }
+    }
+
+    /// Removes the file at `path`; a missing file is not an error.
+    package static func remove(_ path: String) {
+        unlink(path)
+    }
+}
