@@ -23,7 +23,7 @@ struct AnimatedEncodingTests {
         return try Image(frames: frames, loopCount: 3)
     }
 
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     @Test("APNG keeps every pixel, the durations (ms) and the loop count; it decodes as a valid APNG", arguments: [true, false])
     func apng(alpha: Bool) throws {

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("BMP and ICO")
 struct BMPICOTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
     let png = PNGCoder()
 
     @Test("every file of the BMP Suite's good set decodes, matching its reference renderings; the bad set is rejected",

@@ -149,7 +149,7 @@ struct GIFConformanceTests {
     @Test("incremental decoding gives the frames complete so far, then equals a one-shot decode")
     func incremental() throws {
         let data = try Corpus.data("wuffs/muybridge.gif")
-        let decoder = try #require(ImageCoders.makeDefault().makeProgressiveDecoder(for: data.prefix(16)))
+        let decoder = try #require(ImageCoderRegistry.makeDefault().makeProgressiveDecoder(for: data.prefix(16)))
         var counts: [Int] = []
         for cut in stride(from: 200, to: data.count, by: data.count / 7) {
             try decoder.update(data.prefix(cut), isFinal: false)

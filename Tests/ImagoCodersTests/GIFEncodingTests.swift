@@ -6,7 +6,7 @@ import Testing
 
 @Suite("GIF encoding: global palette, changed rectangles, disposal")
 struct GIFEncodingTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     /// Mean colour difference and the count of pixels whose 1-bit transparency differs.
     static func compare(_ a: PixelBuffer, _ b: PixelBuffer) -> (mean: Double, alphaMismatches: Int) {

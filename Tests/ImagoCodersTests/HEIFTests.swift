@@ -7,7 +7,7 @@ import Testing
 @Suite("HEIC, HEIF and AVIF (libheif)")
 struct HEIFTests {
     let heif = HEIFCoder()
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     @Test("libheif's codecs are reported honestly; HEIC and AVIF round trips keep size, alpha and colours")
     func roundTrips() throws {

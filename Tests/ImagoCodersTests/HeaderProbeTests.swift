@@ -7,7 +7,7 @@ import Testing
 @Suite("Header facts for formats without a decoder")
 struct HeaderProbeTests {
     /// A registry without the TIFF and HEIF decoders, so the container probe answers for them.
-    let coders = ImageCoders(decoders: [PNGCoder(), JPEGCoder()])
+    let coders = ImageCoderRegistry(decoders: [PNGCoder(), JPEGCoder()])
 
     /// A classic little-endian TIFF with one IFD of the given SHORT/LONG entries, chained to `next`.
     static func tiff(entries: [(tag: UInt16, type: UInt16, value: UInt32)], next: UInt32 = 0, bigEndian: Bool = false) -> Data {
@@ -92,7 +92,7 @@ struct HeaderProbeTests {
 
 @Suite("TIFF headers from the corpus", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct TIFFCorpusHeaderTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     @Test("sizes, depths, page counts and orientations match the files")
     func facts() throws {

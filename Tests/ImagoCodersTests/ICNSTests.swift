@@ -16,7 +16,7 @@ struct ICNSTests {
 
     @Test("the largest PNG entry is decoded; legacy-only files and broken containers give typed errors")
     func largestEntry() throws {
-        let coders = ImageCoders.makeDefault()
+        let coders = ImageCoderRegistry.makeDefault()
         let small = try coders.encode(Image(buffer: try Fixtures.gradient(width: 32, height: 32, alpha: true)), as: .png)
         let large = try coders.encode(Image(buffer: try Fixtures.gradient(width: 128, height: 128, alpha: true)), as: .png)
         let data = Self.icns([("TOC ", Data(count: 8)), ("ic11", small), ("is32", Data(count: 40)), ("ic07", large)])

@@ -6,11 +6,11 @@ import Testing
 
 @Suite("JPEG 2000 (openjpeg)")
 struct JPEG2000Tests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     /// `source` compressed losslessly by openjpeg's own `opj_compress` (libopenjp2-tools), as .jp2 or .j2k.
     static func fixture(_ source: Image, ext: String, in dir: URL) throws -> Data? {
-        let coders = ImageCoders.makeDefault()
+        let coders = ImageCoderRegistry.makeDefault()
         let tool = "/usr/bin/opj_compress"
         guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
         let png = dir.appendingPathComponent("in.png"), out = dir.appendingPathComponent("out.\(ext)")

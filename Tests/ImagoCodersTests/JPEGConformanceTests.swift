@@ -6,7 +6,7 @@ import Testing
 
 @Suite("JPEG conformance", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct JPEGConformanceTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     @Test("the exif-orientation photos all show the same upright picture", arguments: ["Landscape", "Portrait"])
     func orientationPhotos(_ kind: String) throws {
@@ -135,7 +135,7 @@ struct JPEGConformanceTests {
 
 @Suite("JPEG ICC chunking (jpeg-decoder's cases)", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct JPEGICCChunkTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     @Test("chunks out of order reassemble; missing, duplicate, miscounted or zero-numbered chunks give no profile")
     func chunking() throws {

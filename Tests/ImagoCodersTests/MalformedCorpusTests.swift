@@ -10,7 +10,7 @@ import Glibc
 
 @Suite("Malformed corpus", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct MalformedCorpusTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     /// Peak resident memory of this process, in bytes.
     static func peakRSS() -> Int {

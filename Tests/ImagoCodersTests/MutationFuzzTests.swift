@@ -12,7 +12,7 @@ import Testing
 /// ``ImageCodingError``; a crash or a trap fails the whole run, so none may happen.
 @Suite("Mutation fuzzing: every decoder, every entry point")
 struct MutationFuzzTests {
-    static let coders = ImageCoders.makeDefault()
+    static let coders = ImageCoderRegistry.makeDefault()
     /// Tight limits keep each mutant fast and exercise the limit checks.
     static let limits = DecodingLimits(maxPixels: 1 << 20, maxFrames: 64, maxTotalFramePixels: 1 << 23, maxBytes: 4 << 20)
     /// 150 per seed in the suite; set `IMAGO_FUZZ_MUTANTS` for a longer hunt.

@@ -10,7 +10,7 @@ struct NamedImageTests {
     func lookup() throws {
         let dir = try TestFiles.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let coders = ImageCoders.shared
+        let coders = ImageCoderRegistry.shared
         func write(_ file: String, width: Int) throws {
             let data = try coders.encode(Image(buffer: try Fixtures.gradient(width: width, height: 4)), as: ImageFormat(fileExtension: PathName.pathExtension(file)) ?? .png)
             try data.write(to: dir.appendingPathComponent(file))

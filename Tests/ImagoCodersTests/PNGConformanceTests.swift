@@ -6,7 +6,7 @@ import Testing
 
 @Suite("PngSuite conformance", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct PNGConformanceTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     static var validFiles: [URL] {
         Corpus.files(in: "pngsuite", extensions: ["png"]).filter {

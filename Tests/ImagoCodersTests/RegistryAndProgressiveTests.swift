@@ -17,7 +17,7 @@ struct FakePNGDecoder: ImageDecoding {
 struct RegistryTests {
     @Test("the last added coder is asked first; removing restores the built-in")
     func priority() throws {
-        let coders = ImageCoders.makeDefault()
+        let coders = ImageCoderRegistry.makeDefault()
         let png = try coders.encode(Image(buffer: try Fixtures.gradient(width: 5, height: 5)), as: .png)
         #expect(try coders.decode(png).pixelSize.width == 5)
         coders.add(FakePNGDecoder())
@@ -28,7 +28,7 @@ struct RegistryTests {
 
     @Test("can-decode and can-encode are honest per format")
     func honesty() {
-        let coders = ImageCoders.makeDefault()
+        let coders = ImageCoderRegistry.makeDefault()
         // HEIC and AVIF depend on the codecs libheif has at run time: asked of libheif itself.
         let heif = HEIFCoder()
         let heifDecodable = [ImageFormat.heic, .heif, .avif].filter(heif.canDecode)
@@ -36,14 +36,14 @@ struct RegistryTests {
         #expect(Set(coders.decodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico, .cur, .jp2, .icns] + heifDecodable))
         #expect(Set(coders.encodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp] + heifEncodable))
         #expect(!coders.canDecode(.jxl) && !coders.canEncode(.ico) && !coders.canEncode(.heif))
-        let empty = ImageCoders()
+        let empty = ImageCoderRegistry()
         #expect(empty.decodableFormats.isEmpty)
     }
 }
 
 @Suite("Progressive decoding")
 struct ProgressiveTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     /// Feeds `data` in `steps` growing prefixes; returns the partial images and the final one.
     func feed(_ data: Data, steps: Int) throws -> (partials: [Image], final: Image?, headerAt: Int?) {
@@ -102,7 +102,7 @@ struct ProgressiveTests {
 
 @Suite("Shrink-on-load")
 struct ShrinkOnLoadTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     @Test("JPEG picks the largest DCT reduction that still covers the requested size")
     func jpegScaling() throws {

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Encode → decode round trips")
 struct RoundTripTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     @Test("PNG is lossless for opaque, alpha and gray images")
     func png() throws {
@@ -158,7 +158,7 @@ enum ICCFixture {
 
 @Suite("Direct JPEG output formats")
 struct JPEGDirectFormatTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     @Test("RGB and gray written by libjpeg equal the 4-byte decode converted", arguments: [PixelFormat.rgb8, .gray8, .rgba8])
     func direct(_ format: PixelFormat) throws {
@@ -193,7 +193,7 @@ struct JPEGDirectFormatTests {
 struct PreferredFormatTests {
     @Test("own format when writable, else PNG with alpha and JPEG without")
     func rule() throws {
-        let coders = ImageCoders.makeDefault()
+        let coders = ImageCoderRegistry.makeDefault()
         var webp = Image(buffer: try Fixtures.gradient(width: 2, height: 2), format: .webp, hasAlpha: false)
         #expect(coders.preferredEncodingFormat(for: webp) == .webp)
         webp.format = .gif

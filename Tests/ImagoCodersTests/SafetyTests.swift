@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Hostile and truncated input")
 struct SafetyTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     func encoded(_ format: ImageFormat, progressive: Bool = false) throws -> Data {
         try coders.encode(Image(buffer: try Fixtures.gradient(width: 48, height: 40, alpha: format != .jpeg)), as: format,
@@ -100,7 +100,7 @@ struct SafetyTests {
         #expect(throws: ImageCodingError.emptyData) { _ = try coders.decode(Data()) }
         #expect(throws: ImageCodingError.unsupportedFormat(nil)) { _ = try coders.decode(Data("not an image".utf8)) }
         // A recognised format that no registered decoder handles.
-        let pngOnly = ImageCoders(decoders: [PNGCoder()])
+        let pngOnly = ImageCoderRegistry(decoders: [PNGCoder()])
         #expect(throws: ImageCodingError.unsupportedFormat(.gif)) { _ = try pngOnly.decode(Data("GIF89a\u{1}\0\u{1}\0\0\0\0".utf8)) }
         #expect(throws: ImageCodingError.self) { _ = try coders.decode(Data("GIF89a\u{1}\0\u{1}\0\0\0\0".utf8)) }
     }

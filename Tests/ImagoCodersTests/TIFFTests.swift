@@ -7,7 +7,7 @@ import Testing
 @Suite("TIFF (libtiff)")
 struct TIFFTests {
     let tiff = TIFFCoder()
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     @Test("round trips: RGB and RGBA, several pages, orientation baked")
     func roundTrips() throws {

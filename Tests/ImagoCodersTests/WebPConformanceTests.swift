@@ -6,7 +6,7 @@ import Testing
 
 @Suite("libwebp test vectors", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct WebPConformanceTests {
-    let coders = ImageCoders.makeDefault()
+    let coders = ImageCoderRegistry.makeDefault()
 
     /// `file.webp.pam` → md5 of dwebp's PAM output (straight RGBA).
     static func referenceSums() throws -> [String: String] {

@@ -82,13 +82,13 @@ struct ResamplerTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let source = try pattern(width: 1200, height: 900)
         let input = dir.appendingPathComponent("in.png"), output = dir.appendingPathComponent("out.png")
-        try ImageCoders.shared.encode(Image(buffer: source), as: .png).write(to: input)
+        try ImageCoderRegistry.shared.encode(Image(buffer: source), as: .png).write(to: input)
         for scale in [0.5, 0.25, 0.1] {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
             p.arguments = ["resize", input.path, output.path, String(scale), "--kernel", "lanczos3"]
             try p.run(); p.waitUntilExit()
-            let reference = try ImageCoders.shared.decode(Data(contentsOf: output))
+            let reference = try ImageCoderRegistry.shared.decode(Data(contentsOf: output))
             let ours = try Resampler.resize(source, to: reference.pixelSize)
             let db = psnr(ours, reference.buffer)
             #expect(db > 32, "scale \(scale): \(db) dB against vips resize")
@@ -128,7 +128,7 @@ struct ThumbnailerTests {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/vipsthumbnail")
         p.arguments = [Corpus.url("exif-orientation/Landscape_6.jpg").path, "--size", "200", "-o", out.path]
         try p.run(); p.waitUntilExit()
-        let vips = try ImageCoders.shared.decode(Data(contentsOf: out))
+        let vips = try ImageCoderRegistry.shared.decode(Data(contentsOf: out))
         let ours = try Thumbnailer.thumbnail(of: Corpus.data("exif-orientation/Landscape_6.jpg"), fitting: box)
         #expect(vips.pixelSize == ours.pixelSize)
         if vips.pixelSize == ours.pixelSize { #expect(psnr(ours.buffer, vips.buffer) > 30) }
@@ -136,7 +136,7 @@ struct ThumbnailerTests {
 
     @Test("bad boxes are errors")
     func bad() throws {
-        let png = try ImageCoders.shared.encode(Image(buffer: try pattern(width: 10, height: 10)), as: .png)
+        let png = try ImageCoderRegistry.shared.encode(Image(buffer: try pattern(width: 10, height: 10)), as: .png)
         #expect(throws: ImageCodingError.self) { try Thumbnailer.thumbnail(of: png, fitting: PixelSize(width: 0, height: 10)) }
         let small = try Thumbnailer.thumbnail(of: png, fitting: PixelSize(width: 500, height: 500))
         #expect(small.pixelSize == PixelSize(width: 10, height: 10))

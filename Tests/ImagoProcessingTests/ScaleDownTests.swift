@@ -26,7 +26,7 @@ struct ScaleDownTests {
         let source = Image(buffer: try Fixtures.gradient(width: 1600, height: 1200))
         let limit = 400_000   // 100k pixels
         for format in [ImageFormat.jpeg, .png, .webp] {
-            let data = try ImageCoders.shared.encode(source, as: format)
+            let data = try ImageCoderRegistry.shared.encode(source, as: format)
             let image = try ScaleDown.decode(data, limitBytes: limit)
             #expect(image.byteCount <= limit, "\(format)")
             #expect(image.pixelSize == ScaleDown.targetSize(for: source.pixelSize, limitBytes: limit), "\(format)")

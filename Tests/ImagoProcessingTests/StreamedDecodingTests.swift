@@ -91,7 +91,7 @@ struct StreamedDecodingTests {
         let files: [(String, Data)] = [
             ("plain.png", try png.encode(source, as: .png, options: EncodeOptions(orientation: .writeEXIF))),
             ("interlaced.png", try png.encode(source, as: .png, options: EncodeOptions(progressive: true, orientation: .writeEXIF))),
-            ("photo.jpg", try ImageCoders.shared.encode(source, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF))),
+            ("photo.jpg", try ImageCoderRegistry.shared.encode(source, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF))),
         ]
         for (name, data) in files {
             let url = dir.appendingPathComponent(name)

@@ -17,7 +17,7 @@ struct TransformerTests {
         let fill = try T.Resize(size: PixelSize(width: 10, height: 10), mode: .aspectFill).transform(src)
         #expect(fill.size == PixelSize(width: 10, height: 10))
         #expect(throws: ImageCodingError.self) { try T.Resize(size: PixelSize(width: 0, height: 1)).transform(src) }
-        #expect(T.Resize(size: PixelSize(width: 10, height: 5), mode: .aspectFill).key == "Resize(10x5,aspectFill)")
+        #expect(T.Resize(size: PixelSize(width: 10, height: 5), mode: .aspectFill).key == "Resize(10x5,aspectFill,lanczos3)")
     }
 
     @Test("crop copies exactly the rectangle, clipped to the image; an empty one is an error")

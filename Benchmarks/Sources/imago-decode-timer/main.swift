@@ -20,7 +20,7 @@ if args[1] == "straight" { options.pixelFormat = .rgba8 }  // straight RGBA: no 
 if args[1] == "rgb" { options.pixelFormat = .rgb8 }        // 3-byte RGB, what Pillow and libvips produce
 if args[1] == "scaled" {
     // 1/8 of the long side: JPEG decodes at DCT scale 1/8, WebP scales while decoding.
-    if let info = try? ImageCoders.shared.info(of: data) {
+    if let info = try? ImageCoderRegistry.shared.info(of: data) {
         options.thumbnailPixelSize = PixelSize(width: max(1, info.width / 8), height: max(1, info.height / 8))
     }
 }
@@ -29,23 +29,23 @@ if args[1] == "anim-first" { options.firstFrameOnly = true }
 // the lazy source in turn ("anim-lazy"); encodes of every frame ("enc-gif", "enc-webp": the
 // decode is done once, outside the timing, and the output size is reported in place of the width).
 let encodeTarget: ImageFormat? = args[1] == "enc-gif" ? .gif : args[1] == "enc-webp" ? .webp : nil
-let decodedOnce: Image? = encodeTarget == nil ? nil : try? ImageCoders.shared.decode(data)
+let decodedOnce: Image? = encodeTarget == nil ? nil : try? ImageCoderRegistry.shared.decode(data)
 var times: [Double] = []
 var size = PixelSize(width: 0, height: 0)
 for _ in 0..<iterations {
     let start = ContinuousClock.now
     do {
         if let encodeTarget, let decodedOnce {
-            let bytes = try ImageCoders.shared.encode(decodedOnce, as: encodeTarget, options: EncodeOptions(quality: 0.8))
+            let bytes = try ImageCoderRegistry.shared.encode(decodedOnce, as: encodeTarget, options: EncodeOptions(quality: 0.8))
             size = PixelSize(width: bytes.count, height: decodedOnce.frameCount)
         } else if args[1] == "anim-lazy" {
-            let image = try ImageCoders.shared.decode(data, options: DecodeOptions(decodesFramesLazily: true))
+            let image = try ImageCoderRegistry.shared.decode(data, options: DecodeOptions(decodesFramesLazily: true))
             for i in 0..<image.frameCount { _ = try image.frame(at: i) }
             size = PixelSize(width: image.pixelSize.width, height: image.frameCount)
         } else {
             let image = args[1] == "thumb"
                 ? try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: 256, height: 256))   // 256-px thumbnail
-                : try ImageCoders.shared.decode(data, options: options)
+                : try ImageCoderRegistry.shared.decode(data, options: options)
             size = args[1].hasPrefix("anim") ? PixelSize(width: image.pixelSize.width, height: image.frameCount) : image.pixelSize
         }
     } catch {

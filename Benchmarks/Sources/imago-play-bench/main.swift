@@ -22,7 +22,7 @@ let data = try Data(contentsOf: URL(fileURLWithPath: args[2]))
 let clock = ContinuousClock()
 let setupStart = clock.now
 let eager = args[1] == "eager"
-let image = try ImageCoders.shared.decode(data, options: DecodeOptions(decodesFramesLazily: !eager))
+let image = try ImageCoderRegistry.shared.decode(data, options: DecodeOptions(decodesFramesLazily: !eager))
 let player = try AnimatedImagePlayer(image: image, maxBufferSize: eager ? image.frameCount : args[1] == "bounded" ? 8 : 0)
 let setup = (clock.now - setupStart) / .milliseconds(1)
 

@@ -18,21 +18,21 @@ extension Image {
     ///   - preferredScales: Default `[1, 2, 3]` (a Linux process has no screen scale; YYImage
     ///     starts from the screen's).
     ///   - options: Decode options; the scale is set here. Default ``DecodeOptions/default``.
-    ///   - coders: Default ``ImageCoders/shared``.
+    ///   - coders: Default ``ImageCoderRegistry/shared``.
     /// - Returns: The image, or `nil` when no candidate file exists.
     /// - Throws: the file's read errors and the decoder's ``ImagoCore/ImageCodingError``.
     public static func named(_ name: String, in directory: URL, preferredScales: [Int] = [1, 2, 3],
-                             options: DecodeOptions = .default, coders: ImageCoders = .shared) throws -> Image? {
+                             options: DecodeOptions = .default, coders: ImageCoderRegistry = .shared) throws -> Image? {
         guard let url = resourceURL(named: name, in: directory, preferredScales: preferredScales, coders: coders) else { return nil }
         var decodeOptions = options
-        decodeOptions.scale = Double(scale(ofResource: url.deletingPathExtension().lastPathComponent))
+        decodeOptions.scale = Double(PathName.displayScale(of: url.lastPathComponent))
         let data = try Data(contentsOf: url, options: .mappedIfSafe)
         return try coders.decode(data, options: decodeOptions)
     }
 
     /// The file ``named(_:in:preferredScales:options:coders:)`` would load, or `nil`.
     public static func resourceURL(named name: String, in directory: URL, preferredScales: [Int] = [1, 2, 3],
-                                   coders: ImageCoders = .shared) -> URL? {
+                                   coders: ImageCoderRegistry = .shared) -> URL? {
         let (stem, givenExtension) = PathName.splitExtension(name)
         let extensions: [String]
         if !givenExtension.isEmpty, ImageFormat(fileExtension: givenExtension) != nil {
@@ -47,7 +47,7 @@ extension Image {
         }
         let base = givenExtension.isEmpty || ImageFormat(fileExtension: givenExtension) == nil ? name : stem
         // A name that already carries a scale suffix is looked up as it is.
-        let explicit = scale(ofResource: base) != 1 || base.hasSuffix("@1x")
+        let explicit = PathName.displayScale(of: base + ".x") != 1 || base.hasSuffix("@1x")
         let candidates: [String] = explicit ? [base] : preferredScales.map { $0 == 1 ? base : "\(base)@\($0)x" }
         let fm = FileManager.default
         for candidate in candidates {
@@ -57,11 +57,5 @@ extension Image {
             }
         }
         return nil
-    }
-
-    /// 3 for `name@3x`, 2 for `name@2x`, else 1.
-    static func scale(ofResource stem: String) -> Int {
-        for s in [3, 2] where stem.hasSuffix("@\(s)x") { return s }
-        return 1
     }
 }

@@ -46,3 +46,20 @@ extension PathName {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension PathName {
+    /// The display scale a file name, path, key or URL carries in its last component, written
+    /// `@2x` or `@3x` just before the extension (`icon@2x.png`, `https://x.test/a@3x.jpg?v=2`):
+    /// 3, 2, or 1 without a suffix. Imago's one rule for it, used by ``Image`` loading by name,
+    /// the caches and the pipeline.
+    public static func displayScale(of name: String) -> Int {
+        var path = Substring(name)
+        // For a URL, the query and fragment are not part of the name.
+        if name.contains("://"), let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<cut] }
+        if let slash = path.lastIndex(of: "/") { path = path[path.index(after: slash)...] }
+        let stem = deletingPathExtension(String(path))
+        if stem.hasSuffix("@3x") { return 3 }
+        if stem.hasSuffix("@2x") { return 2 }
+        return 1
+    }
+}

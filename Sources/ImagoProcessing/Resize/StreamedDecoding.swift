@@ -12,13 +12,13 @@ enum StreamedDecoding {
     /// Decodes the still image in `data` resized to `target` (Lanczos3, as ``Resampler``), or
     /// returns `nil` when its decoder cannot stream rows for this data, so the caller decodes whole.
     static func decode(_ data: Data, format: ImageFormat, to target: PixelSize, options: DecodeOptions,
-                       coders: ImageCoders) throws -> Image? {
+                       coders: ImageCoderRegistry) throws -> Image? {
         guard let decoder = streamingDecoder(for: format, prefix: data, coders: coders) else { return nil }
         return try decode(from: DataByteSource(data), decoder: decoder, to: target, options: options)
     }
 
     /// The row-streaming decoder for data starting with `prefix`, or `nil`.
-    static func streamingDecoder(for format: ImageFormat, prefix: Data, coders: ImageCoders) -> (any RowStreamingImageDecoding)? {
+    static func streamingDecoder(for format: ImageFormat, prefix: Data, coders: ImageCoderRegistry) -> (any RowStreamingImageDecoding)? {
         guard let decoder = coders.decoder(for: format) as? any RowStreamingImageDecoding,
               decoder.canStreamRows(of: prefix) else { return nil }
         return decoder
@@ -64,7 +64,7 @@ enum FileInput {
     /// Opens `url`, reading only its first 64 KiB unless the format cannot stream its rows.
     ///
     /// - Throws: the file's read errors; ``ImagoCore/ImageCodingError`` from the header.
-    static func open(_ url: URL, coders: ImageCoders) throws -> FileInput {
+    static func open(_ url: URL, coders: ImageCoderRegistry) throws -> FileInput {
         let file = try FileByteSource(url: url)
         let prefix = try file.read(maxLength: 1 << 16)
         if let format = ImageFormat(sniffing: prefix),

@@ -34,7 +34,7 @@ public enum ScaleDown {
     ///
     /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
     public static func decode(contentsOf url: URL, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
-                              coders: ImageCoders = .shared) throws -> Image {
+                              coders: ImageCoderRegistry = .shared) throws -> Image {
         guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
         switch try FileInput.open(url, coders: coders) {
         case .whole(let data):
@@ -57,7 +57,7 @@ public enum ScaleDown {
     ///   - options: Further decode options; the thumbnail size is set here.
     /// - Throws: ``ImagoCore/ImageCodingError`` from decoding, `.invalidArgument` for a limit under 4 bytes.
     public static func decode(_ data: Data, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
-                              coders: ImageCoders = .shared) throws -> Image {
+                              coders: ImageCoderRegistry = .shared) throws -> Image {
         guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
         let info = try coders.info(of: data)
         let target = targetSize(for: info.pixelSize, limitBytes: limitBytes, frameCount: info.frameCount)

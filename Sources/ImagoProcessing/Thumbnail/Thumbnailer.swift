@@ -36,7 +36,7 @@ public enum Thumbnailer {
     /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
     public static func thumbnail(contentsOf url: URL, fitting box: PixelSize, preserveAspectRatio: Bool = true,
                                  quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
-                                 coders: ImageCoders = .shared) throws -> Image {
+                                 coders: ImageCoderRegistry = .shared) throws -> Image {
         guard box.width > 0, box.height > 0 else {
             throw ImageCodingError.invalidArgument("thumbnail size \(box) must be at least 1x1")
         }
@@ -62,11 +62,11 @@ public enum Thumbnailer {
     ///   - preserveAspectRatio: Default `true`.
     ///   - quality: Default ``ResamplingQuality/lanczos3``.
     ///   - options: Further decode options (limits, colour management). The thumbnail size is set here.
-    ///   - coders: Default ``ImagoCoders/ImageCoders/shared``.
+    ///   - coders: Default ``ImagoCoders/ImageCoderRegistry/shared``.
     /// - Throws: ``ImagoCore/ImageCodingError`` from decoding, or `.invalidArgument` for a box under 1×1.
     public static func thumbnail(of data: Data, fitting box: PixelSize, preserveAspectRatio: Bool = true,
                                  quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
-                                 coders: ImageCoders = .shared) throws -> Image {
+                                 coders: ImageCoderRegistry = .shared) throws -> Image {
         guard box.width > 0, box.height > 0 else {
             throw ImageCodingError.invalidArgument("thumbnail size \(box) must be at least 1x1")
         }

@@ -31,7 +31,7 @@ public enum ImageTransformers {
             self.size = size; self.mode = mode; self.quality = quality
         }
         /// `Resize(WxH,mode)`.
-        public var key: String { "Resize(\(size.width)x\(size.height),\(mode.rawValue))" }
+        public var key: String { "Resize(\(size.width)x\(size.height),\(mode.rawValue),\(quality.rawValue))" }
         /// - Throws: `.invalidArgument` for a size under 1×1.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
             guard size.width > 0, size.height > 0 else { throw ImageCodingError.invalidArgument("resize size \(size) must be at least 1x1") }

@@ -11,7 +11,7 @@ import Synchronization
 /// As in SDWebImage's `SDImageCodersManager`, the coder added last is asked first, so an
 /// app can override a built-in coder by adding its own. Thread-safe: the lists sit behind
 /// a `Mutex` and every lookup copies them out before calling any coder.
-public final class ImageCoders: Sendable {
+public final class ImageCoderRegistry: Sendable {
     private struct State {
         var decoders: [any ImageDecoding]
         var encoders: [any ImageEncoding]
@@ -28,14 +28,14 @@ public final class ImageCoders: Sendable {
     /// GIF (giflib; libimagequant for encoding), APNG (libpng with our chunk reader and writer),
     /// HEIC/HEIF/AVIF (libheif, with the codecs it has at run time), TIFF (libtiff), BMP and
     /// ICO/CUR and ICNS (written here), JPEG 2000 (openjpeg, decoding).
-    public static func makeDefault() -> ImageCoders {
-        ImageCoders(decoders: [ICNSCoder(), JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(),
+    public static func makeDefault() -> ImageCoderRegistry {
+        ImageCoderRegistry(decoders: [ICNSCoder(), JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(),
                                PNGCoder(), JPEGCoder()],
                     encoders: [BMPCoder(), TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
     }
 
     /// The shared registry used when no other is given. Starts with ``makeDefault()``'s coders.
-    public static let shared = ImageCoders.makeDefault()
+    public static let shared = ImageCoderRegistry.makeDefault()
 
     /// Adds a decoder that is asked before every decoder already present.
     public func add<D: ImageDecoding>(_ decoder: D) {
@@ -151,3 +151,7 @@ public final class ImageCoders: Sendable {
         return decoder.makeProgressiveDecoder(options: options)
     }
 }
+
+/// The registry's former name.
+@available(*, deprecated, renamed: "ImageCoderRegistry")
+public typealias ImageCoders = ImageCoderRegistry
