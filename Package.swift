@@ -22,7 +22,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
@@ -56,10 +55,14 @@ let package = Package(
                        providers: [.apt(["libpixman-1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
-        // The one C target: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng,
+        // The coders' C: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng,
         // libtiff's variadic tag accessors and va_list error handler, which Swift cannot call, and
         // the stand-ins that load libheif on first use.
         .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif"]),
+        // The command-line tools' own C: exec of the sibling executable, the terminal's size.
+        .target(name: "CImagoCLIGlue"),
+        // The disk cache's system layer: the SQLite manifest and POSIX file I/O, the only C pointers below the coders.
+        .target(name: "ImagoDiskIO", dependencies: ["CSQLite"], swiftSettings: strict),
 
         .target(name: "ImagoCoders",
                 dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CImageQuant", "CLCMS2", "COpenJPEG", "CZlib"],
@@ -69,8 +72,7 @@ let package = Package(
                 swiftSettings: strict),
 
         .target(name: "ImagoCache",
-                dependencies: ["ImagoCore", "ImagoCoders", "CSQLite",
-                               .product(name: "Crypto", package: "swift-crypto")],
+                dependencies: ["ImagoCore", "ImagoCoders", "ImagoDiskIO"],
                 swiftSettings: strict),
 
         .target(name: "ImagoLoading",
@@ -84,19 +86,19 @@ let package = Package(
                                .product(name: "Metrics", package: "swift-metrics")],
                 swiftSettings: strict),
 
-        .target(name: "ImagoAnimation", dependencies: ["ImagoCore", "ImagoCoders", "ImagoCache"], swiftSettings: strict),
+        .target(name: "ImagoAnimation", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict),
 
         .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoAnimation"],
                 swiftSettings: strict),
 
         // What both executables share: console output, error lines, format names.
         .target(name: "ImagoCommandLine",
-                dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "CImagoGlue",
+                dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "CImagoCLIGlue",
                                .product(name: "ArgumentParser", package: "swift-argument-parser")],
                 swiftSettings: strict),
         // `imago`: everything but the network, which would add about 2 MB to every command's start-up.
         .executableTarget(name: "ImagoCLI",
-                          dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "ImagoCommandLine", "CImagoGlue",
+                          dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "ImagoCommandLine", "CImagoCLIGlue",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: strict),
         // `imago-fetch`, which `imago fetch` runs: the loading pipeline over AsyncHTTPClient.
@@ -105,9 +107,10 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: strict),
 
-        // Helpers shared by the test targets: corpus location, MD5, synthetic fixtures.
+        // Helpers shared by the test targets: corpus location, MD5, synthetic fixtures, a scripted
+        // HTTP server, and mocks of the pipeline's loader and caches.
         .target(name: "ImagoTestSupport",
-                dependencies: ["ImagoCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                dependencies: ["ImagoCore", "ImagoCache", "ImagoLoading", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                                .product(name: "NIOSSL", package: "swift-nio-ssl")],
                 path: "Tests/ImagoTestSupport"),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),

@@ -95,7 +95,7 @@ struct ConvertCommand: ParsableCommand {
                 image = try ScaleDown.decode(contentsOf: URL(fileURLWithPath: input), limitBytes: scaleDownLimit,
                                              options: decodeOptions)
             } else {
-                image = try ImageCoders.shared.decode(try CLIFailure.read(input), options: decodeOptions)
+                image = try ImageCoderRegistry.shared.decode(try CLIFailure.read(input), options: decodeOptions)
             }
             if let pipeline = try transformers() {
                 image = try pipeline.transform(image)
@@ -110,7 +110,7 @@ struct ConvertCommand: ParsableCommand {
             }
             let options = EncodeOptions(quality: Double(quality) / 100, lossless: lossless,
                                         orientation: noOrientation ? .writeEXIF : .bake)
-            let encoded = try ImageCoders.shared.encode(image, as: target, options: options)
+            let encoded = try ImageCoderRegistry.shared.encode(image, as: target, options: options)
             try encoded.write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
             throw CLIFailure.exit(error, file: input)

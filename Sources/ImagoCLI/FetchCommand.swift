@@ -1,5 +1,5 @@
 import ArgumentParser
-import CImagoGlue
+import CImagoCLIGlue
 import ImagoCommandLine
 
 /// `imago fetch` hands over to the `imago-fetch` executable beside this one, which links the

@@ -58,7 +58,7 @@ struct InfoCommand: ParsableCommand {
         let data: Data
         do {
             data = try CLIFailure.read(file)
-            info = try ImageCoders.shared.info(of: data)
+            info = try ImageCoderRegistry.shared.info(of: data)
         } catch {
             throw CLIFailure.exit(error, file: file)
         }

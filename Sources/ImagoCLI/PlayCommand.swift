@@ -1,5 +1,5 @@
 import ArgumentParser
-import CImagoGlue
+import CImagoCLIGlue
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +41,7 @@ struct PlayCommand: ParsableCommand {
     func run() throws {
         if isNetworkSource(source) { handOverToFetcher() }
         do {
-            let image = try ImageCoders.shared.decode(try CLIFailure.read(source), options: DecodeOptions(decodesFramesLazily: true))
+            let image = try ImageCoderRegistry.shared.decode(try CLIFailure.read(source), options: DecodeOptions(decodesFramesLazily: true))
             try TerminalPlayback.play(image, width: playback.width, loops: playback.loops, rate: playback.rate, mode: try playback.playbackMode())
         } catch {
             throw CLIFailure.exit(error, file: source)
@@ -65,7 +65,7 @@ struct ShowCommand: ParsableCommand {
     func run() throws {
         if isNetworkSource(source) { handOverToFetcher() }
         do {
-            let image = try ImageCoders.shared.decode(try CLIFailure.read(source), options: DecodeOptions(firstFrameOnly: true))
+            let image = try ImageCoderRegistry.shared.decode(try CLIFailure.read(source), options: DecodeOptions(firstFrameOnly: true))
             try TerminalPlayback.show(image.applyingOrientation(), width: width)
         } catch {
             throw CLIFailure.exit(error, file: source)

@@ -76,8 +76,8 @@ struct ThumbnailCommand: ParsableCommand {
                 var failure: String?
                 do {
                     let thumb = try Thumbnailer.thumbnail(contentsOf: job.input, fitting: box)
-                    let target = forced ?? ImageCoders.shared.preferredEncodingFormat(for: thumb)
-                    let encoded = try ImageCoders.shared.encode(thumb, as: target, options: options)
+                    let target = forced ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: thumb)
+                    let encoded = try ImageCoderRegistry.shared.encode(thumb, as: target, options: options)
                     try FileManager.default.createDirectory(at: job.outputStem.deletingLastPathComponent(),
                                                             withIntermediateDirectories: true)
                     try encoded.write(to: job.outputStem.appendingPathExtension(target.preferredFileExtension), options: .atomic)

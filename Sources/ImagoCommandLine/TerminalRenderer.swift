@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import CImagoGlue
+import CImagoCLIGlue
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -9,11 +9,11 @@ import Testing
 /// Encoded fixtures made here: a PNG and a progressive JPEG of a gradient.
 enum LoadingFixtures {
     static let png: Data = {
-        (try? ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 64, height: 48)), as: .png)) ?? Data()
+        (try? ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: 64, height: 48)), as: .png)) ?? Data()
     }()
 
     static func png(seed: Int) -> Data {
-        (try? ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 40 + seed % 17, height: 30 + seed % 13)), as: .png)) ?? Data()
+        (try? ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: 40 + seed % 17, height: 30 + seed % 13)), as: .png)) ?? Data()
     }
 
     /// 64 KiB that never compress, for transfers that must take a while.
@@ -26,7 +26,7 @@ enum LoadingFixtures {
     }()
 
     static let progressiveJPEG: Data = {
-        (try? ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 640, height: 480)), as: .jpeg,
+        (try? ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: 640, height: 480)), as: .jpeg,
                                         options: EncodeOptions(quality: 0.9, progressive: true))) ?? Data()
     }()
 }
@@ -61,27 +61,22 @@ func failure(_ body: () async throws -> Void) async -> ImageLoadingError? {
 
 @Suite("ImageDownloader against a scripted loopback server", .serialized)
 struct ImageDownloaderTests {
-    @Test("concurrent callers of one URL share one transfer, each decoded with its own options")
+    @Test("concurrent callers of one URL share one transfer; progressive and plain callers alike; bytes only")
     func sharing() async throws {
         try await withServer { server in
             let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: 6))
             defer { Task { try? await downloader.shutdown() } }
             for i in 0..<20 { server.register("f\(i).png", data: LoadingFixtures.png(seed: i)) }
             // 1000 callers over 20 URLs; the body trickles so every caller joins a running transfer.
-            var tasks: [(Int, Bool, ImageDownloadTask)] = []
+            var tasks: [(Int, ImageDownloadTask)] = []
             for n in 0..<1000 {
                 let i = n % 20
-                let thumb = n % 2 == 0
-                let request = ImageDownloadRequest(url: server.url("/slow/f\(i).png?chunk=256&delay=30"),
-                                                   decodeOptions: DecodeOptions(thumbnailPixelSize: thumb ? PixelSize(width: 8, height: 8) : nil))
-                tasks.append((i, thumb, downloader.task(for: request)))
+                let request = ImageDownloadRequest(url: server.url("/slow/f\(i).png?chunk=256&delay=30"), progressive: n % 2 == 0)
+                tasks.append((i, downloader.task(for: request)))
             }
-            for (i, thumb, task) in tasks {
+            for (i, task) in tasks {
                 let result = try await task.value()
-                let image = try #require(result.image)
-                #expect(result.data == LoadingFixtures.png(seed: i))
-                let full = try ImageCoders.shared.decode(LoadingFixtures.png(seed: i))
-                #expect(thumb ? image.pixelSize.width <= full.pixelSize.width : image.pixelSize == full.pixelSize)
+                #expect(result.data == LoadingFixtures.png(seed: i) && !result.notModified)
             }
             #expect(server.totalCount == 20)
             for i in 0..<20 { #expect(server.count("/slow/f\(i).png") == 1) }
@@ -151,7 +146,7 @@ struct ImageDownloaderTests {
                                                                                      maxRedirects: 2, maxBodyBytes: 1 << 20))
             defer { Task { try? await strict.shutdown() } }
             func fetch(_ path: String) async throws -> ImageDownloadResult {
-                try await strict.download(ImageDownloadRequest(url: server.url(path), decodeOptions: .default))
+                try await strict.download(ImageDownloadRequest(url: server.url(path)))
             }
             let notFound = await failure { _ = try await fetch("/status/404") }
             #expect(notFound == .unacceptableStatusCode(404) && notFound?.isTransient == false)
@@ -163,11 +158,11 @@ struct ImageDownloaderTests {
             #expect(short == .truncatedBody(received: LoadingFixtures.png.count, expected: LoadingFixtures.png.count + 1000),
                     "\(String(describing: short))")
             #expect(short?.isTransient == true)
-            // Longer than declared: only the declared bytes are read, and they do not decode.
-            if case .decodingFailed = await failure({ _ = try await fetch("/long/a.png") }) {} else { Issue.record("long body decoded") }
-            // Chunked: the same image as a one-shot decode.
-            let chunked = try await fetch("/chunked/a.png")
-            #expect(chunked.image == (try ImageCoders.shared.decode(LoadingFixtures.png)))
+            // Longer than declared: only the declared bytes are read.
+            let long = try await fetch("/long/a.png")
+            #expect(long.data.count == 10)
+            // Chunked: the same bytes.
+            #expect(try await fetch("/chunked/a.png").data == LoadingFixtures.png)
             // Redirects: two are followed, three are too many, a loop is a loop.
             #expect(try await fetch("/redirect/2/a.png").data == LoadingFixtures.png)
             #expect(await failure { _ = try await fetch("/redirect/3/a.png") } == .tooManyRedirects(limit: 2))
@@ -329,18 +324,17 @@ struct ImageDownloaderTests {
         }
     }
 
-    @Test("progress rises to the total; progressive requests get partial images in order, then the one-shot result")
-    func progressAndPartialImages() async throws {
+    @Test("progress rises to the total; progressive requests get the bytes so far in order, then the result")
+    func progressAndPartialData() async throws {
         try await withServer { server in
             let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(progressInterval: .zero))
             defer { Task { try? await downloader.shutdown() } }
             let jpeg = LoadingFixtures.progressiveJPEG
-            // The body comes in three pieces; the next is sent only once a partial image has
-            // shown the last, so the count does not depend on how busy the machine is.
-            let task = downloader.task(for: ImageDownloadRequest(url: server.url("/gated/p.jpg?parts=3"),
-                                                                 decodeOptions: .default, progressive: true))
+            // The body comes in three pieces; the next is sent only once the bytes so far have
+            // been seen, so the count does not depend on how busy the machine is.
+            let task = downloader.task(for: ImageDownloadRequest(url: server.url("/gated/p.jpg?parts=3"), progressive: true))
             var received: [Int] = []
-            var partials: [Image] = []
+            var partials: [Data] = []
             var final: ImageDownloadResult?
             for try await event in task.events {
                 switch event {
@@ -348,20 +342,24 @@ struct ImageDownloaderTests {
                     #expect(final == nil)
                     received.append(p.receivedBytes)
                     #expect(p.expectedBytes == jpeg.count)
-                case .partialImage(let image):
-                    #expect(final == nil, "a partial image after the result")
-                    partials.append(image)
+                case .partialData(let data):
+                    #expect(final == nil, "partial bytes after the result")
+                    partials.append(data)
                     server.openGate()
                 case .completed(let r): final = r
                 }
             }
             #expect(received == received.sorted() && received.last == jpeg.count)
-            #expect(partials.count >= 2, "\(partials.count) partial images")
-            // Each partial image shows more than the one before.
-            #expect(zip(partials, partials.dropFirst()).allSatisfy { $0.buffer != $1.buffer })
-            #expect(partials.allSatisfy { $0.pixelSize == PixelSize(width: 640, height: 480) })
-            let result = try #require(final)
-            #expect(result.image == (try ImageCoders.shared.decode(jpeg)))
+            #expect(partials.count >= 2, "\(partials.count) partial deliveries")
+            // Each delivery is a prefix of the body, never shorter than the one before.
+            #expect(zip(partials, partials.dropFirst()).allSatisfy { $0.count <= $1.count })
+            #expect(partials.allSatisfy { jpeg.starts(with: $0) })
+            #expect(try #require(final).data == jpeg)
+            // A plain caller of the same URL gets progress but no partial bytes.
+            let plain = downloader.task(for: ImageDownloadRequest(url: server.url("/img/p.jpg")))
+            for try await event in plain.events {
+                if case .partialData = event { Issue.record("partial bytes for a plain request") }
+            }
         }
     }
 
@@ -420,8 +418,8 @@ struct ImageDownloaderTests {
         let dir = try TestFiles.temporaryDirectory()
         let file = dir.appendingPathComponent("a.png")
         try LoadingFixtures.png.write(to: file)
-        let fromFile = try await downloader.download(ImageDownloadRequest(url: file, decodeOptions: .default))
-        #expect(fromFile.data == LoadingFixtures.png && fromFile.image?.pixelSize == PixelSize(width: 64, height: 48))
+        let fromFile = try await downloader.download(ImageDownloadRequest(url: file))
+        #expect(fromFile.data == LoadingFixtures.png && fromFile.response?.statusCode == 200)
         let dataURL = URL(string: "data:image/png;base64," + LoadingFixtures.png.base64EncodedString())!
         #expect(try await downloader.download(ImageDownloadRequest(url: dataURL)).data == LoadingFixtures.png)
         #expect(try await downloader.download(ImageDownloadRequest(url: URL(string: "data:,a%20b")!)).data == Data("a b".utf8))
@@ -452,7 +450,7 @@ struct ImageDownloaderTests {
                 let blocker = downloader.task(for: ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=16384&delay=50&b=\(order)")))
                 var tasks: [ImageDownloadTask] = []
                 for name in ["n1", "n2", "low", "n3", "high", "bumped"] {
-                    let priority: ImageDownloadPriority = name == "low" || name == "bumped" ? .low : name == "high" ? .high : .normal
+                    let priority: ImagePriority = name == "low" || name == "bumped" ? .low : name == "high" ? .high : .normal
                     tasks.append(downloader.task(for: ImageDownloadRequest(url: server.url("/img/a.png?\(name)"), priority: priority)))
                 }
                 tasks[5].setPriority(.high)

@@ -1,51 +1,90 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 public import ImagoCore
 
 /// One caller's share of a download: its events, its priority, and a way to leave.
 ///
-/// Read the events either through ``events`` or through ``value(progress:partialImage:)``, not both.
+/// Read the events either through ``events`` or through ``value(progress:partialData:)``, not both.
 public final class ImageDownloadTask: Sendable {
-    /// Progress, partial images (progressive requests), then the result; the stream fails with
+    /// Progress, partial bytes (progressive requests), then the result; the sequence fails with
     /// ``ImageLoadingError`` when the download does.
-    public let events: AsyncThrowingStream<ImageDownloadEvent, any Error>
+    public let events: ImageDownloadEvents
 
-    private let downloader: ImageDownloader
-    private let transfer: Int
-    private let subscriber: Int
+    private let priorityCell: PriorityCell
+    private let subscription: ImageDownloader.Transfers.Subscription
 
-    init(events: AsyncThrowingStream<ImageDownloadEvent, any Error>, downloader: ImageDownloader, transfer: Int, subscriber: Int) {
-        self.events = events
-        self.downloader = downloader
-        self.transfer = transfer
-        self.subscriber = subscriber
+    init(subscription: ImageDownloader.Transfers.Subscription, priority: PriorityCell) {
+        self.subscription = subscription
+        priorityCell = priority
+        events = ImageDownloadEvents(base: subscription.stream)
+    }
+
+    /// This caller's priority. Raising it moves a queued transfer up; the transfer runs at its
+    /// most urgent caller's priority.
+    public var priority: ImagePriority {
+        get { priorityCell.currentPriority }
+        set { priorityCell.set(newValue) }
     }
 
     /// Changes this caller's priority; a queued transfer moves accordingly.
-    public func setPriority(_ priority: ImageDownloadPriority) {
-        downloader.setPriority(priority, transfer: transfer, subscriber: subscriber)
+    public func setPriority(_ priority: ImagePriority) {
+        priorityCell.set(priority)
     }
 
     /// Leaves the download: this caller's events end with ``ImageLoadingError/cancelled``; the
     /// transfer goes on for any other callers and stops without them.
     public func cancel() {
-        downloader.unsubscribe(transfer: transfer, subscriber: subscriber, finishing: true)
+        subscription.cancel()
     }
 
-    /// Waits for the result, passing progress and partial images to the closures.
+    /// Waits for the result, passing progress and partial bytes to the closures. Cancelling the
+    /// calling task leaves the download.
     ///
-    /// - Throws: ``ImageLoadingError``; ``ImageLoadingError/cancelled`` when the task was cancelled.
+    /// - Throws: ``ImageLoadingError``; ``ImageLoadingError/cancelled`` when this caller left.
     public func value(progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil,
-                      partialImage: (@Sendable (Image) -> Void)? = nil) async throws -> ImageDownloadResult {
+                      partialData: (@Sendable (Data) -> Void)? = nil) async throws(ImageLoadingError) -> ImageDownloadResult {
         do {
-            for try await event in events {
+            return try await subscription.value { event in
                 switch event {
                 case .progress(let p): progress?(p)
-                case .partialImage(let image): partialImage?(image)
-                case .completed(let result): return result
+                case .partialData(let d): partialData?(d.snapshot)
                 }
             }
         } catch {
-            throw ImageDownloader.loadingError(error)
+            throw ImageLoadingError(error)
         }
-        throw ImageLoadingError.cancelled
+    }
+}
+
+/// The events of one ``ImageDownloadTask``: progress, partial bytes, then the result.
+public struct ImageDownloadEvents: AsyncSequence, Sendable {
+    public typealias Element = ImageDownloadEvent
+    public typealias Failure = any Error
+
+    let base: ImageDownloader.Transfers.Stream
+
+    /// Iterates the events; the iteration throws ``ImageLoadingError``.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: ImageDownloader.Transfers.Stream.AsyncIterator
+
+        public mutating func next() async throws -> ImageDownloadEvent? {
+            do {
+                switch try await base.next() {
+                case .event(.progress(let p))?: return .progress(p)
+                case .event(.partialData(let d))?: return .partialData(d.snapshot)
+                case .value(let r)?: return .completed(r)
+                case nil: return nil
+                }
+            } catch {
+                throw ImageLoadingError(error)
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator())
     }
 }

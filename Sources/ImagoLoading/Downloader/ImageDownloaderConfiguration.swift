@@ -4,15 +4,9 @@ public import FoundationEssentials
 public import Foundation
 #endif
 public import ImagoCore
-public import ImagoCoders
 
 /// Which queued transfer starts next among those of equal priority.
-public enum ImageDownloadExecutionOrder: String, Sendable, Hashable {
-    /// First in, first out (the default).
-    case fifo
-    /// Last in, first out: the newest request first, as for a scrolling list.
-    case lifo
-}
+public typealias ImageDownloadExecutionOrder = QueueOrder
 
 /// Everything an ``ImageDownloader`` does the same for every request.
 public struct ImageDownloaderConfiguration: Sendable {
@@ -44,8 +38,6 @@ public struct ImageDownloaderConfiguration: Sendable {
     /// Turns the body into the image bytes (SDWebImage's decryptor), before decoding and caching.
     /// Default `nil`.
     public var bodyTransform: (@Sendable (Data, DataLoadResponse?) throws -> Data)?
-    /// Decoders for requests with decode options. Default ``ImagoCoders/ImageCoders/shared``.
-    public var coders: ImageCoders
     /// The proxies of the default HTTP loader. Default ``ProxySettings/none``; set
     /// ``ProxySettings/environment(_:)`` to follow `http_proxy`, `https_proxy` and `no_proxy`.
     public var proxies: ProxySettings = .none
@@ -65,8 +57,7 @@ public struct ImageDownloaderConfiguration: Sendable {
                 progressInterval: Duration = .milliseconds(100),
                 requestModifier: (@Sendable (DataLoadRequest) async throws -> DataLoadRequest)? = nil,
                 responseModifier: (@Sendable (DataLoadResponse) throws -> DataLoadResponse)? = nil,
-                bodyTransform: (@Sendable (Data, DataLoadResponse?) throws -> Data)? = nil,
-                coders: ImageCoders = .shared) {
+                bodyTransform: (@Sendable (Data, DataLoadResponse?) throws -> Data)? = nil) {
         self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
         self.executionOrder = executionOrder
         self.timeouts = timeouts
@@ -79,6 +70,5 @@ public struct ImageDownloaderConfiguration: Sendable {
         self.requestModifier = requestModifier
         self.responseModifier = responseModifier
         self.bodyTransform = bodyTransform
-        self.coders = coders
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 public import ImagoCore
+import ImagoCache
 
 /// Why a download or a load failed. Each case names its cause; ``isTransient`` tells a failure
 /// worth retrying (a timeout, a dropped connection) from one that will happen again.
@@ -50,16 +51,21 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
     case connectionFailed(String, transient: Bool)
     /// A 304 Not Modified arrived, but there was no cached copy to answer with.
     case notModifiedWithoutCachedData
-    /// ``ImageLoadOptions/fromCacheOnly`` was set and nothing was cached.
+    /// ``ImageRequest/Options/fromCacheOnly`` was set and nothing was cached.
     case notCached
-    /// The URL failed before and is in the failed-URL list (use ``ImageLoadOptions/retryFailed``).
+    /// The URL failed before and is in the failed-URL list (use ``ImageRequest/Options/retryFailed``).
     case blockedFailedURL(String)
     /// A `file://` URL could not be read.
     case fileUnreadable(String)
     /// A `data:` URL is malformed.
     case malformedDataURL
-    /// The bytes arrived but do not decode.
+    /// The bytes arrived but do not decode; the coding error names the format found and the cause.
     case decodingFailed(ImageCodingError)
+    /// A transformer (its ``ImagoProcessing/ImageTransforming/key``) failed on the decoded image.
+    case processingFailed(transformer: String, reason: String)
+    /// The disk cache failed where the load needed it (``ImageRequest/Options/fromCacheOnly``
+    /// with an unreadable cache). Elsewhere a failing cache is skipped and logged, never fatal.
+    case cacheFailed(String)
     /// A request or response modifier refused, or a body transform failed.
     case rejected(String)
     /// The caller cancelled (or every caller of a shared transfer did).
@@ -102,8 +108,23 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
         case .fileUnreadable(let m): "file unreadable: \(m)"
         case .malformedDataURL: "malformed data: URL"
         case .decodingFailed(let e): "the data does not decode: \(e)"
+        case .processingFailed(let t, let reason): "the transformer \(t) failed: \(reason)"
+        case .cacheFailed(let m): "the disk cache failed: \(m)"
         case .rejected(let m): "rejected: \(m)"
         case .cancelled: "cancelled"
+        }
+    }
+
+    /// The one mapping from any error met while loading to this type, applied where errors leave
+    /// a stage: transport errors become the case that names them, coding errors
+    /// ``decodingFailed(_:)``, disk-cache errors ``cacheFailed(_:)``, cancellation ``cancelled``.
+    package init(_ error: any Error) {
+        switch error {
+        case let e as ImageLoadingError: self = e
+        case is CancellationError: self = .cancelled
+        case let e as ImageCodingError: self = .decodingFailed(e)
+        case let e as DiskCacheError: self = .cacheFailed(e.description)
+        default: self = HTTPDataLoader.map(error) as? ImageLoadingError ?? .connectionFailed(String(describing: error), transient: true)
         }
     }
 }

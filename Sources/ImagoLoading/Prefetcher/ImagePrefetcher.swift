@@ -3,6 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+public import ImagoCore
 import Synchronization
 
 /// Loads a list of URLs into the caches ahead of need (SDWebImage's `SDWebImagePrefetcher`): a
@@ -27,27 +28,29 @@ public final class ImagePrefetcher: Sendable {
     public let manager: ImageManager
     /// Loads running at once. Default 3.
     public let maxConcurrentPrefetchCount: Int
-    /// Options for every load. Default `.lowPriority`.
-    public let options: ImageLoadOptions
-    /// Context for every load. Default: the defaults.
-    public let context: ImageLoadContext
+    /// The priority of loads made from URLs. Default ``ImagoCore/ImagePriority/low``.
+    public let priority: ImagePriority
 
     private let running = Mutex<[Int: Task<Summary, Never>]>([:])
     private let ids = Atomic<Int>(0)
 
     /// Creates a prefetcher; every parameter defaults as documented on its property (the
     /// manager: ``ImageManager/shared``).
-    public init(manager: ImageManager = .shared, maxConcurrentPrefetchCount: Int = 3, options: ImageLoadOptions = [.lowPriority],
-                context: ImageLoadContext = ImageLoadContext()) {
+    public init(manager: ImageManager = .shared, maxConcurrentPrefetchCount: Int = 3, priority: ImagePriority = .low) {
         self.manager = manager
         self.maxConcurrentPrefetchCount = max(1, maxConcurrentPrefetchCount)
-        self.options = options
-        self.context = context
+        self.priority = priority
     }
 
     /// Prefetches `urls`, calling `progress` after each one, and returns the counts. Cancelling
     /// the calling task, or ``cancelAll()``, stops the loads not yet finished (they count as failed).
     public func prefetch(_ urls: [URL], progress: (@Sendable (Summary) -> Void)? = nil) async -> Summary {
+        await prefetch(urls.map { ImageRequest(url: $0, priority: priority) }, progress: progress)
+    }
+
+    /// Prefetches `requests` as given (their own priorities and processing), as ``prefetch(_:progress:)-([URL],_)``.
+    public func prefetch(_ requests: [ImageRequest], progress: (@Sendable (Summary) -> Void)? = nil) async -> Summary {
+        let urls = requests
         let id = ids.wrappingAdd(1, ordering: .relaxed).newValue
         let task = Task { [self] in await self.run(urls, progress: progress) }
         running.withLock { $0[id] = task }
@@ -60,9 +63,9 @@ public final class ImagePrefetcher: Sendable {
         for task in running.withLock({ Array($0.values) }) { task.cancel() }
     }
 
-    private func run(_ urls: [URL], progress: (@Sendable (Summary) -> Void)?) async -> Summary {
+    private func run(_ urls: [ImageRequest], progress: (@Sendable (Summary) -> Void)?) async -> Summary {
         var summary = Summary(total: urls.count, finished: 0, skipped: 0, failed: 0)
-        let manager = self.manager, options = self.options, context = self.context
+        let manager = self.manager
         await withTaskGroup(of: ImageLoadSource?.self) { group in
             var next = 0
             func add() {
@@ -71,7 +74,7 @@ public final class ImagePrefetcher: Sendable {
                 next += 1
                 group.addTask {
                     guard !Task.isCancelled else { return nil }
-                    return try? await manager.loadImage(with: url, options: options, context: context).source
+                    return try? await manager.loadImage(with: url).source
                 }
             }
             for _ in 0..<min(maxConcurrentPrefetchCount, urls.count) { add() }

@@ -1,0 +1,87 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import ImagoCache
+public import ImagoCoders
+public import ImagoCore
+
+extension ImageManager {
+    /// What the disk cache keeps.
+    public enum DataCachePolicy: String, Sendable, Hashable {
+        /// The original bytes, under the request's data key (SDWebImage's choice): every new
+        /// size or transform of a cached source costs a decode, never a download.
+        case originalData
+        /// For requests with processing (thumbnail, scale-down, transformers), the finished image
+        /// encoded (``Configuration/serializer``) under its image key; for the rest the original
+        /// bytes (Nuke's `automatic`). A repeat of a processed request then decodes a small file.
+        case processedImages
+        /// Both: the original bytes, and the encoded finished image of requests with processing.
+        case all
+    }
+
+    /// Everything an ``ImageManager`` does the same for every request.
+    ///
+    /// ```swift
+    /// var configuration = ImageManager.Configuration()
+    /// configuration.dataCache = try DiskCache(directory: DiskCache.defaultDirectory)
+    /// configuration.memoryCache = MemoryCache(costLimit: 256 << 20)
+    /// configuration.processingQueue = WorkQueue(label: "images", maxConcurrentCount: 2)
+    /// let manager = ImageManager(configuration: configuration)
+    /// ```
+    ///
+    /// **Sizing memory.** Peak memory is about the memory cache's cost limit, plus one decoded
+    /// bitmap per processing thread (``processingQueue``), plus the bitmaps callers still hold.
+    /// Downloads waiting to be decoded hold only their encoded bytes.
+    public struct Configuration: Sendable {
+        /// Decoded images by image key. Default: a ``ImagoCache/MemoryCache`` with its default
+        /// limit (15% of physical memory, at most 768 MiB); `nil` keeps nothing in memory.
+        public var memoryCache: (any ImageCaching)?
+        /// Encoded bytes on disk. Default `nil`: nothing on disk.
+        public var dataCache: (any DataCaching)?
+        /// What ``dataCache`` keeps. Default ``DataCachePolicy/originalData``.
+        public var dataCachePolicy: DataCachePolicy
+        /// Encodes finished images for ``DataCachePolicy/processedImages``. Default
+        /// ``ImagoCache/DefaultImageSerializer``.
+        public var serializer: any ImageSerializing
+        /// Moves the bytes. Default: a new ``ImageDownloader`` with its default configuration.
+        public var downloader: ImageDownloader
+        /// The decoders: the pipeline's only registry. Default ``ImagoCoders/ImageCoderRegistry/shared``.
+        public var coders: ImageCoderRegistry
+        /// Where decoding, transforms and encoding run: at most its thread count at once, highest
+        /// priority first. Default ``ImagoCore/WorkQueue/processing`` (one thread per core).
+        public var processingQueue: WorkQueue
+        /// Where disk-cache reads run. Default: two threads of its own.
+        public var dataCacheQueue: WorkQueue
+        /// Limits for requests that set none. Default ``ImagoCore/DecodingLimits/default``.
+        public var decodingLimits: DecodingLimits
+        /// Turns a URL into its data key (to drop a signature from the query, say), for requests
+        /// without their own ``ImageRequest/cacheKey``. Default `nil`: the URL's absolute string.
+        public var cacheKeyFilter: (@Sendable (URL) -> String)?
+
+        /// Creates a configuration; every parameter defaults as documented on its property.
+        public init(memoryCache: (any ImageCaching)? = MemoryCache<String, Image>(), dataCache: (any DataCaching)? = nil,
+                    dataCachePolicy: DataCachePolicy = .originalData, serializer: any ImageSerializing = DefaultImageSerializer(),
+                    downloader: ImageDownloader = ImageDownloader(), coders: ImageCoderRegistry = .shared,
+                    processingQueue: WorkQueue = .processing,
+                    dataCacheQueue: WorkQueue = WorkQueue(label: "imago.disk-reads", maxConcurrentCount: 2),
+                    decodingLimits: DecodingLimits = .default, cacheKeyFilter: (@Sendable (URL) -> String)? = nil) {
+            self.memoryCache = memoryCache
+            self.dataCache = dataCache
+            self.dataCachePolicy = dataCachePolicy
+            self.serializer = serializer
+            self.downloader = downloader
+            self.coders = coders
+            self.processingQueue = processingQueue
+            self.dataCacheQueue = dataCacheQueue
+            self.decodingLimits = decodingLimits
+            self.cacheKeyFilter = cacheKeyFilter
+        }
+
+        /// A configuration with `cache`'s memory and disk layers and its coders.
+        public init(cache: ImageCache, downloader: ImageDownloader = ImageDownloader()) {
+            self.init(memoryCache: cache.memory, dataCache: cache.disk, downloader: downloader, coders: cache.coders)
+        }
+    }
+}

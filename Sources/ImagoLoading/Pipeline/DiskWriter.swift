@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCache
+import ImagoCore
+import Logging
+import Synchronization
+
+/// The pipeline's one way of writing to the disk cache: one write at a time on a serial queue
+/// off the cooperative pool (SDWebImage's `ioQueue`), with a staging area so a load of a key
+/// whose write is still pending is served from the pending bytes instead of the network.
+final class DiskWriter: Sendable {
+    private let cache: any DataCaching
+    private let queue = WorkQueue(label: "imago.disk-writes", maxConcurrentCount: 1)
+    private let staged = Mutex<(next: Int, byKey: [String: (id: Int, value: CachedData)])>((0, [:]))
+    private let logger = Logger(label: "imago.manager")
+
+    init(cache: any DataCaching) {
+        self.cache = cache
+    }
+
+    /// The bytes waiting to be written for `key`, if any.
+    func pending(forKey key: String) -> CachedData? {
+        staged.withLock { $0.byKey[key]?.value }
+    }
+
+    /// Writes in the background; until the write is done, ``pending(forKey:)`` serves the bytes.
+    func store(_ value: CachedData, forKey key: String) {
+        let id = stage(value, forKey: key)
+        queue.submit(priority: .low) { [self] in
+            write(value, forKey: key)
+            unstage(key, id: id)
+        }
+    }
+
+    /// Makes the bytes in the background (encoding a finished image) and writes them; a failure
+    /// to make them is logged and nothing is written.
+    func store(forKey key: String, making make: @escaping @Sendable () throws -> CachedData) {
+        queue.submit(priority: .veryLow) { [self] in
+            do {
+                write(try make(), forKey: key)
+            } catch {
+                logger.warning("encoding for the disk cache failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Writes and returns once the bytes are on disk. A failure is logged, not thrown: the image
+    /// is good whether or not the cache kept it.
+    func storeNow(_ value: CachedData, forKey key: String) async {
+        let id = stage(value, forKey: key)
+        _ = try? await queue.run(priority: .high) { [self] in
+            write(value, forKey: key)
+            unstage(key, id: id)
+        }
+        unstage(key, id: id)
+    }
+
+    /// Returns once every write queued so far is done.
+    func flush() async {
+        await queue.waitUntilIdle()
+    }
+
+    private func stage(_ value: CachedData, forKey key: String) -> Int {
+        staged.withLock { s -> Int in
+            s.next += 1
+            s.byKey[key] = (s.next, value)
+            return s.next
+        }
+    }
+
+    private func unstage(_ key: String, id: Int) {
+        staged.withLock { s in if s.byKey[key]?.id == id { s.byKey[key] = nil } }
+    }
+
+    private func write(_ value: CachedData, forKey key: String) {
+        do {
+            try cache.setData(value.data, forKey: key, metadata: value.metadata)
+        } catch {
+            logger.warning("disk cache write failed", metadata: ["key": "\(key)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,47 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+
+extension ImagePipeline {
+    typealias DecodeSubscription = SharedTasks<ImageRequestKeys.DecodeKey, DecodedImage, ImageStageEvent>.Subscription
+    typealias DecodeContext = SharedTasks<ImageRequestKeys.DecodeKey, DecodedImage, ImageStageEvent>.Context
+
+    /// Joins (or starts) the decode of `request`.
+    func decode(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool) -> DecodeSubscription {
+        decodes.subscribe(keys.decode, priority: priority, accepts: events ? acceptAll : nil) { [self] (context: DecodeContext) async throws -> DecodedImage in
+            try await self.runDecode(request, keys: keys, context: context)
+        }
+    }
+
+    /// The decode stage: partial images while the bytes arrive (progressive requests), then the
+    /// whole bytes through the same decode step, on the processing queue.
+    private func runDecode(_ request: ImageRequest, keys: ImageRequestKeys,
+                           context: DecodeContext) async throws -> DecodedImage {
+        let step = DecodeStep(spec: keys.decode.spec, coders: configuration.coders)
+        var partials: LatestWork<ReceivedBytes, Image>?
+        if request.options.contains(.progressive) {
+            let decoder = ProgressiveDecoder(step: step)
+            partials = LatestWork(queue: configuration.processingQueue, priority: context,
+                                  work: { decoder.partialImage($0.snapshot) }, deliver: { context.send(.partialImage($0)) })
+        }
+        let fetch = self.fetch(request, keys: keys, priority: context, events: true)
+        let fetched: FetchedData
+        do {
+            fetched = try await fetch.value { event in
+                switch event {
+                case .progress(let p): context.send(.progress(p))
+                case .partialData(let d): partials?.offer(d)
+                }
+            }
+        } catch {
+            await partials?.close()
+            throw error
+        }
+        await partials?.close()
+        let image = try await configuration.processingQueue.run(priority: context) { try step.decode(fetched.data) }
+        return DecodedImage(image: image, fetched: fetched)
+    }
+}

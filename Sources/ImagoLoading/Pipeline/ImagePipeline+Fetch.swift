@@ -1,0 +1,70 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCache
+import ImagoCore
+
+extension ImagePipeline {
+    typealias FetchSubscription = SharedTasks<ImageRequestKeys.FetchKey, FetchedData, FetchEvent>.Subscription
+    typealias FetchContext = SharedTasks<ImageRequestKeys.FetchKey, FetchedData, FetchEvent>.Context
+
+    /// Joins (or starts) the fetch of `request`'s original bytes.
+    func fetch(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool) -> FetchSubscription {
+        let progressive = request.options.contains(.progressive)
+        var accepts: (@Sendable (FetchEvent) -> Bool)?
+        if events {
+            accepts = { event in
+                if case .partialData = event { return progressive }
+                return true
+            }
+        }
+        return fetches.subscribe(keys.fetch, priority: priority, accepts: accepts) { [self] (context: FetchContext) async throws -> FetchedData in
+            try await self.runFetch(request, keys: keys, context: context)
+        }
+    }
+
+    /// The fetch stage: bytes given in the request; else a pending or finished disk write; else
+    /// the network (revalidating the disk copy when asked), storing what it downloads.
+    private func runFetch(_ request: ImageRequest, keys: ImageRequestKeys,
+                          context: FetchContext) async throws -> FetchedData {
+        let options = request.options
+        let url: URL
+        switch request.source {
+        case .data(let data, _): return FetchedData(data: data, response: nil, source: .network, revalidated: false)
+        case .url(let u): url = u
+        }
+        var revalidate: CachedResponse?
+        if options.readsDisk, let cached = try await readDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly)) {
+            guard options.contains(.refreshCached) else {
+                return FetchedData(data: cached.data, response: nil, source: .disk, revalidated: false)
+            }
+            revalidate = CachedResponse(data: cached.data, etag: cached.metadata["etag"], lastModified: cached.metadata["last-modified"])
+        }
+        if options.contains(.fromCacheOnly) { throw ImageLoadingError.notCached }
+
+        let download = configuration.downloader.subscribe(
+            ImageDownloadRequest(url: url, priority: request.priority, headers: request.headers,
+                                 progressive: options.contains(.progressive), cachedResponse: revalidate),
+            priority: context)
+        let result = try await download.value { event in
+            switch event {
+            case .progress(let p): context.send(.progress(p))
+            case .partialData(let d): context.send(.partialData(d))
+            }
+        }
+        if options.writesDisk, !result.notModified, storesOriginal(request), let writer {
+            var metadata: [String: String] = [:]
+            if let etag = result.response?.etag { metadata["etag"] = etag }
+            if let modified = result.response?.lastModified { metadata["last-modified"] = modified }
+            let value = CachedData(data: result.data, metadata: metadata)
+            if options.contains(.waitStoreCache) {
+                await writer.storeNow(value, forKey: keys.dataKey)
+            } else {
+                writer.store(value, forKey: keys.dataKey)
+            }
+        }
+        return FetchedData(data: result.data, response: result.response, source: .network, revalidated: result.notModified)
+    }
+}

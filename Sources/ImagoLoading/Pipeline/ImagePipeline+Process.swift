@@ -1,0 +1,116 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCache
+import ImagoCore
+import ImagoProcessing
+
+extension ImagePipeline {
+    typealias ProcessSubscription = SharedTasks<ImageRequestKeys.ProcessKey, ProcessedImage, ImageStageEvent>.Subscription
+    typealias ProcessContext = SharedTasks<ImageRequestKeys.ProcessKey, ProcessedImage, ImageStageEvent>.Context
+
+    /// Joins (or starts) the whole load of `request`.
+    func process(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool) -> ProcessSubscription {
+        processes.subscribe(keys.process, priority: priority, accepts: events ? acceptAll : nil) { [self] (context: ProcessContext) async throws -> ProcessedImage in
+            try await self.runProcess(request, keys: keys, context: context)
+        }
+    }
+
+    /// The process stage, and the boundary where errors are typed (once, for every subscriber)
+    /// and the failed-URL list is kept.
+    private func runProcess(_ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext) async throws -> ProcessedImage {
+        do {
+            let result = try await processBody(request, keys: keys, context: context)
+            if result.source == .network, let url = request.url { failedURLs.remove(url) }
+            return result
+        } catch {
+            let e = ImageLoadingError(error)
+            if let url = request.url, FailedURLList.blocks(e) { failedURLs.insert(url) }
+            throw e
+        }
+    }
+
+    /// Memory once more (another load may have just stored it); the finished image on disk when
+    /// the policy keeps it; else decode and transform, partial images too, and store.
+    private func processBody(_ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext) async throws -> ProcessedImage {
+        let options = request.options
+        let queue = configuration.processingQueue
+        if keys.process.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
+            return ProcessedImage(image: image, data: nil, source: .memory, revalidated: false)
+        }
+        let processedOnDisk = storesProcessed(request)
+        if processedOnDisk, options.readsDisk, !options.contains(.refreshCached),
+           let cached = try await readDisk(keys.imageKey, priority: context, strict: false) {
+            var spec = keys.decode.spec
+            spec.thumbnail = nil
+            spec.scaleDownLimitBytes = nil
+            let step = DecodeStep(spec: spec, coders: configuration.coders)
+            if let image = try? await queue.run(priority: context, { try step.decode(cached.data) }) {
+                if keys.process.writesMemory { configuration.memoryCache?.setImage(image, forKey: keys.imageKey) }
+                return ProcessedImage(image: image, data: cached.data, source: .disk, revalidated: false)
+            }
+        }
+
+        let transformers = request.transformers
+        let animated = options.contains(.transformAnimatedImage)
+        let limits = keys.decode.spec.limits
+        var partials: LatestWork<Image, Image>?
+        if !transformers.isEmpty, options.contains(.progressive) {
+            partials = LatestWork(queue: queue, priority: context, work: { image in
+                try? Self.transform(image, with: transformers, animated: animated, limits: limits)
+            }, deliver: { context.send(.partialImage($0)) })
+        }
+        let decode = self.decode(request, keys: keys, priority: context, events: true)
+        let decoded: DecodedImage
+        do {
+            decoded = try await decode.value { event in
+                switch event {
+                case .progress(let p): context.send(.progress(p))
+                case .partialImage(let image):
+                    if let partials { partials.offer(image) } else { context.send(.partialImage(image)) }
+                }
+            }
+        } catch {
+            await partials?.close()
+            throw error
+        }
+        await partials?.close()
+
+        var image = decoded.image
+        if !transformers.isEmpty, !image.isAnimated || animated {
+            let source = image
+            image = try await queue.run(priority: context) {
+                try Self.transform(source, with: transformers, animated: animated, limits: limits)
+            }
+        }
+        if keys.process.writesMemory { configuration.memoryCache?.setImage(image, forKey: keys.imageKey) }
+        if processedOnDisk, options.writesDisk, let writer {
+            let serializer = configuration.serializer, finished = image
+            if options.contains(.waitStoreCache) {
+                if let bytes = try? await queue.run(priority: context, { try serializer.serialize(finished) }) {
+                    await writer.storeNow(CachedData(data: bytes), forKey: keys.imageKey)
+                }
+            } else {
+                writer.store(forKey: keys.imageKey) { CachedData(data: try serializer.serialize(finished)) }
+            }
+        }
+        return ProcessedImage(image: image, data: decoded.fetched.data, source: decoded.fetched.source,
+                              revalidated: decoded.fetched.revalidated)
+    }
+
+    /// Applies `transformers` in order; a failure names the transformer.
+    static func transform(_ image: Image, with transformers: [any ImageTransforming], animated: Bool,
+                          limits: DecodingLimits) throws -> Image {
+        var out = image.isAnimated ? try image.decodingAllFrames(limits: limits) : image
+        for t in transformers {
+            do {
+                out = try t.transform(out, animated: animated)
+            } catch {
+                throw ImageLoadingError.processingFailed(transformer: t.key, reason: String(describing: error))
+            }
+        }
+        return out
+    }
+}

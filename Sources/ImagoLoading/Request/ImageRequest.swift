@@ -1,0 +1,134 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import ImagoCore
+public import ImagoProcessing
+
+/// One image to load: where its bytes come from, what to make of them, and how to fetch them
+/// (Nuke's `ImageRequest`; SDWebImage's options and context together).
+///
+/// Every key the pipeline uses derives from the request alone:
+/// - ``dataKey``: the original bytes on disk;
+/// - ``imageKey``: the finished image, in the memory cache and (when the manager stores
+///   processed images) on disk;
+/// - the key that shares work between identical loads, which adds to ``imageKey`` only what
+///   changes how the bytes are fetched (headers, cache options, limits).
+///
+/// ```swift
+/// var request = ImageRequest(url: avatarURL)
+/// request.thumbnail = .init(maxPixelSize: PixelSize(width: 128, height: 128))
+/// request.transformers = [ImageTransformers.RoundCorner(radius: 16)]
+/// request.priority = .high
+/// let avatar = try await ImageManager.shared.loadImage(with: request).image
+/// ```
+public struct ImageRequest: Sendable {
+    /// Where the bytes come from.
+    public enum Source: Sendable, Hashable {
+        /// An `http`, `https`, `file` or `data` URL.
+        case url(URL)
+        /// Bytes already in hand (from a database, say), named by `key` for the caches.
+        case data(Data, key: String)
+    }
+
+    /// A thumbnail to decode instead of the whole image: shrink-on-load where the format allows
+    /// (JPEG DCT scaling, WebP scaled decoding, HEIF embedded thumbnails, PNG streamed), then an
+    /// exact resample.
+    public struct Thumbnail: Sendable, Hashable {
+        /// The box the thumbnail must fit, in displayed (oriented) pixels.
+        public var maxPixelSize: PixelSize
+        /// `true` (default) fits the box keeping the aspect ratio; `false` fills it exactly.
+        public var preserveAspectRatio: Bool
+
+        /// Creates a thumbnail request; `preserveAspectRatio` defaults to `true`.
+        public init(maxPixelSize: PixelSize, preserveAspectRatio: Bool = true) {
+            self.maxPixelSize = maxPixelSize
+            self.preserveAspectRatio = preserveAspectRatio
+        }
+    }
+
+    /// How much of an animation to decode now.
+    public enum Frames: String, Sendable, Hashable {
+        /// Every frame, composited, now (within the decoding limits). The default, as
+        /// SDWebImage's animated images.
+        case all
+        /// The first frame only: a still image.
+        case first
+        /// Frame 0 now and the rest on demand from the encoded bytes (YYImage, `SDAnimatedImage`),
+        /// so memory holds a few canvases rather than every frame.
+        case lazy
+    }
+
+    /// Where the bytes come from.
+    public var source: Source
+    /// Decode a thumbnail fitting this box instead of the whole image. Default `nil`.
+    public var thumbnail: Thumbnail?
+    /// Decode large images scaled down to at most this many bytes of pixels (SDWebImage's
+    /// `scaleDownLargeImages`, whose limit is 60 MB: ``ImagoProcessing/ScaleDown/defaultLimitBytes``).
+    /// Animations divide it among their frames. Default `nil`: full size.
+    public var scaleDownLimitBytes: Int?
+    /// Transformations applied in order to the decoded image; their keys join ``imageKey``.
+    /// Default none.
+    public var transformers: [any ImageTransforming]
+    /// How much of an animation to decode. Default ``Frames/all``.
+    public var frames: Frames
+    /// The decoded pixel format. Default ``ImagoCore/PixelFormat/argb32Premultiplied``, ready to
+    /// draw; ``ImagoCore/PixelFormat/rgba8`` keeps straight alpha.
+    public var pixelFormat: PixelFormat
+    /// Convert embedded ICC profiles and CMYK to sRGB. Default `true`.
+    public var colorManagement: Bool
+    /// The image's points-to-pixels scale. Default `nil`: from `@2x`/`@3x` in the URL's file
+    /// name (``ImagoCore/PathName/displayScale(of:)``), else 1.
+    public var scale: Double?
+    /// Limits checked before allocating. Default `nil`: the manager's
+    /// (``ImageManager/Configuration/decodingLimits``).
+    public var limits: DecodingLimits?
+    /// Queue priority for the download and the decode; it can change while the load runs
+    /// (``ImageTask/priority``). Default ``ImagoCore/ImagePriority/normal``.
+    public var priority: ImagePriority
+    /// How the load uses the caches and the network. Default none.
+    public var options: Options
+    /// Headers added to this request's download. Default none.
+    public var headers: [String: String]
+    /// Names the source for the caches instead of its URL (to drop a signature from the query,
+    /// say). Default `nil`: the manager's ``ImageManager/Configuration/cacheKeyFilter``, else
+    /// the URL's absolute string.
+    public var cacheKey: String?
+
+    /// Creates a request for `url`; every other property defaults as documented on it.
+    public init(url: URL, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
+                priority: ImagePriority = .normal, options: Options = []) {
+        self.init(source: .url(url), thumbnail: thumbnail, transformers: transformers, priority: priority, options: options)
+    }
+
+    /// Creates a request for bytes in hand, named `key` in the caches; every other property
+    /// defaults as documented on it.
+    public init(data: Data, key: String, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
+                priority: ImagePriority = .normal, options: Options = []) {
+        self.init(source: .data(data, key: key), thumbnail: thumbnail, transformers: transformers, priority: priority, options: options)
+    }
+
+    private init(source: Source, thumbnail: Thumbnail?, transformers: [any ImageTransforming], priority: ImagePriority,
+                 options: Options) {
+        self.source = source
+        self.thumbnail = thumbnail
+        scaleDownLimitBytes = nil
+        self.transformers = transformers
+        frames = .all
+        pixelFormat = .argb32Premultiplied
+        colorManagement = true
+        scale = nil
+        limits = nil
+        self.priority = priority
+        self.options = options
+        headers = [:]
+        cacheKey = nil
+    }
+
+    /// The URL, for a URL source.
+    public var url: URL? {
+        if case .url(let url) = source { return url }
+        return nil
+    }
+}

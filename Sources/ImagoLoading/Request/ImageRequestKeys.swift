@@ -1,0 +1,110 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+
+/// Every key of one request, computed once when the load starts.
+///
+/// The string keys name data (what is stored); the hashable stage keys name work (what can be
+/// shared). Each stage key contains the one before it, so two loads share a stage exactly when
+/// everything that stage and the stages under it depend on agrees.
+struct ImageRequestKeys: Sendable {
+    /// The original bytes on disk: the request's ``ImageRequest/cacheKey``, else the manager's
+    /// filter applied to the URL, else the URL.
+    let dataKey: String
+    /// The finished image in the memory cache, and its encoded form on disk when processed images
+    /// are stored: ``dataKey`` alone for an unprocessed request (as SDWebImage keys it), else
+    /// ``dataKey`` plus a bracketed description of every setting that changes the pixels.
+    /// A space separates them, which no URL contains, so no URL's key can equal another's
+    /// processed key.
+    let imageKey: String
+    let fetch: FetchKey
+    let decode: DecodeKey
+    let process: ProcessKey
+
+    /// What fetching the original bytes depends on.
+    struct FetchKey: Hashable, Sendable {
+        var dataKey: String
+        var url: String?
+        var headers: [String: String]
+        var progressive: Bool
+        var readsDisk: Bool
+        var writesDisk: Bool
+        var refresh: Bool
+        var cacheOnly: Bool
+        var waitsForDisk: Bool
+    }
+
+    /// What decoding depends on, besides the bytes.
+    struct DecodeKey: Hashable, Sendable {
+        var fetch: FetchKey
+        var spec: DecodeSpec
+    }
+
+    /// What the finished image depends on, besides the decoded one.
+    struct ProcessKey: Hashable, Sendable {
+        var decode: DecodeKey
+        var transformers: [String]
+        var transformsAnimations: Bool
+        var readsMemory: Bool
+        var writesMemory: Bool
+    }
+
+    init(request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?, limits: DecodingLimits) {
+        let url = request.url
+        let dataKey: String
+        switch request.source {
+        case .url(let u): dataKey = request.cacheKey ?? cacheKeyFilter?(u) ?? u.absoluteString
+        case .data(_, let key): dataKey = request.cacheKey ?? key
+        }
+        let options = request.options
+        let spec = DecodeSpec(thumbnail: request.thumbnail, scaleDownLimitBytes: request.scaleDownLimitBytes,
+                              frames: request.frames, pixelFormat: request.pixelFormat, colorManagement: request.colorManagement,
+                              scale: request.scale ?? Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)),
+                              limits: request.limits ?? limits)
+        let transformers = request.transformers.map(\.key)
+        var parts = spec.keyParts(defaultScale: Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)))
+        if !transformers.isEmpty {
+            parts.append("transform=" + transformers.joined(separator: "|")
+                         + (options.contains(.transformAnimatedImage) ? ",animated" : ""))
+        }
+        self.dataKey = dataKey
+        imageKey = parts.isEmpty ? dataKey : dataKey + " [" + parts.joined(separator: "; ") + "]"
+        fetch = FetchKey(dataKey: dataKey, url: url?.absoluteString, headers: request.headers,
+                         progressive: options.contains(.progressive), readsDisk: options.readsDisk, writesDisk: options.writesDisk,
+                         refresh: options.contains(.refreshCached), cacheOnly: options.contains(.fromCacheOnly),
+                         waitsForDisk: options.contains(.waitStoreCache))
+        decode = DecodeKey(fetch: fetch, spec: spec)
+        process = ProcessKey(decode: decode, transformers: transformers,
+                             transformsAnimations: options.contains(.transformAnimatedImage),
+                             readsMemory: options.readsMemory, writesMemory: options.writesMemory)
+    }
+}
+
+/// Everything that decides how bytes become pixels: the decode step's input besides the bytes.
+struct DecodeSpec: Hashable, Sendable {
+    var thumbnail: ImageRequest.Thumbnail?
+    var scaleDownLimitBytes: Int?
+    var frames: ImageRequest.Frames
+    var pixelFormat: PixelFormat
+    var colorManagement: Bool
+    var scale: Double
+    var limits: DecodingLimits
+
+    /// The settings that differ from a plain decode, for the image key. Limits are left out: they
+    /// decide whether an image decodes, not what it looks like.
+    func keyParts(defaultScale: Double) -> [String] {
+        var parts: [String] = []
+        if let t = thumbnail {
+            parts.append("thumbnail=\(t.maxPixelSize.width)x\(t.maxPixelSize.height)" + (t.preserveAspectRatio ? "" : ",fill"))
+        }
+        if let s = scaleDownLimitBytes { parts.append("scaledown=\(s)") }
+        if frames != .all { parts.append("frames=\(frames.rawValue)") }
+        if pixelFormat != .argb32Premultiplied { parts.append("pixels=\(pixelFormat.rawValue)") }
+        if !colorManagement { parts.append("color=off") }
+        if scale != defaultScale { parts.append("scale=\(scale)") }
+        return parts
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+@testable import ImagoLoading
+import ImagoProcessing
+import ImagoTestSupport
+import Synchronization
+import Testing
+
+@Suite("ImageManager: memory, disk and network; revalidation; failed URLs; disk writes", .serialized)
+struct ManagerCachingTests {
+    static func makeManager(disk: Bool = true) throws -> ImageManager {
+        let diskCache = disk ? try DiskCache(directory: TestFiles.temporaryDirectory("imago-manager")) : nil
+        return ImageManager(cache: ImageCache(disk: diskCache))
+    }
+
+    @Test("network, then memory, then disk for a second manager on the same disk; keys from the request")
+    func sourcesAndKeys() async throws {
+        try await withServer { server in
+            let dir = try TestFiles.temporaryDirectory("imago-manager")
+            let url = server.url("/img/a.png")
+            let first = ImageManager(cache: ImageCache(disk: try DiskCache(directory: dir)))
+            let a = try await first.loadImage(with: ImageRequest(url: url, options: .waitStoreCache))
+            #expect(a.source == .network && a.data == LoadingFixtures.png && a.cacheKey == url.absoluteString)
+            #expect(try await first.loadImage(with: url).source == .memory)
+            let disk = try DiskCache(directory: dir)
+            let second = ImageManager(cache: ImageCache(disk: disk))
+            let fromDisk = try await second.loadImage(with: url)
+            #expect(fromDisk.source == .disk && fromDisk.image == a.image)
+            #expect(server.count("/img/a.png") == 1)
+
+            // A thumbnail and a transform: original bytes on disk under the URL, the final image in memory under its own key.
+            let request = ImageRequest(url: url, thumbnail: .init(maxPixelSize: PixelSize(width: 32, height: 32)),
+                                       transformers: [ImageTransformers.Flip(horizontal: true, vertical: false)], options: .waitStoreCache)
+            let thumb = try await second.loadImage(with: request)
+            #expect(thumb.image.pixelSize == PixelSize(width: 32, height: 24))
+            #expect(thumb.cacheKey == second.imageKey(for: request) && thumb.cacheKey != url.absoluteString)
+            #expect(thumb.cacheKey.hasPrefix(url.absoluteString + " ["))
+            #expect(second.configuration.memoryCache?.image(forKey: thumb.cacheKey) != nil)
+            #expect(try disk.contains(url.absoluteString) && !disk.contains(thumb.cacheKey))
+            #expect(try await second.loadImage(with: request).source == .memory)
+            // fromCacheOnly misses without the network; fromLoaderOnly goes to it even when cached.
+            #expect(await failure { _ = try await second.loadImage(with: ImageRequest(url: server.url("/img/none.png"), options: .fromCacheOnly)) } == .notCached)
+            #expect(try await second.loadImage(with: ImageRequest(url: url, options: .fromLoaderOnly)).source == .network)
+            #expect(server.count("/img/a.png") == 2)
+            #expect(server.count("/img/none.png") == 0)
+            await second.finishPendingStores()
+        }
+    }
+
+    @Test("refreshCached revalidates with the stored ETag: a 304 keeps the cached bytes")
+    func revalidation() async throws {
+        try await withServer { server in
+            let dir = try TestFiles.temporaryDirectory("imago-manager")
+            let disk = try DiskCache(directory: dir)
+            let manager = ImageManager(cache: ImageCache(disk: disk))
+            let url = server.url("/img/a.png")
+            let first = try await manager.loadImage(with: ImageRequest(url: url, options: .waitStoreCache))
+            let etag = try #require(try disk.entry(forKey: url.absoluteString)?.entry.metadata["etag"])
+            let again = try await manager.loadImage(with: ImageRequest(url: url, options: .refreshCached))
+            #expect(server.headers("/img/a.png")?["if-none-match"] == etag)
+            #expect(again.source == .network && again.revalidated && again.image == first.image && again.data == first.data)
+            #expect(server.count("/img/a.png") == 2)
+        }
+    }
+
+    @Test("the failed-URL rule: lasting failures block until retryFailed, transient ones never do")
+    func failedURLs() async throws {
+        try await withServer { server in
+            server.register("junk.png", data: Data("definitely not an image".utf8))
+            let manager = try Self.makeManager(disk: false)
+            let missing = server.url("/status/404")
+            #expect(await failure { _ = try await manager.loadImage(with: missing) } == .unacceptableStatusCode(404))
+            #expect(await failure { _ = try await manager.loadImage(with: missing) } == .blockedFailedURL(missing.absoluteString))
+            #expect(server.count("/status/404") == 1)
+            #expect(await failure { _ = try await manager.loadImage(with: ImageRequest(url: missing, options: .retryFailed)) } == .unacceptableStatusCode(404))
+            #expect(server.count("/status/404") == 2)
+            // Undecodable data blocks, and says what was found; a server error and a timeout do not block.
+            let junk = server.url("/img/junk.png")
+            #expect(await failure { _ = try await manager.loadImage(with: junk) } == .decodingFailed(.unsupportedFormat(nil)))
+            #expect(manager.failedURLs.contains(junk))
+            let busy = server.url("/status/503")
+            _ = await failure { _ = try await manager.loadImage(with: busy) }
+            #expect(!manager.failedURLs.contains(busy))
+            let slow = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(
+                timeouts: ImageDownloadTimeouts(connect: .milliseconds(200))))))
+            #expect(await failure { _ = try await slow.loadImage(with: server.url("/nohead")) } == .timedOut(.connect))
+            #expect(!slow.failedURLs.contains(server.url("/nohead")))
+            // An invalid URL blocks at once.
+            let invalid = URL(string: "http:///nohost.png")!
+            #expect(await failure { _ = try await manager.loadImage(with: invalid) } == .invalidURL(invalid.absoluteString))
+            #expect(manager.failedURLs.contains(invalid))
+            // A success after retrying clears the entry.
+            server.register("late.png", data: LoadingFixtures.png)
+            manager.failedURLs.insert(server.url("/img/late.png"))
+            _ = try await manager.loadImage(with: ImageRequest(url: server.url("/img/late.png"), options: .retryFailed))
+            #expect(!manager.failedURLs.contains(server.url("/img/late.png")))
+        }
+    }
+
+    @Test("a load right after another is served from its pending disk write, not the network")
+    func pendingWriteIsRead() async throws {
+        let loader = MockDataLoader()
+        loader.register("/a.png", data: pngFixture(width: 40))
+        let disk = MockDataCache()
+        let manager = makePipeline(loader: loader, memory: nil, disk: disk)
+        _ = try await manager.loadImage(with: loader.url("/a.png"))
+        // At once, before the background write may have run: a thumbnail of the same URL.
+        let thumb = try await manager.loadImage(with: ImageRequest(url: loader.url("/a.png"),
+                                                                   thumbnail: .init(maxPixelSize: PixelSize(width: 8, height: 8))))
+        #expect(thumb.source == .disk && thumb.image.pixelSize == PixelSize(width: 8, height: 6))
+        #expect(loader.count("/a.png") == 1)
+        await manager.finishPendingStores()
+        #expect(disk.keys == [loader.url("/a.png").absoluteString] && disk.writeCount == 1)
+    }
+
+    @Test("a failing disk cache is skipped (the network answers), except when only the cache may answer")
+    func failingDiskCache() async throws {
+        let loader = MockDataLoader()
+        loader.register("/a.png", data: pngFixture(width: 40))
+        let disk = MockDataCache()
+        disk.setFailing(true)
+        let manager = makePipeline(loader: loader, memory: nil, disk: disk)
+        let loaded = try await manager.loadImage(with: ImageRequest(url: loader.url("/a.png"), options: .waitStoreCache))
+        #expect(loaded.source == .network && loader.count("/a.png") == 1)
+        let strict = await failure { _ = try await manager.loadImage(with: ImageRequest(url: loader.url("/a.png"), options: .fromCacheOnly)) }
+        if case .cacheFailed(let m)? = strict { #expect(m.contains("set to fail")) } else { Issue.record("\(String(describing: strict))") }
+        // A cache failure is not the URL's fault.
+        #expect(!manager.failedURLs.contains(loader.url("/a.png")))
+    }
+
+    @Test("with processedImages, a processed request stores its encoded result and reads it back; originals are not kept for it")
+    func processedImagesPolicy() async throws {
+        let loader = MockDataLoader()
+        loader.register("/a.png", data: pngFixture(width: 64))
+        let disk = MockDataCache()
+        let decoder = InstrumentedDecoder()
+        let manager = makePipeline(loader: loader, decoder: decoder, memory: nil, disk: disk, policy: .processedImages)
+        let request = ImageRequest(url: loader.url("/a.png"), thumbnail: .init(maxPixelSize: PixelSize(width: 16, height: 16)),
+                                   options: .waitStoreCache)
+        let first = try await manager.loadImage(with: request)
+        #expect(first.source == .network && first.image.pixelSize == PixelSize(width: 16, height: 12))
+        await manager.finishPendingStores()
+        #expect(disk.keys == [manager.imageKey(for: request)])
+        let again = try await manager.loadImage(with: request)
+        #expect(again.source == .disk && again.image.pixelSize == first.image.pixelSize)
+        #expect(Fixtures.difference(again.image.buffer, first.image.buffer).max == 0)
+        #expect(loader.count("/a.png") == 1)
+        // The plain request keeps its original bytes.
+        _ = try await manager.loadImage(with: ImageRequest(url: loader.url("/a.png"), options: .waitStoreCache))
+        #expect(disk.keys.contains(loader.url("/a.png").absoluteString))
+    }
+
+    @Test("a transformer that fails is named in a typed error, and the URL is not blocked for it")
+    func transformFailure() async throws {
+        let loader = MockDataLoader()
+        loader.register("/a.png", data: pngFixture(width: 20))
+        let manager = makePipeline(loader: loader)
+        let runs = Counter()
+        let request = ImageRequest(url: loader.url("/a.png"), transformers: [CountingTransformer(name: "x", runs: runs, fails: true)])
+        let e = await failure { _ = try await manager.loadImage(with: request) }
+        #expect(e == .processingFailed(transformer: "Counting(x)", reason: "invalid argument: told to fail"), "\(String(describing: e))")
+        #expect(!manager.failedURLs.contains(loader.url("/a.png")) && runs.count == 1)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+@testable import ImagoLoading
+import ImagoProcessing
+import ImagoTestSupport
+import Testing
+
+@Suite("Pipeline: bounded parallel work, bounded memory")
+struct PipelineConcurrencyTests {
+    @Test("at most N decodes run at once, and N do when there is work for them", arguments: [1, 2, 3])
+    func boundedDecodes(_ workers: Int) async throws {
+        let loader = MockDataLoader()
+        for w in 10..<22 { loader.register("/\(w).png", data: pngFixture(width: w)) }
+        let decoder = InstrumentedDecoder(minimumDuration: .milliseconds(30))
+        let manager = makePipeline(loader: loader, decoder: decoder, workers: workers)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 10..<22 { group.addTask { _ = try await manager.loadImage(with: loader.url("/\(w).png")) } }
+            try await group.waitForAll()
+        }
+        #expect(decoder.count == 12)
+        #expect(decoder.peak == workers, "peak \(decoder.peak) with \(workers) workers")
+    }
+
+    @Test("a flood of large images: the memory cache keeps to its limit, and nothing else keeps the bitmaps")
+    func floodStaysWithinLimit() async throws {
+        let loader = MockDataLoader()
+        // 24 images of 1000x750: 3 MB decoded each, 72 MB in all, against a 40 MB cache.
+        let bytes = try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: 1000, height: 750)), as: .png)
+        for i in 0..<24 { loader.register("/big\(i).png", data: bytes) }
+        let cache = MemoryCache<String, Image>(costLimit: 40 << 20)
+        let decoder = InstrumentedDecoder()
+        let manager = makePipeline(loader: loader, decoder: decoder, workers: 2, memory: cache)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<24 {
+                group.addTask {
+                    let r = try await manager.loadImage(with: loader.url("/big\(i).png"))
+                    #expect(r.image.pixelSize == PixelSize(width: 1000, height: 750))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(decoder.peak <= 2)
+        #expect(cache.totalCost <= 40 << 20, "\(cache.totalCost) bytes in a 40 MB cache")
+        #expect(cache.count <= 13 && cache.count >= 10, "\(cache.count) images cached")
+        // The stages hold nothing once every load is done.
+        #expect(manager.pipeline.processes.count == 0 && manager.pipeline.decodes.count == 0 && manager.pipeline.fetches.count == 0)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+@testable import ImagoLoading
+import ImagoTestSupport
+import Synchronization
+import Testing
+
+@Suite("ImagePrefetcher", .serialized)
+struct PrefetcherTests {
+    @Test("the prefetcher loads a list three at a time and counts finished, skipped and failed")
+    func prefetcher() async throws {
+        try await withServer { server in
+            for i in 0..<6 { server.register("f\(i).png", data: LoadingFixtures.png(seed: i)) }
+            let manager = ImageManager(cache: ImageCache(disk: try DiskCache(directory: TestFiles.temporaryDirectory("imago-manager"))))
+            _ = try await manager.loadImage(with: ImageRequest(url: server.url("/img/f0.png"), options: .waitStoreCache))
+            _ = try await manager.loadImage(with: ImageRequest(url: server.url("/img/f1.png"), options: .waitStoreCache))
+            let prefetcher = ImagePrefetcher(manager: manager)
+            let updates = Mutex<[Int]>([])
+            let urls = (0..<6).map { server.url("/img/f\($0).png") } + [server.url("/status/404")]
+            let summary = await prefetcher.prefetch(urls) { s in updates.withLock { $0.append(s.completed) } }
+            #expect(summary == ImagePrefetcher.Summary(total: 7, finished: 4, skipped: 2, failed: 1))
+            #expect(updates.withLock { $0 } == Array(1...7))
+            #expect(server.count("/img/f0.png") == 1 && server.count("/img/f5.png") == 1)
+            // Everything prefetched is now a memory hit.
+            #expect(try await manager.loadImage(with: urls[5]).source == .memory)
+
+            // Cancelling stops what has not finished; it counts as failed.
+            // Each transfer takes seconds; nine of them three at a time would take ten.
+            let slow = (0..<9).map { server.url("/slow/p.jpg?chunk=512&delay=100&n=\($0)") }
+            let start = ContinuousClock.now
+            let running = Task { await prefetcher.prefetch(slow) }
+            try await Task.sleep(for: .milliseconds(150))
+            prefetcher.cancelAll()
+            let cancelled = await running.value
+            #expect(cancelled == ImagePrefetcher.Summary(total: 9, finished: 0, skipped: 0, failed: 9), "\(cancelled)")
+            #expect(ContinuousClock.now - start < .seconds(3))
+            await manager.finishPendingStores()
+        }
+    }
+
+    @Test("prefetched loads run at low priority: a caller's load waiting behind them goes first")
+    func lowPriority() async throws {
+        let loader = MockDataLoader()
+        for i in 0..<6 { loader.register("/p\(i).png", data: pngFixture(width: 20 + i)) }
+        loader.register("/now.png", data: pngFixture(width: 40))
+        loader.hold("/p0.png")
+        let manager = makePipeline(loader: loader, downloads: 1)
+        let prefetcher = ImagePrefetcher(manager: manager, maxConcurrentPrefetchCount: 3)
+        let prefetching = Task { await prefetcher.prefetch((0..<6).map { loader.url("/p\($0).png") }) }
+        try await waitUntil { loader.runningCount == 1 && manager.downloader.activity.queued == 2 }
+        let now = Task { try await manager.loadImage(with: loader.url("/now.png")) }
+        try await waitUntil { manager.downloader.activity.queued == 3 }
+        loader.release("/p0.png")
+        _ = try await now.value
+        #expect(await prefetching.value.finished == 6)
+        #expect(loader.startOrder.prefix(2) == ["/p0.png", "/now.png"], "\(loader.startOrder)")
+    }
+}
