@@ -88,11 +88,12 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    /// One URL's outcome.
+    /// One URL's outcome: a summary line, never the image or its bytes, so memory does not grow
+    /// with the number of URLs.
     struct Outcome: Sendable {
-        var result: ImageLoadResult?
+        var source: ImageLoadSource?
+        var line = ""
         var error: String?
-        var partialImages = 0
     }
 
     func run() async throws {
@@ -111,40 +112,37 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let disk = try DiskCache(directory: cacheDir.map { URL(fileURLWithPath: $0) } ?? DiskCache.defaultDirectory)
         let seconds = Duration.milliseconds(Int64(timeout * 1000))
-        var configuration = ImageDownloaderConfiguration(
+        var downloads = ImageDownloaderConfiguration(
             maxConcurrentDownloads: concurrency, timeouts: ImageDownloadTimeouts(connect: seconds, read: seconds, total: nil))
-        configuration.proxies = try proxySettings()
-        let downloader = ImageDownloader(configuration: configuration)
-        let manager = ImageManager(cache: ImageCache(disk: disk), downloader: downloader)
-        var options: ImageLoadOptions = [.waitStoreCache, .queryMemoryData]
-        if progressive { options.insert(.progressiveLoad) }
-        if refresh { options.insert(.refreshCached) }
-        if offline { options.insert(.fromCacheOnly) }
-        let context = try makeContext()
-        let loadOptions = options
+        downloads.proxies = try proxySettings()
+        let downloader = ImageDownloader(configuration: downloads)
+        // No memory cache: every image is used once, here, and dropped.
+        let manager = ImageManager(configuration: ImageManager.Configuration(memoryCache: nil, dataCache: disk, downloader: downloader))
+        let template = try makeRequest()
+        let plan = SavePlan(output: output, format: format.flatMap(ImageFormat.init(cliName:)), quality: quality,
+                            processed: thumbnail != nil || sizing.resize != nil)
 
         let received = ProgressTally()
         let showProgress = Console.errorIsTerminal
+        let written = WrittenFiles()
+        let decodes = plan.needsPixels || progressive
         let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group -> [Int: Outcome] in
             for (index, url) in parsed.enumerated() {
                 group.addTask {
-                    var outcome = Outcome()
-                    do {
-                        for try await event in manager.imageEvents(with: url, options: loadOptions, context: context) {
-                            switch event {
-                            case .progress(let p):
-                                if showProgress {
-                                    let total = received.update(index, p)
-                                    Self.drawProgress(received: total.0, expected: total.1)
-                                }
-                            case .partialImage: outcome.partialImages += 1
-                            case .completed(let r): outcome.result = r
-                            }
-                        }
-                    } catch {
-                        outcome.error = (error as? ImageLoadingError)?.description ?? CLIFailure.describe(error)
+                    var request = template
+                    request.source = .url(url)
+                    let progress: @Sendable (ImageDownloadProgress) -> Void = { p in
+                        guard showProgress else { return }
+                        let total = received.update(index, p)
+                        Self.drawProgress(received: total.0, expected: total.1)
                     }
-                    return (index, outcome)
+                    do {
+                        return (index, try await decodes
+                            ? Self.loadImage(request, manager: manager, plan: plan, index: index, written: written, progress: progress)
+                            : Self.loadBytes(request, manager: manager, plan: plan, index: index, written: written, progress: progress))
+                    } catch {
+                        return (index, Outcome(error: (error as? ImageLoadingError)?.description ?? CLIFailure.describe(error)))
+                    }
                 }
             }
             var all: [Int: Outcome] = [:]
@@ -152,90 +150,80 @@ struct FetchCommand: AsyncParsableCommand {
             return all
         }
         if showProgress { Console.error("\r\u{1B}[K") }
+        await manager.finishPendingStores()
         try? await downloader.shutdown()
 
-        var written: [String: String] = [:]
         var counts: [ImageLoadSource: Int] = [:]
         var failed = 0
-        for (index, url) in parsed.enumerated() {
+        for index in parsed.indices {
             let outcome = outcomes[index] ?? Outcome(error: "not loaded")
-            guard let result = outcome.result else {
+            guard let source = outcome.source, outcome.error == nil else {
                 failed += 1
                 Console.error("imago: \(unique[index]): \(outcome.error ?? "failed")\n")
                 continue
             }
-            counts[result.source, default: 0] += 1
-            var line = "\(result.source.rawValue.padding(7)) \(result.image.pixelSize.width)x\(result.image.pixelSize.height)"
-            if let data = result.data { line += " \(Console.byteCount(data.count))" }
-            if result.revalidated { line += " (not modified)" }
-            if outcome.partialImages > 0 { line += " \(outcome.partialImages) partial images" }
+            counts[source, default: 0] += 1
+            var line = outcome.line
             if let times = given[unique[index]], times > 1 { line += " (given \(times) times, loaded once)" }
-            if let output {
-                do {
-                    let target = try save(result, url: url, index: index, output: output, written: &written)
-                    line += " -> \(target)"
-                } catch {
-                    failed += 1
-                    Console.error("imago: \(unique[index]): \(CLIFailure.describe(error))\n")
-                }
-            }
             print("\(line)  \(unique[index])")
         }
-        let parts = ["network", "disk", "memory"].map { name in "\(counts[ImageLoadSource(rawValue: name)!] ?? 0) \(name)" }
+        let parts = [ImageLoadSource.network, .disk, .memory].map { "\(counts[$0] ?? 0) \($0.rawValue)" }
         print("\(parsed.count - failed) of \(parsed.count) URLs loaded: \(parts.joined(separator: ", ")), \(failed) failed")
         if failed > 0 { throw ExitCode(1) }
     }
 
-    private func makeContext() throws -> ImageLoadContext {
-        var context = ImageLoadContext()
-        if let thumbnail { context.thumbnailPixelSize = PixelSize(width: thumbnail, height: thumbnail) }
+    /// The request every URL starts from: the processing options, cache options and priority.
+    private func makeRequest() throws -> ImageRequest {
+        var request = ImageRequest(url: URL(fileURLWithPath: "/"))
+        if let thumbnail { request.thumbnail = .init(maxPixelSize: PixelSize(width: thumbnail, height: thumbnail)) }
         do {
-            context.transformer = try sizing.transformer()
+            if let resize = try sizing.transformer() { request.transformers = [resize] }
         } catch {
             throw ValidationError(CLIFailure.describe(error))
         }
-        return context
+        if progressive { request.options.insert(.progressive) }
+        if refresh { request.options.insert(.refreshCached) }
+        if offline { request.options.insert(.fromCacheOnly) }
+        request.options.insert(.waitStoreCache)
+        return request
     }
 
-    /// Writes the original bytes, or the processed image encoded; returns the path written.
-    private func save(_ result: ImageLoadResult, url: URL, index: Int, output: String, written: inout [String: String]) throws -> String {
-        let isFile = !Console.isDirectory(output) && ImageFormat(fileExtension: PathName.pathExtension(output)) != nil
-        // --format, else a file name's extension, else the bytes as they came.
-        let wanted = format.flatMap(ImageFormat.init(cliName:))
-            ?? (isFile ? ImageFormat(fileExtension: PathName.pathExtension(output)) : nil)
-        let original = result.data.flatMap { ImageFormat(sniffing: $0) }
-        let bytes: Data
-        let ext: String
-        if thumbnail == nil, sizing.resize == nil, let data = result.data,
-           wanted == nil || wanted == original || (wanted == .png && original == .apng) {
-            bytes = data
-            ext = (original ?? result.image.format ?? .png).preferredFileExtension
-        } else {
-            let target = wanted ?? ImageCoders.shared.preferredEncodingFormat(for: result.image)
-            bytes = try ImageCoders.shared.encode(result.image, as: target, options: EncodeOptions(quality: Double(quality) / 100))
-            ext = target.preferredFileExtension
-        }
-        let target: URL
-        if isFile {
-            target = URL(fileURLWithPath: output)
-        } else {
-            let dir = URL(fileURLWithPath: output)
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            var stem = PathName.deletingPathExtension(url.lastPathComponent)
-            if stem.isEmpty || url.scheme == "data" { stem = "image-\(index + 1)" }
-            // The same URL twice writes one file; different URLs with one name get a numbered suffix.
-            var candidate = dir.appendingPathComponent(stem).appendingPathExtension(ext)
-            var n = 2
-            while let owner = written[candidate.path], owner != url.absoluteString {
-                candidate = dir.appendingPathComponent("\(stem)-\(n)").appendingPathExtension(ext)
-                n += 1
+    /// Loads and decodes (with the request's processing), saves the encoded result when asked,
+    /// and keeps only a summary line.
+    private static func loadImage(_ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
+                                  written: WrittenFiles, progress: @escaping @Sendable (ImageDownloadProgress) -> Void) async throws -> Outcome {
+        var partials = 0
+        var result: ImageLoadResult?
+        for try await event in manager.imageEvents(with: request) {
+            switch event {
+            case .progress(let p): progress(p)
+            case .partialImage: partials += 1
+            case .completed(let r): result = r
             }
-            if written[candidate.path] != nil { return candidate.path }
-            target = candidate
         }
-        written[target.path] = url.absoluteString
-        try bytes.write(to: target, options: .atomic)
-        return target.path
+        guard let result else { throw ImageLoadingError.cancelled }
+        var line = "\(result.source.rawValue.padding(7)) \(result.image.pixelSize.width)x\(result.image.pixelSize.height)"
+        if let data = result.data { line += " \(Console.byteCount(data.count))" }
+        if result.revalidated { line += " (not modified)" }
+        if partials > 0 { line += " \(partials) partial images" }
+        if let url = request.url, let path = try plan.save(image: result.image, data: result.data, url: url, index: index, written: written) {
+            line += " -> \(path)"
+        }
+        return Outcome(source: result.source, line: line)
+    }
+
+    /// Loads the original bytes only, reads the header for the summary line, and saves the bytes
+    /// as they came when asked: no bitmap is made.
+    private static func loadBytes(_ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
+                                  written: WrittenFiles, progress: @escaping @Sendable (ImageDownloadProgress) -> Void) async throws -> Outcome {
+        let result = try await manager.loadData(with: request, progress: progress)
+        let size = (try? ImageCoderRegistry.shared.info(of: result.data)).map { "\($0.pixelSize.width)x\($0.pixelSize.height)" } ?? "?"
+        var line = "\(result.source.rawValue.padding(7)) \(size) \(Console.byteCount(result.data.count))"
+        if result.revalidated { line += " (not modified)" }
+        if let url = request.url, let path = try plan.save(image: nil, data: result.data, url: url, index: index, written: written) {
+            line += " -> \(path)"
+        }
+        return Outcome(source: result.source, line: line)
     }
 
     private static func drawProgress(received: Int, expected: Int) {

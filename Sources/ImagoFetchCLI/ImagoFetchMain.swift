@@ -24,11 +24,14 @@ struct ImagoFetchMain: AsyncParsableCommand {
 /// proxies), lazily for animations.
 func loadForTerminal(_ text: String, firstFrameOnly: Bool) async throws -> Image {
     guard let url = URL(string: text), url.scheme != nil else { throw ValidationError("'\(text)' is not a URL") }
-    let disk = try DiskCache(directory: DiskCache.defaultDirectory)
-    var configuration = ImageDownloaderConfiguration()
-    configuration.proxies = .environment()
-    let manager = ImageManager(cache: ImageCache(disk: disk), downloader: ImageDownloader(configuration: configuration))
-    let result = try await manager.loadImage(with: url, options: firstFrameOnly ? [.decodeFirstFrameOnly, .waitStoreCache] : [.avoidDecodeImage, .waitStoreCache])
+    var downloads = ImageDownloaderConfiguration()
+    downloads.proxies = .environment()
+    let manager = ImageManager(configuration: ImageManager.Configuration(
+        memoryCache: nil, dataCache: try DiskCache(directory: DiskCache.defaultDirectory), downloader: ImageDownloader(configuration: downloads)))
+    var request = ImageRequest(url: url)
+    request.frames = firstFrameOnly ? .first : .lazy
+    request.options.insert(.waitStoreCache)
+    let result = try await manager.loadImage(with: request)
     try? await manager.downloader.shutdown()
     return result.image
 }

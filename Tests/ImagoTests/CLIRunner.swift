@@ -12,7 +12,16 @@ enum CLI {
 
     static let executable = TestFiles.builtProduct("imago")
 
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// Runs the tool and waits for it on a Dispatch thread, off Swift's cooperative pool: a
+    /// test waiting for a child must not hold one of the pool's few threads, or every other
+    /// test's tasks (servers, pipelines) stall behind it.
+    static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { c in
+            DispatchQueue.global().async { c.resume(with: Swift.Result { try runBlocking(arguments, environment: environment) }) }
+        }
+    }
+
+    static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

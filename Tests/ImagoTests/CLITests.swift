@@ -11,18 +11,18 @@ struct CLITests {
     func writeFixture(_ format: ImageFormat, alpha: Bool, orientation: ImageOrientation = .up, in dir: URL) throws -> URL {
         var image = Image(buffer: try Fixtures.gradient(width: 30, height: 20, alpha: alpha))
         image.orientation = orientation
-        let data = try ImageCoders.shared.encode(image, as: format, options: EncodeOptions(orientation: .writeEXIF))
+        let data = try ImageCoderRegistry.shared.encode(image, as: format, options: EncodeOptions(orientation: .writeEXIF))
         let url = dir.appendingPathComponent("fixture.\(format.preferredFileExtension)")
         try data.write(to: url)
         return url
     }
 
     @Test("info --json prints exactly the contract's keys with the header's values", arguments: [ImageFormat.jpeg, .png, .webp])
-    func infoJSON(_ format: ImageFormat) throws {
+    func infoJSON(_ format: ImageFormat) async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = try writeFixture(format, alpha: format != .jpeg, orientation: .right, in: dir)
-        let result = try CLI.run(["info", url.path, "--json"])
+        let result = try await CLI.run(["info", url.path, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == Self.jsonKeys)
@@ -34,37 +34,37 @@ struct CLITests {
         #expect(object["durations"] as? [Double] == [0])
         #expect(object["hasAlpha"] as? Bool == (format != .jpeg))
         #expect(object["bitDepth"] as? Int == 8)
-        let text = try CLI.run(["info", url.path])
+        let text = try await CLI.run(["info", url.path])
         #expect(text.status == 0 && text.stdout.contains("orientation:   6"))
     }
 
     @Test("convert decodes, applies orientation and encodes by extension or --format")
-    func convert() throws {
+    func convert() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = try writeFixture(.jpeg, alpha: false, orientation: .right, in: dir)
         let png = dir.appendingPathComponent("out.png")
-        let r1 = try CLI.run(["convert", input.path, png.path])
+        let r1 = try await CLI.run(["convert", input.path, png.path])
         #expect(r1.status == 0, "\(r1.stderr)")
-        let info = try ImageCoders.shared.info(of: Data(contentsOf: png))
+        let info = try ImageCoderRegistry.shared.info(of: Data(contentsOf: png))
         #expect(info.format == .png && info.width == 20 && info.height == 30 && info.orientation == .up)
 
         let kept = dir.appendingPathComponent("kept.webp")
-        #expect(try CLI.run(["convert", input.path, kept.path, "--no-orientation", "--lossless"]).status == 0)
-        let keptInfo = try ImageCoders.shared.info(of: Data(contentsOf: kept))
+        #expect(try await CLI.run(["convert", input.path, kept.path, "--no-orientation", "--lossless"]).status == 0)
+        let keptInfo = try ImageCoderRegistry.shared.info(of: Data(contentsOf: kept))
         #expect(keptInfo.format == .webp && keptInfo.width == 30 && keptInfo.orientation == .right)
 
         let noExt = dir.appendingPathComponent("out.bin")
-        #expect(try CLI.run(["convert", png.path, noExt.path, "--format", "jpeg", "--quality", "50"]).status == 0)
+        #expect(try await CLI.run(["convert", png.path, noExt.path, "--format", "jpeg", "--quality", "50"]).status == 0)
         #expect(ImageFormat(sniffing: try Data(contentsOf: noExt)) == .jpeg)
 
-        #expect(try CLI.run(["convert", png.path, noExt.path, "--frame", "0", "--format", "webp"]).status == 0)
-        let badFrame = try CLI.run(["convert", png.path, noExt.path, "--frame", "3", "--format", "png"])
+        #expect(try await CLI.run(["convert", png.path, noExt.path, "--frame", "0", "--format", "webp"]).status == 0)
+        let badFrame = try await CLI.run(["convert", png.path, noExt.path, "--frame", "3", "--format", "png"])
         #expect(badFrame.status != 0 && badFrame.stderr.contains("out of range"))
     }
 
     @Test("errors are one line on stderr with a non-zero exit")
-    func errors() throws {
+    func errors() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let text = dir.appendingPathComponent("notes.txt")
@@ -76,12 +76,12 @@ struct CLITests {
             ["convert", text.path, dir.appendingPathComponent("o.unknownext").path],
         ]
         for args in cases {
-            let r = try CLI.run(args)
+            let r = try await CLI.run(args)
             #expect(r.status != 0 && !r.crashed, "\(args)")
             #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
             #expect(r.stderr.hasPrefix("imago: "), "\(args)")
         }
-        let quality = try CLI.run(["convert", text.path, "o.png", "--quality", "101"])
+        let quality = try await CLI.run(["convert", text.path, "o.png", "--quality", "101"])
         #expect(quality.status != 0)
     }
 }
@@ -89,16 +89,16 @@ struct CLITests {
 @Suite("imago on the corpus", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct CLICorpusTests {
     @Test("a cursor is reported as cur, with its entries' hotspots")
-    func cursor() throws {
+    func cursor() async throws {
         let path = Corpus.url("pillow/ico/deerstalker.cur").path
-        let json = try CLI.run(["info", path, "--json"])
+        let json = try await CLI.run(["info", path, "--json"])
         #expect(json.status == 0 && json.stdout.contains("\"format\":\"cur\"") && json.stdout.contains("\"width\":32"), "\(json.stdout)")
-        let text = try CLI.run(["info", path])
+        let text = try await CLI.run(["info", path])
         #expect(text.stdout.contains("entries:       32x32 BMP hotspot 0,0"), "\(text.stdout)")
     }
 
     @Test("every malformed file: a result or one error line, never a crash", .timeLimit(.minutes(15)))
-    func malformed() throws {
+    func malformed() async throws {
         let files = Corpus.files(in: "malformed")
         #expect(files.count > 1000)
         let dir = try CLI.temporaryDirectory()
@@ -107,7 +107,7 @@ struct CLICorpusTests {
         var failures = 0
         for url in files {
             for args in [["info", url.path], ["convert", url.path, out]] {
-                let r = try CLI.run(args)
+                let r = try await CLI.run(args)
                 #expect(!r.crashed, "\(args): crashed")
                 if r.status != 0 {
                     failures += 1
@@ -165,11 +165,11 @@ struct AnimatedIndexTests {
         for row in rows {
             let data = try Corpus.data(row.path)
             let info: ImageInfo
-            do { info = try ImageCoders.shared.info(of: data) } catch { Issue.record("\(row.path): \(error)"); continue }
+            do { info = try ImageCoderRegistry.shared.info(of: data) } catch { Issue.record("\(row.path): \(error)"); continue }
             if row.format == "APNG" {
                 // An invalid APNG (wrong frame count, sequence errors, ...) is shown as its still
                 // default image: info agrees with what decoding shows (the APNG suite checks which).
-                let shown = try? ImageCoders.shared.decode(data, options: DecodeOptions(decodesFramesLazily: true))
+                let shown = try? ImageCoderRegistry.shared.decode(data, options: DecodeOptions(decodesFramesLazily: true))
                 #expect(info.frameCount == (shown?.frameCount ?? 1), "\(row.path)")
                 if info.frameCount == 1, row.frames != 1 { continue }
             }
@@ -187,45 +187,45 @@ struct AnimatedIndexTests {
 @Suite("imago convert --thumbnail")
 struct ThumbnailCLITests {
     @Test("the longest side is at most N, upright, never upscaled; N under 1 is refused")
-    func thumbnail() throws {
+    func thumbnail() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         var image = Image(buffer: try Fixtures.gradient(width: 300, height: 120))
         image.orientation = .right
         let input = dir.appendingPathComponent("in.jpg")
-        try ImageCoders.shared.encode(image, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF)).write(to: input)
+        try ImageCoderRegistry.shared.encode(image, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF)).write(to: input)
         let out = dir.appendingPathComponent("t.png")
-        #expect(try CLI.run(["convert", input.path, out.path, "--thumbnail", "100"]).status == 0)
-        let info = try ImageCoders.shared.info(of: Data(contentsOf: out))
+        #expect(try await CLI.run(["convert", input.path, out.path, "--thumbnail", "100"]).status == 0)
+        let info = try ImageCoderRegistry.shared.info(of: Data(contentsOf: out))
         #expect(info.width == 40 && info.height == 100 && info.orientation == .up)
-        #expect(try CLI.run(["convert", input.path, out.path, "--thumbnail", "1000"]).status == 0)
-        #expect(try ImageCoders.shared.info(of: Data(contentsOf: out)).pixelSize == PixelSize(width: 120, height: 300))
-        #expect(try CLI.run(["convert", input.path, out.path, "--thumbnail", "0"]).status != 0)
+        #expect(try await CLI.run(["convert", input.path, out.path, "--thumbnail", "1000"]).status == 0)
+        #expect(try ImageCoderRegistry.shared.info(of: Data(contentsOf: out)).pixelSize == PixelSize(width: 120, height: 300))
+        #expect(try await CLI.run(["convert", input.path, out.path, "--thumbnail", "0"]).status != 0)
     }
 }
 
 @Suite("imago convert transformations")
 struct TransformCLITests {
     @Test("resize, crop, rotate, flip, round corner, blur and tint from the command line")
-    func options() throws {
+    func options() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in.png")
-        try ImageCoders.shared.encode(Image(buffer: try Fixtures.gradient(width: 200, height: 100)), as: .png).write(to: input)
+        try ImageCoderRegistry.shared.encode(Image(buffer: try Fixtures.gradient(width: 200, height: 100)), as: .png).write(to: input)
         let out = dir.appendingPathComponent("out.png")
-        func size(_ args: [String]) throws -> PixelSize? {
-            let r = try CLI.run(["convert", input.path, out.path] + args)
+        func size(_ args: [String]) async throws -> PixelSize? {
+            let r = try await CLI.run(["convert", input.path, out.path] + args)
             guard r.status == 0 else { return nil }
-            return try ImageCoders.shared.info(of: Data(contentsOf: out)).pixelSize
+            return try ImageCoderRegistry.shared.info(of: Data(contentsOf: out)).pixelSize
         }
-        #expect(try size(["--resize", "50x50", "--mode", "fit"]) == PixelSize(width: 50, height: 25))
-        #expect(try size(["--resize", "50x50", "--mode", "cover"]) == PixelSize(width: 50, height: 50))
-        #expect(try size(["--crop", "10,10,30,20"]) == PixelSize(width: 30, height: 20))
-        #expect(try size(["--rotate", "90"]) == PixelSize(width: 100, height: 200))
-        #expect(try size(["--flip", "hv", "--round-corner", "10", "--blur", "2", "--tint", "ff000080"]) == PixelSize(width: 200, height: 100))
+        #expect(try await size(["--resize", "50x50", "--mode", "fit"]) == PixelSize(width: 50, height: 25))
+        #expect(try await size(["--resize", "50x50", "--mode", "cover"]) == PixelSize(width: 50, height: 50))
+        #expect(try await size(["--crop", "10,10,30,20"]) == PixelSize(width: 30, height: 20))
+        #expect(try await size(["--rotate", "90"]) == PixelSize(width: 100, height: 200))
+        #expect(try await size(["--flip", "hv", "--round-corner", "10", "--blur", "2", "--tint", "ff000080"]) == PixelSize(width: 200, height: 100))
         for bad in [["--resize", "50"], ["--mode", "zoom", "--resize", "5x5"], ["--crop", "1,2,3"], ["--flip", "x"],
                     ["--tint", "red"], ["--blur=-1"], ["--crop", "500,500,10,10"]] {
-            let r = try CLI.run(["convert", input.path, out.path] + bad)
+            let r = try await CLI.run(["convert", input.path, out.path] + bad)
             #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1, "\(bad): \(r.stderr)")
         }
     }
@@ -234,52 +234,52 @@ struct TransformCLITests {
 @Suite("imago convert --scale-down-limit")
 struct ScaleDownCLITests {
     @Test("the output's decoded pixels fit the limit")
-    func limit() throws {
+    func limit() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("in.jpg"), out = dir.appendingPathComponent("out.png")
-        try ImageCoders.shared.encode(Image(buffer: try Fixtures.gradient(width: 1000, height: 500)), as: .jpeg).write(to: input)
-        #expect(try CLI.run(["convert", input.path, out.path, "--scale-down-limit", "200000"]).status == 0)
-        let info = try ImageCoders.shared.info(of: Data(contentsOf: out))
+        try ImageCoderRegistry.shared.encode(Image(buffer: try Fixtures.gradient(width: 1000, height: 500)), as: .jpeg).write(to: input)
+        #expect(try await CLI.run(["convert", input.path, out.path, "--scale-down-limit", "200000"]).status == 0)
+        let info = try ImageCoderRegistry.shared.info(of: Data(contentsOf: out))
         #expect(info.width * info.height * 4 <= 200_000 && info.width == 2 * info.height)
-        #expect(try CLI.run(["convert", input.path, out.path, "--scale-down-limit", "2"]).status != 0)
+        #expect(try await CLI.run(["convert", input.path, out.path, "--scale-down-limit", "2"]).status != 0)
     }
 }
 
 @Suite("imago thumbnail")
 struct ThumbnailCommandTests {
     @Test("folders recursively and files, mirrored output, failures reported and counted")
-    func batch() throws {
+    func batch() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let photos = dir.appendingPathComponent("photos"), sub = photos.appendingPathComponent("sub")
         try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
         let image = Image(buffer: try Fixtures.gradient(width: 300, height: 200))
         let alpha = Image(buffer: try Fixtures.gradient(width: 120, height: 240, alpha: true))
-        try ImageCoders.shared.encode(image, as: .jpeg).write(to: photos.appendingPathComponent("a.jpg"))
-        try ImageCoders.shared.encode(alpha, as: .png).write(to: sub.appendingPathComponent("b.png"))
-        try ImageCoders.shared.encode(image, as: .webp).write(to: sub.appendingPathComponent("c.webp"))
+        try ImageCoderRegistry.shared.encode(image, as: .jpeg).write(to: photos.appendingPathComponent("a.jpg"))
+        try ImageCoderRegistry.shared.encode(alpha, as: .png).write(to: sub.appendingPathComponent("b.png"))
+        try ImageCoderRegistry.shared.encode(image, as: .webp).write(to: sub.appendingPathComponent("c.webp"))
         try Data("not a jpeg".utf8).write(to: photos.appendingPathComponent("broken.jpg"))
         try Data("notes".utf8).write(to: photos.appendingPathComponent("notes.txt"))
         let extra = dir.appendingPathComponent("extra.png")
-        try ImageCoders.shared.encode(image, as: .png).write(to: extra)
+        try ImageCoderRegistry.shared.encode(image, as: .png).write(to: extra)
         let out = dir.appendingPathComponent("out")
 
-        let r = try CLI.run(["thumbnail", photos.path, extra.path, "--size", "64", "--output", out.path, "--jobs", "2"])
+        let r = try await CLI.run(["thumbnail", photos.path, extra.path, "--size", "64", "--output", out.path, "--jobs", "2"])
         #expect(r.status == 1, "\(r.stdout) \(r.stderr)")
         #expect(r.stdout.contains("4 thumbnails written") && r.stdout.contains("1 failed"))
         let errors = r.stderr.split(separator: "\n")
         #expect(errors.count == 1 && errors.first?.contains("broken.jpg") == true)
         for (path, expected) in [("photos/a.jpg", PixelSize(width: 64, height: 43)), ("photos/sub/b.png", PixelSize(width: 32, height: 64)),
                                  ("photos/sub/c.webp", PixelSize(width: 64, height: 43)), ("extra.png", PixelSize(width: 64, height: 43))] {
-            let info = try ImageCoders.shared.info(of: Data(contentsOf: out.appendingPathComponent(path)))
+            let info = try ImageCoderRegistry.shared.info(of: Data(contentsOf: out.appendingPathComponent(path)))
             #expect(info.pixelSize == expected, "\(path)")
         }
         try FileManager.default.removeItem(at: photos.appendingPathComponent("broken.jpg"))
-        let clean = try CLI.run(["thumbnail", photos.path, "--size", "100", "--output", out.path, "--format", "webp"])
+        let clean = try await CLI.run(["thumbnail", photos.path, "--size", "100", "--output", out.path, "--format", "webp"])
         #expect(clean.status == 0 && clean.stdout.contains("3 thumbnails written") && clean.stdout.contains("0 failed"))
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("photos/a.webp").path))
-        #expect(try CLI.run(["thumbnail", photos.path, "--size", "0", "--output", out.path]).status != 0)
+        #expect(try await CLI.run(["thumbnail", photos.path, "--size", "0", "--output", out.path]).status != 0)
     }
 
     @Test("the tool links FoundationEssentials, not full Foundation (which costs about 7 MB of memory at start-up)")
@@ -301,7 +301,7 @@ struct ThumbnailCommandTests {
     }
 
     @Test("convert keeps an animation in GIF, APNG and WebP; --first-frame and --frame flatten")
-    func animatedConvert() throws {
+    func animatedConvert() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // Four different frames (a column moves), so no encoder merges two of them.
@@ -311,17 +311,17 @@ struct ThumbnailCommandTests {
             return ImageFrame(buffer: try PixelBuffer(width: 24, height: 16, format: .rgba8, bytes: bytes), duration: 0.1 * Double(i + 1))
         }
         let gif = dir.appendingPathComponent("anim.gif")
-        try ImageCoders.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif).write(to: gif)
+        try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif).write(to: gif)
         for ext in ["webp", "png", "apng", "gif"] {
             let out = dir.appendingPathComponent("out.\(ext)")
-            #expect(try CLI.run(["convert", gif.path, out.path]).status == 0)
-            let back = try ImageCoders.shared.decode(try Data(contentsOf: out))
+            #expect(try await CLI.run(["convert", gif.path, out.path]).status == 0)
+            let back = try ImageCoderRegistry.shared.decode(try Data(contentsOf: out))
             #expect(back.frameCount == 4 && back.loopCount == 0, "\(ext)")
             #expect((0..<4).map { back.duration(at: $0) } == [0.1, 0.2, 0.3, 0.4], "\(ext)")
         }
         let flat = dir.appendingPathComponent("flat.webp")
-        #expect(try CLI.run(["convert", gif.path, flat.path, "--first-frame"]).status == 0)
-        #expect(try ImageCoders.shared.decode(try Data(contentsOf: flat)).frameCount == 1)
-        #expect(try CLI.run(["convert", gif.path, flat.path, "--first-frame", "--frame", "1"]).status != 0)
+        #expect(try await CLI.run(["convert", gif.path, flat.path, "--first-frame"]).status == 0)
+        #expect(try ImageCoderRegistry.shared.decode(try Data(contentsOf: flat)).frameCount == 1)
+        #expect(try await CLI.run(["convert", gif.path, flat.path, "--first-frame", "--frame", "1"]).status != 0)
     }
 }

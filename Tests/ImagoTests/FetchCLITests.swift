@@ -8,15 +8,13 @@ import Testing
 struct FetchCLITests {
     /// Runs the tool off the cooperative pool, so the in-process server keeps serving.
     static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> CLI.Result {
-        try await withCheckedThrowingContinuation { c in
-            DispatchQueue.global().async { c.resume(with: Result { try CLI.run(arguments, environment: environment) }) }
-        }
+        try await CLI.run(arguments, environment: environment)
     }
 
     @Test("the proxy variables are followed as curl follows them; --proxy overrides them, --no-proxy ignores them")
     func proxies() async throws {
         let origin = try await TestHTTPServer.start(), proxy = try await TestHTTPServer.start()
-        let png = try ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 20, height: 10)), as: .png)
+        let png = try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: 20, height: 10)), as: .png)
         for server in [origin, proxy] { server.register("a.png", data: png) }
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -41,9 +39,9 @@ struct FetchCLITests {
     @Test("a URL named twice is downloaded once; the summary says where each came from; cache, offline, refresh, processing")
     func fetch() async throws {
         let server = try await TestHTTPServer.start()
-        let png = try ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 64, height: 48)), as: .png)
+        let png = try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: 64, height: 48)), as: .png)
         server.register("a.png", data: png)
-        server.register("b.png", data: try ImageCoders.shared.encode(Image(buffer: Fixtures.gradient(width: 30, height: 20)), as: .png))
+        server.register("b.png", data: try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: 30, height: 20)), as: .png))
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let cache = dir.appendingPathComponent("cache").path, out = dir.appendingPathComponent("out")
@@ -70,7 +68,7 @@ struct FetchCLITests {
         let thumb = dir.appendingPathComponent("thumb.webp")
         let processed = try await Self.run(["fetch", a, "--cache-dir", cache, "--thumbnail", "16", "--output", thumb.path])
         #expect(processed.status == 0, "\(processed.stderr)")
-        let image = try ImageCoders.shared.decode(try Data(contentsOf: thumb))
+        let image = try ImageCoderRegistry.shared.decode(try Data(contentsOf: thumb))
         #expect(image.format == .webp && image.pixelSize == PixelSize(width: 16, height: 12))
         #expect(try await Self.run(["fetch", "--concurrency", "0", a]).status != 0)
         await server.stop()

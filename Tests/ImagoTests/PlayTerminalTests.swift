@@ -21,9 +21,21 @@ struct PlayTerminalTests {
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
             for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+            // The test process's threads block most signals, and a spawned child inherits that
+            // mask: a tmux server started so would ignore kill-server's hangups and outlive the
+            // test. Start it with an empty mask and default handlers.
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var none = sigset_t(), all = sigset_t()
+            sigemptyset(&none)
+            sigfillset(&all)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            posix_spawnattr_setsigdefault(&attributes, &all)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
             let cArgs = argv.map { strdup($0) } + [nil]
             defer { cArgs.forEach { free($0) } }
-            guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return "" }
+            guard posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, environ) == 0 else { return "" }
             var status: Int32 = 0
             waitpid(pid, &status, 0)
             return ""
@@ -49,12 +61,12 @@ struct PlayTerminalTests {
             return ImageFrame(buffer: try PixelBuffer(width: 16, height: 16, format: .rgba8, bytes: bytes), duration: 0.25)
         }
         let url = dir.appendingPathComponent("colors.gif")
-        try ImageCoders.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif).write(to: url)
+        try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif).write(to: url)
         return url
     }
 
     @Test("frames change on screen while it plays; Ctrl-C stops it and shows the cursor again; show draws a still")
-    func playInTmux() throws {
+    func playInTmux() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let gif = try Self.animation(in: dir)
@@ -89,8 +101,8 @@ struct PlayTerminalTests {
         #expect(finished)
         #expect(try Self.tmux(["display", "-p", "-t", session, "#{cursor_flag}"]).hasPrefix("1"))
 
-        let still = try CLI.run(["show", gif.path, "--width", "10"])
+        let still = try await CLI.run(["show", gif.path, "--width", "10"])
         #expect(still.status == 0 && still.stdout.split(separator: "\n").count == 5 && still.stdout.contains("▀"), "\(still.stdout)")
-        #expect(try CLI.run(["play", gif.path, "--mode", "sideways"]).status != 0)
+        #expect(try await CLI.run(["play", gif.path, "--mode", "sideways"]).status != 0)
     }
 }
