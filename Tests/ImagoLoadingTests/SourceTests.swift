@@ -1,0 +1,76 @@
+import Foundation
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+@testable import ImagoLoading
+import ImagoTestSupport
+import Testing
+
+@Suite("Sources: bytes in hand, files, data URLs; loading bytes only")
+struct SourceTests {
+    @Test("a request for bytes in hand decodes them, keyed by its key, and never touches a loader")
+    func dataSource() async throws {
+        let loader = MockDataLoader()
+        let memory = MockImageStore()
+        let manager = makePipeline(loader: loader, memory: memory, disk: MockDataCache())
+        let bytes = pngFixture(width: 24)
+        let request = ImageRequest(data: bytes, key: "blob:24", thumbnail: .init(maxPixelSize: PixelSize(width: 12, height: 12)))
+        let result = try await manager.loadImage(with: request)
+        #expect(result.image.pixelSize == PixelSize(width: 12, height: 9) && result.url == nil)
+        #expect(result.cacheKey == "blob:24 [thumbnail=12x12]" && memory.stores == ["blob:24 [thumbnail=12x12]"])
+        #expect(try await manager.loadImage(with: request).source == .memory)
+        #expect(loader.totalCount == 0)
+        // Bytes that are not an image say so, and block nothing.
+        let junk = ImageRequest(data: Data("not an image".utf8), key: "blob:junk")
+        #expect(await failure { _ = try await manager.loadImage(with: junk) } == .decodingFailed(.unsupportedFormat(nil)))
+        #expect(manager.failedURLs.count == 0)
+    }
+
+    @Test("file and data URLs load through the manager; a missing file and a malformed data URL give typed errors")
+    func fileAndDataURLs() async throws {
+        let manager = ImageManager()
+        let dir = try TestFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("a.png")
+        try pngFixture(width: 30).write(to: file)
+        #expect(try await manager.loadImage(with: file).image.pixelSize == PixelSize(width: 30, height: 22))
+        let dataURL = URL(string: "data:image/png;base64," + pngFixture(width: 10).base64EncodedString())!
+        #expect(try await manager.loadImage(with: dataURL).image.pixelSize == PixelSize(width: 10, height: 7))
+        let missing = await failure { _ = try await manager.loadImage(with: dir.appendingPathComponent("none.png")) }
+        if case .fileUnreadable? = missing {} else { Issue.record("\(String(describing: missing))") }
+        #expect(await failure { _ = try await manager.loadImage(with: URL(string: "data:image/png;base64,%zz")!) } == .malformedDataURL)
+    }
+
+    @Test("loadData gives the original bytes from the network, then the disk, with progress, and makes no bitmap")
+    func bytesOnly() async throws {
+        let loader = MockDataLoader()
+        let bytes = pngFixture(width: 50)
+        loader.register("/a.png", data: bytes, chunks: 5)
+        let decoder = InstrumentedDecoder()
+        let memory = MockImageStore()
+        let manager = makePipeline(loader: loader, decoder: decoder, memory: memory, disk: MockDataCache())
+        let seen = Counter()
+        let first = try await manager.loadData(with: ImageRequest(url: loader.url("/a.png"), options: .waitStoreCache),
+                                               progress: { _ in seen.increment() })
+        #expect(first.data == bytes && first.source == .network && first.response?.statusCode == 200 && seen.count >= 1)
+        let second = try await manager.loadData(with: ImageRequest(url: loader.url("/a.png")))
+        #expect(second.data == bytes && second.source == .disk && second.response == nil)
+        #expect(decoder.count == 0 && memory.stores.isEmpty && loader.count("/a.png") == 1)
+        // Failures block as for images.
+        #expect(await failure { _ = try await manager.loadData(with: ImageRequest(url: loader.url("/none.png"))) } == .unacceptableStatusCode(404))
+        #expect(await failure { _ = try await manager.loadData(with: ImageRequest(url: loader.url("/none.png"))) }
+                == .blockedFailedURL(loader.url("/none.png").absoluteString))
+    }
+
+    @Test("the data URL decoder: base64 with and without padding, percent escapes, a default media type, broken escapes")
+    func dataURLDecoding() throws {
+        #expect(try DataURLLoader.decode("data:image/png;base64,AAEC") == ("image/png", Data([0, 1, 2])))
+        #expect(try DataURLLoader.decode("data:;base64,AAE") == ("text/plain", Data([0, 1])))
+        #expect(try DataURLLoader.decode("data:,a%20b%2Cc") == ("text/plain", Data("a b,c".utf8)))
+        #expect(try DataURLLoader.decode("DATA:text/x;charset=utf-8,%41") == ("text/x", Data("A".utf8)))
+        #expect(throws: ImageLoadingError.malformedDataURL) { try DataURLLoader.decode("data:image/png;base64") }
+        #expect(throws: ImageLoadingError.malformedDataURL) { try DataURLLoader.decode("data:,%4") }
+        #expect(throws: ImageLoadingError.malformedDataURL) { try DataURLLoader.decode("data:;base64,!!!!") }
+        #expect(throws: ImageLoadingError.malformedDataURL) { try DataURLLoader.decode("http://x/,a") }
+    }
+}
