@@ -1,4 +1,4 @@
-// Usage: imago-load-bench cold|coldwait|disk|memory|bare|keep URLFILE CACHEDIR ROUNDS
+// Usage: imago-load-bench cold|coldwait|disk|memory|bare|keep|large|thumbs URLFILE CACHEDIR ROUNDS
 //
 // The Imago side of scripts/bench-loading. URLFILE lists one URL per line (nginx on loopback).
 //   cold    a new manager over an empty disk cache: download + decode + store every URL, the
@@ -10,6 +10,10 @@
 //   bare    AsyncHTTPClient alone, 6 requests at a time, each body decoded and dropped
 //   keep    the same, keeping every decoded image in a dictionary, as any memory cache must:
 //           the floor for `cold`, which holds them in its memory cache
+//   large   many large images: a new manager (memory cache of IMAGO_BENCH_MEMORY_MB, default 256,
+//           and an empty disk cache), every URL fully decoded, 8 downloads at a time, each image
+//           dropped by the caller as it arrives
+//   thumbs  the same URLs as 256-px thumbnails, each encoded as a JPEG (what vipsthumbnail does)
 // Prints "best_ms median_ms count extra": extra is the median memory-hit latency in µs for
 // `memory`, the bytes received for the others.
 import AsyncHTTPClient
@@ -31,9 +35,9 @@ let cacheDir = URL(fileURLWithPath: args[3])
 let concurrency = 6
 
 /// Loads every URL through `manager`, all submitted at once (the downloader runs 6 at a time).
-func loadAll(_ manager: ImageManager, options: ImageLoadOptions) async throws -> Int {
+func loadAll(_ manager: ImageManager, options: ImageRequest.Options) async throws -> Int {
     try await withThrowingTaskGroup(of: Int.self) { group in
-        for url in urls { group.addTask { try await manager.loadImage(with: url, options: options).data?.count ?? 0 } }
+        for url in urls { group.addTask { try await manager.loadImage(with: ImageRequest(url: url, options: options)).data?.count ?? 0 } }
         var bytes = 0
         for try await n in group { bytes += n }
         return bytes
@@ -53,7 +57,7 @@ func bareLoop(_ client: HTTPClient, keep: Bool) async throws -> Int {
                 let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
                 let body = try await response.body.collect(upTo: 256 << 20)
                 let data = Data(body.readableBytesView)
-                return (url, try ImageCoders.shared.decode(data), data.count)
+                return (url, try ImageCoderRegistry.shared.decode(data), data.count)
             }
         }
         for _ in 0..<concurrency { add() }
@@ -104,6 +108,34 @@ for _ in 0..<rounds {
         hits.sort()
         extra = hits[hits.count / 2]
         try await manager.downloader.shutdown()
+    case "large", "thumbs":
+        try? FileManager.default.removeItem(at: cacheDir)
+        let memoryMB = Int(ProcessInfo.processInfo.environment["IMAGO_BENCH_MEMORY_MB"] ?? "256") ?? 256
+        let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: 8))
+        let manager = ImageManager(configuration: ImageManager.Configuration(
+            memoryCache: MemoryCache<String, Image>(costLimit: memoryMB << 20), dataCache: try DiskCache(directory: cacheDir),
+            downloader: downloader))
+        let thumbs = mode == "thumbs"
+        let start = clock.now
+        extra = Double(try await withThrowingTaskGroup(of: Int.self) { group in
+            for url in urls {
+                group.addTask {
+                    var request = ImageRequest(url: url)
+                    if thumbs { request.thumbnail = .init(maxPixelSize: PixelSize(width: 256, height: 256)) }
+                    let image = try await manager.loadImage(with: request).image
+                    guard thumbs else { return image.byteCount }
+                    return try await WorkQueue.processing.run {
+                        try ImageCoderRegistry.shared.encode(image, as: .jpeg, options: EncodeOptions(quality: 0.8)).count
+                    }
+                }
+            }
+            var total = 0
+            for try await n in group { total += n }
+            return total
+        })
+        times.append((clock.now - start) / .milliseconds(1))
+        await manager.finishPendingStores()
+        try await downloader.shutdown()
     case "bare", "keep":
         let start = clock.now
         extra = Double(try await bareLoop(client!, keep: mode == "keep"))

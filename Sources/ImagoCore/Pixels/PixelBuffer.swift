@@ -53,7 +53,13 @@ public struct PixelBuffer: Sendable, Equatable {
     /// - Throws: as ``layout(width:height:format:bytesPerRow:)``.
     public init(width: Int, height: Int, format: PixelFormat, bytesPerRow: Int? = nil) throws {
         let (row, total) = try Self.layout(width: width, height: height, format: format, bytesPerRow: bytesPerRow)
-        self.init(unchecked: width, height, row, format, [UInt8](repeating: 0, count: total))
+        let zeros = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            LargeBuffers.preferHugePages(raw)
+            raw.initializeMemory(as: UInt8.self, repeating: 0)
+            count = total
+        }
+        self.init(unchecked: width, height, row, format, zeros)
     }
 
     /// Wraps existing bytes.
@@ -81,7 +87,9 @@ public struct PixelBuffer: Sendable, Equatable {
         let (row, total) = try Self.layout(width: width, height: height, format: format, bytesPerRow: bytesPerRow)
         var failure: (any Error)?
         let storage = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
-            do { try initializer(UnsafeMutableRawBufferPointer(buffer)) } catch { failure = error }
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            LargeBuffers.preferHugePages(raw)
+            do { try initializer(raw) } catch { failure = error }
             count = total
         }
         if let failure { throw failure }
