@@ -23,6 +23,19 @@ struct PipelineHelperTests {
         #expect(try disk.cachedData(forKey: "now")?.data == Data([7]) && writer.pending(forKey: "now") == nil)
     }
 
+    @Test("writes reach the disk in the order asked: a waited write never overtakes an earlier one of the same key")
+    func order() async throws {
+        let disk = MockDataCache()
+        disk.setWriteDelay(0.02)
+        let writer = DiskWriter(cache: disk)
+        writer.store(CachedData(data: Data([1])), forKey: "other")
+        writer.store(CachedData(data: Data([1])), forKey: "k")
+        await writer.storeNow(CachedData(data: Data([2])), forKey: "k")
+        #expect(try disk.cachedData(forKey: "k")?.data == Data([2]))
+        await writer.flush()
+        #expect(try disk.cachedData(forKey: "k")?.data == Data([2]) && disk.writeCount == 3)
+    }
+
     @Test("a failing write is logged, not thrown, and leaves nothing staged; encoding for the disk runs in the background")
     func failingWrite() async throws {
         let disk = MockDataCache()

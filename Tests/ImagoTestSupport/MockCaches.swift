@@ -11,6 +11,7 @@ public final class MockDataCache: DataCaching {
         var reads = 0
         var writes = 0
         var failing = false
+        var writeDelay: TimeInterval = 0
     }
 
     private let state = Mutex(State())
@@ -23,6 +24,8 @@ public final class MockDataCache: DataCaching {
     public var writeCount: Int { state.withLock { $0.writes } }
     /// The keys stored now.
     public var keys: Set<String> { state.withLock { Set($0.entries.keys) } }
+    /// Makes each write take this long (a slow disk).
+    public func setWriteDelay(_ seconds: TimeInterval) { state.withLock { $0.writeDelay = seconds } }
     /// Makes every operation throw (an unreadable cache) or work again.
     public func setFailing(_ failing: Bool) { state.withLock { $0.failing = failing } }
 
@@ -45,6 +48,8 @@ public final class MockDataCache: DataCaching {
 
     public func setData(_ data: Data, forKey key: String, metadata: [String: String]) throws {
         try check()
+        let delay = state.withLock { $0.writeDelay }
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         state.withLock { s in
             s.writes += 1
             s.entries[key] = CachedData(data: data, metadata: metadata)

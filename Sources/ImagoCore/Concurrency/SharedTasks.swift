@@ -15,17 +15,18 @@ package enum SharedTaskOutput<Value: Sendable, Event: Sendable>: Sendable {
 /// - The first subscriber of a key starts the operation; later ones join it while it runs.
 /// - It runs while any subscriber remains. When the last one leaves, the operation is
 ///   cancelled, and the key is free for a new one at once.
-/// - Its priority (``Context/currentPriority``) is the highest of its subscribers', read live,
-///   so queues it waits in see a change as soon as a subscriber's priority changes. A stage that
+/// - Its priority (``Context/currentPriority``) is the highest of its subscribers'. Changes are
+///   pushed (a subscriber's priority tells the operation, which recomputes its own and tells its
+///   observers), so reading it is one atomic load and queues see a change at once. A stage that
 ///   depends on another subscribes with its own context as the priority, so priority flows from
 ///   callers down to the download and decode they wait on.
 /// - Events go to the subscribers that accept them; the value goes to every subscriber. A
 ///   subscriber that reads slowly keeps at most the newest event besides the value, so slow
 ///   readers cannot pile up partial images.
 ///
-/// Locking: the table's lock is never held while calling out, except to read subscribers'
-/// priorities, which only ever leads further towards the callers (from a stage to the stages
-/// that depend on it), never back.
+/// Locking: the table's lock is never held while calling out; under it only atomic priority
+/// reads and the priority sources' own leaf locks (registering an observer) are taken.
+/// Observers are notified with no lock held.
 package final class SharedTasks<Key: Hashable & Sendable, Value: Sendable, Event: Sendable>: Sendable {
     package typealias Output = SharedTaskOutput<Value, Event>
     package typealias Stream = AsyncThrowingStream<Output, any Error>
@@ -33,24 +34,14 @@ package final class SharedTasks<Key: Hashable & Sendable, Value: Sendable, Event
 
     fileprivate struct Subscriber {
         var priority: any PrioritySource
+        /// The registration with `priority`, so the operation hears of its changes.
+        var token: Int
         var accepts: (@Sendable (Event) -> Bool)?
         var continuation: Stream.Continuation
     }
 
-    /// One running operation. Its fields are only touched under the table's lock.
-    fileprivate final class Entry: @unchecked Sendable {
-        let key: Key
-        var subscribers: [Int: Subscriber] = [:]
-        var task: Task<Void, Never>?
-        var finished = false
-
-        init(key: Key) {
-            self.key = key
-        }
-    }
-
     private struct State {
-        var entries: [Key: Entry] = [:]
+        var entries: [Key: Context] = [:]
         var nextID = 0
     }
 
@@ -74,28 +65,29 @@ package final class SharedTasks<Key: Hashable & Sendable, Value: Sendable, Event
     package func subscribe(_ key: Key, priority: any PrioritySource, accepts: (@Sendable (Event) -> Bool)? = nil,
                            operation: @escaping Operation) -> Subscription {
         let (stream, continuation) = Stream.makeStream(bufferingPolicy: .bufferingNewest(2))
-        let (entry, id) = state.withLock { s -> (Entry, Int) in
+        let (entry, id, raised) = state.withLock { s -> (Context, Int, Bool) in
             s.nextID += 1
-            let entry: Entry
+            let entry: Context
             if let existing = s.entries[key] {
                 entry = existing
             } else {
-                entry = Entry(key: key)
+                entry = Context(tasks: self, key: key)
                 s.entries[key] = entry
-                let context = Context(tasks: self, entry: entry)
-                entry.task = Task { [self] in await self.run(entry, context: context, operation: operation) }
+                entry.task = Task { [self] in await self.run(entry, operation: operation) }
             }
-            entry.subscribers[s.nextID] = Subscriber(priority: priority, accepts: accepts, continuation: continuation)
-            return (entry, s.nextID)
+            let token = priority.addPriorityObserver(entry)
+            entry.subscribers[s.nextID] = Subscriber(priority: priority, token: token, accepts: accepts, continuation: continuation)
+            return (entry, s.nextID, entry.updatePriority())
         }
+        if raised { entry.observers.notify() }
         continuation.onTermination = { [weak self] _ in self?.leave(entry, id: id) }
         return Subscription(stream: stream, leave: { [weak self] in self?.leave(entry, id: id) })
     }
 
-    private func run(_ entry: Entry, context: Context, operation: Operation) async {
+    private func run(_ entry: Context, operation: Operation) async {
         let result: Result<Value, any Error>
         do {
-            result = .success(try await operation(context))
+            result = .success(try await operation(entry))
         } catch {
             result = .failure(error)
         }
@@ -103,7 +95,10 @@ package final class SharedTasks<Key: Hashable & Sendable, Value: Sendable, Event
             if s.entries[entry.key] === entry { s.entries[entry.key] = nil }
             entry.finished = true
             defer { entry.subscribers = [:] }
-            return entry.subscribers.values.map(\.continuation)
+            return entry.subscribers.values.map { sub in
+                sub.priority.removePriorityObserver(sub.token)
+                return sub.continuation
+            }
         }
         switch result {
         case .success(let value):
@@ -117,51 +112,78 @@ package final class SharedTasks<Key: Hashable & Sendable, Value: Sendable, Event
     }
 
     /// Removes a subscriber; the last one leaving cancels the operation.
-    private func leave(_ entry: Entry, id: Int) {
-        let (continuation, task) = state.withLock { s -> (Stream.Continuation?, Task<Void, Never>?) in
-            guard let sub = entry.subscribers.removeValue(forKey: id) else { return (nil, nil) }
-            guard entry.subscribers.isEmpty, !entry.finished else { return (sub.continuation, nil) }
+    private func leave(_ entry: Context, id: Int) {
+        let (continuation, task, lowered) = state.withLock { s -> (Stream.Continuation?, Task<Void, Never>?, Bool) in
+            guard let sub = entry.subscribers.removeValue(forKey: id) else { return (nil, nil, false) }
+            sub.priority.removePriorityObserver(sub.token)
+            guard entry.subscribers.isEmpty, !entry.finished else { return (sub.continuation, nil, entry.updatePriority()) }
             if s.entries[entry.key] === entry { s.entries[entry.key] = nil }
-            return (sub.continuation, entry.task)
+            return (sub.continuation, entry.task, false)
         }
         // Outside the lock: cancelling runs cancellation handlers, finishing runs onTermination.
+        if lowered { entry.observers.notify() }
         task?.cancel()
         continuation?.finish(throwing: CancellationError())
     }
 
-    fileprivate func priority(of entry: Entry) -> ImagePriority {
-        state.withLock { _ in entry.subscribers.values.map(\.priority.currentPriority).max() ?? .veryLow }
+    /// A subscriber's priority changed: recompute the operation's, and pass a change on.
+    fileprivate func subscriberPriorityChanged(_ entry: Context) {
+        let changed = state.withLock { _ in entry.updatePriority() }
+        if changed { entry.observers.notify() }
     }
 
-    fileprivate func send(_ event: Event, from entry: Entry) {
+    fileprivate func send(_ event: Event, from entry: Context) {
         let targets = state.withLock { _ in
             entry.subscribers.values.compactMap { sub in sub.accepts?(event) == true ? sub.continuation : nil }
         }
         for c in targets { c.yield(.event(event)) }
     }
 
-    fileprivate func wantsEvents(_ entry: Entry) -> Bool {
+    fileprivate func wantsEvents(_ entry: Context) -> Bool {
         state.withLock { _ in entry.subscribers.values.contains { $0.accepts != nil } }
     }
 
-    /// What an operation sees of itself: its live priority, and a way to report events.
-    package final class Context: PrioritySource {
+    /// One running operation, and what it sees of itself: its live priority (the highest of its
+    /// subscribers', kept up to date as they change) and a way to report events. Its mutable
+    /// fields are only touched under the table's lock.
+    package final class Context: PrioritySource, PriorityObserver, @unchecked Sendable {
         private let tasks: SharedTasks
-        private let entry: Entry
+        fileprivate let key: Key
+        fileprivate var subscribers: [Int: Subscriber] = [:]
+        fileprivate var task: Task<Void, Never>?
+        fileprivate var finished = false
+        private let priority = Atomic(ImagePriority.veryLow.rawValue)
+        fileprivate let observers = PriorityObservers()
 
-        fileprivate init(tasks: SharedTasks, entry: Entry) {
+        fileprivate init(tasks: SharedTasks, key: Key) {
             self.tasks = tasks
-            self.entry = entry
+            self.key = key
         }
 
         /// The highest priority among the subscribers now.
-        package var currentPriority: ImagePriority { tasks.priority(of: entry) }
+        package var currentPriority: ImagePriority {
+            ImagePriority(rawValue: priority.load(ordering: .relaxed)) ?? .normal
+        }
+
+        /// Recomputes the priority from the subscribers'; under the table's lock. Returns whether it changed.
+        fileprivate func updatePriority() -> Bool {
+            var best = ImagePriority.veryLow
+            for subscriber in subscribers.values {
+                let p = subscriber.priority.currentPriority
+                if p > best { best = p }
+            }
+            return priority.exchange(best.rawValue, ordering: .relaxed) != best.rawValue
+        }
+
+        package func addPriorityObserver(_ observer: any PriorityObserver) -> Int { observers.add(observer) }
+        package func removePriorityObserver(_ token: Int) { observers.remove(token) }
+        package func sourcePriorityDidChange() { tasks.subscriberPriorityChanged(self) }
 
         /// Whether any subscriber accepts events at all (so an operation can skip making them).
-        package var hasEventSubscribers: Bool { tasks.wantsEvents(entry) }
+        package var hasEventSubscribers: Bool { tasks.wantsEvents(self) }
 
         /// Sends `event` to the subscribers that accept it.
-        package func send(_ event: Event) { tasks.send(event, from: entry) }
+        package func send(_ event: Event) { tasks.send(event, from: self) }
     }
 
     /// One subscriber's share: its stream, and a way to leave.

@@ -71,11 +71,15 @@ public final class ImageManager: Sendable {
     public var downloader: ImageDownloader { configuration.downloader }
 
     /// The key the original bytes of `request` are stored under on disk.
-    public func dataKey(for request: ImageRequest) -> String { pipeline.keys(for: request).dataKey }
+    public func dataKey(for request: ImageRequest) -> String {
+        ImageRequestKeys.dataKey(of: request, cacheKeyFilter: configuration.cacheKeyFilter)
+    }
 
     /// The key the finished image of `request` is stored under in memory (and on disk, with
     /// ``DataCachePolicy/processedImages``).
-    public func imageKey(for request: ImageRequest) -> String { pipeline.keys(for: request).imageKey }
+    public func imageKey(for request: ImageRequest) -> String {
+        ImageRequestKeys.imageKey(of: request, cacheKeyFilter: configuration.cacheKeyFilter, limits: configuration.decodingLimits)
+    }
 
     // MARK: Loading
 
@@ -98,12 +102,14 @@ public final class ImageManager: Sendable {
     ///   ``ImageLoadingError/blockedFailedURL(_:)``, ``ImageLoadingError/cancelled`` when the
     ///   calling task is cancelled.
     nonisolated(nonsending) public func loadImage(with request: ImageRequest) async throws(ImageLoadingError) -> ImageLoadResult {
-        let keys = pipeline.keys(for: request)
-        if request.options.readsMemory, !request.options.contains(.queryMemoryData),
-           let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
-            return ImageLoadResult(image: image, data: nil, source: .memory, request: request, cacheKey: keys.imageKey)
+        if request.options.readsMemory, !request.options.contains(.queryMemoryData), let memory = configuration.memoryCache {
+            let key = ImageRequestKeys.imageKey(of: request, cacheKeyFilter: configuration.cacheKeyFilter,
+                                                limits: configuration.decodingLimits)
+            if let image = memory.image(forKey: key) {
+                return ImageLoadResult(image: image, data: nil, source: .memory, request: request, cacheKey: key)
+            }
         }
-        return try await makeTask(request, keys: keys, events: false).value
+        return try await makeTask(request, keys: pipeline.keys(for: request), events: false).value
     }
 
     /// Starts loading `request` and returns its handle: events, priority, cancellation.

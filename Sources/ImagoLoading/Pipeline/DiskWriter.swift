@@ -11,6 +11,9 @@ import Synchronization
 /// The pipeline's one way of writing to the disk cache: one write at a time on a serial queue
 /// off the cooperative pool (SDWebImage's `ioQueue`), with a staging area so a load of a key
 /// whose write is still pending is served from the pending bytes instead of the network.
+///
+/// Every write has the same priority, so writes reach the disk in the order they were asked
+/// for: a later value of a key is never overwritten by an earlier one still waiting.
 final class DiskWriter: Sendable {
     private let cache: any DataCaching
     private let queue = WorkQueue(label: "imago.disk-writes", maxConcurrentCount: 1)
@@ -29,7 +32,7 @@ final class DiskWriter: Sendable {
     /// Writes in the background; until the write is done, ``pending(forKey:)`` serves the bytes.
     func store(_ value: CachedData, forKey key: String) {
         let id = stage(value, forKey: key)
-        queue.submit(priority: .low) { [self] in
+        queue.submit { [self] in
             write(value, forKey: key)
             unstage(key, id: id)
         }
@@ -38,7 +41,7 @@ final class DiskWriter: Sendable {
     /// Makes the bytes in the background (encoding a finished image) and writes them; a failure
     /// to make them is logged and nothing is written.
     func store(forKey key: String, making make: @escaping @Sendable () throws -> CachedData) {
-        queue.submit(priority: .veryLow) { [self] in
+        queue.submit { [self] in
             do {
                 write(try make(), forKey: key)
             } catch {
@@ -51,7 +54,7 @@ final class DiskWriter: Sendable {
     /// is good whether or not the cache kept it.
     func storeNow(_ value: CachedData, forKey key: String) async {
         let id = stage(value, forKey: key)
-        _ = try? await queue.run(priority: .high) { [self] in
+        _ = try? await queue.run { [self] in
             write(value, forKey: key)
             unstage(key, id: id)
         }

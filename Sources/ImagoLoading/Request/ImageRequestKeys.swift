@@ -52,19 +52,33 @@ struct ImageRequestKeys: Sendable {
         var writesMemory: Bool
     }
 
+    /// The data key of `request`.
+    static func dataKey(of request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?) -> String {
+        switch request.source {
+        case .url(let u): request.cacheKey ?? cacheKeyFilter?(u) ?? u.absoluteString
+        case .data(_, let key): request.cacheKey ?? key
+        }
+    }
+
+    /// The image key alone, as cheaply as it can be had: what a memory-cache hit needs. A plain
+    /// request (no processing, default decoding) is keyed by its data key without building the rest.
+    static func imageKey(of request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?, limits: DecodingLimits) -> String {
+        if request.thumbnail == nil, request.scaleDownLimitBytes == nil, request.transformers.isEmpty, request.frames == .all,
+           request.pixelFormat == .argb32Premultiplied, request.colorManagement, request.scale == nil {
+            return dataKey(of: request, cacheKeyFilter: cacheKeyFilter)
+        }
+        return ImageRequestKeys(request: request, cacheKeyFilter: cacheKeyFilter, limits: limits).imageKey
+    }
+
     init(request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?, limits: DecodingLimits) {
         let url = request.url
-        let dataKey: String
-        switch request.source {
-        case .url(let u): dataKey = request.cacheKey ?? cacheKeyFilter?(u) ?? u.absoluteString
-        case .data(_, let key): dataKey = request.cacheKey ?? key
-        }
+        let dataKey = Self.dataKey(of: request, cacheKeyFilter: cacheKeyFilter)
         let options = request.options
         let spec = DecodeSpec(thumbnail: request.thumbnail, scaleDownLimitBytes: request.scaleDownLimitBytes,
                               frames: request.frames, pixelFormat: request.pixelFormat, colorManagement: request.colorManagement,
                               scale: request.scale ?? Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)),
                               limits: request.limits ?? limits)
-        let transformers = request.transformers.map(\.key)
+        let transformers = request.transformers.map { $0.key }
         var parts = spec.keyParts(defaultScale: Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)))
         if !transformers.isEmpty {
             parts.append("transform=" + transformers.joined(separator: "|")
