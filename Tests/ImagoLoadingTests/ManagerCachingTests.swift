@@ -115,6 +115,21 @@ struct ManagerCachingTests {
         #expect(disk.keys == [loader.url("/a.png").absoluteString] && disk.writeCount == 1)
     }
 
+    @Test("bytes that do not decode are never written to disk; bytes-only loads are written as they arrive")
+    func onlyGoodBytesAreKept() async throws {
+        let loader = MockDataLoader()
+        loader.register("/junk.png", data: Data("not an image at all".utf8))
+        loader.register("/a.png", data: pngFixture(width: 10))
+        let disk = MockDataCache()
+        let manager = makePipeline(loader: loader, memory: nil, disk: disk)
+        _ = await failure { _ = try await manager.loadImage(with: ImageRequest(url: loader.url("/junk.png"), options: .waitStoreCache)) }
+        await manager.finishPendingStores()
+        #expect(disk.writeCount == 0)
+        _ = try await manager.loadData(with: ImageRequest(url: loader.url("/a.png")))
+        await manager.finishPendingStores()
+        #expect(disk.keys == [loader.url("/a.png").absoluteString])
+    }
+
     @Test("a failing disk cache is skipped (the network answers), except when only the cache may answer")
     func failingDiskCache() async throws {
         let loader = MockDataLoader()

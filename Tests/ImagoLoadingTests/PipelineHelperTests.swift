@@ -36,6 +36,26 @@ struct PipelineHelperTests {
         #expect(try disk.cachedData(forKey: "k")?.data == Data([2]) && disk.writeCount == 3)
     }
 
+    @Test("staged bytes are readable at once, written when committed (once), and forgotten when nobody commits them")
+    func staging() async throws {
+        let disk = MockDataCache()
+        let writer = DiskWriter(cache: disk)
+        var kept: PendingWrite? = writer.stage(CachedData(data: Data([1])), forKey: "kept")
+        var dropped: PendingWrite? = writer.stage(CachedData(data: Data([2])), forKey: "dropped")
+        #expect(writer.pending(forKey: "kept")?.data == Data([1]) && writer.pending(forKey: "dropped")?.data == Data([2]))
+        kept?.commit()
+        kept?.commit()
+        dropped = nil
+        #expect(writer.pending(forKey: "dropped") == nil)
+        await writer.flush()
+        #expect(disk.keys == ["kept"] && disk.writeCount == 1 && writer.pending(forKey: "kept") == nil)
+        kept = nil
+        let waited = writer.stage(CachedData(data: Data([3])), forKey: "waited")
+        await waited.commitAndWait()
+        #expect(try disk.cachedData(forKey: "waited")?.data == Data([3]))
+        _ = dropped
+    }
+
     @Test("a failing write is logged, not thrown, and leaves nothing staged; encoding for the disk runs in the background")
     func failingWrite() async throws {
         let disk = MockDataCache()

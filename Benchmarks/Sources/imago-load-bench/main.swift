@@ -5,6 +5,7 @@
 //           disk stores in the background as by default (the clock stops when every image is
 //           loaded; the stores are then drained, untimed, before the next pass)
 //   coldwait the same with .waitStoreCache: every load returns only once its bytes are on disk
+//   nodisk  a new manager with no disk cache: download + decode + memory cache, the pipeline alone
 //   disk    a new manager over the cache `cold` filled: read + decode every URL from disk
 //   memory  one manager, loaded once, then every URL again from memory: latency per hit
 //   bare    AsyncHTTPClient alone, 6 requests at a time, each body decoded and dropped
@@ -84,6 +85,13 @@ for _ in 0..<rounds {
         extra = Double(try await loadAll(manager, options: mode == "coldwait" ? [.waitStoreCache] : []))
         times.append((clock.now - start) / .milliseconds(1))
         await manager.finishPendingStores()
+        try await manager.downloader.shutdown()
+    case "nodisk":
+        // The pipeline alone: memory cache, no disk cache, so no disk reads or writes.
+        let manager = ImageManager()
+        let start = clock.now
+        extra = Double(try await loadAll(manager, options: []))
+        times.append((clock.now - start) / .milliseconds(1))
         try await manager.downloader.shutdown()
     case "disk":
         let manager = ImageManager(cache: ImageCache(disk: try DiskCache(directory: cacheDir)))

@@ -102,7 +102,7 @@ public final class ImageDownloader: Sendable {
     }
 
     /// Joins the transfer for `request` with a priority that follows `priority` (a pipeline stage's).
-    func subscribe(_ request: ImageDownloadRequest, priority: any PrioritySource) -> Transfers.Subscription {
+    func subscribe(_ request: ImageDownloadRequest, priority: any PrioritySource, events: Bool = true) -> Transfers.Subscription {
         let key = TransferKey(url: request.url.absoluteString, headers: request.headers, credentials: request.credentials,
                               timeouts: request.timeouts, allowsInvalidCertificates: request.allowsInvalidCertificates,
                               cached: request.cachedResponse)
@@ -110,10 +110,14 @@ public final class ImageDownloader: Sendable {
         // The place in the queue is taken now, in the order callers ask, not when the transfer's
         // task first runs.
         let place = slots.reservePlace()
-        return transfers.subscribe(key, priority: priority, accepts: { event in
-            if case .partialData = event { return progressive }
-            return true
-        }) { [self] context in
+        var accepts: (@Sendable (TransferEvent) -> Bool)?
+        if events {
+            accepts = { event in
+                if case .partialData = event { return progressive }
+                return true
+            }
+        }
+        return transfers.subscribe(key, priority: priority, accepts: accepts) { [self] context in
             try await self.run(request, place: place, context: context)
         }
     }
@@ -155,14 +159,14 @@ public final class ImageDownloader: Sendable {
         let url = request.url
         let start = ContinuousClock.now
         emit(.started(url))
-        Counter(label: "imago_downloads_started").increment()
+        Metric.started.increment()
         logger.debug("download started", metadata: ["url": "\(url.absoluteString)"])
         do {
             let (data, response, notModified) = try await perform(request, context: context)
             emit(.finished(url, bytes: data.count))
-            Counter(label: "imago_downloads_finished").increment()
-            Counter(label: "imago_download_bytes").increment(by: data.count)
-            Metrics.Timer(label: "imago_download_duration").recordNanoseconds((ContinuousClock.now - start).nanoseconds)
+            Metric.finished.increment()
+            Metric.bytes.increment(by: data.count)
+            Metric.duration.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
             logger.debug("download finished", metadata: ["url": "\(url.absoluteString)", "bytes": "\(data.count)"])
             return ImageDownloadResult(url: url, data: data, response: response, notModified: notModified)
         } catch {
@@ -283,5 +287,13 @@ public final class ImageDownloader: Sendable {
     private func emit(_ event: ImageDownloaderEvent) {
         let targets = observers.withLock { Array($0.all.values) }
         for continuation in targets { continuation.yield(event) }
+    }
+
+    /// The download metrics, made once: swift-metrics hands out a new handle per call otherwise.
+    private enum Metric {
+        static let started = Counter(label: "imago_downloads_started")
+        static let finished = Counter(label: "imago_downloads_finished")
+        static let bytes = Counter(label: "imago_download_bytes")
+        static let duration = Metrics.Timer(label: "imago_download_duration")
     }
 }

@@ -138,6 +138,7 @@ public final class ImageManager: Sendable {
             let fetched = try await fetch.value { event in
                 if case .progress(let p) = event { progress?(p) }
             }
+            await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
             if fetched.source == .network, let url = request.url { failedURLs.remove(url) }
             return DataLoadResult(data: fetched.data, response: fetched.response, source: fetched.source, revalidated: fetched.revalidated)
         } catch {

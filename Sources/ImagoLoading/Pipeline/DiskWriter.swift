@@ -12,6 +12,11 @@ import Synchronization
 /// off the cooperative pool (SDWebImage's `ioQueue`), with a staging area so a load of a key
 /// whose write is still pending is served from the pending bytes instead of the network.
 ///
+/// Downloaded bytes are *staged* as soon as they arrive (readable at once) and *written* once
+/// they have decoded (``PendingWrite/commit()``), as SDWebImage stores after decoding: bytes that
+/// do not decode never reach the disk, and the write does not compete with the decode for the
+/// CPU. Bytes nobody commits are dropped from the staging area when the last reference goes.
+///
 /// Every write has the same priority, so writes reach the disk in the order they were asked
 /// for: a later value of a key is never overwritten by an earlier one still waiting.
 final class DiskWriter: Sendable {
@@ -24,18 +29,21 @@ final class DiskWriter: Sendable {
         self.cache = cache
     }
 
-    /// The bytes waiting to be written for `key`, if any.
+    /// The bytes staged or waiting to be written for `key`, if any.
     func pending(forKey key: String) -> CachedData? {
         staged.withLock { $0.byKey[key]?.value }
     }
 
+    /// Stages `value` for `key`: readable through ``pending(forKey:)`` at once, written when the
+    /// returned handle is committed, forgotten if it never is.
+    func stage(_ value: CachedData, forKey key: String) -> PendingWrite {
+        PendingWrite(writer: self, key: key, value: value, id: stageValue(value, forKey: key))
+    }
+
     /// Writes in the background; until the write is done, ``pending(forKey:)`` serves the bytes.
     func store(_ value: CachedData, forKey key: String) {
-        let id = stage(value, forKey: key)
-        queue.submit { [self] in
-            write(value, forKey: key)
-            unstage(key, id: id)
-        }
+        let id = stageValue(value, forKey: key)
+        submit(value, forKey: key, id: id)
     }
 
     /// Makes the bytes in the background (encoding a finished image) and writes them; a failure
@@ -53,12 +61,8 @@ final class DiskWriter: Sendable {
     /// Writes and returns once the bytes are on disk. A failure is logged, not thrown: the image
     /// is good whether or not the cache kept it.
     func storeNow(_ value: CachedData, forKey key: String) async {
-        let id = stage(value, forKey: key)
-        _ = try? await queue.run { [self] in
-            write(value, forKey: key)
-            unstage(key, id: id)
-        }
-        unstage(key, id: id)
+        let id = stageValue(value, forKey: key)
+        await write(value, forKey: key, id: id)
     }
 
     /// Returns once every write queued so far is done.
@@ -66,7 +70,22 @@ final class DiskWriter: Sendable {
         await queue.waitUntilIdle()
     }
 
-    private func stage(_ value: CachedData, forKey key: String) -> Int {
+    fileprivate func submit(_ value: CachedData, forKey key: String, id: Int) {
+        queue.submit { [self] in
+            write(value, forKey: key)
+            unstage(key, id: id)
+        }
+    }
+
+    fileprivate func write(_ value: CachedData, forKey key: String, id: Int) async {
+        _ = try? await queue.run { [self] in
+            write(value, forKey: key)
+            unstage(key, id: id)
+        }
+        unstage(key, id: id)
+    }
+
+    private func stageValue(_ value: CachedData, forKey key: String) -> Int {
         staged.withLock { s -> Int in
             s.next += 1
             s.byKey[key] = (s.next, value)
@@ -74,7 +93,7 @@ final class DiskWriter: Sendable {
         }
     }
 
-    private func unstage(_ key: String, id: Int) {
+    fileprivate func unstage(_ key: String, id: Int) {
         staged.withLock { s in if s.byKey[key]?.id == id { s.byKey[key] = nil } }
     }
 
@@ -84,5 +103,38 @@ final class DiskWriter: Sendable {
         } catch {
             logger.warning("disk cache write failed", metadata: ["key": "\(key)", "error": "\(error)"])
         }
+    }
+}
+
+/// Downloaded bytes staged for the disk cache, written when committed (once, however many
+/// stages commit them) and dropped from the staging area if nobody does.
+final class PendingWrite: Sendable {
+    private let writer: DiskWriter
+    private let key: String
+    private let value: CachedData
+    private let id: Int
+    private let committed = Atomic(false)
+
+    fileprivate init(writer: DiskWriter, key: String, value: CachedData, id: Int) {
+        self.writer = writer
+        self.key = key
+        self.value = value
+        self.id = id
+    }
+
+    /// Queues the write (the first call only).
+    func commit() {
+        guard !committed.exchange(true, ordering: .relaxed) else { return }
+        writer.submit(value, forKey: key, id: id)
+    }
+
+    /// Writes now and returns once the bytes are on disk (the first call writes; later ones return at once).
+    func commitAndWait() async {
+        guard !committed.exchange(true, ordering: .relaxed) else { return }
+        await writer.write(value, forKey: key, id: id)
+    }
+
+    deinit {
+        if !committed.load(ordering: .relaxed) { writer.unstage(key, id: id) }
     }
 }

@@ -27,7 +27,9 @@ extension ImagePipeline {
             partials = LatestWork(queue: configuration.processingQueue, priority: context,
                                   work: { decoder.partialImage($0.snapshot) }, deliver: { context.send(.partialImage($0)) })
         }
-        let fetch = self.fetch(request, keys: keys, priority: context, events: true)
+        // Progress travels only when somebody listens (a progressive load needs the partial bytes).
+        let fetch = self.fetch(request, keys: keys, priority: context,
+                               events: partials != nil || context.hasEventSubscribers)
         let fetched: FetchedData
         do {
             fetched = try await fetch.value { event in
@@ -42,6 +44,8 @@ extension ImagePipeline {
         }
         await partials?.close()
         let image = try await configuration.processingQueue.run(priority: context) { try step.decode(fetched.data) }
+        // The bytes decode: now they are worth keeping.
+        await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
         return DecodedImage(image: image, fetched: fetched)
     }
 }

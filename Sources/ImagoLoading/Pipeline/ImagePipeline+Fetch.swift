@@ -26,19 +26,19 @@ extension ImagePipeline {
     }
 
     /// The fetch stage: bytes given in the request; else a pending or finished disk write; else
-    /// the network (revalidating the disk copy when asked), storing what it downloads.
+    /// the network (revalidating the disk copy when asked), staging what it downloads for the disk.
     private func runFetch(_ request: ImageRequest, keys: ImageRequestKeys,
                           context: FetchContext) async throws -> FetchedData {
         let options = request.options
         let url: URL
         switch request.source {
-        case .data(let data, _): return FetchedData(data: data, response: nil, source: .network, revalidated: false)
+        case .data(let data, _): return FetchedData(data: data, response: nil, source: .network, revalidated: false, write: nil)
         case .url(let u): url = u
         }
         var revalidate: CachedResponse?
         if options.readsDisk, let cached = try await readDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly)) {
             guard options.contains(.refreshCached) else {
-                return FetchedData(data: cached.data, response: nil, source: .disk, revalidated: false)
+                return FetchedData(data: cached.data, response: nil, source: .disk, revalidated: false, write: nil)
             }
             revalidate = CachedResponse(data: cached.data, etag: cached.metadata["etag"], lastModified: cached.metadata["last-modified"])
         }
@@ -47,24 +47,23 @@ extension ImagePipeline {
         let download = configuration.downloader.subscribe(
             ImageDownloadRequest(url: url, priority: request.priority, headers: request.headers,
                                  progressive: options.contains(.progressive), cachedResponse: revalidate),
-            priority: context)
+            priority: context, events: options.contains(.progressive) || context.hasEventSubscribers)
         let result = try await download.value { event in
             switch event {
             case .progress(let p): context.send(.progress(p))
             case .partialData(let d): context.send(.partialData(d))
             }
         }
+        // Staged now (a load of the same key reads it at once), written once the bytes have
+        // decoded (or, for a bytes-only load, once they arrive).
+        var write: PendingWrite?
         if options.writesDisk, !result.notModified, storesOriginal(request), let writer {
             var metadata: [String: String] = [:]
             if let etag = result.response?.etag { metadata["etag"] = etag }
             if let modified = result.response?.lastModified { metadata["last-modified"] = modified }
-            let value = CachedData(data: result.data, metadata: metadata)
-            if options.contains(.waitStoreCache) {
-                await writer.storeNow(value, forKey: keys.dataKey)
-            } else {
-                writer.store(value, forKey: keys.dataKey)
-            }
+            write = writer.stage(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey)
         }
-        return FetchedData(data: result.data, response: result.response, source: .network, revalidated: result.notModified)
+        return FetchedData(data: result.data, response: result.response, source: .network, revalidated: result.notModified,
+                           write: write)
     }
 }

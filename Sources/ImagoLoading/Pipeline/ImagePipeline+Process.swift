@@ -62,7 +62,9 @@ extension ImagePipeline {
                 try? Self.transform(image, with: transformers, animated: animated, limits: limits)
             }, deliver: { context.send(.partialImage($0)) })
         }
-        let decode = self.decode(request, keys: keys, priority: context, events: true)
+        // Events travel only when somebody listens: a caller of loadImage wants the result alone.
+        let decode = self.decode(request, keys: keys, priority: context,
+                                 events: options.contains(.progressive) || context.hasEventSubscribers)
         let decoded: DecodedImage
         do {
             decoded = try await decode.value { event in

@@ -11,6 +11,14 @@ struct FetchedData: Sendable {
     var response: DataLoadResponse?
     var source: ImageLoadSource
     var revalidated: Bool
+    /// Downloaded bytes staged for the disk cache: whoever finds them good commits them.
+    var write: PendingWrite?
+
+    /// Commits the staged write, waiting for it when `wait` is set.
+    func commitWrite(wait: Bool) async {
+        guard let write else { return }
+        if wait { await write.commitAndWait() } else { write.commit() }
+    }
 }
 
 /// What the fetch stage reports while it runs.
