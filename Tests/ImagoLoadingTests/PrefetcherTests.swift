@@ -58,3 +58,21 @@ struct PrefetcherTests {
         #expect(loader.startOrder.prefix(2) == ["/p0.png", "/now.png"], "\(loader.startOrder)")
     }
 }
+
+@Suite("ImagePrefetcher with requests")
+struct PrefetcherRequestTests {
+    @Test("requests are prefetched as given: their processing is what lands in memory")
+    func requests() async throws {
+        let loader = MockDataLoader()
+        for i in 0..<4 { loader.register("/r\(i).png", data: pngFixture(width: 40 + i)) }
+        let memory = MockImageStore()
+        let manager = makePipeline(loader: loader, memory: memory)
+        let requests = (0..<4).map { ImageRequest(url: loader.url("/r\($0).png"), thumbnail: .init(maxPixelSize: PixelSize(width: 8, height: 8))) }
+        let summary = await ImagePrefetcher(manager: manager, maxConcurrentPrefetchCount: 2).prefetch(requests)
+        #expect(summary == ImagePrefetcher.Summary(total: 4, finished: 4, skipped: 0, failed: 0) && summary.completed == 4)
+        #expect(Set(memory.stores) == Set(requests.map(manager.imageKey(for:))))
+        let again = await ImagePrefetcher(manager: manager).prefetch(requests)
+        #expect(again.skipped == 4 && loader.totalCount == 4)
+        #expect(await ImagePrefetcher(manager: manager).prefetch([URL]()) == ImagePrefetcher.Summary(total: 0, finished: 0, skipped: 0, failed: 0))
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+@testable import ImagoLoading
+import ImagoTestSupport
+import Synchronization
+import Testing
+
+@Suite("ImageDownloader hooks and edges, over the mock loader")
+struct DownloaderHooksTests {
+    struct Refusal: Error {}
+
+    @Test("a request modifier or response modifier that throws refuses the download; a body transform changes the bytes")
+    func hooks() async throws {
+        let loader = MockDataLoader()
+        loader.register("/a.png", data: Data([1, 2, 3]))
+        let refusing = ImageDownloader(configuration: ImageDownloaderConfiguration(requestModifier: { _ in throw Refusal() }),
+                                       loaders: [loader])
+        let e = await failure { _ = try await refusing.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
+        if case .rejected(let m)? = e { #expect(m.hasPrefix("request modifier")) } else { Issue.record("\(String(describing: e))") }
+        #expect(loader.count("/a.png") == 0)
+        let typed = ImageDownloader(configuration: ImageDownloaderConfiguration(requestModifier: { _ in throw ImageLoadingError.notCached }),
+                                    loaders: [loader])
+        #expect(await failure { _ = try await typed.download(ImageDownloadRequest(url: loader.url("/a.png"))) } == .notCached)
+        let heads = ImageDownloader(configuration: ImageDownloaderConfiguration(responseModifier: { head in
+            guard head.statusCode == 200 else { return head }
+            throw Refusal()
+        }), loaders: [loader])
+        let r = await failure { _ = try await heads.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
+        if case .rejected(let m)? = r { #expect(m.hasPrefix("response modifier")) } else { Issue.record("\(String(describing: r))") }
+        let decrypting = ImageDownloader(configuration: ImageDownloaderConfiguration(bodyTransform: { data, head in
+            #expect(head?.statusCode == 200)
+            return Data(data.reversed())
+        }), loaders: [loader])
+        #expect(try await decrypting.download(ImageDownloadRequest(url: loader.url("/a.png"))).data == Data([3, 2, 1]))
+        let broken = ImageDownloader(configuration: ImageDownloaderConfiguration(bodyTransform: { _, _ in throw Refusal() }),
+                                     loaders: [loader])
+        let b = await failure { _ = try await broken.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
+        if case .rejected(let m)? = b { #expect(m.hasPrefix("body transform")) } else { Issue.record("\(String(describing: b))") }
+    }
+
+    @Test("custom acceptable statuses and content types; an empty body; a 304 with nothing cached")
+    func validation() async throws {
+        let loader = MockDataLoader()
+        loader.register("/a.png", data: Data([1]))
+        loader.register("/empty.png", data: Data())
+        let strict = ImageDownloader(configuration: ImageDownloaderConfiguration(acceptableStatusCodes: [201]), loaders: [loader])
+        #expect(await failure { _ = try await strict.download(ImageDownloadRequest(url: loader.url("/a.png"))) } == .unacceptableStatusCode(200))
+        let typed = ImageDownloader(configuration: ImageDownloaderConfiguration(acceptableContentTypes: ["image/webp"]), loaders: [loader])
+        #expect(await failure { _ = try await typed.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
+                == .unacceptableContentType("image/png"))
+        let plain = ImageDownloader(loaders: [loader])
+        #expect(await failure { _ = try await plain.download(ImageDownloadRequest(url: loader.url("/empty.png"))) } == .emptyBody)
+        let small = ImageDownloader(configuration: ImageDownloaderConfiguration(maxBodyBytes: 0), loaders: [loader])
+        #expect(await failure { _ = try await small.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
+                == .bodyTooLarge(limit: 0, declared: 1))
+        #expect(await failure { _ = try await plain.download(ImageDownloadRequest(url: URL(string: "ftp://x.test/a")!)) }
+                == .unsupportedScheme("ftp"))
+    }
+
+    @Test("callers that differ in headers, credentials or validators get transfers of their own")
+    func separateTransfers() async throws {
+        let loader = MockDataLoader()
+        loader.register("/a.png", data: Data([1]))
+        loader.hold("/a.png")
+        let downloader = ImageDownloader(loaders: [loader])
+        let url = loader.url("/a.png")
+        let tasks = [
+            downloader.task(for: ImageDownloadRequest(url: url)),
+            downloader.task(for: ImageDownloadRequest(url: url)),
+            downloader.task(for: ImageDownloadRequest(url: url, headers: ["X": "1"])),
+            downloader.task(for: ImageDownloadRequest(url: url, credentials: .init(user: "u", password: "p"))),
+            downloader.task(for: ImageDownloadRequest(url: url, cachedResponse: CachedResponse(data: Data([9]), etag: "e", lastModified: nil))),
+        ]
+        try await waitUntil { loader.runningCount == 4 }
+        loader.release("/a.png")
+        for t in tasks { _ = try await t.value() }
+        #expect(loader.count("/a.png") == 4)
+    }
+
+    @Test("an observer's stream ends when it stops listening; other observers keep theirs")
+    func observers() async throws {
+        let loader = MockDataLoader()
+        loader.register("/a.png", data: Data([1]))
+        let downloader = ImageDownloader(loaders: [loader])
+        let kept = downloader.events()
+        do {
+            let dropped = downloader.events()
+            _ = dropped
+        }
+        _ = try await downloader.download(ImageDownloadRequest(url: loader.url("/a.png")))
+        var names: [String] = []
+        for await event in kept {
+            switch event {
+            case .started: names.append("started")
+            case .receivedResponse(_, let code): names.append("response \(code)")
+            case .progress: continue
+            case .finished(_, let bytes): names.append("finished \(bytes)")
+            case .failed: names.append("failed")
+            }
+            if names.count == 3 { break }
+        }
+        #expect(names == ["started", "response 200", "finished 1"])
+    }
+}
