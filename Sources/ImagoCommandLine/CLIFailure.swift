@@ -1,23 +1,23 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 import ImagoCache
-public import ArgumentParser
-public import ImagoCore
+package import ArgumentParser
+package import ImagoCore
 
 extension ImageFormat {
     /// A format named on the command line: its short name (`jpeg`) or an extension (`jpg`).
-    public init?(cliName name: String) {
+    package init?(cliName name: String) {
         guard let f = ImageFormat(rawValue: name.lowercased()) ?? ImageFormat(fileExtension: name) else { return nil }
         self = f
     }
 }
 
 /// Shared failure path: one line on stderr naming the cause, exit status 1.
-public enum CLIFailure {
-    public static func exit(_ error: any Error, file: String) -> ExitCode {
+package enum CLIFailure {
+    package static func exit(_ error: any Error, file: String) -> ExitCode {
         if let e = error as? ExitCode { return e }
         let line = "imago: \(file): \(describe(error))".split(separator: "\n").joined(separator: " ")
         Console.error(PathName.trimmed(line) + "\n")
@@ -26,7 +26,7 @@ public enum CLIFailure {
 
     /// What went wrong, in a few words: the error's own description for Imago's errors, the
     /// cause for file errors.
-    public static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         switch error {
         case let e as ImageCodingError: return e.description
         case let e as DiskCacheError: return e.description
@@ -40,7 +40,7 @@ public enum CLIFailure {
     }
 
     /// Reads a file without copying it into memory first (mapped when possible).
-    public static func read(_ path: String) throws -> Data {
+    package static func read(_ path: String) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
     }
 }

@@ -4,14 +4,14 @@ import Glibc
 
 /// Terminal output without Foundation's `FileHandle` and formatters (the tool builds on
 /// FoundationEssentials, which keeps its start-up memory down by about 7 MB).
-public enum Console {
+package enum Console {
     /// Writes `text` to standard output as is, unbuffered (frames of an animation go out whole).
-    public static func output(_ text: String) {
+    package static func output(_ text: String) {
         write(text, to: STDOUT_FILENO)
     }
 
     /// Writes `text` to standard error as is.
-    public static func error(_ text: String) {
+    package static func error(_ text: String) {
         write(text, to: STDERR_FILENO)
     }
 
@@ -25,10 +25,10 @@ public enum Console {
     }
 
     /// Whether standard error is a terminal (progress bars go there only then).
-    public static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    package static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     /// A size for people: `1.5 MB`, `820 KB`, `12 bytes` (decimal units, as `ByteCountFormatter`'s file style).
-    public static func byteCount(_ bytes: Int) -> String {
+    package static func byteCount(_ bytes: Int) -> String {
         if bytes < 1000 { return "\(bytes) bytes" }
         let units = ["KB", "MB", "GB", "TB", "PB"]
         var value = Double(bytes) / 1000, unit = 0
@@ -37,7 +37,7 @@ public enum Console {
     }
 
     /// `value` rounded to `places` decimals (no locale, no trailing zeros dropped).
-    public static func decimal(_ value: Double, places: Int) -> String {
+    package static func decimal(_ value: Double, places: Int) -> String {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
         let scaled = Int((value * scale).rounded())
@@ -49,19 +49,19 @@ public enum Console {
     }
 
     /// Whether `path` names a regular file (following symbolic links).
-    public static func isRegularFile(_ path: String) -> Bool {
+    package static func isRegularFile(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
     }
 
     /// The size of the file at `path` in bytes, or 0 when it cannot be read.
-    public static func fileSize(_ path: String) -> Int {
+    package static func fileSize(_ path: String) -> Int {
         var st = stat()
         return stat(path, &st) == 0 ? Int(st.st_size) : 0
     }
 
     /// Whether `path` names a directory.
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }

@@ -1,27 +1,27 @@
-public import ArgumentParser
-public import ImagoAnimation
+package import ArgumentParser
+package import ImagoAnimation
 
 /// The options `imago play` takes, shared by both executables.
-public struct PlaybackArguments: ParsableArguments {
+package struct PlaybackArguments: ParsableArguments {
     /// Columns to use.
     @Option(help: "Columns to use. Default: the terminal's width.")
-    public var width: Int?
+    package var width: Int?
 
     /// Loops to play.
     @Option(help: "Loops to play (0: until Ctrl-C). Default: the file's loop count.")
-    public var loops: Int?
+    package var loops: Int?
 
     /// Speed.
     @Option(help: "Speed: 2 is twice as fast.")
-    public var rate: Double = 1
+    package var rate: Double = 1
 
     /// Frame order.
     @Option(help: "Frame order: normal, reverse, bounce or reversed-bounce.")
-    public var mode: String = "normal"
+    package var mode: String = "normal"
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if let width, width < 1 { throw ValidationError("--width must be at least 1") }
         if let loops, loops < 0 { throw ValidationError("--loops must be 0 or more") }
         guard rate > 0 else { throw ValidationError("--rate must be positive") }
@@ -31,7 +31,7 @@ public struct PlaybackArguments: ParsableArguments {
     /// `--mode` as a playback mode.
     ///
     /// - Throws: `ValidationError` for an unknown name.
-    public func playbackMode() throws -> AnimationPlaybackMode {
+    package func playbackMode() throws -> AnimationPlaybackMode {
         switch mode.lowercased() {
         case "normal": return .normal
         case "reverse": return .reverse

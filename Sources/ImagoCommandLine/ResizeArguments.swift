@@ -1,24 +1,24 @@
-public import ArgumentParser
-public import ImagoCore
-public import ImagoProcessing
+package import ArgumentParser
+package import ImagoCore
+package import ImagoProcessing
 
 /// `--resize WxH` and `--mode`, shared by `imago convert` and `imago fetch`.
-public struct ResizeArguments: ParsableArguments {
+package struct ResizeArguments: ParsableArguments {
     /// The size asked for.
     @Option(help: "Resize to WxH (see --mode).")
-    public var resize: String?
+    package var resize: String?
 
     /// How the size is fitted.
     @Option(help: "How --resize fits: fill (stretch), fit (inside, keep aspect), cover (fill and crop).")
-    public var mode: String = "fill"
+    package var mode: String = "fill"
 
-    public init() {}
+    package init() {}
 
     /// The resize transformer asked for, or `nil` without `--resize`.
     ///
     /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for a size that is not two
     ///   positive integers or an unknown mode.
-    public func transformer() throws -> ImageTransformers.Resize? {
+    package func transformer() throws -> ImageTransformers.Resize? {
         guard let resize else { return nil }
         let wh = resize.lowercased().split(separator: "x").map { Int(PathName.trimmed($0)) }
         guard wh.count == 2, let w = wh[0], let h = wh[1], w > 0, h > 0 else {

@@ -2,17 +2,17 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
-public import ImagoAnimation
-public import ImagoCore
+package import ImagoAnimation
+package import ImagoCore
 
 /// `imago play` and `imago show`: an image drawn in the terminal, an animation played there by
 /// ``ImagoAnimation/AnimatedImagePlayer`` in real time. Ctrl-C restores the terminal.
-public enum TerminalPlayback {
+package enum TerminalPlayback {
     /// Plays `image` until its loops end (or `loops` of them; 0 plays until Ctrl-C), at `rate`,
     /// in `mode`; a still is shown once.
     ///
     /// - Throws: the first frame's decoding errors.
-    public static func play(_ image: Image, width: Int?, loops: Int?, rate: Double, mode: AnimationPlaybackMode) throws {
+    package static func play(_ image: Image, width: Int?, loops: Int?, rate: Double, mode: AnimationPlaybackMode) throws {
         let renderer = TerminalRenderer(width: width)
         guard image.frameCount > 1 else {
             try renderer.show(image.buffer)
@@ -38,7 +38,7 @@ public enum TerminalPlayback {
     /// Draws `image` (its first frame) once.
     ///
     /// - Throws: resampling errors.
-    public static func show(_ image: Image, width: Int?) throws {
+    package static func show(_ image: Image, width: Int?) throws {
         try TerminalRenderer(width: width).show(image.buffer)
     }
 

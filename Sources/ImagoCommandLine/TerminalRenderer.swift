@@ -7,18 +7,18 @@ import CImagoCLIGlue
 #if canImport(Glibc)
 import Glibc
 #endif
-public import ImagoAnimation
-public import ImagoCore
+package import ImagoAnimation
+package import ImagoCore
 import ImagoCoders
 import ImagoProcessing
 
 /// Draws images in a terminal: truecolor ANSI half-blocks (two pixel rows per character cell)
 /// anywhere, or the kitty graphics protocol where the terminal speaks it.
-public final class TerminalRenderer: @unchecked Sendable {
+package final class TerminalRenderer: @unchecked Sendable {
     // Mutable state is touched by one frame at a time (the player's handler is serial).
 
     /// How pixels reach the terminal.
-    public enum Output: String, Sendable {
+    package enum Output: String, Sendable {
         /// `▀` cells with 24-bit foreground and background colours.
         case halfBlocks
         /// kitty's graphics protocol (RGBA pixels, base64 in APC escapes).
@@ -26,11 +26,11 @@ public final class TerminalRenderer: @unchecked Sendable {
     }
 
     /// The protocol in use.
-    public let kind: Output
+    package let kind: Output
     /// Character cells across.
-    public let columns: Int
+    package let columns: Int
     /// Character rows available.
-    public let rows: Int
+    package let rows: Int
     private var startedAnimation = false
 
     /// Creates a renderer for standard output.
@@ -38,7 +38,7 @@ public final class TerminalRenderer: @unchecked Sendable {
     /// - Parameters:
     ///   - width: Columns to use; default the terminal's width (`COLUMNS`, else 80 when not a terminal).
     ///   - output: Default: kitty's when `KITTY_WINDOW_ID` is set or `TERM` is `xterm-kitty`, else half-blocks.
-    public init(width: Int? = nil, output kind: Output? = nil) {
+    package init(width: Int? = nil, output kind: Output? = nil) {
         var cols: Int32 = 0, lines: Int32 = 0
         let env = ProcessInfo.processInfo.environment
         if imago_terminal_size(STDOUT_FILENO, &cols, &lines) != 0 {
@@ -53,7 +53,7 @@ public final class TerminalRenderer: @unchecked Sendable {
 
     /// The pixel size a `size` image is drawn at: it fits `columns` × 2·`rows` pixels (one
     /// column and half a row per pixel), keeping the aspect ratio, never larger than it is.
-    public func targetSize(for size: PixelSize) -> PixelSize {
+    package func targetSize(for size: PixelSize) -> PixelSize {
         let scale = min(1, Double(columns) / Double(size.width), Double(rows * 2) / Double(size.height))
         return PixelSize(width: max(1, Int((Double(size.width) * scale).rounded())),
                          height: max(1, Int((Double(size.height) * scale).rounded())))
@@ -62,7 +62,7 @@ public final class TerminalRenderer: @unchecked Sendable {
     /// The escape sequence that draws `buffer` (the `rect` of it, for sprite sheets) at the cursor.
     ///
     /// - Throws: resampling errors.
-    public func encode(_ buffer: PixelBuffer, rect: FrameRect? = nil) throws -> String {
+    package func encode(_ buffer: PixelBuffer, rect: FrameRect? = nil) throws -> String {
         var pixels = buffer.converted(to: .rgba8)
         if let r = rect {
             pixels = try ImageTransformers.Crop(x: r.x, y: r.y, width: r.width, height: r.height).transform(pixels).converted(to: .rgba8)
@@ -120,12 +120,12 @@ public final class TerminalRenderer: @unchecked Sendable {
     }
 
     /// Draws a still.
-    public func show(_ buffer: PixelBuffer) throws {
+    package func show(_ buffer: PixelBuffer) throws {
         Console.output(try encode(buffer))
     }
 
     /// Draws one frame of an animation over the previous one (cursor home, hidden cursor).
-    public func showFrame(_ frame: AnimatedImagePlayer.Frame) throws {
+    package func showFrame(_ frame: AnimatedImagePlayer.Frame) throws {
         var text = startedAnimation ? "\u{1B}[H" : "\u{1B}[?25l\u{1B}[2J\u{1B}[H"
         startedAnimation = true
         text += try encode(frame.buffer, rect: frame.contentsRect)
@@ -133,7 +133,7 @@ public final class TerminalRenderer: @unchecked Sendable {
     }
 
     /// Puts the terminal back: attributes reset, cursor shown.
-    public static func restore() {
+    package static func restore() {
         Console.output("\u{1B}[0m\u{1B}[?25h")
     }
 }

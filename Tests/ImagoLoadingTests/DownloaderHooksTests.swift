@@ -104,3 +104,26 @@ struct DownloaderHooksTests {
         #expect(names == ["started", "response 200", "finished 1"])
     }
 }
+
+@Suite("HTTP redirects and credentials against the loopback server", .serialized)
+struct RedirectCredentialTests {
+    @Test("credentials follow a redirect on the same host and are dropped when it leaves for another host")
+    func credentialsStayHome() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader()
+            defer { Task { try? await downloader.shutdown() } }
+            let credentials = DataLoadRequest.Credentials(user: "user", password: "pass")
+            // Same host: /away → /auth/a.png keeps the credentials, so the guarded file is served.
+            let same = server.url("/auth/a.png").absoluteString
+            let home = try await downloader.download(ImageDownloadRequest(
+                url: URL(string: server.url("/away").absoluteString + "?to=" + same)!, credentials: credentials))
+            #expect(home.data == LoadingFixtures.png && home.response?.url.absoluteString == same)
+            // Another host name for the same loopback server: the credentials stay behind.
+            let other = "http://localhost:\(server.port)/auth/a.png"
+            let away = await failure { _ = try await downloader.download(ImageDownloadRequest(
+                url: URL(string: server.url("/away").absoluteString + "?to=" + other + "&n=2")!, credentials: credentials)) }
+            #expect(away == .unacceptableStatusCode(401), "\(String(describing: away))")
+            #expect(server.headers("/auth/a.png")?["authorization"] == nil)
+        }
+    }
+}

@@ -34,6 +34,7 @@ import Synchronization
 ///   the tunnel's far end; counted under `SOCKS`.
 /// - `/drop`: closes the connection unanswered.
 /// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
+/// - `/away?to=URL`: a 302 redirect to the URL given (another host name for this server, say).
 public final class TestHTTPServer: Sendable {
     public struct File: Sendable {
         var data: Data
@@ -326,6 +327,10 @@ public final class TestHTTPServer: Sendable {
             guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
             try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
             try await send(f.data)
+            return true
+        case "away":
+            guard let to = r.query["to"] else { return try await notFound() }
+            try await head("302 Found", [("Location", to), ("Content-Length", "0")])
             return true
         case "auth":
             guard r.headers["authorization"] == "Basic dXNlcjpwYXNz" else {
