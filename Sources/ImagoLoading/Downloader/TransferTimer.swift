@@ -15,9 +15,15 @@ final class TransferTimer: Sendable {
 
     private let timeouts: ImageDownloadTimeouts
     private let state = Mutex(State())
+    /// The longest single sleep: a quarter of the shortest timeout (at least 5 ms). The deadline
+    /// can move earlier while the watch sleeps (the head arrives and a short read timeout takes
+    /// over from a long connect timeout), so it looks again at least this often.
+    private let granularity: Duration
 
     init(_ timeouts: ImageDownloadTimeouts) {
         self.timeouts = timeouts
+        let shortest = [timeouts.connect, timeouts.read, timeouts.total].compactMap { $0 }.min() ?? .seconds(1)
+        granularity = max(.milliseconds(5), shortest / 4)
     }
 
     func headArrived() { state.withLock { $0.headArrived = true; $0.lastActivity = .now } }
@@ -38,8 +44,9 @@ final class TransferTimer: Sendable {
     func watch() async throws {
         while true {
             let (when, kind) = deadline()
-            if ContinuousClock.now >= when { throw ImageLoadingError.timedOut(kind) }
-            try await Task.sleep(until: when, clock: .continuous)
+            let now = ContinuousClock.now
+            if now >= when { throw ImageLoadingError.timedOut(kind) }
+            try await Task.sleep(until: min(when, now + granularity), clock: .continuous)
         }
     }
 }
