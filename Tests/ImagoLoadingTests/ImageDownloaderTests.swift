@@ -121,12 +121,12 @@ struct ImageDownloaderTests {
             defer { Task { try? await downloader.shutdown() } }
             let quick = ImageDownloadTimeouts(connect: .milliseconds(300), read: .milliseconds(300), total: .seconds(10))
             let clock = ContinuousClock()
-            var elapsed = try await clock.measure {
+            var elapsed = await clock.measure {
                 #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/nohead"), timeouts: quick)) }
                         == .timedOut(.connect))
             }
             #expect(elapsed < .seconds(3))
-            elapsed = try await clock.measure {
+            elapsed = await clock.measure {
                 #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/stall"), timeouts: quick)) }
                         == .timedOut(.read))
             }
@@ -198,7 +198,7 @@ struct ImageDownloaderTests {
         let dir = try TestFiles.temporaryDirectory("imago-gzip")
         defer { try? FileManager.default.removeItem(at: dir) }
         let zeros = dir.appendingPathComponent("zeros")
-        FileManager.default.createFile(atPath: zeros.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: zeros.path, contents: nil)
         let handle = try FileHandle(forWritingTo: zeros)
         for _ in 0..<64 { handle.write(Data(count: 1 << 20)) }
         try handle.close()

@@ -6,46 +6,6 @@ public import Foundation
 public import ImagoCore
 public import ImagoCoders
 
-/// Which layers of a cache an operation touches.
-public enum ImageCacheType: String, Sendable, Hashable, CaseIterable {
-    /// Neither: queries miss, stores and removals do nothing.
-    case none
-    /// Decoded images in memory only.
-    case memory
-    /// Encoded bytes on disk only.
-    case disk
-    /// Memory, then disk.
-    case all
-
-    var includesMemory: Bool { self == .memory || self == .all }
-    var includesDisk: Bool { self == .disk || self == .all }
-}
-
-/// Where a cache hit came from.
-public enum ImageCacheSource: String, Sendable, Hashable {
-    /// The memory cache: no decoding happened.
-    case memory
-    /// The disk cache: the bytes were decoded.
-    case disk
-}
-
-/// A cache hit: the image, its encoded bytes when they were read, and where it came from.
-public struct ImageCacheResult: Sendable {
-    /// The decoded image.
-    public var image: Image
-    /// The bytes read from disk, for a disk hit.
-    public var data: Data?
-    /// Memory or disk.
-    public var source: ImageCacheSource
-
-    /// Creates a result.
-    public init(image: Image, data: Data?, source: ImageCacheSource) {
-        self.image = image
-        self.data = data
-        self.source = source
-    }
-}
-
 /// Anything that stores and serves images by key: ``ImageCache``, a manager combining several
 /// (``ImageCachesManager``), or a shared network cache plugged in later. SDWebImage's
 /// `SDImageCache` protocol.
