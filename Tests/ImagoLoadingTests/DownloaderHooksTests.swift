@@ -15,26 +15,26 @@ struct DownloaderHooksTests {
     func hooks() async throws {
         let loader = MockDataLoader()
         loader.register("/a.png", data: Data([1, 2, 3]))
-        let refusing = ImageDownloader(configuration: ImageDownloaderConfiguration(requestModifier: { _ in throw Refusal() }),
+        let refusing = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, requestModifier: { _ in throw Refusal() }),
                                        loaders: [loader])
         let e = await failure { _ = try await refusing.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
         if case .rejected(let m)? = e { #expect(m.hasPrefix("request modifier")) } else { Issue.record("\(String(describing: e))") }
         #expect(loader.count("/a.png") == 0)
-        let typed = ImageDownloader(configuration: ImageDownloaderConfiguration(requestModifier: { _ in throw ImageLoadingError.notCached }),
+        let typed = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, requestModifier: { _ in throw ImageLoadingError.notCached }),
                                     loaders: [loader])
         #expect(await failure { _ = try await typed.download(ImageDownloadRequest(url: loader.url("/a.png"))) } == .notCached)
-        let heads = ImageDownloader(configuration: ImageDownloaderConfiguration(responseModifier: { head in
+        let heads = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, responseModifier: { head in
             guard head.statusCode == 200 else { return head }
             throw Refusal()
         }), loaders: [loader])
         let r = await failure { _ = try await heads.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
         if case .rejected(let m)? = r { #expect(m.hasPrefix("response modifier")) } else { Issue.record("\(String(describing: r))") }
-        let decrypting = ImageDownloader(configuration: ImageDownloaderConfiguration(bodyTransform: { data, head in
+        let decrypting = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, bodyTransform: { data, head in
             #expect(head?.statusCode == 200)
             return Data(data.reversed())
         }), loaders: [loader])
         #expect(try await decrypting.download(ImageDownloadRequest(url: loader.url("/a.png"))).data == Data([3, 2, 1]))
-        let broken = ImageDownloader(configuration: ImageDownloaderConfiguration(bodyTransform: { _, _ in throw Refusal() }),
+        let broken = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, bodyTransform: { _, _ in throw Refusal() }),
                                      loaders: [loader])
         let b = await failure { _ = try await broken.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
         if case .rejected(let m)? = b { #expect(m.hasPrefix("body transform")) } else { Issue.record("\(String(describing: b))") }
@@ -45,14 +45,14 @@ struct DownloaderHooksTests {
         let loader = MockDataLoader()
         loader.register("/a.png", data: Data([1]))
         loader.register("/empty.png", data: Data())
-        let strict = ImageDownloader(configuration: ImageDownloaderConfiguration(acceptableStatusCodes: [201]), loaders: [loader])
+        let strict = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, acceptableStatusCodes: [201]), loaders: [loader])
         #expect(await failure { _ = try await strict.download(ImageDownloadRequest(url: loader.url("/a.png"))) } == .unacceptableStatusCode(200))
-        let typed = ImageDownloader(configuration: ImageDownloaderConfiguration(acceptableContentTypes: ["image/webp"]), loaders: [loader])
+        let typed = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, acceptableContentTypes: ["image/webp"]), loaders: [loader])
         #expect(await failure { _ = try await typed.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
                 == .unacceptableContentType("image/png"))
-        let plain = ImageDownloader(loaders: [loader])
+        let plain = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])
         #expect(await failure { _ = try await plain.download(ImageDownloadRequest(url: loader.url("/empty.png"))) } == .emptyBody)
-        let small = ImageDownloader(configuration: ImageDownloaderConfiguration(maxBodyBytes: 0), loaders: [loader])
+        let small = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, maxBodyBytes: 0), loaders: [loader])
         #expect(await failure { _ = try await small.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
                 == .bodyTooLarge(limit: 0, declared: 1))
         #expect(await failure { _ = try await plain.download(ImageDownloadRequest(url: URL(string: "ftp://x.test/a")!)) }
@@ -64,7 +64,7 @@ struct DownloaderHooksTests {
         let loader = MockDataLoader()
         loader.register("/a.png", data: Data([1]))
         loader.hold("/a.png")
-        let downloader = ImageDownloader(loaders: [loader])
+        let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])
         let url = loader.url("/a.png")
         let tasks = [
             downloader.task(for: ImageDownloadRequest(url: url)),
@@ -83,7 +83,7 @@ struct DownloaderHooksTests {
     func observers() async throws {
         let loader = MockDataLoader()
         loader.register("/a.png", data: Data([1]))
-        let downloader = ImageDownloader(loaders: [loader])
+        let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])
         let kept = downloader.events()
         do {
             let dropped = downloader.events()

@@ -53,7 +53,7 @@ struct ImageTaskTests {
         let loader = MockDataLoader()
         loader.register("/a.png", data: pngFixture(width: 8))
         loader.hold("/a.png")
-        let downloader = ImageDownloader(loaders: [loader])
+        let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])
         let task = downloader.task(for: ImageDownloadRequest(url: loader.url("/a.png"), priority: .low))
         task.priority = .high
         #expect(task.priority == .high)

@@ -28,7 +28,7 @@ struct ManagerEdgeTests {
         let registry = ImageCoderRegistry(decoders: [InstrumentedDecoder()], encoders: [PNGCoder()])
         let manager = ImageManager(configuration: ImageManager.Configuration(
             memoryCache: nil, dataCache: disk,
-            downloader: ImageDownloader(loaders: [loader]), coders: registry,
+            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]), coders: registry,
             cacheKeyFilter: { url in url.absoluteString.components(separatedBy: "?").first ?? url.absoluteString }))
         let signed = URL(string: loader.url("/a.png").absoluteString + "?sig=1")!
         let resigned = URL(string: loader.url("/a.png").absoluteString + "?sig=2")!

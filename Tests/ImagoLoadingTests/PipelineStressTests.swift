@@ -65,7 +65,7 @@ struct PipelineStressTests {
         loader.register("/a.png", data: pngFixture(width: 16))
         let disk = MockDataCache()
         let cache = ImageCache(memory: MemoryCache(), disk: disk)
-        let manager = ImageManager(cache: cache, downloader: ImageDownloader(loaders: [loader]))
+        let manager = ImageManager(cache: cache, downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]))
         let result = try await manager.loadImage(with: ImageRequest(url: loader.url("/a.png"), options: .waitStoreCache))
         #expect(cache.memory.image(forKey: result.cacheKey) == result.image)
         #expect(disk.keys == [loader.url("/a.png").absoluteString])
@@ -78,7 +78,7 @@ struct PipelineStressTests {
         let jpeg = LoadingFixtures.progressiveJPEG
         loader.register("/p.jpg", data: jpeg, chunks: 16, delay: .milliseconds(3))
         let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(
-            configuration: ImageDownloaderConfiguration(progressInterval: .zero), loaders: [loader])))
+            configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, progressInterval: .zero), loaders: [loader])))
         var received: [Int] = []
         var kinds: [String] = []
         for try await event in manager.imageEvents(with: ImageRequest(url: loader.url("/p.jpg"), options: .progressive)) {

@@ -88,9 +88,14 @@ func makePipeline(loader: MockDataLoader, decoder: InstrumentedDecoder = Instrum
     return ImageManager(configuration: ImageManager.Configuration(
         memoryCache: memory, dataCache: disk, dataCachePolicy: policy,
         serializer: DefaultImageSerializer(coders: registry),
-        downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: downloads), loaders: [loader]),
+        downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: downloads, timeouts: patientTimeouts),
+                                    loaders: [loader]),
         coders: registry, processingQueue: WorkQueue(label: "test", maxConcurrentCount: workers)))
 }
+
+/// Timeouts no stall of a busy test machine reaches: the mock loader never hangs by itself,
+/// and tests that hold a transfer decide when it goes on.
+let patientTimeouts = ImageDownloadTimeouts(connect: .seconds(600), read: .seconds(600), total: nil)
 
 /// A PNG `width` wide (and 3/4 as tall): widths tell images apart in the decoder's records.
 func pngFixture(width: Int) -> Data {

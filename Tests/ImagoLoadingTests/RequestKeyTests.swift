@@ -69,7 +69,7 @@ struct RequestKeyTests {
         let gif = try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif)
         loader.register("/anim.gif", data: gif)
         let manager = ImageManager(configuration: ImageManager.Configuration(
-            downloader: ImageDownloader(loaders: [loader])))
+            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         var first = ImageRequest(url: loader.url("/anim.gif"))
         first.frames = .first
         #expect(try await manager.loadImage(with: first).image.frameCount == 1)

@@ -76,7 +76,7 @@ struct RequestOptionsTests {
         let frames = try [Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10)]
             .map { ImageFrame(buffer: $0, duration: 0.1) }
         loader.register("/anim.gif", data: try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif))
-        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(loaders: [loader])))
+        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         let flip = ImageTransformers.Resize(size: PixelSize(width: 10, height: 5))
         let untouched = try await manager.loadImage(with: ImageRequest(url: loader.url("/anim.gif"), transformers: [flip]))
         #expect(untouched.image.frameCount == 2 && untouched.image.pixelSize == PixelSize(width: 20, height: 10))
@@ -92,7 +92,7 @@ struct RequestOptionsTests {
         let frames = try [Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10),
                           Fixtures.gradient(width: 20, height: 10, alpha: true)].map { ImageFrame(buffer: $0, duration: 0.1) }
         loader.register("/anim.gif", data: try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif))
-        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(loaders: [loader])))
+        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         var request = ImageRequest(url: loader.url("/anim.gif"))
         request.frames = .lazy
         let lazy = try await manager.loadImage(with: request).image
