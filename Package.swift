@@ -17,11 +17,13 @@ let package = Package(
         .library(name: "ImagoCache", targets: ["ImagoCache"]),
         .library(name: "ImagoLoading", targets: ["ImagoLoading"]),
         .library(name: "ImagoAnimation", targets: ["ImagoAnimation"]),
+        .library(name: "ImagoServiceURL", targets: ["ImagoServiceURL"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
         .executable(name: "imago-fetch", targets: ["ImagoFetchCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
@@ -88,6 +90,12 @@ let package = Package(
 
         .target(name: "ImagoAnimation", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict),
 
+        // The service's URL contract (imgproxy's): options, parser, signer, builder. Apps that only
+        // build signed URLs depend on this alone (swift-crypto for the HMAC, nothing else).
+        .target(name: "ImagoServiceURL",
+                dependencies: ["ImagoCore", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strict),
+
         .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoAnimation"],
                 swiftSettings: strict),
 
@@ -125,6 +133,7 @@ let package = Package(
         .testTarget(name: "ImagoLoadingTests",
                     dependencies: ["ImagoLoading", "ImagoTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "ImagoServiceURLTests", dependencies: ["ImagoServiceURL"], swiftSettings: strict),
         .testTarget(name: "ImagoAnimationTests", dependencies: ["ImagoAnimation", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoFetchCLI", "ImagoCommandLine", "ImagoTestSupport"], swiftSettings: strict),
     ],

@@ -1,0 +1,90 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+
+extension ProcessingOptions {
+    /// The options that differ from the defaults, as option segments in one fixed order with
+    /// full names: two URLs that ask for the same thing in different words (`rs:fill:300` and
+    /// `w:300/rt:fill`) have the same canonical form. Used for cache keys and ETags, and by
+    /// ``ServiceURLBuilder`` to write URLs.
+    public var canonicalSegments: [String] {
+        var out: [String] = []
+        let d = ProcessingOptions()
+        if resizingType != d.resizingType { out.append("resizing_type:\(resizingType.rawValue)") }
+        if width != 0 { out.append("width:\(width)") }
+        if height != 0 { out.append("height:\(height)") }
+        if minWidth != 0 { out.append("min-width:\(minWidth)") }
+        if minHeight != 0 { out.append("min-height:\(minHeight)") }
+        if zoomX != 1 || zoomY != 1 { out.append("zoom:\(Self.number(zoomX)):\(Self.number(zoomY))") }
+        if dpr != 1 { out.append("dpr:\(Self.number(dpr))") }
+        if enlarge { out.append("enlarge:1") }
+        if extend { out.append("extend:1:" + Self.gravity(extendGravity)) }
+        if gravity != .center { out.append("gravity:" + Self.gravity(gravity)) }
+        if let c = crop {
+            out.append("crop:\(Self.number(c.width)):\(Self.number(c.height))" + (c.gravity.map { ":" + Self.gravity($0) } ?? ""))
+        }
+        if let t = trim {
+            out.append("trim:\(Self.number(t.threshold)):\(t.color.map(Self.hex) ?? ""):\(t.equalHorizontal ? 1 : 0):\(t.equalVertical ? 1 : 0)")
+        }
+        if let p = padding { out.append("padding:\(p.top):\(p.right):\(p.bottom):\(p.left)") }
+        if let ar = autoRotate { out.append("auto_rotate:\(ar ? 1 : 0)") }
+        if rotate != 0 { out.append("rotate:\(rotate)") }
+        if flipHorizontal || flipVertical { out.append("flip:\(flipHorizontal ? 1 : 0):\(flipVertical ? 1 : 0)") }
+        if let bg = background { out.append("background:" + Self.hex(bg)) }
+        if blur != 0 { out.append("blur:\(Self.number(blur))") }
+        if sharpen != 0 { out.append("sharpen:\(Self.number(sharpen))") }
+        if pixelate != 0 { out.append("pixelate:\(pixelate)") }
+        if quality != 0 { out.append("quality:\(quality)") }
+        if !formatQuality.isEmpty {
+            let pairs = formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }
+            out.append("format_quality:" + pairs.map { "\($0.key.preferredFileExtension):\($0.value)" }.joined(separator: ":"))
+        }
+        if maxBytes != 0 { out.append("max_bytes:\(maxBytes)") }
+        if let s = stripMetadata { out.append("strip_metadata:\(s ? 1 : 0)") }
+        if let k = keepCopyright { out.append("keep_copyright:\(k ? 1 : 0)") }
+        if let s = stripColorProfile { out.append("strip_color_profile:\(s ? 1 : 0)") }
+        if let cb = cacheBuster { out.append("cachebuster:\(cb)") }
+        if let e = expires { out.append("expires:\(e)") }
+        if let f = filename { out.append("filename:" + Base64URL.encode(Array(f.utf8)) + ":1") }
+        if let a = returnAttachment { out.append("return_attachment:\(a ? 1 : 0)") }
+        if let p = page { out.append("page:\(p)") }
+        if !skipProcessing.isEmpty {
+            out.append("skip_processing:" + skipProcessing.map(\.preferredFileExtension).sorted().joined(separator: ":"))
+        }
+        if raw { out.append("raw:1") }
+        if let m = maxSourceResolution { out.append("max_src_resolution:\(Self.number(m))") }
+        if let m = maxSourceFileSize { out.append("max_src_file_size:\(m)") }
+        if let m = maxAnimationFrames { out.append("max_animation_frames:\(m)") }
+        if let m = maxResultDimension { out.append("max_result_dimension:\(m)") }
+        if let f = format { out.append("format:\(f.preferredFileExtension)") }
+        return out
+    }
+
+    /// ``canonicalSegments`` joined by `/`.
+    public var canonicalPath: String { canonicalSegments.joined(separator: "/") }
+
+    static func number(_ d: Double) -> String {
+        d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+    }
+
+    static func gravity(_ g: Gravity) -> String {
+        switch g.kind {
+        case .smart: return "sm"
+        case .focusPoint: return "fp:\(number(g.x)):\(number(g.y))"
+        default: return g.x == 0 && g.y == 0 ? g.kind.rawValue : "\(g.kind.rawValue):\(number(g.x)):\(number(g.y))"
+        }
+    }
+
+    static func hex(_ c: RGBA8) -> String {
+        let digits = Array("0123456789abcdef")
+        var s = ""
+        for v in c.a == 255 ? [c.r, c.g, c.b] : [c.r, c.g, c.b, c.a] {
+            s.append(digits[Int(v >> 4)])
+            s.append(digits[Int(v & 15)])
+        }
+        return s
+    }
+}

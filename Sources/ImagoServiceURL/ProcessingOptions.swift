@@ -1,0 +1,194 @@
+public import ImagoCore
+
+/// What a service URL asks for: imgproxy's processing options, typed. Every property defaults
+/// to imgproxy's default, and the ones left at their defaults are not written by
+/// ``canonicalPath``.
+///
+/// ```swift
+/// var options = ProcessingOptions()
+/// options.resizingType = .fill
+/// options.width = 300
+/// options.height = 200
+/// options.gravity = .init(.smart)
+/// options.format = .webp
+/// ```
+public struct ProcessingOptions: Sendable, Hashable {
+    /// How the image meets the requested size.
+    public enum ResizingType: String, Sendable, Hashable, CaseIterable {
+        /// Fit inside the size, keeping the aspect ratio (the default).
+        case fit
+        /// Cover the size, keeping the aspect ratio, and crop what projects by the gravity.
+        case fill
+        /// As `fill`, but an image smaller than the size is cropped to its aspect ratio, not enlarged.
+        case fillDown = "fill-down"
+        /// Exactly the size, not keeping the aspect ratio.
+        case force
+        /// `fill` when source and target have the same orientation, `fit` otherwise.
+        case auto
+    }
+
+    /// Where to keep the image when part of it is cut (or where to place it when extended).
+    public struct Gravity: Sendable, Hashable {
+        /// The kind of gravity.
+        public enum Kind: String, Sendable, Hashable, CaseIterable {
+            case north = "no", south = "so", east = "ea", west = "we"
+            case northEast = "noea", northWest = "nowe", southEast = "soea", southWest = "sowe"
+            case center = "ce"
+            /// The most interesting part, by entropy (`sm`).
+            case smart = "sm"
+            /// A focus point: `x` and `y` are fractions of the width and height (`fp`).
+            case focusPoint = "fp"
+        }
+
+        /// The kind.
+        public var kind: Kind
+        /// The offset along x: pixels when at least 1, a fraction of the width when under 1.
+        /// For a focus point, the point's x as a fraction.
+        public var x: Double
+        /// The offset along y, as ``x``.
+        public var y: Double
+
+        /// Creates a gravity; offsets default to 0 (a focus point to the centre, 0.5).
+        public init(_ kind: Kind, x: Double? = nil, y: Double? = nil) {
+            self.kind = kind
+            self.x = x ?? (kind == .focusPoint ? 0.5 : 0)
+            self.y = y ?? (kind == .focusPoint ? 0.5 : 0)
+        }
+
+        /// Centre, no offsets: the default.
+        public static let center = Gravity(.center)
+    }
+
+    /// A region cut before resizing (`crop`).
+    public struct Crop: Sendable, Hashable {
+        /// Pixels when at least 1, a fraction of the width when under 1, the whole width when 0.
+        public var width: Double
+        /// As ``width``, for the height.
+        public var height: Double
+        /// Where the region sits; `nil` uses the ``ProcessingOptions/gravity``.
+        public var gravity: Gravity?
+
+        public init(width: Double, height: Double, gravity: Gravity? = nil) {
+            self.width = width
+            self.height = height
+            self.gravity = gravity
+        }
+    }
+
+    /// Removing a uniform border (`trim`).
+    public struct Trim: Sendable, Hashable {
+        /// How far (0–255 per channel) a pixel may differ from the border colour and still be cut.
+        public var threshold: Double
+        /// The colour to cut; `nil` takes the top-left pixel's.
+        public var color: RGBA8?
+        /// Cut as much from the left as from the right (the smaller of the two).
+        public var equalHorizontal: Bool
+        /// Cut as much from the top as from the bottom.
+        public var equalVertical: Bool
+
+        public init(threshold: Double, color: RGBA8? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
+            self.threshold = threshold
+            self.color = color
+            self.equalHorizontal = equalHorizontal
+            self.equalVertical = equalVertical
+        }
+    }
+
+    /// Space added around the result, CSS-style (`padding`).
+    public struct Padding: Sendable, Hashable {
+        public var top: Int, right: Int, bottom: Int, left: Int
+
+        public init(top: Int, right: Int, bottom: Int, left: Int) {
+            self.top = top
+            self.right = right
+            self.bottom = bottom
+            self.left = left
+        }
+    }
+
+    /// `resizing_type` (`rt`). Default ``ResizingType/fit``.
+    public var resizingType: ResizingType = .fit
+    /// `width` (`w`): 0 computes it from the height and the aspect ratio. Default 0.
+    public var width: Int = 0
+    /// `height` (`h`): 0 computes it from the width. Default 0.
+    public var height: Int = 0
+    /// `min-width` (`mw`). Default 0.
+    public var minWidth: Int = 0
+    /// `min-height` (`mh`). Default 0.
+    public var minHeight: Int = 0
+    /// `zoom` (`z`), along x. Default 1.
+    public var zoomX: Double = 1
+    /// `zoom` (`z`), along y. Default 1.
+    public var zoomY: Double = 1
+    /// `dpr`: multiplies the size, offsets and padding. Default 1.
+    public var dpr: Double = 1
+    /// `enlarge` (`el`): let a smaller image grow to the size. Default `false`.
+    public var enlarge: Bool = false
+    /// `extend` (`ex`): pad a smaller result to the size with the background. Default `false`.
+    public var extend: Bool = false
+    /// Where the image sits when extended. Default centre.
+    public var extendGravity: Gravity = .center
+    /// `gravity` (`g`). Default centre.
+    public var gravity: Gravity = .center
+    /// `crop` (`c`). Default none.
+    public var crop: Crop?
+    /// `trim` (`t`). Default none.
+    public var trim: Trim?
+    /// `padding` (`pd`). Default none.
+    public var padding: Padding?
+    /// `auto_rotate` (`ar`): apply the EXIF orientation. `nil` (the default) follows the service's setting.
+    public var autoRotate: Bool?
+    /// `rotate` (`rot`): degrees, a multiple of 90. Default 0.
+    public var rotate: Int = 0
+    /// `flip` (`fl`): mirror horizontally and/or vertically. Default neither.
+    public var flipHorizontal: Bool = false
+    /// See ``flipHorizontal``.
+    public var flipVertical: Bool = false
+    /// `background` (`bg`): fills transparent pixels and extended space. Default none.
+    public var background: RGBA8?
+    /// `blur` (`bl`): Gaussian sigma. Default 0 (none).
+    public var blur: Double = 0
+    /// `sharpen` (`sh`): sigma of the unsharp mask. Default 0 (none).
+    public var sharpen: Double = 0
+    /// `pixelate` (`pix`): block size in pixels. Default 0 (none).
+    public var pixelate: Int = 0
+    /// `quality` (`q`), 1–100; 0 (the default) uses the service's.
+    public var quality: Int = 0
+    /// `format_quality` (`fq`): quality per output format.
+    public var formatQuality: [ImageFormat: Int] = [:]
+    /// `max_bytes` (`mb`): lower the quality until the result fits. Default 0 (no limit).
+    public var maxBytes: Int = 0
+    /// `format` (`f`, `ext`) or the URL's extension. Default `nil`: the source's format.
+    public var format: ImageFormat?
+    /// `strip_metadata` (`sm`). `nil` follows the service's setting.
+    public var stripMetadata: Bool?
+    /// `keep_copyright` (`kcr`). `nil` follows the service's setting.
+    public var keepCopyright: Bool?
+    /// `strip_color_profile` (`scp`). `nil` follows the service's setting.
+    public var stripColorProfile: Bool?
+    /// `cachebuster` (`cb`): changes the URL, nothing else.
+    public var cacheBuster: String?
+    /// `expires` (`exp`): Unix time after which the URL is refused with 410.
+    public var expires: Int64?
+    /// `filename` (`fn`): the `Content-Disposition` file name.
+    public var filename: String?
+    /// `return_attachment` (`att`). `nil` follows the service's setting.
+    public var returnAttachment: Bool?
+    /// `page` (`pg`): the page or frame to use, from 0. Default `nil`: all of an animation.
+    public var page: Int?
+    /// `skip_processing` (`skp`): source formats sent as they are when the output format is theirs.
+    public var skipProcessing: Set<ImageFormat> = []
+    /// `raw`: send the source bytes unprocessed and unchecked. Default `false`.
+    public var raw: Bool = false
+    /// `max_src_resolution` (`msr`), megapixels. A security option.
+    public var maxSourceResolution: Double?
+    /// `max_src_file_size` (`msfs`), bytes. A security option.
+    public var maxSourceFileSize: Int?
+    /// `max_animation_frames` (`maf`). A security option.
+    public var maxAnimationFrames: Int?
+    /// `max_result_dimension` (`mrd`). A security option.
+    public var maxResultDimension: Int?
+
+    /// The defaults.
+    public init() {}
+}
