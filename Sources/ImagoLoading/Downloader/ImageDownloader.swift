@@ -3,7 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
+import ImagoCore
 import Logging
 import Metrics
 import Synchronization
@@ -216,7 +216,7 @@ public final class ImageDownloader: Sendable {
                 group.cancelAll()
             }
         } catch ImageLoadingError.connectionFailed(_, transient: true) where
-                    sink.response?.expectedContentLength.map { sink.received.count < $0 } == true {
+                    sink.response?.expectedContentLength.map({ sink.received.count < $0 }) == true {
             // The connection went away mid-body: say how much of the declared length arrived.
             throw ImageLoadingError.truncatedBody(received: sink.received.count, expected: sink.response?.expectedContentLength ?? 0)
         }

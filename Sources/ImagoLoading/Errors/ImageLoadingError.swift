@@ -66,6 +66,11 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
     /// The disk cache failed where the load needed it (``ImageRequest/Options/fromCacheOnly``
     /// with an unreadable cache). Elsewhere a failing cache is skipped and logged, never fatal.
     case cacheFailed(String)
+    /// The URL (the first, or a redirect's target) is not on the loader's allow-list (``SourceGuard``).
+    case sourceNotAllowed(String)
+    /// The host resolves only to addresses the ``AddressPolicy`` refuses: loopback, private,
+    /// link-local and the like, the targets of server-side request forgery.
+    case addressNotAllowed(host: String, kind: IPAddress.Kind)
     /// A request or response modifier refused, or a body transform failed.
     case rejected(String)
     /// The caller cancelled (or every caller of a shared transfer did).
@@ -110,6 +115,8 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
         case .decodingFailed(let e): "the data does not decode: \(e)"
         case .processingFailed(let t, let reason): "the transformer \(t) failed: \(reason)"
         case .cacheFailed(let m): "the disk cache failed: \(m)"
+        case .sourceNotAllowed(let u): "\(u) is not an allowed source"
+        case .addressNotAllowed(let host, let kind): "\(host) resolves to a \(kind.rawValue) address, which sources may not use"
         case .rejected(let m): "rejected: \(m)"
         case .cancelled: "cancelled"
         }

@@ -22,13 +22,20 @@ import NIOSSL
 ///
 /// Proxies come from ``ProxySettings`` (none by default), chosen per URL and per redirect hop.
 ///
-/// The loader owns an `HTTPClient` on the shared event loops, and one more per distinct proxy.
-/// ``shutdown()`` closes them; a loader released without it closes them in the background.
+/// With a ``SourceGuard``, each request and each redirect hop is checked first: the URL against
+/// its allow-list, then the address the host resolves to against its ``AddressPolicy``, and the
+/// connection is pinned to that address. A service fetching URLs chosen by its clients needs
+/// this (server-side request forgery); an app fetching its own images does not.
+///
+/// The loader owns an `HTTPClient` on the shared event loops, one more per distinct proxy, and
+/// with a guard one per host and address in use. ``shutdown()`` closes them; a loader released
+/// without it closes them in the background.
 public final class HTTPDataLoader: DataLoading {
-    private let direct: HTTPClient
-    private let proxied: [HTTPProxy: HTTPClient]
+    private let connector: any HTTPConnecting
     /// The proxies in use.
     public let proxies: ProxySettings
+    /// The checks before each connection, or `nil`.
+    public let sourceGuard: SourceGuard?
 
     /// How many times its compressed size a gzip or deflate body may expand.
     static let decompressionRatio = 50
@@ -41,10 +48,29 @@ public final class HTTPDataLoader: DataLoading {
     ///   - maxConnectionsPerHost: HTTP/1.1 connections kept per host. Default 8.
     ///   - proxies: Default ``ProxySettings/none``; ``ProxySettings/environment(_:)`` reads
     ///     `http_proxy` and the other variables curl reads.
-    public init(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8, proxies: ProxySettings = .none) {
-        func makeClient(_ proxy: HTTPProxy?) -> HTTPClient {
+    ///   - sourceGuard: Checks before each connection. Default `nil`: none.
+    public convenience init(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8, proxies: ProxySettings = .none,
+                            sourceGuard: SourceGuard? = nil) {
+        self.init(connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost, proxies: proxies,
+                  sourceGuard: sourceGuard, connector: nil)
+    }
+
+    /// Creates a loader with its own connector (tests count connection attempts with one).
+    package init(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8, proxies: ProxySettings = .none,
+                 sourceGuard: SourceGuard? = nil, connector: (any HTTPConnecting)?) {
+        self.proxies = proxies
+        self.sourceGuard = sourceGuard
+        self.connector = connector ?? Self.makeConnector(connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost,
+                                                         proxies: proxies)
+    }
+
+    /// The default connector: AsyncHTTPClient clients configured as this loader needs.
+    package static func makeConnector(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8,
+                                      proxies: ProxySettings = .none) -> PinnedHTTPConnector {
+        PinnedHTTPConnector(proxies: proxies) { proxy, dnsOverride in
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
                                                          timeout: .init(connect: .nanoseconds(Int64(connectTimeout.nanoseconds)), read: nil))
+            configuration.dnsOverride = dnsOverride
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, maxConnectionsPerHost)
             // Fail fast: AsyncHTTPClient would otherwise retry a refused connection or a failed TLS
             // handshake until the request's deadline, turning a certificate error into a timeout.
@@ -61,31 +87,13 @@ public final class HTTPDataLoader: DataLoading {
             }
             return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         }
-        self.proxies = proxies
-        direct = makeClient(nil)
-        var proxied: [HTTPProxy: HTTPClient] = [:]
-        for proxy in [proxies.http, proxies.https].compactMap({ $0 }) where proxied[proxy] == nil {
-            proxied[proxy] = makeClient(proxy)
-        }
-        self.proxied = proxied
-    }
-
-    deinit {
-        let clients = [direct] + Array(proxied.values)
-        Task { for client in clients { try? await client.shutdown() } }
     }
 
     /// Closes the connections. Loads after this fail.
     ///
     /// - Throws: AsyncHTTPClient's error when it was already shut down.
     public func shutdown() async throws {
-        for client in proxied.values { try await client.shutdown() }
-        try await direct.shutdown()
-    }
-
-    /// The client for `url`: through its proxy, or direct.
-    private func client(for url: URL) -> HTTPClient {
-        proxies.proxy(for: url).flatMap { proxied[$0] } ?? direct
+        try await connector.shutdown()
     }
 
     /// `true` for `http` and `https`.
@@ -123,7 +131,8 @@ public final class HTTPDataLoader: DataLoading {
                 tls.certificateVerification = .none
                 outgoing.tlsConfiguration = tls
             }
-            let head = try await send(outgoing, to: url)
+            let address = try await sourceGuard?.address(for: url)
+            let head = try await send(outgoing, to: url, at: address)
             let status = Int(head.status.code)
             if [301, 302, 303, 307, 308].contains(status), let location = head.headers.first(name: "location") {
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
@@ -169,10 +178,10 @@ public final class HTTPDataLoader: DataLoading {
     /// Sends `request` and waits for the response head. A kept-alive connection the server closed
     /// as the request went out gets one more try on a fresh connection: GET is idempotent and
     /// nothing of the answer arrived (browsers and URLSession do the same).
-    private func send(_ request: HTTPClientRequest, to url: URL) async throws -> HTTPClientResponse {
+    private func send(_ request: HTTPClientRequest, to url: URL, at address: IPAddress?) async throws -> HTTPClientResponse {
         for attempt in 1...2 {
             do {
-                return try await client(for: url).execute(request, deadline: .distantFuture)
+                return try await connector.execute(request, for: url, at: address)
             } catch where attempt == 1 && Self.isStaleConnection(error) && !Task.isCancelled {
                 continue
             } catch {
