@@ -1,5 +1,5 @@
 package import ArgumentParser
-package import ImagoCore
+import ImagoCore
 package import ImagoProcessing
 
 /// `--resize WxH` and `--mode`, shared by `imago convert` and `imago fetch`.

@@ -3,9 +3,9 @@ import Glibc
 #endif
 import CPixman
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 public import ImagoCore
 
