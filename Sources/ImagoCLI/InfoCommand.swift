@@ -22,37 +22,6 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
-    /// The JSON contract of `imago info --json`: exactly these keys.
-    struct Report: Encodable {
-        var format: String
-        var mimeType: String
-        var width: Int
-        var height: Int
-        var orientation: Int
-        var frameCount: Int
-        var loopCount: Int
-        var durations: [Double]
-        var hasAlpha: Bool
-        var bitDepth: Int
-        var hasICCProfile: Bool
-        var progressive: Bool
-
-        init(_ i: ImageInfo) {
-            format = i.format.rawValue
-            mimeType = i.format.mimeType
-            width = i.width
-            height = i.height
-            orientation = i.orientation.rawValue
-            frameCount = i.frameCount
-            loopCount = i.loopCount
-            durations = i.durations
-            hasAlpha = i.hasAlpha
-            bitDepth = i.bitDepth
-            hasICCProfile = i.hasICCProfile
-            progressive = i.progressive
-        }
-    }
-
     func run() throws {
         let info: ImageInfo
         let data: Data
@@ -62,7 +31,7 @@ struct InfoCommand: ParsableCommand {
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
-        let report = Report(info)
+        let report = ImageInfo.Report(info)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

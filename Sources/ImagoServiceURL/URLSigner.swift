@@ -1,9 +1,9 @@
 import Crypto
 import ImagoCore
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// Signs and verifies service URL paths as imgproxy does: HMAC-SHA256 keyed with the hex-decoded

@@ -145,7 +145,7 @@ struct LoadingValueTests {
 @Suite("The decode step: final and partial images alike")
 struct DecodeStepTests {
     func step(_ change: (inout DecodeSpec) -> Void = { _ in }) -> DecodeStep {
-        var spec = DecodeSpec(thumbnail: nil, scaleDownLimitBytes: nil, frames: .all, pixelFormat: .argb32Premultiplied,
+        var spec = DecodeSpec(thumbnail: nil, scaleDownLimitBytes: nil, sizeHint: nil, frames: .all, pixelFormat: .argb32Premultiplied,
                               colorManagement: true, scale: 1, limits: .default)
         change(&spec)
         return DecodeStep(spec: spec, coders: .shared)

@@ -14,4 +14,8 @@ public struct DataLoadResult: Sendable {
     public var source: ImageLoadSource
     /// Whether a revalidation got 304 and kept the cached bytes.
     public var revalidated: Bool
+    /// The source's `ETag`, from the response or the disk entry.
+    public var etag: String?
+    /// The source's `Last-Modified`, from the response or the disk entry.
+    public var lastModified: String?
 }

@@ -16,7 +16,8 @@ struct DecodeStep: Sendable {
     /// The coders' options: pixel format, scale, frames, colour management, limits.
     var options: DecodeOptions {
         DecodeOptions(pixelFormat: spec.pixelFormat, scale: spec.scale, firstFrameOnly: spec.frames == .first,
-                      decodesFramesLazily: spec.frames == .lazy, colorManagement: spec.colorManagement, limits: spec.limits)
+                      decodesFramesLazily: spec.frames == .lazy, thumbnailPixelSize: spec.sizeHint,
+                      colorManagement: spec.colorManagement, limits: spec.limits)
     }
 
     /// Options for a progressive decoder: as ``options``, shrinking on load towards a thumbnail

@@ -38,7 +38,8 @@ extension ImagePipeline {
         var revalidate: CachedResponse?
         if options.readsDisk, let cached = try await readDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly)) {
             guard options.contains(.refreshCached) else {
-                return FetchedData(data: cached.data, response: nil, source: .disk, revalidated: false, write: nil)
+                return FetchedData(data: cached.data, response: nil, source: .disk, revalidated: false,
+                                   validators: cached.metadata, write: nil)
             }
             revalidate = CachedResponse(data: cached.data, etag: cached.metadata["etag"], lastModified: cached.metadata["last-modified"])
         }
@@ -57,13 +58,13 @@ extension ImagePipeline {
         // Staged now (a load of the same key reads it at once), written once the bytes have
         // decoded (or, for a bytes-only load, once they arrive).
         var write: PendingWrite?
+        var metadata: [String: String] = [:]
+        if let etag = result.response?.etag { metadata["etag"] = etag }
+        if let modified = result.response?.lastModified { metadata["last-modified"] = modified }
         if options.writesDisk, !result.notModified, storesOriginal(request), let writer {
-            var metadata: [String: String] = [:]
-            if let etag = result.response?.etag { metadata["etag"] = etag }
-            if let modified = result.response?.lastModified { metadata["last-modified"] = modified }
             write = writer.stage(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey)
         }
         return FetchedData(data: result.data, response: result.response, source: .network, revalidated: result.notModified,
-                           write: write)
+                           validators: metadata, write: write)
     }
 }

@@ -46,6 +46,7 @@ extension ImagePipeline {
             var spec = keys.decode.spec
             spec.thumbnail = nil
             spec.scaleDownLimitBytes = nil
+            spec.sizeHint = nil
             let step = DecodeStep(spec: spec, coders: configuration.coders)
             if let image = try? await queue.run(priority: context, { try step.decode(cached.data) }) {
                 if keys.process.writesMemory { configuration.memoryCache?.setImage(image, forKey: keys.imageKey) }

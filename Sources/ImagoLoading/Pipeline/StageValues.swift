@@ -11,6 +11,8 @@ struct FetchedData: Sendable {
     var response: DataLoadResponse?
     var source: ImageLoadSource
     var revalidated: Bool
+    /// The source's validators (`etag`, `last-modified`), from the response or the disk entry.
+    var validators: [String: String] = [:]
     /// Downloaded bytes staged for the disk cache: whoever finds them good commits them.
     var write: PendingWrite?
 

@@ -71,6 +71,11 @@ public struct ImageRequest: Sendable {
     /// Transformations applied in order to the decoded image; their keys join ``imageKey``.
     /// Default none.
     public var transformers: [any ImageTransforming]
+    /// Decode no smaller than this box (fitting it, aspect kept), using only the decoder's own
+    /// reduction (JPEG DCT scaling to 1/2, 1/4 or 1/8, WebP scaled decoding): a cheap
+    /// shrink-on-load for callers that resample exactly themselves, in their transformers.
+    /// Unlike ``thumbnail`` it never resamples. Default `nil`: full size.
+    public var decodeSizeHint: PixelSize?
     /// How much of an animation to decode. Default ``Frames/all``.
     public var frames: Frames
     /// The decoded pixel format. Default ``ImagoCore/PixelFormat/argb32Premultiplied``, ready to
@@ -114,6 +119,7 @@ public struct ImageRequest: Sendable {
         self.source = source
         self.thumbnail = thumbnail
         scaleDownLimitBytes = nil
+        decodeSizeHint = nil
         self.transformers = transformers
         frames = .all
         pixelFormat = .argb32Premultiplied

@@ -63,7 +63,8 @@ struct ImageRequestKeys: Sendable {
     /// The image key alone, as cheaply as it can be had: what a memory-cache hit needs. A plain
     /// request (no processing, default decoding) is keyed by its data key without building the rest.
     static func imageKey(of request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?, limits: DecodingLimits) -> String {
-        if request.thumbnail == nil, request.scaleDownLimitBytes == nil, request.transformers.isEmpty, request.frames == .all,
+        if request.thumbnail == nil, request.scaleDownLimitBytes == nil, request.decodeSizeHint == nil,
+           request.transformers.isEmpty, request.frames == .all,
            request.pixelFormat == .argb32Premultiplied, request.colorManagement, request.scale == nil {
             return dataKey(of: request, cacheKeyFilter: cacheKeyFilter)
         }
@@ -75,6 +76,7 @@ struct ImageRequestKeys: Sendable {
         let dataKey = Self.dataKey(of: request, cacheKeyFilter: cacheKeyFilter)
         let options = request.options
         let spec = DecodeSpec(thumbnail: request.thumbnail, scaleDownLimitBytes: request.scaleDownLimitBytes,
+                              sizeHint: request.decodeSizeHint,
                               frames: request.frames, pixelFormat: request.pixelFormat, colorManagement: request.colorManagement,
                               scale: request.scale ?? Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)),
                               limits: request.limits ?? limits)
@@ -101,6 +103,7 @@ struct ImageRequestKeys: Sendable {
 struct DecodeSpec: Hashable, Sendable {
     var thumbnail: ImageRequest.Thumbnail?
     var scaleDownLimitBytes: Int?
+    var sizeHint: PixelSize?
     var frames: ImageRequest.Frames
     var pixelFormat: PixelFormat
     var colorManagement: Bool
@@ -115,6 +118,7 @@ struct DecodeSpec: Hashable, Sendable {
             parts.append("thumbnail=\(t.maxPixelSize.width)x\(t.maxPixelSize.height)" + (t.preserveAspectRatio ? "" : ",fill"))
         }
         if let s = scaleDownLimitBytes { parts.append("scaledown=\(s)") }
+        if let h = sizeHint { parts.append("hint=\(h.width)x\(h.height)") }
         if frames != .all { parts.append("frames=\(frames.rawValue)") }
         if pixelFormat != .argb32Premultiplied { parts.append("pixels=\(pixelFormat.rawValue)") }
         if !colorManagement { parts.append("color=off") }

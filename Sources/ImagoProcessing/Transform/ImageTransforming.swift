@@ -15,6 +15,11 @@ public protocol ImageTransforming: Sendable {
     /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for parameters that do not fit
     ///   the image (an empty crop, for example).
     func transform(_ buffer: PixelBuffer) throws -> PixelBuffer
+
+    /// Transforms a whole image: by default (see the extension) upright first, then every frame
+    /// or the first only. A transformer that needs the image as a whole (its orientation, all
+    /// its frames at once) implements this itself.
+    func transform(_ image: Image, animated: Bool) throws -> Image
 }
 
 extension ImageTransforming {
