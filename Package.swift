@@ -18,8 +18,10 @@ let package = Package(
         .library(name: "ImagoLoading", targets: ["ImagoLoading"]),
         .library(name: "ImagoAnimation", targets: ["ImagoAnimation"]),
         .library(name: "ImagoServiceURL", targets: ["ImagoServiceURL"]),
+        .library(name: "ImagoServer", targets: ["ImagoServer"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
         .executable(name: "imago-fetch", targets: ["ImagoFetchCLI"]),
+        .executable(name: "imago-server", targets: ["ImagoServerCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -30,6 +32,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
     ],
     targets: [
         // Pure Swift: pixel buffers, Image, formats and sniffing, errors, limits.
@@ -96,6 +102,17 @@ let package = Package(
                 dependencies: ["ImagoCore", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strict),
 
+        // The HTTP image service: imgproxy's URLs over the loading pipeline, on Hummingbird 2.
+        .target(name: "ImagoServer",
+                dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoDiskIO", "ImagoServiceURL",
+                               .product(name: "Hummingbird", package: "hummingbird"),
+                               .product(name: "HTTPTypes", package: "swift-http-types"),
+                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                               .product(name: "Prometheus", package: "swift-prometheus"),
+                               .product(name: "Metrics", package: "swift-metrics"),
+                               .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strict),
+
         .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoAnimation"],
                 swiftSettings: strict),
 
@@ -115,11 +132,22 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: strict),
 
+        // `imago-server`, which `imago serve` runs: the service, its settings as flags, `sign`.
+        .executableTarget(name: "ImagoServerCLI",
+                          dependencies: ["ImagoServer", "ImagoServiceURL", "ImagoCommandLine",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                         .product(name: "Prometheus", package: "swift-prometheus"),
+                                         .product(name: "Metrics", package: "swift-metrics"),
+                                         .product(name: "Logging", package: "swift-log")],
+                          swiftSettings: strict),
+
         // Helpers shared by the test targets: corpus location, MD5, synthetic fixtures, a scripted
-        // HTTP server, and mocks of the pipeline's loader and caches.
+        // HTTP server, mocks of the pipeline's loader and caches, and the SSRF tests' resolver and
+        // connection counter.
         .target(name: "ImagoTestSupport",
                 dependencies: ["ImagoCore", "ImagoCache", "ImagoLoading", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                               .product(name: "NIOSSL", package: "swift-nio-ssl")],
+                               .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                               .product(name: "AsyncHTTPClient", package: "async-http-client")],
                 path: "Tests/ImagoTestSupport"),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),
@@ -135,6 +163,12 @@ let package = Package(
                                    .product(name: "AsyncHTTPClient", package: "async-http-client")],
                     swiftSettings: strict),
         .testTarget(name: "ImagoServiceURLTests", dependencies: ["ImagoServiceURL"], swiftSettings: strict),
+        .testTarget(name: "ImagoServerTests",
+                    dependencies: ["ImagoServer", "ImagoServiceURL", "ImagoServerCLI", "ImagoCLI", "ImagoTestSupport", "ImagoCore", "ImagoCoders",
+                                   "ImagoLoading", "ImagoProcessing",
+                                   .product(name: "Hummingbird", package: "hummingbird"),
+                                   .product(name: "AsyncHTTPClient", package: "async-http-client")],
+                    swiftSettings: strict),
         .testTarget(name: "ImagoAnimationTests", dependencies: ["ImagoAnimation", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoFetchCLI", "ImagoCommandLine", "ImagoTestSupport"], swiftSettings: strict),
     ],

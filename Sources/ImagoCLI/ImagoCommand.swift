@@ -13,7 +13,8 @@ struct ImagoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imago",
         abstract: "Inspect, decode, re-encode, fetch and play images with the Imago library.",
-        subcommands: [InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, FetchCommand.self, PlayCommand.self, ShowCommand.self, CacheCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, FetchCommand.self, PlayCommand.self, ShowCommand.self,
+                      CacheCommand.self, ServeCommand.self, SignCommand.self]
     )
 }
 

@@ -21,8 +21,14 @@ func isNetworkSource(_ source: String) -> Bool {
 
 /// Runs the same command in `imago-fetch`, which can load URLs.
 func handOverToFetcher() -> Never {
-    let error = imago_exec_sibling("imago-fetch", CommandLine.argc, CommandLine.unsafeArgv, 1)
-    Console.error("imago: cannot run imago-fetch beside imago (errno \(error)); build it with `swift build --product imago-fetch`\n")
+    handOver(to: "imago-fetch")
+}
+
+/// Replaces this process with the executable `name` beside it, given this command line from the
+/// subcommand on.
+func handOver(to name: String) -> Never {
+    let error = imago_exec_sibling(name, CommandLine.argc, CommandLine.unsafeArgv, 1)
+    Console.error("imago: cannot run \(name) beside imago (errno \(error)); build it with `swift build --product \(name)`\n")
     Glibc.exit(1)
 }
 

@@ -67,39 +67,6 @@ struct IPAddressTests {
     }
 }
 
-/// A resolver that answers from a table, and counts lookups; names not in it do not resolve.
-final class TableResolver: HostResolving {
-    let table: [String: [String]]
-    let lookups = Mutex(0)
-
-    init(_ table: [String: [String]]) {
-        self.table = table
-    }
-
-    func resolve(_ host: String) async throws -> [IPAddress] {
-        lookups.withLock { $0 += 1 }
-        if let literal = IPAddress(literal: host) { return [literal] }
-        guard let answers = table[host.lowercased()] else {
-            throw ImageLoadingError.connectionFailed("\(host) does not resolve", transient: true)
-        }
-        return answers.compactMap { IPAddress(literal: $0) }
-    }
-}
-
-/// A connector that counts every exchange it is asked for, with the address, and hands real
-/// (loopback) ones to the default connector.
-final class CountingConnector: HTTPConnecting {
-    let base = HTTPDataLoader.makeConnector()
-    let attempts = Mutex<[String]>([])
-
-    func execute(_ request: HTTPClientRequest, for url: URL, at address: IPAddress?) async throws -> HTTPClientResponse {
-        attempts.withLock { $0.append("\(url.host ?? "?")@\(address?.description ?? "-")") }
-        return try await base.execute(request, for: url, at: address)
-    }
-
-    func shutdown() async throws { try await base.shutdown() }
-}
-
 @Suite("SSRF: checks before every connection, on the address connected to", .serialized)
 struct SourceGuardTests {
     @Test("names resolving to private, link-local, loopback and other refused ranges are refused with no connection attempt")

@@ -1,0 +1,59 @@
+import Hummingbird
+public import Logging
+import ServiceLifecycle
+
+/// `imago-server`: an ``ImageService`` behind Hummingbird's HTTP/1.1 server, with graceful
+/// shutdown.
+///
+/// On SIGTERM or SIGINT it stops accepting connections, lets the requests in flight finish
+/// within ``ServerConfiguration/gracefulStopTimeout`` (then cancels them), writes the source
+/// cache's pending entries, and returns.
+public struct ImageServer: Sendable {
+    /// The service answering requests.
+    public let service: ImageService
+    /// The server's logger.
+    public let logger: Logger
+
+    /// Creates a server for `service`.
+    public init(service: ImageService, logger: Logger = Logger(label: "imago.server")) {
+        self.service = service
+        self.logger = logger
+    }
+
+    /// Runs until a signal (or the calling task's cancellation) stops it.
+    ///
+    /// - Parameters:
+    ///   - handleSignals: Stop gracefully on SIGTERM and SIGINT. Default `true`; tests that
+    ///     run several servers in one process pass `false` and cancel the task instead.
+    ///   - onListening: Called with the bound host and port once the server accepts connections
+    ///     (the port is the real one when `IMAGO_BIND` asked for port 0).
+    /// - Throws: ``ConfigurationError`` for an unusable `IMAGO_BIND`; the server's errors when it
+    ///   cannot bind.
+    public func run(handleSignals: Bool = true,
+                    onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) async throws {
+        let configuration = service.configuration
+        let (host, port) = try configuration.bindAddress()
+        let router = Router()
+        service.addRoutes(to: router)
+        let logger = self.logger
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                logger.info("imago-server listening on \(host):\(bound)")
+                await onListening(host, bound)
+            },
+            logger: logger)
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+                                              logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.gracefulStopTimeout
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch is CancellationError {
+            // Past the graceful stop's time limit the requests left were cancelled: still a stop.
+        }
+        await service.shutdown()
+        logger.info("imago-server stopped")
+    }
+}

@@ -1,0 +1,270 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCoders
+import ImagoCore
+import ImagoDiskIO
+import ImagoLoading
+import ImagoProcessing
+import ImagoServiceURL
+import HTTPTypes
+
+/// An encoded result, shared by identical requests in flight.
+struct Rendered: Sendable {
+    var data: Data
+    var format: ImageFormat
+}
+
+/// What one request will produce, decided from the header before any pixel is decoded.
+struct RenderPlan: Sendable {
+    var format: ImageFormat
+    /// Every frame of an animation is kept.
+    var animated: Bool
+    /// The response depends on `Accept`.
+    var variesByAccept: Bool
+    var autoRotate: Bool
+    var stripMetadata: Bool
+    var keepCopyright: Bool
+    var stripColorProfile: Bool
+    var quality: Int
+    var flattenColor: RGBA8?
+    var limits: DecodingLimits
+    var maxResultDimension: Int?
+
+    /// Everything besides the options and the source that changes the bytes: part of the ETag.
+    var recipe: String {
+        "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
+            + "q=\(quality);mrd=\(maxResultDimension ?? 0)"
+    }
+}
+
+extension ImageService {
+    /// Formats whose encoders here write animations.
+    static let animatedFormats: Set<ImageFormat> = [.gif, .webp, .apng]
+
+    /// Answers with the processed image (or `/info`'s JSON) for a loaded source.
+    func answer(source: LoadedSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields) async throws -> ServiceResponse {
+        let digest = Checksum.fast64(source.data)
+        if options.raw, !wantsInfo {
+            let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil }
+                ?? ImageFormat(sniffing: source.data)?.mimeType ?? "application/octet-stream"
+            return imageResponse(Rendered(data: source.data, format: ImageFormat(sniffing: source.data) ?? .jpeg), contentType: type,
+                                 etag: Self.etag(digest, "raw"), source: source, options: options, varies: false, headers: headers)
+        }
+        let info: ImageInfo
+        do {
+            info = try coders.info(of: source.data)
+        } catch let error as ImageCodingError {
+            if case .unsupportedFormat(nil) = error { throw ServiceError.unprocessable("the source is not an image") }
+            throw ServiceError(error)
+        } catch {
+            throw ServiceError.unprocessable("the source is not an image")
+        }
+        guard coders.canDecode(info.format) else {
+            throw ServiceError(status: 422, code: "unsupported_format", message: "\(info.format.rawValue) sources cannot be decoded here")
+        }
+        if wantsInfo {
+            return try infoResponse(info, source: source, digest: digest, headers: headers)
+        }
+        let plan = try plan(for: info, options: options, accept: headers[.accept])
+
+        if options.skipProcessing.contains(info.format), options.format == nil || options.format == info.format {
+            return imageResponse(Rendered(data: source.data, format: info.format), contentType: info.format.mimeType,
+                                 etag: Self.etag(digest, "skp"), source: source, options: options, varies: false, headers: headers)
+        }
+        let etag = Self.etag(digest, options.canonicalPath + "|" + plan.recipe)
+        if Self.matches(headers[.ifNoneMatch], etag) {
+            return notModified(etag: etag, source: source, varies: plan.variesByAccept)
+        }
+        let rendered: Rendered
+        if let recent = recentResults.value(forKey: etag) {
+            rendered = recent
+        } else {
+            let subscription = renders.subscribe(etag, priority: PriorityCell(.normal)) { [self] _ in
+                let made = try await self.render(source: source, info: info, options: options, plan: plan, digest: digest)
+                _ = recentResults.setValue(made, forKey: etag, cost: made.data.count)
+                return made
+            }
+            rendered = try await subscription.value()
+        }
+        return imageResponse(rendered, contentType: Self.contentType(of: rendered.format), etag: etag, source: source, options: options,
+                             varies: plan.variesByAccept, headers: headers)
+    }
+
+    // MARK: Planning
+
+    /// Checks the header against the limits and decides the output.
+    ///
+    /// - Throws: 422 ``ServiceError`` for a source over a limit or an output format that
+    ///   cannot be written.
+    func plan(for info: ImageInfo, options: ProcessingOptions, accept: String?) throws -> RenderPlan {
+        let maxResolution = options.maxSourceResolution ?? configuration.maxSourceResolution
+        let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
+        let pixels = info.width.multipliedReportingOverflow(by: info.height)
+        guard !pixels.overflow, Double(pixels.partialValue) <= maxResolution * 1_000_000 else {
+            throw ServiceError(status: 422, code: "limit_exceeded",
+                               message: "the source is \(info.width)x\(info.height), over the limit of \(maxResolution) megapixels")
+        }
+        let sourceAnimated = info.frameCount > 1 && options.page == nil
+
+        var variesByAccept = false
+        let format: ImageFormat
+        if let asked = options.format {
+            guard coders.canEncode(asked) else {
+                throw ServiceError(status: 422, code: "unsupported_format", message: "\(asked.rawValue) results cannot be encoded here")
+            }
+            format = asked
+        } else {
+            var chosen: ImageFormat?
+            if configuration.autoAVIF || configuration.autoWebP {
+                variesByAccept = true
+                let accepts = AcceptHeader(accept)
+                if configuration.autoAVIF, !sourceAnimated, coders.canEncode(.avif), accepts.explicitlyAccepts("image/avif") {
+                    chosen = .avif
+                } else if configuration.autoWebP, coders.canEncode(.webp), accepts.explicitlyAccepts("image/webp") {
+                    chosen = .webp
+                }
+            }
+            if let chosen {
+                format = chosen
+            } else if coders.canEncode(info.format), !sourceAnimated || Self.animatedFormats.contains(info.format) {
+                format = info.format
+            } else if sourceAnimated {
+                format = coders.canEncode(.webp) ? .webp : .gif
+            } else {
+                format = info.hasAlpha ? .png : .jpeg
+            }
+        }
+        let animated = sourceAnimated && Self.animatedFormats.contains(format)
+        if animated {
+            guard info.frameCount <= maxFrames else {
+                throw ServiceError(status: 422, code: "limit_exceeded",
+                                   message: "the source has \(info.frameCount) frames, over the limit of \(maxFrames)")
+            }
+            let total = Double(pixels.partialValue) * Double(info.frameCount)
+            guard total <= configuration.maxAnimationPixels * 1_000_000 else {
+                throw ServiceError(status: 422, code: "limit_exceeded",
+                                   message: "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(configuration.maxAnimationPixels)")
+            }
+        }
+        let quality = options.formatQuality[format] ?? (options.quality > 0 ? options.quality : nil)
+            ?? configuration.formatQuality[format] ?? configuration.quality
+        let limits = DecodingLimits(maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+                                    maxFrames: animated || options.page != nil ? maxFrames : 1_000_000,
+                                    maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
+                                    maxBytes: Int.max)
+        return RenderPlan(format: format, animated: animated, variesByAccept: variesByAccept,
+                          autoRotate: options.autoRotate ?? configuration.autoRotate,
+                          stripMetadata: options.stripMetadata ?? configuration.stripMetadata,
+                          keepCopyright: options.keepCopyright ?? configuration.keepCopyright,
+                          stripColorProfile: options.stripColorProfile ?? configuration.stripColorProfile,
+                          quality: quality,
+                          flattenColor: options.background ?? (Self.hasAlpha(format) ? nil : RGBA8(r: 255, g: 255, b: 255)),
+                          limits: limits,
+                          maxResultDimension: options.maxResultDimension ?? configuration.maxResultDimension)
+    }
+
+    static func hasAlpha(_ format: ImageFormat) -> Bool { format != .jpeg }
+
+    // MARK: Rendering
+
+    /// Decodes (shrinking on load where the result allows), transforms and encodes, on the
+    /// worker queue; the decode and transform go through the image manager, so identical work
+    /// is shared there too.
+    private func render(source: LoadedSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan,
+                        digest: UInt64) async throws -> Rendered {
+        renders_.withLock { $0 += 1 }
+        var upright = plan.autoRotate ? info.orientation.orientedSize(info.pixelSize) : info.pixelSize
+        if options.rotate % 180 == 90 { upright = PixelSize(width: upright.height, height: upright.width) }
+        let transformer = ServiceTransformer(options: options, autoRotate: plan.autoRotate, sourceSize: upright,
+                                             flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
+        var request = ImageRequest(data: source.data, key: "\(source.name)#\(String(digest, radix: 16))", transformers: [transformer],
+                                   options: [.transformAnimatedImage, .disableDiskCacheReads, .disableDiskCacheWrites])
+        if var hint = ServiceGeometry(options: options).decodeHint(sourceWidth: upright.width, sourceHeight: upright.height) {
+            // The hint is in the decoder's (stored) orientation.
+            if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {
+                hint = PixelSize(width: hint.height, height: hint.width)
+            }
+            request.decodeSizeHint = hint
+        }
+        request.frames = plan.animated || options.page != nil ? .all : .first
+        request.colorManagement = plan.stripColorProfile
+        request.limits = plan.limits
+        let image: Image
+        do {
+            image = try await manager.loadImage(with: request).image
+        } catch {
+            throw ServiceError(error)
+        }
+        let format = plan.format
+        let encoder = coders
+        let metadata = Self.outputMetadata(image.metadata, plan: plan)
+        let maxBytes = options.maxBytes
+        return try await workers.run {
+            var out = image
+            out.metadata = metadata
+            if !plan.animated, out.frames.count > 1 { out = try Image(frames: [out.frames[0]], format: out.format, metadata: metadata) }
+            var quality = plan.quality
+            var encodeOptions = EncodeOptions(quality: Double(quality) / 100, keepMetadata: metadata != ImageMetadata(),
+                                              backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255))
+            do {
+                var data = try encoder.encode(out, as: format, options: encodeOptions)
+                // max_bytes: lower the quality until the result fits (lossy formats only).
+                let lossy: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic]
+                while maxBytes > 0, data.count > maxBytes, lossy.contains(format), quality > 5 {
+                    let ratio = Double(data.count) / Double(maxBytes)
+                    quality = max(5, Int(Double(quality) * (ratio > 3 ? 0.25 : ratio > 1.5 ? 0.5 : 0.75)))
+                    encodeOptions.quality = Double(quality) / 100
+                    data = try encoder.encode(out, as: format, options: encodeOptions)
+                }
+                return Rendered(data: data, format: format)
+            } catch let error as ImageCodingError {
+                throw ServiceError(error)
+            }
+        }
+    }
+
+    /// The metadata written: none when stripping (but the copyright tags with `keep_copyright`),
+    /// the ICC profile when it was kept.
+    static func outputMetadata(_ metadata: ImageMetadata, plan: RenderPlan) -> ImageMetadata {
+        var out = ImageMetadata()
+        if !plan.stripColorProfile { out.iccProfile = metadata.iccProfile }
+        if !plan.stripMetadata {
+            out.exif = metadata.exif
+        } else if plan.keepCopyright, let exif = metadata.exif {
+            out.exif = EXIF.keepingTextTags(of: exif)
+        }
+        return out
+    }
+
+    // MARK: Validators
+
+    /// A strong ETag over the source's digest and everything that shapes the result.
+    static func etag(_ digest: UInt64, _ recipe: String) -> String {
+        let r = Checksum.fast64(Data((recipe + "|" + version).utf8))
+        return "\"\(hex(digest))\(hex(r))\""
+    }
+
+    private static func hex(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    /// Whether `If-None-Match` names `etag` (or is `*`); weak comparison, as RFC 9110 asks for GET.
+    static func matches(_ header: String?, _ etag: String) -> Bool {
+        guard let header else { return false }
+        for item in header.split(separator: ",") {
+            var tag = item.trimmingSpaces
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag == etag { return true }
+        }
+        return false
+    }
+
+    static func contentType(of format: ImageFormat) -> String {
+        format == .apng ? "image/png" : format.mimeType
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+import ImagoDiskIO
+import ImagoLoading
+import ImagoServiceURL
+
+/// A source's bytes and what came with them.
+struct LoadedSource: Sendable {
+    /// The source as the URL named it: the cache and coalescing key.
+    var name: String
+    var data: Data
+    var contentType: String?
+    var lastModified: String?
+    /// The host, for the access log (`local` for local files).
+    var host: String?
+    /// The file name the source suggests, without extension, for `Content-Disposition`.
+    var baseName: String
+}
+
+extension ImageService {
+    /// Loads the bytes of `source`: an `http(s)` URL through the image manager (the disk cache,
+    /// else one download shared by every request for it, within the limits and the source
+    /// guard), or a `local:///path` file under `IMAGO_LOCAL_ROOT`.
+    ///
+    /// - Throws: ``ServiceError``: 400 for an unusable source URL, 403 when it is not allowed,
+    ///   the download's statuses (see ``ServiceError/init(_:)-(ImageLoadingError)``).
+    func loadSource(_ source: String, options: ProcessingOptions) async throws -> LoadedSource {
+        let maxBytes = min(options.maxSourceFileSize ?? configuration.maxSourceFileSize, configuration.maxSourceFileSize)
+        if source.lowercased().hasPrefix("local://") {
+            return try await loadLocal(source, maxBytes: maxBytes)
+        }
+        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty else {
+            throw ServiceError(status: 400, code: "invalid_source", message: "the source must be an http, https or local URL")
+        }
+        let request = ImageRequest(url: url, options: [.retryFailed])
+        let result: DataLoadResult
+        do {
+            result = try await manager.loadData(with: request)
+        } catch {
+            throw ServiceError(error)
+        }
+        guard result.data.count <= maxBytes else {
+            throw ServiceError(status: 422, code: "source_too_large", message: "the source is larger than \(maxBytes) bytes")
+        }
+        metrics.sourceLoaded(bytes: result.data.count, fromCache: result.source != .network)
+        let last = url.lastPathComponent
+        return LoadedSource(name: source, data: result.data, contentType: result.response?.mimeType, lastModified: result.lastModified,
+                            host: host, baseName: Self.baseName(last))
+    }
+
+    /// Reads `local:///path` below `IMAGO_LOCAL_ROOT`: no `..`, no symbolic links, nothing
+    /// outside the root.
+    private func loadLocal(_ source: String, maxBytes: Int) async throws -> LoadedSource {
+        guard let root = configuration.localRoot else {
+            throw ServiceError(status: 403, code: "source_not_allowed", message: "local sources are not enabled on this service")
+        }
+        guard SourcePattern.permits(source, patterns: configuration.allowedSources) else { throw ServiceError.sourceNotAllowed }
+        var path = Substring(source.dropFirst("local://".count))
+        if let q = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<q] }
+        guard path.hasPrefix("/") else {
+            throw ServiceError(status: 400, code: "invalid_source", message: "a local source is local:///path")
+        }
+        let components = path.split(separator: "/").map(String.init)
+        let data: Data
+        do {
+            data = try await fileReads.run {
+                try ConfinedFile.read(root: root, components: components, maxBytes: maxBytes)
+            }
+        } catch let failure as ConfinedFile.Failure {
+            switch failure {
+            case .notFound:
+                throw ServiceError(status: 404, code: "source_not_found", message: "no such local source")
+            case .invalidComponent, .notAllowed:
+                throw ServiceError(status: 403, code: "source_not_allowed", message: "the local path is not allowed")
+            case .tooLarge(_, let limit):
+                throw ServiceError(status: 422, code: "source_too_large", message: "the source is larger than \(limit) bytes")
+            case .rootUnavailable, .io:
+                throw ServiceError(status: 404, code: "source_not_found", message: "the local source cannot be read")
+            }
+        }
+        return LoadedSource(name: source, data: data, contentType: nil, lastModified: nil, host: "local",
+                            baseName: Self.baseName(components.last ?? "image"))
+    }
+
+    /// A file name without its extension, reduced to safe characters.
+    static func baseName(_ name: String) -> String {
+        var base = Substring(name)
+        if let dot = base.lastIndex(of: "."), dot > base.startIndex { base = base[..<dot] }
+        let safe = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "\"" && $0 != "\\" && $0 != "/" && $0.value != 0x7F }
+            .map(Character.init))
+        return safe.isEmpty ? "image" : String(safe.prefix(120))
+    }
+}

@@ -1,0 +1,111 @@
+import ImagoCore
+import ImagoLoading
+import ImagoServiceURL
+
+/// Why the service refused or failed a request: the HTTP status, a short machine-readable code
+/// and a message for people. The JSON error body carries all three (and the request id).
+///
+/// Every typed error of the layers below maps to one of these, so bad input is never answered
+/// with 500. Messages about sources are generic: they never carry the addresses or bodies a
+/// source answered with.
+public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The HTTP status code.
+    public var status: Int
+    /// A short code: `invalid_url`, `invalid_signature`, `source_not_found` and the like.
+    public var code: String
+    /// What was wrong, for people.
+    public var message: String
+    /// Seconds for `Retry-After` (429 and 503), or `nil`.
+    public var retryAfter: Int?
+
+    /// Creates an error.
+    public init(status: Int, code: String, message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    // MARK: The status table
+
+    static func badRequest(_ message: String) -> ServiceError { ServiceError(status: 400, code: "invalid_url", message: message) }
+    static let invalidSignature = ServiceError(status: 403, code: "invalid_signature", message: "invalid or missing signature")
+    static let invalidSecret = ServiceError(status: 403, code: "invalid_secret", message: "invalid or missing authorization")
+    static let sourceNotAllowed = ServiceError(status: 403, code: "source_not_allowed", message: "the source is not allowed")
+    static func unprocessable(_ message: String) -> ServiceError { ServiceError(status: 422, code: "unprocessable_image", message: message) }
+    static let requestTimeout = ServiceError(status: 503, code: "timeout", message: "the request took too long", retryAfter: 1)
+    static let notFound = ServiceError(status: 404, code: "not_found", message: "no such endpoint")
+
+    /// The status for a URL the parser refused.
+    init(_ error: ServiceURLError) {
+        switch error {
+        case .invalidSignature: self = .invalidSignature
+        case .expired: self.init(status: 410, code: "expired", message: error.description)
+        case .unknownOption: self.init(status: 400, code: "unknown_option", message: error.description)
+        case .securityOptionNotAllowed: self.init(status: 400, code: "security_option_not_allowed", message: error.description)
+        default: self = .badRequest(error.description)
+        }
+    }
+
+    /// The status for a failed load of the source or a failed decode, transform or encode.
+    init(_ error: ImageLoadingError) {
+        switch error {
+        case .invalidURL, .unsupportedScheme:
+            self.init(status: 400, code: "invalid_source", message: "the source URL cannot be fetched: \(error)")
+        case .sourceNotAllowed, .addressNotAllowed:
+            self = .sourceNotAllowed
+        case .unacceptableStatusCode(let code) where (400..<500).contains(code):
+            self.init(status: code, code: code == 404 ? "source_not_found" : "source_error", message: "the source answered \(code)")
+        case .unacceptableStatusCode(let code):
+            self.init(status: 502, code: "source_error", message: "the source answered \(code)")
+        case .timedOut:
+            self.init(status: 504, code: "source_timeout", message: "the source took too long to answer")
+        case .connectionFailed, .invalidResponse, .truncatedBody, .invalidContentEncoding, .tooManyRedirects, .redirectLoop,
+             .notModifiedWithoutCachedData:
+            self.init(status: 502, code: "source_error", message: "the source could not be fetched (\(Self.sourceReason(error)))")
+        case .bodyTooLarge(let limit, _):
+            self.init(status: 422, code: "source_too_large", message: "the source is larger than \(limit) bytes")
+        case .decompressionLimit:
+            self.init(status: 422, code: "source_too_large", message: "the source's compressed body expands too far")
+        case .unacceptableContentType, .emptyBody, .malformedDataURL:
+            self = .unprocessable("the source is not an image")
+        case .fileUnreadable:
+            self.init(status: 404, code: "source_not_found", message: "the local source cannot be read")
+        case .decodingFailed(let e):
+            self.init(e)
+        case .processingFailed(_, let reason):
+            self = .unprocessable("the image cannot be processed: \(reason)")
+        case .rejected(let reason):
+            self = .unprocessable(reason)
+        case .cancelled:
+            self = .requestTimeout
+        case .notCached, .blockedFailedURL, .cacheFailed:
+            self.init(status: 502, code: "source_error", message: "the source could not be fetched")
+        }
+    }
+
+    /// The status for a decoding or encoding failure: always 422.
+    init(_ error: ImageCodingError) {
+        switch error {
+        case .exceedsLimit:
+            self.init(status: 422, code: "limit_exceeded", message: error.description)
+        case .unsupportedFormat, .encoderUnavailable, .unsupportedFeature:
+            self.init(status: 422, code: "unsupported_format", message: error.description)
+        default:
+            self = .unprocessable(error.description)
+        }
+    }
+
+    /// What broke, in words that carry no address.
+    private static func sourceReason(_ error: ImageLoadingError) -> String {
+        switch error {
+        case .connectionFailed: "connection failed"
+        case .truncatedBody: "the body ended early"
+        case .tooManyRedirects, .redirectLoop: "too many redirects"
+        case .invalidContentEncoding: "a body that does not decode"
+        default: "an invalid reply"
+        }
+    }
+}

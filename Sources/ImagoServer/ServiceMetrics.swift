@@ -1,0 +1,69 @@
+import ImagoCore
+public import Prometheus
+
+/// The service's Prometheus metrics, in a registry of its own so that several services in one
+/// process (tests, an app mounting two) keep separate counts. ``ImageServer`` also points
+/// swift-metrics at this registry, so the library's own metrics (downloads) appear beside them.
+///
+/// | metric | kind |
+/// |---|---|
+/// | `imago_http_requests_total{status}` | counter |
+/// | `imago_http_request_duration_seconds` | histogram |
+/// | `imago_http_requests_in_progress` | gauge |
+/// | `imago_processing_queue_depth`, `imago_processing_workers_busy` | gauges, read at scrape time |
+/// | `imago_source_bytes_total` | counter: bytes downloaded from sources |
+/// | `imago_source_cache_hits_total`, `imago_source_cache_misses_total` | counters |
+public final class ServiceMetrics: Sendable {
+    /// The registry `/metrics` renders.
+    public let registry: PrometheusCollectorRegistry
+    private let duration: DurationHistogram
+    private let inProgress: Gauge
+    private let queueDepth: Gauge
+    private let workersBusy: Gauge
+    private let sourceBytes: Counter
+    private let cacheHits: Counter
+    private let cacheMisses: Counter
+    private let queue: WorkQueue
+
+    init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queue: WorkQueue) {
+        self.registry = registry
+        self.queue = queue
+        duration = registry.makeDurationHistogram(
+            name: "imago_http_request_duration_seconds",
+            buckets: [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+                      .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)],
+            help: "Time from a request's arrival to its response")
+        inProgress = registry.makeGauge(name: "imago_http_requests_in_progress", help: "Requests being handled now")
+        queueDepth = registry.makeGauge(name: "imago_processing_queue_depth", help: "Decodes, transforms and encodes waiting for a worker")
+        workersBusy = registry.makeGauge(name: "imago_processing_workers_busy", help: "Workers decoding, transforming or encoding now")
+        sourceBytes = registry.makeCounter(name: "imago_source_bytes_total", help: "Bytes downloaded from sources")
+        cacheHits = registry.makeCounter(name: "imago_source_cache_hits_total", help: "Sources served from the disk cache")
+        cacheMisses = registry.makeCounter(name: "imago_source_cache_misses_total", help: "Sources downloaded")
+    }
+
+    func requestStarted() { inProgress.increment() }
+
+    func requestFinished(status: Int, duration elapsed: Duration) {
+        inProgress.decrement()
+        duration.record(elapsed)
+        registry.makeCounter(name: "imago_http_requests_total", labels: [("status", String(status))],
+                             help: "Requests answered, by status").increment()
+    }
+
+    func sourceLoaded(bytes: Int, fromCache: Bool) {
+        if fromCache {
+            cacheHits.increment()
+        } else {
+            cacheMisses.increment()
+            sourceBytes.increment(by: Int64(bytes))
+        }
+    }
+
+    /// The Prometheus text exposition, with the queue gauges read now.
+    public func render() -> String {
+        let counts = queue.counts
+        queueDepth.set(Double(counts.waiting))
+        workersBusy.set(Double(counts.running))
+        return registry.emitToString()
+    }
+}

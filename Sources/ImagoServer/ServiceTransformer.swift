@@ -1,0 +1,172 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+import ImagoProcessing
+import ImagoServiceURL
+
+/// imgproxy's processing pipeline as one transformer, so the image manager shares it between
+/// identical requests: trim, crop, resize (fit, fill, fill-down, force, auto), extend, padding,
+/// rotate, flip, blur, sharpen, pixelate, background. The geometry is decided on the first frame
+/// and applied to every frame alike, so an animation stays one animation.
+struct ServiceTransformer: ImageTransforming {
+    let options: ProcessingOptions
+    /// Apply the EXIF orientation first (`auto_rotate`, resolved against the service's default).
+    let autoRotate: Bool
+    /// The source's size as the pipeline sees it (upright when `autoRotate`, then turned by
+    /// `rotate`), from its header.
+    let sourceSize: PixelSize
+    /// Flatten transparency over this colour at the end: the `background` option, or the colour
+    /// an output format without alpha needs.
+    let flattenColor: RGBA8?
+    /// Results larger than this on either side are refused (`IMAGO_MAX_RESULT_DIMENSION`).
+    let maxResultDimension: Int?
+
+    var key: String {
+        "Service(\(options.canonicalPath);ar=\(autoRotate ? 1 : 0);flat=\(flattenColor.map { "\($0.r),\($0.g),\($0.b)" } ?? "-");"
+            + "max=\(maxResultDimension ?? 0))"
+    }
+
+    /// One buffer, for callers that hand frames one by one; the geometry is worked out for it.
+    func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
+        let turned = options.rotate != 0 ? try ImageTransformers.Rotate(degrees: Double(-options.rotate)).transform(buffer) : buffer
+        return try apply(try plan(for: turned), to: turned)
+    }
+
+    func transform(_ image: Image, animated: Bool) throws -> Image {
+        var upright = autoRotate ? image.applyingOrientation() : image
+        // Turned before everything else, as imgproxy does: sizes and gravity then mean the
+        // picture as it will be shown. (imgproxy turns clockwise; Imago's Rotate counter-clockwise.)
+        if options.rotate != 0 {
+            let turn = ImageTransformers.Rotate(degrees: Double(-options.rotate))
+            upright = try Image(frames: try upright.frames.map { ImageFrame(buffer: try turn.transform($0.buffer), duration: $0.duration) },
+                                loopCount: upright.loopCount, orientation: .up, scale: upright.scale, format: upright.format,
+                                metadata: upright.metadata, hasAlpha: upright.hasAlpha)
+        }
+        var frames = upright.frames
+        if let page = options.page {
+            guard page < frames.count else {
+                throw ImageCodingError.invalidArgument("page \(page) does not exist: the image has \(frames.count)")
+            }
+            frames = [frames[page]]
+        } else if !animated {
+            frames = Array(frames.prefix(1))
+        }
+        guard let first = frames.first else { throw ImageCodingError.invalidArgument("an image without frames") }
+        let plan = try plan(for: first.buffer)
+        let out = try frames.map { ImageFrame(buffer: try apply(plan, to: $0.buffer), duration: $0.duration) }
+        // The pixels are as they will be shown: any orientation left in EXIF would turn them again.
+        var metadata = upright.metadata
+        metadata.exif = metadata.exif.map { EXIF.settingOrientation(.up, in: EXIF.strippingPrefix($0)) }
+        return try Image(frames: out, loopCount: out.count > 1 ? upright.loopCount : nil, orientation: .up, scale: upright.scale,
+                         format: upright.format, metadata: metadata,
+                         hasAlpha: flattenColor == nil && (upright.hasAlpha || out[0].buffer.format.hasAlphaChannel))
+    }
+
+    /// Every rectangle and size, decided on one frame.
+    struct Plan {
+        var trim: (x: Int, y: Int, width: Int, height: Int)?
+        var crop: (x: Int, y: Int, width: Int, height: Int)?
+        var resize: PixelSize?
+        var fill: (x: Int, y: Int, width: Int, height: Int)?
+        var extend: (top: Int, right: Int, bottom: Int, left: Int)?
+        var padding: (top: Int, right: Int, bottom: Int, left: Int)?
+    }
+
+    func plan(for buffer: PixelBuffer) throws -> Plan {
+        let geometry = ServiceGeometry(options: options)
+        var plan = Plan()
+        var w = buffer.width, h = buffer.height
+        let sourceScale = sourceSize.width > 0 ? Double(w) / Double(sourceSize.width) : 1
+        if let t = options.trim {
+            guard let rect = ImageAnalysis.trimRect(buffer, color: t.color, threshold: t.threshold,
+                                                    equalHorizontal: t.equalHorizontal, equalVertical: t.equalVertical) else {
+                throw ImageCodingError.invalidArgument("trim would leave nothing of the image")
+            }
+            plan.trim = rect
+            w = rect.width
+            h = rect.height
+        }
+        if let c = geometry.cropSize(width: w, height: h, sourceScale: sourceScale), c.w < w || c.h < h {
+            let gravity = options.crop?.gravity ?? options.gravity
+            let origin: (x: Int, y: Int)
+            if gravity.kind == .smart {
+                let region = plan.trim.map { r in (try? ImageTransformers.Crop(x: r.x, y: r.y, width: r.width, height: r.height).transform(buffer)) ?? buffer } ?? buffer
+                origin = ImageAnalysis.smartCropOrigin(region, width: c.w, height: c.h)
+            } else {
+                origin = ServiceGeometry.place(c.w, c.h, in: w, h, gravity: gravity, pixelScale: sourceScale)
+            }
+            plan.crop = (origin.x, origin.y, c.w, c.h)
+            w = c.w
+            h = c.h
+        }
+        let (size, fillBox) = geometry.resize(width: w, height: h, sourceScale: sourceScale)
+        if size.width != w || size.height != h { plan.resize = size }
+        w = size.width
+        h = size.height
+        if let box = fillBox, box.width < w || box.height < h {
+            let origin: (x: Int, y: Int)
+            if options.gravity.kind == .smart {
+                // Smart gravity looks at the picture as it will be cropped: the resized frame.
+                var preview = try cut(buffer, plan.trim)
+                preview = try cut(preview, plan.crop)
+                preview = try Resampler.resize(preview, to: PixelSize(width: w, height: h), quality: .bilinear)
+                origin = ImageAnalysis.smartCropOrigin(preview, width: box.width, height: box.height)
+            } else {
+                origin = ServiceGeometry.place(box.width, box.height, in: w, h, gravity: options.gravity, pixelScale: options.dpr)
+            }
+            plan.fill = (origin.x, origin.y, box.width, box.height)
+            w = box.width
+            h = box.height
+        }
+        // From here on sizes are the result's pixels.
+        if let canvas = geometry.extendCanvas(width: w, height: h) {
+            let at = ServiceGeometry.place(w, h, in: canvas.width, canvas.height, gravity: options.extendGravity,
+                                           pixelScale: options.dpr)
+            plan.extend = (at.y, canvas.width - w - at.x, canvas.height - h - at.y, at.x)
+            w = canvas.width
+            h = canvas.height
+        }
+        if let p = options.padding {
+            let s = options.dpr
+            func px(_ v: Int) -> Int { Int((Double(v) * s).rounded()) }
+            plan.padding = (px(p.top), px(p.right), px(p.bottom), px(p.left))
+            w += px(p.left) + px(p.right)
+            h += px(p.top) + px(p.bottom)
+        }
+        if let limit = maxResultDimension, max(w, h) > limit {
+            throw ImageCodingError.exceedsLimit(.maxPixels, found: max(w, h), limit: limit)
+        }
+        return plan
+    }
+
+    func apply(_ plan: Plan, to buffer: PixelBuffer) throws -> PixelBuffer {
+        var out = buffer.converted(to: .argb32Premultiplied)
+        out = try cut(out, plan.trim)
+        out = try cut(out, plan.crop)
+        if let size = plan.resize { out = try Resampler.resize(out, to: size) }
+        out = try cut(out, plan.fill)
+        let padColor = options.background ?? RGBA8(r: 0, g: 0, b: 0, a: 0)
+        if let e = plan.extend {
+            out = try ImageTransformers.Pad(top: e.top, right: e.right, bottom: e.bottom, left: e.left, color: padColor).transform(out)
+        }
+        if let p = plan.padding {
+            out = try ImageTransformers.Pad(top: p.top, right: p.right, bottom: p.bottom, left: p.left, color: padColor).transform(out)
+        }
+        if options.flipHorizontal || options.flipVertical {
+            out = try ImageTransformers.Flip(horizontal: options.flipHorizontal, vertical: options.flipVertical).transform(out)
+        }
+        if options.blur > 0 { out = try ImageTransformers.Blur(radius: options.blur).transform(out) }
+        if options.sharpen > 0 { out = try ImageTransformers.Sharpen(sigma: options.sharpen).transform(out) }
+        if options.pixelate > 1 { out = try ImageTransformers.Pixelate(size: options.pixelate).transform(out) }
+        if let color = flattenColor, !out.isOpaque { out = out.flattened(over: color).converted(to: .argb32Premultiplied) }
+        return out
+    }
+
+    private func cut(_ buffer: PixelBuffer, _ rect: (x: Int, y: Int, width: Int, height: Int)?) throws -> PixelBuffer {
+        guard let r = rect, r.x != 0 || r.y != 0 || r.width != buffer.width || r.height != buffer.height else { return buffer }
+        return try ImageTransformers.Crop(x: r.x, y: r.y, width: r.width, height: r.height).transform(buffer)
+    }
+}

@@ -1,0 +1,136 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCommandLine
+import ImagoServer
+import ImagoServiceURL
+import Logging
+import Metrics
+import Prometheus
+
+/// The `imago-server` executable (and `imago serve`, `imago sign`, which hand over to it).
+@main
+struct ImagoServerMain: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "imago-server",
+        abstract: "The Imago image service: imgproxy-compatible URLs, signed, SSRF-safe.",
+        subcommands: [ServeCommand.self, SignCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve images (the default command).",
+        discussion: """
+            Every setting is an environment variable; the flags below override them, and \
+            --set NAME=VALUE sets any variable. Stop with SIGTERM or SIGINT: in-flight requests \
+            finish within IMAGO_GRACEFUL_STOP_TIMEOUT.
+
+            Variables (default):
+            \(ServeCommand.variableTable)
+            """
+    )
+
+    static var variableTable: String {
+        ServerConfiguration().summary.map { name, value in
+            "  \(name) (\(value)): \(ServerConfiguration.meanings[name] ?? "")"
+        }.joined(separator: "\n")
+    }
+
+    @Option(help: "host:port to listen on (IMAGO_BIND).")
+    var bind: String?
+    @Option(help: "Megapixels of a source (IMAGO_MAX_SRC_RESOLUTION).")
+    var maxSrcResolution: String?
+    @Option(help: "Bytes of a source (IMAGO_MAX_SRC_FILE_SIZE).")
+    var maxSrcFileSize: String?
+    @Option(help: "Redirects followed (IMAGO_MAX_REDIRECTS).")
+    var maxRedirects: String?
+    @Option(help: "Seconds for a source download (IMAGO_DOWNLOAD_TIMEOUT).")
+    var downloadTimeout: String?
+    @Option(help: "Seconds for a whole request (IMAGO_REQUEST_TIMEOUT).")
+    var requestTimeout: String?
+    @Option(help: "Pixels on a result's longer side (IMAGO_MAX_RESULT_DIMENSION).")
+    var maxResultDimension: String?
+    @Option(name: .customLong("set"), help: ArgumentHelp("Any variable, as NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
+    var settings: [String] = []
+    @Option(help: "trace, debug, info, notice, warning, error or critical (IMAGO_LOG_LEVEL). Default info.")
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var flags: [String: String] = [:]
+        for item in settings {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0].hasPrefix("IMAGO_") else { throw ValidationError("--set takes IMAGO_NAME=VALUE, not '\(item)'") }
+            flags[parts[0]] = parts[1]
+        }
+        let named: [(String, String?)] = [("IMAGO_BIND", bind), ("IMAGO_MAX_SRC_RESOLUTION", maxSrcResolution),
+                                          ("IMAGO_MAX_SRC_FILE_SIZE", maxSrcFileSize), ("IMAGO_MAX_REDIRECTS", maxRedirects),
+                                          ("IMAGO_DOWNLOAD_TIMEOUT", downloadTimeout), ("IMAGO_REQUEST_TIMEOUT", requestTimeout),
+                                          ("IMAGO_MAX_RESULT_DIMENSION", maxResultDimension)]
+        for case let (name, value?) in named { flags[name] = value }
+        var configuration: ServerConfiguration
+        do {
+            configuration = try ServerConfiguration(environment: environment)
+            try configuration.apply(flags)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let levelName = logLevel ?? environment["IMAGO_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelName.lowercased()) else { throw ValidationError("unknown log level '\(levelName)'") }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        // The library's own metrics (downloads) go to the registry /metrics serves.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "imago.server")
+        let service: ImageService
+        do {
+            service = try ImageService(configuration: configuration, logger: logger, metricsRegistry: registry)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        for (name, value) in configuration.summary { logger.debug("\(name)=\(value)") }
+        try await ImageServer(service: service, logger: logger).run()
+    }
+}
+
+struct SignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign",
+        abstract: "Sign a service path: prints /SIGNATURE/PATH.",
+        discussion: "PATH is what follows the signature segment, for example /rs:fit:300:300/plain/https://example.com/a.jpg"
+    )
+
+    @Option(help: "The hex key (IMAGO_KEY's first key by default).")
+    var key: String?
+    @Option(help: "The hex salt (IMAGO_SALT's first salt by default).")
+    var salt: String?
+    @Option(help: "Bytes of the digest kept, 1-32 (IMAGO_SIGNATURE_SIZE, default 32).")
+    var size: Int?
+    @Argument(help: "The path to sign.")
+    var path: String
+
+    func run() throws {
+        let env = ProcessInfo.processInfo.environment
+        let keyList = key ?? env["IMAGO_KEY"].flatMap { $0.split(separator: ",").first.map(String.init) }
+        let saltList = salt ?? env["IMAGO_SALT"].flatMap { $0.split(separator: ",").first.map(String.init) }
+        guard let keyList, let saltList else { throw ValidationError("give --key and --salt (or set IMAGO_KEY and IMAGO_SALT)") }
+        let signatureSize = size ?? env["IMAGO_SIGNATURE_SIZE"].flatMap { Int($0) } ?? 32
+        do {
+            let signer = try URLSigner(keyList: keyList, saltList: saltList, signatureSize: signatureSize)
+            let normalized = path.hasPrefix("/") ? path : "/" + path
+            print("/" + signer.signature(for: normalized) + normalized)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import AsyncHTTPClient
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoTestSupport
+import Synchronization
+import Testing
+
+/// The `imago-server` executable as users run it: settings, signing, and the graceful stop.
+@Suite("imago-server, the executable", .serialized)
+struct ServerProcessTests {
+    /// A running `imago-server` child, its stderr collected as it comes.
+    final class Child: Sendable {
+        final class Output: Sendable {
+            let text = Mutex("")
+            func withLock<T>(_ body: (inout String) -> T) -> T { text.withLock { body(&$0) } }
+        }
+
+        let process: Process
+        let output = Output()
+
+        init(arguments: [String], environment: [String: String]) throws {
+            process = Process()
+            process.executableURL = TestFiles.builtProduct("imago-server")
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let err = Pipe()
+            process.standardError = err
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let handle = err.fileHandleForReading
+            let output = self.output
+            DispatchQueue.global().async {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    output.withLock { $0 += String(decoding: data, as: UTF8.self) }
+                }
+            }
+        }
+
+        /// The port from the "listening on" line.
+        func port() async throws -> Int {
+            try await eventually { output.withLock { $0.contains("listening on") } || !process.isRunning }
+            let text = output.withLock { $0 }
+            guard let range = text.range(of: "listening on 127.0.0.1:") else { throw ChildError.noPort(text) }
+            let digits = text[range.upperBound...].prefix { $0.isNumber }
+            guard let port = Int(digits) else { throw ChildError.noPort(text) }
+            return port
+        }
+
+        /// Waits for the exit off the cooperative pool; its status.
+        func exitStatus() async -> Int32 {
+            await withCheckedContinuation { c in
+                DispatchQueue.global().async {
+                    self.process.waitUntilExit()
+                    c.resume(returning: self.process.terminationStatus)
+                }
+            }
+        }
+
+        enum ChildError: Error { case noPort(String) }
+    }
+
+    /// Runs the executable to completion (off the cooperative pool).
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String, String) {
+        try await withCheckedThrowingContinuation { c in
+            DispatchQueue.global().async {
+                c.resume(with: Result {
+                    let process = Process()
+                    process.executableURL = TestFiles.builtProduct(executable)
+                    process.arguments = arguments
+                    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                    let out = Pipe(), err = Pipe()
+                    process.standardOutput = out
+                    process.standardError = err
+                    try process.run()
+                    let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+                })
+            }
+        }
+    }
+
+    @Test("SIGTERM: the request in flight finishes, then the process exits 0")
+    func gracefulStop() async throws {
+        let origin = try await TestHTTPServer.start()
+        let cache = try TestFiles.temporaryDirectory("imago-server-process")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let png = try ImageCoderRegistry.shared.encode(Image(buffer: try Fixtures.gradient(width: 100, height: 100)), as: .png)
+        origin.register("a.png", data: png)
+        let child = try Child(arguments: ["--bind", "127.0.0.1:0"],
+                              environment: ["IMAGO_ALLOW_LOOPBACK_SOURCES": "1", "IMAGO_CACHE_DIR": cache.path,
+                                            "IMAGO_GRACEFUL_STOP_TIMEOUT": "60", "IMAGO_DOWNLOAD_TIMEOUT": "60", "IMAGO_REQUEST_TIMEOUT": "120"])
+        let port = try await child.port()
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        // About 2 s of trickled body: the request is surely in flight when the signal comes.
+        let path = "/_/w:50/plain/http://127.0.0.1:\(origin.port)/slow/a.png%3Fchunk=\(png.count / 20 + 1)%26delay=100"
+        let request = Task { () -> (Int, Int) in
+            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(120))
+            let body = try await response.body.collect(upTo: 1 << 24)
+            let image = try ImageCoderRegistry.shared.decode(Data(body.readableBytesView))
+            return (Int(response.status.code), image.pixelSize.width)
+        }
+        try await eventually { origin.count("/slow/a.png") == 1 }
+        child.process.terminate()   // SIGTERM
+        let (status, width) = try await request.value
+        #expect(status == 200 && width == 50)
+        #expect(await child.exitStatus() == 0)
+        #expect(child.output.withLock { $0 }.contains("imago-server stopped"))
+        try await client.shutdown()
+        await origin.stop()
+    }
+
+    @Test("past IMAGO_GRACEFUL_STOP_TIMEOUT the requests left are cut, and the process still exits 0")
+    func gracefulStopTimeout() async throws {
+        let origin = try await TestHTTPServer.start()
+        let cache = try TestFiles.temporaryDirectory("imago-server-process")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let child = try Child(arguments: ["--bind", "127.0.0.1:0", "--download-timeout", "300", "--request-timeout", "300"],
+                              environment: ["IMAGO_ALLOW_LOOPBACK_SOURCES": "1", "IMAGO_CACHE_DIR": cache.path,
+                                            "IMAGO_GRACEFUL_STOP_TIMEOUT": "1"])
+        let port = try await child.port()
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let request = Task {
+            try? await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/_/plain/http://127.0.0.1:\(origin.port)/nohead"),
+                                      timeout: .seconds(120))
+        }
+        try await eventually { origin.count("/nohead") == 1 }
+        let stopped = ContinuousClock.now
+        child.process.terminate()
+        #expect(await child.exitStatus() == 0)
+        #expect(ContinuousClock.now - stopped < .seconds(60))
+        _ = await request.value
+        try await client.shutdown()
+        await origin.stop()
+    }
+
+    @Test("sign: imgproxy's published vector, from imago-server and from imago")
+    func sign() async throws {
+        let args = ["sign", "--key", "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
+                    "--salt", "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5",
+                    "/rs:fit:300:300/plain/http://img.example.com/pretty/image.jpg"]
+        let expected = "/m3k5QADfcKPDj-SDI2AIogZbC3FlAXszuwhtWXYqavc/rs:fit:300:300/plain/http://img.example.com/pretty/image.jpg\n"
+        let direct = try await Self.run("imago-server", args)
+        #expect(direct.0 == 0 && direct.1 == expected, "\(direct)")
+        let viaImago = try await Self.run("imago", args)
+        #expect(viaImago.0 == 0 && viaImago.1 == expected, "\(viaImago)")
+        let truncated = try await Self.run("imago-server", args + ["--size", "8"])
+        #expect(truncated.1.split(separator: "/").first?.count == 11)
+        #expect(try await Self.run("imago-server", ["sign", "--key", "zz", "--salt", "00", "/x"]).0 != 0)
+    }
+
+    @Test("--help lists every setting; a bad value names its variable and stops the start")
+    func settings() async throws {
+        let help = try await Self.run("imago-server", ["serve", "--help"])
+        for name in ["IMAGO_BIND", "IMAGO_MAX_SRC_RESOLUTION", "IMAGO_MAX_SRC_FILE_SIZE", "IMAGO_MAX_REDIRECTS", "IMAGO_DOWNLOAD_TIMEOUT",
+                     "IMAGO_REQUEST_TIMEOUT", "IMAGO_MAX_RESULT_DIMENSION", "IMAGO_ALLOW_LOOPBACK_SOURCES", "IMAGO_KEY", "IMAGO_TTL",
+                     "--max-src-resolution", "--bind", "--set"] {
+            #expect(help.1.contains(name), "\(name)")
+        }
+        let bad = try await Self.run("imago-server", [], environment: ["IMAGO_QUALITY": "500"])
+        #expect(bad.0 != 0 && bad.2.contains("IMAGO_QUALITY"))
+        let badFlag = try await Self.run("imago-server", ["--max-redirects", "many"])
+        #expect(badFlag.0 != 0 && badFlag.2.contains("IMAGO_MAX_REDIRECTS"))
+        let badBind = try await Self.run("imago-server", ["--bind", "nowhere"])
+        #expect(badBind.0 != 0 && badBind.2.contains("IMAGO_BIND"))
+    }
+}

@@ -1,0 +1,240 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import ImagoCoders
+import ImagoCore
+@testable import ImagoServer
+import ImagoServiceURL
+import ImagoTestSupport
+import Synchronization
+import Testing
+
+@Suite("Service behaviour: validators, negotiation, sharing, animation, operations", .serialized)
+struct ServiceBehaviourTests {
+    @Test("ETag and If-None-Match: 304 without a body and without decoding; headers on every answer")
+    func validators() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
+            let path = h.plain("w:50", "/img/photo.jpg")
+            let first = try await h.get(path, headers: ["X-Request-ID": "abc-123"])
+            #expect(first.status == 200 && first["x-request-id"] == "abc-123")
+            #expect(first["cache-control"] == "public, max-age=31536000")
+            #expect(first["x-content-type-options"] == "nosniff")
+            #expect(first["last-modified"] == "Sun, 22 Nov 2026 08:00:00 GMT")
+            #expect(first["vary"] == nil)
+            let etag = try #require(first["etag"])
+            #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && etag.count == 34)
+            #expect(h.service.renderCount == 1)
+
+            for header in [etag, "W/\(etag)", "\"other\", \(etag)", "*"] {
+                let again = try await h.get(path, headers: ["If-None-Match": header])
+                #expect(again.status == 304 && again.body.isEmpty && again["etag"] == etag, "\(header)")
+            }
+            #expect(h.service.renderCount == 1, "a 304 decodes nothing")
+            #expect(h.origin.count("/img/photo.jpg") == 1, "the source came from the cache")
+            let changed = try await h.get(path, headers: ["If-None-Match": "\"nope\""])
+            #expect(changed.status == 200 && changed.body == first.body)
+            // Other options, other tags; a generated request id when none (or junk) is sent.
+            let other = try await h.get(h.plain("w:51", "/img/photo.jpg"), headers: ["X-Request-ID": "bad id with spaces"])
+            #expect(other["etag"] != etag && other["x-request-id"]?.contains(" ") == false)
+            // HEAD: the headers alone.
+            let head = try await h.get(path, method: .HEAD)
+            #expect(head.status == 200 && head.body.isEmpty && head["etag"] == etag)
+        }
+    }
+
+    @Test("Accept: AVIF or WebP only when enabled and named, with Vary: Accept and q-values")
+    func negotiation() async throws {
+        try await ServiceHarness.with({ $0.autoWebP = true }) { h in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 100, height: 80), contentType: "image/jpeg")
+            let path = h.plain("w:50", "/img/photo.jpg")
+            let webp = try await h.get(path, headers: ["Accept": "image/avif,image/webp,image/*;q=0.8"])
+            #expect(webp["content-type"] == "image/webp" && webp["vary"] == "Accept")
+            let refused = try await h.get(path, headers: ["Accept": "image/webp;q=0, image/*"])
+            #expect(refused["content-type"] == "image/jpeg" && refused["vary"] == "Accept")
+            let browser = try await h.get(path, headers: ["Accept": "*/*"])
+            #expect(browser["content-type"] == "image/jpeg" && browser["etag"] != webp["etag"])
+            // A format in the URL wins, and then the answer does not vary.
+            let named = try await h.get(h.plain("w:50", "/img/photo.jpg", ext: "png"), headers: ["Accept": "image/webp"])
+            #expect(named["content-type"] == "image/png" && named["vary"] == nil)
+        }
+        try await ServiceHarness.with { h in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 100, height: 80), contentType: "image/jpeg")
+            let r = try await h.get(h.plain("w:50", "/img/photo.jpg"), headers: ["Accept": "image/webp"])
+            #expect(r["content-type"] == "image/jpeg" && r["vary"] == nil, "off by default")
+        }
+    }
+
+    @Test("20 identical requests at once: one origin GET and one decode; other sizes share the download")
+    func coalescing() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("big.jpg", data: try ServerFixtures.jpeg(width: 2400, height: 1600), contentType: "image/jpeg")
+            // A slow origin keeps the download in flight while every request arrives.
+            let route = "/slow/big.jpg?chunk=20000&delay=100"
+            let path = h.plain("rs:fit:300:300", route)
+            let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+                for _ in 0..<20 { group.addTask { try await h.get(path) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(replies.allSatisfy { $0.status == 200 && $0.body == replies[0].body })
+            #expect(h.origin.count("/slow/big.jpg") == 1)
+            #expect(h.service.renderCount == 1, "one decode, transform and encode for all 20")
+
+            let sizes = try await withThrowingTaskGroup(of: Reply.self) { group in
+                for w in [100, 150, 200, 250] { group.addTask { try await h.get(h.plain("w:\(w)", route)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(sizes.allSatisfy { $0.status == 200 })
+            #expect(h.origin.count("/slow/big.jpg") == 1, "new sizes of a cached source cost no download")
+            #expect(h.service.renderCount == 5)
+        }
+    }
+
+    @Test("animations stay animated (GIF, WebP, APNG out), a still when the format cannot animate")
+    func animation() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("anim.gif", data: try ServerFixtures.animation(frames: 3, width: 80, height: 60))
+            h.origin.register("anim.webp", data: try ServerFixtures.animation(.webp, frames: 4, width: 80, height: 60))
+            for (file, ext, frames, type) in [("anim.gif", nil, 3, "image/gif"), ("anim.gif", "webp", 3, "image/webp"),
+                                              ("anim.gif", "apng", 3, "image/png"), ("anim.webp", nil, 4, "image/webp"),
+                                              ("anim.webp", "gif", 4, "image/gif"), ("anim.gif", "png", 1, "image/png"),
+                                              ("anim.gif", "jpg", 1, "image/jpeg")] as [(String, String?, Int, String)] {
+                let r = try await h.get(h.plain("rs:fit:40:40", "/img/\(file)", ext: ext))
+                #expect(r.status == 200 && r["content-type"] == type, "\(file) \(ext ?? "")")
+                let image = try ImageCoderRegistry.shared.decode(r.body)
+                #expect(image.frameCount == frames && image.pixelSize == PixelSize(width: 40, height: 30), "\(file) \(ext ?? ""): \(image.frameCount)")
+            }
+        }
+        try await ServiceHarness.with({ $0.maxAnimationPixels = 0.01 }) { h in
+            h.origin.register("anim.gif", data: try ServerFixtures.animation(frames: 5, width: 80, height: 60))
+            let r = try await h.get(h.plain("", "/img/anim.gif"))
+            #expect(r.status == 422 && r.errorFields["message"]?.contains("megapixels") == true)
+        }
+    }
+
+    @Test("security options: refused in URLs by default, obeyed when allowed")
+    func securityOptions() async throws {
+        try await ServiceHarness.with({ $0.allowSecurityOptions = true }) { h in
+            h.origin.register("photo.png", data: try ServerFixtures.png(width: 200, height: 100))
+            h.origin.register("anim.gif", data: try ServerFixtures.animation(frames: 3))
+            #expect(try await h.get(h.plain("", "/img/photo.png")).status == 200)
+            #expect(try await h.get(h.plain("msr:0.01", "/img/photo.png")).status == 422)
+            #expect(try await h.get(h.plain("max_src_file_size:100", "/img/photo.png")).status == 422)
+            #expect(try await h.get(h.plain("maf:2", "/img/anim.gif")).status == 422)
+            #expect(try await h.get(h.plain("mrd:50/w:100", "/img/photo.png")).status == 422)
+            #expect(try await h.get(h.plain("mrd:500/w:100", "/img/photo.png")).status == 200)
+        }
+    }
+
+    @Test("/info: the header's facts, the source's size and type")
+    func info() async throws {
+        try await ServiceHarness.with { h in
+            let data = try ServerFixtures.animation(frames: 3, width: 40, height: 30)
+            h.origin.register("anim.gif", data: data, contentType: "image/gif")
+            let r = try await h.get("/info" + h.plain("w:10", "/img/anim.gif"))
+            #expect(r.status == 200 && r["content-type"] == "application/json")
+            let json = try #require(try JSONSerialization.jsonObject(with: r.body) as? [String: Any])
+            #expect(json["format"] as? String == "gif" && json["width"] as? Int == 40 && json["height"] as? Int == 30)
+            #expect(json["frameCount"] as? Int == 3 && json["sourceBytes"] as? Int == data.count)
+            #expect(json["sourceContentType"] as? String == "image/gif" && json["mimeType"] as? String == "image/gif")
+            #expect(Set(json.keys).isSuperset(of: ["orientation", "loopCount", "durations", "hasAlpha", "bitDepth", "hasICCProfile", "progressive"]))
+            #expect(h.service.renderCount == 0, "/info decodes nothing")
+            #expect(try await h.get("/info" + h.plain("", "/img/nothing.gif")).status == 404)
+        }
+    }
+
+    @Test("/health and /metrics: requests by status, duration, queue, source bytes, cache hits and misses")
+    func operations() async throws {
+        try await ServiceHarness.with { h in
+            let data = try ServerFixtures.png(width: 30, height: 30)
+            h.origin.register("a.png", data: data)
+            let health = try await h.get("/health")
+            #expect(health.status == 200 && String(decoding: health.body, as: UTF8.self) == "ok\n")
+            _ = try await h.get(h.plain("w:10", "/img/a.png"))
+            _ = try await h.get(h.plain("w:11", "/img/a.png"))
+            _ = try await h.get(h.plain("", "/img/missing.png"))
+            let metrics = try await h.get("/metrics")
+            let text = String(decoding: metrics.body, as: UTF8.self)
+            #expect(metrics.status == 200 && metrics["content-type"]?.hasPrefix("text/plain") == true)
+            for line in ["imago_http_requests_total{status=\"200\"} 2", "imago_http_requests_total{status=\"404\"} 1",
+                         "imago_source_bytes_total \(data.count)", "imago_source_cache_hits_total 1", "imago_source_cache_misses_total 1",
+                         "imago_http_request_duration_seconds_count 3", "imago_http_requests_in_progress 0", "imago_processing_queue_depth 0",
+                         "imago_processing_workers_busy 0"] {
+                #expect(text.contains(line), "\(line)\n\(text)")
+            }
+        }
+    }
+
+    @Test("local:/// sources: inside IMAGO_LOCAL_ROOT only; no .., no symbolic links")
+    func localSources() async throws {
+        let root = try TestFiles.temporaryDirectory("imago-local-root")
+        let outside = try TestFiles.temporaryDirectory("imago-local-outside")
+        defer {
+            try? FileManager.default.removeItem(at: root)
+            try? FileManager.default.removeItem(at: outside)
+        }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("pics"), withIntermediateDirectories: true)
+        try ServerFixtures.png(width: 30, height: 20).write(to: root.appendingPathComponent("pics/a.png"))
+        try ServerFixtures.png(width: 30, height: 20).write(to: outside.appendingPathComponent("secret.png"))
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link.png").path,
+                                                   withDestinationPath: outside.appendingPathComponent("secret.png").path)
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("out").path, withDestinationPath: outside.path)
+        try await ServiceHarness.with({ $0.localRoot = root.path }) { h in
+            let ok = try await h.get("/_/w:15/plain/local:///pics/a.png")
+            let okSize = try ok.image().pixelSize
+            #expect(ok.status == 200 && okSize == PixelSize(width: 15, height: 10))
+            #expect(ok["content-disposition"] == "inline; filename=\"a.png\"")
+            for (path, status) in [("local:///pics/../../\(outside.lastPathComponent)/secret.png", 403), ("local:///link.png", 403),
+                                   ("local:///out/secret.png", 403), ("local:///pics/missing.png", 404), ("local:///pics", 403),
+                                   ("local://pics/a.png", 400), ("local:///pics/%2e%2e/pics/a.png", 403)] {
+                let r = try await h.get("/_/plain/" + path)
+                #expect(r.status == status, "\(path): \(r.status) \(r.errorFields)")
+            }
+        }
+        try await ServiceHarness.with { h in
+            let r = try await h.get("/_/plain/local:///pics/a.png")
+            #expect(r.status == 403, "no IMAGO_LOCAL_ROOT: refused")
+        }
+    }
+
+    @Test("embedding: the routes mounted under a prefix in an app's own router")
+    func embedding() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { Task { await origin.stop() } }
+        origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 40))
+        let directory = try TestFiles.temporaryDirectory("imago-embed")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = ServerConfiguration()
+        configuration.allowLoopbackSources = true
+        configuration.cacheDirectory = directory.path
+        configuration.keys = "736563726574"
+        configuration.salts = "68656c6c6f"
+        let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent)
+        let router = Router()
+        router.get("/") { _, _ in "my app" }
+        service.addRoutes(to: router, at: "/images")
+        let signer = try URLSigner(keyList: "736563726574", saltList: "68656c6c6f")
+        let path = "/w:20/plain/http://127.0.0.1:\(origin.port)/img/a.png"
+        let port = Mutex<Int?>(nil)
+        let appWithPort = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                                      onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
+                                      logger: ServiceHarness.silent)
+        let task = Task { try await appWithPort.runService(gracefulShutdownSignals: []) }
+        defer { task.cancel() }
+        try await eventually { port.withLock { $0 } != nil }
+        let base = "http://127.0.0.1:\(port.withLock { $0 } ?? 0)"
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { Task { try? await client.shutdown() } }
+        func get(_ p: String) async throws -> (Int, Data) {
+            let response = try await client.execute(HTTPClientRequest(url: base + p), timeout: .seconds(120))
+            return (Int(response.status.code), Data(try await response.body.collect(upTo: 1 << 24).readableBytesView))
+        }
+        #expect(try await get("/").0 == 200)
+        let image = try await get("/images/" + signer.signature(for: path) + path)
+        #expect(image.0 == 200)
+        #expect(try ImageCoderRegistry.shared.decode(image.1).pixelSize.width == 20)
+        #expect(try await get("/images/_" + path).0 == 403)
+        #expect(try await get("/images/health").0 == 200)
+        await service.shutdown()
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import ImagoCore
+@testable import ImagoServer
+import ImagoServiceURL
+import Testing
+
+@Suite("Service pieces: geometry, Accept, patterns, configuration")
+struct ServiceUnitTests {
+    func options(_ segments: String) throws -> ProcessingOptions {
+        try ProcessingOptions(parsing: segments.split(separator: "/").map(String.init))
+    }
+
+    @Test("resize arithmetic in source pixels, also when the decoder already shrank the image")
+    func resize() throws {
+        let fit = ServiceGeometry(options: try options("rs:fit:100:100"))
+        #expect(fit.resize(width: 400, height: 300, sourceScale: 1).size == PixelSize(width: 100, height: 75))
+        // Decoded at 1/2 by shrink-on-load: the same result from half the pixels.
+        #expect(fit.resize(width: 200, height: 150, sourceScale: 0.5).size == PixelSize(width: 100, height: 75))
+        let fill = ServiceGeometry(options: try options("rs:fill:100:100"))
+        let (size, box) = fill.resize(width: 400, height: 300, sourceScale: 1)
+        #expect(size == PixelSize(width: 133, height: 100) && box == PixelSize(width: 100, height: 100))
+        // The decode hint asks for no more than the resize needs.
+        #expect(fit.decodeHint(sourceWidth: 4000, sourceHeight: 3000) == PixelSize(width: 100, height: 75))
+        #expect(ServiceGeometry(options: try options("w:3000")).decodeHint(sourceWidth: 4000, sourceHeight: 3000) == nil)
+        #expect(ServiceGeometry(options: try options("t:10/w:10")).decodeHint(sourceWidth: 4000, sourceHeight: 3000) == nil)
+    }
+
+    @Test("gravity placement clamps inside the container")
+    func placement() {
+        #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.southEast)) == (90, 40))
+        #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.north, x: 5, y: 1000)) == (50, 40))
+        #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.focusPoint, x: 0, y: 1)) == (0, 40))
+        #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.west, x: 0.5, y: 0)) == (50, 20))
+    }
+
+    @Test("Accept: q-values, wildcards, explicit mentions")
+    func accept() {
+        let a = AcceptHeader("image/avif;q=0.9, image/webp ; q=0, image/*;q=0.5, */*;q=0.1")
+        #expect(a.quality(of: "image/avif") == 0.9 && a.quality(of: "image/webp") == 0 && a.quality(of: "image/png") == 0.5)
+        #expect(a.quality(of: "text/html") == 0.1)
+        #expect(a.explicitlyAccepts("image/avif") && !a.explicitlyAccepts("image/webp") && !a.explicitlyAccepts("image/png"))
+        #expect(AcceptHeader(nil).quality(of: "image/webp") == 0 && AcceptHeader("garbage,,;;").ranges.isEmpty)
+    }
+
+    @Test("configuration from the environment, with errors naming the variable")
+    func configuration() throws {
+        let c = try ServerConfiguration(environment: [
+            "IMAGO_BIND": "[::1]:9000", "IMAGO_MAX_SRC_RESOLUTION": "12.5", "IMAGO_DOWNLOAD_TIMEOUT": "2.5",
+            "IMAGO_ALLOWED_SOURCES": "https://a.example/, https://b.example/*", "IMAGO_FORMAT_QUALITY": "webp=70,avif=50",
+            "IMAGO_PRESETS": "thumb=rs:fit:50:50/q:70,default=ar:1", "IMAGO_AUTO_WEBP": "yes", "IMAGO_TTL": "60",
+        ])
+        #expect(try c.bindAddress() == ("::1", 9000))
+        #expect(c.maxSourceResolution == 12.5 && c.downloadTimeout == .milliseconds(2500))
+        #expect(c.allowedSources == ["https://a.example/", "https://b.example/*"])
+        #expect(c.formatQuality == [.webp: 70, .avif: 50] && c.autoWebP && c.ttl == 60)
+        #expect(c.presets["thumb"] == ["rs:fit:50:50", "q:70"])
+        for (name, value) in [("IMAGO_QUALITY", "0"), ("IMAGO_SIGNATURE_SIZE", "33"), ("IMAGO_AUTO_AVIF", "maybe"),
+                              ("IMAGO_MAX_SRC_RESOLUTION", "-1"), ("IMAGO_FORMAT_QUALITY", "webp:70"), ("IMAGO_PRESETS", "=x")] {
+            #expect(throws: ConfigurationError.self, "\(name)=\(value)") { _ = try ServerConfiguration(environment: [name: value]) }
+            do { _ = try ServerConfiguration(environment: [name: value]) } catch { #expect(error.variable == name) }
+        }
+        #expect(ServerConfiguration().summary.count == ServerConfiguration.meanings.count)
+        #expect(ServerConfiguration().summary.allSatisfy { ServerConfiguration.meanings[$0.0] != nil })
+    }
+
+    @Test("keep_copyright: only the Copyright and Artist texts survive")
+    func copyright() throws {
+        let exif = ServiceOptionsTests.exif(copyright: "ACME Photo 2026")
+        let kept = try #require(EXIF.keepingTextTags(of: exif))
+        #expect(kept.range(of: Data("ACME Photo 2026".utf8)) != nil)
+        #expect(EXIF.keepingTextTags(of: Data([0x49, 0x49, 42, 0, 200, 0, 0, 0])) == nil)
+        #expect(EXIF.keepingTextTags(of: Data("garbage".utf8)) == nil)
+    }
+}
+
