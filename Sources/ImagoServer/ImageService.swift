@@ -51,6 +51,8 @@ public final class ImageService: Sendable {
     /// gone after 2 s unused.
     let recentResults = MemoryCache<String, Rendered>(costLimit: 32 << 20, ageLimit: .seconds(2), entryCostRatio: 0.25)
     let renders_ = Mutex(0)
+    /// Requests past parsing, for `IMAGO_QUEUE_SIZE`.
+    let admitted = Mutex(0)
     /// Renders started (decode, transform, encode): what the coalescing tests count.
     package var renderCount: Int { renders_.withLock { $0 } }
 
@@ -206,9 +208,23 @@ public final class ImageService: Sendable {
         } catch let error as ServiceURLError {
             throw ServiceError(error)
         }
+        try admit()
+        defer { admitted.withLock { $0 -= 1 } }
         let source = try await loadSource(parsed.source, options: options)
         let response = try await answer(source: source, options: options, info: parsed.isInfo, headers: headers)
         return (response, source.host)
+    }
+
+    /// Counts the request in, or refuses it with 429 when `IMAGO_WORKERS + IMAGO_QUEUE_SIZE`
+    /// requests are already past parsing.
+    private func admit() throws(ServiceError) {
+        let limit = configuration.queueSize > 0 ? configuration.workers + configuration.queueSize : Int.max
+        let accepted = admitted.withLock { n -> Bool in
+            guard n < limit else { return false }
+            n += 1
+            return true
+        }
+        guard accepted else { throw .queueFull }
     }
 
     /// Checks `Authorization: Bearer` against `IMAGO_SECRET`, in constant time.

@@ -81,6 +81,10 @@ public struct ServerConfiguration: Sendable {
     public var presets: [String: [String]] = [:]
     /// `IMAGO_WORKERS`: decodes, transforms and encodes at once. Default: the cores.
     public var workers: Int = WorkQueue.defaultConcurrency
+    /// `IMAGO_QUEUE_SIZE`: requests that may wait beyond the workers; past
+    /// `IMAGO_WORKERS + IMAGO_QUEUE_SIZE` requests in progress the answer is 429 with
+    /// `Retry-After`. Default 0: no limit (as imgproxy's).
+    public var queueSize: Int = 0
     /// `IMAGO_GRACEFUL_STOP_TIMEOUT`: seconds to finish in-flight requests on SIGTERM. Default 20.
     public var gracefulStopTimeout: Duration = .seconds(20)
 
@@ -149,6 +153,7 @@ public struct ServerConfiguration: Sendable {
             }
         }
         workers = try env.int("IMAGO_WORKERS", in: 1...1024) ?? workers
+        queueSize = try env.int("IMAGO_QUEUE_SIZE", in: 0...1_000_000) ?? queueSize
         gracefulStopTimeout = try env.seconds("IMAGO_GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
     }
 
@@ -183,7 +188,8 @@ public struct ServerConfiguration: Sendable {
          ("IMAGO_TTL", "\(ttl)"), ("IMAGO_STRIP_METADATA", "\(stripMetadata)"), ("IMAGO_KEEP_COPYRIGHT", "\(keepCopyright)"),
          ("IMAGO_STRIP_COLOR_PROFILE", "\(stripColorProfile)"), ("IMAGO_AUTO_ROTATE", "\(autoRotate)"),
          ("IMAGO_RETURN_ATTACHMENT", "\(returnAttachment)"), ("IMAGO_PRESETS", presets.isEmpty ? "(none)" : presets.keys.sorted().joined(separator: ",")),
-         ("IMAGO_WORKERS", "\(workers)"), ("IMAGO_GRACEFUL_STOP_TIMEOUT", "\(gracefulStopTimeout)")]
+         ("IMAGO_WORKERS", "\(workers)"), ("IMAGO_QUEUE_SIZE", queueSize == 0 ? "(no limit)" : "\(queueSize)"),
+         ("IMAGO_GRACEFUL_STOP_TIMEOUT", "\(gracefulStopTimeout)")]
     }
 }
 
@@ -223,15 +229,19 @@ extension ServerConfiguration {
         "IMAGO_RETURN_ATTACHMENT": "Content-Disposition: attachment",
         "IMAGO_PRESETS": "name=opt/opt,... ('default' applies to every URL)",
         "IMAGO_WORKERS": "decodes, transforms and encodes at once",
+        "IMAGO_QUEUE_SIZE": "requests waiting beyond the workers before 429 (0: no limit)",
         "IMAGO_GRACEFUL_STOP_TIMEOUT": "seconds to finish in-flight requests on SIGTERM/SIGINT",
     ]
 }
 
 /// A configuration value that cannot be used: which variable, and why.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// The variable (`IMAGO_…`) whose value is unusable.
     public var variable: String
+    /// What is wrong with it.
     public var reason: String
 
+    /// Creates an error for `variable`.
     public init(variable: String, reason: String) {
         self.variable = variable
         self.reason = reason

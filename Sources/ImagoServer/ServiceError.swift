@@ -35,6 +35,8 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     static let invalidSecret = ServiceError(status: 403, code: "invalid_secret", message: "invalid or missing authorization")
     static let sourceNotAllowed = ServiceError(status: 403, code: "source_not_allowed", message: "the source is not allowed")
     static func unprocessable(_ message: String) -> ServiceError { ServiceError(status: 422, code: "unprocessable_image", message: message) }
+    static let queueFull = ServiceError(status: 429, code: "queue_full", message: "too many requests are waiting; try again shortly",
+                                        retryAfter: 1)
     static let requestTimeout = ServiceError(status: 503, code: "timeout", message: "the request took too long", retryAfter: 1)
     static let notFound = ServiceError(status: 404, code: "not_found", message: "no such endpoint")
 

@@ -17,6 +17,11 @@ struct ImagoServerMain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imago-server",
         abstract: "The Imago image service: imgproxy-compatible URLs, signed, SSRF-safe.",
+        discussion: """
+            `imago-server` alone serves; `imago-server serve --help` shows the flags. Settings \
+            are environment variables (default):
+            \(ServeCommand.variableTable)
+            """,
         subcommands: [ServeCommand.self, SignCommand.self],
         defaultSubcommand: ServeCommand.self
     )

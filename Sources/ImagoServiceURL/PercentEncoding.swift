@@ -1,25 +1,11 @@
+import ImagoCore
+
 /// Percent-escapes in URL text.
 enum PercentEncoding {
     /// `text` with its `%XX` escapes turned into bytes and read as UTF-8; `nil` for a broken
     /// escape or bytes that are not UTF-8.
     static func decode(_ text: String) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        var it = text.utf8.makeIterator()
-        func hex(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x41...0x46: c - 0x41 + 10
-            case 0x61...0x66: c - 0x61 + 10
-            default: nil
-            }
-        }
-        while let c = it.next() {
-            guard c == 0x25 else { out.append(c); continue }
-            guard let h = it.next().flatMap(hex), let l = it.next().flatMap(hex) else { return nil }
-            out.append(h << 4 | l)
-        }
-        return String(validating: out, as: UTF8.self)
+        PercentDecoding.bytes(text).flatMap { String(validating: $0, as: UTF8.self) }
     }
 
     /// `text` percent-encoded for a `plain/` source: everything but unreserved characters and

@@ -68,6 +68,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         /// Where the region sits; `nil` uses the ``ProcessingOptions/gravity``.
         public var gravity: Gravity?
 
+        /// Creates a crop; `gravity` defaults to `nil`, the options' gravity.
         public init(width: Double, height: Double, gravity: Gravity? = nil) {
             self.width = width
             self.height = height
@@ -86,6 +87,7 @@ public struct ProcessingOptions: Sendable, Hashable {
         /// Cut as much from the top as from the bottom.
         public var equalVertical: Bool
 
+        /// Creates a trim; the colour defaults to the top-left pixel's, the sides to unequal.
         public init(threshold: Double, color: RGBA8? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
             self.threshold = threshold
             self.color = color
@@ -96,8 +98,10 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     /// Space added around the result, CSS-style (`padding`).
     public struct Padding: Sendable, Hashable {
+        /// Pixels on each side, before the `dpr`.
         public var top: Int, right: Int, bottom: Int, left: Int
 
+        /// Creates padding.
         public init(top: Int, right: Int, bottom: Int, left: Int) {
             self.top = top
             self.right = right

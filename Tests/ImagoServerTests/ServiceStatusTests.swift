@@ -3,6 +3,7 @@ import ImagoCore
 @testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
+import Synchronization
 import Testing
 
 /// Every row of the status table, through a real HTTP client against a loopback origin.
@@ -136,6 +137,27 @@ struct ServiceStatusTests {
             // An output format no encoder here writes.
             #expect(try await h.get(h.plain("", "/img/small.png", ext: "jxl")).status == 422)
             #expect(try await h.get(h.plain("", "/img/small.png")).status == 200)
+        }
+    }
+
+    @Test("429 with Retry-After once IMAGO_WORKERS + IMAGO_QUEUE_SIZE requests are in progress")
+    func queueFull() async throws {
+        try await ServiceHarness.with({
+            $0.workers = 1
+            $0.queueSize = 1
+        }) { h in
+            let png = try ServerFixtures.png(width: 20, height: 20)
+            h.origin.register("a.png", data: png)
+            // Two requests held by a slow origin take the one worker's place and the one queue place.
+            let route = "/slow/a.png?chunk=\(png.count / 15 + 1)&delay=100"
+            let held = [h.plain("w:10", route), h.plain("w:12", route)].map { path in Task { try await h.get(path) } }
+            try await eventually { h.service.admitted.withLock { $0 } == 2 }
+            let refused = try await h.get(h.plain("", "/img/a.png"))
+            #expect(refused.status == 429 && refused["retry-after"] == "1" && refused.errorFields["error"] == "queue_full")
+            #expect(refused["cache-control"] == "no-store")
+            for task in held { #expect(try await task.value.status == 200) }
+            #expect(try await h.get(h.plain("", "/img/a.png")).status == 200, "room again once they finished")
+            #expect(h.origin.count("/img/a.png") == 1)
         }
     }
 
