@@ -69,6 +69,7 @@ let package = Package(
         .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif"]),
         // The command-line tools' own C: exec of the sibling executable, the terminal's size.
         .target(name: "CImagoCLIGlue"),
+        .target(name: "CImagoHeap"),
         // The disk cache's system layer: the SQLite manifest and POSIX file I/O, the only C pointers below the coders.
         .target(name: "ImagoDiskIO", dependencies: ["CSQLite"], swiftSettings: strict),
 
@@ -104,9 +105,10 @@ let package = Package(
 
         // The HTTP image service: imgproxy's URLs over the loading pipeline, on Hummingbird 2.
         .target(name: "ImagoServer",
-                dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoDiskIO", "ImagoServiceURL",
+                dependencies: ["CImagoHeap", "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoDiskIO", "ImagoServiceURL",
                                .product(name: "Hummingbird", package: "hummingbird"),
                                .product(name: "HTTPTypes", package: "swift-http-types"),
+                               .product(name: "NIOCore", package: "swift-nio"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                .product(name: "Prometheus", package: "swift-prometheus"),
                                .product(name: "Metrics", package: "swift-metrics"),

@@ -1,9 +1,15 @@
 import Hummingbird
+import ImagoCore
 public import Logging
 import ServiceLifecycle
 
 /// `imago-server`: an ``ImageService`` behind Hummingbird's HTTP/1.1 server, with graceful
 /// shutdown.
+///
+/// At start it caps glibc's malloc arenas (``ServerConfiguration/mallocArenas``), and while it
+/// runs it returns freed heap memory to the system when idle and every
+/// ``ServerConfiguration/freeMemoryInterval``. A client that closes its connection cancels its
+/// request's work.
 ///
 /// On SIGTERM or SIGINT it stops accepting connections, lets the requests in flight finish
 /// within ``ServerConfiguration/gracefulStopTimeout`` (then cancels them), writes the source
@@ -33,11 +39,12 @@ public struct ImageServer: Sendable {
                     onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) async throws {
         let configuration = service.configuration
         let (host, port) = try configuration.bindAddress()
-        let router = Router()
+        let router = Router(context: ImageServiceRequestContext.self)
         service.addRoutes(to: router)
         let logger = self.logger
         let app = Application(
             router: router,
+            server: .http1(additionalChannelHandlers: service.clientWatchHandlers()),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
@@ -45,7 +52,9 @@ public struct ImageServer: Sendable {
                 await onListening(host, bound)
             },
             logger: logger)
-        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+        if configuration.mallocArenas > 0 { ProcessHeap.limitArenas(configuration.mallocArenas) }
+        let trimmer = HeapTrimmer(service: service, interval: configuration.freeMemoryInterval)
+        var group = ServiceGroupConfiguration(services: [app, trimmer], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                                               logger: logger)
         group.maximumGracefulShutdownDuration = configuration.gracefulStopTimeout
         do {

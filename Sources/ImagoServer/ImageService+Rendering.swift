@@ -187,7 +187,8 @@ extension ImageService {
             if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {
                 hint = PixelSize(width: hint.height, height: hint.width)
             }
-            request.decodeSizeHint = hint
+            request.decodeSizeHint = info.format == .jpeg
+                ? ServiceGeometry.reductionHint(hint, source: PixelSize(width: info.width, height: info.height)) : hint
         }
         request.frames = plan.animated || options.page != nil ? .all : .first
         request.colorManagement = plan.stripColorProfile

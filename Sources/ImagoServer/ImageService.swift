@@ -53,6 +53,10 @@ public final class ImageService: Sendable {
     let renders_ = Mutex(0)
     /// Requests past parsing, for `IMAGO_QUEUE_SIZE`.
     let admitted = Mutex(0)
+    /// Requests received so far: the heap trimmer's sign of work since its last trim.
+    let requestsReceived = Atomic<Int>(0)
+    /// The open connections of ``ImageServer`` (or of a server given ``clientWatchHandlers()``).
+    let connections = ClientConnections()
     /// Renders started (decode, transform, encode): what the coalescing tests count.
     package var renderCount: Int { renders_.withLock { $0 } }
 
@@ -153,8 +157,25 @@ public final class ImageService: Sendable {
     /// - Returns: The response; errors are responses too, with a JSON body
     ///   `{"error", "message", "requestId"}` and `Cache-Control: no-store`.
     public func respond(method: HTTPRequest.Method, path: String, headers: HTTPFields) async -> ServiceResponse {
+        await respond(method: method, path: path, headers: headers, client: nil)
+    }
+
+    /// Answers one request, cancelling its work if `client` goes away first: its answer is
+    /// then 499 (nginx's "client closed request"), which only the log and metrics see.
+    func respond(method: HTTPRequest.Method, path: String, headers: HTTPFields, client: ClientConnection?) async -> ServiceResponse {
+        guard let client else { return await respondNow(method: method, path: path, headers: headers) }
+        let work = Task { await self.respondNow(method: method, path: path, headers: headers) }
+        let token = client.onGone { work.cancel() }
+        defer { client.remove(token) }
+        return await withTaskCancellationHandler { await work.value } onCancel: { work.cancel() }
+    }
+
+    /// ``respond(method:path:headers:)``'s body: the deadline, the error responses, the
+    /// common headers, the metrics and the access log.
+    private func respondNow(method: HTTPRequest.Method, path: String, headers: HTTPFields) async -> ServiceResponse {
         let started = ContinuousClock.now
         let requestID = Self.requestID(from: headers[.xRequestID])
+        requestsReceived.add(1, ordering: .relaxed)
         metrics.requestStarted()
         var sourceHost = "-"
         var response: ServiceResponse
@@ -164,6 +185,8 @@ public final class ImageService: Sendable {
             }
             response = r
             sourceHost = host ?? "-"
+        } catch _ where Task.isCancelled {
+            response = errorResponse(.clientClosedRequest, requestID: requestID)
         } catch let error as ServiceError {
             response = errorResponse(error, requestID: requestID)
         } catch {
@@ -213,6 +236,15 @@ public final class ImageService: Sendable {
         let source = try await loadSource(parsed.source, options: options)
         let response = try await answer(source: source, options: options, info: parsed.isInfo, headers: headers)
         return (response, source.host)
+    }
+
+    /// Requests received so far (a changing number means work happened).
+    var activity: Int { requestsReceived.load(ordering: .relaxed) }
+
+    /// No request is past parsing and no worker is busy or awaited.
+    var isIdle: Bool {
+        let counts = workers.counts
+        return admitted.withLock { $0 } == 0 && counts.waiting == 0 && counts.running == 0
     }
 
     /// Counts the request in, or refuses it with 429 when `IMAGO_WORKERS + IMAGO_QUEUE_SIZE`

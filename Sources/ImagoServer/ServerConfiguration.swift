@@ -87,6 +87,17 @@ public struct ServerConfiguration: Sendable {
     public var queueSize: Int = 0
     /// `IMAGO_GRACEFUL_STOP_TIMEOUT`: seconds to finish in-flight requests on SIGTERM. Default 20.
     public var gracefulStopTimeout: Duration = .seconds(20)
+    /// `IMAGO_MALLOC_ARENAS`: glibc malloc arenas (`M_ARENA_MAX`), set by ``ImageServer`` at
+    /// start. Fewer arenas keep less freed memory resident; imgproxy's images use 2. Default 2;
+    /// 0 leaves glibc's default (8 per core).
+    public var mallocArenas: Int = 2
+    /// `IMAGO_FREE_MEMORY_INTERVAL`: seconds between returns of freed heap memory to the system
+    /// (`malloc_trim`); the heap is also trimmed as soon as the service goes idle. Default 10
+    /// (imgproxy's); 0 turns trimming off.
+    public var freeMemoryInterval: Duration = .seconds(10)
+    /// `IMAGO_PLAYGROUND`: serve the playground page at `/`, to try options on a source and
+    /// see the URL, the result and its size. Default `false`.
+    public var playground = false
 
     /// The defaults.
     public init() {}
@@ -155,6 +166,13 @@ public struct ServerConfiguration: Sendable {
         workers = try env.int("IMAGO_WORKERS", in: 1...1024) ?? workers
         queueSize = try env.int("IMAGO_QUEUE_SIZE", in: 0...1_000_000) ?? queueSize
         gracefulStopTimeout = try env.seconds("IMAGO_GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
+        mallocArenas = try env.int("IMAGO_MALLOC_ARENAS", in: 0...4096) ?? mallocArenas
+        if env["IMAGO_FREE_MEMORY_INTERVAL"] == "0" {
+            freeMemoryInterval = .zero
+        } else {
+            freeMemoryInterval = try env.seconds("IMAGO_FREE_MEMORY_INTERVAL") ?? freeMemoryInterval
+        }
+        playground = try env.bool("IMAGO_PLAYGROUND") ?? playground
     }
 
     /// The host and port of ``bind``.
@@ -189,7 +207,10 @@ public struct ServerConfiguration: Sendable {
          ("IMAGO_STRIP_COLOR_PROFILE", "\(stripColorProfile)"), ("IMAGO_AUTO_ROTATE", "\(autoRotate)"),
          ("IMAGO_RETURN_ATTACHMENT", "\(returnAttachment)"), ("IMAGO_PRESETS", presets.isEmpty ? "(none)" : presets.keys.sorted().joined(separator: ",")),
          ("IMAGO_WORKERS", "\(workers)"), ("IMAGO_QUEUE_SIZE", queueSize == 0 ? "(no limit)" : "\(queueSize)"),
-         ("IMAGO_GRACEFUL_STOP_TIMEOUT", "\(gracefulStopTimeout)")]
+         ("IMAGO_GRACEFUL_STOP_TIMEOUT", "\(gracefulStopTimeout)"),
+         ("IMAGO_MALLOC_ARENAS", mallocArenas == 0 ? "(glibc default)" : "\(mallocArenas)"),
+         ("IMAGO_FREE_MEMORY_INTERVAL", freeMemoryInterval == .zero ? "(off)" : "\(freeMemoryInterval)"),
+         ("IMAGO_PLAYGROUND", "\(playground)")]
     }
 }
 
@@ -231,6 +252,9 @@ extension ServerConfiguration {
         "IMAGO_WORKERS": "decodes, transforms and encodes at once",
         "IMAGO_QUEUE_SIZE": "requests waiting beyond the workers before 429 (0: no limit)",
         "IMAGO_GRACEFUL_STOP_TIMEOUT": "seconds to finish in-flight requests on SIGTERM/SIGINT",
+        "IMAGO_MALLOC_ARENAS": "glibc malloc arenas (M_ARENA_MAX); 0: glibc's default",
+        "IMAGO_FREE_MEMORY_INTERVAL": "seconds between malloc_trim calls (also when idle); 0: never",
+        "IMAGO_PLAYGROUND": "serve the playground page at /",
     ]
 }
 

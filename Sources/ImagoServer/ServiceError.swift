@@ -38,6 +38,8 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     static let queueFull = ServiceError(status: 429, code: "queue_full", message: "too many requests are waiting; try again shortly",
                                         retryAfter: 1)
     static let requestTimeout = ServiceError(status: 503, code: "timeout", message: "the request took too long", retryAfter: 1)
+    /// The client went away before the answer: nginx's 499, seen only in logs and metrics.
+    static let clientClosedRequest = ServiceError(status: 499, code: "client_closed_request", message: "the client closed the connection")
     static let notFound = ServiceError(status: 404, code: "not_found", message: "no such endpoint")
 
     /// The status for a URL the parser refused.

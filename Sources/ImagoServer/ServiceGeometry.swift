@@ -139,4 +139,16 @@ struct ServiceGeometry {
         return PixelSize(width: max(1, Int((Double(sourceWidth) * scale).rounded(.up))),
                          height: max(1, Int((Double(sourceHeight) * scale).rounded(.up))))
     }
+
+    /// `hint` rounded up to the exact size of the reduction a decoder that shrinks only by
+    /// `denominators` (JPEG's DCT scaling: 2, 4, 8) will pick for it, or `nil` when none helps.
+    /// Requests whose hints land on the same reduction then ask for the same decode, so
+    /// concurrent ones share it (one decode of a large source, not one per requested size).
+    static func reductionHint(_ hint: PixelSize, source: PixelSize, denominators: [Int] = [8, 4, 2]) -> PixelSize? {
+        for d in denominators.sorted(by: >) where d > 1 {
+            let w = (source.width + d - 1) / d, h = (source.height + d - 1) / d
+            if w >= hint.width, h >= hint.height { return PixelSize(width: w, height: h) }
+        }
+        return nil
+    }
 }

@@ -13,6 +13,8 @@ public import Prometheus
 /// | `imago_processing_queue_depth`, `imago_processing_workers_busy` | gauges, read at scrape time |
 /// | `imago_source_bytes_total` | counter: bytes downloaded from sources |
 /// | `imago_source_cache_hits_total`, `imago_source_cache_misses_total` | counters |
+/// | `imago_heap_trims_total` | counter: heap memory returned to the system (`malloc_trim`) |
+/// | `process_resident_memory_bytes` | gauge, read at scrape time |
 public final class ServiceMetrics: Sendable {
     /// The registry `/metrics` renders.
     public let registry: PrometheusCollectorRegistry
@@ -23,6 +25,8 @@ public final class ServiceMetrics: Sendable {
     private let sourceBytes: Counter
     private let cacheHits: Counter
     private let cacheMisses: Counter
+    private let heapTrims: Counter
+    private let resident: Gauge
     private let queue: WorkQueue
 
     init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queue: WorkQueue) {
@@ -39,6 +43,8 @@ public final class ServiceMetrics: Sendable {
         sourceBytes = registry.makeCounter(name: "imago_source_bytes_total", help: "Bytes downloaded from sources")
         cacheHits = registry.makeCounter(name: "imago_source_cache_hits_total", help: "Sources served from the disk cache")
         cacheMisses = registry.makeCounter(name: "imago_source_cache_misses_total", help: "Sources downloaded")
+        heapTrims = registry.makeCounter(name: "imago_heap_trims_total", help: "Times freed heap memory was returned to the system")
+        resident = registry.makeGauge(name: "process_resident_memory_bytes", help: "Resident memory size in bytes")
     }
 
     func requestStarted() { inProgress.increment() }
@@ -59,8 +65,11 @@ public final class ServiceMetrics: Sendable {
         }
     }
 
-    /// The Prometheus text exposition, with the queue gauges read now.
+    func heapTrimmed() { heapTrims.increment() }
+
+    /// The Prometheus text exposition, with the queue and memory gauges read now.
     public func render() -> String {
+        if let bytes = ProcessHeap.residentBytes { resident.set(Double(bytes)) }
         let counts = queue.counts
         queueDepth.set(Double(counts.waiting))
         workersBusy.set(Double(counts.running))

@@ -1,0 +1,16 @@
+#include "imago_heap.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+
+int imago_heap_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+
+int imago_heap_trim(void) { return malloc_trim(0); }
+
+#else
+
+int imago_heap_limit_arenas(int count) { (void)count; return -1; }
+
+int imago_heap_trim(void) { return -1; }
+
+#endif

@@ -1,0 +1,14 @@
+#ifndef IMAGO_HEAP_H
+#define IMAGO_HEAP_H
+
+/// glibc's malloc tuning, which Swift's Glibc module does not import (<malloc.h>).
+/// Each returns 1 when the C library did what was asked, 0 when not, and -1 where the C
+/// library is not glibc.
+
+/// mallopt(M_ARENA_MAX, count).
+int imago_heap_limit_arenas(int count);
+
+/// malloc_trim(0): 1 when memory was released.
+int imago_heap_trim(void);
+
+#endif

@@ -1,0 +1,18 @@
+public import Hummingbird
+import NIOCore
+
+/// The request context of ``ImageServer``: Hummingbird's basic context plus the request's
+/// channel, through which the service learns that a client went away.
+///
+/// Mount the service in your own router with this context (`Router(context:
+/// ImageServiceRequestContext.self)`) to have requests whose clients leave cancelled; with
+/// another context the routes work the same but run to the end.
+public struct ImageServiceRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    let channelID: ObjectIdentifier
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channelID = ObjectIdentifier(source.channel)
+    }
+}

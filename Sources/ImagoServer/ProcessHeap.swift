@@ -1,0 +1,57 @@
+import CImagoHeap
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The C heap of this process: glibc's `malloc` settings, trimming, and the resident size.
+///
+/// Image work allocates and frees bitmaps of many sizes from many threads. glibc keeps freed
+/// memory in per-thread arenas for reuse, so a process's resident size climbs to the peak of
+/// every arena and stays there. A long-running service bounds that with fewer arenas
+/// (``limitArenas(_:)``, imgproxy's `MALLOC_ARENA_MAX=2`) and hands freed memory back to the
+/// system when it can (``trim()``, `malloc_trim`, as imgproxy does every 10 s).
+///
+/// These settings are process-wide: the library never changes them by itself. `imago-server`
+/// does, from `IMAGO_MALLOC_ARENAS` and `IMAGO_FREE_MEMORY_INTERVAL`. On a C library other
+/// than glibc the calls do nothing and return `false`.
+public enum ProcessHeap {
+    /// Caps the number of malloc arenas (`mallopt(M_ARENA_MAX)`). Call it at start-up, before
+    /// threads allocate: arenas already made stay.
+    ///
+    /// - Parameter count: The most arenas; at least 1.
+    /// - Returns: Whether the C library took the setting.
+    @discardableResult
+    public static func limitArenas(_ count: Int) -> Bool {
+        guard count >= 1, count <= Int(Int32.max) else { return false }
+        return imago_heap_limit_arenas(Int32(count)) == 1
+    }
+
+    /// Returns the free memory at the top of every arena, and whole free pages inside them,
+    /// to the system (`malloc_trim(0)`). It takes each arena's lock in turn, so it briefly
+    /// slows allocations running at the same time; call it when idle or every few seconds.
+    ///
+    /// - Returns: Whether any memory was released.
+    @discardableResult
+    public static func trim() -> Bool {
+        imago_heap_trim() == 1
+    }
+
+    /// The process's resident set size in bytes (`/proc/self/statm`), or `nil` where that
+    /// file is unavailable.
+    public static var residentBytes: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        #if canImport(Glibc)
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+        let pageSize = 4096
+        #endif
+        return pages * pageSize
+    }
+}
