@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?= --help
 
-.PHONY: bootstrap build run test bench clean
+.PHONY: bootstrap build run test bench bench-server cluster clean
 
 bootstrap:
 	./scripts/bootstrap
@@ -26,11 +26,20 @@ bench: bootstrap
 	./scripts/bench-peers
 	./scripts/bench-loading
 	./scripts/bench-play
+	./scripts/bench-server
+	./scripts/bench-server --soak 60
 	rm -f Benchmarks/.build/*/release/description.json  # see scripts/bench-peers: stale path-dependency sources
 	$(SWIFT) build -c release --package-path Benchmarks --product imago-cache-bench
 	$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/imago-cache-bench
 	$(SWIFT) build -c release --package-path Benchmarks --product imago-disk-bench
 	$$($(SWIFT) build -c release --package-path Benchmarks --show-bin-path)/imago-disk-bench
+
+bench-server: bootstrap
+	./scripts/bench-server
+	./scripts/bench-server --soak 60
+
+cluster: bootstrap
+	./scripts/cluster $(ARGS)
 
 clean:
 	rm -rf .build .build-* Benchmarks/.build

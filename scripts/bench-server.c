@@ -6,13 +6,13 @@
  *   bench-server-floor gif FILE N          giflib, every frame (DGifSlurp)
  *
  * Prints one line: milliseconds per decode (the best of N). */
-#include <gif_lib.h>
-#include <jpeglib.h>
-#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <gif_lib.h>
+#include <jpeglib.h>
+#include <png.h>
 
 static unsigned char *slurp(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");

@@ -5,11 +5,15 @@
 
 int imago_heap_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 
+int imago_heap_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
 int imago_heap_trim(void) { return malloc_trim(0); }
 
 #else
 
 int imago_heap_limit_arenas(int count) { (void)count; return -1; }
+
+int imago_heap_mmap_threshold(int bytes) { (void)bytes; return -1; }
 
 int imago_heap_trim(void) { return -1; }
 

@@ -24,6 +24,8 @@ struct HeapTrimmer: Service {
         var activityAtTrim = service.activity
         while !Task.isCancelled {
             do { try await Task.sleep(for: tick) } catch { return }
+            // Results past their few seconds go now, not when the cache is next touched.
+            service.recentResults.removeExpired()
             let activity = service.activity
             let idleAfterWork = service.isIdle && activity != activityAtTrim
             if idleAfterWork || ContinuousClock.now - lastTrim >= interval {

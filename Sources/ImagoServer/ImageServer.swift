@@ -6,7 +6,8 @@ import ServiceLifecycle
 /// `imago-server`: an ``ImageService`` behind Hummingbird's HTTP/1.1 server, with graceful
 /// shutdown.
 ///
-/// At start it caps glibc's malloc arenas (``ServerConfiguration/mallocArenas``), and while it
+/// At start it caps glibc's malloc arenas (``ServerConfiguration/mallocArenas``) and maps
+/// large allocations apart (``ServerConfiguration/mallocMmapThreshold``), and while it
 /// runs it returns freed heap memory to the system when idle and every
 /// ``ServerConfiguration/freeMemoryInterval``. A client that closes its connection cancels its
 /// request's work.
@@ -53,6 +54,7 @@ public struct ImageServer: Sendable {
             },
             logger: logger)
         if configuration.mallocArenas > 0 { ProcessHeap.limitArenas(configuration.mallocArenas) }
+        if configuration.mallocMmapThreshold > 0 { ProcessHeap.mapLargeAllocations(from: configuration.mallocMmapThreshold) }
         let trimmer = HeapTrimmer(service: service, interval: configuration.freeMemoryInterval)
         var group = ServiceGroupConfiguration(services: [app, trimmer], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                                               logger: logger)

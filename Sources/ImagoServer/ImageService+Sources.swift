@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ImagoCache
 import ImagoCore
 import ImagoDiskIO
 import ImagoLoading
@@ -28,7 +29,31 @@ extension ImageService {
     ///
     /// - Throws: ``ServiceError``: 400 for an unusable source URL, 403 when it is not allowed,
     ///   the download's statuses (see ``ServiceError/init(_:)-(ImageLoadingError)``).
-    func loadSource(_ source: String, options: ProcessingOptions) async throws -> LoadedSource {
+    /// Makes sure an `http(s)` source is in the disk cache, downloading it (once, however many
+    /// requests ask) if it is not, without keeping its bytes: requests waiting for a render slot
+    /// then hold nothing. Counts the source-cache metrics.
+    ///
+    /// - Returns: Whether it counted them (`false` for local sources, invalid URLs and a
+    ///   service without a cache: ``loadSource(_:options:countsLoad:)`` does all).
+    func fetchSource(_ source: String) async throws -> Bool {
+        guard let cache = sourceCache, let url = URL(string: source), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", url.host?.isEmpty == false else { return false }
+        let request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
+        if (try? cache.contains(manager.dataKey(for: request))) == true {
+            metrics.sourceLoaded(bytes: 0, fromCache: true)
+            return true
+        }
+        let result: DataLoadResult
+        do {
+            result = try await manager.loadData(with: request)
+        } catch {
+            throw ServiceError(error)
+        }
+        metrics.sourceLoaded(bytes: result.data.count, fromCache: result.source != .network)
+        return true
+    }
+
+    func loadSource(_ source: String, options: ProcessingOptions, countsLoad: Bool = true) async throws -> LoadedSource {
         let maxBytes = min(options.maxSourceFileSize ?? configuration.maxSourceFileSize, configuration.maxSourceFileSize)
         if source.lowercased().hasPrefix("local://") {
             return try await loadLocal(source, maxBytes: maxBytes)
@@ -47,7 +72,7 @@ extension ImageService {
         guard result.data.count <= maxBytes else {
             throw ServiceError(status: 422, code: "source_too_large", message: "the source is larger than \(maxBytes) bytes")
         }
-        metrics.sourceLoaded(bytes: result.data.count, fromCache: result.source != .network)
+        if countsLoad { metrics.sourceLoaded(bytes: result.data.count, fromCache: result.source != .network) }
         let last = url.lastPathComponent
         return LoadedSource(name: source, data: result.data, contentType: result.response?.mimeType, lastModified: result.lastModified,
                             host: host, baseName: Self.baseName(last))

@@ -42,6 +42,12 @@ public final class ImageService: Sendable {
     let logger: Logger
     let coders: ImageCoderRegistry
     let workers: WorkQueue
+    /// Requests holding a source's bytes and rendering: one more than the workers (one reads its
+    /// source or writes its answer while the others keep the workers busy), so that waiting
+    /// requests hold nothing but their path (the resident size does not grow with the queue).
+    let renderSlots: PriorityGate
+    /// The disk cache of sources, when on.
+    let sourceCache: DiskCache?
     let httpLoader: HTTPDataLoader
     let fileReads: WorkQueue
     /// Identical requests in flight share one render (decode, transform, encode).
@@ -97,8 +103,9 @@ public final class ImageService: Sendable {
         }
         coders = .shared
         workers = WorkQueue(label: "imago.server.workers", maxConcurrentCount: configuration.workers)
+        renderSlots = PriorityGate(limit: configuration.workers + 1)
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
-        metrics = ServiceMetrics(registry: metricsRegistry, queue: workers)
+        metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, slots: renderSlots)
 
         let allowed = configuration.allowedSources
         let sourceGuard = SourceGuard(
@@ -126,6 +133,7 @@ public final class ImageService: Sendable {
                 throw ConfigurationError(variable: "IMAGO_CACHE_DIR", reason: "the source cache cannot be opened: \(error)")
             }
         }
+        sourceCache = cache
         manager = ImageManager(configuration: ImageManager.Configuration(
             memoryCache: nil, dataCache: cache, downloader: downloader, coders: .shared, processingQueue: workers,
             decodingLimits: DecodingLimits(maxPixels: Int(configuration.maxSourceResolution * 1_000_000),
@@ -233,7 +241,11 @@ public final class ImageService: Sendable {
         }
         try admit()
         defer { admitted.withLock { $0 -= 1 } }
-        let source = try await loadSource(parsed.source, options: options)
+        // The source onto disk first, holding no bytes; then, in turn, its bytes and the render.
+        let fetched = try await fetchSource(parsed.source)
+        try await renderSlots.enter(priority: PriorityCell(.normal))
+        defer { renderSlots.leave() }
+        let source = try await loadSource(parsed.source, options: options, countsLoad: !fetched)
         let response = try await answer(source: source, options: options, info: parsed.isInfo, headers: headers)
         return (response, source.host)
     }
@@ -244,7 +256,7 @@ public final class ImageService: Sendable {
     /// No request is past parsing and no worker is busy or awaited.
     var isIdle: Bool {
         let counts = workers.counts
-        return admitted.withLock { $0 } == 0 && counts.waiting == 0 && counts.running == 0
+        return admitted.withLock { $0 } == 0 && counts.waiting == 0 && counts.running == 0 && renderSlots.counts.holding == 0
     }
 
     /// Counts the request in, or refuses it with 429 when `IMAGO_WORKERS + IMAGO_QUEUE_SIZE`

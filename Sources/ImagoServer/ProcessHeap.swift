@@ -14,7 +14,9 @@ import Foundation
 /// memory in per-thread arenas for reuse, so a process's resident size climbs to the peak of
 /// every arena and stays there. A long-running service bounds that with fewer arenas
 /// (``limitArenas(_:)``, imgproxy's `MALLOC_ARENA_MAX=2`) and hands freed memory back to the
-/// system when it can (``trim()``, `malloc_trim`, as imgproxy does every 10 s).
+/// system when it can (``trim()``, `malloc_trim`, as imgproxy does every 10 s), and gives large
+/// buffers mappings of their own (``mapLargeAllocations(from:)``) so that they never settle in
+/// the arenas.
 ///
 /// These settings are process-wide: the library never changes them by itself. `imago-server`
 /// does, from `IMAGO_MALLOC_ARENAS` and `IMAGO_FREE_MEMORY_INTERVAL`. On a C library other
@@ -29,6 +31,20 @@ public enum ProcessHeap {
     public static func limitArenas(_ count: Int) -> Bool {
         guard count >= 1, count <= Int(Int32.max) else { return false }
         return imago_heap_limit_arenas(Int32(count)) == 1
+    }
+
+    /// Gives every allocation of at least `bytes` a mapping of its own, unmapped when freed
+    /// (`mallopt(M_MMAP_THRESHOLD)`). glibc's default threshold rises to the size of the
+    /// largest block freed (up to 32 MiB), after which bitmaps come from the arenas and
+    /// their memory stays resident, fragmented, after the load has gone; a fixed threshold keeps
+    /// large buffers out of the arenas. Costs a fresh mapping (and its page faults) per buffer.
+    ///
+    /// - Parameter bytes: The threshold, at most 32 MiB (glibc's ceiling).
+    /// - Returns: Whether the C library took the setting.
+    @discardableResult
+    public static func mapLargeAllocations(from bytes: Int) -> Bool {
+        guard bytes >= 4096, bytes <= 32 << 20 else { return false }
+        return imago_heap_mmap_threshold(Int32(bytes)) == 1
     }
 
     /// Returns the free memory at the top of every arena, and whole free pages inside them,

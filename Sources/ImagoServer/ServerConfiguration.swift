@@ -91,6 +91,11 @@ public struct ServerConfiguration: Sendable {
     /// start. Fewer arenas keep less freed memory resident; imgproxy's images use 2. Default 2;
     /// 0 leaves glibc's default (8 per core).
     public var mallocArenas: Int = 2
+    /// `IMAGO_MALLOC_MMAP_THRESHOLD`: bytes from which an allocation gets a mapping of its own,
+    /// returned to the system when freed (`M_MMAP_THRESHOLD`), set by ``ImageServer`` at
+    /// start. Bitmaps and source bytes are larger, so they never stay resident after the load
+    /// has gone. Default 1 MiB; 0 leaves glibc's dynamic threshold (which rises to 32 MiB).
+    public var mallocMmapThreshold: Int = 1 << 20
     /// `IMAGO_FREE_MEMORY_INTERVAL`: seconds between returns of freed heap memory to the system
     /// (`malloc_trim`); the heap is also trimmed as soon as the service goes idle. Default 10
     /// (imgproxy's); 0 turns trimming off.
@@ -167,6 +172,10 @@ public struct ServerConfiguration: Sendable {
         queueSize = try env.int("IMAGO_QUEUE_SIZE", in: 0...1_000_000) ?? queueSize
         gracefulStopTimeout = try env.seconds("IMAGO_GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
         mallocArenas = try env.int("IMAGO_MALLOC_ARENAS", in: 0...4096) ?? mallocArenas
+        mallocMmapThreshold = try env.int("IMAGO_MALLOC_MMAP_THRESHOLD", in: 0...(32 << 20)) ?? mallocMmapThreshold
+        if mallocMmapThreshold > 0, mallocMmapThreshold < 4096 {
+            throw ConfigurationError(variable: "IMAGO_MALLOC_MMAP_THRESHOLD", reason: "'\(mallocMmapThreshold)' is not 0 or 4096-33554432")
+        }
         if env["IMAGO_FREE_MEMORY_INTERVAL"] == "0" {
             freeMemoryInterval = .zero
         } else {
@@ -209,6 +218,7 @@ public struct ServerConfiguration: Sendable {
          ("IMAGO_WORKERS", "\(workers)"), ("IMAGO_QUEUE_SIZE", queueSize == 0 ? "(no limit)" : "\(queueSize)"),
          ("IMAGO_GRACEFUL_STOP_TIMEOUT", "\(gracefulStopTimeout)"),
          ("IMAGO_MALLOC_ARENAS", mallocArenas == 0 ? "(glibc default)" : "\(mallocArenas)"),
+         ("IMAGO_MALLOC_MMAP_THRESHOLD", mallocMmapThreshold == 0 ? "(glibc default)" : "\(mallocMmapThreshold)"),
          ("IMAGO_FREE_MEMORY_INTERVAL", freeMemoryInterval == .zero ? "(off)" : "\(freeMemoryInterval)"),
          ("IMAGO_PLAYGROUND", "\(playground)")]
     }
@@ -253,6 +263,7 @@ extension ServerConfiguration {
         "IMAGO_QUEUE_SIZE": "requests waiting beyond the workers before 429 (0: no limit)",
         "IMAGO_GRACEFUL_STOP_TIMEOUT": "seconds to finish in-flight requests on SIGTERM/SIGINT",
         "IMAGO_MALLOC_ARENAS": "glibc malloc arenas (M_ARENA_MAX); 0: glibc's default",
+        "IMAGO_MALLOC_MMAP_THRESHOLD": "bytes from which allocations are mapped apart and unmapped when freed; 0: glibc's default",
         "IMAGO_FREE_MEMORY_INTERVAL": "seconds between malloc_trim calls (also when idle); 0: never",
         "IMAGO_PLAYGROUND": "serve the playground page at /",
     ]

@@ -28,17 +28,19 @@ public final class ServiceMetrics: Sendable {
     private let heapTrims: Counter
     private let resident: Gauge
     private let queue: WorkQueue
+    private let slots: PriorityGate
 
-    init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queue: WorkQueue) {
+    init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queue: WorkQueue, slots: PriorityGate) {
         self.registry = registry
         self.queue = queue
+        self.slots = slots
         duration = registry.makeDurationHistogram(
             name: "imago_http_request_duration_seconds",
             buckets: [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
                       .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)],
             help: "Time from a request's arrival to its response")
         inProgress = registry.makeGauge(name: "imago_http_requests_in_progress", help: "Requests being handled now")
-        queueDepth = registry.makeGauge(name: "imago_processing_queue_depth", help: "Decodes, transforms and encodes waiting for a worker")
+        queueDepth = registry.makeGauge(name: "imago_processing_queue_depth", help: "Requests waiting for a worker")
         workersBusy = registry.makeGauge(name: "imago_processing_workers_busy", help: "Workers decoding, transforming or encoding now")
         sourceBytes = registry.makeCounter(name: "imago_source_bytes_total", help: "Bytes downloaded from sources")
         cacheHits = registry.makeCounter(name: "imago_source_cache_hits_total", help: "Sources served from the disk cache")
@@ -71,7 +73,7 @@ public final class ServiceMetrics: Sendable {
     public func render() -> String {
         if let bytes = ProcessHeap.residentBytes { resident.set(Double(bytes)) }
         let counts = queue.counts
-        queueDepth.set(Double(counts.waiting))
+        queueDepth.set(Double(counts.waiting + slots.counts.waiting))
         workersBusy.set(Double(counts.running))
         return registry.emitToString()
     }

@@ -23,24 +23,7 @@ struct DeploymentTests {
     /// Runs a program to its end, off the cooperative pool: status, stdout, stderr.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                     directory: URL? = nil) async throws -> (Int32, String, String) {
-        try await withCheckedThrowingContinuation { c in
-            DispatchQueue.global().async {
-                c.resume(with: Result {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: executable)
-                    process.arguments = arguments
-                    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-                    if let directory { process.currentDirectoryURL = directory }
-                    let out = Pipe(), err = Pipe()
-                    process.standardOutput = out
-                    process.standardError = err
-                    try process.run()
-                    let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
-                })
-            }
-        }
+        try await Subprocess.run(URL(fileURLWithPath: executable), arguments, environment: environment, directory: directory)
     }
 
     // MARK: systemd

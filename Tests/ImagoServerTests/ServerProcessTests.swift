@@ -64,23 +64,7 @@ struct ServerProcessTests {
 
     /// Runs the executable to completion (off the cooperative pool).
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String, String) {
-        try await withCheckedThrowingContinuation { c in
-            DispatchQueue.global().async {
-                c.resume(with: Result {
-                    let process = Process()
-                    process.executableURL = TestFiles.builtProduct(executable)
-                    process.arguments = arguments
-                    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-                    let out = Pipe(), err = Pipe()
-                    process.standardOutput = out
-                    process.standardError = err
-                    try process.run()
-                    let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
-                })
-            }
-        }
+        try await Subprocess.run(TestFiles.builtProduct(executable), arguments, environment: environment)
     }
 
     @Test("SIGTERM: the request in flight finishes, then the process exits 0")

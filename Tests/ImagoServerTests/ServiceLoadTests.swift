@@ -27,9 +27,14 @@ struct ServiceLoadTests {
             let clients = (0..<3).map { i in
                 Task { try await h.get(h.plain("w:\(50 + i)", "/img/a.png")) }
             }
-            try await eventually { h.service.workers.counts.waiting == 3 }
+            // As many as there are render slots (the worker and one more) wait for the worker
+            // holding their source's bytes; the other waits for a slot holding nothing.
+            func waiting() -> Int { h.service.workers.counts.waiting + h.service.renderSlots.counts.waiting }
+            try await eventually { waiting() == 3 }
+            #expect(h.service.renderSlots.limit == 2)
+            #expect(h.service.workers.counts.waiting == 2 && h.service.renderSlots.counts.waiting == 1)
             for c in clients { c.cancel() }   // the client closes its connection
-            try await eventually { h.service.workers.counts.waiting == 0 && h.service.admitted.withLock { $0 } == 0 }
+            try await eventually { waiting() == 0 && h.service.admitted.withLock { $0 } == 0 }
             #expect(h.service.workers.counts.running == 1, "the worker is still held: the queued work was dropped, not run")
             for c in clients { #expect((try? await c.value) == nil) }
 
@@ -84,7 +89,7 @@ struct ServiceLoadTests {
             == PixelSize(width: 501, height: 376))
     }
 
-    @Test("IMAGO_MALLOC_ARENAS, IMAGO_FREE_MEMORY_INTERVAL and IMAGO_PLAYGROUND read and checked")
+    @Test("IMAGO_MALLOC_ARENAS, IMAGO_MALLOC_MMAP_THRESHOLD, IMAGO_FREE_MEMORY_INTERVAL and IMAGO_PLAYGROUND read and checked")
     func settings() throws {
         let defaults = ServerConfiguration()
         #expect(defaults.mallocArenas == 2 && defaults.freeMemoryInterval == .seconds(10) && !defaults.playground)
@@ -93,6 +98,10 @@ struct ServiceLoadTests {
         #expect(set.mallocArenas == 0 && set.freeMemoryInterval == .zero && set.playground)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_ARENAS": "-1"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_FREE_MEMORY_INTERVAL": "soon"]) }
+        #expect(defaults.mallocMmapThreshold == 1 << 20)
+        #expect(try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "0"]).mallocMmapThreshold == 0)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "100"]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "999999999"]) }
         #expect(ProcessHeap.residentBytes.map { $0 > 0 } == true)
     }
 }

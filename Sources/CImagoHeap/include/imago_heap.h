@@ -8,6 +8,10 @@
 /// mallopt(M_ARENA_MAX, count).
 int imago_heap_limit_arenas(int count);
 
+/// mallopt(M_MMAP_THRESHOLD, bytes): allocations of at least `bytes` get their own mapping,
+/// returned to the system when freed (this also turns off glibc's rising dynamic threshold).
+int imago_heap_mmap_threshold(int bytes);
+
 /// malloc_trim(0): 1 when memory was released.
 int imago_heap_trim(void);
 

@@ -7,6 +7,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ImagoCore
+import Synchronization
 
 /// A two-pass (horizontal, then vertical) Lanczos3 resampler on premultiplied ARGB32.
 ///
@@ -17,7 +18,7 @@ import ImagoCore
 /// result is clamped so no colour exceeds its alpha (Lanczos rings).
 enum LanczosResampler {
     /// For each output coordinate: the first input index and the weights that follow it.
-    struct Weights {
+    struct Weights: Sendable {
         var starts: [Int]
         var counts: [Int]
         var taps: Int
@@ -54,6 +55,23 @@ enum LanczosResampler {
                 if let peak = fixed.indices.max(by: { fixed[$0] < fixed[$1] }) { fixed[peak] += error }
                 for k in 0..<n { values[i * taps + k] = fixed[k] }
             }
+        }
+
+        /// Weights made recently, by input and output length: every frame of an animation
+        /// reuses them instead of evaluating the kernel again.
+        private static let recent = Mutex([Int: Weights]())
+
+        /// The weights for `input` → `output`, from ``recent`` when made before.
+        static func shared(input: Int, output: Int) -> Weights {
+            guard input < 1 << 30, output < 1 << 30 else { return Weights(input: input, output: output) }
+            let key = input << 32 | output
+            if let w = recent.withLock({ $0[key] }) { return w }
+            let w = Weights(input: input, output: output)
+            recent.withLock { cache in
+                if cache.count >= 64 { cache.removeAll(keepingCapacity: true) }
+                cache[key] = w
+            }
+            return w
         }
 
         static func lanczos3(_ x: Double) -> Double {
@@ -118,7 +136,7 @@ enum LanczosResampler {
     /// Resizes premultiplied ARGB32 `src` to `size`.
     static func resize(_ src: PixelBuffer, to size: PixelSize) throws -> PixelBuffer {
         let inW = src.width, inH = src.height, outW = size.width, outH = size.height
-        let wx = Weights(input: inW, output: outW), wy = Weights(input: inH, output: outH)
+        let wx = Weights.shared(input: inW, output: outW), wy = Weights.shared(input: inH, output: outH)
         // Horizontal pass over every input row into an intermediate of outW × inH.
         var middle = [UInt8](repeating: 0, count: outW * inH * 4)
         src.withUnsafeBytes { raw in

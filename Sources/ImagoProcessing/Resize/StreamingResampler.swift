@@ -72,8 +72,8 @@ public final class StreamingResampler: DecodedRowConsuming {
             boxHeight = (size.height + ky - 1) / ky
             middle = PixelSize(width: b.outputWidth, height: boxHeight)
         }
-        let wx = LanczosResampler.Weights(input: middle.width, output: target.width)
-        let wy = LanczosResampler.Weights(input: middle.height, output: target.height)
+        let wx = LanczosResampler.Weights.shared(input: middle.width, output: target.width)
+        let wy = LanczosResampler.Weights.shared(input: middle.height, output: target.height)
         // Output row y is written once every row up to the largest last tap of rows 0...y has
         // arrived; the ring must then still hold its first tap.
         readyAfter = []
