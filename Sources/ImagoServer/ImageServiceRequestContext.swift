@@ -8,9 +8,12 @@ import NIOCore
 /// ImageServiceRequestContext.self)`) to have requests whose clients leave cancelled; with
 /// another context the routes work the same but run to the end.
 public struct ImageServiceRequestContext: RequestContext {
+    /// Hummingbird's own per-request state (logger, parameters, allocator).
     public var coreContext: CoreRequestContextStorage
+    /// The request's connection, by which ``ImageService`` finds whether its client is still there.
     let channelID: ObjectIdentifier
 
+    /// Creates the context of a request arriving on `source.channel`; Hummingbird calls it.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channelID = ObjectIdentifier(source.channel)
