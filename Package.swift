@@ -70,6 +70,7 @@ let package = Package(
         // The command-line tools' own C: exec of the sibling executable, the terminal's size.
         .target(name: "CImagoCLIGlue"),
         .target(name: "CImagoHeap"),
+        .target(name: "CImagoResample"),
         // The disk cache's system layer: the SQLite manifest and POSIX file I/O, the only C pointers below the coders.
         .target(name: "ImagoDiskIO", dependencies: ["CSQLite"], swiftSettings: strict),
 
@@ -77,7 +78,7 @@ let package = Package(
                 dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CImageQuant", "CLCMS2", "COpenJPEG", "CZlib"],
                 swiftSettings: strict),
 
-        .target(name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman"],
+        .target(name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman", "CImagoResample"],
                 swiftSettings: strict),
 
         .target(name: "ImagoCache",

@@ -6,6 +6,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CImagoResample
 import ImagoCore
 import Synchronization
 
@@ -89,22 +90,16 @@ enum LanczosResampler {
         return UInt8(truncatingIfNeeded: min(255, max(0, r)))
     }
 
-    /// Filters one row of `wx.starts.count` output pixels from an input row (premultiplied ARGB32).
+    /// Filters one row of `wx.starts.count` output pixels from an input row (premultiplied ARGB32),
+    /// in C (`imago_lanczos_horizontal`), built for the machine's vector units.
     @inline(__always)
     static func horizontal(_ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, weights wx: Weights,
                            values w: UnsafeBufferPointer<Int32>) {
-        for x in 0..<wx.starts.count {
-            var c0: Int32 = 0, c1: Int32 = 0, c2: Int32 = 0, c3: Int32 = 0
-            var p = row + wx.starts[x] * 4
-            let wbase = x * wx.taps
-            for k in 0..<wx.counts[x] {
-                let wk = w[wbase + k]
-                c0 &+= Int32(p[0]) &* wk; c1 &+= Int32(p[1]) &* wk
-                c2 &+= Int32(p[2]) &* wk; c3 &+= Int32(p[3]) &* wk
-                p += 4
+        wx.starts.withUnsafeBufferPointer { starts in
+            wx.counts.withUnsafeBufferPointer { counts in
+                guard let wb = w.baseAddress, let sb = starts.baseAddress, let cb = counts.baseAddress else { return }
+                imago_lanczos_horizontal(row, out, sb, cb, wx.taps, starts.count, wb)
             }
-            out[x * 4] = clamp(c0); out[x * 4 + 1] = clamp(c1)
-            out[x * 4 + 2] = clamp(c2); out[x * 4 + 3] = clamp(c3)
         }
     }
 
@@ -121,7 +116,7 @@ enum LanczosResampler {
         for k in 0..<wy.counts[y] {
             let wk = w[wbase + k]
             let r = row(wy.starts[y] + k)
-            for i in 0..<n { acc[i] &+= Int32(r[i]) &* wk }
+            imago_lanczos_accumulate(acc, r, n, wk)
         }
         let alpha = PixelFormat.argbOffsets.a
         for x in 0..<width {
