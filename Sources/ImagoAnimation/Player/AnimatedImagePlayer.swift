@@ -24,9 +24,10 @@ public enum AnimationPlaybackMode: String, Sendable, Hashable, CaseIterable {
 /// - **Timing.** Each frame shows for its duration divided by ``playbackRate``. A tick that
 ///   arrives late never jumps over a frame: time carried into the next frame is capped at that
 ///   frame's duration, so every frame is shown.
-/// - **Buffer.** Frames ahead of the one on screen are decoded by one background task into a
-///   buffer of at most ``maxBufferSize`` frames, growing by one frame per pass up to that size
-///   (YYImage's incremental buffer). When the next frame is not decoded yet, the current one is
+/// - **Buffer.** Frames ahead of the one on screen are decoded one at a time, at low priority
+///   on the shared processing queue (``ImagoCore/WorkQueue/processing``), into a buffer of at
+///   most ``maxBufferSize`` frames, growing by one frame per pass up to that size (YYImage's
+///   incremental buffer). When the next frame is not decoded yet, the current one is
 ///   held, never skipped.
 /// - **Memory.** ``maxBufferSize`` 0 (the default) sizes the buffer from the machine:
 ///   min(20% of physical memory, 60% of available memory) ÷ bytes per frame, clamped to
@@ -386,11 +387,13 @@ public final class AnimatedImagePlayer: Sendable {
     private func requestFetch() {
         state.withLock { s in
             guard s.fetch == nil else { return }
-            s.fetch = Task.detached(priority: .utility) { [weak self] in guard let self else { return }; self.fetchLoop() }
+            s.fetch = Task.detached(priority: .utility) { [weak self] in guard let self else { return }; await self.fetchLoop() }
         }
     }
 
-    private func fetchLoop() {
+    /// Decodes the frames the window lacks, one at a time, on the shared processing queue (so
+    /// however many players run, their decodes share its bounded threads).
+    private func fetchLoop() async {
         while true {
             // What to decode next, and what to drop: the buffer holds the window only.
             let next: Int? = state.withLock { s in
@@ -408,7 +411,8 @@ public final class AnimatedImagePlayer: Sendable {
                 state.withLock { $0.fetch = nil }
                 return
             }
-            guard let pixels = try? image.animationFrame(at: index) else {
+            let decoded = await decodeFrame(index)
+            guard let pixels = decoded else {
                 state.withLock { $0.fetch = nil }
                 return
             }
@@ -421,6 +425,16 @@ public final class AnimatedImagePlayer: Sendable {
             }
             // A frame that was due and missed is shown now.
             if state.withLock({ $0.playing }) { update(now: clock.now) }
+        }
+    }
+
+    /// Frame `index`, decoded on the shared processing queue; `nil` when it cannot be.
+    private func decodeFrame(_ index: Int) async -> PixelBuffer? {
+        let image = self.image
+        do {
+            return try await WorkQueue.processing.run(priority: .low) { try image.animationFrame(at: index) }
+        } catch {
+            return nil
         }
     }
 
