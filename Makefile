@@ -16,6 +16,8 @@ run: build
 	.build/release/imago $(ARGS)
 
 # Installs system packages, builds, and runs every test (unit, corpus conformance, CLI).
+# Warnings in Imago's own targets are errors here (and so in CI); dependencies keep theirs.
+test: export IMAGO_WARNINGS_AS_ERRORS := 1
 test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

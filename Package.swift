@@ -1,10 +1,24 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `IMAGO_WARNINGS_AS_ERRORS=1` (set by `make test`, so CI) turns every warning in Imago's own
+/// targets into an error. Only these targets: dependencies keep their warnings, and a package
+/// that depends on Imago never sees the setting.
+let warningsAsErrors = ProcessInfo.processInfo.environment["IMAGO_WARNINGS_AS_ERRORS"] == "1"
+
+let warnings: [SwiftSetting] = warningsAsErrors ? [.treatAllWarnings(as: .error)] : []
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-]
+] + warnings
+
+let strictC: [CSetting] = warningsAsErrors ? [.treatAllWarnings(as: .error)] : []
 
 let package = Package(
     name: "Imago",
@@ -36,6 +50,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        // `swift package generate-documentation --target Imago`; a plugin only, nothing is linked.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // Pure Swift: pixel buffers, Image, formats and sniffing, errors, limits.
@@ -66,11 +82,11 @@ let package = Package(
         // The coders' C: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng,
         // libtiff's variadic tag accessors and va_list error handler, which Swift cannot call, and
         // the stand-ins that load libheif on first use.
-        .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif"]),
+        .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif"], cSettings: strictC),
         // The command-line tools' own C: exec of the sibling executable, the terminal's size.
-        .target(name: "CImagoCLIGlue"),
-        .target(name: "CImagoHeap"),
-        .target(name: "CImagoResample"),
+        .target(name: "CImagoCLIGlue", cSettings: strictC),
+        .target(name: "CImagoHeap", cSettings: strictC),
+        .target(name: "CImagoResample", cSettings: strictC),
         // The disk cache's system layer: the SQLite manifest and POSIX file I/O, the only C pointers below the coders.
         .target(name: "ImagoDiskIO", dependencies: ["CSQLite"], swiftSettings: strict),
 
@@ -89,6 +105,7 @@ let package = Package(
                 dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache",
                                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                .product(name: "NIOCore", package: "swift-nio"),
+                               .product(name: "NIOPosix", package: "swift-nio"),
                                .product(name: "NIOHTTP1", package: "swift-nio"),
                                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
@@ -151,7 +168,7 @@ let package = Package(
                 dependencies: ["ImagoCore", "ImagoCache", "ImagoLoading", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                                .product(name: "AsyncHTTPClient", package: "async-http-client")],
-                path: "Tests/ImagoTestSupport"),
+                path: "Tests/ImagoTestSupport", swiftSettings: warnings),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),
         // Child process for the disk cache's kill -9 test: writes until killed.
@@ -161,8 +178,11 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ImagoCacheTests", dependencies: ["ImagoCache", "ImagoTestSupport", "ImagoCacheCrashWriter"],
                     swiftSettings: strict),
+        // Child process for the exit-flush test: loads one URL and returns from main.
+        .executableTarget(name: "ImagoLoadingExitProbe", dependencies: ["ImagoLoading", "ImagoCache"],
+                          path: "Tests/ImagoLoadingExitProbe", swiftSettings: strict),
         .testTarget(name: "ImagoLoadingTests",
-                    dependencies: ["ImagoLoading", "ImagoTestSupport",
+                    dependencies: ["ImagoLoading", "ImagoTestSupport", "ImagoLoadingExitProbe",
                                    .product(name: "AsyncHTTPClient", package: "async-http-client")],
                     swiftSettings: strict),
         .testTarget(name: "ImagoServiceURLTests", dependencies: ["ImagoServiceURL"], swiftSettings: strict),

@@ -45,7 +45,7 @@ public struct ImageServer: Sendable {
         let logger = self.logger
         let app = Application(
             router: router,
-            server: .http1(additionalChannelHandlers: service.clientWatchHandlers()),
+            server: .http1(configuration: .init(additionalChannelHandlers: service.clientWatchHandlers())),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port

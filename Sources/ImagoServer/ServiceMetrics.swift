@@ -35,18 +35,22 @@ public final class ServiceMetrics: Sendable {
         self.queue = queue
         self.slots = slots
         duration = registry.makeDurationHistogram(
-            name: "imago_http_request_duration_seconds",
+            descriptor: Self.metric("imago_http_request_duration_seconds", "Time from a request's arrival to its response"),
             buckets: [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
-                      .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)],
-            help: "Time from a request's arrival to its response")
-        inProgress = registry.makeGauge(name: "imago_http_requests_in_progress", help: "Requests being handled now")
-        queueDepth = registry.makeGauge(name: "imago_processing_queue_depth", help: "Requests waiting for a worker")
-        workersBusy = registry.makeGauge(name: "imago_processing_workers_busy", help: "Workers decoding, transforming or encoding now")
-        sourceBytes = registry.makeCounter(name: "imago_source_bytes_total", help: "Bytes downloaded from sources")
-        cacheHits = registry.makeCounter(name: "imago_source_cache_hits_total", help: "Sources served from the disk cache")
-        cacheMisses = registry.makeCounter(name: "imago_source_cache_misses_total", help: "Sources downloaded")
-        heapTrims = registry.makeCounter(name: "imago_heap_trims_total", help: "Times freed heap memory was returned to the system")
-        resident = registry.makeGauge(name: "process_resident_memory_bytes", help: "Resident memory size in bytes")
+                      .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)])
+        inProgress = registry.makeGauge(descriptor: Self.metric("imago_http_requests_in_progress", "Requests being handled now"))
+        queueDepth = registry.makeGauge(descriptor: Self.metric("imago_processing_queue_depth", "Requests waiting for a worker"))
+        workersBusy = registry.makeGauge(descriptor: Self.metric("imago_processing_workers_busy", "Workers decoding, transforming or encoding now"))
+        sourceBytes = registry.makeCounter(descriptor: Self.metric("imago_source_bytes_total", "Bytes downloaded from sources"))
+        cacheHits = registry.makeCounter(descriptor: Self.metric("imago_source_cache_hits_total", "Sources served from the disk cache"))
+        cacheMisses = registry.makeCounter(descriptor: Self.metric("imago_source_cache_misses_total", "Sources downloaded"))
+        heapTrims = registry.makeCounter(descriptor: Self.metric("imago_heap_trims_total", "Times freed heap memory was returned to the system"))
+        resident = registry.makeGauge(descriptor: Self.metric("process_resident_memory_bytes", "Resident memory size in bytes"))
+    }
+
+    /// A descriptor for the whole metric name (no separate unit part) and its help text.
+    private static func metric(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
     }
 
     func requestStarted() { inProgress.increment() }
@@ -54,8 +58,8 @@ public final class ServiceMetrics: Sendable {
     func requestFinished(status: Int, duration elapsed: Duration) {
         inProgress.decrement()
         duration.record(elapsed)
-        registry.makeCounter(name: "imago_http_requests_total", labels: [("status", String(status))],
-                             help: "Requests answered, by status").increment()
+        registry.makeCounter(descriptor: Self.metric("imago_http_requests_total", "Requests answered, by status"),
+                             labels: [("status", String(status))]).increment()
     }
 
     func sourceLoaded(bytes: Int, fromCache: Bool) {

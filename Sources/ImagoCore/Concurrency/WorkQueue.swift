@@ -43,6 +43,7 @@ public final class WorkQueue: Sendable {
         var running = 0
         var nextID = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var blockedWaiters: [DispatchSemaphore] = []
         var freeLanes: [Int]
     }
 
@@ -119,6 +120,24 @@ public final class WorkQueue: Sendable {
         }
     }
 
+    /// Blocks the calling thread until nothing is running or waiting, or until `timeout` has
+    /// passed: what a process does at exit, where it cannot await. Never call it from one of the
+    /// queue's own lanes.
+    ///
+    /// - Returns: `true` when the queue became idle, `false` when the time ran out first.
+    package func blockUntilIdle(timeout: Duration) -> Bool {
+        let semaphore = DispatchSemaphore(value: 0)
+        let idle = state.withLock { s -> Bool in
+            if s.running == 0 && s.waiting.isEmpty { return true }
+            s.blockedWaiters.append(semaphore)
+            return false
+        }
+        if idle { return true }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
+        return semaphore.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success
+    }
+
     private func enqueue(_ job: Job, id: Int, priority: any PrioritySource, cancellable: Bool) {
         enum Next { case start(Int), wait, cancelled }
         let next = state.withLock { s -> Next in
@@ -144,15 +163,16 @@ public final class WorkQueue: Sendable {
             var job = first
             while true {
                 job.run()
-                let (next, idle) = state.withLock { s -> (Job?, [CheckedContinuation<Void, Never>]) in
-                    if let next = s.waiting.popNext(order: order) { return (next, []) }
+                let (next, idle, blocked) = state.withLock { s -> (Job?, [CheckedContinuation<Void, Never>], [DispatchSemaphore]) in
+                    if let next = s.waiting.popNext(order: order) { return (next, [], []) }
                     s.running -= 1
                     s.freeLanes.append(lane)
-                    guard s.running == 0 else { return (nil, []) }
-                    defer { s.idleWaiters = [] }
-                    return (nil, s.idleWaiters)
+                    guard s.running == 0 else { return (nil, [], []) }
+                    defer { s.idleWaiters = []; s.blockedWaiters = [] }
+                    return (nil, s.idleWaiters, s.blockedWaiters)
                 }
                 for waiter in idle { waiter.resume() }
+                for semaphore in blocked { semaphore.signal() }
                 guard let next else { return }
                 job = next
             }

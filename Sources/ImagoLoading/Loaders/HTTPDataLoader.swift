@@ -169,7 +169,7 @@ public final class HTTPDataLoader: DataLoading {
             } catch let error as ImageLoadingError {
                 throw error
             } catch {
-                throw Self.map(error)
+                throw Self.map(error, url: url)
             }
             return
         }
@@ -185,10 +185,10 @@ public final class HTTPDataLoader: DataLoading {
             } catch where attempt == 1 && Self.isStaleConnection(error) && !Task.isCancelled {
                 continue
             } catch {
-                throw Self.map(error)
+                throw Self.map(error, url: url)
             }
         }
-        throw ImageLoadingError.connectionFailed("the connection closed before any answer", transient: true)
+        throw ImageLoadingError.connectionFailed("\(ConnectionFailure.endpoint(of: url)) closed the connection before any answer", transient: true)
     }
 
     /// Whether `error` is a connection closing under a request before any answer: the race between
@@ -208,7 +208,8 @@ public final class HTTPDataLoader: DataLoading {
     /// AsyncHTTPClient's and NIO's errors as ``ImageLoadingError``: TLS failures, replies that
     /// are not HTTP and bodies that do not decompress are lasting; other connection failures are
     /// transient (SDWebImage does not block a URL for them).
-    static func map(_ error: any Error) -> any Error {
+    static func map(_ error: any Error, url: URL? = nil) -> any Error {
+        let endpoint = url.map(ConnectionFailure.endpoint(of:)) ?? "the server"
         if error is ImageLoadingError { return error }
         if error is CancellationError { return ImageLoadingError.cancelled }
         if let e = error as? HTTPClientError {
@@ -217,7 +218,9 @@ public final class HTTPDataLoader: DataLoading {
             case .invalidURL, .emptyHost, .emptyScheme: return ImageLoadingError.invalidURL(e.description)
             case .connectTimeout, .deadlineExceeded: return ImageLoadingError.timedOut(.connect)
             case .readTimeout: return ImageLoadingError.timedOut(.read)
-            default: return ImageLoadingError.connectionFailed(e.description, transient: true)
+            default:
+                return ImageLoadingError.connectionFailed(ConnectionFailure.message(for: e, endpoint: endpoint) ?? "\(endpoint): \(e.description)",
+                                                          transient: true)
             }
         }
         if let e = error as? NIOHTTPDecompression.DecompressionError {
@@ -228,12 +231,15 @@ public final class HTTPDataLoader: DataLoading {
         }
         if let e = error as? HTTPParserError {
             // The connection closing mid-body is a lost connection (transient), not bad HTTP.
-            if e == .invalidEOFState { return ImageLoadingError.connectionFailed("the connection closed mid-reply", transient: true) }
+            if e == .invalidEOFState { return ImageLoadingError.connectionFailed("\(endpoint) closed the connection mid-reply", transient: true) }
             return ImageLoadingError.invalidResponse(String(describing: e))
         }
         if error is NIOSSLError || error is BoringSSLError {
-            return ImageLoadingError.connectionFailed("TLS: \(error)", transient: false)
+            return ImageLoadingError.connectionFailed("TLS with \(endpoint) failed: \(error)", transient: false)
         }
-        return ImageLoadingError.connectionFailed(String(describing: error), transient: true)
+        if let message = ConnectionFailure.message(for: error, endpoint: endpoint) {
+            return ImageLoadingError.connectionFailed(message, transient: true)
+        }
+        return ImageLoadingError.connectionFailed("\(endpoint): \(error)", transient: true)
     }
 }

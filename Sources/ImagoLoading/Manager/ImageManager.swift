@@ -36,7 +36,8 @@ import ImagoCore
 /// - **Revalidation.** ``ImageRequest/Options/refreshCached`` sends the stored `ETag` and
 ///   `Last-Modified`; a 304 keeps the cached bytes.
 /// - **Disk writes** run in the background, one at a time. A load of a key whose write is
-///   still pending is served from it; ``finishPendingStores()`` waits for them.
+///   still pending is served from it; ``finishPendingStores()`` waits for them, and a normal
+///   process exit waits for them too (up to 10 seconds), so nothing downloaded is lost.
 public final class ImageManager: Sendable {
     /// The shared manager: the default configuration over a disk cache in
     /// ``ImagoCache/DiskCache/defaultDirectory`` (memory only when that cannot be opened) and
@@ -149,8 +150,12 @@ public final class ImageManager: Sendable {
         }
     }
 
-    /// Waits until every disk write queued so far is done. Call it before a process that loaded
-    /// images exits, or its last downloads may not reach the disk cache.
+    /// Waits until every disk write queued so far is done.
+    ///
+    /// A process that exits normally (returning from `main`, or calling `exit`) need not call
+    /// it: an exit handler waits up to 10 seconds for the writes of every manager still alive.
+    /// Call it where waiting matters sooner: before handing the cache directory to another
+    /// process, before reporting that a batch is stored, or in a service's graceful shutdown.
     public func finishPendingStores() async {
         await pipeline.writer?.flush()
     }

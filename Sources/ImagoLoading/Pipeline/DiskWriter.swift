@@ -17,6 +17,8 @@ import Synchronization
 /// do not decode never reach the disk, and the write does not compete with the decode for the
 /// CPU. Bytes nobody commits are dropped from the staging area when the last reference goes.
 ///
+/// Writes still queued when the process exits normally are finished first (``ExitFlush``).
+///
 /// Every write has the same priority, so writes reach the disk in the order they were asked
 /// for: a later value of a key is never overwritten by an earlier one still waiting.
 final class DiskWriter: Sendable {
@@ -24,9 +26,15 @@ final class DiskWriter: Sendable {
     private let queue = WorkQueue(label: "imago.disk-writes", maxConcurrentCount: 1)
     private let staged = Mutex<(next: Int, byKey: [String: (id: Int, value: CachedData)])>((0, [:]))
     private let logger = Logger(label: "imago.manager")
+    private let exitRegistration: Int
 
     init(cache: any DataCaching) {
         self.cache = cache
+        exitRegistration = ExitFlush.register(queue)
+    }
+
+    deinit {
+        ExitFlush.unregister(exitRegistration)
     }
 
     /// The bytes staged or waiting to be written for `key`, if any.

@@ -1,0 +1,71 @@
+import Foundation
+import ImagoCache
+import ImagoCore
+@testable import ImagoLoading
+import ImagoTestSupport
+import Testing
+
+@Suite("Disk writes survive a normal exit; connection errors read plainly")
+struct ExitFlushTests {
+    static let probe = TestFiles.builtProduct("ImagoLoadingExitProbe")
+
+    @Test("load, exit without finishPendingStores, load again in a new process: the second reads the disk")
+    func writesSurviveExit() async throws {
+        try await withServer { server in
+            let dir = try TestFiles.temporaryDirectory("imago-exit")
+            let url = server.url("/img/a.png").absoluteString
+            // Each write sleeps 400 ms first, so it is still pending when the first process returns from main.
+            let (status1, out1, err1) = try await Subprocess.run(Self.probe, [dir.path, url, "400"])
+            #expect(status1 == 0, "\(err1)")
+            #expect(out1.trimmingCharacters(in: .whitespacesAndNewlines) == "network")
+            let (status2, out2, err2) = try await Subprocess.run(Self.probe, [dir.path, url])
+            #expect(status2 == 0, "\(err2)")
+            #expect(out2.trimmingCharacters(in: .whitespacesAndNewlines) == "disk")
+            #expect(server.count("/img/a.png") == 1)
+        }
+    }
+
+    @Test("the exit drain waits for queued writes, within its time limit")
+    func drainWaitsForQueue() async throws {
+        let queue = WorkQueue(label: "exit-test", maxConcurrentCount: 1)
+        let id = ExitFlush.register(queue)
+        defer { ExitFlush.unregister(id) }
+        let done = Counter()
+        for _ in 0..<3 { queue.submit { Thread.sleep(forTimeInterval: 0.05); done.increment() } }
+        #expect(ExitFlush.drainAll())
+        #expect(done.count == 3)
+        #expect(queue.blockUntilIdle(timeout: .zero))
+        // A queue that does not drain in time is reported, not waited on forever.
+        queue.submit { Thread.sleep(forTimeInterval: 0.5) }
+        #expect(!queue.blockUntilIdle(timeout: .milliseconds(20)))
+        #expect(queue.blockUntilIdle(timeout: .seconds(5)))
+    }
+
+    @Test("a refused connection names the host and port and says what happened")
+    func refusedConnectionMessage() async throws {
+        // Bind a loopback port, then close it: nothing listens there.
+        let server = try await TestHTTPServer.start()
+        let port = server.port
+        await server.stop()
+        let manager = ImageManager(configuration: .init(memoryCache: nil))
+        let error = await failure { _ = try await manager.loadImage(with: URL(string: "http://127.0.0.1:\(port)/a.png")!) }
+        let message = try #require(error).localizedDescription
+        #expect(message == "connection failed: 127.0.0.1:\(port) refused the connection (nothing listens there)")
+        #expect(message == error?.description)
+    }
+
+    @Test("every public error type gives the same message as LocalizedError and description")
+    func localizedDescriptions() {
+        let errors: [any Error & CustomStringConvertible] = [
+            ImageLoadingError.unacceptableStatusCode(404),
+            ImageCodingError.truncated(.png, "IDAT ends early"),
+            ImageCodingError.emptyData,
+            DiskCacheError.io(path: "/x", reason: "disk full"),
+        ]
+        for error in errors {
+            #expect(error.localizedDescription == error.description)
+            #expect(!error.localizedDescription.contains("error 0"))
+        }
+        #expect(ImageLoadingError.unacceptableStatusCode(404).localizedDescription == "unacceptable HTTP status 404")
+    }
+}
