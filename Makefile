@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?= --help
 
-.PHONY: bootstrap build run test bench bench-server cluster clean
+.PHONY: bootstrap build run test docs bench bench-server cluster clean
 
 bootstrap:
 	./scripts/bootstrap
@@ -15,12 +15,22 @@ build: bootstrap
 run: build
 	.build/release/imago $(ARGS)
 
-# Installs system packages, builds, and runs every test (unit, corpus conformance, CLI).
+# Installs system packages, builds, and runs every test (unit, corpus conformance, CLI), then
+# checks Imago as a dependency: the README's quick start built and run as printed, the examples,
+# the documentation (scripts/check-as-dependency).
 # Warnings in Imago's own targets are errors here (and so in CI); dependencies keep theirs.
 test: export IMAGO_WARNINGS_AS_ERRORS := 1
 test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	./scripts/check-as-dependency
+
+# The API reference of every library target with the articles of the Imago catalog, in
+# .build/plugins/Swift-DocC/outputs/Imago.doccarchive (preview: add --transform-for-static-hosting).
+docs:
+	$(SWIFT) package generate-documentation --enable-experimental-combined-documentation \
+	  --target Imago --target ImagoCore --target ImagoCoders --target ImagoProcessing --target ImagoCache \
+	  --target ImagoLoading --target ImagoAnimation --target ImagoServiceURL --target ImagoServer
 
 # Benchmarks: decoding beside libjpeg-turbo/libpng/libwebp, Pillow and libvips; the memory
 # cache beside NSCache and a locked dictionary (see README).
@@ -44,4 +54,4 @@ cluster: bootstrap
 	./scripts/cluster $(ARGS)
 
 clean:
-	rm -rf .build .build-* Benchmarks/.build
+	rm -rf .build .build-* Benchmarks/.build Examples/*/.build

@@ -16,7 +16,7 @@ package struct ResizeArguments: ParsableArguments {
 
     /// The resize transformer asked for, or `nil` without `--resize`.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for a size that is not two
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for a size that is not two
     ///   positive integers or an unknown mode.
     package func transformer() throws -> ImageTransformers.Resize? {
         guard let resize else { return nil }

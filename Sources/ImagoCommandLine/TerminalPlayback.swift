@@ -6,7 +6,7 @@ package import ImagoAnimation
 package import ImagoCore
 
 /// `imago play` and `imago show`: an image drawn in the terminal, an animation played there by
-/// ``ImagoAnimation/AnimatedImagePlayer`` in real time. Ctrl-C restores the terminal.
+/// `AnimatedImagePlayer` in real time. Ctrl-C restores the terminal.
 package enum TerminalPlayback {
     /// Plays `image` until its loops end (or `loops` of them; 0 plays until Ctrl-C), at `rate`,
     /// in `mode`; a still is shown once.

@@ -87,7 +87,7 @@ extension ImageService {
     }
 }
 
-/// `/info`'s JSON: ``ImagoCore/ImageInfo/Report``'s keys and two more.
+/// `/info`'s JSON: `ImageInfo.Report`'s keys and two more.
 struct InfoReport: Encodable {
     var report: ImageInfo.Report
     var sourceBytes: Int

@@ -15,7 +15,7 @@ public import Prometheus
 
 /// The image service: answers imgproxy-style URLs with processed images, independent of the
 /// HTTP server in front of it. ``respond(method:path:headers:)`` takes a request's method, raw
-/// path and headers and returns the whole response; ``addRoutes(to:at:)`` mounts it in a
+/// path and headers and returns the whole response; ``addRoutes(to:at:operations:)`` mounts it in a
 /// Hummingbird router, and ``ImageServer`` runs it as `imago-server`.
 ///
 /// ```swift
@@ -75,7 +75,7 @@ public final class ImageService: Sendable {
     ///   - configuration: The settings; ``ServerConfiguration/init()`` holds the defaults.
     ///   - logger: Where access-log lines and warnings go. Default: label `imago.server`.
     ///   - resolver: Resolves source host names before the address check. Default
-    ///     ``ImagoLoading/SystemHostResolver``; tests give a table.
+    ///     `SystemHostResolver`; tests give a table.
     ///   - metricsRegistry: Where ``metrics`` are kept. Default: a registry of its own; pass the
     ///     one swift-metrics was bootstrapped with to serve the library's metrics beside them.
     /// - Throws: ``ConfigurationError`` for unusable keys or salts, or a cache directory that

@@ -11,6 +11,7 @@ extension ProcessingOptions {
     /// defaults; an empty argument (`rs:fill::300`) does too.
     ///
     /// - Parameters:
+    ///   - segments: The path's option segments, such as `rs:fit:300:300`, in order.
     ///   - presets: Named lists of option segments (`IMAGO_PRESETS`). A preset named `default`
     ///     applies first, before the URL's options. Default none.
     ///   - allowSecurityOptions: Let the URL override the service's limits. Default `false`.

@@ -23,7 +23,7 @@ public struct FrameRect: Sendable, Hashable {
 /// Anything a player can play (YYImage's `YYAnimatedImage`): frames decoded on demand, with
 /// their durations, a loop count, and the memory one frame takes.
 ///
-/// Implemented by ``ImagoCore/Image`` (a lazily decoded GIF, APNG, WebP or HEIF sequence, or
+/// Implemented by `Image` (a lazily decoded GIF, APNG, WebP or HEIF sequence, or
 /// decoded frames), ``FrameImage`` and ``SpriteSheetImage``.
 public protocol AnimatedImage: Sendable {
     /// Frames, at least 1.
@@ -57,7 +57,7 @@ extension Image: AnimatedImage {
 
     /// Frame `index` in the premultiplied display format, decoded now for a lazy animation.
     ///
-    /// - Throws: as ``ImagoCore/Image/frame(at:)``.
+    /// - Throws: as `Image.frame(at:)`.
     public func animationFrame(at index: Int) throws -> PixelBuffer {
         try frame(at: index).buffer.converted(to: .argb32Premultiplied)
     }

@@ -22,9 +22,10 @@ public struct FrameImage: AnimatedImage {
     /// Frames from decoded images (the first frame of each).
     ///
     /// - Parameters:
+    ///   - images: The frames, in order; each contributes its first frame.
     ///   - durations: One per image, or one for all.
     ///   - loopCount: Total plays; 0 (the default) means forever.
-    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for no images or a duration
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for no images or a duration
     ///   count that is neither 1 nor the image count.
     public init(images: [Image], durations: [Double], loopCount: Int = 0) throws {
         guard !images.isEmpty else { throw ImageCodingError.invalidArgument("a frame image needs at least one image") }
@@ -38,9 +39,10 @@ public struct FrameImage: AnimatedImage {
     /// Frames from encoded images, decoded one at a time when the player asks.
     ///
     /// - Parameters:
+    ///   - encoded: The encoded frames, in order; only the first is decoded now.
     ///   - durations: One per image, or one for all.
     ///   - loopCount: Total plays; 0 (the default) means forever.
-    ///   - coders: Default ``ImagoCoders/ImageCoderRegistry/shared``.
+    ///   - coders: Default `ImageCoderRegistry.shared`.
     ///   - options: Decode options. Default: the first frame of each, premultiplied.
     /// - Throws: as ``init(images:durations:loopCount:)``; the header errors of the first image
     ///   (its size sets ``bytesPerFrame``).
@@ -60,7 +62,7 @@ public struct FrameImage: AnimatedImage {
 
     /// The image at `index`; an encoded one is decoded now.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` out of range; decoding errors.
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` out of range; decoding errors.
     public func animationFrame(at index: Int) throws -> PixelBuffer {
         guard durations.indices.contains(index) else {
             throw ImageCodingError.invalidArgument("frame \(index) is out of range: \(frameCount) frame(s)")

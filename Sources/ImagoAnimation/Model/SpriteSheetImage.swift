@@ -13,9 +13,11 @@ public struct SpriteSheetImage: AnimatedImage {
     /// Creates a sprite-sheet animation.
     ///
     /// - Parameters:
+    ///   - sheet: The sheet holding every frame.
+    ///   - rects: One rectangle per frame, in the sheet's pixels.
     ///   - durations: One per rectangle, or one for all.
     ///   - loopCount: Total plays; 0 (the default) means forever.
-    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for no rectangles, one outside
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for no rectangles, one outside
     ///   the sheet or empty, or a duration count that is neither 1 nor the rectangle count.
     public init(sheet: Image, rects: [FrameRect], durations: [Double], loopCount: Int = 0) throws {
         guard !rects.isEmpty else { throw ImageCodingError.invalidArgument("a sprite sheet needs at least one rectangle") }

@@ -21,11 +21,25 @@ public enum AnimationPlaybackMode: String, Sendable, Hashable, CaseIterable {
 /// Plays an ``AnimatedImage`` against a clock, headless (SDWebImage's `SDAnimatedImagePlayer`,
 /// YYImage's `YYAnimatedImageView` engine).
 ///
+/// ```swift
+/// import Imago
+///
+/// // Frame 0 now, the others decoded on demand from the encoded bytes.
+/// let gif = try ImageCoderRegistry.shared.decode(data, options: DecodeOptions(decodesFramesLazily: true))
+/// let player = try AnimatedImagePlayer(image: gif)        // real time, buffer sized from free memory
+/// player.play()
+/// for await frame in player.frames() {                     // each frame as its time comes
+///     draw(frame.buffer)
+///     if frame.index == gif.frameCount - 1 { break }       // once through
+/// }
+/// player.stop()
+/// ```
+///
 /// - **Timing.** Each frame shows for its duration divided by ``playbackRate``. A tick that
 ///   arrives late never jumps over a frame: time carried into the next frame is capped at that
 ///   frame's duration, so every frame is shown.
 /// - **Buffer.** Frames ahead of the one on screen are decoded one at a time, at low priority
-///   on the shared processing queue (``ImagoCore/WorkQueue/processing``), into a buffer of at
+///   on the shared processing queue (`WorkQueue.processing`), into a buffer of at
 ///   most ``maxBufferSize`` frames, growing by one frame per pass up to that size (YYImage's
 ///   incremental buffer). When the next frame is not decoded yet, the current one is
 ///   held, never skipped.
@@ -237,7 +251,7 @@ public final class AnimatedImagePlayer: Sendable {
 
     /// Shows frame `index` of loop `loop` now (decoding it if needed) and continues from there.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for an index out of range;
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for an index out of range;
     ///   the frame's decoding errors.
     public func seek(toFrame index: Int, loop: Int = 0) throws {
         guard index >= 0, index < image.frameCount else {

@@ -11,12 +11,25 @@ import Synchronization
 /// ``MemoryCache``, their encoded bytes in a ``DiskCache``.
 ///
 /// - A query checks memory, then disk. A disk hit is decoded with the caller's
-///   ``ImagoCoders/DecodeOptions`` (its scale read from `@2x`/`@3x` in the key when the options
+///   `DecodeOptions` (its scale read from `@2x`/`@3x` in the key when the options
 ///   leave it at 1), then promoted to memory.
 /// - Concurrent queries for the same key and options share one disk read and one decode, which
 ///   runs on ``workQueue``, never on the cooperative pool. It stops when every caller has
 ///   stopped waiting.
 /// - Storing an image without its bytes encodes it through the ``serializer``.
+///
+/// ```swift
+/// import Foundation
+/// import Imago
+///
+/// let cache = ImageCache(disk: try DiskCache(directory: DiskCache.defaultDirectory))
+/// try await cache.store(image, data: jpegBytes, forKey: "avatar/42")
+///
+/// if let hit = try await cache.image(forKey: "avatar/42") {
+///     print(hit.source)            // .memory now; .disk in the next process
+/// }
+/// try await cache.removeImage(forKey: "avatar/42", cacheType: .memory)
+/// ```
 ///
 /// `ImageManager` takes its two layers (``memory`` and ``disk``) and does its own decoding, with
 /// the request's processing; this type's decoding serves direct queries.
@@ -43,11 +56,11 @@ public final class ImageCache: ImageStoring {
     public let memory: MemoryCache<String, Image>
     /// The disk layer, or `nil` for a memory-only cache.
     public let disk: (any DataCaching)?
-    /// Decoders for disk hits. Default ``ImagoCoders/ImageCoderRegistry/shared``.
+    /// Decoders for disk hits. Default `ImageCoderRegistry.shared`.
     public let coders: ImageCoderRegistry
     /// Encodes images stored without their bytes. Default ``DefaultImageSerializer``.
     public let serializer: any ImageSerializing
-    /// Where disk reads, decodes and serializing run. Default ``ImagoCore/WorkQueue/processing``.
+    /// Where disk reads, decodes and serializing run. Default `WorkQueue.processing`.
     public let workQueue: WorkQueue
 
     private struct FlightKey: Hashable, Sendable {
@@ -63,9 +76,9 @@ public final class ImageCache: ImageStoring {
     /// - Parameters:
     ///   - memory: Default: a ``MemoryCache`` with the default cost limit.
     ///   - disk: Default `nil` (memory only); usually a ``DiskCache``.
-    ///   - coders: Default ``ImagoCoders/ImageCoderRegistry/shared``.
+    ///   - coders: Default `ImageCoderRegistry.shared`.
     ///   - serializer: Default ``DefaultImageSerializer``.
-    ///   - workQueue: Default ``ImagoCore/WorkQueue/processing``.
+    ///   - workQueue: Default `WorkQueue.processing`.
     public init(memory: MemoryCache<String, Image> = MemoryCache(), disk: (any DataCaching)? = nil,
                 coders: ImageCoderRegistry = .shared, serializer: any ImageSerializing = DefaultImageSerializer(),
                 workQueue: WorkQueue = .processing) {

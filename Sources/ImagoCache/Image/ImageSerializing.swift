@@ -20,7 +20,7 @@ public protocol ImageSerializing: Sendable {
 /// Until the animated encoders exist, an animation whose format cannot be written is stored as
 /// its first frame in PNG or JPEG; the memory cache still holds every frame.
 public struct DefaultImageSerializer: ImageSerializing {
-    /// The registry used to encode. Default ``ImagoCoders/ImageCoderRegistry/shared``.
+    /// The registry used to encode. Default `ImageCoderRegistry.shared`.
     public var coders: ImageCoderRegistry
     /// Encoding options. Default quality 0.9, metadata kept, orientation written as EXIF so the
     /// stored bytes decode to the same image.
@@ -34,7 +34,7 @@ public struct DefaultImageSerializer: ImageSerializing {
 
     /// Encodes `image` by the rule above.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError`` from the encoder.
+    /// - Throws: `ImageCodingError` from the encoder.
     public func serialize(_ image: Image) throws -> Data {
         try coders.encode(image, as: coders.preferredEncodingFormat(for: image), options: options)
     }

@@ -6,7 +6,7 @@ public import ImagoCore
 public protocol ImageCaching: AnyObject, Sendable {
     /// The image for `key`, or `nil`. A hit counts as a use for LRU order.
     func image(forKey key: String) -> Image?
-    /// Stores `image`, charging its decoded bytes (``ImagoCore/Image/byteCount``) as cost.
+    /// Stores `image`, charging its decoded bytes (`Image.byteCount`) as cost.
     func setImage(_ image: Image, forKey key: String)
     /// Removes the image for `key`, if any.
     func removeImage(forKey key: String)

@@ -1,7 +1,7 @@
 import ImagoCore
 
 /// What the GIF, APNG and WebP animation sources share: a composer over their frames, and the
-/// way a decode turns them into an ``ImagoCore/Image``.
+/// way a decode turns them into an `Image`.
 protocol ComposedAnimation: AnimatedImageDecoding {
     var composer: AnimationComposer { get }
 }

@@ -21,9 +21,9 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
-    /// `true` for ``ImagoCore/ImageFormat/bmp``.
+    /// `true` for `ImageFormat.bmp`.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .bmp }
-    /// `true` for ``ImagoCore/ImageFormat/bmp``.
+    /// `true` for `ImageFormat.bmp`.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .bmp }
 
     /// The parsed headers.

@@ -16,12 +16,12 @@ public import ImagoCore
 /// of 0×0 takes the extent of the frames.
 ///
 /// Truncated files decode to the frames whose data is complete; with none complete the decode
-/// fails with `.truncated`. Encoding quantizes each frame with libimagequant (see ``GIFEncoder``).
+/// fails with `.truncated`. Encoding quantizes each frame with libimagequant (see `GIFEncoder`).
 public struct GIFCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
-    /// `true` for ``ImagoCore/ImageFormat/gif``.
+    /// `true` for `ImageFormat.gif`.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .gif }
 
     /// Walks the blocks (no pixels): canvas, frames, delays, loop count, transparency.
@@ -42,10 +42,10 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         return try animation.image(options: options)
     }
 
-    /// `true` for ``ImagoCore/ImageFormat/gif``.
+    /// `true` for `ImageFormat.gif`.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .gif }
 
-    /// Encodes a still or every frame of an animation (see ``GIFEncoder``): libimagequant's
+    /// Encodes a still or every frame of an animation (see `GIFEncoder`): libimagequant's
     /// palettes, dithered, one transparent index; an animation shares one global palette where it
     /// fits, writes only the changed rectangle of each frame, and keeps delays in hundredths of a
     /// second and the loop count. Frames are read one at a time, so a lazy source stays lazy.

@@ -12,7 +12,7 @@ public struct ICNSCoder: ImageDecoding {
     /// Creates the coder.
     public init() {}
 
-    /// `true` for ``ImagoCore/ImageFormat/icns``.
+    /// `true` for `ImageFormat.icns`.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .icns }
 
     /// One element: its type and where its data is.

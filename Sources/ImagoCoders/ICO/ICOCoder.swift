@@ -8,7 +8,7 @@ public import ImagoCore
 /// ICO and CUR: the icon directory, PNG entries (through ``PNGCoder``) and BMP entries (DIBs with
 /// their AND masks; 32-bit entries use their own alpha).
 ///
-/// A cursor (directory type 2) is reported as ``ImagoCore/ImageFormat/cur``; its entries carry
+/// A cursor (directory type 2) is reported as `ImageFormat.cur`; its entries carry
 /// their hotspots instead of a bit depth.
 ///
 /// Decoding picks the largest entry (most pixels, then most bits), or with
@@ -18,7 +18,7 @@ public struct ICOCoder: ImageDecoding {
     /// Creates the coder.
     public init() {}
 
-    /// `true` for ``ImagoCore/ImageFormat/ico`` and ``ImagoCore/ImageFormat/cur``.
+    /// `true` for `ImageFormat.ico` and `ImageFormat.cur`.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .ico || format == .cur }
 
     /// A cursor's hotspot: the pixel that points, from the top-left corner.

@@ -15,9 +15,9 @@ public import ImagoCore
 /// ``DecodeOptions/thumbnailPixelSize`` it decodes at 1/2, 1/4 or 1/8 scale in the DCT
 /// domain, the largest reduction that still covers the requested size. EXIF orientation is
 /// read from APP1 and the ICC profile reassembled from APP2 chunks. Asked for
-/// ``ImagoCore/PixelFormat/rgb8`` (or `.gray8` for a gray JPEG), libjpeg writes that format
+/// `PixelFormat.rgb8` (or `.gray8` for a gray JPEG), libjpeg writes that format
 /// directly, which moves a quarter less memory than 4-byte pixels. 12-bit and lossless
-/// JPEGs are reported as ``ImagoCore/ImageCodingError/unsupportedFeature(_:_:)`` because Debian's
+/// JPEGs are reported as `ImageCodingError.unsupportedFeature(_:_:)` because Debian's
 /// libjpeg-turbo is built for 8-bit samples.
 public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// Most scans a progressive JPEG may have before it is refused as hostile (libjpeg-turbo's
@@ -27,9 +27,9 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init(maxScans: Int = 500) { self.maxScans = maxScans }
 
-    /// `true` for ``ImagoCore/ImageFormat/jpeg`` only.
+    /// `true` for `ImageFormat.jpeg` only.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .jpeg }
-    /// `true` for ``ImagoCore/ImageFormat/jpeg`` only.
+    /// `true` for `ImageFormat.jpeg` only.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .jpeg }
 
     /// Reads the JPEG header and saved APP1/APP2 markers: size, orientation, progressive, ICC presence.

@@ -18,7 +18,7 @@ public struct JPEG2000Coder: ImageDecoding {
     /// Creates the coder.
     public init() {}
 
-    /// `true` for ``ImagoCore/ImageFormat/jp2``.
+    /// `true` for `ImageFormat.jp2`.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .jp2 }
 
     /// The bytes openjpeg reads, and its last error message.

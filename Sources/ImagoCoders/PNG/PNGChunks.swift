@@ -104,7 +104,7 @@ struct PNGChunks {
     /// The header record. An acTL frame count over `limits.maxFrames` is refused before any
     /// per-frame array is sized from it.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/exceedsLimit(_:found:limit:)`` with `.maxFrames`.
+    /// - Throws: `ImageCodingError.exceedsLimit(_:found:limit:)` with `.maxFrames`.
     func info(format: ImageFormat, limits: DecodingLimits = .default) throws -> ImageInfo {
         let animated = format == .apng && (animationFrames ?? 0) > 0
         let frames = animated ? (animationFrames ?? 1) : 1

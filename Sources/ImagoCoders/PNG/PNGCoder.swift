@@ -25,9 +25,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
-    /// `true` for ``ImagoCore/ImageFormat/png`` and ``ImagoCore/ImageFormat/apng``.
+    /// `true` for `ImageFormat.png` and `ImageFormat.apng`.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .png || format == .apng }
-    /// `true` for ``ImagoCore/ImageFormat/png`` and ``ImagoCore/ImageFormat/apng``.
+    /// `true` for `ImageFormat.png` and `ImageFormat.apng`.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .png || format == .apng }
 
     /// Walks chunk headers (no pixels): size, bit depth, alpha or tRNS, interlacing, ICC presence,
@@ -107,7 +107,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
 
     /// Encodes a still as 8-bit PNG: gray, gray+alpha, RGB or RGBA, whichever keeps the pixels
     /// (alpha only when some pixel is not opaque), with iCCP and eXIf when metadata is kept. An
-    /// animation (as `.png` or `.apng`) becomes an APNG of every frame (``APNGEncoder``).
+    /// animation (as `.png` or `.apng`) becomes an APNG of every frame (`APNGEncoder`).
     ///
     /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for options out of
     ///   range, `.corrupt` with libpng's message if encoding fails.

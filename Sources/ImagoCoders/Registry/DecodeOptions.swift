@@ -2,8 +2,8 @@ public import ImagoCore
 
 /// How to decode: output pixel format, size, colour handling and limits.
 public struct DecodeOptions: Sendable, Hashable {
-    /// The pixel format of decoded frames. Default ``ImagoCore/PixelFormat/argb32Premultiplied``,
-    /// the ready-to-draw display format (decode-for-display); ``ImagoCore/PixelFormat/rgba8`` gives
+    /// The pixel format of decoded frames. Default `PixelFormat.argb32Premultiplied`,
+    /// the ready-to-draw display format (decode-for-display); `PixelFormat.rgba8` gives
     /// straight alpha. Other formats are produced by converting after decoding.
     public var pixelFormat: PixelFormat
     /// Points-to-pixels scale recorded on the image. Default 1.
@@ -11,7 +11,7 @@ public struct DecodeOptions: Sendable, Hashable {
     /// Decode only the first frame of an animation. Default `false`.
     public var firstFrameOnly: Bool
     /// Decode an animation's frames on demand: the image holds frame 0 and an
-    /// ``ImagoCore/AnimatedImageDecoding`` source that keeps the encoded data and composites
+    /// `AnimatedImageDecoding` source that keeps the encoded data and composites
     /// later frames when asked (YYImage, `SDAnimatedImage`), so memory holds a few canvases
     /// rather than every frame. Default `false`: every frame is decoded now (SDWebImage's
     /// animated `UIImage`), within ``limits``.
@@ -26,9 +26,9 @@ public struct DecodeOptions: Sendable, Hashable {
     public var preserveAspectRatio: Bool
     /// Convert pixels with an embedded ICC profile to sRGB (lcms2), and CMYK to RGB.
     /// Default `true`. With `false`, pixels keep their values and the profile stays in
-    /// ``ImagoCore/Image/metadata``.
+    /// `Image.metadata`.
     public var colorManagement: Bool
-    /// Limits checked from the header before allocating. Default ``ImagoCore/DecodingLimits/default``.
+    /// Limits checked from the header before allocating. Default `DecodingLimits.default`.
     public var limits: DecodingLimits
 
     /// Creates options; every parameter defaults as documented on its property.

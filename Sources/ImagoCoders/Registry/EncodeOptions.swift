@@ -54,7 +54,7 @@ public struct EncodeOptions: Sendable, Hashable {
 
     /// Checks ranges.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)``.
+    /// - Throws: `ImageCodingError.invalidArgument(_:)`.
     func validate() throws {
         guard quality.isFinite, (0...1).contains(quality) else {
             throw ImageCodingError.invalidArgument("quality \(quality) must be between 0 and 1")

@@ -10,17 +10,19 @@ extension Image {
     ///
     /// For each scale in `preferredScales`, in order, it looks for `name@3x`, `name@2x` or `name`
     /// (scale 1) with `name`'s own extension when it has one, otherwise with each extension Imago
-    /// decodes (`png` first, then the rest in ``ImagoCore/ImageFormat`` order). The first file that
+    /// decodes (`png` first, then the rest in `ImageFormat` order). The first file that
     /// exists is decoded, and its ``scale`` is set from its suffix. Nothing is cached: put results in
     /// a ``MemoryCache`` if you need that. For a SwiftPM bundle, pass `Bundle.module.resourceURL`.
     ///
     /// - Parameters:
+    ///   - name: The resource's name without a scale suffix, with or without its extension.
+    ///   - directory: The directory to look in.
     ///   - preferredScales: Default `[1, 2, 3]` (a Linux process has no screen scale; YYImage
     ///     starts from the screen's).
     ///   - options: Decode options; the scale is set here. Default ``DecodeOptions/default``.
     ///   - coders: Default ``ImageCoderRegistry/shared``.
     /// - Returns: The image, or `nil` when no candidate file exists.
-    /// - Throws: the file's read errors and the decoder's ``ImagoCore/ImageCodingError``.
+    /// - Throws: the file's read errors and the decoder's `ImageCodingError`.
     public static func named(_ name: String, in directory: URL, preferredScales: [Int] = [1, 2, 3],
                              options: DecodeOptions = .default, coders: ImageCoderRegistry = .shared) throws -> Image? {
         guard let url = resourceURL(named: name, in: directory, preferredScales: preferredScales, coders: coders) else { return nil }

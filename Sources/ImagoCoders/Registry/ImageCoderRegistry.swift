@@ -8,6 +8,19 @@ import Synchronization
 
 /// An ordered registry of decoders and encoders.
 ///
+/// ```swift
+/// import Foundation
+/// import Imago
+///
+/// let data = try Data(contentsOf: URL(fileURLWithPath: "photo.jpg"))
+/// let info = try ImageCoderRegistry.shared.info(of: data)         // header only: format, size, frames
+/// let image = try ImageCoderRegistry.shared.decode(data, options: DecodeOptions(
+///     thumbnailPixelSize: PixelSize(width: 512, height: 512)))     // decoded at 1/4 in the DCT
+/// let webp = try ImageCoderRegistry.shared.encode(image, as: .webp, options: EncodeOptions(quality: 0.8))
+///
+/// ImageCoderRegistry.shared.add(MyDecoder())                       // asked before the built-ins
+/// ```
+///
 /// As in SDWebImage's `SDImageCodersManager`, the coder added last is asked first, so an
 /// app can override a built-in coder by adding its own. Thread-safe: the lists sit behind
 /// a `Mutex` and every lookup copies them out before calling any coder.
@@ -85,15 +98,15 @@ public final class ImageCoderRegistry: Sendable {
     /// Whether some registered encoder writes `format`.
     public func canEncode(_ format: ImageFormat) -> Bool { encoder(for: format) != nil }
 
-    /// Every format some decoder handles, in ``ImagoCore/ImageFormat/allCases`` order.
+    /// Every format some decoder handles, in `ImageFormat.allCases` order.
     public var decodableFormats: [ImageFormat] { ImageFormat.allCases.filter(canDecode) }
 
-    /// Every format some encoder writes, in ``ImagoCore/ImageFormat/allCases`` order.
+    /// Every format some encoder writes, in `ImageFormat.allCases` order.
     public var encodableFormats: [ImageFormat] { ImageFormat.allCases.filter(canEncode) }
 
     /// Sniffs the format and checks the input size.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/emptyData``, `.unsupportedFormat(nil)`, or
+    /// - Throws: `ImageCodingError.emptyData`, `.unsupportedFormat(nil)`, or
     ///   `.exceedsLimit(.maxBytes, …)`.
     public func detectFormat(of data: Data, limits: DecodingLimits = .default) throws -> ImageFormat {
         guard !data.isEmpty else { throw ImageCodingError.emptyData }
@@ -115,7 +128,7 @@ public final class ImageCoderRegistry: Sendable {
 
     /// Decodes `data` with the first decoder that claims its sniffed format.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError``: `.emptyData`, `.unsupportedFormat` (unknown data,
+    /// - Throws: `ImageCodingError`: `.emptyData`, `.unsupportedFormat` (unknown data,
     ///   or a known format without a decoder), `.exceedsLimit`, and whatever the decoder throws.
     public func decode(_ data: Data, options: DecodeOptions = .default) throws -> Image {
         let format = try detectFormat(of: data, limits: options.limits)
@@ -126,7 +139,7 @@ public final class ImageCoderRegistry: Sendable {
     /// Encodes `image`. With `format` `nil`, picks SDWebImage's rule: PNG for an image with
     /// alpha, JPEG otherwise.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/encoderUnavailable(_:)`` when no encoder writes the
+    /// - Throws: `ImageCodingError.encoderUnavailable(_:)` when no encoder writes the
     ///   format, and whatever the encoder throws.
     public func encode(_ image: Image, as format: ImageFormat? = nil, options: EncodeOptions = .default) throws -> Data {
         let target = format ?? (image.hasAlpha ? .png : .jpeg)

@@ -5,23 +5,23 @@ public import Foundation
 #endif
 public import ImagoCore
 
-/// Decodes encoded data of the formats it claims into an ``ImagoCore/Image``.
+/// Decodes encoded data of the formats it claims into an `Image`.
 ///
 /// Implementations must be safe against hostile data: check the header against
 /// ``DecodeOptions/limits`` before allocating pixel memory, report truncation as
-/// ``ImagoCore/ImageCodingError/truncated(_:_:)``, and never trap.
+/// `ImageCodingError.truncated(_:_:)`, and never trap.
 public protocol ImageDecoding: Sendable {
     /// Whether this decoder decodes `format`. Answered honestly per format.
     func canDecode(_ format: ImageFormat) -> Bool
 
     /// Reads the header without decoding pixels.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError`` when the header is truncated or corrupt.
+    /// - Throws: `ImageCodingError` when the header is truncated or corrupt.
     func info(of data: Data) throws -> ImageInfo
 
     /// Decodes `data`.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError``: `.truncated`, `.corrupt`, `.unsupportedFeature`,
+    /// - Throws: `ImageCodingError`: `.truncated`, `.corrupt`, `.unsupportedFeature`,
     ///   or `.exceedsLimit` before anything large is allocated.
     func decode(_ data: Data, options: DecodeOptions) throws -> Image
 
@@ -35,7 +35,7 @@ extension ImageDecoding {
     public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? { nil }
 }
 
-/// Encodes an ``ImagoCore/Image`` into the formats it claims.
+/// Encodes an `Image` into the formats it claims.
 public protocol ImageEncoding: Sendable {
     /// Whether this encoder writes `format`. Answered honestly: `false` when the
     /// underlying library lacks an encoder.
@@ -43,9 +43,9 @@ public protocol ImageEncoding: Sendable {
 
     /// Encodes the image's first frame (or its animation, for encoders of animated formats).
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/encoderUnavailable(_:)`` for a format it does not
-    ///   write, ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for options out of range, and
-    ///   ``ImagoCore/ImageCodingError/corrupt(_:_:)`` carrying the library's message when it fails.
+    /// - Throws: `ImageCodingError.encoderUnavailable(_:)` for a format it does not
+    ///   write, `ImageCodingError.invalidArgument(_:)` for options out of range, and
+    ///   `ImageCodingError.corrupt(_:_:)` carrying the library's message when it fails.
     func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data
 }
 
@@ -53,7 +53,7 @@ public protocol ImageEncoding: Sendable {
 ///
 /// Feed it *all* bytes received so far with ``update(_:isFinal:)``; then ask for
 /// ``currentImage()``. The header (``info``) is known as soon as it has arrived. A partial
-/// image has ``ImagoCore/Image/isIncremental`` set and its missing area transparent.
+/// image has `Image.isIncremental` set and its missing area transparent.
 /// After the final update, the image equals a one-shot decode of the same bytes.
 /// Instances are used from one task at a time and are not `Sendable`.
 public protocol ProgressiveImageDecoding: AnyObject {
@@ -65,12 +65,12 @@ public protocol ProgressiveImageDecoding: AnyObject {
 
     /// Takes all bytes received so far. `isFinal` says no more will come.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError`` for corrupt data, limits, or (with `isFinal`)
+    /// - Throws: `ImageCodingError` for corrupt data, limits, or (with `isFinal`)
     ///   truncation. Data that is merely incomplete is not an error before the final update.
     func update(_ data: Data, isFinal: Bool) throws
 
     /// The best image decodable from the bytes so far, or `nil` before any pixels can be shown.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError`` when producing the image fails.
+    /// - Throws: `ImageCodingError` when producing the image fails.
     func currentImage() throws -> Image?
 }

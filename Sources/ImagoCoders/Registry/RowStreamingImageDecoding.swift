@@ -20,7 +20,7 @@ public protocol DecodedRowConsuming: AnyObject {
     func consume(row: UnsafeRawBufferPointer, y: Int) throws
 }
 
-/// What a streamed decode knows once every row is out: everything of an ``ImagoCore/Image``
+/// What a streamed decode knows once every row is out: everything of an `Image`
 /// but the pixels.
 public struct StreamedImageAttributes: Sendable, Equatable {
     /// The stored size, before orientation.

@@ -12,16 +12,16 @@ public import ImagoCore
 /// RGB, RGBA, palette, CMYK and YCbCr; no compression, LZW, Deflate, PackBits and JPEG — whatever
 /// libtiff's RGBA interface reads. Multi-page files are frames (pages of different sizes are drawn
 /// at the top left of a canvas as large as the largest). The Orientation tag sets
-/// ``ImagoCore/Image/orientation``; an ICC profile is converted to sRGB with colour management on.
+/// `Image.orientation`; an ICC profile is converted to sRGB with colour management on.
 ///
 /// Encoding writes 8-bit RGB or RGBA (unassociated alpha), Deflate-compressed, one page per frame.
 public struct TIFFCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
-    /// `true` for ``ImagoCore/ImageFormat/tiff``.
+    /// `true` for `ImageFormat.tiff`.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .tiff }
-    /// `true` for ``ImagoCore/ImageFormat/tiff``.
+    /// `true` for `ImageFormat.tiff`.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .tiff }
 
     private struct Page {

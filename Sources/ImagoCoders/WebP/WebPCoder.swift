@@ -22,9 +22,9 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init(method: Int = 4) { self.method = method }
 
-    /// `true` for ``ImagoCore/ImageFormat/webp`` only.
+    /// `true` for `ImageFormat.webp` only.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .webp }
-    /// `true` for ``ImagoCore/ImageFormat/webp`` only.
+    /// `true` for `ImageFormat.webp` only.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .webp }
 
     /// Reads the RIFF container with libwebp's demuxer: canvas, alpha, animation frames, loop count

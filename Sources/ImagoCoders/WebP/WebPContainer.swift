@@ -102,7 +102,7 @@ struct WebPContainer {
 
     /// The header record.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/exceedsLimit(_:found:limit:)`` for more frames than
+    /// - Throws: `ImageCodingError.exceedsLimit(_:found:limit:)` for more frames than
     ///   `limits.maxFrames`.
     func info(limits: DecodingLimits = .default) throws -> ImageInfo {
         try limits.check(frameCount: frameCount, framePixels: 0)

@@ -71,7 +71,9 @@ public final class WorkQueue: Sendable {
 
     /// Runs `work` on one of the queue's threads when its turn comes, and returns its result.
     ///
-    /// - Parameter priority: Default ``ImagePriority/normal``.
+    /// - Parameters:
+    ///   - priority: Default ``ImagePriority/normal``.
+    ///   - work: The blocking work.
     /// - Throws: `CancellationError` when the calling task is cancelled before `work` starts
     ///   (it then never runs); otherwise whatever `work` throws.
     public func run<T: Sendable>(priority: ImagePriority = .normal, _ work: @escaping @Sendable () throws -> T) async throws -> T {
@@ -99,7 +101,9 @@ public final class WorkQueue: Sendable {
     /// Queues `work` without waiting for it (background cache writes, say). It runs even if the
     /// caller goes away; ``waitUntilIdle()`` waits for it.
     ///
-    /// - Parameter priority: Default ``ImagePriority/normal``.
+    /// - Parameters:
+    ///   - priority: Default ``ImagePriority/normal``.
+    ///   - work: The blocking work.
     public func submit(priority: ImagePriority = .normal, _ work: @escaping @Sendable () -> Void) {
         let id = state.withLock { s -> Int in
             s.nextID += 1

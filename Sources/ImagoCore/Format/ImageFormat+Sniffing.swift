@@ -15,7 +15,7 @@ extension ImageFormat {
         self = f
     }
 
-    /// Detects the format from raw bytes; see ``init(sniffing:)``.
+    /// Detects the format from raw bytes; see `init(sniffing:)`.
     public init?(sniffing bytes: UnsafeRawBufferPointer) {
         guard let f = Self.sniff(Bytes(bytes)) else { return nil }
         self = f

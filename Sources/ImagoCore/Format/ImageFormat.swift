@@ -6,7 +6,7 @@ import Foundation
 
 /// An image file format, with its MIME type and file extensions.
 ///
-/// Raw values are the short names `imago info --json` prints. ``init(sniffing:)`` detects a
+/// Raw values are the short names `imago info --json` prints. `init(sniffing:)` detects a
 /// format from the data's first bytes; detection covers formats that no coder decodes yet,
 /// so callers can say *what* they cannot decode.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {

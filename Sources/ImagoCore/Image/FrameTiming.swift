@@ -25,8 +25,10 @@ public enum FrameTiming {
     /// Frames of one equal duration: each frame repeated `duration / common` times. Repeats share
     /// their pixels (copy-on-write), so the expansion costs no pixel memory.
     ///
-    /// - Parameter limit: At most this many frames come out; when the expansion would exceed it,
-    ///   the common duration is doubled until it fits (durations then round to it). Default 10 000.
+    /// - Parameters:
+    ///   - frames: The frames, each with its own duration.
+    ///   - limit: At most this many frames come out; when the expansion would exceed it,
+    ///     the common duration is doubled until it fits (durations then round to it). Default 10 000.
     public static func uniform(_ frames: [ImageFrame], limit: Int = 10_000) -> (frames: [ImageFrame], duration: Double) {
         guard !frames.isEmpty else { return ([], 0.1) }
         var common = commonDuration(frames.map(\.duration))

@@ -7,7 +7,7 @@
 /// An animation comes in one of two forms. With every frame decoded, ``frames`` holds them all
 /// (SDWebImage's animated `UIImage`). Decoded lazily (``animation`` is set, as YYImage and
 /// `SDAnimatedImage` keep their decoder), ``frames`` holds frame 0 only and the others are decoded
-/// when asked for through ``frame(at:)``; ``frameCount``, ``duration(at:)`` and ``allFrames()``
+/// when asked for through ``frame(at:)``; ``frameCount``, ``duration(at:)`` and `allFrames()`
 /// work the same for both forms.
 public struct Image: Sendable, Equatable {
     /// The decoded frames, never empty: every frame, or frame 0 alone for a lazily decoded
@@ -36,7 +36,13 @@ public struct Image: Sendable, Equatable {
     /// Creates a still image from one buffer.
     ///
     /// - Parameters:
+    ///   - buffer: The pixels.
+    ///   - orientation: How to show the pixels upright. Default `.up`.
+    ///   - scale: Points per pixel, as `@2x` resources have. Default 1.
+    ///   - format: The format the pixels were decoded from, if any. Default `nil`.
+    ///   - metadata: EXIF, ICC and the like. Default empty.
     ///   - hasAlpha: Defaults to whether `buffer`'s format has an alpha channel.
+    ///   - isIncremental: Whether this is a partial image of a progressive decode. Default `false`.
     public init(buffer: PixelBuffer, orientation: ImageOrientation = .up, scale: Double = 1,
                 format: ImageFormat? = nil, metadata: ImageMetadata = ImageMetadata(),
                 hasAlpha: Bool? = nil, isIncremental: Bool = false) {
@@ -52,7 +58,13 @@ public struct Image: Sendable, Equatable {
 
     /// Creates an image from frames.
     ///
-    /// - Parameter loopCount: Total plays; 0 means forever. Default 0 for several frames, 1 for one.
+    /// - Parameters:
+    ///   - frames: The frames, all of one size, each with its duration.
+    ///   - loopCount: Total plays; 0 means forever. Default 0 for several frames, 1 for one.
+    ///   - orientation: How to show the pixels upright. Default `.up`.
+    ///   - scale: Points per pixel. Default 1.
+    ///   - format: The format the frames were decoded from, if any. Default `nil`.
+    ///   - metadata: EXIF, ICC and the like. Default empty.
     /// - Throws: ``ImageCodingError/invalidArgument(_:)`` when `frames` is empty or the frames
     ///   differ in size.
     public init(frames: [ImageFrame], loopCount: Int? = nil, orientation: ImageOrientation = .up,

@@ -25,7 +25,11 @@ public struct PixelBuffer: Sendable, Equatable {
 
     /// Computes the row stride and total byte count for a buffer, with overflow checks.
     ///
-    /// - Parameter bytesPerRow: The stride; `nil` means the tight `width × bytesPerPixel`.
+    /// - Parameters:
+    ///   - width: Pixels per row, at least 1.
+    ///   - height: Rows, at least 1.
+    ///   - format: The layout of each pixel.
+    ///   - bytesPerRow: The stride; `nil` means the tight `width × bytesPerPixel`.
     /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for a dimension under 1 or a stride
     ///   shorter than a row; ``ImageCodingError/exceedsLimit(_:found:limit:)`` (kind `.bytes`)
     ///   when the byte count overflows or passes ``maxByteCount``.
@@ -49,7 +53,11 @@ public struct PixelBuffer: Sendable, Equatable {
 
     /// Creates a zero-filled buffer: transparent black for formats with alpha, black otherwise.
     ///
-    /// - Parameter bytesPerRow: The stride; `nil` means tight rows.
+    /// - Parameters:
+    ///   - width: Pixels per row, at least 1.
+    ///   - height: Rows, at least 1.
+    ///   - format: The layout of each pixel.
+    ///   - bytesPerRow: The stride; `nil` means tight rows.
     /// - Throws: as ``layout(width:height:format:bytesPerRow:)``.
     public init(width: Int, height: Int, format: PixelFormat, bytesPerRow: Int? = nil) throws {
         let (row, total) = try Self.layout(width: width, height: height, format: format, bytesPerRow: bytesPerRow)

@@ -61,7 +61,7 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
     case malformedDataURL
     /// The bytes arrived but do not decode; the coding error names the format found and the cause.
     case decodingFailed(ImageCodingError)
-    /// A transformer (its ``ImagoProcessing/ImageTransforming/key``) failed on the decoded image.
+    /// A transformer (its `ImageTransforming.key`) failed on the decoded image.
     case processingFailed(transformer: String, reason: String)
     /// The disk cache failed where the load needed it (``ImageRequest/Options/fromCacheOnly``
     /// with an unreadable cache). Elsewhere a failing cache is skipped and logged, never fatal.

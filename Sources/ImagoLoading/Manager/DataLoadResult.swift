@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// Original bytes loaded without decoding (``ImageManager/loadData(with:)``).
+/// Original bytes loaded without decoding (``ImageManager/loadData(with:progress:)``).
 public struct DataLoadResult: Sendable {
     /// The bytes.
     public var data: Data

@@ -40,7 +40,7 @@ import ImagoCore
 ///   process exit waits for them too (up to 10 seconds), so nothing downloaded is lost.
 public final class ImageManager: Sendable {
     /// The shared manager: the default configuration over a disk cache in
-    /// ``ImagoCache/DiskCache/defaultDirectory`` (memory only when that cannot be opened) and
+    /// `DiskCache.defaultDirectory` (memory only when that cannot be opened) and
     /// ``ImageDownloader/shared``.
     public static let shared: ImageManager = {
         var configuration = Configuration(downloader: .shared)
@@ -129,7 +129,9 @@ public final class ImageManager: Sendable {
     ///
     /// - Throws: ``ImageLoadingError``, as ``loadImage(with:)-(ImageRequest)`` but for decoding.
     ///
-    /// - Parameter progress: Called as bytes arrive. Default `nil`.
+    /// - Parameters:
+    ///   - request: What to load; its processing settings are ignored.
+    ///   - progress: Called as bytes arrive. Default `nil`.
     public func loadData(with request: ImageRequest,
                          progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil) async throws(ImageLoadingError) -> DataLoadResult {
         if let failure = refusal(of: request) { throw failure }

@@ -35,7 +35,7 @@ extension ImageManager {
     /// bitmap per processing thread (``processingQueue``), plus the bitmaps callers still hold.
     /// Downloads waiting to be decoded hold only their encoded bytes.
     public struct Configuration: Sendable {
-        /// Decoded images by image key. Default: a ``ImagoCache/MemoryCache`` with its default
+        /// Decoded images by image key. Default: a `MemoryCache` with its default
         /// limit (15% of physical memory, at most 768 MiB); `nil` keeps nothing in memory.
         public var memoryCache: (any ImageCaching)?
         /// Encoded bytes on disk. Default `nil`: nothing on disk.
@@ -43,18 +43,18 @@ extension ImageManager {
         /// What ``dataCache`` keeps. Default ``DataCachePolicy/originalData``.
         public var dataCachePolicy: DataCachePolicy
         /// Encodes finished images for ``DataCachePolicy/processedImages``. Default
-        /// ``ImagoCache/DefaultImageSerializer``.
+        /// `DefaultImageSerializer`.
         public var serializer: any ImageSerializing
         /// Moves the bytes. Default: a new ``ImageDownloader`` with its default configuration.
         public var downloader: ImageDownloader
-        /// The decoders: the pipeline's only registry. Default ``ImagoCoders/ImageCoderRegistry/shared``.
+        /// The decoders: the pipeline's only registry. Default `ImageCoderRegistry.shared`.
         public var coders: ImageCoderRegistry
         /// Where decoding, transforms and encoding run: at most its thread count at once, highest
-        /// priority first. Default ``ImagoCore/WorkQueue/processing`` (one thread per core).
+        /// priority first. Default `WorkQueue.processing` (one thread per core).
         public var processingQueue: WorkQueue
         /// Where disk-cache reads run. Default: two threads of its own.
         public var dataCacheQueue: WorkQueue
-        /// Limits for requests that set none. Default ``ImagoCore/DecodingLimits/default``.
+        /// Limits for requests that set none. Default `DecodingLimits.default`.
         public var decodingLimits: DecodingLimits
         /// Turns a URL into its data key (to drop a signature from the query, say), for requests
         /// without their own ``ImageRequest/cacheKey``. Default `nil`: the URL's absolute string.

@@ -33,7 +33,7 @@ struct DecodeStep: Sendable {
 
     /// Decodes all of `data`: a thumbnail, scaled down, or whole, as the request asks.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError``; any other failure is reported as corrupt data
+    /// - Throws: `ImageCodingError`; any other failure is reported as corrupt data
     ///   of the format the bytes start with.
     func decode(_ data: Data) throws -> Image {
         do {

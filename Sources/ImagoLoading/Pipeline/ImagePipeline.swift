@@ -9,7 +9,7 @@ import ImagoCore
 import Logging
 
 /// The stages behind ``ImageManager``: fetch (original bytes), decode, process. Each is a
-/// ``ImagoCore/SharedTasks`` table, so identical work at every stage is done once, cancelled when
+/// `SharedTasks` table, so identical work at every stage is done once, cancelled when
 /// its last subscriber leaves, and runs at its most urgent subscriber's priority.
 ///
 /// ```

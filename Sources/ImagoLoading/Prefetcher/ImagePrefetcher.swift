@@ -9,7 +9,7 @@ import Synchronization
 /// Loads a list of URLs into the caches ahead of need (SDWebImage's `SDWebImagePrefetcher`): a
 /// few at a time, at low priority, through an ``ImageManager`` so everything it loads is cached.
 public final class ImagePrefetcher: Sendable {
-    /// Counts for one ``prefetch(_:progress:)`` call.
+    /// Counts for one `prefetch(_:progress:)` call.
     public struct Summary: Sendable, Hashable {
         /// URLs asked for.
         public var total: Int
@@ -28,7 +28,7 @@ public final class ImagePrefetcher: Sendable {
     public let manager: ImageManager
     /// Loads running at once. Default 3.
     public let maxConcurrentPrefetchCount: Int
-    /// The priority of loads made from URLs. Default ``ImagoCore/ImagePriority/low``.
+    /// The priority of loads made from URLs. Default `ImagePriority.low`.
     public let priority: ImagePriority
 
     private let running = Mutex<[Int: Task<Summary, Never>]>([:])

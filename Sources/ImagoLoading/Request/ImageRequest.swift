@@ -10,10 +10,10 @@ public import ImagoProcessing
 /// (Nuke's `ImageRequest`; SDWebImage's options and context together).
 ///
 /// Every key the pipeline uses derives from the request alone:
-/// - ``dataKey``: the original bytes on disk;
-/// - ``imageKey``: the finished image, in the memory cache and (when the manager stores
+/// - ``ImageManager/dataKey(for:)``: the original bytes on disk;
+/// - ``ImageManager/imageKey(for:)``: the finished image, in the memory cache and (when the manager stores
 ///   processed images) on disk;
-/// - the key that shares work between identical loads, which adds to ``imageKey`` only what
+/// - the key that shares work between identical loads, which adds to ``ImageManager/imageKey(for:)`` only what
 ///   changes how the bytes are fetched (headers, cache options, limits).
 ///
 /// ```swift
@@ -65,10 +65,10 @@ public struct ImageRequest: Sendable {
     /// Decode a thumbnail fitting this box instead of the whole image. Default `nil`.
     public var thumbnail: Thumbnail?
     /// Decode large images scaled down to at most this many bytes of pixels (SDWebImage's
-    /// `scaleDownLargeImages`, whose limit is 60 MB: ``ImagoProcessing/ScaleDown/defaultLimitBytes``).
+    /// `scaleDownLargeImages`, whose limit is 60 MB: `ScaleDown.defaultLimitBytes`).
     /// Animations divide it among their frames. Default `nil`: full size.
     public var scaleDownLimitBytes: Int?
-    /// Transformations applied in order to the decoded image; their keys join ``imageKey``.
+    /// Transformations applied in order to the decoded image; their keys join ``ImageManager/imageKey(for:)``.
     /// Default none.
     public var transformers: [any ImageTransforming]
     /// Decode no smaller than this box (fitting it, aspect kept), using only the decoder's own
@@ -78,19 +78,19 @@ public struct ImageRequest: Sendable {
     public var decodeSizeHint: PixelSize?
     /// How much of an animation to decode. Default ``Frames/all``.
     public var frames: Frames
-    /// The decoded pixel format. Default ``ImagoCore/PixelFormat/argb32Premultiplied``, ready to
-    /// draw; ``ImagoCore/PixelFormat/rgba8`` keeps straight alpha.
+    /// The decoded pixel format. Default `PixelFormat.argb32Premultiplied`, ready to
+    /// draw; `PixelFormat.rgba8` keeps straight alpha.
     public var pixelFormat: PixelFormat
     /// Convert embedded ICC profiles and CMYK to sRGB. Default `true`.
     public var colorManagement: Bool
     /// The image's points-to-pixels scale. Default `nil`: from `@2x`/`@3x` in the URL's file
-    /// name (``ImagoCore/PathName/displayScale(of:)``), else 1.
+    /// name (`PathName.displayScale(of:)`), else 1.
     public var scale: Double?
     /// Limits checked before allocating. Default `nil`: the manager's
     /// (``ImageManager/Configuration/decodingLimits``).
     public var limits: DecodingLimits?
     /// Queue priority for the download and the decode; it can change while the load runs
-    /// (``ImageTask/priority``). Default ``ImagoCore/ImagePriority/normal``.
+    /// (``ImageTask/priority``). Default `ImagePriority.normal`.
     public var priority: ImagePriority
     /// How the load uses the caches and the network. Default none.
     public var options: Options

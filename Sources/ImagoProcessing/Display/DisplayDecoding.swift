@@ -2,7 +2,7 @@ public import ImagoCore
 
 extension Image {
     /// The image ready to draw: every frame in the premultiplied display format
-    /// (``ImagoCore/PixelFormat/argb32Premultiplied``, cairo's ARGB32), with ``ImagoCore/Image/hasAlpha``
+    /// (`PixelFormat.argb32Premultiplied`, cairo's ARGB32), with `Image.hasAlpha`
     /// cleared when no pixel is transparent (SDWebImage skips alpha for opaque images).
     /// An image that is already decoded and correctly flagged is returned as is.
     public func decodedForDisplay() -> Image {

@@ -28,13 +28,15 @@ public enum ResamplingQuality: String, Sendable, Hashable, CaseIterable {
 public enum Resampler {
     /// Resizes `buffer` to exactly `size`.
     ///
-    /// The result is ``ImagoCore/PixelFormat/argb32Premultiplied``; other inputs are converted first.
+    /// The result is `PixelFormat.argb32Premultiplied`; other inputs are converted first.
     ///
     /// - Parameters:
+    ///   - buffer: The pixels to resize.
+    ///   - size: The output size, at least 1×1.
     ///   - quality: Default ``ResamplingQuality/lanczos3``.
-    ///   - limits: The output may have at most `limits.maxPixels` pixels. Default ``ImagoCore/DecodingLimits/default``.
-    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for a size under 1×1,
-    ///   ``ImagoCore/ImageCodingError/exceedsLimit(_:found:limit:)`` for an output over the limit.
+    ///   - limits: The output may have at most `limits.maxPixels` pixels. Default `DecodingLimits.default`.
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for a size under 1×1,
+    ///   `ImageCodingError.exceedsLimit(_:found:limit:)` for an output over the limit.
     public static func resize(_ buffer: PixelBuffer, to size: PixelSize, quality: ResamplingQuality = .lanczos3,
                               limits: DecodingLimits = .default) throws -> PixelBuffer {
         guard size.width > 0, size.height > 0 else {

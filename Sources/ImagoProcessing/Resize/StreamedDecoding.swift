@@ -63,7 +63,7 @@ enum FileInput {
 
     /// Opens `url`, reading only its first 64 KiB unless the format cannot stream its rows.
     ///
-    /// - Throws: the file's read errors; ``ImagoCore/ImageCodingError`` from the header.
+    /// - Throws: the file's read errors; `ImageCodingError` from the header.
     static func open(_ url: URL, coders: ImageCoderRegistry) throws -> FileInput {
         let file = try FileByteSource(url: url)
         let prefix = try file.read(maxLength: 1 << 16)

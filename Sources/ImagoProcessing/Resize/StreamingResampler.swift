@@ -1,7 +1,7 @@
 public import ImagoCoders
 public import ImagoCore
 
-/// Resizes an image while its rows arrive from a ``ImagoCoders/RowStreamingImageDecoding``
+/// Resizes an image while its rows arrive from a `RowStreamingImageDecoding`
 /// decoder, holding only the output and a window of rows.
 ///
 /// The pixels are exactly those of ``Resampler/resize(_:to:quality:limits:)`` with Lanczos3: the
@@ -36,7 +36,9 @@ public final class StreamingResampler: DecodedRowConsuming {
 
     /// Creates a resampler to `target`.
     ///
-    /// - Parameter limits: `target` may have at most `limits.maxPixels` pixels. Default ``ImagoCore/DecodingLimits/default``.
+    /// - Parameters:
+    ///   - target: The output size, at least 1×1.
+    ///   - limits: `target` may have at most `limits.maxPixels` pixels. Default `DecodingLimits.default`.
     /// - Throws: `.invalidArgument` for a target under 1×1, `.exceedsLimit(.maxPixels, …)` over the limit.
     public init(target: PixelSize, limits: DecodingLimits = .default) throws {
         guard target.width > 0, target.height > 0 else {

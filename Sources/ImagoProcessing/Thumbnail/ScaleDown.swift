@@ -53,9 +53,11 @@ public enum ScaleDown {
     /// window of rows). Other data is decoded whole, then reduced.
     ///
     /// - Parameters:
+    ///   - data: The encoded image.
     ///   - limitBytes: Default ``defaultLimitBytes``.
     ///   - options: Further decode options; the thumbnail size is set here.
-    /// - Throws: ``ImagoCore/ImageCodingError`` from decoding, `.invalidArgument` for a limit under 4 bytes.
+    ///   - coders: Default `ImageCoderRegistry.shared`.
+    /// - Throws: `ImageCodingError` from decoding, `.invalidArgument` for a limit under 4 bytes.
     public static func decode(_ data: Data, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
                               coders: ImageCoderRegistry = .shared) throws -> Image {
         guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
@@ -75,7 +77,7 @@ extension Image {
     /// The image with every frame scaled down (Lanczos3) so all frames together fit `limitBytes`
     /// of ARGB32 pixels; `self` converted to the display format when it already fits.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for a limit under 4 bytes.
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for a limit under 4 bytes.
     public func scaledDown(limitBytes: Int = ScaleDown.defaultLimitBytes) throws -> Image {
         guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
         let target = ScaleDown.targetSize(for: pixelSize, limitBytes: limitBytes, frameCount: frames.count)

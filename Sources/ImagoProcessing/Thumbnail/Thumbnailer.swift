@@ -59,11 +59,13 @@ public enum Thumbnailer {
     /// Decodes `data` as a thumbnail fitting `box` (as displayed), upright.
     ///
     /// - Parameters:
+    ///   - data: The encoded image.
+    ///   - box: The size to fit, as displayed (after orientation).
     ///   - preserveAspectRatio: Default `true`.
     ///   - quality: Default ``ResamplingQuality/lanczos3``.
     ///   - options: Further decode options (limits, colour management). The thumbnail size is set here.
-    ///   - coders: Default ``ImagoCoders/ImageCoderRegistry/shared``.
-    /// - Throws: ``ImagoCore/ImageCodingError`` from decoding, or `.invalidArgument` for a box under 1×1.
+    ///   - coders: Default `ImageCoderRegistry.shared`.
+    /// - Throws: `ImageCodingError` from decoding, or `.invalidArgument` for a box under 1×1.
     public static func thumbnail(of data: Data, fitting box: PixelSize, preserveAspectRatio: Bool = true,
                                  quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
                                  coders: ImageCoderRegistry = .shared) throws -> Image {

@@ -12,7 +12,7 @@ public protocol ImageTransforming: Sendable {
     var key: String { get }
     /// Transforms one frame's pixels.
     ///
-    /// - Throws: ``ImagoCore/ImageCodingError/invalidArgument(_:)`` for parameters that do not fit
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for parameters that do not fit
     ///   the image (an empty crop, for example).
     func transform(_ buffer: PixelBuffer) throws -> PixelBuffer
 
