@@ -6,7 +6,7 @@ public import Foundation
 public import HTTPTypes
 
 /// What ``ImageService`` answers: a status, headers and a body, independent of the HTTP server
-/// that sends them (``ImageService/addRoutes(to:at:)`` hands them to Hummingbird).
+/// that sends them (``ImageService/addRoutes(to:at:operations:)`` hands them to Hummingbird).
 public struct ServiceResponse: Sendable {
     /// The status.
     public var status: HTTPResponse.Status

@@ -11,8 +11,8 @@ extension Image {
     /// For each scale in `preferredScales`, in order, it looks for `name@3x`, `name@2x` or `name`
     /// (scale 1) with `name`'s own extension when it has one, otherwise with each extension Imago
     /// decodes (`png` first, then the rest in `ImageFormat` order). The first file that
-    /// exists is decoded, and its ``scale`` is set from its suffix. Nothing is cached: put results in
-    /// a ``MemoryCache`` if you need that. For a SwiftPM bundle, pass `Bundle.module.resourceURL`.
+    /// exists is decoded, and its `scale` is set from its suffix. Nothing is cached: put results in
+    /// a `MemoryCache` if you need that. For a SwiftPM bundle, pass `Bundle.module.resourceURL`.
     ///
     /// - Parameters:
     ///   - name: The resource's name without a scale suffix, with or without its extension.

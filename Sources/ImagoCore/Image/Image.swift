@@ -65,6 +65,7 @@ public struct Image: Sendable, Equatable {
     ///   - scale: Points per pixel. Default 1.
     ///   - format: The format the frames were decoded from, if any. Default `nil`.
     ///   - metadata: EXIF, ICC and the like. Default empty.
+    ///   - hasAlpha: Defaults to whether the first frame's format has an alpha channel.
     /// - Throws: ``ImageCodingError/invalidArgument(_:)`` when `frames` is empty or the frames
     ///   differ in size.
     public init(frames: [ImageFrame], loopCount: Int? = nil, orientation: ImageOrientation = .up,
