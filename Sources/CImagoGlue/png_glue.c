@@ -111,6 +111,11 @@ imago_png_decoder *imago_png_decoder_create(uint8_t *out, size_t stride, int bgr
     if (!d->info) { png_destroy_read_struct(&d->png, NULL, NULL); free(d); return NULL; }
     png_set_user_limits(d->png, max_width, max_height);
     png_set_chunk_malloc_max(d->png, 64u << 20);
+#ifdef PNG_SKIP_sRGB_CHECK_PROFILE
+    /* Keep an iCCP that libpng lists as a known-incorrect sRGB profile, as browsers do, rather
+       than dropping it: the file's own profile is what it was written with. */
+    png_set_option(d->png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+#endif
     png_set_progressive_read_fn(d->png, d, info_callback, row_callback, end_callback);
     return d;
 }
@@ -161,6 +166,18 @@ int imago_png_get_header(imago_png_decoder *d, imago_png_header *h) {
     png_bytep exif = NULL;
     png_uint_32 exif_length = 0;
     if (png_get_eXIf_1(png, info, &exif_length, &exif) && exif) { h->exif = exif; h->exif_length = exif_length; }
+#endif
+#ifdef PNG_iTXt_SUPPORTED
+    png_textp texts = NULL;
+    int text_count = png_get_text(png, info, &texts, NULL);
+    for (int i = 0; i < text_count && texts; i++) {
+        /* iTXt only (libpng has already inflated a compressed one); tEXt cannot hold XMP. */
+        if (texts[i].compression >= PNG_ITXT_COMPRESSION_NONE && texts[i].key && texts[i].text &&
+            strcmp(texts[i].key, "XML:com.adobe.xmp") == 0) {
+            h->xmp = (const uint8_t *)texts[i].text; h->xmp_length = texts[i].itxt_length;
+            break;
+        }
+    }
 #endif
     memcpy(&d->jump, &outer, sizeof outer);
     return IMAGO_OK;
@@ -232,6 +249,11 @@ int imago_png_encode(const imago_png_encode_params *p, uint8_t **out, size_t *ou
         return IMAGO_ERROR;
     }
     png_set_write_fn(png, &w, writer_write, writer_flush);
+#ifdef PNG_SKIP_sRGB_CHECK_PROFILE
+    /* Keep the caller's profile byte for byte, even one libpng lists as a known-incorrect sRGB
+       profile (common in camera JPEGs): writing it is what was asked for. */
+    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+#endif
     png_set_compression_level(png, p->compression_level);
     png_set_IHDR(png, info, p->width, p->height, 8, p->color_type,
                  p->interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,

@@ -90,6 +90,7 @@ typedef struct imago_png_header {
     double gamma;
     const uint8_t *icc; uint32_t icc_length;      /* valid while the decoder lives */
     const uint8_t *exif; uint32_t exif_length;
+    const uint8_t *xmp; size_t xmp_length;        /* uncompressed iTXt "XML:com.adobe.xmp" */
 } imago_png_header;
 
 /* Creates a push decoder writing 8-bit, 4-channel rows into out (stride bytes apart).

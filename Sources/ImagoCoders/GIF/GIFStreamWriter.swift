@@ -30,7 +30,7 @@ final class GIFStreamWriter {
             return count
         }, &error) else {
             context.release()
-            throw ImageCodingError.corrupt(.gif, "giflib could not start a GIF (error \(error))")
+            throw ImageCodingError.encodingFailed(.gif, "giflib could not start a GIF (error \(error))")
         }
         self.gif = gif
         EGifSetGifVersion(gif, true)
@@ -45,7 +45,7 @@ final class GIFStreamWriter {
         let size = max(2, 1 << (Int.bitWidth - (max(2, colors.count) - 1).leadingZeroBitCount))
         colors += Array(repeating: GifColorType(Red: 0, Green: 0, Blue: 0), count: size - colors.count)
         guard let map = GifMakeMapObject(Int32(size), &colors) else {
-            throw ImageCodingError.corrupt(.gif, "giflib could not make a colour table (out of memory)")
+            throw ImageCodingError.encodingFailed(.gif, "giflib could not make a colour table (out of memory)")
         }
         defer { GifFreeMapObject(map) }
         return try body(map)
@@ -98,7 +98,7 @@ final class GIFStreamWriter {
         closed = true
         var error: Int32 = 0
         guard EGifCloseFile(gif, &error) == GIF_OK else {
-            throw ImageCodingError.corrupt(.gif, "giflib could not finish the GIF (error \(error))")
+            throw ImageCodingError.encodingFailed(.gif, "giflib could not finish the GIF (error \(error))")
         }
         return sink.data
     }
@@ -106,7 +106,7 @@ final class GIFStreamWriter {
     private func check(_ status: Int32, _ what: String) throws {
         guard status == GIF_OK else {
             let message = GifErrorString(gif.pointee.Error).map { String(cString: $0) } ?? "error \(gif.pointee.Error)"
-            throw ImageCodingError.corrupt(.gif, "giflib failed writing \(what): \(message)")
+            throw ImageCodingError.encodingFailed(.gif, "giflib failed writing \(what): \(message)")
         }
     }
 }

@@ -236,7 +236,7 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         guard error.code == heif_error_Ok else { throw Self.failure(error, format: format, during: "adding the pixel plane") }
         var stride: Int32 = 0
         guard let plane = heif_image_get_plane(himage, heif_channel_interleaved, &stride) else {
-            throw ImageCodingError.corrupt(format, "libheif gave no plane to write")
+            throw ImageCodingError.encodingFailed(format, "libheif gave no plane to write")
         }
         let rowBytes = pixels.width * (alpha ? 4 : 3)
         let planeStride = Int(stride), sourceStride = pixels.bytesPerRow

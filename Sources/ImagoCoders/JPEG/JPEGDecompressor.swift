@@ -65,6 +65,7 @@ final class JPEGDecompressor {
             imago_free(profile)
         }
         var exif: Data?
+        var xmp: Data?
         var hasICCMarker = false
         var index: Int32 = 0
         var code: Int32 = 0
@@ -78,12 +79,18 @@ final class JPEGDecompressor {
             if code == 0xE1, exif == nil, bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
                 exif = Data(bytes.dropFirst(6))
             }
+            if code == 0xE1, xmp == nil, bytes.starts(with: Self.xmpSignature) {
+                xmp = Data(bytes.dropFirst(Self.xmpSignature.count))
+            }
         }
         return JPEGHeader(width: Int(c.image_width), height: Int(c.image_height),
                           components: Int(c.num_components), colorSpace: c.jpeg_color_space,
                           progressive: c.progressive_mode != 0, arithmetic: c.arith_code != 0,
-                          adobeInverted: c.saw_Adobe_marker != 0, hasICCMarker: hasICCMarker, icc: icc, exif: exif)
+                          adobeInverted: c.saw_Adobe_marker != 0, hasICCMarker: hasICCMarker, icc: icc, exif: exif, xmp: xmp)
     }
+
+    /// The APP1 signature of an XMP packet.
+    static let xmpSignature = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
 }
 
 /// What a JPEG header says.
@@ -101,9 +108,11 @@ struct JPEGHeader {
     /// (libjpeg-turbo's rules, which match jpeg-decoder's tests).
     var icc: Data?
     var exif: Data?
+    /// The XMP packet, read for its orientation when EXIF has none.
+    var xmp: Data?
 
     var isCMYK: Bool { colorSpace == JCS_CMYK || colorSpace == JCS_YCCK }
-    var orientation: ImageOrientation { exif.flatMap(EXIF.orientation(in:)) ?? .up }
+    var orientation: ImageOrientation { ImageOrientation(exif: exif, xmp: xmp) }
 
     func info() -> ImageInfo {
         ImageInfo(format: .jpeg, width: width, height: height, orientation: orientation,

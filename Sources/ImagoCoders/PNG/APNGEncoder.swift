@@ -21,6 +21,8 @@ enum APNGEncoder {
         }
         let alpha = frames.contains { !$0.buffer.isOpaque }
         let colorType = alpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB
+        // Frames share one IHDR, written in colour: a profile that cannot describe colour pixels is left out.
+        let icc = icc.flatMap { PNGColorProfile.colorSpace(of: $0) == "RGB " ? $0 : nil }
         var out = Data(PNGChunks.signature)
         var sequence: UInt32 = 0
         for (index, frame) in frames.enumerated() {
@@ -31,7 +33,7 @@ enum APNGEncoder {
             if index == 0 {
                 // IHDR, then acTL, then the colour and metadata chunks, all before the first fcTL.
                 guard let ihdr = chunks.first(where: { $0.type == "IHDR" }) else {
-                    throw ImageCodingError.corrupt(.png, "libpng wrote no IHDR")
+                    throw ImageCodingError.encodingFailed(.png, "libpng wrote no IHDR")
                 }
                 APNGStructure.appendChunk("IHDR", ihdr.body, to: &out)
                 APNGStructure.appendChunk("acTL", Self.be32(UInt32(frames.count)) + Self.be32(UInt32(clamping: max(0, loopCount))), to: &out)

@@ -26,6 +26,8 @@ struct PNGChunks {
     var hasTRNS = false
     var hasICC = false
     var exif: Data?
+    /// An uncompressed iTXt `XML:com.adobe.xmp` packet, read for its orientation.
+    var xmp: Data?
     var animationFrames: Int?
     var animationPlays: Int?
     var delays: [Double] = []
@@ -82,6 +84,7 @@ struct PNGChunks {
             case "tRNS": hasTRNS = true
             case "iCCP": if !seenIDAT { hasICC = true }
             case "eXIf": if exif == nil { exif = r.bytes(body, min(length, 1 << 20)) }
+            case "iTXt": if xmp == nil { xmp = Self.xmpPacket(r.bytes(body, min(length, XMP.scanLimit))) }
             case "acTL":
                 if !seenIDAT, animationFrames == nil, let frames = r.u32be(body), let plays = r.u32be(body + 4) {
                     animationFrames = frames
@@ -101,6 +104,22 @@ struct PNGChunks {
         }
     }
 
+    /// The text of an iTXt chunk whose keyword is `XML:com.adobe.xmp` and whose text is not
+    /// compressed: keyword, NUL, compression flag and method, language tag, NUL, translated
+    /// keyword, NUL, then the text.
+    static func xmpPacket(_ chunk: Data?) -> Data? {
+        guard let chunk else { return nil }
+        let body = [UInt8](chunk)
+        let keyword = Array("XML:com.adobe.xmp".utf8) + [0]
+        guard body.starts(with: keyword), body.count > keyword.count + 2, body[keyword.count] == 0 else { return nil }
+        var i = keyword.count + 2
+        for _ in 0..<2 {   // language tag, translated keyword
+            guard let end = body[i...].firstIndex(of: 0) else { return nil }
+            i = end + 1
+        }
+        return Data(body[i...])
+    }
+
     /// The header record. An acTL frame count over `limits.maxFrames` is refused before any
     /// per-frame array is sized from it.
     ///
@@ -113,7 +132,7 @@ struct PNGChunks {
         var durations = animated ? Array(delays.prefix(frames)) : [0]
         if durations.count < frames { durations += Array(repeating: 0.1, count: frames - durations.count) }
         return ImageInfo(format: format, width: ihdr.width, height: ihdr.height,
-                         orientation: exif.flatMap(EXIF.orientation(in:)) ?? .up,
+                         orientation: ImageOrientation(exif: exif, xmp: xmp),
                          frameCount: frames, loopCount: animated ? (animationPlays ?? 0) : 1,
                          durations: durations, hasAlpha: ihdr.hasAlphaChannel || hasTRNS,
                          bitDepth: ihdr.bitDepth, hasICCProfile: hasICC, progressive: ihdr.interlaced)

@@ -63,7 +63,7 @@ extension PNGCoder: RowStreamingImageDecoding {
         let icc = header.icc
         let convertedICC = options.colorManagement && icc != nil
         return StreamedImageAttributes(pixelSize: PixelSize(width: ihdr.width, height: ihdr.height),
-                                       orientation: header.exif.flatMap(EXIF.orientation(in:)) ?? .up,
+                                       orientation: ImageOrientation(exif: header.exif, xmp: header.xmp),
                                        format: ImageFormat(sniffing: head) ?? .png,
                                        metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: header.exif),
                                        hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS)

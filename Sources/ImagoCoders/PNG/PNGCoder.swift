@@ -73,7 +73,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             let icc = options.colorManagement ? nil : PNGPushDecoder.iccProfile(in: data)
             let animation = try APNGAnimation(data: data, structure: structure, options: options)
             return try animation.image(options: options, metadata: ImageMetadata(iccProfile: icc, exif: exif),
-                                       orientation: exif.flatMap(EXIF.orientation(in:)) ?? .up)
+                                       orientation: ImageOrientation(exif: exif, xmp: chunks?.xmp))
         }
         return try decodeStill(data, options: options)
     }
@@ -96,7 +96,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         guard let decoder else { throw ImageCodingError.corrupt(.png, "decoder was not created") }
         let chunks = try? PNGChunks(data)
         let hasAlpha = ihdr.hasAlphaChannel || chunks?.hasTRNS == true
-        return decoder.finish(&raw, icc: decoder.iccProfile(), exif: chunks?.exif, hasAlpha: hasAlpha,
+        return decoder.finish(&raw, icc: decoder.iccProfile(), exif: chunks?.exif, xmp: decoder.xmp, hasAlpha: hasAlpha,
                               format: ImageFormat(sniffing: data) ?? .png, incremental: false)
     }
 
@@ -109,8 +109,12 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// (alpha only when some pixel is not opaque), with iCCP and eXIf when metadata is kept. An
     /// animation (as `.png` or `.apng`) becomes an APNG of every frame (`APNGEncoder`).
     ///
+    /// The ICC profile is written byte for byte, including profiles libpng knows as incorrect
+    /// sRGB ones (common in camera JPEGs). A gray profile on neutral colour pixels writes a gray
+    /// PNG; see `PNGColorProfile` for the pairs PNG cannot hold.
+    ///
     /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for options out of
-    ///   range, `.corrupt` with libpng's message if encoding fails.
+    ///   range, `.encodingFailed` with libpng's message if encoding fails.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .png || format == .apng else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
@@ -130,8 +134,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             pixels = source.converted(to: keepAlpha ? .rgba8 : .rgb8)
             colorType = keepAlpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB
         }
-        return try Self.write(pixels, colorType: colorType, level: options.compressionLevel, interlace: options.progressive,
-                              icc: icc, exif: exif)
+        let (fitted, fittedType, profile) = PNGColorProfile.fit(pixels, colorType: colorType, icc: icc)
+        return try Self.write(fitted, colorType: fittedType, level: options.compressionLevel, interlace: options.progressive,
+                              icc: profile, exif: exif)
     }
 
     /// libpng's encoder over 8-bit pixels already in the layout of `colorType`.

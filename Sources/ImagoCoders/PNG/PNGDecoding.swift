@@ -56,12 +56,16 @@ final class PNGPushDecoder {
 
     /// What libpng has read of the colour and metadata chunks so far (after the end: all of them,
     /// eXIf included wherever it stood).
-    func header() -> (icc: Data?, exif: Data?, hasTRNS: Bool) {
+    func header() -> (icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool) {
         var h = imago_png_header()
-        guard imago_png_get_header(handle, &h) == Int32(IMAGO_OK) else { return (nil, nil, false) }
+        guard imago_png_get_header(handle, &h) == Int32(IMAGO_OK) else { return (nil, nil, nil, false) }
         return (h.icc.map { Data(bytes: $0, count: Int(h.icc_length)) },
-                h.exif.map { Data(bytes: $0, count: Int(h.exif_length)) }, h.has_trns != 0)
+                h.exif.map { Data(bytes: $0, count: Int(h.exif_length)) },
+                h.xmp.map { Data(bytes: $0, count: min(h.xmp_length, XMP.scanLimit)) }, h.has_trns != 0)
     }
+
+    /// The XMP packet read for its orientation, from the decoder's own copy.
+    var xmp: Data? { header().xmp }
 
     /// The iCCP profile of a PNG, read by libpng from the chunks before image data (no pixels decoded).
     static func iccProfile(in data: Data) -> Data? {
@@ -83,7 +87,8 @@ final class PNGPushDecoder {
     /// Straight 4-byte pixels from libpng to the caller's format: ICC to sRGB, premultiply.
     ///
     /// Takes the buffer `inout` and works in place, so no copy of the pixels is made.
-    func finish(_ buffer: inout PixelBuffer, icc: Data?, exif: Data?, hasAlpha: Bool, format: ImageFormat, incremental: Bool) -> Image {
+    func finish(_ buffer: inout PixelBuffer, icc: Data?, exif: Data?, xmp: Data? = nil, hasAlpha: Bool, format: ImageFormat,
+                incremental: Bool) -> Image {
         let convertedICC = options.colorManagement && icc != nil
         if convertedICC, let icc {
             let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
@@ -100,7 +105,7 @@ final class PNGPushDecoder {
         } else {
             buffer = buffer.converted(to: options.pixelFormat)
         }
-        return Image(buffer: buffer, orientation: exif.flatMap(EXIF.orientation(in:)) ?? .up, scale: options.scale,
+        return Image(buffer: buffer, orientation: ImageOrientation(exif: exif, xmp: xmp), scale: options.scale,
                      format: format, metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: exif),
                      hasAlpha: hasAlpha, isIncremental: incremental)
     }

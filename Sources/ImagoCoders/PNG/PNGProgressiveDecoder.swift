@@ -15,6 +15,7 @@ final class PNGProgressiveDecoder: ProgressiveImageDecoding {
     private var format: ImageFormat = .png
     private var hasTRNS = false
     private var exif: Data?
+    private var xmp: Data?
     private(set) var info: ImageInfo?
     private(set) var isComplete = false
 
@@ -45,6 +46,7 @@ final class PNGProgressiveDecoder: ProgressiveImageDecoding {
             info = try? chunks.info(format: format, limits: options.limits)
             hasTRNS = chunks.hasTRNS
             exif = chunks.exif
+            xmp = chunks.xmp
         }
         if decoder.isFinished {
             isComplete = true
@@ -59,6 +61,6 @@ final class PNGProgressiveDecoder: ProgressiveImageDecoding {
         var raw = try storage.snapshot(width: w, height: h, format: decoder.rawFormat, bytesPerRow: w * 4)
         let icc = decoder.iccProfile()
         let hasAlpha = decoder.ihdr.hasAlphaChannel || hasTRNS || !isComplete
-        return decoder.finish(&raw, icc: icc, exif: exif, hasAlpha: hasAlpha, format: format, incremental: !isComplete)
+        return decoder.finish(&raw, icc: icc, exif: exif, xmp: xmp, hasAlpha: hasAlpha, format: format, incremental: !isComplete)
     }
 }

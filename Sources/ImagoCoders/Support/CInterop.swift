@@ -26,7 +26,7 @@ func runEncoder(_ format: ImageFormat,
     defer { imago_free(out) }
     guard status == Int32(IMAGO_OK), let out else {
         let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw ImageCodingError.corrupt(format, text.isEmpty ? "the encoder failed" : "encoding failed: \(text)")
+        throw ImageCodingError.encodingFailed(format, text.isEmpty ? "the encoder reported no reason" : text)
     }
     return Data(bytes: out, count: length)
 }

@@ -217,12 +217,12 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding {
                 guard let base = raw.baseAddress else { return }
                 for y in 0..<pixels.height {
                     guard imago_tiff_write_scanline(tif, UnsafeMutableRawPointer(mutating: base + y * pixels.bytesPerRow), UInt32(y)) == 1 else {
-                        throw ImageCodingError.corrupt(.tiff, "libtiff failed writing row \(y): \(String(cString: imago_tiff_message(handle)))")
+                        throw ImageCodingError.encodingFailed(.tiff, "libtiff failed writing row \(y): \(String(cString: imago_tiff_message(handle)))")
                     }
                 }
             }
             guard imago_tiff_write_directory(tif) != 0 else {
-                throw ImageCodingError.corrupt(.tiff, "libtiff failed writing a page: \(String(cString: imago_tiff_message(handle)))")
+                throw ImageCodingError.encodingFailed(.tiff, "libtiff failed writing a page: \(String(cString: imago_tiff_message(handle)))")
             }
         }
         var size = 0

@@ -90,6 +90,6 @@ final class WebPAnimation: ComposedAnimation {
         let metadata = ImageMetadata(iccProfile: options.colorManagement ? nil : container.icc, exif: container.exif)
         let hasAlpha = container.hasAlpha || !composer.layouts.allSatisfy { $0.covers(canvasSize) }
         return try image(options: options, format: .webp, metadata: metadata,
-                         orientation: container.exif.flatMap(EXIF.orientation(in:)) ?? .up, hasAlpha: hasAlpha)
+                         orientation: container.orientation, hasAlpha: hasAlpha)
     }
 }

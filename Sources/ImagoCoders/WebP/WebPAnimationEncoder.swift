@@ -21,7 +21,7 @@ enum WebPAnimationEncoder {
         encoderOptions.anim_params.loop_count = Int32(clamping: max(0, loopCount))
         encoderOptions.anim_params.bgcolor = 0   // transparent: what "dispose to background" shows in browsers
         guard let encoder = WebPAnimEncoderNewInternal(Int32(width), Int32(height), &encoderOptions, WEBP_MUX_ABI_VERSION) else {
-            throw ImageCodingError.corrupt(.webp, "libwebp could not create an animation encoder for \(width)x\(height)")
+            throw ImageCodingError.encodingFailed(.webp, "libwebp could not create an animation encoder for \(width)x\(height)")
         }
         defer { WebPAnimEncoderDelete(encoder) }
         guard var config = WebPCoder.makeConfig(options: options, method: method) else {
@@ -39,18 +39,18 @@ enum WebPAnimationEncoder {
             let imported = pixels.withUnsafeBytes {
                 WebPPictureImportRGBA(&picture, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(pixels.bytesPerRow))
             }
-            guard imported != 0 else { throw ImageCodingError.corrupt(.webp, "libwebp could not import frame \(i) (out of memory)") }
+            guard imported != 0 else { throw ImageCodingError.encodingFailed(.webp, "libwebp could not import frame \(i) (out of memory)") }
             guard WebPAnimEncoderAdd(encoder, &picture, Int32(clamping: timestamp), &config) != 0 else {
-                throw ImageCodingError.corrupt(.webp, "libwebp failed on frame \(i): \(message(encoder))")
+                throw ImageCodingError.encodingFailed(.webp, "libwebp failed on frame \(i): \(message(encoder))")
             }
             timestamp += max(1, Int((frame.duration * 1000).rounded()))
         }
         guard WebPAnimEncoderAdd(encoder, nil, Int32(clamping: timestamp), nil) != 0 else {
-            throw ImageCodingError.corrupt(.webp, "libwebp failed to finish the animation: \(message(encoder))")
+            throw ImageCodingError.encodingFailed(.webp, "libwebp failed to finish the animation: \(message(encoder))")
         }
         var assembled = WebPData()
         guard WebPAnimEncoderAssemble(encoder, &assembled) != 0, let bytes = assembled.bytes else {
-            throw ImageCodingError.corrupt(.webp, "libwebp failed to assemble the animation: \(message(encoder))")
+            throw ImageCodingError.encodingFailed(.webp, "libwebp failed to assemble the animation: \(message(encoder))")
         }
         defer { WebPDataClear(&assembled) }
         let animation = Data(bytes: bytes, count: assembled.size)

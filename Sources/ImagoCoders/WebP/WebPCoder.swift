@@ -103,7 +103,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         withUnsafeMutablePointer(to: &writer) { picture.custom_ptr = UnsafeMutableRawPointer($0) }
         let ok = withExtendedLifetime(writer) { WebPEncode(&config, &picture) }
         guard ok != 0, let mem = writer.mem else {
-            throw ImageCodingError.corrupt(.webp, "libwebp failed to encode (error \(picture.error_code.rawValue))")
+            throw ImageCodingError.encodingFailed(.webp, "libwebp failed to encode (error \(picture.error_code.rawValue))")
         }
         let bitstream = Data(bytes: mem, count: writer.size)
         guard icc != nil || exif != nil else { return bitstream }
@@ -200,7 +200,7 @@ struct WebPOutputPlan {
         var buffer = raw
         if convertsICC, let icc = container.icc { Self.applyICC(icc, to: &buffer, display: display) }
         buffer = buffer.converted(to: options.pixelFormat)
-        return Image(buffer: buffer, orientation: container.exif.flatMap(EXIF.orientation(in:)) ?? .up,
+        return Image(buffer: buffer, orientation: container.orientation,
                      scale: options.scale, format: .webp,
                      metadata: ImageMetadata(iccProfile: convertsICC ? nil : container.icc, exif: container.exif),
                      hasAlpha: container.hasAlpha || incremental, isIncremental: incremental)

@@ -18,7 +18,12 @@ struct WebPContainer {
     var durations: [Double]
     var icc: Data?
     var exif: Data?
+    /// The XMP chunk, read for its orientation when EXIF has none.
+    var xmp: Data?
     var lossless: Bool
+
+    /// EXIF's orientation, else XMP's, else `.up`.
+    var orientation: ImageOrientation { ImageOrientation(exif: exif, xmp: xmp) }
 
     /// Reads the container; `partial` accepts data still arriving.
     ///
@@ -58,6 +63,7 @@ struct WebPContainer {
             }
             c.icc = Self.chunk("ICCP", demux)
             c.exif = Self.chunk("EXIF", demux).map(EXIF.strippingPrefix)
+            c.xmp = Self.chunk("XMP ", demux).map { Data($0.prefix(XMP.scanLimit)) }
             return c
         }
         guard let parsed else {
@@ -107,7 +113,7 @@ struct WebPContainer {
     func info(limits: DecodingLimits = .default) throws -> ImageInfo {
         try limits.check(frameCount: frameCount, framePixels: 0)
         return ImageInfo(format: .webp, width: width, height: height,
-                  orientation: exif.flatMap(EXIF.orientation(in:)) ?? .up,
+                  orientation: orientation,
                   frameCount: frameCount, loopCount: loopCount, durations: durations,
                   hasAlpha: hasAlpha, bitDepth: 8, hasICCProfile: icc != nil, progressive: false)
     }

@@ -16,6 +16,9 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
     case exceedsLimit(DecodingLimits.Kind, found: Int, limit: Int)
     /// No encoder is registered, or the library has none, for this format.
     case encoderUnavailable(ImageFormat)
+    /// The encoder refused or failed: the message is the codec library's own, or says which
+    /// part of the image it could not write. Nothing is wrong with the source data.
+    case encodingFailed(ImageFormat, String)
     /// An argument passed by the caller is out of range.
     case invalidArgument(String)
 
@@ -38,6 +41,8 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
             return "\(kind.noun) \(found) exceeds the limit of \(limit); raise DecodingLimits.\(kind.rawValue) to accept it"
         case .encoderUnavailable(let f):
             return "no encoder for \(f.rawValue) is available on this system"
+        case .encodingFailed(let f, let what):
+            return "encoding \(f.rawValue) failed: \(what)"
         case .invalidArgument(let what):
             return "invalid argument: \(what)"
         }
