@@ -39,12 +39,13 @@ enum ExitFlush {
         registry.withLock { _ = $0.queues.removeValue(forKey: id) }
     }
 
-    /// Waits for every registered queue to go idle, within ``timeout`` in all.
+    /// Waits for every registered queue to go idle, within `limit` in all.
+    /// - Parameter limit: Default ``timeout``.
     /// - Returns: whether all of them did.
     @discardableResult
-    static func drainAll() -> Bool {
+    static func drainAll(within limit: Duration = timeout) -> Bool {
         let queues = registry.withLock { Array($0.queues.values) }
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + limit
         var drained = true
         for queue in queues {
             let left = deadline - ContinuousClock.now
