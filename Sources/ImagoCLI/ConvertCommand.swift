@@ -85,7 +85,7 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         do {
             let target = try outputFormat()
-            let decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
+            var decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
             var image: Image
             // Thumbnails and scale-downs read the file themselves: a PNG streams from disk.
             if let thumbnail {
@@ -95,7 +95,13 @@ struct ConvertCommand: ParsableCommand {
                 image = try ScaleDown.decode(contentsOf: URL(fileURLWithPath: input), limitBytes: scaleDownLimit,
                                              options: decodeOptions)
             } else {
-                image = try ImageCoderRegistry.shared.decode(try CLIFailure.read(input), options: decodeOptions)
+                let data = try CLIFailure.read(input)
+                // Work that only moves whole pixels decodes in a format that holds them exactly
+                // (straight alpha, gray as gray), so a conversion changes no visible pixel.
+                if !resamples, let info = try? ImageCoderRegistry.shared.info(of: data) {
+                    decodeOptions.pixelFormat = .exact(for: info)
+                }
+                image = try ImageCoderRegistry.shared.decode(data, options: decodeOptions)
             }
             if let pipeline = try transformers() {
                 image = try pipeline.transform(image)
@@ -115,6 +121,13 @@ struct ConvertCommand: ParsableCommand {
         } catch {
             throw CLIFailure.exit(error, file: input)
         }
+    }
+
+    /// Whether the options resample or composite (a resize, an angle that is not a quarter turn,
+    /// rounded corners, blur, tint), which work in premultiplied alpha.
+    private var resamples: Bool {
+        sizing.resize != nil || roundCorner != nil || blur != nil || tint != nil
+            || rotate.map { $0.truncatingRemainder(dividingBy: 90) != 0 } ?? false
     }
 
     /// The transformers the options ask for, in a fixed order: resize, crop, rotate, flip, round corner, blur, tint.

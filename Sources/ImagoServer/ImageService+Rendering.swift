@@ -191,6 +191,9 @@ extension ImageService {
                 ? ServiceGeometry.reductionHint(hint, source: PixelSize(width: info.width, height: info.height)) : hint
         }
         request.frames = plan.animated || options.page != nil ? .all : .first
+        if ServiceTransformer.keepsPixelsExact(options), request.decodeSizeHint == nil {
+            request.pixelFormat = .exact(for: info)
+        }
         request.colorManagement = plan.stripColorProfile
         request.limits = plan.limits
         let image: Image

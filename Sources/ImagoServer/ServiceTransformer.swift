@@ -143,7 +143,12 @@ struct ServiceTransformer: ImageTransforming {
     }
 
     func apply(_ plan: Plan, to buffer: PixelBuffer) throws -> PixelBuffer {
-        var out = buffer.converted(to: .argb32Premultiplied)
+        // Cropping, flipping and flattening move or blend whole pixels and take any format;
+        // only resampling, padding and the filters need premultiplied alpha. A buffer decoded
+        // with straight alpha (see `keepsPixelsExact`) stays so, and loses nothing.
+        let premultiply = plan.resize != nil || plan.extend != nil || plan.padding != nil
+            || options.blur > 0 || options.sharpen > 0 || options.pixelate > 1
+        var out = premultiply ? buffer.converted(to: .argb32Premultiplied) : buffer
         out = try cut(out, plan.trim)
         out = try cut(out, plan.crop)
         if let size = plan.resize { out = try Resampler.resize(out, to: size) }
@@ -161,8 +166,17 @@ struct ServiceTransformer: ImageTransforming {
         if options.blur > 0 { out = try ImageTransformers.Blur(radius: options.blur).transform(out) }
         if options.sharpen > 0 { out = try ImageTransformers.Sharpen(sigma: options.sharpen).transform(out) }
         if options.pixelate > 1 { out = try ImageTransformers.Pixelate(size: options.pixelate).transform(out) }
-        if let color = flattenColor, !out.isOpaque { out = out.flattened(over: color).converted(to: .argb32Premultiplied) }
+        if let color = flattenColor, !out.isOpaque { out = out.flattened(over: color) }
         return out
+    }
+
+    /// Whether the options can only move whole pixels (no resize, zoom, padding, extension or
+    /// filter), so the source may be decoded in `PixelFormat.exact(for:)` and converted without
+    /// touching a visible pixel.
+    static func keepsPixelsExact(_ options: ProcessingOptions) -> Bool {
+        options.width == 0 && options.height == 0 && options.minWidth == 0 && options.minHeight == 0
+            && options.zoomX == 1 && options.zoomY == 1 && options.dpr == 1 && options.padding == nil
+            && options.blur == 0 && options.sharpen == 0 && options.pixelate <= 1 && options.rotate % 90 == 0
     }
 
     private func cut(_ buffer: PixelBuffer, _ rect: (x: Int, y: Int, width: Int, height: Int)?) throws -> PixelBuffer {

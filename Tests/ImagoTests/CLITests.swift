@@ -229,6 +229,34 @@ struct TransformCLITests {
             #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1, "\(bad): \(r.stderr)")
         }
     }
+
+    @Test("convert, crop, flip and quarter turns change no visible pixel of a transparent PNG; gray stays gray",
+          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func exactConversions() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let straight = DecodeOptions(pixelFormat: .rgba8, colorManagement: false)
+        // basn6a08: RGBA with alpha from 0 to 255, which premultiplying at 8 bits would cost up to 8 levels.
+        let input = Corpus.url("pngsuite/basn6a08.png")
+        let source = try ImageCoderRegistry.shared.decode(Data(contentsOf: input), options: straight).buffer
+        for (name, args, expected) in [("a.png", [String](), source), ("a.webp", ["--lossless"], source),
+                                       ("c.png", ["--crop", "4,8,20,16", "--flip", "h"],
+                                        try ImagoProcessing.ImageTransformers.Flip(horizontal: true, vertical: false)
+                                            .transform(try ImageTransformers.Crop(x: 4, y: 8, width: 20, height: 16).transform(source))),
+                                       ("r.webp", ["--rotate", "90", "--lossless"], source.applyingOrientation(.left))] {
+            let out = dir.appendingPathComponent(name)
+            // Without colour management: PngSuite's files carry gAMA 1.0, which conversion to sRGB would apply.
+            let r = try await CLI.run(["convert", input.path, out.path, "--no-color-management"] + args)
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+            let back = try ImageCoderRegistry.shared.decode(Data(contentsOf: out), options: straight).buffer
+            #expect(back.size == expected.size && back.bytes == expected.bytes, "\(name) \(args) changed pixels")
+        }
+        // A gray PNG is written as gray, not expanded to RGB.
+        let gray = dir.appendingPathComponent("g.png")
+        #expect(try await CLI.run(["convert", Corpus.url("pngsuite/basn4a08.png").path, gray.path]).status == 0)
+        let info = try ImageCoderRegistry.shared.info(of: Data(contentsOf: gray))
+        #expect(info.isGrayscale && info.hasAlpha)
+    }
 }
 
 @Suite("imago convert --scale-down-limit")

@@ -116,6 +116,7 @@ struct JPEGHeader {
 
     func info() -> ImageInfo {
         ImageInfo(format: .jpeg, width: width, height: height, orientation: orientation,
-                  hasAlpha: false, bitDepth: 8, hasICCProfile: hasICCMarker, progressive: progressive)
+                  hasAlpha: false, bitDepth: 8, hasICCProfile: hasICCMarker, progressive: progressive,
+                  isGrayscale: colorSpace == JCS_GRAYSCALE)
     }
 }

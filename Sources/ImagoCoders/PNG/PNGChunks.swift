@@ -135,6 +135,7 @@ struct PNGChunks {
                          orientation: ImageOrientation(exif: exif, xmp: xmp),
                          frameCount: frames, loopCount: animated ? (animationPlays ?? 0) : 1,
                          durations: durations, hasAlpha: ihdr.hasAlphaChannel || hasTRNS,
-                         bitDepth: ihdr.bitDepth, hasICCProfile: hasICC, progressive: ihdr.interlaced)
+                         bitDepth: ihdr.bitDepth, hasICCProfile: hasICC, progressive: ihdr.interlaced,
+                         isGrayscale: ihdr.colorType == 0 || ihdr.colorType == 4)
     }
 }

@@ -24,11 +24,14 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     public var hasICCProfile: Bool
     /// Whether the file is progressive (JPEG) or interlaced (PNG, GIF).
     public var progressive: Bool
+    /// Whether the pixels are stored as gray (a gray JPEG, a gray or gray+alpha PNG). `false`
+    /// when the format's header does not say, or for colour.
+    public var isGrayscale: Bool
 
     /// Creates a header record; the optional fields default to a still, opaque, 8-bit sRGB image.
     public init(format: ImageFormat, width: Int, height: Int, orientation: ImageOrientation = .up,
                 frameCount: Int = 1, loopCount: Int = 1, durations: [Double] = [0], hasAlpha: Bool = false,
-                bitDepth: Int = 8, hasICCProfile: Bool = false, progressive: Bool = false) {
+                bitDepth: Int = 8, hasICCProfile: Bool = false, progressive: Bool = false, isGrayscale: Bool = false) {
         self.format = format
         self.width = width
         self.height = height
@@ -40,6 +43,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         self.bitDepth = bitDepth
         self.hasICCProfile = hasICCProfile
         self.progressive = progressive
+        self.isGrayscale = isGrayscale
     }
 
     /// The stored size.

@@ -55,3 +55,23 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, Codable {
         #endif
     }()
 }
+
+extension PixelFormat {
+    /// The format that holds a still image's decoded pixels exactly, for work that neither
+    /// resamples nor composites: a plain conversion to another format, a crop, a flip, quarter
+    /// turns. Premultiplying 8-bit colour loses precision wherever alpha is low (a pixel of
+    /// alpha 16 keeps only 17 of its 256 levels), so such work should not premultiply at all.
+    ///
+    /// - Returns: from the header alone, ``gray8`` or ``grayAlpha8`` for a gray source, ``rgb8``
+    ///   for opaque colour and ``rgba8`` (straight alpha) for colour with transparency. An
+    ///   animation gets ``argb32Premultiplied``, since its frames are composited.
+    public static func exact(for info: ImageInfo) -> PixelFormat {
+        if info.frameCount > 1 { return .argb32Premultiplied }
+        switch (info.isGrayscale, info.hasAlpha) {
+        case (true, false): return .gray8
+        case (true, true): return .grayAlpha8
+        case (false, false): return .rgb8
+        case (false, true): return .rgba8
+        }
+    }
+}

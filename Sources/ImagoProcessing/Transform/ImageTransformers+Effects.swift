@@ -186,9 +186,10 @@ extension ImageTransformers {
         public init(_ transformers: [any ImageTransforming]) { self.transformers = transformers }
         /// The members' keys joined by `-`.
         public var key: String { transformers.map(\.key).joined(separator: "-") }
-        /// Applies each member in turn.
+        /// Applies each member in turn. Each converts the pixel format only if it must, so a
+        /// pipeline of crops, flips and quarter turns keeps straight alpha straight.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
-            try transformers.reduce(buffer.converted(to: .argb32Premultiplied)) { try $1.transform($0) }
+            try transformers.reduce(buffer) { try $1.transform($0) }
         }
     }
 }

@@ -55,7 +55,8 @@ public enum ImageTransformers {
         }
     }
 
-    /// Cuts out a rectangle; the part outside the image is dropped.
+    /// Cuts out a rectangle; the part outside the image is dropped. The result keeps the
+    /// buffer's pixel format.
     public struct Crop: ImageTransforming {
         public var x: Int, y: Int, width: Int, height: Int
         /// Creates the transformer for the rectangle at (`x`, `y`) of `width`×`height`.
@@ -64,34 +65,36 @@ public enum ImageTransformers {
         public var key: String { "Crop(\(x),\(y),\(width),\(height))" }
         /// - Throws: `.invalidArgument` when the rectangle is empty or misses the image.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
-            let src = buffer.converted(to: .argb32Premultiplied)
+            let src = buffer
             let x0 = max(0, x), y0 = max(0, y)
             let (xe, o1) = x.addingReportingOverflow(width), (ye, o2) = y.addingReportingOverflow(height)
             let x1 = min(src.width, o1 ? Int.max : xe), y1 = min(src.height, o2 ? Int.max : ye)
             guard width > 0, height > 0, x1 > x0, y1 > y0 else {
                 throw ImageCodingError.invalidArgument("crop \(key) does not intersect the \(src.size) image")
             }
-            let w = x1 - x0, h = y1 - y0
-            return try PixelBuffer(uninitializedWidth: w, height: h, format: .argb32Premultiplied) { out in
+            let w = x1 - x0, h = y1 - y0, bpp = src.format.bytesPerPixel
+            // Whole pixels are copied, so the format is kept (straight alpha stays straight).
+            return try PixelBuffer(uninitializedWidth: w, height: h, format: src.format) { out in
                 src.withUnsafeBytes { s in
                     for row in 0..<h {
-                        let from = UnsafeRawBufferPointer(rebasing: s[((y0 + row) * src.bytesPerRow + x0 * 4)...].prefix(w * 4))
-                        UnsafeMutableRawBufferPointer(rebasing: out[(row * w * 4)...].prefix(w * 4)).copyMemory(from: from)
+                        let from = UnsafeRawBufferPointer(rebasing: s[((y0 + row) * src.bytesPerRow + x0 * bpp)...].prefix(w * bpp))
+                        UnsafeMutableRawBufferPointer(rebasing: out[(row * w * bpp)...].prefix(w * bpp)).copyMemory(from: from)
                     }
                 }
             }
         }
     }
 
-    /// Mirrors horizontally, vertically, or both.
+    /// Mirrors horizontally, vertically, or both; the result keeps the buffer's pixel format.
     public struct Flip: ImageTransforming {
         public var horizontal: Bool, vertical: Bool
         /// Creates the transformer.
         public init(horizontal: Bool, vertical: Bool) { self.horizontal = horizontal; self.vertical = vertical }
         /// `Flip(h,v)` with 0 or 1 for each.
         public var key: String { "Flip(\(horizontal ? 1 : 0),\(vertical ? 1 : 0))" }
+        /// Whole pixels move, so the buffer keeps its format.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
-            let src = buffer.converted(to: .argb32Premultiplied)
+            let src = buffer
             switch (horizontal, vertical) {
             case (true, true): return src.applyingOrientation(.down)
             case (true, false): return src.applyingOrientation(.upMirrored)
@@ -102,6 +105,8 @@ public enum ImageTransformers {
     }
 
     /// Rotates by any angle (degrees, counter-clockwise as in SDWebImage), bilinear, transparent outside.
+    /// Quarter turns move whole pixels and keep the buffer's format; other angles give
+    /// `PixelFormat.argb32Premultiplied`.
     public struct Rotate: ImageTransforming {
         public var degrees: Double
         /// `true`: grow the canvas to hold the whole rotated image; `false`: keep the original size.
@@ -113,20 +118,20 @@ public enum ImageTransformers {
         /// - Throws: `.invalidArgument` for a non-finite angle.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
             guard degrees.isFinite else { throw ImageCodingError.invalidArgument("rotation \(degrees) is not finite") }
-            let src = buffer.converted(to: .argb32Premultiplied)
             let turns = (degrees / 90).rounded()
-            if abs(degrees / 90 - turns) < 1e-9 {   // exact quarter turns move whole pixels
+            if abs(degrees / 90 - turns) < 1e-9 {   // exact quarter turns move whole pixels, in any format
                 switch ((Int(turns) % 4) + 4) % 4 {
-                case 0: return src
-                case 1: return fitSize ? src.applyingOrientation(.left) : try Self.general(src, 90, fit: false)
-                case 2: return src.applyingOrientation(.down)
-                default: return fitSize ? src.applyingOrientation(.right) : try Self.general(src, 270, fit: false)
+                case 0: return buffer
+                case 1: return fitSize ? buffer.applyingOrientation(.left) : try Self.general(buffer, 90, fit: false)
+                case 2: return buffer.applyingOrientation(.down)
+                default: return fitSize ? buffer.applyingOrientation(.right) : try Self.general(buffer, 270, fit: false)
                 }
             }
-            return try Self.general(src, degrees, fit: fitSize)
+            return try Self.general(buffer, degrees, fit: fitSize)
         }
 
-        static func general(_ src: PixelBuffer, _ degrees: Double, fit: Bool) throws -> PixelBuffer {
+        static func general(_ buffer: PixelBuffer, _ degrees: Double, fit: Bool) throws -> PixelBuffer {
+            let src = buffer.converted(to: .argb32Premultiplied)
             let r = degrees * .pi / 180, c = cos(r), s = sin(r)
             let w = Double(src.width), h = Double(src.height)
             let ow = fit ? Int((abs(w * c) + abs(h * s)).rounded(.up)) : src.width
