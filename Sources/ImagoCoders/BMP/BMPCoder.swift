@@ -314,7 +314,8 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
                                bytes: pixels.withUnsafeBytes { Array($0) })
     }
 
-    /// Writes 32-bit BGRA, bottom-up, with a BITMAPV4HEADER whose bit fields include alpha.
+    /// Writes bottom-up rows with a BITMAPV4HEADER tagged sRGB: 24-bit BGR for an opaque image,
+    /// 32-bit BGRA with bit fields that include alpha otherwise.
     ///
     /// - Throws: `.encoderUnavailable` for another format; `.invalidArgument` for images too large
     ///   for BMP's 32-bit sizes.
@@ -322,29 +323,48 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         guard format == .bmp else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
         let (img, _, _) = options.prepareBakingOrientation(image)
-        let pixels = img.buffer.converted(to: .rgba8)
-        let w = pixels.width, h = pixels.height
-        let (size, overflow) = (w * 4).multipliedReportingOverflow(by: h)
-        guard !overflow, size <= Int(Int32.max) - 122 else { throw ImageCodingError.invalidArgument("\(w)x\(h) is too large for BMP") }
-        var out = Data(capacity: 122 + size)
-        func u16(_ v: Int) { out.append(contentsOf: [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)]) }
-        func u32(_ v: UInt32) { out.append(contentsOf: [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]) }
-        out.append(contentsOf: Array("BM".utf8)); u32(UInt32(122 + size)); u32(0); u32(122)
-        u32(108); u32(UInt32(w)); u32(UInt32(h)); u16(1); u16(32); u32(3); u32(UInt32(size))
+        let opaque = !img.hasAlpha || img.buffer.isOpaque
+        // Opaque images are written as 24-bit BGR, as libjpeg's djpeg and Pillow write them;
+        // with transparency, 32-bit BGRA with BI_BITFIELDS masks.
+        let pixels = img.buffer.format == (opaque ? .rgb8 : .rgba8) ? img.buffer : img.buffer.converted(to: opaque ? .rgb8 : .rgba8)
+        let w = pixels.width, h = pixels.height, bpp = opaque ? 3 : 4
+        let (rowBytes, o1) = (w * bpp).addingReportingOverflow(3)
+        let stride = rowBytes & ~3
+        let (size, o2) = stride.multipliedReportingOverflow(by: h)
+        guard !o1, !o2, size <= Int(Int32.max) - 122 else { throw ImageCodingError.invalidArgument("\(w)x\(h) is too large for BMP") }
+        var header: [UInt8] = []
+        header.reserveCapacity(122)
+        func u16(_ v: Int) { header += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func u32(_ v: UInt32) { header += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
+        header += Array("BM".utf8); u32(UInt32(122 + size)); u32(0); u32(122)
+        u32(108); u32(UInt32(w)); u32(UInt32(h)); u16(1); u16(bpp * 8); u32(opaque ? 0 : 3); u32(UInt32(size))
         u32(2835); u32(2835); u32(0); u32(0)                         // 72 dpi, no palette
-        u32(0x00FF_0000); u32(0x0000_FF00); u32(0x0000_00FF); u32(0xFF00_0000)
+        if opaque {
+            for _ in 0..<4 { u32(0) }                                 // no masks with BI_RGB
+        } else {
+            u32(0x00FF_0000); u32(0x0000_FF00); u32(0x0000_00FF); u32(0xFF00_0000)
+        }
         u32(0x7352_4742)                                              // 'sRGB'
         for _ in 0..<12 { u32(0) }                                    // endpoints and gamma (unused with sRGB)
-        pixels.withUnsafeBytes { src in
-            var row = [UInt8](repeating: 0, count: w * 4)
-            for y in (0..<h).reversed() {
-                for x in 0..<w {
-                    let o = y * pixels.bytesPerRow + x * 4
-                    row[x * 4] = src[o + 2]; row[x * 4 + 1] = src[o + 1]; row[x * 4 + 2] = src[o]; row[x * 4 + 3] = src[o + 3]
+        let out = [UInt8](unsafeUninitializedCapacity: 122 + size) { dst, count in
+            guard let d = dst.baseAddress else { count = 0; return }
+            for (i, byte) in header.enumerated() { d[i] = byte }
+            pixels.withUnsafeBytes { raw in
+                guard let src = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                for y in 0..<h {
+                    // Bottom-up rows, channels swapped to B, G, R(, A), rows padded to 4 bytes.
+                    let s = src + (h - 1 - y) * pixels.bytesPerRow
+                    let o = d + 122 + y * stride
+                    for x in 0..<w {
+                        let i = x * bpp
+                        o[i] = s[i + 2]; o[i + 1] = s[i + 1]; o[i + 2] = s[i]
+                        if bpp == 4 { o[i + 3] = s[i + 3] }
+                    }
+                    for pad in (w * bpp)..<stride { o[pad] = 0 }
                 }
-                out.append(contentsOf: row)
             }
+            count = 122 + size
         }
-        return out
+        return Data(out)
     }
 }

@@ -4,15 +4,26 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import ImagoCore
+import Synchronization
 
 /// ICC-profile conversion to sRGB through lcms2.
 ///
-/// Pixels are converted with perceptual intent. Profiles whose description names sRGB are
-/// treated as sRGB and skipped (the conversion would be an identity, and photos very often
-/// carry one). A profile lcms2 cannot parse, or one of a colour space that does not match
-/// the pixels, leaves the pixels unchanged: a wrong or broken profile must not make an image
-/// undecodable, and browsers behave the same way.
+/// Pixels are converted with perceptual intent. Profiles equivalent to sRGB are skipped, since
+/// the conversion would be an identity and photos very often carry one: a matrix/TRC profile
+/// is sRGB when its colorants and tone curves match sRGB's (whatever its name, version or
+/// bytes); a table-based profile when its description names sRGB. A profile lcms2 cannot
+/// parse, or one of a colour space that does not match the pixels, leaves the pixels
+/// unchanged: a wrong or broken profile must not make an image undecodable, and browsers
+/// behave the same way.
+///
+/// Each profile's converter is built once and kept (``converter(for:layout:)``): a site's or a
+/// camera's images carry the same few profiles, and building an lcms2 transform costs more
+/// than converting a small image. Large images are converted in bands on every core.
 enum ColorManagement {
     /// The colour space a profile describes, as far as Imago cares.
     enum Space { case rgb, gray, cmyk, other }
@@ -37,9 +48,73 @@ enum ColorManagement {
     @discardableResult
     static func convertToSRGB(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
                               profile icc: Data, layout: cmsUInt32Number) -> Bool {
-        guard let converter = Converter(profile: icc, layout: layout) else { return false }
+        guard let converter = converter(for: icc, layout: layout) else { return false }
         converter.convert(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
         return true
+    }
+
+    /// The converter for `icc` and `layout`, built on first use and then shared; `nil` when
+    /// nothing is to be done (see ``Converter/init(profile:layout:)``).
+    static func converter(for icc: Data, layout: cmsUInt32Number) -> Converter? {
+        // Profiles of several megabytes exist (print profiles with big tables); they are rare
+        // enough not to be worth keeping.
+        guard icc.count <= ConverterCache.largestProfile else { return Converter(profile: icc, layout: layout) }
+        let key = ConverterCache.Key(profile: icc, layout: layout)
+        if let hit = converters.lookup(key) { return hit.converter }
+        let built = Converter(profile: icc, layout: layout)
+        converters.insert(key, ConverterCache.Entry(converter: built))
+        return built
+    }
+
+    /// The shared converters.
+    static let converters = ConverterCache(capacity: 32)
+
+    /// Converters by profile bytes and layout, the least recently used dropped past `capacity`.
+    final class ConverterCache: Sendable {
+        /// Profiles larger than this are converted without being kept.
+        static let largestProfile = 1 << 20
+
+        struct Key: Hashable, Sendable {
+            let profile: Data
+            let layout: cmsUInt32Number
+        }
+
+        /// A converter, or `nil` for a profile that needs no conversion.
+        struct Entry: Sendable {
+            let converter: Converter?
+        }
+
+        private struct State {
+            var entries: [Key: (entry: Entry, used: UInt64)] = [:]
+            var clock: UInt64 = 0
+        }
+
+        private let capacity: Int
+        private let state = Mutex(State())
+
+        init(capacity: Int) { self.capacity = max(1, capacity) }
+
+        func lookup(_ key: Key) -> Entry? {
+            state.withLock { s in
+                guard let hit = s.entries[key] else { return nil }
+                s.clock += 1
+                s.entries[key] = (hit.entry, s.clock)
+                return hit.entry
+            }
+        }
+
+        func insert(_ key: Key, _ entry: Entry) {
+            state.withLock { s in
+                s.clock += 1
+                s.entries[key] = (entry, s.clock)
+                if s.entries.count > capacity, let oldest = s.entries.min(by: { $0.value.used < $1.value.used })?.key {
+                    s.entries[oldest] = nil
+                }
+            }
+        }
+
+        /// How many converters (and sRGB verdicts) are kept.
+        var count: Int { state.withLock { $0.entries.count } }
     }
 
     /// A conversion from one ICC profile to sRGB, built once and applied to any number of rows
@@ -47,7 +122,11 @@ enum ColorManagement {
     ///
     /// RGB profiles go through an lcms transform; gray profiles, for pixels decoded gray and
     /// expanded to RGB, through a 256-entry table.
-    final class Converter {
+    ///
+    /// Sendable: the transform is made with `cmsFLAGS_NOCACHE`, which leaves it no mutable
+    /// state, so lcms2 allows `cmsDoTransform` on it from several threads at once; the table
+    /// is immutable.
+    final class Converter: @unchecked Sendable {
         private let transform: cmsHTRANSFORM?
         private let grayTable: [UInt8]?
         private let bytesPerPixel: Int
@@ -86,8 +165,33 @@ enum ColorManagement {
 
         deinit { if let transform { cmsDeleteTransform(transform) } }
 
-        /// Converts `height` rows of `width` pixels in place.
+        /// Images of at least this many pixels are converted in bands, one per core.
+        static let bandingThreshold = 1 << 20
+
+        /// Converts `height` rows of `width` pixels in place, in bands across the cores when the
+        /// image is large.
         func convert(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
+            let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+            guard cores > 1, width * height >= Self.bandingThreshold, height >= cores,
+                  let base = pixels.baseAddress else {
+                convertRows(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
+                return
+            }
+            let rowsPerBand = (height + cores - 1) / cores
+            // The bands are disjoint rows of one buffer that outlives the call; the address
+            // crosses into the workers as an integer.
+            let address = Int(bitPattern: base), total = pixels.count, pixelBytes = bytesPerPixel
+            DispatchQueue.concurrentPerform(iterations: cores) { band in
+                let first = band * rowsPerBand
+                let rows = min(rowsPerBand, height - first)
+                guard rows > 0, let start = UnsafeMutableRawPointer(bitPattern: address + first * bytesPerRow) else { return }
+                let length = min(total - first * bytesPerRow, (rows - 1) * bytesPerRow + width * pixelBytes)
+                convertRows(UnsafeMutableRawBufferPointer(start: start, count: length), width: width, height: rows,
+                            bytesPerRow: bytesPerRow)
+            }
+        }
+
+        func convertRows(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
             if let transform {
                 ColorManagement.transformRows(transform, pixels, pixels, width: width, height: height, inStride: bytesPerRow,
                                               outStride: bytesPerRow, bytesPerPixel: bytesPerPixel)
@@ -175,12 +279,52 @@ enum ColorManagement {
         return icc.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
     }
 
+    /// Whether converting from `profile` to sRGB would leave 8-bit pixels as they are.
     fileprivate static func isSRGB(_ profile: cmsHPROFILE) -> Bool {
+        if let verdict = matrixShaperMatchesSRGB(profile) { return verdict }
+        // A table-based profile: its name is all there is to go on without building a transform.
         var buffer = [CChar](repeating: 0, count: 256)
         let n = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", &buffer, cmsUInt32Number(buffer.count))
         guard n > 0 else { return false }
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         let name = String(decoding: bytes, as: UTF8.self)
         return name.hasPrefix("sRGB IEC61966-2") || name == "sRGB" || name == "sRGB built-in"
+    }
+
+    /// sRGB's colorants as lcms2's built-in sRGB profile states them (D50-adapted XYZ).
+    private static let srgbColorants: [cmsCIEXYZ]? = {
+        guard let srgb = cmsCreate_sRGBProfile() else { return nil }
+        defer { cmsCloseProfile(srgb) }
+        return colorants(of: srgb)
+    }()
+
+    private static func colorants(of profile: cmsHPROFILE) -> [cmsCIEXYZ]? {
+        var out: [cmsCIEXYZ] = []
+        for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
+            guard let raw = cmsReadTag(profile, tag) else { return nil }
+            out.append(raw.assumingMemoryBound(to: cmsCIEXYZ.self).pointee)
+        }
+        return out
+    }
+
+    /// For an RGB matrix/TRC profile: whether its colorants are sRGB's (within 0.0015 in XYZ,
+    /// under half a level at full scale) and each tone curve, followed by sRGB's encoding,
+    /// returns every 8-bit level to within half a level of itself. `nil` for other profiles.
+    static func matrixShaperMatchesSRGB(_ profile: cmsHPROFILE) -> Bool? {
+        guard cmsGetColorSpace(profile) == cmsSigRgbData, cmsIsMatrixShaper(profile) != 0,
+              let want = srgbColorants, let have = colorants(of: profile) else { return nil }
+        for (a, b) in zip(have, want) where abs(a.X - b.X) > 0.0015 || abs(a.Y - b.Y) > 0.0015 || abs(a.Z - b.Z) > 0.0015 {
+            return false
+        }
+        for tag in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag] {
+            guard let raw = cmsReadTag(profile, tag) else { return nil }
+            let curve = OpaquePointer(raw)
+            for level in 0...255 {
+                let linear = Double(cmsEvalToneCurveFloat(curve, Float(level) / 255))
+                let encoded = linear <= 0.0031308 ? linear * 12.92 : 1.055 * pow(linear, 1.0 / 2.4) - 0.055
+                if abs(encoded * 255 - Double(level)) > 0.5 { return false }
+            }
+        }
+        return true
     }
 }

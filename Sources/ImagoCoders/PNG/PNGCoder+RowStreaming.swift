@@ -93,7 +93,7 @@ private final class PNGRowBridge {
         if !prepared {
             prepared = true
             if colorManagement, let icc = decoder.iccProfile() {
-                converter = ColorManagement.Converter(profile: icc, layout: IMAGO_TYPE_BGRA_8)
+                converter = ColorManagement.converter(for: icc, layout: IMAGO_TYPE_BGRA_8)
             }
         }
         // The row is our own buffer (handed to libpng as its output), so writing to it is allowed.
