@@ -154,7 +154,8 @@ extension ImageService {
         let limits = DecodingLimits(maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
                                     maxFrames: animated || options.page != nil ? maxFrames : 1_000_000,
                                     maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
-                                    maxBytes: Int.max)
+                                    maxBytes: Int.max,
+                                    maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)))
         return RenderPlan(format: format, animated: animated, variesByAccept: variesByAccept,
                           autoRotate: options.autoRotate ?? configuration.autoRotate,
                           stripMetadata: options.stripMetadata ?? configuration.stripMetadata,

@@ -139,7 +139,10 @@ public final class ImageService: Sendable {
             decodingLimits: DecodingLimits(maxPixels: Int(configuration.maxSourceResolution * 1_000_000),
                                            maxFrames: configuration.maxAnimationFrames,
                                            maxTotalFramePixels: Int(configuration.maxAnimationPixels * 1_000_000),
-                                           maxBytes: configuration.maxSourceFileSize)))
+                                           maxBytes: configuration.maxSourceFileSize,
+                                           // imgproxy's max_src_resolution bounds the source as declared,
+                                           // however small the decode.
+                                           maxSourcePixels: Int(configuration.maxSourceResolution * 1_000_000))))
         if signer == nil {
             logger.warning("no IMAGO_KEY: URLs are not signed, and any signature segment is accepted")
         }

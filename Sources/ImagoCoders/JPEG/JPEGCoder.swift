@@ -60,8 +60,8 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
             imago_jpeg_decoder_set_input(d.handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 1)
             _ = try d.check(imago_jpeg_read_header(d.handle), during: "inside the header")
             let header = try d.header()
-            try options.limits.check(width: header.width, height: header.height, format: .jpeg)
             let plan = JPEGOutputPlan(header: header, options: options)
+            try plan.checkLimits(d)
             plan.configure(d.cinfo)
             _ = try d.check(imago_jpeg_start_decompress(d.handle), during: "before the first scan")
             let width = Int(d.cinfo.pointee.output_width), height = Int(d.cinfo.pointee.output_height)
@@ -137,6 +137,33 @@ struct JPEGOutputPlan {
     let header: JPEGHeader
     let options: DecodeOptions
     let denominator: Int
+
+    /// The size libjpeg will produce: the stored size divided by ``denominator``, rounded up.
+    var decodedSize: PixelSize {
+        PixelSize(width: (header.width + denominator - 1) / denominator, height: (header.height + denominator - 1) / denominator)
+    }
+
+    /// Checks the limits before anything is allocated, and bounds what libjpeg may allocate.
+    ///
+    /// A DCT-scaled decode allocates the reduced size, so `maxPixels` applies to that and
+    /// `maxSourcePixels` to the declared size. A progressive JPEG is the exception: libjpeg
+    /// keeps every coefficient of the full image until the last scan, so its declared size
+    /// must fit `maxPixels` whatever the scale. libjpeg's own memory ceiling (8 bytes a pixel
+    /// of `maxPixels`, enough for four components' coefficients, plus 64 MiB) catches the
+    /// other multi-scan files, which need the same buffer.
+    func checkLimits(_ decompressor: JPEGDecompressor) throws {
+        let limits = options.limits
+        try limits.check(width: header.width, height: header.height, decoded: decodedSize, format: .jpeg)
+        let declared = header.width.multipliedReportingOverflow(by: header.height)
+        if header.progressive, declared.overflow || declared.partialValue > limits.maxPixels {
+            throw ImageCodingError.exceedsLimit(.maxPixels, found: declared.overflow ? Int.max : declared.partialValue,
+                                                limit: limits.maxPixels)
+        }
+        let (bytes, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 8)
+        if !overflow, bytes < Int.max - (64 << 20) {
+            imago_jpeg_decoder_set_max_memory(decompressor.handle, bytes + (64 << 20))
+        }
+    }
 
     init(header: JPEGHeader, options: DecodeOptions) {
         self.header = header

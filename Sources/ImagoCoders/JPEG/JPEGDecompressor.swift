@@ -48,6 +48,9 @@ final class JPEGDecompressor {
         if message.hasPrefix("Unsupported") || message.contains("not supported") {
             return .unsupportedFeature(.jpeg, message)
         }
+        if message.hasPrefix("Backing store not supported") || message.hasPrefix("Insufficient memory") {
+            return .unsupportedFeature(.jpeg, "decoding needs more memory than the limits allow (\(message))")
+        }
         if message.hasPrefix("Maximum supported image dimension") {
             return .unsupportedFeature(.jpeg, message)
         }

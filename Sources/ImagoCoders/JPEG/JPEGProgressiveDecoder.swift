@@ -61,10 +61,10 @@ final class JPEGProgressiveDecoder: ProgressiveImageDecoding {
             case .header:
                 guard try d.check(imago_jpeg_read_header(d.handle), during: "inside the header") else { return }
                 let h = try d.header()
-                try options.limits.check(width: h.width, height: h.height, format: .jpeg)
+                let p = JPEGOutputPlan(header: h, options: options)
+                try p.checkLimits(d)
                 header = h
                 info = h.info()
-                let p = JPEGOutputPlan(header: h, options: options)
                 p.configure(d.cinfo)
                 d.cinfo.pointee.buffered_image = h.progressive ? 1 : 0
                 plan = p

@@ -30,7 +30,14 @@ extension PNGCoder: RowStreamingImageDecoding {
         guard canStreamRows(of: head) else {
             throw ImageCodingError.unsupportedFeature(.png, "rows of an interlaced PNG cannot be streamed")
         }
-        try options.limits.check(width: ihdr.width, height: ihdr.height, format: .png)
+        // Only a row is allocated here; the consumer (a resampler) checks what it allocates
+        // against `maxPixels`. The declared size bounds the work.
+        let declared = ihdr.width.multipliedReportingOverflow(by: ihdr.height)
+        let ceiling = max(options.limits.maxSourcePixels, options.limits.maxPixels)
+        if declared.overflow || declared.partialValue > ceiling {
+            throw ImageCodingError.exceedsLimit(.maxSourcePixels, found: declared.overflow ? Int.max : declared.partialValue,
+                                                limit: ceiling)
+        }
         var streamOptions = options
         streamOptions.pixelFormat = .argb32Premultiplied
         let row = UnsafeMutableRawBufferPointer.allocate(byteCount: ihdr.width * 4, alignment: 16)

@@ -47,8 +47,9 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         if container.isAnimated {
             return try WebPAnimation(data: data, container: container, options: options).image(options: options)
         }
-        try options.limits.check(width: container.width, height: container.height, format: .webp)
         let plan = WebPOutputPlan(container: container, options: options)
+        try options.limits.check(width: container.width, height: container.height,
+                                 decoded: PixelSize(width: plan.width, height: plan.height), format: .webp)
         let raw = try PixelBuffer(uninitializedWidth: plan.width, height: plan.height, format: plan.rawFormat) { p in
             var config = plan.makeConfig(output: p)
             let status = data.withUnsafeBytes { WebPDecode($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &config) }

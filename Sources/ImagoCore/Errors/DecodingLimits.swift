@@ -1,13 +1,21 @@
 /// Bounds a decoder enforces from the header, before it allocates for the pixels.
 ///
 /// The defaults accept every real photo and animation while refusing decompression
-/// bombs: 100 megapixels per frame, 10 000 frames, 1 000 megapixels over all frames,
+/// bombs: 100 megapixels per decoded frame, 10 000 frames, 1 000 megapixels over all frames,
 /// 256 MiB of input. Set a field to `Int.max` to lift that bound.
+///
+/// ``maxPixels`` bounds what is allocated. A decoder that shrinks while it decodes (JPEG's DCT
+/// scaling, WebP's scaled decoding, PNG rows streamed into a resampler) checks it against the
+/// reduced size, and the size the file declares against the much higher ``maxSourcePixels``,
+/// which bounds the work of reading it. So a 256-pixel thumbnail of a 280-megapixel JPEG is
+/// made within the defaults, as `vipsthumbnail` makes it, while a full decode of it is refused.
 public struct DecodingLimits: Sendable, Hashable {
     /// Which limit a value broke.
     public enum Kind: String, Sendable, Hashable, Codable {
-        /// Pixels in one frame (width × height).
+        /// Pixels in one decoded frame (width × height).
         case maxPixels
+        /// Pixels a source declares when it is decoded at a reduced size.
+        case maxSourcePixels
         /// Frames in an animation.
         case maxFrames
         /// Pixels summed over every frame.
@@ -20,6 +28,7 @@ public struct DecodingLimits: Sendable, Hashable {
         var noun: String {
             switch self {
             case .maxPixels: "pixel count"
+            case .maxSourcePixels: "declared pixel count"
             case .maxFrames: "frame count"
             case .maxTotalFramePixels: "pixel count over all frames"
             case .maxBytes: "input size in bytes"
@@ -28,8 +37,12 @@ public struct DecodingLimits: Sendable, Hashable {
         }
     }
 
-    /// Most pixels one frame may have. Default 100 000 000.
+    /// Most pixels one decoded frame may have. Default 100 000 000.
     public var maxPixels: Int
+    /// Most pixels a source may declare when a decoder shrinks it while decoding, so that only
+    /// the reduced frame is allocated. Default 1 000 000 000. A value under ``maxPixels`` counts
+    /// as ``maxPixels``.
+    public var maxSourcePixels: Int
     /// Most frames an animation may have. Default 10 000.
     public var maxFrames: Int
     /// Most pixels summed over all frames. Default 1 000 000 000.
@@ -39,8 +52,10 @@ public struct DecodingLimits: Sendable, Hashable {
 
     /// Creates limits; each defaults to the documented default.
     public init(maxPixels: Int = 100_000_000, maxFrames: Int = 10_000,
-                maxTotalFramePixels: Int = 1_000_000_000, maxBytes: Int = 256 << 20) {
+                maxTotalFramePixels: Int = 1_000_000_000, maxBytes: Int = 256 << 20,
+                maxSourcePixels: Int = 1_000_000_000) {
         self.maxPixels = maxPixels
+        self.maxSourcePixels = maxSourcePixels
         self.maxFrames = maxFrames
         self.maxTotalFramePixels = maxTotalFramePixels
         self.maxBytes = maxBytes
@@ -49,7 +64,8 @@ public struct DecodingLimits: Sendable, Hashable {
     /// The defaults.
     public static let `default` = DecodingLimits()
     /// No limits beyond memory arithmetic. Use only for trusted input.
-    public static let unlimited = DecodingLimits(maxPixels: .max, maxFrames: .max, maxTotalFramePixels: .max, maxBytes: .max)
+    public static let unlimited = DecodingLimits(maxPixels: .max, maxFrames: .max, maxTotalFramePixels: .max, maxBytes: .max,
+                                                   maxSourcePixels: .max)
 
     /// Checks a frame size from a header.
     ///
@@ -63,6 +79,26 @@ public struct DecodingLimits: Sendable, Hashable {
         let (p, o) = width.multipliedReportingOverflow(by: height)
         let pixels = o ? Int.max : p
         if pixels > maxPixels { throw ImageCodingError.exceedsLimit(.maxPixels, found: pixels, limit: maxPixels) }
+    }
+
+    /// Checks a frame a decoder will produce at a reduced size: the declared `width`×`height`
+    /// against ``maxSourcePixels`` (or ``maxPixels``, whichever is higher), and the
+    /// `decoded` size, which is what gets allocated, against ``maxPixels``. With `decoded`
+    /// equal to the declared size this is ``check(width:height:format:)``.
+    ///
+    /// - Throws: as ``check(width:height:format:)``; `.exceedsLimit(.maxSourcePixels, …)` for a
+    ///   declared size over the source ceiling.
+    public func check(width: Int, height: Int, decoded: PixelSize, format: ImageFormat) throws {
+        guard decoded.width != width || decoded.height != height else {
+            return try check(width: width, height: height, format: format)
+        }
+        guard width > 0, height > 0 else {
+            throw ImageCodingError.corrupt(format, "image size \(width)x\(height) is empty")
+        }
+        let (p, o) = width.multipliedReportingOverflow(by: height)
+        let declared = o ? Int.max : p, ceiling = max(maxSourcePixels, maxPixels)
+        if declared > ceiling { throw ImageCodingError.exceedsLimit(.maxSourcePixels, found: declared, limit: ceiling) }
+        try check(width: decoded.width, height: decoded.height, format: format)
     }
 
     /// Checks the size of the encoded input.
