@@ -42,7 +42,7 @@ struct ConvertCommand: ParsableCommand {
     @Flag(help: "Keep pixel values and the embedded ICC profile instead of converting to sRGB.")
     var noColorManagement = false
 
-    @Option(help: "Frame of an animation to convert (0-based), composited.")
+    @Option(help: "Frame of an animation (composited) or page of a multi-page TIFF (at its own size) to convert, 0-based.")
     var frame: Int?
 
     @Flag(help: "Write only the first frame of an animation (same as --frame 0).")
@@ -86,6 +86,7 @@ struct ConvertCommand: ParsableCommand {
         do {
             let target = try outputFormat()
             var decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
+            let chosenFrame = frame ?? (firstFrame ? 0 : nil)
             var image: Image
             // Thumbnails and scale-downs read the file themselves: a PNG streams from disk.
             if let thumbnail {
@@ -98,18 +99,21 @@ struct ConvertCommand: ParsableCommand {
                 let data = try CLIFailure.read(input)
                 // Work that only moves whole pixels decodes in a format that holds them exactly
                 // (straight alpha, gray as gray), so a conversion changes no visible pixel.
-                if !resamples, let info = try? ImageCoderRegistry.shared.info(of: data) {
-                    decodeOptions.pixelFormat = .exact(for: info)
+                let info = try? ImageCoderRegistry.shared.info(of: data)
+                if !resamples, let info { decodeOptions.pixelFormat = .exact(for: info) }
+                // One frame or page is decoded alone: a TIFF page at its own size, an animation's
+                // frame composited from frames decoded on demand.
+                if let chosenFrame {
+                    if let info, chosenFrame >= info.frameCount { throw Self.outOfRange(chosenFrame, info.frameCount) }
+                    decodeOptions.page = chosenFrame
                 }
                 image = try ImageCoderRegistry.shared.decode(data, options: decodeOptions)
             }
             if let pipeline = try transformers() {
                 image = try pipeline.transform(image)
             }
-            if let frame = frame ?? (firstFrame ? 0 : nil) {
-                guard frame < image.frames.count else {
-                    throw ImageCodingError.invalidArgument("--frame \(frame) is out of range: the image has \(image.frames.count) frame(s)")
-                }
+            if let frame = chosenFrame, image.frames.count > 1 || frame > 0 && decodeOptions.page == nil {
+                guard frame < image.frames.count else { throw Self.outOfRange(frame, image.frames.count) }
                 let chosen = image.frames[frame]
                 image = try Image(frames: [ImageFrame(buffer: chosen.buffer)], loopCount: 1, orientation: image.orientation,
                                   scale: image.scale, format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
@@ -121,6 +125,10 @@ struct ConvertCommand: ParsableCommand {
         } catch {
             throw CLIFailure.exit(error, file: input)
         }
+    }
+
+    private static func outOfRange(_ frame: Int, _ count: Int) -> ImageCodingError {
+        .invalidArgument("--frame \(frame) is out of range: the image has \(count) frame(s)")
     }
 
     /// Whether the options resample or composite (a resize, an angle that is not a quarter turn,

@@ -179,11 +179,15 @@ extension ImageService {
         renders_.withLock { $0 += 1 }
         var upright = plan.autoRotate ? info.orientation.orientedSize(info.pixelSize) : info.pixelSize
         if options.rotate % 180 == 90 { upright = PixelSize(width: upright.height, height: upright.width) }
-        let transformer = ServiceTransformer(options: options, autoRotate: plan.autoRotate, sourceSize: upright,
+        // A page is measured as decoded: the header gives only the first page's size, and a
+        // TIFF's pages each have their own (so no shrink-on-load hint either).
+        let pageAlone = options.page != nil
+        let transformer = ServiceTransformer(options: options, autoRotate: plan.autoRotate,
+                                             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
                                              flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
         var request = ImageRequest(data: source.data, key: "\(source.name)#\(String(digest, radix: 16))", transformers: [transformer],
                                    options: [.transformAnimatedImage, .disableDiskCacheReads, .disableDiskCacheWrites])
-        if var hint = ServiceGeometry(options: options).decodeHint(sourceWidth: upright.width, sourceHeight: upright.height) {
+        if !pageAlone, var hint = ServiceGeometry(options: options).decodeHint(sourceWidth: upright.width, sourceHeight: upright.height) {
             // The hint is in the decoder's (stored) orientation.
             if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {
                 hint = PixelSize(width: hint.height, height: hint.width)
@@ -191,7 +195,9 @@ extension ImageService {
             request.decodeSizeHint = info.format == .jpeg
                 ? ServiceGeometry.reductionHint(hint, source: PixelSize(width: info.width, height: info.height)) : hint
         }
-        request.frames = plan.animated || options.page != nil ? .all : .first
+        request.frames = plan.animated ? .all : .first
+        // One page alone: a TIFF page at its own size, an animation's frame composited on demand.
+        request.page = options.page
         if ServiceTransformer.keepsPixelsExact(options), request.decodeSizeHint == nil {
             request.pixelFormat = .exact(for: info)
         }

@@ -46,7 +46,9 @@ struct ServiceTransformer: ImageTransforming {
                                 metadata: upright.metadata, hasAlpha: upright.hasAlpha)
         }
         var frames = upright.frames
-        if let page = options.page {
+        // The decode usually delivers the page alone (`ImageRequest.page`); a caller that hands
+        // every frame gets page N picked here.
+        if let page = options.page, frames.count > 1 {
             guard page < frames.count else {
                 throw ImageCodingError.invalidArgument("page \(page) does not exist: the image has \(frames.count)")
             }

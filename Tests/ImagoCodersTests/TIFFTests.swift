@@ -71,4 +71,55 @@ struct TIFFTests {
         print("TIFF corpus sweep: \(decoded) decoded, \(failed) typed errors")
         #expect(decoded > 150)
     }
+
+    @Test("a page decoded alone keeps its own size; all pages together share the largest page's canvas",
+          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func pagesAtTheirOwnSizes() throws {
+        // Page sizes as Pillow reports them.
+        let multipage = try Corpus.data("pillow/tiff/multipage.tiff")
+        func page(_ data: Data, _ n: Int) throws -> Image {
+            var options = DecodeOptions(pixelFormat: .rgba8)
+            options.page = n
+            return try coders.decode(data, options: options)
+        }
+        #expect(try page(multipage, 0).pixelSize == PixelSize(width: 10, height: 10))
+        #expect(try page(multipage, 1).pixelSize == PixelSize(width: 10, height: 10))
+        #expect(try page(multipage, 2).pixelSize == PixelSize(width: 20, height: 20))
+        #expect(try page(multipage, 2).frameCount == 1)
+        let dscf = try Corpus.data("image-tiff/libtiffpic/dscf0013.tif")
+        #expect(try page(dscf, 0).pixelSize == PixelSize(width: 640, height: 480))
+        #expect(try page(dscf, 1).pixelSize == PixelSize(width: 160, height: 120), "the EXIF thumbnail page")
+        let overviews = try Corpus.data("pillow/tiff/tiff_strip_planar_raw_with_overviews.tif")
+        #expect(try page(overviews, 4).pixelSize == PixelSize(width: 18, height: 24))
+        // The same pixels as the page's corner of the shared canvas.
+        let all = try coders.decode(multipage, options: DecodeOptions(pixelFormat: .rgba8))
+        #expect(all.pixelSize == PixelSize(width: 20, height: 20))
+        let alone = try page(multipage, 0).buffer
+        let canvas = all.frames[0].buffer
+        let corner = (0..<10).flatMap { y in canvas.bytes[(y * canvas.bytesPerRow)..<(y * canvas.bytesPerRow + 40)] }
+        #expect(alone.bytes == corner)
+        #expect(throws: ImageCodingError.invalidArgument("page 3 is out of range: the image has 3 page(s)")) { try page(multipage, 3) }
+    }
+
+    @Test("through the registry, page N of an animation is frame N composited, as a still")
+    func animationPage() throws {
+        let frames = try (0..<4).map { i in
+            ImageFrame(buffer: try PixelBuffer(width: 8, height: 6, format: .rgba8,
+                                               bytes: [UInt8]((0..<48).flatMap { _ in [UInt8(i * 60), 100, 200, 255] })),
+                       duration: 0.1)
+        }
+        let gif = try coders.encode(try Image(frames: frames, loopCount: 0), as: .gif)
+        let reference = try coders.decode(gif, options: DecodeOptions(pixelFormat: .rgba8)).frames
+        for n in 0..<4 {
+            var options = DecodeOptions(pixelFormat: .rgba8)
+            options.page = n
+            let still = try coders.decode(gif, options: options)
+            #expect(still.frameCount == 1 && still.buffer.bytes == reference[n].buffer.bytes, "frame \(n)")
+        }
+        var past = DecodeOptions()
+        past.page = 4
+        #expect(throws: ImageCodingError.invalidArgument("page 4 is out of range: the image has 4 frame(s)")) {
+            try coders.decode(gif, options: past)
+        }
+    }
 }

@@ -180,6 +180,14 @@ struct ServiceOptionsTests {
             let px = try page.image().buffer.converted(to: .rgba8).bytes
             #expect(px[1] > 200 && px[0] < 50 && px[2] < 50, "\(px.prefix(4))")
             #expect(try await h.get(h.plain("page:7", "/img/anim.gif", ext: "png")).status == 422)
+            // A multi-page TIFF's page comes at its own size, not on the largest page's canvas.
+            if Corpus.isAvailable {
+                h.origin.register("pages.tiff", data: try Corpus.data("pillow/tiff/multipage.tiff"), contentType: "image/tiff")
+                for (n, side) in [(0, 10), (2, 20)] {
+                    let r = try await h.get(h.plain("pg:\(n)", "/img/pages.tiff", ext: "png"))
+                    #expect(r.status == 200 && (try? r.image().pixelSize) == PixelSize(width: side, height: side), "page \(n): \(r.status) \((try? r.image().pixelSize).map { "\($0)" } ?? "-") \(String(decoding: r.body.prefix(300), as: UTF8.self))")
+                }
+            }
             // skip_processing and raw send the source's bytes untouched.
             let skipped = try await h.get(h.plain("skp:jpg/w:10", "/img/photo.jpg"))
             #expect(skipped.body == jpeg && skipped["content-type"] == "image/jpeg")

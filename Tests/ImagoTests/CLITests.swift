@@ -230,7 +230,7 @@ struct TransformCLITests {
         }
     }
 
-    @Test("convert, crop, flip and quarter turns change no visible pixel of a transparent PNG; gray stays gray",
+    @Test("convert, crop, flip and quarter turns change no visible pixel of a transparent PNG; gray stays gray; TIFF pages keep their sizes",
           .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func exactConversions() async throws {
         let dir = try CLI.temporaryDirectory()
@@ -250,6 +250,13 @@ struct TransformCLITests {
             #expect(r.status == 0, "\(args): \(r.stderr)")
             let back = try ImageCoderRegistry.shared.decode(Data(contentsOf: out), options: straight).buffer
             #expect(back.size == expected.size && back.bytes == expected.bytes, "\(name) \(args) changed pixels")
+        }
+        // --frame on a multi-page TIFF: that page at its own size.
+        for (frame, side) in [(0, 10), (2, 20)] {
+            let out = dir.appendingPathComponent("page\(frame).png")
+            let r = try await CLI.run(["convert", Corpus.url("pillow/tiff/multipage.tiff").path, out.path, "--frame", "\(frame)"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try ImageCoderRegistry.shared.info(of: Data(contentsOf: out)).pixelSize == PixelSize(width: side, height: side))
         }
         // A gray PNG is written as gray, not expanded to RGB.
         let gray = dir.appendingPathComponent("g.png")

@@ -30,6 +30,12 @@ public struct DecodeOptions: Sendable, Hashable {
     public var colorManagement: Bool
     /// Limits checked from the header before allocating. Default `DecodingLimits.default`.
     public var limits: DecodingLimits
+    /// Decode one page or frame only, as a still: page N of a multi-page TIFF at its own size,
+    /// orientation and profile, or frame N of an animation composited as it is shown. Default
+    /// `nil`: every frame (a multi-page TIFF's pages then share a canvas of the largest page's
+    /// size). Through ``ImageCoderRegistry/decode(_:options:)``, a page past the last is an
+    /// `ImageCodingError.invalidArgument(_:)`.
+    public var page: Int?
 
     /// Creates options; every parameter defaults as documented on its property.
     public init(pixelFormat: PixelFormat = .argb32Premultiplied, scale: Double = 1, firstFrameOnly: Bool = false,

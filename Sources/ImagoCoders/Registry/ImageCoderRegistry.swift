@@ -133,7 +133,22 @@ public final class ImageCoderRegistry: Sendable {
     public func decode(_ data: Data, options: DecodeOptions = .default) throws -> Image {
         let format = try detectFormat(of: data, limits: options.limits)
         guard let decoder = decoder(for: format) else { throw ImageCodingError.unsupportedFormat(format) }
-        return try decoder.decode(data, options: options)
+        guard let page = options.page, !(decoder is any PageDecoding) else { return try decoder.decode(data, options: options) }
+        guard page >= 0 else { throw ImageCodingError.invalidArgument("page \(page) is negative") }
+        // Any other format: frame `page`, composited from frames decoded on demand, so only the
+        // canvases it needs are in memory.
+        var all = options
+        all.page = nil
+        all.firstFrameOnly = page == 0
+        all.decodesFramesLazily = page > 0
+        let image = try decoder.decode(data, options: all)
+        guard page < image.frameCount else {
+            throw ImageCodingError.invalidArgument("page \(page) is out of range: the image has \(image.frameCount) frame(s)")
+        }
+        let frame = page == 0 ? image.frames[0] : try image.frame(at: page)
+        let buffer = frame.buffer.format == options.pixelFormat ? frame.buffer : frame.buffer.converted(to: options.pixelFormat)
+        return try Image(frames: [ImageFrame(buffer: buffer)], loopCount: 1, orientation: image.orientation, scale: image.scale,
+                         format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
     }
 
     /// Encodes `image`. With `format` `nil`, picks SDWebImage's rule: PNG for an image with

@@ -74,3 +74,7 @@ public protocol ProgressiveImageDecoding: AnyObject {
     /// - Throws: `ImageCodingError` when producing the image fails.
     func currentImage() throws -> Image?
 }
+
+/// A decoder that reads ``DecodeOptions/page`` itself, because its pages are independent
+/// images (TIFF). ``ImageCoderRegistry`` picks a frame for every other decoder.
+package protocol PageDecoding {}

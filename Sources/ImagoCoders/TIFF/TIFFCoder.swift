@@ -15,7 +15,7 @@ public import ImagoCore
 /// `Image.orientation`; an ICC profile is converted to sRGB with colour management on.
 ///
 /// Encoding writes 8-bit RGB or RGBA (unassociated alpha), Deflate-compressed, one page per frame.
-public struct TIFFCoder: ImageDecoding, ImageEncoding {
+public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
     /// Creates the coder.
     public init() {}
 
@@ -144,14 +144,27 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding {
                          hasAlpha: first.hasAlpha, bitDepth: first.bitsPerSample, hasICCProfile: first.icc != nil)
     }
 
-    /// Decodes every page (or the first, with ``DecodeOptions/firstFrameOnly``).
+    /// Decodes every page (or the first, with ``DecodeOptions/firstFrameOnly``), on a canvas of
+    /// the largest page's size; or, with ``DecodeOptions/page``, that page alone at its own size,
+    /// with its own orientation and ICC profile.
     ///
     /// - Throws: `.exceedsLimit` from each page's size before decoding it; libtiff's errors as
-    ///   `.truncated` or `.corrupt`.
+    ///   `.truncated` or `.corrupt`; `.invalidArgument` for a page that does not exist.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
         var limits = options.limits
         let file = try File(data, limits: limits)
+        if let index = options.page {
+            guard index >= 0, index < file.pages.count else {
+                throw ImageCodingError.invalidArgument("page \(index) is out of range: the image has \(file.pages.count) page(s)")
+            }
+            let page = file.pages[index]
+            let buffer = try file.decodePage(index, limits: limits, colorManagement: options.colorManagement)
+            let image = try Image(frames: [ImageFrame(buffer: buffer)], loopCount: 1, orientation: page.orientation,
+                                  scale: options.scale, format: .tiff,
+                                  metadata: ImageMetadata(iccProfile: options.colorManagement ? nil : page.icc), hasAlpha: page.hasAlpha)
+            return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)
+        }
         let count = options.firstFrameOnly ? 1 : file.pages.count
         let pages = Array(file.pages.prefix(count))
         let canvas = PixelSize(width: pages.map(\.width).max() ?? 1, height: pages.map(\.height).max() ?? 1)

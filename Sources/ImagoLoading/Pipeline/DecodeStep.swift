@@ -15,9 +15,11 @@ struct DecodeStep: Sendable {
 
     /// The coders' options: pixel format, scale, frames, colour management, limits.
     var options: DecodeOptions {
-        DecodeOptions(pixelFormat: spec.pixelFormat, scale: spec.scale, firstFrameOnly: spec.frames == .first,
-                      decodesFramesLazily: spec.frames == .lazy, thumbnailPixelSize: spec.sizeHint,
-                      colorManagement: spec.colorManagement, limits: spec.limits)
+        var o = DecodeOptions(pixelFormat: spec.pixelFormat, scale: spec.scale, firstFrameOnly: spec.frames == .first,
+                              decodesFramesLazily: spec.frames == .lazy, thumbnailPixelSize: spec.sizeHint,
+                              colorManagement: spec.colorManagement, limits: spec.limits)
+        o.page = spec.page
+        return o
     }
 
     /// Options for a progressive decoder: as ``options``, shrinking on load towards a thumbnail

@@ -78,6 +78,10 @@ public struct ImageRequest: Sendable {
     public var decodeSizeHint: PixelSize?
     /// How much of an animation to decode. Default ``Frames/all``.
     public var frames: Frames
+    /// Decode one page or frame only, as a still (`DecodeOptions.page`): page N of a
+    /// multi-page TIFF at its own size, or frame N of an animation composited. Default `nil`.
+    /// A page past the last fails the load with `ImageCodingError.invalidArgument(_:)`.
+    public var page: Int?
     /// The decoded pixel format. Default `PixelFormat.argb32Premultiplied`, ready to
     /// draw; `PixelFormat.rgba8` keeps straight alpha.
     public var pixelFormat: PixelFormat
@@ -122,6 +126,7 @@ public struct ImageRequest: Sendable {
         decodeSizeHint = nil
         self.transformers = transformers
         frames = .all
+        page = nil
         pixelFormat = .argb32Premultiplied
         colorManagement = true
         scale = nil

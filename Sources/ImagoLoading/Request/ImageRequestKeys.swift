@@ -64,7 +64,7 @@ struct ImageRequestKeys: Sendable {
     /// request (no processing, default decoding) is keyed by its data key without building the rest.
     static func imageKey(of request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?, limits: DecodingLimits) -> String {
         if request.thumbnail == nil, request.scaleDownLimitBytes == nil, request.decodeSizeHint == nil,
-           request.transformers.isEmpty, request.frames == .all,
+           request.transformers.isEmpty, request.frames == .all, request.page == nil,
            request.pixelFormat == .argb32Premultiplied, request.colorManagement, request.scale == nil {
             return dataKey(of: request, cacheKeyFilter: cacheKeyFilter)
         }
@@ -77,7 +77,8 @@ struct ImageRequestKeys: Sendable {
         let options = request.options
         let spec = DecodeSpec(thumbnail: request.thumbnail, scaleDownLimitBytes: request.scaleDownLimitBytes,
                               sizeHint: request.decodeSizeHint,
-                              frames: request.frames, pixelFormat: request.pixelFormat, colorManagement: request.colorManagement,
+                              frames: request.frames, page: request.page, pixelFormat: request.pixelFormat,
+                              colorManagement: request.colorManagement,
                               scale: request.scale ?? Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)),
                               limits: request.limits ?? limits)
         let transformers = request.transformers.map { $0.key }
@@ -105,6 +106,7 @@ struct DecodeSpec: Hashable, Sendable {
     var scaleDownLimitBytes: Int?
     var sizeHint: PixelSize?
     var frames: ImageRequest.Frames
+    var page: Int? = nil
     var pixelFormat: PixelFormat
     var colorManagement: Bool
     var scale: Double
@@ -120,6 +122,7 @@ struct DecodeSpec: Hashable, Sendable {
         if let s = scaleDownLimitBytes { parts.append("scaledown=\(s)") }
         if let h = sizeHint { parts.append("hint=\(h.width)x\(h.height)") }
         if frames != .all { parts.append("frames=\(frames.rawValue)") }
+        if let page { parts.append("page=\(page)") }
         if pixelFormat != .argb32Premultiplied { parts.append("pixels=\(pixelFormat.rawValue)") }
         if !colorManagement { parts.append("color=off") }
         if scale != defaultScale { parts.append("scale=\(scale)") }
