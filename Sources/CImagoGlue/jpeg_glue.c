@@ -175,6 +175,25 @@ int imago_jpeg_read_rows(imago_jpeg_decoder *d, uint8_t *dst, size_t stride, uin
     return d->cinfo.output_scanline < d->cinfo.output_height ? IMAGO_SUSPENDED : IMAGO_OK;
 }
 
+int imago_jpeg_read_some_rows(imago_jpeg_decoder *d, uint8_t *dst, size_t stride, uint32_t max_rows, uint32_t *rows_read) {
+    *rows_read = 0;
+    uint32_t total = 0;
+    GUARDED(d, {
+        while (total < max_rows && d->cinfo.output_scanline < d->cinfo.output_height) {
+            JSAMPROW rows[4];
+            JDIMENSION want = max_rows - total;
+            if (want > 4) want = 4;
+            for (JDIMENSION i = 0; i < want; i++) rows[i] = dst + (size_t)(total + i) * stride;
+            JDIMENSION got = jpeg_read_scanlines(&d->cinfo, rows, want);
+            if (got == 0) break; /* suspended */
+            total += got;
+            *rows_read = total;
+        }
+    });
+    *rows_read = total;
+    return d->cinfo.output_scanline < d->cinfo.output_height && total < max_rows ? IMAGO_SUSPENDED : IMAGO_OK;
+}
+
 int imago_jpeg_finish_decompress(imago_jpeg_decoder *d) {
     boolean r = FALSE;
     GUARDED(d, r = jpeg_finish_decompress(&d->cinfo));
@@ -242,60 +261,155 @@ static void encoder_error_exit(j_common_ptr cinfo) {
 
 static void encoder_emit_message(j_common_ptr cinfo, int level) { (void)cinfo; (void)level; }
 
-int imago_jpeg_encode(const imago_jpeg_encode_params *p, uint8_t **out, size_t *out_length,
-                      char *message, size_t message_capacity) {
+/* A growing memory destination Imago owns, so the buffer can be freed whatever state an error
+   leaves libjpeg in (jpeg_mem_dest hands back a stale pointer if it fails after growing). */
+struct growing_destination {
+    struct jpeg_destination_mgr pub;
+    unsigned char *buffer;
+    size_t capacity, used;
+};
+
+static void growing_init(j_compress_ptr cinfo) {
+    struct growing_destination *d = (struct growing_destination *)cinfo->dest;
+    if (!d->buffer) {
+        d->capacity = 1 << 16;
+        d->buffer = malloc(d->capacity);
+        if (!d->buffer) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 0);
+    }
+    d->pub.next_output_byte = d->buffer;
+    d->pub.free_in_buffer = d->capacity;
+}
+
+static boolean growing_empty(j_compress_ptr cinfo) {
+    struct growing_destination *d = (struct growing_destination *)cinfo->dest;
+    size_t used = d->capacity;   /* libjpeg calls this with the buffer full */
+    if (d->capacity > ((size_t)-1) / 2) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 1);
+    unsigned char *grown = realloc(d->buffer, d->capacity * 2);
+    if (!grown) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 2);
+    d->buffer = grown;
+    d->capacity *= 2;
+    d->pub.next_output_byte = d->buffer + used;
+    d->pub.free_in_buffer = d->capacity - used;
+    return TRUE;
+}
+
+static void growing_term(j_compress_ptr cinfo) {
+    struct growing_destination *d = (struct growing_destination *)cinfo->dest;
+    d->used = d->capacity - d->pub.free_in_buffer;
+}
+
+struct imago_jpeg_row_encoder {
     struct jpeg_compress_struct cinfo;
     struct encoder_error err;
-    unsigned char *volatile buffer = NULL;
-    unsigned long size = 0;
+    struct growing_destination dest;
+    int created, failed;
+};
+
+#define ENCODER_GUARDED(e, body) do { \
+    if ((e)->failed) return IMAGO_ERROR; \
+    if (setjmp((e)->err.jump)) { (e)->failed = 1; return IMAGO_ERROR; } \
+    body; \
+} while (0)
+
+imago_jpeg_row_encoder *imago_jpeg_row_encoder_create(void) {
+    imago_jpeg_row_encoder *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->cinfo.err = jpeg_std_error(&e->err.pub);
+    e->err.pub.error_exit = encoder_error_exit;
+    e->err.pub.emit_message = encoder_emit_message;
+    if (setjmp(e->err.jump)) { free(e); return NULL; }
+    jpeg_create_compress(&e->cinfo);
+    e->created = 1;
+    return e;
+}
+
+void imago_jpeg_row_encoder_destroy(imago_jpeg_row_encoder *e) {
+    if (!e) return;
+    if (e->created) jpeg_destroy_compress(&e->cinfo);
+    free(e->dest.buffer);
+    free(e);
+}
+
+const char *imago_jpeg_row_encoder_message(imago_jpeg_row_encoder *e) { return e->err.message; }
+
+int imago_jpeg_row_encoder_start(imago_jpeg_row_encoder *e, const imago_jpeg_encode_params *p) {
+    ENCODER_GUARDED(e, {
+        e->dest.pub.init_destination = growing_init;
+        e->dest.pub.empty_output_buffer = growing_empty;
+        e->dest.pub.term_destination = growing_term;
+        e->cinfo.dest = &e->dest.pub;
+        e->cinfo.image_width = p->width;
+        e->cinfo.image_height = p->height;
+        e->cinfo.input_components = p->components;
+        e->cinfo.in_color_space = (J_COLOR_SPACE)p->in_color_space;
+        jpeg_set_defaults(&e->cinfo);
+        jpeg_set_quality(&e->cinfo, p->quality, TRUE);
+        if (p->optimize_coding) e->cinfo.optimize_coding = TRUE;
+        if (e->cinfo.jpeg_color_space == JCS_YCbCr) {
+            int h = p->chroma_subsample ? 2 : 1;
+            e->cinfo.comp_info[0].h_samp_factor = h;
+            e->cinfo.comp_info[0].v_samp_factor = h;
+        }
+        if (p->progressive) jpeg_simple_progression(&e->cinfo);
+        jpeg_start_compress(&e->cinfo, TRUE);
+        if (p->exif && p->exif_length > 0 && p->exif_length <= 65533 - 6) {
+            JOCTET *app1 = malloc(p->exif_length + 6);
+            if (app1) {
+                memcpy(app1, "Exif\0\0", 6);
+                memcpy(app1 + 6, p->exif, p->exif_length);
+                jpeg_write_marker(&e->cinfo, JPEG_APP0 + 1, app1, p->exif_length + 6);
+                free(app1);
+            }
+        }
+        if (p->icc && p->icc_length > 0) jpeg_write_icc_profile(&e->cinfo, p->icc, p->icc_length);
+    });
+    return IMAGO_OK;
+}
+
+int imago_jpeg_row_encoder_write(imago_jpeg_row_encoder *e, const uint8_t *rows, size_t stride, uint32_t count) {
+    ENCODER_GUARDED(e, {
+        for (uint32_t i = 0; i < count && e->cinfo.next_scanline < e->cinfo.image_height; i++) {
+            JSAMPROW row = (JSAMPROW)(rows + (size_t)i * stride);
+            jpeg_write_scanlines(&e->cinfo, &row, 1);
+        }
+    });
+    return IMAGO_OK;
+}
+
+int imago_jpeg_row_encoder_finish(imago_jpeg_row_encoder *e, uint8_t **out, size_t *out_length) {
     *out = NULL;
     *out_length = 0;
-    memset(&cinfo, 0, sizeof cinfo);
-    cinfo.err = jpeg_std_error(&err.pub);
-    err.pub.error_exit = encoder_error_exit;
-    err.pub.emit_message = encoder_emit_message;
-    err.message[0] = 0;
-    if (setjmp(err.jump)) {
-        if (message && message_capacity) { strncpy(message, err.message, message_capacity - 1); message[message_capacity - 1] = 0; }
-        jpeg_destroy_compress(&cinfo);
-        free(buffer);
+    if (!e->failed && e->cinfo.next_scanline < e->cinfo.image_height) {
+        snprintf(e->err.message, sizeof e->err.message, "%u of %u rows were written",
+                 (unsigned)e->cinfo.next_scanline, (unsigned)e->cinfo.image_height);
+        e->failed = 1;
         return IMAGO_ERROR;
     }
-    jpeg_create_compress(&cinfo);
-    jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &size);
-    cinfo.image_width = p->width;
-    cinfo.image_height = p->height;
-    cinfo.input_components = p->components;
-    cinfo.in_color_space = (J_COLOR_SPACE)p->in_color_space;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, p->quality, TRUE);
-    if (p->optimize_coding) cinfo.optimize_coding = TRUE;
-    if (cinfo.jpeg_color_space == JCS_YCbCr) {
-        int h = p->chroma_subsample ? 2 : 1;
-        cinfo.comp_info[0].h_samp_factor = h;
-        cinfo.comp_info[0].v_samp_factor = h;
-    }
-    if (p->progressive) jpeg_simple_progression(&cinfo);
-    jpeg_start_compress(&cinfo, TRUE);
-    if (p->exif && p->exif_length > 0 && p->exif_length <= 65533 - 6) {
-        JOCTET *app1 = malloc(p->exif_length + 6);
-        if (app1) {
-            memcpy(app1, "Exif\0\0", 6);
-            memcpy(app1 + 6, p->exif, p->exif_length);
-            jpeg_write_marker(&cinfo, JPEG_APP0 + 1, app1, p->exif_length + 6);
-            free(app1);
-        }
-    }
-    if (p->icc && p->icc_length > 0) jpeg_write_icc_profile(&cinfo, p->icc, p->icc_length);
-    while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW row = (JSAMPROW)(p->pixels + (size_t)cinfo.next_scanline * p->stride);
-        jpeg_write_scanlines(&cinfo, &row, 1);
-    }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    *out = buffer;
-    *out_length = size;
+    ENCODER_GUARDED(e, jpeg_finish_compress(&e->cinfo));
+    *out = e->dest.buffer;
+    *out_length = e->dest.used;
+    e->dest.buffer = NULL;
     return IMAGO_OK;
+}
+
+int imago_jpeg_encode(const imago_jpeg_encode_params *p, uint8_t **out, size_t *out_length,
+                      char *message, size_t message_capacity) {
+    *out = NULL;
+    *out_length = 0;
+    imago_jpeg_row_encoder *e = imago_jpeg_row_encoder_create();
+    if (!e) {
+        if (message && message_capacity) snprintf(message, message_capacity, "out of memory");
+        return IMAGO_ERROR;
+    }
+    int r = imago_jpeg_row_encoder_start(e, p);
+    if (r == IMAGO_OK) r = imago_jpeg_row_encoder_write(e, p->pixels, p->stride, p->height);
+    if (r == IMAGO_OK) r = imago_jpeg_row_encoder_finish(e, out, out_length);
+    if (r != IMAGO_OK && message && message_capacity) {
+        strncpy(message, e->err.message, message_capacity - 1);
+        message[message_capacity - 1] = 0;
+    }
+    imago_jpeg_row_encoder_destroy(e);
+    return r;
 }
 
 void imago_free(void *p) { free(p); }

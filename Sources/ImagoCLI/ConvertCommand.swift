@@ -87,6 +87,15 @@ struct ConvertCommand: ParsableCommand {
             let target = try outputFormat()
             var decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
             let chosenFrame = frame ?? (firstFrame ? 0 : nil)
+            let options = EncodeOptions(quality: Double(quality) / 100, lossless: lossless,
+                                        orientation: noOrientation ? .writeEXIF : .bake)
+            // A plain conversion to JPEG flows from decoder to encoder in rows when the source allows.
+            if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
+               let streamed = try StreamedTranscoding.transcode(contentsOf: URL(fileURLWithPath: input), to: target,
+                                                                options: options, decodeOptions: decodeOptions) {
+                try streamed.write(to: URL(fileURLWithPath: output), options: .atomic)
+                return
+            }
             var image: Image
             // Thumbnails and scale-downs read the file themselves: a PNG streams from disk.
             if let thumbnail {
@@ -118,8 +127,6 @@ struct ConvertCommand: ParsableCommand {
                 image = try Image(frames: [ImageFrame(buffer: chosen.buffer)], loopCount: 1, orientation: image.orientation,
                                   scale: image.scale, format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
             }
-            let options = EncodeOptions(quality: Double(quality) / 100, lossless: lossless,
-                                        orientation: noOrientation ? .writeEXIF : .bake)
             let encoded = try ImageCoderRegistry.shared.encode(image, as: target, options: options)
             try encoded.write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {

@@ -2,6 +2,7 @@
 
 Usage: pypeer.py pillow|pyvips full|scaled|thumb FILE ITERATIONS  ->  "median_ms min_ms width height"
        pypeer.py thumbfiles OUTDIR JOBS FILE...   (whole-process thumbnails, Pillow)
+       pypeer.py convert IN OUT QUALITY   (whole-process transcode, Pillow: open, load, save)
 Each decodes from bytes in memory and forces the whole image into memory:
 Pillow with Image.load() (draft() for the 1/8 JPEG), libvips through pyvips with
 write_to_memory() (jpegload shrink=8 / webpload scale for the 1/8 case).
@@ -106,7 +107,19 @@ def thumbfiles(out_dir, jobs, files, force_jpeg):
             thumb_file(w)
 
 
+def convert(src, dst, quality):
+    """A plain transcode as a Pillow user writes it: RGB for JPEG, the image's mode otherwise."""
+    from PIL import Image
+    im = Image.open(src)
+    if dst.lower().endswith((".jpg", ".jpeg")) and im.mode != "RGB":
+        im = im.convert("RGB")
+    im.save(dst, quality=quality)
+
+
 def main():
+    if sys.argv[1] == "convert":
+        convert(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
     if sys.argv[1] == "thumbfiles":
         force = sys.argv[2] == "--jpeg"
         args = sys.argv[3:] if force else sys.argv[2:]

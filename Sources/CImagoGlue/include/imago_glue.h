@@ -43,6 +43,9 @@ int imago_jpeg_start_decompress(imago_jpeg_decoder *d);
 /* Reads scanlines into dst + output_scanline * stride until the output pass ends or input runs out.
    *rows_read receives how many rows this call produced. */
 int imago_jpeg_read_rows(imago_jpeg_decoder *d, uint8_t *dst, size_t stride, uint32_t *rows_read);
+/* Reads up to max_rows rows into dst (row i at dst + i * stride): OK when max_rows were read or the
+   image is done, SUSPENDED when the input ran out first. */
+int imago_jpeg_read_some_rows(imago_jpeg_decoder *d, uint8_t *dst, size_t stride, uint32_t max_rows, uint32_t *rows_read);
 int imago_jpeg_finish_decompress(imago_jpeg_decoder *d);
 /* Buffered-image mode (progressive display). consume_input stores libjpeg's return code in *result. */
 int imago_jpeg_consume_input(imago_jpeg_decoder *d, int *result);
@@ -74,6 +77,17 @@ typedef struct imago_jpeg_encode_params {
     const uint8_t *icc; unsigned int icc_length;
     const uint8_t *exif; unsigned int exif_length;   /* TIFF block without the Exif\0\0 prefix */
 } imago_jpeg_encode_params;
+
+/* Row by row: start with the parameters (pixels and stride unused), write rows in any number of
+   calls, finish into a malloc'd buffer (*out, free with imago_free). Each call returns IMAGO_OK or
+   IMAGO_ERROR, with libjpeg's text in imago_jpeg_row_encoder_message. */
+typedef struct imago_jpeg_row_encoder imago_jpeg_row_encoder;
+imago_jpeg_row_encoder *imago_jpeg_row_encoder_create(void);
+void imago_jpeg_row_encoder_destroy(imago_jpeg_row_encoder *e);
+int imago_jpeg_row_encoder_start(imago_jpeg_row_encoder *e, const imago_jpeg_encode_params *p);
+int imago_jpeg_row_encoder_write(imago_jpeg_row_encoder *e, const uint8_t *rows, size_t stride, uint32_t count);
+int imago_jpeg_row_encoder_finish(imago_jpeg_row_encoder *e, uint8_t **out, size_t *out_length);
+const char *imago_jpeg_row_encoder_message(imago_jpeg_row_encoder *e);
 
 /* Encodes into a malloc'd buffer (*out, free with imago_free). message receives the error text. */
 int imago_jpeg_encode(const imago_jpeg_encode_params *p, uint8_t **out, size_t *out_length,

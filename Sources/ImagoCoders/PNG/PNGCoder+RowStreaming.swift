@@ -43,9 +43,21 @@ extension PNGCoder: RowStreamingImageDecoding {
         let row = UnsafeMutableRawBufferPointer.allocate(byteCount: ihdr.width * 4, alignment: 16)
         defer { row.deallocate() }
         let decoder = try PNGPushDecoder(ihdr: ihdr, options: streamOptions, output: row.baseAddress, stride: 0)
+        let size = PixelSize(width: ihdr.width, height: ihdr.height), format = ImageFormat(sniffing: head) ?? .png
+        // libpng keeps no eXIf it meets twice, and some writers repeat it after the pixels: the
+        // chunk walker over the first bytes reads it as the whole-image decoder does.
+        let early = try? PNGChunks(head)
+        // The consumer begins at the first row, when libpng has read every chunk before the
+        // pixels (iCCP, eXIf, tRNS), so it can be told the image's attributes.
         let bridge = PNGRowBridge(consumer: consumer, decoder: decoder, width: ihdr.width,
-                                  colorManagement: options.colorManagement)
-        try consumer.begin(size: PixelSize(width: ihdr.width, height: ihdr.height))
+                                  colorManagement: options.colorManagement) { header in
+            StreamedImageAttributes(pixelSize: size, orientation: ImageOrientation(exif: header.exif ?? early?.exif,
+                                                                                   xmp: header.xmp ?? early?.xmp),
+                                    format: format,
+                                    metadata: ImageMetadata(iccProfile: options.colorManagement && header.icc != nil ? nil : header.icc,
+                                                            exif: header.exif ?? early?.exif),
+                                    hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS)
+        }
         try withExtendedLifetime(bridge) {
             imago_png_decoder_set_row_sink(decoder.handle, { context, row, y in
                 guard let context, let row else { return 1 }
@@ -70,9 +82,9 @@ extension PNGCoder: RowStreamingImageDecoding {
         let icc = header.icc
         let convertedICC = options.colorManagement && icc != nil
         return StreamedImageAttributes(pixelSize: PixelSize(width: ihdr.width, height: ihdr.height),
-                                       orientation: ImageOrientation(exif: header.exif, xmp: header.xmp),
+                                       orientation: ImageOrientation(exif: header.exif ?? early?.exif, xmp: header.xmp ?? early?.xmp),
                                        format: ImageFormat(sniffing: head) ?? .png,
-                                       metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: header.exif),
+                                       metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: header.exif ?? early?.exif),
                                        hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS)
     }
 }
@@ -84,15 +96,18 @@ private final class PNGRowBridge {
     let decoder: PNGPushDecoder
     let width: Int
     let colorManagement: Bool
+    let attributes: ((icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool)) -> StreamedImageAttributes
     var converter: ColorManagement.Converter?
     var prepared = false
     var failure: (any Error)?
 
-    init(consumer: any DecodedRowConsuming, decoder: PNGPushDecoder, width: Int, colorManagement: Bool) {
+    init(consumer: any DecodedRowConsuming, decoder: PNGPushDecoder, width: Int, colorManagement: Bool,
+         attributes: @escaping ((icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool)) -> StreamedImageAttributes) {
         self.consumer = consumer
         self.decoder = decoder
         self.width = width
         self.colorManagement = colorManagement
+        self.attributes = attributes
     }
 
     /// Returns 0 to go on, 1 to stop (the error is kept in ``failure``).
@@ -101,6 +116,13 @@ private final class PNGRowBridge {
             prepared = true
             if colorManagement, let icc = decoder.iccProfile() {
                 converter = ColorManagement.converter(for: icc, layout: IMAGO_TYPE_BGRA_8)
+            }
+            let header = decoder.header()
+            do {
+                try consumer.begin(size: attributes(header).pixelSize, attributes: attributes(header))
+            } catch {
+                failure = error
+                return 1
             }
         }
         // The row is our own buffer (handed to libpng as its output), so writing to it is allowed.

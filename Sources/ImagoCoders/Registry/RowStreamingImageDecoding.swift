@@ -18,6 +18,18 @@ public protocol DecodedRowConsuming: AnyObject {
     ///
     /// - Throws: any error, which stops decoding and is rethrown by the decoder.
     func consume(row: UnsafeRawBufferPointer, y: Int) throws
+
+    /// Called once, before any row, instead of ``begin(size:)`` by decoders that know the
+    /// image's attributes (orientation, metadata, alpha) from its header, so a consumer that
+    /// writes them ahead of the pixels (an encoder) can. The default calls ``begin(size:)``.
+    ///
+    /// - Throws: any error, which stops decoding and is rethrown by the decoder.
+    func begin(size: PixelSize, attributes: StreamedImageAttributes) throws
+}
+
+extension DecodedRowConsuming {
+    /// Calls ``begin(size:)``.
+    public func begin(size: PixelSize, attributes: StreamedImageAttributes) throws { try begin(size: size) }
 }
 
 /// What a streamed decode knows once every row is out: everything of an `Image`

@@ -1,0 +1,98 @@
+import CImagoGlue
+import CJPEG
+import CLCMS2
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import ImagoCore
+
+extension JPEGCoder: RowStreamingImageDecoding {
+    /// Rows a band holds: libjpeg works in MCU rows of 8 or 16 lines.
+    static let bandRows = 16
+
+    /// Every JPEG streams its rows.
+    public func canStreamRows(of prefix: Data) -> Bool { ImageFormat(sniffing: prefix) == .jpeg }
+
+    /// Decodes in bands of 16 rows, each colour-managed as it comes, and hands the rows to
+    /// `consumer`: the bitmap is never held whole. The encoded bytes are (a JPEG is small beside
+    /// its pixels). ``DecodeOptions/thumbnailPixelSize`` is honoured by DCT scaling, as in
+    /// ``decode(_:options:)``, so a thumbnail streams from the reduced rows. A progressive JPEG
+    /// still costs libjpeg its whole-image coefficient buffer. CMYK files are decoded whole and
+    /// then streamed.
+    ///
+    /// - Throws: as ``decode(_:options:)``; the source's read errors; the consumer's errors.
+    public func decodeRows(from source: any ImageByteSource, options: DecodeOptions,
+                           into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
+        var data = Data()
+        while true {
+            let piece = try source.read(maxLength: 1 << 20)
+            if piece.isEmpty { break }
+            data.append(piece)
+            try options.limits.check(inputBytes: data.count)
+        }
+        var display = options
+        display.pixelFormat = .argb32Premultiplied
+        display.page = nil
+        let d = try JPEGDecompressor()
+        imago_jpeg_decoder_set_max_scans(d.handle, Int32(clamping: maxScans))
+        return try data.withUnsafeBytes { raw in
+            imago_jpeg_decoder_set_input(d.handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 1)
+            _ = try d.check(imago_jpeg_read_header(d.handle), during: "inside the header")
+            let header = try d.header()
+            if header.isCMYK { return try Self.streamWhole(try decode(data, options: display), to: consumer) }
+            let plan = JPEGOutputPlan(header: header, options: display)
+            try plan.checkLimits(d)
+            plan.configure(d.cinfo)
+            _ = try d.check(imago_jpeg_start_decompress(d.handle), during: "before the first scan")
+            let width = Int(d.cinfo.pointee.output_width), height = Int(d.cinfo.pointee.output_height)
+            let image = plan.image(from: try PixelBuffer(width: 1, height: 1, format: .rgba8), header: header)
+            let attributes = StreamedImageAttributes(pixelSize: PixelSize(width: width, height: height), orientation: image.orientation,
+                                                     format: .jpeg, metadata: image.metadata, hasAlpha: false)
+            try consumer.begin(size: attributes.pixelSize, attributes: attributes)
+            #if _endian(little)
+            let layout = IMAGO_TYPE_BGRA_8
+            #else
+            let layout = IMAGO_TYPE_ARGB_8
+            #endif
+            let converter = display.colorManagement ? header.icc.flatMap { ColorManagement.converter(for: $0, layout: layout) } : nil
+            let stride = width * 4
+            let band = UnsafeMutableRawBufferPointer.allocate(byteCount: stride * Self.bandRows, alignment: 16)
+            defer { band.deallocate() }
+            var y = 0
+            while y < height {
+                var got: UInt32 = 0
+                let status = imago_jpeg_read_some_rows(d.handle, band.baseAddress?.assumingMemoryBound(to: UInt8.self), stride,
+                                                       UInt32(Self.bandRows), &got)
+                _ = try d.check(status, during: "in the image data")
+                guard got > 0 else { throw ImageCodingError.truncated(.jpeg, "the data ends after \(y) of \(height) rows") }
+                let rows = Int(got)
+                let filled = UnsafeMutableRawBufferPointer(rebasing: band[0..<(rows * stride)])
+                // Opaque, so the display format's premultiplication is the identity.
+                converter?.convertRows(filled, width: width, height: rows, bytesPerRow: stride)
+                for r in 0..<rows {
+                    try consumer.consume(row: UnsafeRawBufferPointer(rebasing: band[(r * stride)..<((r + 1) * stride)]), y: y + r)
+                }
+                y += rows
+            }
+            _ = try d.check(imago_jpeg_finish_decompress(d.handle), during: "before the end marker")
+            if d.hitEnd { throw ImageCodingError.truncated(.jpeg, "the data ends before the end-of-image marker") }
+            return attributes
+        }
+    }
+
+    /// Hands a decoded image's rows to `consumer`, for files that do not stream.
+    private static func streamWhole(_ image: Image, to consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
+        let buffer = image.buffer.converted(to: .argb32Premultiplied)
+        let attributes = StreamedImageAttributes(pixelSize: buffer.size, orientation: image.orientation, format: image.format ?? .jpeg,
+                                                 metadata: image.metadata, hasAlpha: image.hasAlpha)
+        try consumer.begin(size: buffer.size, attributes: attributes)
+        try buffer.withUnsafeBytes { all in
+            for y in 0..<buffer.height {
+                try consumer.consume(row: UnsafeRawBufferPointer(rebasing: all[(y * buffer.bytesPerRow)...].prefix(buffer.width * 4)), y: y)
+            }
+        }
+        return attributes
+    }
+}

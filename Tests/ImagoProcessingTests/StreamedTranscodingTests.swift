@@ -1,0 +1,97 @@
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoProcessing
+import ImagoTestSupport
+import Testing
+
+/// Conversions to JPEG that flow from decoder to encoder in rows must write what decoding the
+/// whole image and encoding it writes.
+@Suite("Streamed transcoding to JPEG")
+struct StreamedTranscodingTests {
+    let coders = ImageCoderRegistry.shared
+
+    /// The whole-image path as `imago convert` takes it: decode in the exact format, encode.
+    func whole(_ data: Data, _ options: EncodeOptions, colorManagement: Bool = true) throws -> Data {
+        let decode = DecodeOptions(pixelFormat: .exact(for: try coders.info(of: data)), colorManagement: colorManagement)
+        return try coders.encode(try coders.decode(data, options: decode), as: .jpeg, options: options)
+    }
+
+    @Test("PNG (RGB, RGBA, gray), baseline and progressive JPEG: the same JPEG as decoding whole",
+          arguments: ["rgb.png", "rgba.png", "gray.png", "baseline.jpg", "progressive.jpg"])
+    func sameBytes(_ name: String) throws {
+        let gradient = try Fixtures.gradient(width: 301, height: 203, alpha: name == "rgba.png")
+        let image = Image(buffer: name == "gray.png" ? gradient.converted(to: .gray8) : gradient)
+        let source: Data = name.hasSuffix(".png") ? try coders.encode(image, as: .png)
+            : try coders.encode(image, as: .jpeg, options: EncodeOptions(quality: 0.95, progressive: name == "progressive.jpg"))
+        for options in [EncodeOptions(quality: 0.8), EncodeOptions(quality: 0.95, progressive: true)] {
+            let streamed = try #require(try StreamedTranscoding.transcode(source, to: .jpeg, options: options))
+            let reference = try whole(source, options)
+            if name == "rgba.png" {
+                // Flattening premultiplied rows rounds once more than flattening straight pixels.
+                let a = try coders.decode(streamed).buffer, b = try coders.decode(reference).buffer
+                #expect(Fixtures.difference(a, b).max <= 2, "\(name), quality \(options.quality)")
+            } else {
+                #expect(streamed == reference, "\(name), quality \(options.quality)")
+            }
+        }
+        if name == "gray.png" {
+            let info = try coders.info(of: try #require(try StreamedTranscoding.transcode(source, to: .jpeg)))
+            #expect(info.isGrayscale, "a gray source stays a gray JPEG")
+        }
+    }
+
+    @Test("colour-managed and metadata-keeping conversions of the corpus's JPEGs match the whole path",
+          .enabled(if: Corpus.isAvailable, Corpus.missingReason),
+          arguments: ["libavif/apple_gainmap_new.jpg", "pillow/jpeg/flower2.jpg", "exif-orientation/Landscape_1.jpg"])
+    func corpusJPEGs(_ path: String) throws {
+        let data = try Corpus.data(path)
+        for colorManagement in [true, false] {
+            let options = EncodeOptions(quality: 0.85)
+            let decode = DecodeOptions(colorManagement: colorManagement)
+            let streamed = try #require(try StreamedTranscoding.transcode(data, to: .jpeg, options: options, decodeOptions: decode))
+            #expect(streamed == (try whole(data, options, colorManagement: colorManagement)), "\(path), colour management \(colorManagement)")
+            // With metadata kept, the profile is written only when it was not applied.
+            let kept = try coders.decode(streamed, options: DecodeOptions(colorManagement: false)).metadata.iccProfile
+            let hasProfile = try coders.info(of: data).hasICCProfile
+            #expect((kept != nil) == (!colorManagement && hasProfile), "\(path)")
+        }
+    }
+
+    @Test("what cannot stream returns nil: other outputs, animations, WebP, orientation to bake")
+    func fallbacks() throws {
+        let still = Image(buffer: try Fixtures.gradient(width: 40, height: 30))
+        let png = try coders.encode(still, as: .png)
+        #expect(try StreamedTranscoding.transcode(png, to: .webp) == nil)
+        #expect(try StreamedTranscoding.transcode(try coders.encode(still, as: .webp), to: .jpeg) == nil)
+        let animation = try Image(frames: [ImageFrame(buffer: still.buffer, duration: 0.1), ImageFrame(buffer: still.buffer, duration: 0.1)],
+                                  loopCount: 0)
+        #expect(try StreamedTranscoding.transcode(try coders.encode(animation, as: .apng), to: .jpeg) == nil)
+        var turned = still
+        turned.orientation = .right
+        let rotated = try coders.encode(turned, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF))
+        #expect(try StreamedTranscoding.transcode(rotated, to: .jpeg) == nil, "orientation must be baked into whole pixels")
+        // Written to EXIF instead, it streams, and the orientation survives.
+        let kept = try #require(try StreamedTranscoding.transcode(rotated, to: .jpeg, options: EncodeOptions(orientation: .writeEXIF)))
+        #expect(try coders.info(of: kept).orientation == .right)
+    }
+
+    @Test("damaged sources give the decoder's typed error, not a JPEG")
+    func damaged() throws {
+        let jpeg = try coders.encode(Image(buffer: try Fixtures.gradient(width: 200, height: 150)), as: .jpeg)
+        #expect(throws: ImageCodingError.self) { try StreamedTranscoding.transcode(jpeg.prefix(jpeg.count / 2), to: .jpeg) }
+        let png = try coders.encode(Image(buffer: try Fixtures.gradient(width: 200, height: 150)), as: .png)
+        #expect(throws: ImageCodingError.self) { try StreamedTranscoding.transcode(png.prefix(png.count / 2), to: .jpeg) }
+    }
+
+    @Test("a file is converted the same way, read in pieces")
+    func fromFile() throws {
+        let dir = try TestFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let png = try coders.encode(Image(buffer: try Fixtures.gradient(width: 640, height: 480)), as: .png)
+        let url = dir.appendingPathComponent("in.png")
+        try png.write(to: url)
+        let streamed = try #require(try StreamedTranscoding.transcode(contentsOf: url, to: .jpeg))
+        #expect(streamed == (try whole(png, .default)))
+    }
+}
