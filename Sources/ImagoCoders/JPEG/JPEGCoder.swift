@@ -86,7 +86,8 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     }
 
     /// Encodes the first frame as a baseline (or, with ``EncodeOptions/progressive``, progressive)
-    /// JPEG with optimized Huffman tables; 4:2:0 chroma below quality 0.9, 4:4:4 from there. Alpha
+    /// JPEG, with optimized Huffman tables up to 4 megapixels (see
+    /// ``EncodeOptions/optimizesHuffmanTables``); 4:2:0 chroma below quality 0.9, 4:4:4 from there. Alpha
     /// is flattened over ``EncodeOptions/backgroundColor``; gray stays gray.
     ///
     /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for options out of
@@ -119,7 +120,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
                     params.components = Int32(pixels.format.bytesPerPixel)
                     params.quality = quality
                     params.progressive = options.progressive ? 1 : 0
-                    params.optimize_coding = 1
+                    params.optimize_coding = options.optimizesHuffman(pixels: pixels.width * pixels.height) ? 1 : 0
                     params.chroma_subsample = quality < 90 ? 1 : 0
                     params.icc = iccPtr; params.icc_length = UInt32(iccLen)
                     params.exif = exifPtr; params.exif_length = UInt32(exifLen)

@@ -78,7 +78,7 @@ public final class JPEGRowEncoder: DecodedRowConsuming {
                 params.components = gray ? 1 : 4
                 params.quality = quality
                 params.progressive = options.progressive ? 1 : 0
-                params.optimize_coding = 1
+                params.optimize_coding = options.optimizesHuffman(pixels: size.width * size.height) ? 1 : 0
                 params.chroma_subsample = quality < 90 ? 1 : 0
                 params.icc = iccPtr; params.icc_length = UInt32(iccLen)
                 params.exif = exifPtr; params.exif_length = UInt32(exifLen)

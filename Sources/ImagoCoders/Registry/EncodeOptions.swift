@@ -33,6 +33,19 @@ public struct EncodeOptions: Sendable, Hashable {
     /// one (HEIC, AVIF), so readers can shrink on load (SDWebImage's `encodeEmbedThumbnail`).
     /// Default `nil`: none.
     public var embeddedThumbnailSize: Int?
+    /// JPEG Huffman tables computed for the image (2–8% smaller files) rather than the standard
+    /// ones. libjpeg then holds every coefficient of the image until the end, about 3 bytes a
+    /// pixel, so a row-streamed conversion is no longer lean. Default `nil`: optimized up to
+    /// ``optimizedHuffmanPixelLimit`` pixels, standard above, as libvips and Pillow write by
+    /// default. Progressive JPEGs always hold every coefficient.
+    public var optimizesHuffmanTables: Bool?
+
+    /// The largest image whose JPEG Huffman tables are optimized by default: 4 megapixels,
+    /// where the coefficient buffer costs at most 12 MB.
+    public static let optimizedHuffmanPixelLimit = 4_000_000
+
+    /// Whether a JPEG of `pixels` pixels gets optimized Huffman tables.
+    func optimizesHuffman(pixels: Int) -> Bool { optimizesHuffmanTables ?? (pixels <= Self.optimizedHuffmanPixelLimit) }
 
     /// Creates options; every parameter defaults as documented on its property.
     public init(quality: Double = 0.9, lossless: Bool = false, progressive: Bool = false,
