@@ -35,12 +35,8 @@ extension JPEGCoder: RowStreamingImageDecoding {
         var display = options
         display.pixelFormat = .argb32Premultiplied
         display.page = nil
-        let d = try JPEGDecompressor()
-        imago_jpeg_decoder_set_max_scans(d.handle, Int32(clamping: maxScans))
         return try data.withUnsafeBytes { raw in
-            imago_jpeg_decoder_set_input(d.handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 1)
-            _ = try d.check(imago_jpeg_read_header(d.handle), during: "inside the header")
-            let header = try d.header()
+            let (d, header) = try readHeader(raw)
             if header.isCMYK { return try Self.streamWhole(try decode(data, options: display), to: consumer) }
             let plan = JPEGOutputPlan(header: header, options: display)
             try plan.checkLimits(d)

@@ -54,12 +54,8 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     ///   for 12-bit and lossless JPEGs; `.corrupt` for more than ``maxScans`` scans.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
-        let d = try JPEGDecompressor()
-        imago_jpeg_decoder_set_max_scans(d.handle, Int32(clamping: maxScans))
         return try data.withUnsafeBytes { raw in
-            imago_jpeg_decoder_set_input(d.handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 1)
-            _ = try d.check(imago_jpeg_read_header(d.handle), during: "inside the header")
-            let header = try d.header()
+            let (d, header) = try readHeader(raw)
             let plan = JPEGOutputPlan(header: header, options: options)
             try plan.checkLimits(d)
             plan.configure(d.cinfo)
@@ -83,6 +79,15 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// A progressive decoder: rows so far for baseline JPEGs, the best complete scan for progressive ones.
     public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
         JPEGProgressiveDecoder(options: options, maxScans: maxScans)
+    }
+
+    /// A decompressor over all of `raw` (which must outlive it) with the header read.
+    func readHeader(_ raw: UnsafeRawBufferPointer) throws -> (JPEGDecompressor, JPEGHeader) {
+        let d = try JPEGDecompressor()
+        imago_jpeg_decoder_set_max_scans(d.handle, Int32(clamping: maxScans))
+        imago_jpeg_decoder_set_input(d.handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 1)
+        _ = try d.check(imago_jpeg_read_header(d.handle), during: "inside the header")
+        return (d, try d.header())
     }
 
     /// Encodes the first frame as a baseline (or, with ``EncodeOptions/progressive``, progressive)
