@@ -1,4 +1,5 @@
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <png.h>
@@ -232,6 +233,25 @@ static void writer_write(png_structp png, png_bytep data, size_t length) {
 
 static void writer_flush(png_structp png) { (void)png; }
 
+/* The header, profile and EXIF, written ahead of the rows; libpng errors longjmp out. */
+static void writer_begin(png_structp png, png_infop info, struct png_writer *w, const imago_png_encode_params *p) {
+    png_set_write_fn(png, w, writer_write, writer_flush);
+#ifdef PNG_SKIP_sRGB_CHECK_PROFILE
+    /* Keep the caller's profile byte for byte, even one libpng lists as a known-incorrect sRGB
+       profile (common in camera JPEGs): writing it is what was asked for. */
+    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+#endif
+    png_set_compression_level(png, p->compression_level);
+    png_set_IHDR(png, info, p->width, p->height, 8, p->color_type,
+                 p->interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (p->icc && p->icc_length > 0) png_set_iCCP(png, info, "icc", PNG_COMPRESSION_TYPE_BASE, p->icc, p->icc_length);
+#ifdef PNG_eXIf_SUPPORTED
+    if (p->exif && p->exif_length > 0) png_set_eXIf_1(png, info, p->exif_length, (png_bytep)p->exif);
+#endif
+    png_write_info(png, info);
+}
+
 int imago_png_encode(const imago_png_encode_params *p, uint8_t **out, size_t *out_length,
                      char *message, size_t message_capacity) {
     struct png_writer w;
@@ -248,21 +268,7 @@ int imago_png_encode(const imago_png_encode_params *p, uint8_t **out, size_t *ou
         free(w.data);
         return IMAGO_ERROR;
     }
-    png_set_write_fn(png, &w, writer_write, writer_flush);
-#ifdef PNG_SKIP_sRGB_CHECK_PROFILE
-    /* Keep the caller's profile byte for byte, even one libpng lists as a known-incorrect sRGB
-       profile (common in camera JPEGs): writing it is what was asked for. */
-    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
-#endif
-    png_set_compression_level(png, p->compression_level);
-    png_set_IHDR(png, info, p->width, p->height, 8, p->color_type,
-                 p->interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    if (p->icc && p->icc_length > 0) png_set_iCCP(png, info, "icc", PNG_COMPRESSION_TYPE_BASE, p->icc, p->icc_length);
-#ifdef PNG_eXIf_SUPPORTED
-    if (p->exif && p->exif_length > 0) png_set_eXIf_1(png, info, p->exif_length, (png_bytep)p->exif);
-#endif
-    png_write_info(png, info);
+    writer_begin(png, info, &w, p);
     int passes = png_set_interlace_handling(png);
     for (int pass = 0; pass < passes; pass++)
         for (uint32_t y = 0; y < p->height; y++)
@@ -271,5 +277,70 @@ int imago_png_encode(const imago_png_encode_params *p, uint8_t **out, size_t *ou
     png_destroy_write_struct(&png, &info);
     *out = w.data;
     *out_length = w.length;
+    return IMAGO_OK;
+}
+
+struct imago_png_row_encoder {
+    struct png_writer w;
+    png_structp png;
+    png_infop info;
+    uint32_t height, written;
+    int failed;
+};
+
+#define PNG_ENCODER_GUARDED(e, body) do { \
+    if ((e)->failed) return IMAGO_ERROR; \
+    if (setjmp((e)->w.jump)) { (e)->failed = 1; return IMAGO_ERROR; } \
+    body; \
+} while (0)
+
+imago_png_row_encoder *imago_png_row_encoder_create(void) {
+    imago_png_row_encoder *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &e->w, writer_error, png_warning_fn);
+    if (e->png) e->info = png_create_info_struct(e->png);
+    if (!e->png || !e->info) { imago_png_row_encoder_destroy(e); return NULL; }
+    return e;
+}
+
+void imago_png_row_encoder_destroy(imago_png_row_encoder *e) {
+    if (!e) return;
+    if (e->png) png_destroy_write_struct(&e->png, e->info ? &e->info : NULL);
+    free(e->w.data);
+    free(e);
+}
+
+const char *imago_png_row_encoder_message(imago_png_row_encoder *e) { return e->w.message; }
+
+int imago_png_row_encoder_start(imago_png_row_encoder *e, const imago_png_encode_params *p) {
+    if (p->interlace) {
+        snprintf(e->w.message, sizeof e->w.message, "interlaced rows cannot be written one at a time");
+        e->failed = 1;
+        return IMAGO_ERROR;
+    }
+    e->height = p->height;
+    PNG_ENCODER_GUARDED(e, writer_begin(e->png, e->info, &e->w, p));
+    return IMAGO_OK;
+}
+
+int imago_png_row_encoder_write(imago_png_row_encoder *e, const uint8_t *rows, size_t stride, uint32_t count) {
+    PNG_ENCODER_GUARDED(e, {
+        for (uint32_t i = 0; i < count && e->written < e->height; i++, e->written++)
+            png_write_row(e->png, (png_const_bytep)(rows + (size_t)i * stride));
+    });
+    return IMAGO_OK;
+}
+
+int imago_png_row_encoder_finish(imago_png_row_encoder *e, uint8_t **out, size_t *out_length) {
+    *out = NULL;
+    *out_length = 0;
+    if (!e->failed && e->written < e->height) {
+        snprintf(e->w.message, sizeof e->w.message, "%u of %u rows were written", (unsigned)e->written, (unsigned)e->height);
+        e->failed = 1;
+    }
+    PNG_ENCODER_GUARDED(e, png_write_end(e->png, e->info));
+    *out = e->w.data;
+    *out_length = e->w.length;
+    e->w.data = NULL;
     return IMAGO_OK;
 }

@@ -58,11 +58,40 @@ struct StreamedTranscodingTests {
         }
     }
 
+    @Test("PNG to PNG streams straight rows: PngSuite's files keep every visible pixel and alpha as libpng decodes them",
+          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func pngToPNG() throws {
+        let straight = DecodeOptions(pixelFormat: .rgba8, colorManagement: false)
+        var streamedCount = 0
+        for url in Corpus.files(in: "pngsuite", extensions: ["png"]) where !url.lastPathComponent.hasPrefix("x") {
+            let data = try Data(contentsOf: url)
+            guard let info = try? coders.info(of: data), info.frameCount == 1 else { continue }
+            guard let png = try StreamedTranscoding.transcode(data, to: .png, decodeOptions: DecodeOptions(colorManagement: false)) else {
+                #expect(info.progressive, "\(url.lastPathComponent): only interlaced files should not stream")
+                continue
+            }
+            streamedCount += 1
+            let want = try coders.decode(data, options: straight).buffer.bytes
+            let got = try coders.decode(png, options: straight).buffer.bytes
+            #expect(got.count == want.count, "\(url.lastPathComponent)")
+            var bad = 0
+            for i in stride(from: 0, to: min(got.count, want.count), by: 4) where got[i + 3] != want[i + 3]
+                || (want[i + 3] > 0 && (got[i] != want[i] || got[i + 1] != want[i + 1] || got[i + 2] != want[i + 2])) {
+                bad += 1
+            }
+            #expect(bad == 0, "\(url.lastPathComponent): \(bad) pixels changed")
+            let out = try coders.info(of: png)
+            #expect(out.isGrayscale == info.isGrayscale, "\(url.lastPathComponent): gray stays gray, colour stays colour")
+        }
+        #expect(streamedCount >= 100, "streamed \(streamedCount) PngSuite files")
+    }
+
     @Test("what cannot stream returns nil: other outputs, animations, WebP, orientation to bake")
     func fallbacks() throws {
         let still = Image(buffer: try Fixtures.gradient(width: 40, height: 30))
         let png = try coders.encode(still, as: .png)
         #expect(try StreamedTranscoding.transcode(png, to: .webp) == nil)
+        #expect(try StreamedTranscoding.transcode(png, to: .png, options: EncodeOptions(progressive: true)) == nil, "interlaced output")
         #expect(try StreamedTranscoding.transcode(try coders.encode(still, as: .webp), to: .jpeg) == nil)
         let animation = try Image(frames: [ImageFrame(buffer: still.buffer, duration: 0.1), ImageFrame(buffer: still.buffer, duration: 0.1)],
                                   loopCount: 0)

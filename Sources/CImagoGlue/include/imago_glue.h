@@ -148,6 +148,16 @@ typedef struct imago_png_encode_params {
 int imago_png_encode(const imago_png_encode_params *p, uint8_t **out, size_t *out_length,
                      char *message, size_t message_capacity);
 
+/* Row by row, as the JPEG row encoder (no interlacing): start with the parameters (pixels and
+   stride unused), write rows in the colour type's layout, finish into a malloc'd buffer. */
+typedef struct imago_png_row_encoder imago_png_row_encoder;
+imago_png_row_encoder *imago_png_row_encoder_create(void);
+void imago_png_row_encoder_destroy(imago_png_row_encoder *e);
+int imago_png_row_encoder_start(imago_png_row_encoder *e, const imago_png_encode_params *p);
+int imago_png_row_encoder_write(imago_png_row_encoder *e, const uint8_t *rows, size_t stride, uint32_t count);
+int imago_png_row_encoder_finish(imago_png_row_encoder *e, uint8_t **out, size_t *out_length);
+const char *imago_png_row_encoder_message(imago_png_row_encoder *e);
+
 void imago_free(void *p);
 
 #ifdef __cplusplus

@@ -43,6 +43,9 @@ extension PNGCoder: RowStreamingImageDecoding {
         let row = UnsafeMutableRawBufferPointer.allocate(byteCount: ihdr.width * 4, alignment: 16)
         defer { row.deallocate() }
         let decoder = try PNGPushDecoder(ihdr: ihdr, options: streamOptions, output: row.baseAddress, stride: 0)
+        // Straight rows on request: no premultiplication anywhere, so a PNG-to-PNG stream loses nothing.
+        let straight = options.pixelFormat == .rgba8
+        if straight { imago_png_decoder_premultiply_rows(decoder.handle, 0) }
         let size = PixelSize(width: ihdr.width, height: ihdr.height), format = ImageFormat(sniffing: head) ?? .png
         // libpng keeps no eXIf it meets twice, and some writers repeat it after the pixels: the
         // chunk walker over the first bytes reads it as the whole-image decoder does.
@@ -50,13 +53,13 @@ extension PNGCoder: RowStreamingImageDecoding {
         // The consumer begins at the first row, when libpng has read every chunk before the
         // pixels (iCCP, eXIf, tRNS), so it can be told the image's attributes.
         let bridge = PNGRowBridge(consumer: consumer, decoder: decoder, width: ihdr.width,
-                                  colorManagement: options.colorManagement) { header in
+                                  colorManagement: options.colorManagement, premultiplies: !straight) { header in
             StreamedImageAttributes(pixelSize: size, orientation: ImageOrientation(exif: header.exif ?? early?.exif,
                                                                                    xmp: header.xmp ?? early?.xmp),
                                     format: format,
                                     metadata: ImageMetadata(iccProfile: options.colorManagement && header.icc != nil ? nil : header.icc,
                                                             exif: header.exif ?? early?.exif),
-                                    hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS)
+                                    hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS, rowsArePremultiplied: !straight)
         }
         try withExtendedLifetime(bridge) {
             imago_png_decoder_set_row_sink(decoder.handle, { context, row, y in
@@ -85,7 +88,7 @@ extension PNGCoder: RowStreamingImageDecoding {
                                        orientation: ImageOrientation(exif: header.exif ?? early?.exif, xmp: header.xmp ?? early?.xmp),
                                        format: ImageFormat(sniffing: head) ?? .png,
                                        metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: header.exif ?? early?.exif),
-                                       hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS)
+                                       hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS, rowsArePremultiplied: !straight)
     }
 }
 
@@ -96,17 +99,19 @@ private final class PNGRowBridge {
     let decoder: PNGPushDecoder
     let width: Int
     let colorManagement: Bool
+    let premultiplies: Bool
     let attributes: ((icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool)) -> StreamedImageAttributes
     var converter: ColorManagement.Converter?
     var prepared = false
     var failure: (any Error)?
 
-    init(consumer: any DecodedRowConsuming, decoder: PNGPushDecoder, width: Int, colorManagement: Bool,
+    init(consumer: any DecodedRowConsuming, decoder: PNGPushDecoder, width: Int, colorManagement: Bool, premultiplies: Bool,
          attributes: @escaping ((icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool)) -> StreamedImageAttributes) {
         self.consumer = consumer
         self.decoder = decoder
         self.width = width
         self.colorManagement = colorManagement
+        self.premultiplies = premultiplies
         self.attributes = attributes
     }
 
@@ -129,7 +134,7 @@ private final class PNGRowBridge {
         let row = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: pointer), count: width * 4)
         if !decoder.rowsPremultiplied {
             converter?.convert(row, width: width, height: 1, bytesPerRow: width * 4)
-            PixelBuffer.premultiplyARGB32InPlace(row, width: width, height: 1, bytesPerRow: width * 4)
+            if premultiplies { PixelBuffer.premultiplyARGB32InPlace(row, width: width, height: 1, bytesPerRow: width * 4) }
         }
         do {
             try consumer.consume(row: UnsafeRawBufferPointer(row), y: y)

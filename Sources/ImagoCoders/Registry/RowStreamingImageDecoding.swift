@@ -13,8 +13,9 @@ public protocol DecodedRowConsuming: AnyObject {
     /// - Throws: any error, which stops decoding and is rethrown by the decoder.
     func begin(size: PixelSize) throws
 
-    /// Called with row `y` (0 first) of `size.width` premultiplied ARGB32 pixels in sRGB (when
-    /// colour management is on). The memory is valid only during the call.
+    /// Called with row `y` (0 first) of `size.width` native-endian ARGB32 pixels in sRGB (when
+    /// colour management is on), premultiplied unless the attributes given to
+    /// ``begin(size:attributes:)`` say otherwise. The memory is valid only during the call.
     ///
     /// - Throws: any error, which stops decoding and is rethrown by the decoder.
     func consume(row: UnsafeRawBufferPointer, y: Int) throws
@@ -45,14 +46,20 @@ public struct StreamedImageAttributes: Sendable, Equatable {
     public var metadata: ImageMetadata
     /// Whether the file has an alpha channel or transparency.
     public var hasAlpha: Bool
+    /// Whether the rows' colour is multiplied by alpha, as ``DecodedRowConsuming`` rows are by
+    /// default; `false` when the decoder was asked for straight alpha (`DecodeOptions.pixelFormat`
+    /// `.rgba8`) and can give it (PNG).
+    public var rowsArePremultiplied: Bool
 
-    /// Creates attributes.
-    public init(pixelSize: PixelSize, orientation: ImageOrientation, format: ImageFormat, metadata: ImageMetadata, hasAlpha: Bool) {
+    /// Creates attributes; rows are premultiplied unless `rowsArePremultiplied` says otherwise.
+    public init(pixelSize: PixelSize, orientation: ImageOrientation, format: ImageFormat, metadata: ImageMetadata, hasAlpha: Bool,
+                rowsArePremultiplied: Bool = true) {
         self.pixelSize = pixelSize
         self.orientation = orientation
         self.format = format
         self.metadata = metadata
         self.hasAlpha = hasAlpha
+        self.rowsArePremultiplied = rowsArePremultiplied
     }
 }
 
@@ -65,10 +72,12 @@ public protocol RowStreamingImageDecoding: ImageDecoding {
     /// rows are finished only by the last pass.
     func canStreamRows(of prefix: Data) -> Bool
 
-    /// Decodes the bytes `source` gives, handing every row to `consumer` in order, premultiplied
-    /// ARGB32. The input is read a piece at a time, so neither it nor the bitmap is ever held whole.
-    /// ``DecodeOptions/pixelFormat`` and ``DecodeOptions/thumbnailPixelSize`` are ignored;
-    /// colour management and limits apply as in ``ImageDecoding/decode(_:options:)``.
+    /// Decodes the bytes `source` gives, handing every row to `consumer` in order, as ARGB32
+    /// words: premultiplied, or straight when ``DecodeOptions/pixelFormat`` is `.rgba8` and the
+    /// decoder can (PNG; ``StreamedImageAttributes/rowsArePremultiplied`` tells). The input is
+    /// read a piece at a time, so neither it nor the bitmap is ever held whole. A decoder that
+    /// shrinks while decoding (JPEG) honours ``DecodeOptions/thumbnailPixelSize``; colour
+    /// management and limits apply as in ``ImageDecoding/decode(_:options:)``.
     ///
     /// - Throws: what ``ImageDecoding/decode(_:options:)`` throws, `.unsupportedFeature` when
     ///   ``canStreamRows(of:)`` is `false`, the source's read errors, and any error the consumer throws.
