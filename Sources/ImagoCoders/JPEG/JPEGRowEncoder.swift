@@ -61,13 +61,7 @@ public final class JPEGRowEncoder: DecodedRowConsuming {
         started = true
         width = size.width
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, size.width) * 4, alignment: 16)
-        // The metadata as the whole-image encoder would write it (EXIF orientation included).
-        var stand = Image(buffer: try PixelBuffer(width: 1, height: 1, format: .rgba8), orientation: attributes.orientation,
-                          format: attributes.format, metadata: attributes.metadata, hasAlpha: attributes.hasAlpha)
-        stand.metadata = attributes.metadata
-        var prepareOptions = options
-        if attributes.orientation != .up { prepareOptions.orientation = .writeEXIF }
-        let (_, exif, icc) = prepareOptions.prepare(stand)
+        let (exif, icc) = try options.streamedMetadata(attributes)
         let quality = Int32(max(1, min(100, (options.quality * 100).rounded())))
         let status = withOptionalBytes(icc) { iccPtr, iccLen in
             withOptionalBytes(exif) { exifPtr, exifLen in

@@ -67,12 +67,7 @@ public final class PNGRowEncoder: DecodedRowConsuming {
         width = size.width
         premultiplied = attributes.rowsArePremultiplied
         keepsAlpha = attributes.hasAlpha
-        var stand = Image(buffer: try PixelBuffer(width: 1, height: 1, format: .rgba8), orientation: attributes.orientation,
-                          format: attributes.format, metadata: attributes.metadata, hasAlpha: attributes.hasAlpha)
-        stand.metadata = attributes.metadata
-        var prepareOptions = options
-        if attributes.orientation != .up { prepareOptions.orientation = .writeEXIF }
-        let (_, exif, icc) = prepareOptions.prepare(stand)
+        let (exif, icc) = try options.streamedMetadata(attributes)
         var profile = icc
         colorIsGray = gray
         if let icc {

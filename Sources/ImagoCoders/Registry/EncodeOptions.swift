@@ -85,6 +85,19 @@ public struct EncodeOptions: Sendable, Hashable {
         return baked.prepare(image)
     }
 
+    /// The EXIF block and ICC profile an encoder fed rows writes ahead of them: what
+    /// ``prepare(_:)`` gives for the whole image, with a turned source's orientation written to
+    /// EXIF, since rows cannot be turned.
+    func streamedMetadata(_ attributes: StreamedImageAttributes) throws -> (exif: Data?, icc: Data?) {
+        var stand = Image(buffer: try PixelBuffer(width: 1, height: 1, format: .rgba8), orientation: attributes.orientation,
+                          format: attributes.format, metadata: attributes.metadata, hasAlpha: attributes.hasAlpha)
+        stand.metadata = attributes.metadata
+        var options = self
+        if attributes.orientation != .up { options.orientation = .writeEXIF }
+        let (_, exif, icc) = options.prepare(stand)
+        return (exif, icc)
+    }
+
     /// The image as the encoder should write it: orientation baked or kept, metadata kept or dropped.
     func prepare(_ image: Image) -> (image: Image, exif: Data?, icc: Data?) {
         var img = orientation == .bake ? image.applyingOrientation() : image
