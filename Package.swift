@@ -86,6 +86,8 @@ let package = Package(
         // The command-line tools' own C: exec of the sibling executable, the terminal's size.
         .target(name: "CImagoCLIGlue", cSettings: strictC),
         .target(name: "CImagoHeap", cSettings: strictC),
+        // imago-server's start-up hook: glibc's arena cap, which must be set before any thread exists.
+        .target(name: "CImagoServerStart", cSettings: strictC),
         .target(name: "CImagoResample", cSettings: strictC),
         // The disk cache's system layer: the SQLite manifest and POSIX file I/O, the only C pointers below the coders.
         .target(name: "ImagoDiskIO", dependencies: ["CSQLite"], swiftSettings: strict),
@@ -154,7 +156,7 @@ let package = Package(
 
         // `imago-server`, which `imago serve` runs: the service, its settings as flags, `sign`.
         .executableTarget(name: "ImagoServerCLI",
-                          dependencies: ["ImagoServer", "ImagoServiceURL", "ImagoCommandLine",
+                          dependencies: ["CImagoServerStart", "ImagoServer", "ImagoServiceURL", "ImagoCommandLine",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                          .product(name: "Prometheus", package: "swift-prometheus"),
                                          .product(name: "Metrics", package: "swift-metrics"),

@@ -1,5 +1,7 @@
 #include "imago_heap.h"
 
+#include <stdlib.h> /* defines __GLIBC__ on glibc, which the test below needs */
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 

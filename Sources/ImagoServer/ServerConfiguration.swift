@@ -87,9 +87,13 @@ public struct ServerConfiguration: Sendable {
     public var queueSize: Int = 0
     /// `IMAGO_GRACEFUL_STOP_TIMEOUT`: seconds to finish in-flight requests on SIGTERM. Default 20.
     public var gracefulStopTimeout: Duration = .seconds(20)
-    /// `IMAGO_MALLOC_ARENAS`: glibc malloc arenas (`M_ARENA_MAX`), set by ``ImageServer`` at
-    /// start. Fewer arenas keep less freed memory resident; imgproxy's images use 2. Default 2;
-    /// 0 leaves glibc's default (8 per core).
+    /// `IMAGO_MALLOC_ARENAS`: glibc malloc arenas (`M_ARENA_MAX`). Fewer arenas keep less freed
+    /// memory resident; imgproxy's images use 2. Default 2; 0 leaves glibc's default (8 per core).
+    ///
+    /// glibc fixes the number of arenas once threads first contend, so `imago-server` sets it
+    /// from the environment before its `main` runs. ``ImageServer`` sets it again at start for
+    /// processes that embed the service, where it takes effect only if no thread has yet
+    /// contended for the heap: such a process should set `GLIBC_TUNABLES=glibc.malloc.arena_max=2`.
     public var mallocArenas: Int = 2
     /// `IMAGO_MALLOC_MMAP_THRESHOLD`: bytes from which an allocation gets a mapping of its own,
     /// returned to the system when freed (`M_MMAP_THRESHOLD`), set by ``ImageServer`` at

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CImagoServerStart
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -104,6 +105,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         for (name, value) in configuration.summary { logger.debug("\(name)=\(value)") }
+        // The arena cap took effect only if the start-up hook set it before any thread existed.
+        let arenas = imago_server_start_arenas()
+        logger.debug("malloc arenas capped before start: \(arenas > 0 ? String(arenas) : arenas == 0 ? "no" : "not glibc")")
         try await ImageServer(service: service, logger: logger).run()
     }
 }

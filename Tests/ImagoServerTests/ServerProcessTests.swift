@@ -97,6 +97,22 @@ struct ServerProcessTests {
         await origin.stop()
     }
 
+    @Test("the malloc arena cap is set before main, while glibc still takes it (IMAGO_MALLOC_ARENAS, default 2)")
+    func arenaCapBeforeMain() async throws {
+        for (setting, expected) in [(nil, "2"), ("1", "1"), ("0", "no")] as [(String?, String)] {
+            var environment = ["IMAGO_LOG_LEVEL": "debug"]
+            environment["IMAGO_MALLOC_ARENAS"] = setting
+            let child = try Child(arguments: ["--bind", "127.0.0.1:0"], environment: environment)
+            _ = try await child.port()
+            child.process.terminate()
+            #expect(await child.exitStatus() == 0)
+            #if os(Linux)
+            #expect(child.output.withLock { $0 }.contains("malloc arenas capped before start: \(expected)"),
+                    "IMAGO_MALLOC_ARENAS=\(setting ?? "(unset)")")
+            #endif
+        }
+    }
+
     @Test("past IMAGO_GRACEFUL_STOP_TIMEOUT the requests left are cut, and the process still exits 0")
     func gracefulStopTimeout() async throws {
         let origin = try await TestHTTPServer.start()

@@ -103,5 +103,12 @@ struct ServiceLoadTests {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "100"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "999999999"]) }
         #expect(ProcessHeap.residentBytes.map { $0 > 0 } == true)
+        #if os(Linux)
+        // glibc takes the settings (the C glue once tested a macro no header had defined yet,
+        // and every call silently did nothing). 32 MiB is glibc's own ceiling for the threshold.
+        #expect(ProcessHeap.mapLargeAllocations(from: 32 << 20))
+        #expect(!ProcessHeap.mapLargeAllocations(from: 100))
+        _ = ProcessHeap.trim()
+        #endif
     }
 }
