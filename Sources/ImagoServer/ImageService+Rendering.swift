@@ -42,7 +42,7 @@ struct RenderPlan: Sendable {
 
 extension ImageService {
     /// Formats whose encoders here write animations.
-    static let animatedFormats: Set<ImageFormat> = [.gif, .webp, .apng]
+    static let animatedFormats: Set<ImageFormat> = [.gif, .webp, .apng, .jxl]
 
     /// Answers with the processed image (or `/info`'s JSON) for a loaded source.
     func answer(source: LoadedSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields) async throws -> ServiceResponse {
@@ -223,7 +223,7 @@ extension ImageService {
             do {
                 var data = try encoder.encode(out, as: format, options: encodeOptions)
                 // max_bytes: lower the quality until the result fits (lossy formats only).
-                let lossy: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic]
+                let lossy: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic, .jxl]
                 while maxBytes > 0, data.count > maxBytes, lossy.contains(format), quality > 5 {
                     let ratio = Double(data.count) / Double(maxBytes)
                     quality = max(5, Int(Double(quality) * (ratio > 3 ? 0.25 : ratio > 1.5 ? 0.5 : 0.75)))

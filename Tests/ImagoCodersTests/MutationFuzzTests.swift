@@ -58,6 +58,12 @@ struct MutationFuzzTests {
         for ext in ["jp2", "j2k"] {
             seeds.append((ext, try #require(try JPEG2000Tests.fixture(larger, ext: ext, in: dir), "opj_compress is missing")))
         }
+        let jxl = JXLCoder()
+        if jxl.canEncode(.jxl) {
+            seeds.append(("jxl-lossy", try coders.encode(still, as: .jxl, options: EncodeOptions(quality: 0.7))))
+            seeds.append(("jxl-lossless", try coders.encode(still, as: .jxl, options: EncodeOptions(lossless: true))))
+            seeds.append(("jxl-animated", try coders.encode(anim, as: .jxl, options: EncodeOptions(lossless: true))))
+        }
         let heif = HEIFCoder()
         for format in [ImageFormat.heic, .avif] where heif.canEncode(format) && heif.canDecode(format) {
             seeds.append((format.rawValue, try coders.encode(opaque, as: format, options: EncodeOptions(quality: 0.5))))

@@ -1,4 +1,5 @@
 import Foundation
+import ImagoCoders
 import ImagoCore
 @testable import ImagoServer
 import ImagoServiceURL
@@ -135,7 +136,16 @@ struct ServiceStatusTests {
             let grown = try await h.get(h.plain("rs:fit:400:400:1", "/img/small.png"))
             #expect(grown.status == 422, "\(grown.errorFields)")
             // An output format no encoder here writes.
-            #expect(try await h.get(h.plain("", "/img/small.png", ext: "jxl")).status == 422)
+            #expect(try await h.get(h.plain("", "/img/small.png", ext: "ico")).status == 422)
+            if JXLCoder().canEncode(.jxl) {
+                // JPEG XL out, and back in as a source.
+                let jxl = try await h.get(h.plain("", "/img/small.png", ext: "jxl"))
+                #expect(jxl.status == 200 && jxl["content-type"] == "image/jxl")
+                #expect(ImageFormat(sniffing: jxl.body) == .jxl)
+                h.origin.register("small.jxl", data: jxl.body, contentType: "image/jxl")
+                let back = try await h.get(h.plain("w:8", "/img/small.jxl", ext: "png"))
+                #expect(back.status == 200 && ImageFormat(sniffing: back.body) == .png)
+            }
             #expect(try await h.get(h.plain("", "/img/small.png")).status == 200)
         }
     }

@@ -194,4 +194,9 @@ int imago_tiff_set_directory(TIFF *tif, int index);
 int imago_tiff_write_scanline(TIFF *tif, void *row, uint32_t y);
 int imago_tiff_write_directory(TIFF *tif);
 
+/* --- libjxl, loaded on first use (jxl_loader.c) --- */
+
+/* Whether libjxl (libjxl0.7) could be loaded; the first call loads it. */
+int imago_jxl_available(void);
+
 #endif

@@ -15,11 +15,12 @@ public struct EncodeOptions: Sendable, Hashable {
         case writeEXIF
     }
 
-    /// Lossy quality from 0 (smallest) to 1 (best). Default 0.9. Used by JPEG and lossy WebP.
+    /// Lossy quality from 0 (smallest) to 1 (best). Default 0.9. Used by JPEG, lossy WebP,
+    /// AVIF/HEIC and JPEG XL (mapped to libjxl's distance as `cjxl -q` maps it).
     public var quality: Double
-    /// Lossless WebP. Default `false`. (PNG is always lossless.)
+    /// Lossless WebP, JPEG XL or AVIF/HEIC. Default `false`. (PNG is always lossless.)
     public var lossless: Bool
-    /// Progressive JPEG, interlaced PNG. Default `false`.
+    /// Progressive JPEG, interlaced PNG, progressive JPEG XL passes. Default `false`.
     public var progressive: Bool
     /// zlib level 0–9 for PNG. Default 6.
     public var compressionLevel: Int
@@ -39,6 +40,10 @@ public struct EncodeOptions: Sendable, Hashable {
     /// ``optimizedHuffmanPixelLimit`` pixels, standard above, as libvips and Pillow write by
     /// default. Progressive JPEGs always hold every coefficient.
     public var optimizesHuffmanTables: Bool?
+    /// How hard the encoder works, from 1 (fastest) to 9 (smallest files, slowest), for the
+    /// formats with such a dial: JPEG XL (libjxl's effort). Default `nil`: the format's own
+    /// default (7 for JPEG XL, as `cjxl`).
+    public var effort: Int?
 
     /// The largest image whose JPEG Huffman tables are optimized by default: 4 megapixels,
     /// where the coefficient buffer costs at most 12 MB.
@@ -74,6 +79,9 @@ public struct EncodeOptions: Sendable, Hashable {
         }
         guard (0...9).contains(compressionLevel) else {
             throw ImageCodingError.invalidArgument("compression level \(compressionLevel) must be between 0 and 9")
+        }
+        if let effort, !(1...9).contains(effort) {
+            throw ImageCodingError.invalidArgument("effort \(effort) must be between 1 and 9")
         }
     }
 
