@@ -18,6 +18,10 @@ struct ConvertCommand: ParsableCommand {
         EXIF orientation is applied to the pixels unless --no-orientation is given (then the
         orientation is kept in the output's EXIF). Embedded ICC profiles are converted to sRGB
         unless --no-color-management is given (then the profile is kept).
+
+        A JPEG converted to JPEG XL with --lossless is recompressed without decoding (about 20%
+        smaller), keeping what is needed to give the JPEG back: converting that JPEG XL to JPEG,
+        with no resize, crop or other change asked for, writes the original JPEG's bytes.
         """
     )
 
@@ -27,14 +31,17 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "The output file; written atomically.")
     var output: String
 
-    @Option(help: "Output format: jpeg, png, apng, gif or webp. Default: from OUT's extension. An animation stays animated when the format can animate (GIF, APNG, WebP; an animation written as PNG is an APNG).")
+    @Option(help: "Output format: jpeg, png, apng, gif, webp, jxl, avif, heic, tiff or bmp. Default: from OUT's extension. An animation stays animated when the format can animate (GIF, APNG, WebP, JPEG XL; an animation written as PNG is an APNG).")
     var format: String?
 
-    @Option(help: "Lossy quality, 0-100 (JPEG, lossy WebP).")
+    @Option(help: "Lossy quality, 0-100 (JPEG, lossy WebP, JPEG XL, AVIF, HEIC).")
     var quality: Int = 90
 
-    @Flag(help: "Lossless WebP.")
+    @Flag(help: "Lossless WebP, JPEG XL, AVIF or HEIC; a JPEG to JPEG XL is recompressed losslessly, reversibly.")
     var lossless = false
+
+    @Option(help: "Encoder effort, 1 (fastest) to 9 (smallest): JPEG XL (default 7).")
+    var effort: Int?
 
     @Flag(help: "Keep the stored pixel orientation and record it in EXIF instead of turning the pixels.")
     var noOrientation = false
@@ -80,6 +87,7 @@ struct ConvertCommand: ParsableCommand {
         if frame != nil, firstFrame { throw ValidationError("--frame and --first-frame cannot be used together") }
         if let thumbnail, thumbnail < 1 { throw ValidationError("--thumbnail must be at least 1") }
         if let scaleDownLimit, scaleDownLimit < 4 { throw ValidationError("--scale-down-limit must be at least 4 bytes") }
+        if let effort, !(1...9).contains(effort) { throw ValidationError("--effort must be between 1 and 9") }
     }
 
     func run() throws {
@@ -87,8 +95,14 @@ struct ConvertCommand: ParsableCommand {
             let target = try outputFormat()
             var decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
             let chosenFrame = frame ?? (firstFrame ? 0 : nil)
-            let options = EncodeOptions(quality: Double(quality) / 100, lossless: lossless,
+            var options = EncodeOptions(quality: Double(quality) / 100, lossless: lossless,
                                         orientation: noOrientation ? .writeEXIF : .bake)
+            options.effort = effort
+            if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
+               let moved = try losslessJPEGMove(to: target) {
+                try moved.write(to: URL(fileURLWithPath: output), options: .atomic)
+                return
+            }
             // A plain conversion to JPEG flows from decoder to encoder in rows when the source allows.
             if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
                let streamed = try StreamedTranscoding.transcode(contentsOf: URL(fileURLWithPath: input), to: target,
@@ -131,6 +145,24 @@ struct ConvertCommand: ParsableCommand {
             try encoded.write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
             throw CLIFailure.exit(error, file: input)
+        }
+    }
+
+    /// A JPEG recompressed into JPEG XL (with `--lossless`), or the JPEG a JPEG XL was
+    /// recompressed from given back, without decoding pixels; `nil` when neither applies.
+    private func losslessJPEGMove(to target: ImageFormat) throws -> Data? {
+        guard target == .jpeg || (target == .jxl && lossless) else { return nil }
+        let jxl = JXLCoder()
+        guard jxl.canDecode(.jxl) else { return nil }
+        // The first bytes tell the format; the file is read whole only when it is a match.
+        let head = (try? FileByteSource(url: URL(fileURLWithPath: input)).read(maxLength: 32)) ?? Data()
+        switch (ImageFormat(sniffing: head), target) {
+        case (.jpeg?, .jxl):
+            return try jxl.recompress(jpeg: try CLIFailure.read(input), effort: effort ?? JXLCoder.defaultEffort)
+        case (.jxl?, .jpeg):
+            return try jxl.reconstructedJPEG(from: try CLIFailure.read(input))
+        default:
+            return nil
         }
     }
 

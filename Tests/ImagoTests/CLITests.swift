@@ -63,6 +63,34 @@ struct CLITests {
         #expect(badFrame.status != 0 && badFrame.stderr.contains("out of range"))
     }
 
+    @Test("JPEG XL: info reports it, convert writes it, and a JPEG recompressed with --lossless comes back byte for byte",
+          .enabled(if: JXLCoder().canEncode(.jxl), "libjxl is not installed: run scripts/bootstrap"))
+    func jpegXL() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let jpeg = try writeFixture(.jpeg, alpha: false, orientation: .right, in: dir)
+        let jxl = dir.appendingPathComponent("photo.jxl"), back = dir.appendingPathComponent("back.jpg")
+        let r1 = try await CLI.run(["convert", jpeg.path, jxl.path, "--lossless"])
+        #expect(r1.status == 0, "\(r1.stderr)")
+        let original = try Data(contentsOf: jpeg), recompressed = try Data(contentsOf: jxl)
+        #expect(ImageFormat(sniffing: recompressed) == .jxl)   // (a 30×20 JPEG is too small to shrink; JXLTests checks that)
+        let r2 = try await CLI.run(["convert", jxl.path, back.path])
+        #expect(r2.status == 0, "\(r2.stderr)")
+        #expect(try Data(contentsOf: back) == original)
+
+        let info = try await CLI.run(["info", jxl.path, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])
+        #expect(object["format"] as? String == "jxl" && object["width"] as? Int == 30 && object["height"] as? Int == 20)
+
+        // From pixels, at an effort; and read back.
+        let png = dir.appendingPathComponent("from.png"), made = dir.appendingPathComponent("made.jxl")
+        #expect(try await CLI.run(["convert", jpeg.path, png.path]).status == 0)
+        let r3 = try await CLI.run(["convert", png.path, made.path, "--quality", "80", "--effort", "3"])
+        #expect(r3.status == 0, "\(r3.stderr)")
+        #expect(try ImageCoderRegistry.shared.info(of: Data(contentsOf: made)).width == 20)
+        #expect(try await CLI.run(["convert", png.path, made.path, "--effort", "12"]).status != 0)
+    }
+
     @Test("errors are one line on stderr with a non-zero exit")
     func errors() async throws {
         let dir = try CLI.temporaryDirectory()
