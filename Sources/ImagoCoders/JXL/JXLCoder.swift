@@ -78,7 +78,8 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
     private static func decodeStill(_ input: UnsafeRawBufferPointer, header: JXLFrameScan, options: DecodeOptions) throws -> Image {
         let events = JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue
             | JXL_DEC_FULL_IMAGE.rawValue | JXL_DEC_BOX.rawValue
-        let session = try JXLSession(input: input, events: events)
+        let session = try JXLSession(input: input, events: events,
+                                     threads: JXLSession.threads(forPixels: header.info.pixelSize.pixelCount ?? 0))
         _ = JxlDecoderSetDecompressBoxes(session.decoder, JXL_TRUE)
         var color = JXLColorPlan(manages: options.colorManagement, gray: header.isGray, alpha: header.hasAlpha)
         var buffer: PixelBuffer?

@@ -28,13 +28,19 @@ final class JXLSession {
     ///   - events: The libjxl events to stop at (`JXL_DEC_*` bits).
     ///   - isComplete: Whether `input` is the whole file.
     /// - Throws: `.unsupportedFeature` when libjxl is not installed or cannot start.
-    init(input: UnsafeRawBufferPointer, events: UInt32, isComplete: Bool = true) throws {
+    ///   - threads: libjxl's own threads for the pixels (1: none), as libvips runs them for a
+    ///     large image.
+    init(input: UnsafeRawBufferPointer, events: UInt32, isComplete: Bool = true, threads: Int = 1) throws {
         guard imago_jxl_available() != 0, let decoder = JxlDecoderCreate(nil) else {
             throw ImageCodingError.unsupportedFeature(.jxl, "libjxl (libjxl0.7) is not installed")
         }
         self.decoder = decoder
         self.input = input
         self.isComplete = isComplete
+        if threads > 1, let r = JxlThreadParallelRunnerCreate(nil, threads) {
+            runner = r
+            _ = JxlDecoderSetParallelRunner(decoder, JxlThreadParallelRunner, r)
+        }
         guard JxlDecoderSubscribeEvents(decoder, Int32(bitPattern: events)) == JXL_DEC_SUCCESS,
               JxlDecoderSetKeepOrientation(decoder, JXL_TRUE) == JXL_DEC_SUCCESS,
               JxlDecoderSetUnpremultiplyAlpha(decoder, JXL_TRUE) == JXL_DEC_SUCCESS else {
@@ -46,7 +52,16 @@ final class JXLSession {
 
     deinit {
         JxlDecoderDestroy(decoder)
+        if let runner { JxlThreadParallelRunnerDestroy(runner) }
         boxBuffer?.deallocate()
+    }
+
+    private var runner: UnsafeMutableRawPointer?
+
+    /// The threads worth giving libjxl for an image of `pixels`: up to 4 of the cores from a
+    /// megapixel up, none below (starting them would cost more than they save).
+    static func threads(forPixels pixels: Int) -> Int {
+        pixels >= 1_000_000 ? min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) : 1
     }
 
     private func setInput() throws {
