@@ -70,6 +70,8 @@ let package = Package(
         .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
         // libjxl's headers only: the library is loaded on first use (CImagoGlue/jxl_loader.c).
         .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
+        // libavif's headers only: the library is loaded on first use (CImagoGlue/avif_loader.c).
+        .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
         // libtiff's headers only: the library is loaded on first use (CImagoGlue/tiff_glue.c).
         .systemLibrary(name: "CTIFF", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "COpenJPEG", pkgConfig: "libopenjp2", providers: [.apt(["libopenjp2-7-dev"])]),
@@ -84,7 +86,7 @@ let package = Package(
         // The coders' C: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng,
         // libtiff's variadic tag accessors and va_list error handler, which Swift cannot call, and
         // the stand-ins that load libheif on first use.
-        .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif", "CJXL"], cSettings: strictC),
+        .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif", "CJXL", "CAVIF"], cSettings: strictC),
         // The command-line tools' own C: exec of the sibling executable, the terminal's size.
         .target(name: "CImagoCLIGlue", cSettings: strictC),
         .target(name: "CImagoHeap", cSettings: strictC),
@@ -95,7 +97,7 @@ let package = Package(
         .target(name: "ImagoDiskIO", dependencies: ["CSQLite"], swiftSettings: strict),
 
         .target(name: "ImagoCoders",
-                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CJXL", "CImageQuant", "CLCMS2", "COpenJPEG", "CZlib"],
+                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CJXL", "CAVIF", "CImageQuant", "CLCMS2", "COpenJPEG", "CZlib"],
                 swiftSettings: strict),
 
         .target(name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman", "CImagoResample"],

@@ -60,7 +60,9 @@ struct InfoCommand: ParsableCommand {
             }
             print("entries:       \(list.joined(separator: ", "))")
         }
-        if [.avif, .heic, .heif].contains(info.format), ImageFormat.sequenceBrand(in: data) {
+        // AVIF sequences are libavif's (every frame); HEIF ones only libheif's, which reads stills.
+        let sequencesRead = info.format == .avif && AVIFCoder().canDecode(.avif)
+        if [.avif, .heic, .heif].contains(info.format), !sequencesRead, ImageFormat.sequenceBrand(in: data) {
             print("note:          an image sequence; this build's libheif (1.15) reads its primary image only")
         }
     }

@@ -76,6 +76,8 @@ struct MutationFuzzTests {
         "pillow/bmp/bmpsuite/g/pal8rle.bmp", "pillow/bmp/bmpsuite/g/pal4rle.bmp", "pillow/bmp/bmpsuite/g/rgb16-565.bmp",
         "pillow/bmp/bmpsuite/g/pal8os2.bmp", "pillow/ico/hopper.ico", "pillow/ico/hopper_mask.ico",
         "pillow/ico/deerstalker.cur",
+        // libavif's reader: an image sequence, and a still with clap, irot and imir.
+        "libavif/colors-animated-8bpc.avif", "libavif/clap_irot_imir_non_essential.avif",
     ]
 
     @Test("mutants of files Imago makes: a result or a typed error from every entry point", .timeLimit(.minutes(10)))

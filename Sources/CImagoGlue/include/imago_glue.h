@@ -199,4 +199,9 @@ int imago_tiff_write_directory(TIFF *tif);
 /* Whether libjxl (libjxl0.7) could be loaded; the first call loads it. */
 int imago_jxl_available(void);
 
+/* --- libavif, loaded on first use (avif_loader.c) --- */
+
+/* Whether libavif (libavif15) could be loaded; the first call loads it. */
+int imago_avif_available(void);
+
 #endif

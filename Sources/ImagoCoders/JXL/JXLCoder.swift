@@ -98,9 +98,18 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
                 session.finishBox()
                 guard buffer == nil else { break decoding }   // a second frame: the first is all a still needs
                 let size = session.storedSize
-                buffer = try PixelBuffer(uninitializedWidth: size.width, height: size.height, format: color.bufferFormat) { out in
-                    guard try session.decodeFrame(into: out, channels: color.bufferFormat.bytesPerPixel, step: "decoding the image") else {
+                // An opaque image wanted as premultiplied BGRA is decoded as RGBA into that
+                // very buffer and its bytes swapped there: no second full-size copy.
+                let inPlace = !header.hasAlpha && options.pixelFormat == .argb32Premultiplied && color.bufferFormat.isColor
+                let channels = inPlace ? 4 : color.bufferFormat.bytesPerPixel
+                buffer = try PixelBuffer(uninitializedWidth: size.width, height: size.height,
+                                         format: inPlace ? .argb32Premultiplied : color.bufferFormat) { out in
+                    guard try session.decodeFrame(into: out, channels: channels, step: "decoding the image") else {
                         throw ImageCodingError.truncated(.jxl, "the file ends inside the image")
+                    }
+                    if inPlace {
+                        color.convert(out, width: size.width, height: size.height, layout: IMAGO_TYPE_RGBA_8)
+                        JXLColorPlan.rgbaToPremultipliedARGB(out)
                     }
                 }
             case JXL_DEC_SUCCESS:
@@ -111,7 +120,7 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
             }
         }
         guard var pixels = buffer else { throw ImageCodingError.corrupt(.jxl, "the file holds no frame") }
-        color.convert(&pixels)
+        if pixels.format != .argb32Premultiplied || options.pixelFormat != .argb32Premultiplied { color.convert(&pixels) }
         return Image(buffer: pixels.converted(to: options.pixelFormat), orientation: session.orientation, scale: options.scale,
                      format: .jxl, metadata: ImageMetadata(iccProfile: color.keptProfile, exif: session.exif),
                      hasAlpha: header.hasAlpha)
@@ -158,11 +167,32 @@ struct JXLColorPlan {
     }
 
     func convert(_ buffer: inout PixelBuffer) {
-        guard let icc = convertFrom else { return }
-        let w = buffer.width, h = buffer.height, row = buffer.bytesPerRow
+        guard convertFrom != nil else { return }
+        let w = buffer.width, h = buffer.height
         let layout = buffer.format == .rgb8 ? IMAGO_TYPE_RGB_8 : IMAGO_TYPE_RGBA_8
-        buffer.withUnsafeMutableBytes { p in
-            _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: row, profile: icc, layout: layout)
+        buffer.withUnsafeMutableBytes { p in convert(p, width: w, height: h, layout: layout) }
+    }
+
+    /// Converts tight rows of `layout` pixels in place.
+    func convert(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, layout: cmsUInt32Number) {
+        guard let icc = convertFrom else { return }
+        let row = width * (layout == IMAGO_TYPE_RGB_8 ? 3 : 4)
+        _ = ColorManagement.convertToSRGB(pixels, width: width, height: height, bytesPerRow: row, profile: icc, layout: layout)
+    }
+
+    /// Opaque RGBA to ``PixelFormat/argb32Premultiplied`` in place: with alpha 255 the colour
+    /// is already premultiplied, so only the byte order changes.
+    static func rgbaToPremultipliedARGB(_ pixels: UnsafeMutableRawBufferPointer) {
+        let off = PixelFormat.argbOffsets
+        guard let base = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        var i = 0
+        while i + 3 < pixels.count {
+            let r = base[i], g = base[i + 1], b = base[i + 2], a = base[i + 3]
+            base[i + off.r] = r
+            base[i + off.g] = g
+            base[i + off.b] = b
+            base[i + off.a] = a
+            i += 4
         }
     }
 }

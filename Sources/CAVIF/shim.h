@@ -1,0 +1,1 @@
+#include <avif/avif.h>

@@ -1,0 +1,171 @@
+import Foundation
+import ImagoCore
+import ImagoCoders
+import ImagoTestSupport
+import Testing
+
+/// AVIF through libavif: sequences against `avifdec --info`, transforms, every range and
+/// matrix against `avifdec`'s own decode, and damaged files.
+@Suite("AVIF (libavif)", .serialized, .enabled(if: AVIFCoder().canDecode(.avif), "libavif is not installed: run scripts/bootstrap"))
+struct AVIFTests {
+    let coders = ImageCoderRegistry.makeDefault()
+    static let avifdec = URL(fileURLWithPath: "/usr/bin/avifdec")
+    static let avifenc = URL(fileURLWithPath: "/usr/bin/avifenc")
+    static var toolsPresent: Bool {
+        FileManager.default.isExecutableFile(atPath: avifdec.path) && FileManager.default.isExecutableFile(atPath: avifenc.path)
+    }
+
+    /// Runs a tool to its end; its exit status and standard output.
+    static func tool(_ url: URL, _ arguments: [String]) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = url
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// PSNR over RGB of two same-size buffers, in dB.
+    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        let x = a.converted(to: .rgb8).bytes, y = b.converted(to: .rgb8).bytes
+        guard x.count == y.count, !x.isEmpty else { return 0 }
+        var sum = 0.0
+        for i in 0..<x.count { let d = Double(x[i]) - Double(y[i]); sum += d * d }
+        let mse = sum / Double(x.count)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
+    @Test("AVIF is libavif's to decode; libheif keeps HEIC")
+    func registry() throws {
+        #expect(coders.decoder(for: .avif) is AVIFCoder)
+        #expect(coders.decoder(for: .heic) is HEIFCoder)
+    }
+
+    @Test("sequences: frame counts and durations as avifdec --info reports them; frames on demand, in any order",
+          .enabled(if: Corpus.isAvailable, Corpus.missingReason), .enabled(if: toolsPresent, "avifdec is missing: run scripts/bootstrap"))
+    func sequences() throws {
+        let names = ["colors-animated-8bpc.avif", "colors-animated-8bpc-alpha-exif-xmp.avif", "colors-animated-8bpc-audio.avif",
+                     "colors-animated-12bpc-keyframes-0-2-3.avif"]
+        for name in names {
+            let url = Corpus.url("libavif/" + name)
+            let (status, report) = try Self.tool(Self.avifdec, ["--info", url.path])
+            guard status == 0 else {
+                // libavif 0.11 cannot read a file with an audio track; neither can Imago through it.
+                #expect(name.contains("audio"), "\(name): avifdec --info failed")
+                #expect(throws: ImageCodingError.self) { try coders.info(of: Data(contentsOf: url)) }
+                continue
+            }
+            // "* Decoded frame [i] [pts …] [duration 0.03 (1 timescales)]" and "N timescales per second".
+            let rate = report.split(separator: "\n").compactMap { line -> Double? in
+                guard let r = line.range(of: " timescales per second") else { return nil }
+                return Double(line[..<r.lowerBound].split(separator: " ").last ?? "")
+            }.first ?? 0
+            let ticks = report.split(separator: "\n").filter { $0.contains("Decoded frame [") }.compactMap { line -> Double? in
+                guard let r = line.range(of: "[duration ") else { return nil }
+                let rest = line[r.upperBound...]
+                guard let open = rest.firstIndex(of: "("), let space = rest[open...].firstIndex(of: " ") else { return nil }
+                return Double(rest[rest.index(after: open)..<space])
+            }
+            #expect(rate > 0 && !ticks.isEmpty, "\(name): avifdec said \(report)")
+            let info = try coders.info(of: Data(contentsOf: url))
+            #expect(info.format == .avif && info.frameCount == ticks.count, "\(name)")
+            let expected = ticks.map { FrameTiming.displayedDuration($0 / rate) }
+            #expect(zip(info.durations, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(name): \(info.durations) vs \(expected)")
+            #expect(info.loopCount == 0)
+
+            let eager = try coders.decode(Data(contentsOf: url), options: DecodeOptions(pixelFormat: .rgba8))
+            #expect(eager.frameCount == ticks.count)
+            let lazy = try coders.decode(Data(contentsOf: url), options: DecodeOptions(decodesFramesLazily: true))
+            for i in (0..<ticks.count).reversed() {
+                #expect(try lazy.frame(at: i).buffer.converted(to: .rgba8) == eager.frames[i].buffer, "\(name) frame \(i)")
+            }
+            let first = try coders.decode(Data(contentsOf: url), options: DecodeOptions(firstFrameOnly: true))
+            #expect(first.frameCount == 1)
+        }
+    }
+
+    @Test("clap, irot and imir are applied: the image comes out upright, and info gives the shown size",
+          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func transforms() throws {
+        for name in ["abc_color_irot_alpha_NOirot.avif", "abc_color_irot_alpha_irot.avif"] {
+            let data = try Corpus.data("libavif/" + name)
+            let image = try coders.decode(data)
+            #expect(image.pixelSize == PixelSize(width: 256, height: 512) && image.orientation == .up, "\(name)")
+            #expect(try coders.info(of: data).pixelSize == image.pixelSize, "\(name)")
+        }
+        // libheif applies the same transforms: the two decoders agree on the upright pixels.
+        let data = try Corpus.data("libavif/abc_color_irot_alpha_irot.avif")
+        let ours = try AVIFCoder().decode(data, options: DecodeOptions(pixelFormat: .rgba8))
+        let heif = try HEIFCoder().decode(data, options: DecodeOptions(pixelFormat: .rgba8))
+        #expect(ours.pixelSize == heif.pixelSize)
+        if ours.pixelSize == heif.pixelSize { #expect(Self.psnr(ours.buffer, heif.buffer) > 30) }
+    }
+
+    @Test("every matrix and range, monochrome included, within 40 dB of avifdec's own (16-bit) decode",
+          .enabled(if: toolsPresent, "avifenc/avifdec are missing: run scripts/bootstrap"))
+    func rangesAndMatrices() throws {
+        let dir = try TestFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var bytes = [UInt8](repeating: 255, count: 96 * 64 * 4)
+        for y in 0..<64 {
+            for x in 0..<96 {
+                let o = (y * 96 + x) * 4
+                bytes[o] = UInt8(x * 255 / 95)
+                bytes[o + 1] = UInt8(y * 255 / 63)
+                bytes[o + 2] = UInt8((x + y) * 255 / 158)
+            }
+        }
+        let source = try PixelBuffer(width: 96, height: 64, format: .rgba8, bytes: bytes)
+        let png = dir.appendingPathComponent("in.png")
+        try coders.encode(Image(buffer: source), as: .png).write(to: png)
+        var checked = 0
+        for yuv in ["444", "420", "400"] {
+            for range in ["full", "limited"] {
+                for depth in ["8", "10", "12"] {
+                    let avif = dir.appendingPathComponent("t-\(yuv)-\(range)-\(depth).avif"), back = dir.appendingPathComponent("back.png")
+                    let (encoded, _) = try Self.tool(Self.avifenc, ["-y", yuv, "-r", range, "-d", depth, "-s", "10", "--min", "10", "--max", "10",
+                                                                    png.path, avif.path])
+                    #expect(encoded == 0, "avifenc \(yuv) \(range) \(depth)")
+                    guard encoded == 0 else { continue }
+                    // At 16 bits avifdec converts with libavif's own code: at 8 bits it takes libyuv,
+                    // whose monochrome path leaves limited range unexpanded.
+                    let (decoded, _) = try Self.tool(Self.avifdec, ["-d", "16", avif.path, back.path])
+                    #expect(decoded == 0)
+                    guard decoded == 0 else { continue }
+                    let ours = try coders.decode(Data(contentsOf: avif), options: DecodeOptions(pixelFormat: .rgba8))
+                    let reference = try coders.decode(Data(contentsOf: back), options: DecodeOptions(pixelFormat: .rgba8))
+                    let db = Self.psnr(ours.buffer, reference.buffer)
+                    #expect(db >= 40, "\(yuv) \(range) \(depth)-bit: \(db) dB against avifdec")
+                    let info = try coders.info(of: Data(contentsOf: avif))
+                    #expect(info.bitDepth == Int(depth) && info.isGrayscale == (yuv == "400"))
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 18)
+    }
+
+    @Test("the corpus's AVIF files decode or fail with a typed error; damaged ones never crash",
+          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func corpusSweep() throws {
+        var decoded = 0, failed = 0
+        for url in Corpus.files(in: "libavif", extensions: ["avif"]) {
+            let data = try Data(contentsOf: url)
+            do { _ = try coders.decode(data); decoded += 1 } catch is ImageCodingError { failed += 1 }
+            for cut in [16, data.count / 2] where cut < data.count {
+                do { _ = try coders.decode(data.prefix(cut)) } catch is ImageCodingError {}
+            }
+        }
+        #expect(decoded >= 45)
+        print("AVIF corpus sweep: \(decoded) decoded, \(failed) typed errors")
+        var limits = DecodingLimits.default
+        limits.maxPixels = 1000
+        #expect(throws: ImageCodingError.self) {
+            try coders.decode(Corpus.data("libavif/colors-animated-8bpc.avif"), options: DecodeOptions(limits: limits))
+        }
+    }
+}
