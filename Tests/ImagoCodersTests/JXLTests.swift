@@ -71,6 +71,9 @@ struct JXLTests {
         #expect(Self.psnr(highBack, source) > 38)
         #expect(Self.psnr(highBack, source) > Self.psnr(lowBack, source))
         #expect(!(try coders.info(of: high)).hasAlpha)
+        // Asked for premultiplied ARGB, an opaque image is decoded into that buffer in place: the same pixels.
+        let argb = try coders.decode(high)
+        #expect(argb.buffer.format == .argb32Premultiplied && argb.buffer.converted(to: .rgba8) == highBack)
         var fast = EncodeOptions(quality: 0.9)
         fast.effort = 1
         #expect(try coders.encode(image, as: .jxl, options: fast).count > 0)

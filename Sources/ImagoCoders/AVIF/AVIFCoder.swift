@@ -78,7 +78,7 @@ public struct AVIFCoder: ImageDecoding {
             try options.limits.check(width: size.width, height: size.height, format: .avif)
             let status = avifDecoderNextImage(handle.decoder)
             guard status == AVIF_RESULT_OK else { throw AVIFDecoderHandle.failure(status, decoder: handle.decoder, during: "decoding the image") }
-            let (buffer, kept) = try handle.currentFrame(manages: options.colorManagement)
+            let (buffer, kept) = try handle.currentFrame(manages: options.colorManagement, wanted: options.pixelFormat)
             return Image(buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: .avif,
                          metadata: ImageMetadata(iccProfile: kept, exif: handle.exif), hasAlpha: handle.hasAlpha)
         }
@@ -139,7 +139,7 @@ final class AVIFAnimation: AnimatedImageDecoding {
             guard status == AVIF_RESULT_OK else {
                 throw AVIFDecoderHandle.failure(status, decoder: decoder.decoder, during: "decoding frame \(index)")
             }
-            return try decoder.currentFrame(manages: manages).buffer
+            return try decoder.currentFrame(manages: manages, wanted: .argb32Premultiplied).buffer
         }
         guard buffer.size == size else { throw ImageCodingError.corrupt(.avif, "frame \(index) is not the size of the first") }
         return buffer.converted(to: .argb32Premultiplied)

@@ -150,19 +150,24 @@ final class AVIFDecoderHandle {
     /// The decoder's current image as upright straight RGBA: YUV to RGB by libavif (every
     /// matrix and range, monochrome included), clean aperture, rotation and mirroring applied,
     /// an ICC profile converted to sRGB when `manages` (or returned to keep as metadata).
-    func currentFrame(manages: Bool) throws -> (buffer: PixelBuffer, keptProfile: Data?) {
+    ///
+    /// With `wanted` premultiplied ARGB and an opaque image, libavif writes BGRA, which is that
+    /// format's byte order when alpha is 255: no second full-size copy.
+    func currentFrame(manages: Bool, wanted: PixelFormat = .rgba8) throws -> (buffer: PixelBuffer, keptProfile: Data?) {
         guard let image else { throw ImageCodingError.corrupt(.avif, "libavif gave no image") }
         let w = Int(image.pointee.width), h = Int(image.pointee.height)
+        let direct = wanted == .argb32Premultiplied && !hasAlpha && PixelFormat.argbOffsets.b == 0 && PixelFormat.argbOffsets.a == 3
+        let format: PixelFormat = direct ? .argb32Premultiplied : .rgba8
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, image)
-        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.format = direct ? AVIF_RGB_FORMAT_BGRA : AVIF_RGB_FORMAT_RGBA
         rgb.depth = 8
         rgb.alphaPremultiplied = AVIF_FALSE
         // libyuv's 8-bit monochrome path leaves limited range unexpanded (avifdec 0.11 shows
         // the same flaw at 8 bits, not at 10 or 12); libavif's own conversion expands it.
         if image.pointee.yuvFormat == AVIF_PIXEL_FORMAT_YUV400 { rgb.avoidLibYUV = AVIF_TRUE }
         rgb.rowBytes = UInt32(w * 4)
-        var buffer = try PixelBuffer(uninitializedWidth: w, height: h, format: .rgba8) { out in
+        var buffer = try PixelBuffer(uninitializedWidth: w, height: h, format: format) { out in
             rgb.pixels = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
             let status = avifImageYUVToRGB(image, &rgb)
             rgb.pixels = nil
@@ -172,7 +177,7 @@ final class AVIFDecoderHandle {
            Int(rect.width) < w || Int(rect.height) < h {
             let source = buffer
             let x = Int(rect.x), y = Int(rect.y), cw = Int(rect.width), ch = Int(rect.height)
-            buffer = try PixelBuffer(uninitializedWidth: cw, height: ch, format: .rgba8) { out in
+            buffer = try PixelBuffer(uninitializedWidth: cw, height: ch, format: format) { out in
                 source.withUnsafeBytes { src in
                     guard let from = src.baseAddress, let to = out.baseAddress else { return }
                     for row in 0..<ch {
@@ -188,7 +193,8 @@ final class AVIFDecoderHandle {
             if manages {
                 let bw = buffer.width, bh = buffer.height, row = buffer.bytesPerRow
                 buffer.withUnsafeMutableBytes { p in
-                    _ = ColorManagement.convertToSRGB(p, width: bw, height: bh, bytesPerRow: row, profile: icc, layout: IMAGO_TYPE_RGBA_8)
+                    _ = ColorManagement.convertToSRGB(p, width: bw, height: bh, bytesPerRow: row, profile: icc,
+                                                      layout: direct ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
                 }
             } else {
                 kept = icc
