@@ -60,3 +60,16 @@ STUB(avifResult, avifImageYUVToRGB, (const avifImage *i, avifRGBImage *r), (i, r
 STUB(avifBool, avifCropRectConvertCleanApertureBox,
      (avifCropRect *r, const avifCleanApertureBox *c, uint32_t w, uint32_t h, avifPixelFormat f, avifDiagnostics *d),
      (r, c, w, h, f, d), return AVIF_FALSE)
+
+/* Encoding. */
+STUB(avifEncoder *, avifEncoderCreate, (void), (), return NULL)
+VSTUB(avifEncoderDestroy, (avifEncoder *e), (e))
+STUB(avifResult, avifEncoderAddImage, (avifEncoder *e, const avifImage *i, uint64_t d, avifAddImageFlags f), (e, i, d, f),
+     return AVIF_RESULT_NO_CODEC_AVAILABLE)
+STUB(avifResult, avifEncoderFinish, (avifEncoder *e, avifRWData *o), (e, o), return AVIF_RESULT_NO_CODEC_AVAILABLE)
+STUB(avifImage *, avifImageCreate, (uint32_t w, uint32_t h, uint32_t d, avifPixelFormat f), (w, h, d, f), return NULL)
+VSTUB(avifImageDestroy, (avifImage *i), (i))
+STUB(avifResult, avifImageRGBToYUV, (avifImage *i, const avifRGBImage *r), (i, r), return AVIF_RESULT_NO_CODEC_AVAILABLE)
+VSTUB(avifImageSetProfileICC, (avifImage *i, const uint8_t *p, size_t s), (i, p, s))
+VSTUB(avifImageSetMetadataExif, (avifImage *i, const uint8_t *p, size_t s), (i, p, s))
+VSTUB(avifRWDataFree, (avifRWData *r), (r))

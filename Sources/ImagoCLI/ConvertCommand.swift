@@ -40,7 +40,7 @@ struct ConvertCommand: ParsableCommand {
     @Flag(help: "Lossless WebP, JPEG XL, AVIF or HEIC; a JPEG to JPEG XL is recompressed losslessly, reversibly.")
     var lossless = false
 
-    @Option(help: "Encoder effort, 1 (fastest) to 9 (smallest): JPEG XL (default 7).")
+    @Option(help: "Encoder effort, 1 (fastest) to 9 (smallest): JPEG XL (default 7), AVIF (libavif speed 11-N; default speed 9).")
     var effort: Int?
 
     @Flag(help: "Keep the stored pixel orientation and record it in EXIF instead of turning the pixels.")

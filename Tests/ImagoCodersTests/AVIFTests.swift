@@ -153,6 +153,60 @@ struct AVIFTests {
         #expect(checked == 18)
     }
 
+    @Test("encoding with libavif: lossless is exact, lossy is close and smaller at lower quality, alpha and sequences survive",
+          .enabled(if: AVIFCoder().canEncode(.avif), "libavif has no AV1 encoder here"))
+    func encoding() throws {
+        let avif = AVIFCoder()
+        #expect(coders.encoder(for: .avif) is AVIFCoder)
+        #expect(AVIFCoder.quantizer(forQuality: 100) == 0 && AVIFCoder.quantizer(forQuality: 0) == 63)
+        #expect(AVIFCoder.speed(forEffort: nil) == AVIFCoder.defaultSpeed && AVIFCoder.speed(forEffort: 1) == 10)
+        var bytes = [UInt8](repeating: 255, count: 64 * 48 * 4)
+        for y in 0..<48 {
+            for x in 0..<64 {
+                let o = (y * 64 + x) * 4
+                bytes[o] = UInt8(x * 4)
+                bytes[o + 1] = UInt8(y * 5)
+                bytes[o + 2] = UInt8((x + y) * 2)
+                bytes[o + 3] = UInt8(255 - x * 2)
+            }
+        }
+        let source = try PixelBuffer(width: 64, height: 48, format: .rgba8, bytes: bytes)
+        let lossless = try avif.encode(Image(buffer: source), as: .avif, options: EncodeOptions(lossless: true))
+        let back = try coders.decode(lossless, options: DecodeOptions(pixelFormat: .rgba8))
+        #expect(back.buffer == source, "lossless AVIF (4:4:4, identity matrix) gives every pixel and alpha back")
+        let losslessInfo = try coders.info(of: lossless)
+        #expect(back.hasAlpha && losslessInfo.hasAlpha)
+
+        let opaque = Image(buffer: source.converted(to: .rgb8))
+        let high = try avif.encode(opaque, as: .avif, options: EncodeOptions(quality: 0.9))
+        let low = try avif.encode(opaque, as: .avif, options: EncodeOptions(quality: 0.3))
+        #expect(low.count < high.count)
+        let highBack = try coders.decode(high, options: DecodeOptions(pixelFormat: .rgba8))
+        #expect(Self.psnr(highBack.buffer, source.converted(to: .rgba8)) > 38)
+        let highInfo = try coders.info(of: high)
+        #expect(!highInfo.hasAlpha)
+
+        let frames = (0..<3).map { i -> ImageFrame in
+            var b = source
+            b.withUnsafeMutableBytes { p in for k in stride(from: i * 400, to: i * 400 + 800, by: 4) { p[k] = 0 } }
+            return ImageFrame(buffer: b, duration: 0.05 * Double(i + 1))
+        }
+        let sequence = try avif.encode(try Image(frames: frames, loopCount: 0), as: .avif, options: EncodeOptions(quality: 0.8))
+        let info = try coders.info(of: sequence)
+        #expect(info.frameCount == 3)
+        #expect(info.durations.map { ($0 * 1000).rounded() } == [50, 100, 150])
+        let decoded = try coders.decode(sequence, options: DecodeOptions(pixelFormat: .rgba8))
+        #expect(decoded.frameCount == 3)
+        if Self.toolsPresent {
+            let dir = try TestFiles.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let file = dir.appendingPathComponent("seq.avif")
+            try sequence.write(to: file)
+            let (status, report) = try Self.tool(Self.avifdec, ["--info", file.path])
+            #expect(status == 0 && report.contains("3 frames"), "\(report)")
+        }
+    }
+
     @Test("the corpus's AVIF files decode or fail with a typed error; damaged ones never crash",
           .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func corpusSweep() throws {

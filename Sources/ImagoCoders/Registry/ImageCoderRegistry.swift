@@ -39,15 +39,15 @@ public final class ImageCoderRegistry: Sendable {
 
     /// A registry with Imago's built-in coders: JPEG (libjpeg-turbo), PNG (libpng), WebP (libwebp),
     /// GIF (giflib; libimagequant for encoding), APNG (libpng with our chunk reader and writer),
-    /// HEIC/HEIF (libheif, with the codecs it has at run time), AVIF (libavif to decode, loaded
-    /// on first use; libheif to encode), TIFF (libtiff), BMP and
+    /// HEIC/HEIF (libheif, with the codecs it has at run time), AVIF (libavif with dav1d and aom,
+    /// loaded on first use), TIFF (libtiff), BMP and
     /// ICO/CUR and ICNS (written here), JPEG 2000 (openjpeg, decoding), JPEG XL (libjxl, loaded
     /// on first use).
     public static func makeDefault() -> ImageCoderRegistry {
         // Later entries are asked first: AVIF goes to libavif before libheif.
         ImageCoderRegistry(decoders: [JXLCoder(), ICNSCoder(), JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(),
                                WebPCoder(), PNGCoder(), JPEGCoder()],
-                    encoders: [JXLCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
+                    encoders: [JXLCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
     }
 
     /// The shared registry used when no other is given. Starts with ``makeDefault()``'s coders.
