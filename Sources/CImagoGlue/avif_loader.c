@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include "lazy_stub.h"
 #include <avif/avif.h>
 
 /* libavif is loaded when first used, not at start-up, as libheif and libjxl are: linked
@@ -25,24 +26,8 @@ int imago_avif_available(void) {
     return avif_library != NULL;
 }
 
-#define STUB(ret, name, params, args, missing) \
-    static ret (*name##_fn) params; \
-    static pthread_once_t name##_once = PTHREAD_ONCE_INIT; \
-    static void name##_resolve(void) { name##_fn = (ret (*) params)avif_symbol(#name); } \
-    ret name params { \
-        pthread_once(&name##_once, name##_resolve); \
-        if (!name##_fn) { missing; } \
-        return name##_fn args; \
-    }
-
-#define VSTUB(name, params, args) \
-    static void (*name##_fn) params; \
-    static pthread_once_t name##_once = PTHREAD_ONCE_INIT; \
-    static void name##_resolve(void) { name##_fn = (void (*) params)avif_symbol(#name); } \
-    void name params { \
-        pthread_once(&name##_once, name##_resolve); \
-        if (name##_fn) name##_fn args; \
-    }
+#define STUB(ret, name, params, args, missing) IMAGO_STUB(avif_symbol, ret, name, params, args, missing)
+#define VSTUB(name, params, args) IMAGO_VSTUB(avif_symbol, name, params, args)
 
 STUB(const char *, avifVersion, (void), (), return "")
 STUB(const char *, avifCodecName, (avifCodecChoice c, avifCodecFlags f), (c, f), return NULL)

@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include "lazy_stub.h"
 #include <libheif/heif.h>
 
 /* libheif is loaded when first used, not at start-up. Linked directly, it and its codecs
@@ -25,24 +26,8 @@ static struct heif_error heif_missing(void) {
     return e;
 }
 
-#define STUB(ret, name, params, args, missing) \
-    static ret (*name##_fn) params; \
-    static pthread_once_t name##_once = PTHREAD_ONCE_INIT; \
-    static void name##_resolve(void) { name##_fn = (ret (*) params)heif_symbol(#name); } \
-    ret name params { \
-        pthread_once(&name##_once, name##_resolve); \
-        if (!name##_fn) { missing; } \
-        return name##_fn args; \
-    }
-
-#define VSTUB(name, params, args) \
-    static void (*name##_fn) params; \
-    static pthread_once_t name##_once = PTHREAD_ONCE_INIT; \
-    static void name##_resolve(void) { name##_fn = (void (*) params)heif_symbol(#name); } \
-    void name params { \
-        pthread_once(&name##_once, name##_resolve); \
-        if (name##_fn) name##_fn args; \
-    }
+#define STUB(ret, name, params, args, missing) IMAGO_STUB(heif_symbol, ret, name, params, args, missing)
+#define VSTUB(name, params, args) IMAGO_VSTUB(heif_symbol, name, params, args)
 
 STUB(struct heif_error, heif_init, (struct heif_init_params *p), (p), return heif_missing())
 STUB(int, heif_have_decoder_for_format, (enum heif_compression_format f), (f), return 0)

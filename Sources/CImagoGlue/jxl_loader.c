@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include "lazy_stub.h"
 #include <jxl/decode.h>
 #include <jxl/encode.h>
 #include <jxl/thread_parallel_runner.h>
@@ -35,24 +36,8 @@ int imago_jxl_available(void) {
     return jxl_library != NULL;
 }
 
-#define STUB_FROM(lookup, ret, name, params, args, missing) \
-    static ret (*name##_fn) params; \
-    static pthread_once_t name##_once = PTHREAD_ONCE_INIT; \
-    static void name##_resolve(void) { name##_fn = (ret (*) params)lookup(#name); } \
-    ret name params { \
-        pthread_once(&name##_once, name##_resolve); \
-        if (!name##_fn) { missing; } \
-        return name##_fn args; \
-    }
-
-#define VSTUB_FROM(lookup, name, params, args) \
-    static void (*name##_fn) params; \
-    static pthread_once_t name##_once = PTHREAD_ONCE_INIT; \
-    static void name##_resolve(void) { name##_fn = (void (*) params)lookup(#name); } \
-    void name params { \
-        pthread_once(&name##_once, name##_resolve); \
-        if (name##_fn) name##_fn args; \
-    }
+#define STUB_FROM IMAGO_STUB
+#define VSTUB_FROM IMAGO_VSTUB
 
 #define STUB(ret, name, params, args, missing) STUB_FROM(jxl_symbol, ret, name, params, args, missing)
 #define VSTUB(name, params, args) VSTUB_FROM(jxl_symbol, name, params, args)

@@ -11,15 +11,7 @@ struct JXLTests {
     let coders = ImageCoderRegistry.makeDefault()
     let jxl = JXLCoder()
 
-    /// Peak signal-to-noise ratio over RGB, in dB.
-    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
-        let x = a.converted(to: .rgb8).bytes, y = b.converted(to: .rgb8).bytes
-        guard x.count == y.count, !x.isEmpty else { return 0 }
-        var sum = 0.0
-        for i in 0..<x.count { let d = Double(x[i]) - Double(y[i]); sum += d * d }
-        let mse = sum / Double(x.count)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
-    }
+    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double { PixelMetrics.psnr(a, b) }
 
     /// A detailed RGBA pattern whose alpha varies.
     static func pattern(width: Int, height: Int, alpha: Bool) throws -> PixelBuffer {
@@ -233,14 +225,7 @@ struct JXLConformanceTests {
     }
 
     /// PSNR over premultiplied RGBA, so colour under transparent pixels does not count.
-    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
-        let x = a.converted(to: .argb32Premultiplied).bytes, y = b.converted(to: .argb32Premultiplied).bytes
-        guard x.count == y.count, !x.isEmpty else { return 0 }
-        var sum = 0.0
-        for i in 0..<x.count { let d = Double(x[i]) - Double(y[i]); sum += d * d }
-        let mse = sum / Double(x.count)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
-    }
+    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double { PixelMetrics.psnrPremultiplied(a, b) }
 
     @Test("every still and first frame decodes within 40 dB of the suite's reference or djxl (orientation applied, as they do)",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/djxl"), "djxl is missing: run scripts/bootstrap"))

@@ -6,14 +6,7 @@ import ImagoTestSupport
 import Testing
 
 /// Peak signal-to-noise ratio over RGB of two same-size buffers, in dB.
-func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
-    let x = a.converted(to: .rgb8).bytes, y = b.converted(to: .rgb8).bytes
-    guard x.count == y.count, !x.isEmpty else { return 0 }
-    var sum = 0.0
-    for i in 0..<x.count { let d = Double(x[i]) - Double(y[i]); sum += d * d }
-    let mse = sum / Double(x.count)
-    return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
-}
+func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double { PixelMetrics.psnr(a, b) }
 
 /// A smooth but detailed synthetic image: gradients plus a sine pattern.
 func pattern(width: Int, height: Int) throws -> PixelBuffer {
