@@ -61,6 +61,41 @@ struct ProgressiveLoadingTests {
         }
     }
 
+    @Test("a progressive JPEG XL shows partial images as its bytes trickle in, then the whole image",
+          .enabled(if: JXLCoder().canEncode(.jxl), "libjxl is not installed: run scripts/bootstrap"))
+    func progressiveJPEGXL() async throws {
+        var bytes = [UInt8](repeating: 255, count: 1024 * 768 * 4)
+        for y in 0..<768 {
+            for x in 0..<1024 {
+                let o = (y * 1024 + x) * 4
+                bytes[o] = UInt8(x / 4)
+                bytes[o + 1] = UInt8(max(0, min(255, 128 + 100 * sin(Double(x) / 7) * cos(Double(y) / 11))))
+                bytes[o + 2] = UInt8(y / 3)
+            }
+        }
+        var options = EncodeOptions(quality: 0.9)
+        options.progressive = true
+        let jxl = try ImageCoderRegistry.shared.encode(Image(buffer: try PixelBuffer(width: 1024, height: 768, format: .rgba8, bytes: bytes)),
+                                                       as: .jxl, options: options)
+        try await withServer { server in
+            server.register("p.jxl", data: jxl, contentType: "image/jxl")
+            let manager = ImageManager()
+            var partials: [Image] = []
+            var final: ImageLoadResult?
+            let url = server.url("/slow/p.jxl?chunk=\(jxl.count / 12 + 1)&delay=40")
+            for try await event in manager.imageEvents(with: ImageRequest(url: url, options: .progressive)) {
+                switch event {
+                case .partialImage(let image): #expect(final == nil); partials.append(image)
+                case .completed(let r): final = r
+                case .progress: break
+                }
+            }
+            #expect(!partials.isEmpty, "no partial image while the JPEG XL arrived")
+            #expect(partials.allSatisfy { $0.pixelSize == PixelSize(width: 1024, height: 768) })
+            #expect(final?.image == (try ImageCoderRegistry.shared.decode(jxl)))
+        }
+    }
+
     @Test("a progressive and a plain load of one URL share the download; only the progressive one sees partial images")
     func mixedCallersShareTheDownload() async throws {
         try await withServer { server in
