@@ -49,14 +49,17 @@ struct ConvertCommand: ParsableCommand {
     @Flag(help: "Keep pixel values and the embedded ICC profile instead of converting to sRGB.")
     var noColorManagement = false
 
-    @Option(help: "Frame of an animation (composited) or page of a multi-page TIFF (at its own size) to convert, 0-based.")
+    @Option(help: "Frame of an animation (composited), or page of a multi-page TIFF or a PDF (at its own size), to convert, 0-based.")
     var frame: Int?
 
     @Flag(help: "Write only the first frame of an animation (same as --frame 0).")
     var firstFrame = false
 
-    @Option(help: "Make a thumbnail whose longest side is at most N pixels (shrink-on-load, then Lanczos3; never upscales).")
+    @Option(help: "Make a thumbnail whose longest side is at most N pixels (shrink-on-load, then Lanczos3; never upscales a raster; SVG and PDF are drawn at that size).")
     var thumbnail: Int?
+
+    @Option(help: "Render SVG or PDF at this resolution in dots per inch (default: SVG's own size, 96 dpi; PDF's points, 72 dpi).")
+    var dpi: Double?
 
     @Option(help: "Scale down so the decoded pixels fit in BYTES (SDWebImage's scale-down; 60 MB is its default).")
     var scaleDownLimit: Int?
@@ -88,12 +91,14 @@ struct ConvertCommand: ParsableCommand {
         if let thumbnail, thumbnail < 1 { throw ValidationError("--thumbnail must be at least 1") }
         if let scaleDownLimit, scaleDownLimit < 4 { throw ValidationError("--scale-down-limit must be at least 4 bytes") }
         if let effort, !(1...9).contains(effort) { throw ValidationError("--effort must be between 1 and 9") }
+        if let dpi, !(dpi > 0 && dpi <= 10_000) { throw ValidationError("--dpi must be more than 0 and at most 10000") }
     }
 
     func run() throws {
         do {
             let target = try outputFormat()
             var decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
+            decodeOptions.renderDPI = dpi
             let chosenFrame = frame ?? (firstFrame ? 0 : nil)
             var options = EncodeOptions(quality: Double(quality) / 100, lossless: lossless,
                                         orientation: noOrientation ? .writeEXIF : .bake)
@@ -127,7 +132,9 @@ struct ConvertCommand: ParsableCommand {
                 // One frame or page is decoded alone: a TIFF page at its own size, an animation's
                 // frame composited from frames decoded on demand.
                 if let chosenFrame {
-                    if let info, chosenFrame >= info.frameCount { throw Self.outOfRange(chosenFrame, info.frameCount) }
+                    if let info, chosenFrame >= max(info.frameCount, info.pageCount) {
+                        throw Self.outOfRange(chosenFrame, max(info.frameCount, info.pageCount))
+                    }
                     decodeOptions.page = chosenFrame
                 }
                 image = try ImageCoderRegistry.shared.decode(data, options: decodeOptions)
@@ -167,7 +174,7 @@ struct ConvertCommand: ParsableCommand {
     }
 
     private static func outOfRange(_ frame: Int, _ count: Int) -> ImageCodingError {
-        .invalidArgument("--frame \(frame) is out of range: the image has \(count) frame(s)")
+        .invalidArgument("--frame \(frame) is out of range: the image has \(count) frame(s) or page(s)")
     }
 
     /// Whether the options resample or composite (a resize, an angle that is not a quarter turn,

@@ -44,7 +44,7 @@ struct InfoCommand: ParsableCommand {
         format:        \(report.format) (\(report.mimeType))
         size:          \(info.width)x\(info.height) (stored), \(info.orientation.orientedSize(info.pixelSize)) (displayed)
         orientation:   \(report.orientation)
-        frames:        \(info.frameCount)
+        frames:        \(info.frameCount)\(info.format == .pdf || info.pageCount > 1 ? "\npages:         \(info.pageCount)" : "")
         loop count:    \(info.loopCount == 0 ? "forever" : String(info.loopCount))
         durations (s): \(durations)
         alpha:         \(info.hasAlpha ? "yes" : "no")

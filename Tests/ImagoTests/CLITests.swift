@@ -5,7 +5,7 @@ import Testing
 
 @Suite("imago info and convert")
 struct CLITests {
-    static let jsonKeys: Set<String> = ["format", "mimeType", "width", "height", "orientation", "frameCount", "loopCount",
+    static let jsonKeys: Set<String> = ["format", "mimeType", "width", "height", "orientation", "frameCount", "pageCount", "loopCount",
                                         "durations", "hasAlpha", "bitDepth", "hasICCProfile", "progressive"]
 
     func writeFixture(_ format: ImageFormat, alpha: Bool, orientation: ImageOrientation = .up, in dir: URL) throws -> URL {

@@ -204,4 +204,47 @@ int imago_jxl_available(void);
 /* Whether libavif (libavif15) could be loaded; the first call loads it. */
 int imago_avif_available(void);
 
+/* --- SVG (librsvg) and PDF (poppler-glib), drawn with cairo, loaded on first use (vector_glue.c) --- */
+
+/* Whether librsvg (librsvg2-2) / poppler-glib (libpoppler-glib8) and cairo could be loaded. */
+int imago_svg_available(void);
+int imago_pdf_available(void);
+
+enum { IMAGO_RENDER_OK = 0, IMAGO_RENDER_FAILED = 1, IMAGO_RENDER_TIMED_OUT = 2 };
+
+/* One of an SVG's width and height attributes: a CSS length in librsvg's units
+   (0 percent, 1 px, 2 em, 3 ex, 4 in, 5 cm, 6 mm, 7 pt, 8 pc). */
+typedef struct {
+    int present;
+    double length;
+    int unit;
+} imago_svg_dimension;
+
+typedef struct imago_svg imago_svg;
+/* Parses a document with no base location, so nothing outside it loads (only data: URLs).
+   NULL on failure, with librsvg's message in err. */
+imago_svg *imago_svg_open(const uint8_t *data, size_t length, char *err, size_t err_length);
+void imago_svg_dimensions(imago_svg *svg, imago_svg_dimension *width, imago_svg_dimension *height,
+                          int *has_view_box, double *view_box_width, double *view_box_height);
+/* Width and height in pixels at 96 dpi when both are absolute lengths; 0 otherwise. */
+int imago_svg_size_in_pixels(imago_svg *svg, double *width, double *height);
+/* Draws the whole document fitted to a viewport_width x viewport_height viewport, scaled by
+   scale_x, scale_y, into width x height premultiplied ARGB32 pixels (cleared by the caller),
+   stopping at the first drawing operation past max_seconds. */
+int imago_svg_render(imago_svg *svg, uint8_t *pixels, int width, int height, int stride, double viewport_width,
+                     double viewport_height, double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
+void imago_svg_close(imago_svg *svg);
+
+typedef struct imago_pdf imago_pdf;
+/* Opens a document, copying the bytes. An encrypted document opens only with an empty user
+   password; otherwise NULL with *needs_password set. */
+imago_pdf *imago_pdf_open(const uint8_t *data, size_t length, int *needs_password, char *err, size_t err_length);
+int imago_pdf_page_count(imago_pdf *pdf);
+/* A page's size in points with its /Rotate applied; 0 when the page cannot be read. */
+int imago_pdf_page_size(imago_pdf *pdf, int index, double *width, double *height);
+/* Draws page `index` on white at the given scale (pixels per point) into premultiplied ARGB32. */
+int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int height, int stride,
+                     double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
+void imago_pdf_close(imago_pdf *pdf);
+
 #endif

@@ -36,6 +36,12 @@ public struct DecodeOptions: Sendable, Hashable {
     /// size). Through ``ImageCoderRegistry/decode(_:options:)``, a page past the last is an
     /// `ImageCodingError.invalidArgument(_:)`.
     public var page: Int?
+    /// The resolution a vector format (SVG, PDF) is rendered at when no
+    /// ``thumbnailPixelSize`` is asked for. Default `nil`: the intrinsic size, which is SVG's
+    /// CSS pixels (96 dpi) and PDF's points (72 dpi). With a ``thumbnailPixelSize`` the vector
+    /// is drawn at that size instead, larger than its intrinsic size if asked, never as a
+    /// scaled raster. Raster formats ignore it.
+    public var renderDPI: Double?
 
     /// Creates options; every parameter defaults as documented on its property.
     public init(pixelFormat: PixelFormat = .argb32Premultiplied, scale: Double = 1, firstFrameOnly: Bool = false,

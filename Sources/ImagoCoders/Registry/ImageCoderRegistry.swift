@@ -42,10 +42,11 @@ public final class ImageCoderRegistry: Sendable {
     /// HEIC/HEIF (libheif, with the codecs it has at run time), AVIF (libavif with dav1d and aom,
     /// loaded on first use), TIFF (libtiff), BMP and
     /// ICO/CUR and ICNS (written here), JPEG 2000 (openjpeg, decoding), JPEG XL (libjxl, loaded
-    /// on first use).
+    /// on first use), and SVG (librsvg) and PDF (poppler-glib), rendered with cairo and loaded
+    /// on first use (decoding).
     public static func makeDefault() -> ImageCoderRegistry {
         // Later entries are asked first: AVIF goes to libavif before libheif.
-        ImageCoderRegistry(decoders: [JXLCoder(), ICNSCoder(), JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(),
+        ImageCoderRegistry(decoders: [PDFCoder(), SVGCoder(), JXLCoder(), ICNSCoder(), JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(),
                                WebPCoder(), PNGCoder(), JPEGCoder()],
                     encoders: [JXLCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
     }

@@ -2,7 +2,9 @@
 ///
 /// The defaults accept every real photo and animation while refusing decompression
 /// bombs: 100 megapixels per decoded frame, 10 000 frames, 1 000 megapixels over all frames,
-/// 256 MiB of input. Set a field to `Int.max` to lift that bound.
+/// 256 MiB of input. Vector documents (SVG, PDF) are bounded too: 10 000 pages, 1 000 000
+/// elements, nesting 1 000 deep, 20 seconds of rendering. Set a field to `Int.max` (or the
+/// render time to `.infinity`) to lift that bound.
 ///
 /// ``maxPixels`` bounds what is allocated. A decoder that shrinks while it decodes (JPEG's DCT
 /// scaling, WebP's scaled decoding, PNG rows streamed into a resampler) checks it against the
@@ -24,6 +26,14 @@ public struct DecodingLimits: Sendable, Hashable {
         case maxBytes
         /// Bytes of one pixel buffer (a memory-arithmetic bound, not configurable).
         case bytes
+        /// Pages in a document (PDF).
+        case maxPages
+        /// Elements in a vector document (SVG), counted with entities expanded.
+        case maxElements
+        /// How deeply a vector document's elements nest (SVG).
+        case maxNestingDepth
+        /// Milliseconds a vector render may run (SVG, PDF).
+        case maxRenderTime
 
         var noun: String {
             switch self {
@@ -33,6 +43,10 @@ public struct DecodingLimits: Sendable, Hashable {
             case .maxTotalFramePixels: "pixel count over all frames"
             case .maxBytes: "input size in bytes"
             case .bytes: "pixel buffer size in bytes"
+            case .maxPages: "page count"
+            case .maxElements: "element count"
+            case .maxNestingDepth: "element nesting depth"
+            case .maxRenderTime: "render time in milliseconds"
             }
         }
     }
@@ -49,23 +63,40 @@ public struct DecodingLimits: Sendable, Hashable {
     public var maxTotalFramePixels: Int
     /// Most bytes of encoded input. Default 256 MiB.
     public var maxBytes: Int
+    /// Most pages a document may have (PDF). Default 10 000.
+    public var maxPages: Int
+    /// Most elements a vector document may have, with its XML entities expanded (SVG).
+    /// Default 1 000 000, librsvg's own ceiling.
+    public var maxElements: Int
+    /// Deepest element nesting a vector document may have (SVG). Default 1 000.
+    public var maxNestingDepth: Int
+    /// Most seconds one vector render may take (SVG, PDF). A render that runs past it stops at
+    /// its next drawing operation and fails with `.exceedsLimit(.maxRenderTime, …)`.
+    /// Default 20; `.infinity` lifts it.
+    public var maxRenderSeconds: Double
 
     /// Creates limits; each defaults to the documented default.
     public init(maxPixels: Int = 100_000_000, maxFrames: Int = 10_000,
                 maxTotalFramePixels: Int = 1_000_000_000, maxBytes: Int = 256 << 20,
-                maxSourcePixels: Int = 1_000_000_000) {
+                maxSourcePixels: Int = 1_000_000_000, maxPages: Int = 10_000, maxElements: Int = 1_000_000,
+                maxNestingDepth: Int = 1_000, maxRenderSeconds: Double = 20) {
         self.maxPixels = maxPixels
         self.maxSourcePixels = maxSourcePixels
         self.maxFrames = maxFrames
         self.maxTotalFramePixels = maxTotalFramePixels
         self.maxBytes = maxBytes
+        self.maxPages = maxPages
+        self.maxElements = maxElements
+        self.maxNestingDepth = maxNestingDepth
+        self.maxRenderSeconds = maxRenderSeconds
     }
 
     /// The defaults.
     public static let `default` = DecodingLimits()
     /// No limits beyond memory arithmetic. Use only for trusted input.
     public static let unlimited = DecodingLimits(maxPixels: .max, maxFrames: .max, maxTotalFramePixels: .max, maxBytes: .max,
-                                                   maxSourcePixels: .max)
+                                                   maxSourcePixels: .max, maxPages: .max, maxElements: .max,
+                                                   maxNestingDepth: .max, maxRenderSeconds: .infinity)
 
     /// Checks a frame size from a header.
     ///

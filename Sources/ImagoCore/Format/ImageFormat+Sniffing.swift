@@ -39,6 +39,9 @@ extension ImageFormat {
         if b.hasPrefix([0, 0, 1, 0]), isICO(b) { return .ico }
         if b.hasPrefix([0, 0, 2, 0]), isICO(b) { return .cur }
         if isSVG(b) { return .svg }
+        // PDF readers accept the header anywhere in the first 1024 bytes, after junk.
+        let marker = Array("%PDF-".utf8)
+        if b.count >= marker.count, (0...min(1024, b.count - marker.count)).contains(where: { b.matches(marker, at: $0) }) { return .pdf }
         return nil
     }
 

@@ -102,6 +102,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         default: false
         }
     }
+
+    /// Whether the format is drawn from vectors (SVG, PDF) rather than stored as pixels: it is
+    /// rendered at whatever size is asked for, so a thumbnail of it may be larger than its
+    /// intrinsic size.
+    public var isVector: Bool { self == .svg || self == .pdf }
 }
-
-

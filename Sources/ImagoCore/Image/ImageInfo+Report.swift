@@ -8,6 +8,7 @@ extension ImageInfo {
         public var height: Int
         public var orientation: Int
         public var frameCount: Int
+        public var pageCount: Int
         public var loopCount: Int
         public var durations: [Double]
         public var hasAlpha: Bool
@@ -23,6 +24,7 @@ extension ImageInfo {
             height = info.height
             orientation = info.orientation.rawValue
             frameCount = info.frameCount
+            pageCount = info.pageCount
             loopCount = info.loopCount
             durations = info.durations
             hasAlpha = info.hasAlpha

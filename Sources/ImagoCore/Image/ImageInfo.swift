@@ -24,6 +24,9 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     public var hasICCProfile: Bool
     /// Whether the file is progressive (JPEG) or interlaced (PNG, GIF).
     public var progressive: Bool
+    /// Pages in a document (PDF), each decoded on its own through `DecodeOptions.page`; 1 for
+    /// every other format. Pages are not animation frames: ``frameCount`` stays 1.
+    public var pageCount: Int
     /// Whether the pixels are stored as gray (a gray JPEG, a gray or gray+alpha PNG). `false`
     /// when the format's header does not say, or for colour.
     public var isGrayscale: Bool
@@ -31,7 +34,8 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     /// Creates a header record; the optional fields default to a still, opaque, 8-bit sRGB image.
     public init(format: ImageFormat, width: Int, height: Int, orientation: ImageOrientation = .up,
                 frameCount: Int = 1, loopCount: Int = 1, durations: [Double] = [0], hasAlpha: Bool = false,
-                bitDepth: Int = 8, hasICCProfile: Bool = false, progressive: Bool = false, isGrayscale: Bool = false) {
+                bitDepth: Int = 8, hasICCProfile: Bool = false, progressive: Bool = false, isGrayscale: Bool = false,
+                pageCount: Int = 1) {
         self.format = format
         self.width = width
         self.height = height
@@ -44,6 +48,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         self.hasICCProfile = hasICCProfile
         self.progressive = progressive
         self.isGrayscale = isGrayscale
+        self.pageCount = pageCount
     }
 
     /// The stored size.

@@ -11,17 +11,21 @@ public import ImagoCoders
 /// The decoder shrinks while loading where the format allows (JPEG DCT scaling, WebP scaled
 /// decoding), so a thumbnail of a 24-megapixel JPEG never holds the full-size bitmap, and a PNG
 /// streams its rows through a ``StreamingResampler`` without ever holding it either; the rest
-/// of the reduction is a ``Resampler`` pass; finally the EXIF orientation is applied.
+/// of the reduction is a ``Resampler`` pass; finally the EXIF orientation is applied. A vector
+/// (SVG, PDF) is rendered at the thumbnail's size, which may be larger than its intrinsic size.
 public enum Thumbnailer {
     /// The size of a thumbnail of `source` (as displayed) within `box`.
     ///
     /// With `preserveAspectRatio` (default) the result fits inside `box`; without, it is `box`
-    /// itself. Never larger than the source in either dimension, never smaller than 1×1.
-    public static func targetSize(for source: PixelSize, within box: PixelSize, preserveAspectRatio: Bool = true) -> PixelSize {
+    /// itself. Never larger than the source in either dimension, unless `enlarges` (a vector
+    /// source, drawn at any size); never smaller than 1×1.
+    public static func targetSize(for source: PixelSize, within box: PixelSize, preserveAspectRatio: Bool = true,
+                                  enlarges: Bool = false) -> PixelSize {
         guard preserveAspectRatio else {
+            if enlarges { return PixelSize(width: max(1, box.width), height: max(1, box.height)) }
             return PixelSize(width: max(1, min(box.width, source.width)), height: max(1, min(box.height, source.height)))
         }
-        let f = min(Double(box.width) / Double(source.width), Double(box.height) / Double(source.height), 1)
+        let f = min(Double(box.width) / Double(source.width), Double(box.height) / Double(source.height), enlarges ? .infinity : 1)
         return PixelSize(width: max(1, Int((Double(source.width) * f).rounded())),
                          height: max(1, Int((Double(source.height) * f).rounded())))
     }
@@ -75,7 +79,9 @@ public enum Thumbnailer {
         let info = try coders.info(of: data)
         // The box is in display orientation; the decoder works on stored pixels.
         let storedBox = info.orientation.swapsDimensions ? PixelSize(width: box.height, height: box.width) : box
-        let target = targetSize(for: info.pixelSize, within: storedBox, preserveAspectRatio: preserveAspectRatio)
+        // A vector (SVG, PDF) is drawn at the thumbnail's size, larger than its intrinsic size if asked.
+        let target = targetSize(for: info.pixelSize, within: storedBox, preserveAspectRatio: preserveAspectRatio,
+                                enlarges: info.format.isVector)
         if quality == .lanczos3, info.frameCount == 1, target != info.pixelSize,
            let image = try StreamedDecoding.decode(data, format: info.format, to: target, options: options, coders: coders) {
             return image.applyingOrientation()

@@ -1,0 +1,124 @@
+import CImagoGlue
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import ImagoCore
+
+/// PDF through poppler-glib (Debian's `libpoppler-glib8`), drawn with cairo, loaded on first use.
+///
+/// A document's pages are pages, not animation frames: ``ImageInfo/pageCount`` counts them and
+/// ``DecodeOptions/page`` picks one (default the first); each decodes as a still. A page is
+/// rendered as a vector at the size asked for, as SDWebImagePDFCoder does: with
+/// ``DecodeOptions/thumbnailPixelSize`` at the thumbnail's size, otherwise at
+/// ``DecodeOptions/renderDPI`` (default 72, one pixel per point). `/Rotate` is honoured, so a
+/// page turned a quarter comes out with its width and height swapped, as pdftoppm draws it.
+/// Pages are drawn on white paper and are opaque.
+///
+/// A document encrypted with an empty user password opens as any other; one that needs a
+/// password is refused. The page count is bounded by ``DecodingLimits/maxPages``, the rendered
+/// size by ``DecodingLimits/maxPixels`` before allocating, and a render stops once it passes
+/// ``DecodingLimits/maxRenderSeconds``.
+public struct PDFCoder: ImageDecoding, PageDecoding {
+    /// Creates the coder. poppler itself is loaded only when a PDF is first met.
+    public init() {}
+
+    /// Whether the format is PDF and poppler-glib and cairo can be loaded.
+    public func canDecode(_ format: ImageFormat) -> Bool {
+        format == .pdf && imago_pdf_available() != 0
+    }
+
+    /// The first page's size in pixels at 72 dpi (points rounded up, as pdftoppm sizes a page;
+    /// `/Rotate` applied) and the page count.
+    ///
+    /// - Throws: as ``decode(_:options:)`` before rendering.
+    public func info(of data: Data) throws -> ImageInfo {
+        let document = try Document(data, limits: .default)
+        let size = try document.pageSize(0)
+        return ImageInfo(format: .pdf, width: VectorRender.covering(size.width), height: VectorRender.covering(size.height),
+                         pageCount: document.pageCount)
+    }
+
+    /// Renders page ``DecodeOptions/page`` (default 0) into ``DecodeOptions/pixelFormat``.
+    ///
+    /// - Throws: `.unsupportedFeature` without poppler or for a document that needs a
+    ///   password; `.invalidArgument` for a page out of range; `.exceedsLimit` for input bytes,
+    ///   pages, the rendered pixel count or the render time; `.corrupt(.pdf, …)` with poppler's
+    ///   reason for a document or page that cannot be read.
+    public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+        let document = try Document(data, limits: options.limits)
+        let index = options.page ?? 0
+        guard index >= 0, index < document.pageCount else {
+            throw ImageCodingError.invalidArgument("page \(index) is out of range: the document has \(document.pageCount) page(s)")
+        }
+        let points = try document.pageSize(index)
+        let size = VectorRender.size(natural: points, naturalDPI: 72, roundsUp: true, options: options)
+        try options.limits.check(width: size.width, height: size.height, format: .pdf)
+        let buffer = try document.render(index, size: size, scaleX: Double(size.width) / points.width,
+                                         scaleY: Double(size.height) / points.height, limits: options.limits)
+        return Image(buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: .pdf,
+                     metadata: ImageMetadata(), hasAlpha: false)
+    }
+
+    /// An open document.
+    final class Document {
+        private let handle: OpaquePointer
+        let pageCount: Int
+
+        init(_ data: Data, limits: DecodingLimits) throws {
+            guard imago_pdf_available() != 0 else {
+                throw ImageCodingError.unsupportedFeature(.pdf, "poppler-glib (libpoppler-glib8) is not installed")
+            }
+            try limits.check(inputBytes: data.count)
+            var message = [CChar](repeating: 0, count: 512)
+            var needsPassword: Int32 = 0
+            let opened = data.withUnsafeBytes { raw in
+                imago_pdf_open(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &needsPassword, &message, message.count)
+            }
+            guard let opened else {
+                if needsPassword != 0 {
+                    throw ImageCodingError.unsupportedFeature(.pdf, "the document is encrypted and needs a password")
+                }
+                throw ImageCodingError.corrupt(.pdf, glueMessage(message))
+            }
+            handle = opened
+            pageCount = Int(imago_pdf_page_count(opened))
+            guard pageCount > 0 else { throw ImageCodingError.corrupt(.pdf, "the document has no pages") }
+            if pageCount > limits.maxPages {
+                throw ImageCodingError.exceedsLimit(.maxPages, found: pageCount, limit: limits.maxPages)
+            }
+        }
+
+        deinit { imago_pdf_close(handle) }
+
+        /// Page `index`'s size in points, rotation applied.
+        func pageSize(_ index: Int) throws -> (width: Double, height: Double) {
+            var w = 0.0, h = 0.0
+            guard let i = Int32(exactly: index), imago_pdf_page_size(handle, i, &w, &h) != 0 else {
+                throw ImageCodingError.corrupt(.pdf, "page \(index) cannot be read")
+            }
+            guard w.isFinite, h.isFinite, w > 0, h > 0 else {
+                throw ImageCodingError.corrupt(.pdf, "page \(index) has an empty size \(w)x\(h)")
+            }
+            return (w, h)
+        }
+
+        /// Draws page `index` at `size`.
+        func render(_ index: Int, size: PixelSize, scaleX: Double, scaleY: Double, limits: DecodingLimits) throws -> PixelBuffer {
+            var buffer = try PixelBuffer(uninitializedWidth: size.width, height: size.height, format: .argb32Premultiplied) { _ in }
+            guard let w = Int32(exactly: size.width), let h = Int32(exactly: size.height),
+                  let s = Int32(exactly: buffer.bytesPerRow), let i = Int32(exactly: index) else {
+                throw ImageCodingError.exceedsLimit(.bytes, found: Int.max, limit: PixelBuffer.maxByteCount)
+            }
+            var message = [CChar](repeating: 0, count: 512)
+            let started = ContinuousClock.now
+            let result = buffer.withUnsafeMutableBytes { raw in
+                imago_pdf_render(handle, i, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, scaleX, scaleY,
+                                 limits.maxRenderSeconds, &message, message.count)
+            }
+            try VectorRender.check(Int(result), started: started, limits: limits, format: .pdf, message: glueMessage(message))
+            return buffer
+        }
+    }
+}

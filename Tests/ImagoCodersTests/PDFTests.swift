@@ -1,0 +1,236 @@
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoTestSupport
+import Testing
+
+/// PDF through poppler-glib: pages, sizes and /Rotate as pdfinfo reports them, encryption,
+/// limits, and pixels against pdftoppm.
+@Suite("PDF", .enabled(if: PDFCoder().canDecode(.pdf), "poppler-glib is not installed (scripts/bootstrap installs it)"))
+struct PDFTests {
+    static let coder = PDFCoder()
+
+    /// A one-page PDF made here: a `width`×`height` pt page with a red square in its lower left.
+    static func pdf(width: Int = 200, height: Int = 100, rotate: Int = 0, pages: Int = 1) -> Data {
+        var objects = ["<< /Type /Catalog /Pages 2 0 R >>"]
+        let kids = (0..<pages).map { "\(4 + $0 * 2) 0 R" }.joined(separator: " ")
+        objects.append("<< /Type /Pages /Kids [\(kids)] /Count \(pages) >>")
+        let content = "1 0 0 rg 0 0 50 50 re f"
+        objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
+        for _ in 0..<pages {
+            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Rotate \(rotate) /Contents 3 0 R >>")
+            objects.append("<< >>")
+        }
+        var out = "%PDF-1.4\n"
+        var offsets: [Int] = []
+        for (i, body) in objects.enumerated() {
+            offsets.append(out.utf8.count)
+            out += "\(i + 1) 0 obj\n\(body)\nendobj\n"
+        }
+        let xref = out.utf8.count
+        out += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for o in offsets { out += String(repeating: "0", count: 10 - String(o).count) + "\(o) 00000 n \n" }
+        out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        return Data(out.utf8)
+    }
+
+    @Test("page count, size in points, DPI and thumbnail size, the page chosen")
+    func sizes() throws {
+        let data = Self.pdf(width: 200, height: 100, pages: 3)
+        let info = try ImageCoderRegistry.shared.info(of: data)
+        #expect(info.format == .pdf && info.pixelSize == PixelSize(width: 200, height: 100))
+        #expect(info.pageCount == 3 && info.frameCount == 1 && !info.hasAlpha)
+        let image = try ImageCoderRegistry.shared.decode(data)
+        let buffer = image.frames[0].buffer
+        #expect(buffer.size == PixelSize(width: 200, height: 100) && image.frameCount == 1)
+        // White paper, the red square in the lower left (PDF's y axis points up).
+        #expect(buffer.color(atX: 10, y: 90) == RGBA8(r: 255, g: 0, b: 0))
+        #expect(buffer.color(atX: 150, y: 20) == RGBA8(r: 255, g: 255, b: 255))
+        var options = DecodeOptions()
+        options.renderDPI = 144
+        #expect(try Self.coder.decode(data, options: options).frames[0].buffer.size == PixelSize(width: 400, height: 200))
+        // A thumbnail is drawn at its size, larger than the page if asked.
+        let big = try Self.coder.decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 1000, height: 1000)))
+        #expect(big.frames[0].buffer.size == PixelSize(width: 1000, height: 500))
+        options = DecodeOptions()
+        options.page = 2
+        #expect(try ImageCoderRegistry.shared.decode(data, options: options).frames[0].buffer.size == PixelSize(width: 200, height: 100))
+        options.page = 3
+        #expect(throws: ImageCodingError.invalidArgument("page 3 is out of range: the document has 3 page(s)")) {
+            _ = try ImageCoderRegistry.shared.decode(data, options: options)
+        }
+    }
+
+    @Test("/Rotate turns the page: a quarter turn swaps width and height")
+    func rotation() throws {
+        for (rotate, size) in [(0, PixelSize(width: 200, height: 100)), (90, PixelSize(width: 100, height: 200)),
+                               (180, PixelSize(width: 200, height: 100)), (270, PixelSize(width: 100, height: 200))] {
+            let image = try Self.coder.decode(Self.pdf(rotate: rotate), options: .default)
+            let b = image.frames[0].buffer
+            #expect(b.size == size, "/Rotate \(rotate)")
+            // The red square follows the page's lower-left corner as it turns clockwise.
+            let corner: (Int, Int) = switch rotate {
+            case 90: (10, 10)
+            case 180: (b.width - 10, 10)
+            case 270: (b.width - 10, b.height - 10)
+            default: (10, b.height - 10)
+            }
+            #expect(b.color(atX: corner.0, y: corner.1) == RGBA8(r: 255, g: 0, b: 0), "/Rotate \(rotate)")
+        }
+    }
+
+    @Test("limits: pages, pixels and render time, each a typed error")
+    func limits() throws {
+        var limits = DecodingLimits.default
+        limits.maxPages = 2
+        #expect(throws: ImageCodingError.exceedsLimit(.maxPages, found: 3, limit: 2)) {
+            _ = try Self.coder.decode(Self.pdf(pages: 3), options: DecodeOptions(limits: limits))
+        }
+        limits = .default
+        limits.maxPixels = 10_000
+        #expect(throws: ImageCodingError.exceedsLimit(.maxPixels, found: 20_000, limit: 10_000)) {
+            _ = try Self.coder.decode(Self.pdf(), options: DecodeOptions(limits: limits))
+        }
+        // A page declaring an absurd size is refused before allocating.
+        #expect(throws: ImageCodingError.self) {
+            _ = try Self.coder.decode(Self.pdf(width: 14_400, height: 14_400), options: DecodeOptions(thumbnailPixelSize: nil, limits: .default)
+                                      .withDPI(2000))
+        }
+        limits = .default
+        limits.maxRenderSeconds = 0
+        #expect {
+            _ = try Self.coder.decode(Self.pdf(), options: DecodeOptions(limits: limits))
+        } throws: { error in
+            if case ImageCodingError.exceedsLimit(.maxRenderTime, _, 0) = error { return true }
+            return false
+        }
+    }
+
+    @Test("bad documents get typed errors: empty, truncated, garbage after the header")
+    func badDocuments() throws {
+        let good = Self.pdf()
+        let bad: [Data] = [Data("%PDF-1.4\n".utf8), good.prefix(good.count / 2), Data("%PDF-1.7\n".utf8) + Data(repeating: 0xFF, count: 500)]
+        for data in bad {
+            do {
+                _ = try ImageCoderRegistry.shared.decode(data)
+            } catch is ImageCodingError {
+            } catch {
+                Issue.record("untyped error \(error)")
+            }
+        }
+        #expect(throws: ImageCodingError.self) { _ = try ImageCoderRegistry.shared.decode(Data("%PDF-1.4\n".utf8)) }
+    }
+}
+
+extension DecodeOptions {
+    func withDPI(_ dpi: Double) -> DecodeOptions {
+        var o = self
+        o.renderDPI = dpi
+        return o
+    }
+}
+
+/// pdf.js's test PDFs: what pdfinfo and pdf.js say of each, and poppler's render beside
+/// pdftoppm's.
+@Suite("PDF conformance (pdf.js files)", .enabled(if: Corpus.isAvailable, Corpus.missingReason),
+       .enabled(if: PDFCoder().canDecode(.pdf), "poppler-glib is not installed"))
+struct PDFConformanceTests {
+    /// Pages and sizes in points with /Rotate applied, from the corpus's SOURCES.txt (pdfinfo).
+    static let expected: [String: [(Int, Int)]] = [
+        "Embedded_font.pdf": [(792, 612)], "PDFBOX-4352-0.pdf": [(200, 50)], "alphatrans.pdf": [(596, 842)],
+        "bug900822.pdf": [(595, 842)], "bug_jpx.pdf": [(612, 792)], "cmykjpeg.pdf": [(612, 792)],
+        "empty_protected.pdf": [(612, 792)], "hello_world_rotated.pdf": Array(repeating: (792, 612), count: 5),
+        "issue14415.pdf": [(612, 792)], "issue4684.pdf": [(400, 50)], "issue6019.pdf": [(400, 50)],
+        "issue6069.pdf": [(400, 50)], "issue9972-1.pdf": [(581, 735)], "jpx_smaskindata.pdf": [(140, 40)],
+        "knockout_groups_test.pdf": Array(repeating: (640, 610), count: 3), "radial_gradients.pdf": Array(repeating: (595, 842), count: 5),
+        "simpletype3font.pdf": [(612, 792)], "sizes.pdf": [(612, 792), (649, 323), (792, 612)],
+    ]
+
+    @Test("page counts and sizes as pdfinfo gives them; encrypted files with an empty password open")
+    func pagesAndSizes() throws {
+        for (file, pages) in Self.expected.sorted(by: { $0.key < $1.key }) {
+            let data = try Corpus.data("pdf/" + file)
+            let info = try ImageCoderRegistry.shared.info(of: data)
+            #expect(info.pageCount == pages.count, "\(file)")
+            for (i, size) in pages.enumerated() {
+                var options = DecodeOptions()
+                options.page = i
+                let image = try ImageCoderRegistry.shared.decode(data, options: options)
+                #expect(image.frames[0].buffer.size == PixelSize(width: size.0, height: size.1), "\(file) page \(i)")
+            }
+        }
+    }
+
+    @Test("a password-protected file and invalid files get typed errors")
+    func refusals() throws {
+        #expect(throws: ImageCodingError.unsupportedFeature(.pdf, "the document is encrypted and needs a password")) {
+            _ = try ImageCoderRegistry.shared.decode(try Corpus.data("pdf/issue6010_1.pdf"))
+        }
+        for file in ["REDHAT-1531897-0.pdf", "bug1020226.pdf"] {
+            #expect(throws: ImageCodingError.self, "\(file)") { _ = try ImageCoderRegistry.shared.decode(try Corpus.data("pdf/" + file)) }
+        }
+        // pdf.js loads this one (one page) but cannot get its page: a render or a typed error.
+        do {
+            _ = try ImageCoderRegistry.shared.decode(try Corpus.data("pdf/poppler-67295-0.pdf"))
+        } catch is ImageCodingError {}
+    }
+
+    /// Pages where pdftoppm's Splash rasteriser and poppler's cairo output (what poppler-glib
+    /// draws with, and pdftocairo too) differ, with the PSNR each must still reach and why.
+    static let splashDiffers: [String: (Double, String)] = [
+        "alphatrans.pdf 0": (31, "soft-masked JPEG smoothing: Splash against cairo"),
+        "Embedded_font.pdf 0": (28, "glyph anti-aliasing: Splash's rasteriser against cairo's"),
+        "bug900822.pdf 0": (23, "glyph anti-aliasing: Splash's rasteriser against cairo's"),
+        "issue14415.pdf 0": (25, "image smoothing of the rotated JPEG: Splash against cairo"),
+        "issue6019.pdf 0": (12, "a substituted font laid out a few pixels apart"),
+        "issue6069.pdf 0": (23, "a substituted (non-embedded) Type 1 font rasterised differently"),
+        "issue9972-1.pdf 0": (16, "glyph anti-aliasing and image smoothing: Splash against cairo"),
+        "jpx_smaskindata.pdf 0": (20, "JPEG 2000 image smoothing: Splash against cairo"),
+        "knockout_groups_test.pdf 0": (21, "knockout groups: cairo has no knockout compositing"),
+        "knockout_groups_test.pdf 1": (21, "knockout groups: cairo has no knockout compositing"),
+        "knockout_groups_test.pdf 2": (23, "knockout groups: cairo has no knockout compositing"),
+        "radial_gradients.pdf 0": (27, "radial shading edges and extends: Splash against cairo"),
+        "radial_gradients.pdf 1": (30, "radial shading edges and extends: Splash against cairo"),
+        "radial_gradients.pdf 2": (27, "radial shading edges and extends: Splash against cairo"),
+        "radial_gradients.pdf 3": (14, "radial shading with a focus outside the circle: cairo extends it differently"),
+        "radial_gradients.pdf 4": (25, "radial shading edges and extends: Splash against cairo"),
+        "sizes.pdf 1": (32, "glyph anti-aliasing: Splash's rasteriser against cairo's"),
+    ]
+
+    /// Every page against pdftocairo (poppler's cairo output, the same drawing poppler-glib
+    /// does) at 35 dB, and against pdftoppm (poppler's Splash rasteriser) at 35 dB except
+    /// where ``splashDiffers`` says why not.
+    @Test("every page within 35 dB of pdftocairo and pdftoppm at 72 dpi, Splash's differences listed")
+    func againstPoppler() async throws {
+        let tools = ["pdftocairo", "pdftoppm"].map { URL(fileURLWithPath: "/usr/bin/\($0)") }
+        for tool in tools {
+            try #require(FileManager.default.isExecutableFile(atPath: tool.path), "\(tool.lastPathComponent) is missing (poppler-utils; scripts/bootstrap installs it)")
+        }
+        let dir = try TestFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var compared = 0, atThreshold = 0
+        for (file, pages) in Self.expected.sorted(by: { $0.key < $1.key }) {
+            let data = try Corpus.data("pdf/" + file)
+            for i in pages.indices {
+                var options = DecodeOptions()
+                options.page = i
+                let image = try ImageCoderRegistry.shared.decode(data, options: options)
+                for tool in tools {
+                    let out = dir.appendingPathComponent("\(file)-\(i)-\(tool.lastPathComponent)")
+                    let (status, _, err) = try await Subprocess.run(tool, ["-r", "72", "-f", "\(i + 1)", "-l", "\(i + 1)", "-png", "-singlefile",
+                                                                         Corpus.url("pdf/" + file).path, out.path])
+                    try #require(status == 0, "\(tool.lastPathComponent) \(file): \(err)")
+                    let reference = try ImageCoderRegistry.shared.decode(try Data(contentsOf: out.appendingPathExtension("png")))
+                    #expect(image.frames[0].buffer.size == reference.frames[0].buffer.size, "\(file) page \(i)")
+                    let psnr = PixelMetrics.psnr(image.frames[0].buffer, reference.frames[0].buffer)
+                    let (threshold, why) = tool.lastPathComponent == "pdftoppm" ? Self.splashDiffers["\(file) \(i)"] ?? (35, "") : (35, "")
+                    #expect(psnr >= threshold, "\(file) page \(i) against \(tool.lastPathComponent): \(psnr) dB \(why)")
+                    if tool.lastPathComponent == "pdftoppm", psnr >= 35 { atThreshold += 1 }
+                }
+                compared += 1
+            }
+        }
+        #expect(compared == 30)
+        print("PDF conformance: \(compared) pages; against pdftocairo all at 35 dB or more; against pdftoppm \(atThreshold) at 35 dB or more, \(Self.splashDiffers.count) listed")
+    }
+}
