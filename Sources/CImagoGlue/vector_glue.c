@@ -166,6 +166,7 @@ typedef struct {
     cairo_surface_t *target, *tee;
     cairo_t *cr;
     render_clock clock;
+    const char *failure; /* what could not be set up */
 } render_target;
 
 static __thread render_target *current_render;
@@ -199,7 +200,13 @@ static void observer_key_create(void) {
 
 /* This thread's observer, made on first use and released when the thread ends. */
 static cairo_surface_t *watch(void) {
-    if (thread_observer) return thread_observer;
+    if (thread_observer && cairo.surface_status(thread_observer) == CAIRO_STATUS_SUCCESS) return thread_observer;
+    if (thread_observer) {
+        /* An operation failed on it (its errors are sticky): start afresh. */
+        pthread_setspecific(observer_key, NULL);
+        cairo.surface_destroy(thread_observer);
+        thread_observer = NULL;
+    }
     cairo_surface_t *sink = cairo.image_create(CAIRO_FORMAT_ARGB32, 1, 1);
     cairo_surface_t *observer = cairo.create_observer(sink, 0);
     cairo.surface_destroy(sink); /* the observer holds it */
@@ -234,15 +241,21 @@ static int target_open(render_target *t, uint8_t *pixels, int width, int height,
     } else {
         t->clock.deadline.tv_sec += 1000000;
     }
+    t->failure = "cairo cannot make a surface of this size";
     t->target = cairo.image_for_data(pixels, CAIRO_FORMAT_ARGB32, width, height, stride);
     if (cairo.surface_status(t->target) != CAIRO_STATUS_SUCCESS) return 0;
+    t->failure = "cairo cannot make the render's observer";
     cairo_surface_t *observer = watch();
     if (!observer) return 0;
+    t->failure = "cairo cannot make the render's tee surface";
     t->tee = cairo.tee_create(t->target);
     if (cairo.surface_status(t->tee) != CAIRO_STATUS_SUCCESS) return 0;
     cairo.tee_add(t->tee, observer);
+    if (cairo.surface_status(t->tee) != CAIRO_STATUS_SUCCESS) return 0;
+    t->failure = "cairo cannot make a drawing context";
     t->cr = cairo.create(t->tee);
     if (cairo.status(t->cr) != CAIRO_STATUS_SUCCESS) return 0;
+    t->failure = NULL;
     current_render = t;
     return 1;
 }
@@ -323,8 +336,10 @@ int imago_svg_render(imago_svg *svg, uint8_t *pixels, int width, int height, int
         cairo.scale(t.cr, scale_x, scale_y);
         drew = rsvg.render_document(svg->handle, t.cr, &viewport, &error);
     }
+    const char *failure = t.failure;
     int result = target_close(&t, drew);
-    copy_message(error, result == IMAGO_RENDER_TIMED_OUT ? "the render ran out of time" : "cairo cannot draw", err, err_length);
+    copy_message(error, result == IMAGO_RENDER_TIMED_OUT ? "the render ran out of time" : failure ? failure : "the drawing failed",
+                 err, err_length);
     return result;
 }
 
@@ -406,8 +421,10 @@ int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int 
         drew = 1;
     }
     cairo.g_object_unref(page);
+    const char *failure = t.failure;
     int result = target_close(&t, drew);
-    copy_message(NULL, result == IMAGO_RENDER_TIMED_OUT ? "the render ran out of time" : "cairo cannot draw", err, err_length);
+    copy_message(NULL, result == IMAGO_RENDER_TIMED_OUT ? "the render ran out of time" : failure ? failure : "the drawing failed",
+                 err, err_length);
     return result;
 }
 

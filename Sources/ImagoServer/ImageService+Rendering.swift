@@ -155,7 +155,9 @@ extension ImageService {
                                     maxFrames: animated || options.page != nil ? maxFrames : 1_000_000,
                                     maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
                                     maxBytes: Int.max,
-                                    maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)))
+                                    maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+                                    // A vector render stops within the request's time.
+                                    maxRenderSeconds: min(20, Self.seconds(configuration.requestTimeout)))
         return RenderPlan(format: format, animated: animated, variesByAccept: variesByAccept,
                           autoRotate: options.autoRotate ?? configuration.autoRotate,
                           stripMetadata: options.stripMetadata ?? configuration.stripMetadata,
@@ -168,6 +170,10 @@ extension ImageService {
     }
 
     static func hasAlpha(_ format: ImageFormat) -> Bool { format != .jpeg }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
 
     // MARK: Rendering
 
@@ -187,7 +193,9 @@ extension ImageService {
                                              flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
         var request = ImageRequest(data: source.data, key: "\(source.name)#\(String(digest, radix: 16))", transformers: [transformer],
                                    options: [.transformAnimatedImage, .disableDiskCacheReads, .disableDiskCacheWrites])
-        if !pageAlone, var hint = ServiceGeometry(options: options).decodeHint(sourceWidth: upright.width, sourceHeight: upright.height) {
+        // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
+        if !pageAlone, var hint = ServiceGeometry(options: options).decodeHint(sourceWidth: upright.width, sourceHeight: upright.height,
+                                                                               vector: info.format.isVector) {
             // The hint is in the decoder's (stored) orientation.
             if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {
                 hint = PixelSize(width: hint.height, height: hint.width)

@@ -125,8 +125,9 @@ struct ServiceGeometry {
 
     /// The box to decode at least, for shrink-on-load: the whole source scaled by the largest
     /// factor the resize will use, or `nil` when the result needs the full resolution (or trim
-    /// is asked for, which needs every pixel to find the border).
-    func decodeHint(sourceWidth: Int, sourceHeight: Int) -> PixelSize? {
+    /// is asked for, which needs every pixel to find the border). A `vector` source (SVG, PDF)
+    /// gets a hint for any scale, enlarging too, since it is drawn at the hint's size.
+    func decodeHint(sourceWidth: Int, sourceHeight: Int, vector: Bool = false) -> PixelSize? {
         guard options.trim == nil, sourceWidth > 0, sourceHeight > 0 else { return nil }
         var regionW = sourceWidth, regionH = sourceHeight
         if let c = cropSize(width: sourceWidth, height: sourceHeight, sourceScale: 1) {
@@ -135,7 +136,11 @@ struct ServiceGeometry {
         }
         let r = resize(width: regionW, height: regionH, sourceScale: 1).size
         let scale = max(Double(r.width) / Double(regionW), Double(r.height) / Double(regionH))
-        guard scale < 0.5 else { return nil }   // no decoder reduction below 1/2 would help
+        if vector {
+            guard scale.isFinite, scale > 0, abs(scale - 1) > 1e-9 else { return nil }
+        } else {
+            guard scale < 0.5 else { return nil }   // no decoder reduction below 1/2 would help
+        }
         return PixelSize(width: max(1, Int((Double(sourceWidth) * scale).rounded(.up))),
                          height: max(1, Int((Double(sourceHeight) * scale).rounded(.up))))
     }

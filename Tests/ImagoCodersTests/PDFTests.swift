@@ -233,4 +233,20 @@ struct PDFConformanceTests {
         #expect(compared == 30)
         print("PDF conformance: \(compared) pages; against pdftocairo all at 35 dB or more; against pdftoppm \(atThreshold) at 35 dB or more, \(Self.splashDiffers.count) listed")
     }
+
+    @Test("concurrent renders of text in SVG and PDF equal serial ones (librsvg, poppler, fontconfig and cairo across threads)")
+    func concurrentRenders() async throws {
+        let sources = [try Corpus.data("resvg/tests/text/text/rotate.svg"), try Corpus.data("pdf/Embedded_font.pdf"),
+                       try Corpus.data("pdf/radial_gradients.pdf"), try Corpus.data("resvg/librsvg/gimp-wilber.svg")]
+        let serial = try sources.map { try ImageCoderRegistry.shared.decode($0).frames[0].buffer }
+        try await withThrowingTaskGroup(of: (Int, PixelBuffer).self) { group in
+            for round in 0..<16 {
+                let i = round % sources.count, data = sources[i]
+                group.addTask { (i, try ImageCoderRegistry.shared.decode(data).frames[0].buffer) }
+            }
+            for try await (i, buffer) in group {
+                #expect(buffer == serial[i], "source \(i) rendered differently on another thread")
+            }
+        }
+    }
 }

@@ -1,0 +1,96 @@
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoTestSupport
+import Testing
+
+/// SVG and PDF sources through the service: drawn at the result's size, never a 5xx.
+@Suite("Service: vector sources",
+       .enabled(if: SVGCoder().canDecode(.svg) && PDFCoder().canDecode(.pdf), "librsvg or poppler-glib is not installed"))
+struct ServiceVectorTests {
+    static let icon = Data("""
+        <svg xmlns="http://www.w3.org/2000/svg" width="16" height="8" viewBox="0 0 16 8">
+        <rect width="16" height="8" fill="#00f"/><circle cx="8" cy="4" r="3" fill="#f00"/></svg>
+        """.utf8)
+
+    /// A two-page PDF: 200×100 pt pages, the second turned a quarter.
+    static let pdf: Data = {
+        let content = "1 0 0 rg 0 0 50 50 re f"
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [4 0 R 5 0 R] /Count 2 >>",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 3 0 R >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Rotate 90 /Contents 3 0 R >>",
+        ]
+        var out = "%PDF-1.4\n", offsets: [Int] = []
+        for (i, body) in objects.enumerated() {
+            offsets.append(out.utf8.count)
+            out += "\(i + 1) 0 obj\n\(body)\nendobj\n"
+        }
+        let xref = out.utf8.count
+        out += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for o in offsets { out += String(repeating: "0", count: 10 - String(o).count) + "\(o) 00000 n \n" }
+        out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        return Data(out.utf8)
+    }()
+
+    static func size(_ body: Data) throws -> PixelSize {
+        try ImageCoderRegistry.shared.decode(body).frames[0].buffer.size
+    }
+
+    @Test("an SVG is drawn at the result's size, enlarged crisply when asked, and comes out as PNG")
+    func svgSource() async throws {
+        try await ServiceHarness.with({ _ in }) { h in
+            h.origin.register("icon.svg", data: Self.icon, contentType: "image/svg+xml")
+            let plain = try await h.get(h.plain("", "/img/icon.svg"))
+            #expect(plain.status == 200 && plain["content-type"] == "image/png")
+            #expect(try Self.size(plain.body) == PixelSize(width: 16, height: 8))
+            // Enlarged: drawn at 800x400, so the disc's edge stays about a pixel wide.
+            let big = try await h.get(h.plain("rs:fit:800:800:1", "/img/icon.svg"))
+            #expect(big.status == 200)
+            let image = try ImageCoderRegistry.shared.decode(big.body)
+            let b = image.frames[0].buffer
+            #expect(b.size == PixelSize(width: 800, height: 400))
+            var blended = 0
+            for y in 0..<b.height {
+                for x in 0..<b.width {
+                    guard let c = b.color(atX: x, y: y) else { continue }
+                    if c.r > 40, c.r < 215, c.b > 40, c.b < 215 { blended += 1 }
+                }
+            }
+            // A disc of radius 150 px: a drawn edge has ~1 000 blended pixels; a raster enlarged 50x has tens of thousands.
+            #expect(blended < 4_000, "\(blended) blended pixels")
+            let small = try await h.get(h.plain("w:4", "/img/icon.svg", ext: "webp"))
+            #expect(small.status == 200 && small["content-type"] == "image/webp")
+            #expect(try Self.size(small.body) == PixelSize(width: 4, height: 2))
+            // No SVG encoder: an SVG result is refused, not a 5xx.
+            #expect(try await h.get(h.plain("", "/img/icon.svg", ext: "svg")).status == 422)
+        }
+    }
+
+    @Test("a PDF's first page or a chosen page, as JPEG; hostile vectors get 422")
+    func pdfSourceAndHostileInput() async throws {
+        try await ServiceHarness.with({ _ in }) { h in
+            h.origin.register("doc.pdf", data: Self.pdf, contentType: "application/pdf")
+            let first = try await h.get(h.plain("", "/img/doc.pdf"))
+            #expect(first.status == 200 && first["content-type"] == "image/jpeg")
+            #expect(try Self.size(first.body) == PixelSize(width: 200, height: 100))
+            let scaled = try await h.get(h.plain("rs:fit:400:400:1", "/img/doc.pdf", ext: "png"))
+            #expect(try Self.size(scaled.body) == PixelSize(width: 400, height: 200))
+            let second = try await h.get(h.plain("pg:1", "/img/doc.pdf"))
+            #expect(second.status == 200)
+            #expect(try Self.size(second.body) == PixelSize(width: 100, height: 200))
+            #expect(try await h.get(h.plain("pg:5", "/img/doc.pdf")).status == 422)
+            // An entity bomb, a file reference and a broken PDF: each a 422.
+            var dtd = "<!ENTITY l0 \"<g/>\">"
+            for i in 1...9 { dtd += "<!ENTITY l\(i) \"" + String(repeating: "&l\(i - 1);", count: 10) + "\">" }
+            h.origin.register("bomb.svg", data: Data("<?xml version=\"1.0\"?><!DOCTYPE svg [\(dtd)]><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\">&l9;</svg>".utf8),
+                              contentType: "image/svg+xml")
+            h.origin.register("broken.pdf", data: Self.pdf.prefix(60), contentType: "application/pdf")
+            for path in ["/img/bomb.svg", "/img/broken.pdf"] {
+                let r = try await h.get(h.plain("", path))
+                #expect(r.status == 422, "\(path): \(r.status) \(r.errorFields)")
+            }
+        }
+    }
+}
