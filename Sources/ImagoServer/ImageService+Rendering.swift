@@ -68,12 +68,13 @@ extension ImageService {
         if wantsInfo {
             return try infoResponse(info, source: source, digest: digest, headers: headers)
         }
-        let plan = try plan(for: info, options: options, accept: headers[.accept])
-
+        // Sent untouched: checked before planning, so a format no encoder here writes (SVG) passes too.
         if options.skipProcessing.contains(info.format), options.format == nil || options.format == info.format {
             return imageResponse(Rendered(data: source.data, format: info.format), contentType: info.format.mimeType,
                                  etag: Self.etag(digest, "skp"), source: source, options: options, varies: false, headers: headers)
         }
+        let plan = try plan(for: info, options: options, accept: headers[.accept])
+
         let etag = Self.etag(digest, options.canonicalPath + "|" + plan.recipe)
         if Self.matches(headers[.ifNoneMatch], etag) {
             return notModified(etag: etag, source: source, varies: plan.variesByAccept)

@@ -122,4 +122,28 @@ struct PremultiplyWordTests {
             }
         }
     }
+
+    @Test("converting in place gives what converting to a copy gives, for every pair of formats, strided too")
+    func convertInPlace() throws {
+        var bytes: [UInt8] = []
+        for i in 0..<(7 * 40) { bytes.append(UInt8(truncatingIfNeeded: i &* 37 &+ 11)) }
+        for source in PixelFormat.allCases {
+            // 7x5 with rows padded to 40 bytes (at most 4 bytes x 7 pixels = 28 used).
+            var original = try PixelBuffer(width: 7, height: 5, format: .rgba8, bytesPerRow: 40, bytes: Array(bytes.prefix(200)))
+                .converted(to: source)
+            if source == .argb32Premultiplied { original = original.converted(to: .rgba8).converted(to: source) }
+            for target in PixelFormat.allCases {
+                let copied = original.converted(to: target)
+                var inPlace = original
+                inPlace.convert(to: target)
+                #expect(inPlace == copied, "\(source) -> \(target)")
+                #expect(original.format == source, "the original is untouched")
+            }
+        }
+        // A strided buffer converted in place keeps its pixels.
+        var strided = try PixelBuffer(width: 7, height: 5, format: .rgba8, bytesPerRow: 40, bytes: Array(bytes.prefix(200)))
+        let expected = strided.converted(to: .rgb8)
+        strided.convert(to: .rgb8)
+        #expect(strided == expected && strided.bytesPerRow == 21 && strided.bytes.count == 105)
+    }
 }

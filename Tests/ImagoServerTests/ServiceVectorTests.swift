@@ -63,8 +63,13 @@ struct ServiceVectorTests {
             let small = try await h.get(h.plain("w:4", "/img/icon.svg", ext: "webp"))
             #expect(small.status == 200 && small["content-type"] == "image/webp")
             #expect(try Self.size(small.body) == PixelSize(width: 4, height: 2))
-            // No SVG encoder: an SVG result is refused, not a 5xx.
+            // No SVG encoder: an SVG result is refused, not a 5xx...
             #expect(try await h.get(h.plain("", "/img/icon.svg", ext: "svg")).status == 422)
+            // ...unless skip_processing sends the source untouched.
+            for path in [h.plain("skp:svg", "/img/icon.svg"), h.plain("skp:svg", "/img/icon.svg", ext: "svg")] {
+                let passed = try await h.get(path)
+                #expect(passed.status == 200 && passed["content-type"] == "image/svg+xml" && passed.body == Self.icon)
+            }
         }
     }
 

@@ -55,9 +55,10 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
         let points = try document.pageSize(index)
         let size = VectorRender.size(natural: points, naturalDPI: 72, roundsUp: true, options: options)
         try options.limits.check(width: size.width, height: size.height, format: .pdf)
-        let buffer = try document.render(index, size: size, scaleX: Double(size.width) / points.width,
+        var buffer = try document.render(index, size: size, scaleX: Double(size.width) / points.width,
                                          scaleY: Double(size.height) / points.height, limits: options.limits)
-        return Image(buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: .pdf,
+        buffer.convert(to: options.pixelFormat)
+        return Image(buffer: buffer, orientation: .up, scale: options.scale, format: .pdf,
                      metadata: ImageMetadata(), hasAlpha: false)
     }
 

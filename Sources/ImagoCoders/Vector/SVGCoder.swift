@@ -54,8 +54,9 @@ public struct SVGCoder: ImageDecoding {
         let document = try SVGDocument(data, limits: options.limits)
         let size = VectorRender.size(natural: (document.width, document.height), naturalDPI: 96, options: options)
         try options.limits.check(width: size.width, height: size.height, format: .svg)
-        let buffer = try document.render(size: size, limits: options.limits)
-        return Image(buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: .svg,
+        var buffer = try document.render(size: size, limits: options.limits)
+        buffer.convert(to: options.pixelFormat)
+        return Image(buffer: buffer, orientation: .up, scale: options.scale, format: .svg,
                      metadata: ImageMetadata(), hasAlpha: true)
     }
 }

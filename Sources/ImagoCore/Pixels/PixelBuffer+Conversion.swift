@@ -7,47 +7,79 @@ extension PixelBuffer {
     public func converted(to target: PixelFormat) -> PixelBuffer {
         if target == format { return self }
         let w = width, h = height, srcRow = bytesPerRow, src = format
-        let dstBpp = target.bytesPerPixel, srcBpp = src.bytesPerPixel
-        let total = w * dstBpp * h // cannot overflow: a 4-byte layout of this size already exists
-        let off = PixelFormat.argbOffsets
+        let total = w * target.bytesPerPixel * h // cannot overflow: a 4-byte layout of this size already exists
         let out = [UInt8](unsafeUninitializedCapacity: total) { dst, count in
             bytes.withUnsafeBufferPointer { s in
-                for y in 0..<h {
-                    var si = y * srcRow
-                    var di = y * w * dstBpp
-                    for _ in 0..<w {
-                        // Read straight RGBA.
-                        var r: UInt8, g: UInt8, b: UInt8, a: UInt8
-                        switch src {
-                        case .argb32Premultiplied:
-                            a = s[si + off.a]
-                            r = PixelMath.unpremultiply(s[si + off.r], a)
-                            g = PixelMath.unpremultiply(s[si + off.g], a)
-                            b = PixelMath.unpremultiply(s[si + off.b], a)
-                        case .rgba8: r = s[si]; g = s[si + 1]; b = s[si + 2]; a = s[si + 3]
-                        case .rgb8: r = s[si]; g = s[si + 1]; b = s[si + 2]; a = 255
-                        case .gray8: r = s[si]; g = r; b = r; a = 255
-                        case .grayAlpha8: r = s[si]; g = r; b = r; a = s[si + 1]
-                        }
-                        switch target {
-                        case .argb32Premultiplied:
-                            dst[di + off.r] = PixelMath.premultiply(r, a)
-                            dst[di + off.g] = PixelMath.premultiply(g, a)
-                            dst[di + off.b] = PixelMath.premultiply(b, a)
-                            dst[di + off.a] = a
-                        case .rgba8: dst[di] = r; dst[di + 1] = g; dst[di + 2] = b; dst[di + 3] = a
-                        case .rgb8: dst[di] = r; dst[di + 1] = g; dst[di + 2] = b
-                        case .gray8: dst[di] = Self.luma(r, g, b)
-                        case .grayAlpha8: dst[di] = Self.luma(r, g, b); dst[di + 1] = a
-                        }
-                        si += srcBpp
-                        di += dstBpp
-                    }
-                }
+                guard let sp = s.baseAddress, let dp = dst.baseAddress else { return }
+                Self.convert(UnsafeRawPointer(sp), src, srcRow, to: UnsafeMutableRawPointer(dp), target, width: w, height: h)
             }
             count = total
         }
-        return PixelBuffer(unchecked: w, h, w * dstBpp, target, out)
+        return PixelBuffer(unchecked: w, h, w * target.bytesPerPixel, target, out)
+    }
+
+    /// Converts the buffer to `target` format with tight rows, in its own storage when the target
+    /// has no more bytes per pixel, so a freshly decoded image needs no second full-size buffer;
+    /// otherwise as ``converted(to:)``.
+    public mutating func convert(to target: PixelFormat) {
+        if target == format { return }
+        // Shared storage is copied once by the mutable access, which costs what converting does.
+        guard target.bytesPerPixel <= format.bytesPerPixel else {
+            self = converted(to: target)
+            return
+        }
+        let w = width, h = height, srcRow = bytesPerRow, src = format
+        let total = w * target.bytesPerPixel * h
+        // Take the storage out of `self`, so that it is referenced once and mutated without a copy.
+        var storage = bytes
+        self = PixelBuffer(unchecked: 0, 0, 0, src, [])
+        storage.withUnsafeMutableBufferPointer { p in
+            guard let base = p.baseAddress else { return }
+            // Each pixel is read whole before it is written, at an offset never past the one read.
+            Self.convert(UnsafeRawPointer(base), src, srcRow, to: UnsafeMutableRawPointer(base), target, width: w, height: h)
+        }
+        storage.removeLast(storage.count - total)
+        self = PixelBuffer(unchecked: w, h, w * target.bytesPerPixel, target, storage)
+    }
+
+    /// The conversion loop; `dst` may be `src` when the target has no more bytes per pixel.
+    private static func convert(_ s: UnsafeRawPointer, _ src: PixelFormat, _ srcRow: Int, to dst: UnsafeMutableRawPointer,
+                                _ target: PixelFormat, width w: Int, height h: Int) {
+        let dstBpp = target.bytesPerPixel, srcBpp = src.bytesPerPixel
+        let off = PixelFormat.argbOffsets
+        let s = s.assumingMemoryBound(to: UInt8.self), dst = dst.assumingMemoryBound(to: UInt8.self)
+        for y in 0..<h {
+            var si = y * srcRow
+            var di = y * w * dstBpp
+            for _ in 0..<w {
+                // Read straight RGBA.
+                var r: UInt8, g: UInt8, b: UInt8, a: UInt8
+                switch src {
+                case .argb32Premultiplied:
+                    a = s[si + off.a]
+                    r = PixelMath.unpremultiply(s[si + off.r], a)
+                    g = PixelMath.unpremultiply(s[si + off.g], a)
+                    b = PixelMath.unpremultiply(s[si + off.b], a)
+                case .rgba8: r = s[si]; g = s[si + 1]; b = s[si + 2]; a = s[si + 3]
+                case .rgb8: r = s[si]; g = s[si + 1]; b = s[si + 2]; a = 255
+                case .gray8: r = s[si]; g = r; b = r; a = 255
+                case .grayAlpha8: r = s[si]; g = r; b = r; a = s[si + 1]
+                }
+                switch target {
+                case .argb32Premultiplied:
+                    dst[di + off.r] = PixelMath.premultiply(r, a)
+                    dst[di + off.g] = PixelMath.premultiply(g, a)
+                    dst[di + off.b] = PixelMath.premultiply(b, a)
+                    dst[di + off.a] = a
+                case .rgba8: dst[di] = r; dst[di + 1] = g; dst[di + 2] = b; dst[di + 3] = a
+                case .rgb8: dst[di] = r; dst[di + 1] = g; dst[di + 2] = b
+                case .gray8: dst[di] = Self.luma(r, g, b)
+                case .grayAlpha8: dst[di] = Self.luma(r, g, b); dst[di + 1] = a
+                }
+                si += srcBpp
+                di += dstBpp
+            }
+        }
     }
 
     /// Composites the buffer over an opaque `background` and returns an opaque ``PixelFormat/rgb8`` buffer.
