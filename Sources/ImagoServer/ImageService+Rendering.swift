@@ -41,8 +41,8 @@ struct RenderPlan: Sendable {
 }
 
 extension ImageService {
-    /// Formats whose encoders here write animations.
-    static let animatedFormats: Set<ImageFormat> = [.gif, .webp, .apng, .jxl]
+    /// Formats whose encoders here write animations (AVIF as a libavif image sequence).
+    static let animatedFormats: Set<ImageFormat> = [.gif, .webp, .apng, .jxl, .avif]
 
     /// Answers with the processed image (or `/info`'s JSON) for a loaded source.
     func answer(source: LoadedSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields) async throws -> ServiceResponse {

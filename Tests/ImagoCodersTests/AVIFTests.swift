@@ -67,7 +67,9 @@ struct AVIFTests {
             #expect(info.format == .avif && info.frameCount == ticks.count, "\(name)")
             let expected = ticks.map { FrameTiming.displayedDuration($0 / rate) }
             #expect(zip(info.durations, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(name): \(info.durations) vs \(expected)")
-            #expect(info.loopCount == 0)
+            // The edit list: colors-animated-8bpc has one without the repeat flag (libavif's README:
+            // repetition count 0, so one play); the others repeat over an indefinite duration.
+            #expect(info.loopCount == (name == "colors-animated-8bpc.avif" ? 1 : 0), "\(name)")
 
             let eager = try coders.decode(Data(contentsOf: url), options: DecodeOptions(pixelFormat: .rgba8))
             #expect(eager.frameCount == ticks.count)
@@ -78,6 +80,45 @@ struct AVIFTests {
             let first = try coders.decode(Data(contentsOf: url), options: DecodeOptions(firstFrameOnly: true))
             #expect(first.frameCount == 1)
         }
+    }
+
+    @Test("repetition from the edit list, as libavif 1.x reads it: once, a count, forever, or forever without one",
+          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func repetition() throws {
+        let original = [UInt8](try Corpus.data("libavif/colors-animated-8bpc.avif"))
+        func offset(of type: String, in bytes: [UInt8]) throws -> Int {
+            let t = Array(type.utf8)
+            return try #require((4..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == t }) + 4
+        }
+        // tkhd version 1: duration at body + 28 (8 bytes); elst: flags in body[1...3], segment at body + 8.
+        let tkhd = try offset(of: "tkhd", in: original), elst = try offset(of: "elst", in: original)
+        #expect(original[tkhd] == 1 && original[elst] == 1)
+        func variant(repeats: Bool, trackDuration: UInt64) -> Data {
+            var b = original
+            b[elst + 3] = repeats ? 1 : 0
+            for i in 0..<8 { b[tkhd + 28 + i] = UInt8(truncatingIfNeeded: trackDuration >> (56 - 8 * UInt64(i))) }
+            return Data(b)
+        }
+        // The segment is 5 ticks (the five frames once).
+        let cases: [(Data, Int)] = [
+            (Data(original), 1),
+            (variant(repeats: true, trackDuration: 5), 1),
+            (variant(repeats: true, trackDuration: 15), 3),
+            (variant(repeats: true, trackDuration: 12), 3),         // a partial last repetition counts
+            (variant(repeats: true, trackDuration: .max), 0),       // indefinite: forever
+            (variant(repeats: true, trackDuration: 5 << 40), 0),    // past Int32.max plays: forever
+            (variant(repeats: false, trackDuration: 15), 1),
+        ]
+        for (i, (data, plays)) in cases.enumerated() {
+            #expect(try coders.info(of: data).loopCount == plays, "case \(i)")
+            #expect(try coders.decode(data).loopCount == plays, "case \(i)")
+            #expect(try coders.decode(data, options: DecodeOptions(decodesFramesLazily: true)).loopCount == plays, "case \(i)")
+        }
+        // No edit box at all: unknown, played forever.
+        var noEdits = original
+        let edts = try offset(of: "edts", in: original) - 4
+        noEdits.replaceSubrange(edts..<(edts + 4), with: Array("free".utf8))
+        #expect(try coders.info(of: Data(noEdits)).loopCount == 0)
     }
 
     @Test("clap, irot and imir are applied: the image comes out upright, and info gives the shown size",

@@ -90,7 +90,7 @@ struct ServiceBehaviourTests {
         }
     }
 
-    @Test("animations stay animated (GIF, WebP, APNG out), a still when the format cannot animate")
+    @Test("animations stay animated (GIF, WebP, APNG, AVIF out), a still when the format cannot animate")
     func animation() async throws {
         try await ServiceHarness.with { h in
             h.origin.register("anim.gif", data: try ServerFixtures.animation(frames: 3, width: 80, height: 60))
@@ -103,6 +103,16 @@ struct ServiceBehaviourTests {
                 #expect(r.status == 200 && r["content-type"] == type, "\(file) \(ext ?? "")")
                 let image = try ImageCoderRegistry.shared.decode(r.body)
                 #expect(image.frameCount == frames && image.pixelSize == PixelSize(width: 40, height: 30), "\(file) \(ext ?? ""): \(image.frameCount)")
+            }
+            if AVIFCoder().canEncode(.avif), AVIFCoder().canDecode(.avif) {
+                // An AVIF image sequence out, and back in as an animated source.
+                let r = try await h.get(h.plain("rs:fit:40:40", "/img/anim.gif", ext: "avif"))
+                #expect(r.status == 200 && r["content-type"] == "image/avif")
+                #expect(try ImageCoderRegistry.shared.decode(r.body).frameCount == 3)
+                h.origin.register("anim.avif", data: r.body, contentType: "image/avif")
+                let again = try await h.get(h.plain("", "/img/anim.avif"))
+                #expect(again.status == 200 && again["content-type"] == "image/avif")
+                #expect(try ImageCoderRegistry.shared.decode(again.body).frameCount == 3)
             }
         }
         try await ServiceHarness.with({ $0.maxAnimationPixels = 0.01 }) { h in

@@ -18,8 +18,9 @@ import Synchronization
 /// grids are assembled by libavif. The clean aperture (`clap`), then `irot` and `imir`, are
 /// applied, so the image comes out upright and `.up`, as from ``HEIFCoder``. An ICC profile is
 /// converted to sRGB with lcms2 (kept as metadata with ``DecodeOptions/colorManagement`` off);
-/// the `Exif` item is kept as metadata. libavif 0.11 does not read a sequence's repetition
-/// count, so sequences play forever (`loopCount` 0), as browsers play them.
+/// the `Exif` item is kept as metadata. A sequence's repetition comes from its edit list, read
+/// here as libavif 1.x reads it (``AVIFRepetition``; libavif 0.11 does not): without one it plays
+/// forever (`loopCount` 0), as browsers play it.
 public struct AVIFCoder: ImageDecoding {
     /// Creates the coder. libavif itself is loaded only when an AVIF image is first met.
     public init() {}
@@ -39,16 +40,16 @@ public struct AVIFCoder: ImageDecoding {
         try data.withUnsafeBytes { raw in
             let handle = try AVIFDecoderHandle(data: data, limits: .unlimited, owning: false)
             try handle.parse(raw)
-            return Self.info(handle)
+            return Self.info(handle, plays: handle.frameCount > 1 ? AVIFRepetition.plays(in: data) ?? 0 : 1)
         }
     }
 
-    static func info(_ handle: AVIFDecoderHandle) -> ImageInfo {
+    static func info(_ handle: AVIFDecoderHandle, plays: Int) -> ImageInfo {
         let size = handle.displayedSize
         let count = max(1, handle.frameCount)
         let durations = count > 1 ? (0..<count).map { handle.duration(at: $0) } : [0]
         let image = handle.image?.pointee
-        return ImageInfo(format: .avif, width: size.width, height: size.height, frameCount: count, loopCount: count > 1 ? 0 : 1,
+        return ImageInfo(format: .avif, width: size.width, height: size.height, frameCount: count, loopCount: count > 1 ? plays : 1,
                          durations: durations, hasAlpha: handle.hasAlpha, bitDepth: Int(image?.depth ?? 8),
                          hasICCProfile: (image?.icc.size ?? 0) > 0,
                          isGrayscale: image?.yuvFormat == AVIF_PIXEL_FORMAT_YUV400)
@@ -69,7 +70,7 @@ public struct AVIFCoder: ImageDecoding {
             try handle.parse(nil)
             let size = handle.displayedSize
             try options.limits.check(width: size.width, height: size.height, format: .avif)
-            let animation = try AVIFAnimation(handle: handle, options: options)
+            let animation = try AVIFAnimation(handle: handle, loopCount: AVIFRepetition.plays(in: data) ?? 0, options: options)
             return try animation.image(options: options)
         }
         return try data.withUnsafeBytes { raw in
@@ -98,7 +99,7 @@ extension AVIFDecoderHandle {
 /// frame to the one asked for, and playing in order costs one frame each.
 final class AVIFAnimation: AnimatedImageDecoding {
     let frameCount: Int
-    let loopCount = 0
+    let loopCount: Int
     let canvasSize: PixelSize
     var pixelFormat: PixelFormat { .argb32Premultiplied }
     private let durations: [Double]
@@ -113,7 +114,8 @@ final class AVIFAnimation: AnimatedImageDecoding {
         init(_ decoder: AVIFDecoderHandle) { self.decoder = decoder }
     }
 
-    init(handle: AVIFDecoderHandle, options: DecodeOptions) throws {
+    init(handle: AVIFDecoderHandle, loopCount: Int, options: DecodeOptions) throws {
+        self.loopCount = loopCount
         let count = handle.frameCount
         let size = handle.displayedSize
         try options.limits.check(frameCount: count, framePixels: 0)
