@@ -10,28 +10,10 @@ import Testing
 struct PDFTests {
     static let coder = PDFCoder()
 
-    /// A one-page PDF made here: a `width`×`height` pt page with a red square in its lower left.
+    /// A PDF made here: `pages` pages of `width`×`height` pt turned by `rotate`, each with a red
+    /// square in its lower left.
     static func pdf(width: Int = 200, height: Int = 100, rotate: Int = 0, pages: Int = 1) -> Data {
-        var objects = ["<< /Type /Catalog /Pages 2 0 R >>"]
-        let kids = (0..<pages).map { "\(4 + $0 * 2) 0 R" }.joined(separator: " ")
-        objects.append("<< /Type /Pages /Kids [\(kids)] /Count \(pages) >>")
-        let content = "1 0 0 rg 0 0 50 50 re f"
-        objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
-        for _ in 0..<pages {
-            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Rotate \(rotate) /Contents 3 0 R >>")
-            objects.append("<< >>")
-        }
-        var out = "%PDF-1.4\n"
-        var offsets: [Int] = []
-        for (i, body) in objects.enumerated() {
-            offsets.append(out.utf8.count)
-            out += "\(i + 1) 0 obj\n\(body)\nendobj\n"
-        }
-        let xref = out.utf8.count
-        out += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for o in offsets { out += String(repeating: "0", count: 10 - String(o).count) + "\(o) 00000 n \n" }
-        out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-        return Data(out.utf8)
+        TestPDF.make(pages: Array(repeating: (width, height, rotate), count: pages))
     }
 
     @Test("page count, size in points, DPI and thumbnail size, the page chosen")

@@ -14,25 +14,7 @@ struct ServiceVectorTests {
         """.utf8)
 
     /// A two-page PDF: 200×100 pt pages, the second turned a quarter.
-    static let pdf: Data = {
-        let content = "1 0 0 rg 0 0 50 50 re f"
-        let objects = [
-            "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [4 0 R 5 0 R] /Count 2 >>",
-            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 3 0 R >>",
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Rotate 90 /Contents 3 0 R >>",
-        ]
-        var out = "%PDF-1.4\n", offsets: [Int] = []
-        for (i, body) in objects.enumerated() {
-            offsets.append(out.utf8.count)
-            out += "\(i + 1) 0 obj\n\(body)\nendobj\n"
-        }
-        let xref = out.utf8.count
-        out += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for o in offsets { out += String(repeating: "0", count: 10 - String(o).count) + "\(o) 00000 n \n" }
-        out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-        return Data(out.utf8)
-    }()
+    static let pdf = TestPDF.make(pages: [(200, 100, 0), (200, 100, 90)])
 
     static func size(_ body: Data) throws -> PixelSize {
         try ImageCoderRegistry.shared.decode(body).frames[0].buffer.size
