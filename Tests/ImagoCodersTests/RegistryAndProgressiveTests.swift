@@ -35,9 +35,11 @@ struct RegistryTests {
         let heifEncodable = [ImageFormat.heic, .avif].filter(heif.canEncode)
         // JPEG XL is there when libjxl can be loaded.
         let jxl: [ImageFormat] = JXLCoder().canDecode(.jxl) ? [.jxl] : []
-        #expect(Set(coders.decodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico, .cur, .jp2, .icns] + heifDecodable + jxl))
+        // SVG and PDF when librsvg and poppler-glib can be loaded; neither is ever encoded.
+        let vectors = [ImageFormat.svg].filter(SVGCoder().canDecode) + [ImageFormat.pdf].filter(PDFCoder().canDecode)
+        #expect(Set(coders.decodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico, .cur, .jp2, .icns] + heifDecodable + jxl + vectors))
         #expect(Set(coders.encodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp] + heifEncodable + jxl))
-        #expect(!coders.canDecode(.svg) && !coders.canEncode(.ico) && !coders.canEncode(.heif))
+        #expect(!coders.canEncode(.svg) && !coders.canEncode(.pdf) && !coders.canEncode(.ico) && !coders.canEncode(.heif))
         let empty = ImageCoderRegistry()
         #expect(empty.decodableFormats.isEmpty)
     }
