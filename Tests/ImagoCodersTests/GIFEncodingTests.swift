@@ -108,4 +108,33 @@ struct GIFEncodingTests {
         #expect(lazy.animation != nil)
         #expect(try coders.encode(lazy, as: .gif) == coders.encode(try lazy.decodingAllFrames(), as: .gif))
     }
+
+    @Test("frames with no more colours than a palette keep them exactly, undithered; a colour met later gets its nearest entry")
+    func exactPalettes() throws {
+        // 200 colours over 24 frames (the global palette samples 16 of them), with transparency.
+        func color(_ n: Int) -> RGBA8 { RGBA8(r: UInt8(n * 37 % 256), g: UInt8(n * 91 % 256), b: UInt8(n * 13 % 256)) }
+        let frames = try (0..<24).map { f in
+            try Self.frame(20, 10) { x, y in x == 0 && y == 0 ? RGBA8(r: 0, g: 0, b: 0, a: 0) : color((x + y * 20 + f * 7) % 200) }
+        }
+        let source = try Image(frames: frames, loopCount: 0)
+        let back = try coders.decode(try coders.encode(source, as: .gif))
+        for i in 0..<frames.count {
+            let d = Self.compare(source.frames[i].buffer, back.frames[i].buffer)
+            #expect(d.mean == 0 && d.alphaMismatches == 0, "frame \(i): \(d)")
+        }
+        // A still with a few colours, too.
+        let still = try Image(frames: [frames[3]])
+        #expect(try coders.decode(try coders.encode(still, as: .gif)).frames[0].buffer.converted(to: .rgba8)
+                == still.frames[0].buffer.converted(to: .rgba8))
+        // 40 frames of 16 colours, and frame 37 (never sampled) brings one more, near an existing one:
+        // it is drawn with its nearest entry.
+        let many = try (0..<40).map { f in
+            try Self.frame(8, 8) { x, y in f == 37 && x == 4 && y == 4 ? RGBA8(r: 250, g: 2, b: 2) : color(x + y % 2 * 8) }
+        }
+        let palette = try GIFPalette(quantizing: [GIFCanvasPixels(many[0].buffer)], reservingTransparent: true, animationFrames: true)
+        #expect(palette.colors.count == 17 && palette.transparentIndex == 16)
+        let again = try coders.decode(try coders.encode(try Image(frames: many, loopCount: 0), as: .gif))
+        let d = Self.compare(many[37].buffer, again.frames[37].buffer)
+        #expect(d.mean < 1 && d.alphaMismatches == 0, "\(d)")
+    }
 }

@@ -247,4 +247,9 @@ int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int 
                      double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
 void imago_pdf_close(imago_pdf *pdf);
 
+/* --- OpenMP (libgomp, through libimagequant) --- */
+
+/* Sets the calling thread's OpenMP team size (omp_set_num_threads), when OpenMP is present. */
+void imago_openmp_set_threads(int threads);
+
 #endif

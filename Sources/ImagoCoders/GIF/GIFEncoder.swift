@@ -55,7 +55,7 @@ enum GIFEncoder {
             let f = index == 0 ? first : try frame(index)
             samples.append(GIFCanvasPixels(try checked(f.buffer, index: index, width: width, height: height)))
         }
-        let global = try GIFPalette(quantizing: samples, reservingTransparent: true)
+        let global = try GIFPalette(quantizing: samples, reservingTransparent: true, animationFrames: true)
         samples.removeAll()
         let writer = try GIFStreamWriter(width: width, height: height, globalPalette: global)
         if loopCount != 1 { try writer.putLoopCount(loopCount) }
@@ -76,7 +76,7 @@ enum GIFEncoder {
             if let rect = plan.rect {
                 indexed = try global.remap(pixels, in: rect, checkingFit: true)
                 if indexed.fitsBadly {
-                    palette = try GIFPalette(quantizing: [pixels], in: rect, reservingTransparent: true)
+                    palette = try GIFPalette(quantizing: [pixels], in: rect, reservingTransparent: true, animationFrames: true)
                     indexed = try palette.remap(pixels, in: rect)
                 }
                 planner.keepUnchanged(&indexed, pixels: pixels, transparent: palette.transparentIndex)
