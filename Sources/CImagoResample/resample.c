@@ -1,7 +1,10 @@
 #include "imago_resample.h"
+#include <string.h>
 
 #if defined(__x86_64__) && defined(__clang__) && defined(__linux__)
 #define IMAGO_CLONES __attribute__((target_clones("avx2", "sse4.1", "default")))
+#define IMAGO_X86 1
+#include <immintrin.h>
 #else
 #define IMAGO_CLONES
 #endif
@@ -33,6 +36,129 @@ void imago_lanczos_horizontal(const uint8_t *row, uint8_t *out, const intptr_t *
         o[2] = level(c2);
         o[3] = level(c3);
     }
+}
+
+#ifdef IMAGO_X86
+// Two taps per multiply: pmaddwd takes (pixel k channel c, pixel k+1 channel c) as 16-bit pairs
+// against (w[k], w[k+1]) and sums each pair into 32 bits, the same integers as the scalar loop.
+__attribute__((target("ssse3")))
+static void horizontal_pairs_ssse3(const uint8_t *row, uint8_t *out, const intptr_t *starts, const intptr_t *counts,
+                                   intptr_t stride, intptr_t width, const int32_t *pairs) {
+    // Bytes of pixels 0 and 1 (or 2 and 3) to (p0c, p1c) 16-bit pairs, channel by channel.
+    const __m128i lo = _mm_setr_epi8(0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1);
+    const __m128i hi = _mm_setr_epi8(8, -1, 12, -1, 9, -1, 13, -1, 10, -1, 14, -1, 11, -1, 15, -1);
+    const __m128i half = _mm_set1_epi32(8192);
+    for (intptr_t x = 0; x < width; x++) {
+        const uint8_t *p = row + starts[x] * 4;
+        const int32_t *w = pairs + x * stride;
+        intptr_t n = counts[x], k = 0;
+        __m128i acc = _mm_setzero_si128();
+        for (; k + 3 < n; k += 4) {
+            __m128i px = _mm_loadu_si128((const __m128i *)(p + k * 4));
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_shuffle_epi8(px, lo), _mm_set1_epi32(w[k / 2])));
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_shuffle_epi8(px, hi), _mm_set1_epi32(w[k / 2 + 1])));
+        }
+        if (k + 1 < n) {
+            __m128i px = _mm_loadl_epi64((const __m128i *)(p + k * 4));
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_shuffle_epi8(px, lo), _mm_set1_epi32(w[k / 2])));
+            k += 2;
+        }
+        if (k < n) {   // the last tap alone: its pair's second weight is zero, and only 4 bytes are read
+            int32_t v;
+            memcpy(&v, p + k * 4, 4);
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(_mm_shuffle_epi8(_mm_cvtsi32_si128(v), lo), _mm_set1_epi32(w[k / 2])));
+        }
+        acc = _mm_srai_epi32(_mm_add_epi32(acc, half), 14);
+        acc = _mm_packus_epi16(_mm_packs_epi32(acc, acc), acc);
+        int32_t r = _mm_cvtsi128_si32(acc);
+        memcpy(out + x * 4, &r, 4);
+    }
+}
+
+__attribute__((target("ssse3")))
+static void finish_ssse3(const int32_t *acc, uint8_t *out, intptr_t width, intptr_t alpha) {
+    const __m128i half = _mm_set1_epi32(8192);
+    const __m128i spread = _mm_setr_epi8((char)alpha, (char)alpha, (char)alpha, (char)alpha,
+                                         (char)(alpha + 4), (char)(alpha + 4), (char)(alpha + 4), (char)(alpha + 4),
+                                         (char)(alpha + 8), (char)(alpha + 8), (char)(alpha + 8), (char)(alpha + 8),
+                                         (char)(alpha + 12), (char)(alpha + 12), (char)(alpha + 12), (char)(alpha + 12));
+    intptr_t x = 0;
+    for (; x + 3 < width; x += 4) {
+        const int32_t *a = acc + x * 4;
+        __m128i v0 = _mm_srai_epi32(_mm_add_epi32(_mm_loadu_si128((const __m128i *)a), half), 14);
+        __m128i v1 = _mm_srai_epi32(_mm_add_epi32(_mm_loadu_si128((const __m128i *)(a + 4)), half), 14);
+        __m128i v2 = _mm_srai_epi32(_mm_add_epi32(_mm_loadu_si128((const __m128i *)(a + 8)), half), 14);
+        __m128i v3 = _mm_srai_epi32(_mm_add_epi32(_mm_loadu_si128((const __m128i *)(a + 12)), half), 14);
+        __m128i px = _mm_packus_epi16(_mm_packs_epi32(v0, v1), _mm_packs_epi32(v2, v3));
+        // Every channel at most its pixel's alpha (min(alpha, alpha) keeps alpha itself).
+        px = _mm_min_epu8(px, _mm_shuffle_epi8(px, spread));
+        _mm_storeu_si128((__m128i *)(out + x * 4), px);
+    }
+    for (; x < width; x++) {
+        uint8_t a = level(acc[x * 4 + alpha]);
+        for (int c = 0; c < 4; c++) {
+            uint8_t v = level(acc[x * 4 + c]);
+            out[x * 4 + c] = v < a ? v : a;
+        }
+    }
+}
+#endif
+
+static void horizontal_pairs_scalar(const uint8_t *row, uint8_t *out, const intptr_t *starts, const intptr_t *counts,
+                                    intptr_t stride, intptr_t width, const int32_t *pairs) {
+    for (intptr_t x = 0; x < width; x++) {
+        int32_t c[4] = {0, 0, 0, 0};
+        const uint8_t *p = row + starts[x] * 4;
+        const int32_t *w = pairs + x * stride;
+        for (intptr_t k = 0; k < counts[x]; k++) {
+            uint32_t pair = (uint32_t)w[k / 2];
+            int32_t wk = (int16_t)(k % 2 == 0 ? pair & 0xFFFF : pair >> 16);
+            for (int ch = 0; ch < 4; ch++) c[ch] += (int32_t)p[k * 4 + ch] * wk;
+        }
+        for (int ch = 0; ch < 4; ch++) out[x * 4 + ch] = level(c[ch]);
+    }
+}
+
+static void finish_scalar(const int32_t *acc, uint8_t *out, intptr_t width, intptr_t alpha) {
+    for (intptr_t x = 0; x < width; x++) {
+        uint8_t a = level(acc[x * 4 + alpha]);
+        for (int c = 0; c < 4; c++) {
+            uint8_t v = level(acc[x * 4 + c]);
+            out[x * 4 + c] = v < a ? v : a;
+        }
+    }
+}
+
+#ifdef IMAGO_X86
+static int has_ssse3(void) {
+    static int known = -1;   // a benign race: every thread computes the same answer
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("ssse3") ? 1 : 0;
+    }
+    return known;
+}
+#endif
+
+void imago_lanczos_horizontal_pairs(const uint8_t *row, uint8_t *out, const intptr_t *starts, const intptr_t *counts,
+                                    intptr_t stride, intptr_t width, const int32_t *pairs) {
+#ifdef IMAGO_X86
+    if (has_ssse3()) {
+        horizontal_pairs_ssse3(row, out, starts, counts, stride, width, pairs);
+        return;
+    }
+#endif
+    horizontal_pairs_scalar(row, out, starts, counts, stride, width, pairs);
+}
+
+void imago_lanczos_finish(const int32_t *acc, uint8_t *out, intptr_t width, intptr_t alpha) {
+#ifdef IMAGO_X86
+    if (has_ssse3()) {
+        finish_ssse3(acc, out, width, alpha);
+        return;
+    }
+#endif
+    finish_scalar(acc, out, width, alpha);
 }
 
 IMAGO_CLONES

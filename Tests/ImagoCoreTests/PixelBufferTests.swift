@@ -123,6 +123,42 @@ struct PremultiplyWordTests {
         }
     }
 
+    @Test("RGBA to premultiplied ARGB and back, word by word, match the per-channel formulas for every alpha, strided rows too")
+    func rgbaRoundTrip() throws {
+        // 256 alphas x 8 colours, in rows of 64 pixels padded to 260 bytes.
+        let width = 64, rowBytes = 260
+        var rgba: [UInt8] = []
+        for a in 0...255 {
+            for c in [0, 1, 2, 127, 128, 200, 254, 255] {
+                rgba += [UInt8(c), UInt8(255 - c), UInt8(c / 2), UInt8(a)]
+            }
+        }
+        let height = rgba.count / 4 / width
+        var padded = [UInt8](repeating: 0xEE, count: rowBytes * height)
+        for y in 0..<height { padded.replaceSubrange(y * rowBytes..<(y * rowBytes + width * 4), with: rgba[(y * width * 4)..<((y + 1) * width * 4)]) }
+        let source = try PixelBuffer(width: width, height: height, format: .rgba8, bytesPerRow: rowBytes, bytes: padded)
+        let premultiplied = source.converted(to: .argb32Premultiplied)
+        let off = PixelFormat.argbOffsets
+        for i in 0..<(width * height) {
+            let r = rgba[i * 4], g = rgba[i * 4 + 1], b = rgba[i * 4 + 2], a = rgba[i * 4 + 3]
+            let p = Array(premultiplied.bytes[(i * 4)..<(i * 4 + 4)])
+            #expect(p[off.a] == a && p[off.r] == PixelMath.premultiply(r, a) && p[off.g] == PixelMath.premultiply(g, a)
+                    && p[off.b] == PixelMath.premultiply(b, a), "pixel \(i)")
+        }
+        let back = premultiplied.converted(to: .rgba8)
+        var inPlace = premultiplied
+        inPlace.convert(to: .rgba8)
+        #expect(inPlace == back)
+        for i in 0..<(width * height) {
+            let p = Array(premultiplied.bytes[(i * 4)..<(i * 4 + 4)]), a = p[off.a]
+            #expect(Array(back.bytes[(i * 4)..<(i * 4 + 4)])
+                    == [PixelMath.unpremultiply(p[off.r], a), PixelMath.unpremultiply(p[off.g], a), PixelMath.unpremultiply(p[off.b], a), a],
+                    "pixel \(i)")
+            // Opaque pixels come back exactly.
+            if a == 255 { #expect(Array(back.bytes[(i * 4)..<(i * 4 + 4)]) == Array(rgba[(i * 4)..<(i * 4 + 4)])) }
+        }
+    }
+
     @Test("converting in place gives what converting to a copy gives, for every pair of formats, strided too")
     func convertInPlace() throws {
         var bytes: [UInt8] = []

@@ -13,6 +13,17 @@
 void imago_lanczos_horizontal(const uint8_t *row, uint8_t *out, const intptr_t *starts, const intptr_t *counts,
                               intptr_t taps, intptr_t width, const int32_t *weights);
 
+/// The horizontal pass with the weights as 16-bit pairs (`pairs[x * stride + j]` holds tap 2j in
+/// its low half and tap 2j + 1 in its high half, zero past `counts[x]`): two taps a multiply-add
+/// (SSSE3 `pmaddwd`) where the CPU has it, the same integers as `imago_lanczos_horizontal`.
+/// Reads no byte past pixel `starts[x] + counts[x] - 1`.
+void imago_lanczos_horizontal_pairs(const uint8_t *row, uint8_t *out, const intptr_t *starts, const intptr_t *counts,
+                                    intptr_t stride, intptr_t width, const int32_t *pairs);
+
+/// The end of a vertical-pass row: each of the `width * 4` sums rounded by (v + 8192) >> 14 and
+/// clamped to 0...255, then every channel to at most its pixel's channel `alpha` (0-3).
+void imago_lanczos_finish(const int32_t *acc, uint8_t *out, intptr_t width, intptr_t alpha);
+
 /// `acc[i] += row[i] * weight` for `n` channels: one tap of the vertical pass.
 void imago_lanczos_accumulate(int32_t *acc, const uint8_t *row, intptr_t n, int32_t weight);
 

@@ -45,6 +45,17 @@ extension PixelBuffer {
     /// The conversion loop; `dst` may be `src` when the target has no more bytes per pixel.
     private static func convert(_ s: UnsafeRawPointer, _ src: PixelFormat, _ srcRow: Int, to dst: UnsafeMutableRawPointer,
                                 _ target: PixelFormat, width w: Int, height h: Int) {
+        #if _endian(little)
+        // The resampler's round trip, word by word: straight RGBA to premultiplied BGRA and back.
+        if src == .rgba8, target == .argb32Premultiplied {
+            for y in 0..<h { premultiplyRGBARow(s + y * srcRow, into: dst + y * w * 4, width: w) }
+            return
+        }
+        if src == .argb32Premultiplied, target == .rgba8 {
+            for y in 0..<h { unpremultiplyARGBRow(s + y * srcRow, into: dst + y * w * 4, width: w) }
+            return
+        }
+        #endif
         let dstBpp = target.bytesPerPixel, srcBpp = src.bytesPerPixel
         let off = PixelFormat.argbOffsets
         let s = s.assumingMemoryBound(to: UInt8.self), dst = dst.assumingMemoryBound(to: UInt8.self)
@@ -127,6 +138,45 @@ extension PixelBuffer {
                 g = ((g &+ (g >> 8)) >> 8) & 0xFF
                 row.storeBytes(of: rb | g << 8 | a << 24, toByteOffset: x * 4, as: UInt32.self)
             }
+        }
+    }
+
+    /// One row of straight RGBA to premultiplied ARGB32 (bytes B, G, R, A), branch-free on whole
+    /// words so that it vectorizes; the rounding is ``PixelMath/premultiply(_:_:)``'s. `dst` may be `src`.
+    @inline(__always)
+    private static func premultiplyRGBARow(_ s: UnsafeRawPointer, into d: UnsafeMutableRawPointer, width: Int) {
+        for x in 0..<width {
+            let px = s.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)   // R, G, B, A from the low byte
+            let a = px >> 24
+            let swapped = (px & 0xFF00_FF00) | (px & 0xFF) << 16 | (px >> 16) & 0xFF
+            var rb = (swapped & 0x00FF_00FF) &* a &+ 0x0080_0080
+            rb = ((rb &+ ((rb >> 8) & 0x00FF_00FF)) >> 8) & 0x00FF_00FF
+            var g = ((swapped >> 8) & 0xFF) &* a &+ 0x80
+            g = ((g &+ (g >> 8)) >> 8) & 0xFF
+            d.storeBytes(of: rb | g << 8 | a << 24, toByteOffset: x * 4, as: UInt32.self)
+        }
+    }
+
+    /// One row of premultiplied ARGB32 to straight RGBA: opaque and clear pixels by swapping
+    /// bytes, the rest through ``PixelMath/unpremultiply(_:_:)``. `dst` may be `src`.
+    @inline(__always)
+    private static func unpremultiplyARGBRow(_ s: UnsafeRawPointer, into d: UnsafeMutableRawPointer, width: Int) {
+        for x in 0..<width {
+            let px = s.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)   // B, G, R, A from the low byte
+            let a = px >> 24
+            let out: UInt32
+            if a == 255 {
+                out = (px & 0xFF00_FF00) | (px & 0xFF) << 16 | (px >> 16) & 0xFF
+            } else if a == 0 {
+                out = 0
+            } else {
+                let a8 = UInt8(truncatingIfNeeded: a)
+                let r = UInt32(PixelMath.unpremultiply(UInt8(truncatingIfNeeded: px >> 16), a8))
+                let g = UInt32(PixelMath.unpremultiply(UInt8(truncatingIfNeeded: px >> 8), a8))
+                let b = UInt32(PixelMath.unpremultiply(UInt8(truncatingIfNeeded: px), a8))
+                out = r | g << 8 | b << 16 | a << 24
+            }
+            d.storeBytes(of: out, toByteOffset: x * 4, as: UInt32.self)
         }
     }
 

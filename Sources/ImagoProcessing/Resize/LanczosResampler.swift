@@ -24,6 +24,11 @@ enum LanczosResampler {
         var counts: [Int]
         var taps: Int
         var values: [Int32]   // counts[i] weights at i * taps
+        /// The weights as 16-bit pairs for the two-taps-a-multiply pass: `pairStride` a output,
+        /// tap 2j in the low half of `pairs[i * pairStride + j]`, tap 2j + 1 in the high half;
+        /// empty when some weight does not fit 16 bits (then the 32-bit loop runs).
+        var pairs: [Int32]
+        var pairStride: Int
 
         init(input: Int, output: Int) {
             let scale = Double(input) / Double(output)
@@ -56,6 +61,20 @@ enum LanczosResampler {
                 if let peak = fixed.indices.max(by: { fixed[$0] < fixed[$1] }) { fixed[peak] += error }
                 for k in 0..<n { values[i * taps + k] = fixed[k] }
             }
+            pairStride = (taps + 1) / 2
+            if values.allSatisfy({ $0 >= Int32(Int16.min) && $0 <= Int32(Int16.max) }) {
+                pairs = [Int32](repeating: 0, count: output * pairStride)
+                for i in 0..<output {
+                    for j in 0..<pairStride {
+                        let k = 2 * j
+                        let low = UInt32(UInt16(truncatingIfNeeded: values[i * taps + k]))
+                        let high = k + 1 < taps ? UInt32(UInt16(truncatingIfNeeded: values[i * taps + k + 1])) : 0
+                        pairs[i * pairStride + j] = Int32(bitPattern: low | high << 16)
+                    }
+                }
+            } else {
+                pairs = []
+            }
         }
 
         /// Weights made recently, by input and output length: every frame of an animation
@@ -84,21 +103,24 @@ enum LanczosResampler {
         }
     }
 
-    @inline(__always)
-    static func clamp(_ v: Int32) -> UInt8 {
-        let r = (v + 8192) >> 14
-        return UInt8(truncatingIfNeeded: min(255, max(0, r)))
-    }
-
     /// Filters one row of `wx.starts.count` output pixels from an input row (premultiplied ARGB32),
-    /// in C (`imago_lanczos_horizontal`), built for the machine's vector units.
+    /// in C: two taps a multiply-add on the 16-bit weight pairs (`imago_lanczos_horizontal_pairs`),
+    /// or the 32-bit loop (`imago_lanczos_horizontal`) when a weight does not fit 16 bits.
+    /// Both give the same bytes.
     @inline(__always)
     static func horizontal(_ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, weights wx: Weights,
                            values w: UnsafeBufferPointer<Int32>) {
         wx.starts.withUnsafeBufferPointer { starts in
             wx.counts.withUnsafeBufferPointer { counts in
-                guard let wb = w.baseAddress, let sb = starts.baseAddress, let cb = counts.baseAddress else { return }
-                imago_lanczos_horizontal(row, out, sb, cb, wx.taps, starts.count, wb)
+                guard let sb = starts.baseAddress, let cb = counts.baseAddress else { return }
+                if !wx.pairs.isEmpty {
+                    wx.pairs.withUnsafeBufferPointer { pairs in
+                        guard let pb = pairs.baseAddress else { return }
+                        imago_lanczos_horizontal_pairs(row, out, sb, cb, wx.pairStride, starts.count, pb)
+                    }
+                } else if let wb = w.baseAddress {
+                    imago_lanczos_horizontal(row, out, sb, cb, wx.taps, starts.count, wb)
+                }
             }
         }
     }
@@ -118,14 +140,14 @@ enum LanczosResampler {
             let r = row(wy.starts[y] + k)
             imago_lanczos_accumulate(acc, r, n, wk)
         }
-        let alpha = PixelFormat.argbOffsets.a
-        for x in 0..<width {
-            let a = clamp(acc[x * 4 + alpha])
-            for c in 0..<4 {
-                let v = clamp(acc[x * 4 + c])
-                out[x * 4 + c] = c == alpha ? a : min(v, a)
-            }
-        }
+        finish(acc, into: out, width: width)
+    }
+
+    /// Rounds and clamps `width` pixels of vertical-pass sums into `out`, every colour at most
+    /// its alpha (Lanczos rings), in C (`imago_lanczos_finish`).
+    @inline(__always)
+    static func finish(_ acc: UnsafePointer<Int32>, into out: UnsafeMutablePointer<UInt8>, width: Int) {
+        imago_lanczos_finish(acc, out, width, PixelFormat.argbOffsets.a)
     }
 
     /// Resizes premultiplied ARGB32 `src` to `size`.

@@ -1,0 +1,76 @@
+import ImagoCore
+@testable import ImagoProcessing
+import Testing
+
+/// The vector kernels of the Lanczos resampler against the plain integer arithmetic they
+/// replace: the same bytes, for every tap count, tail and lobe.
+@Suite("Lanczos kernels")
+struct LanczosKernelTests {
+    /// A reproducible byte stream (xorshift), premultiplied: no colour above its alpha.
+    static func row(pixels: Int, seed: UInt64) -> [UInt8] {
+        var state = seed | 1
+        var bytes = [UInt8](repeating: 0, count: pixels * 4)
+        for p in 0..<pixels {
+            var channel = [UInt8](repeating: 0, count: 4)
+            for c in 0..<4 {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                channel[c] = UInt8(truncatingIfNeeded: state)
+            }
+            // Every fourth pixel opaque, every seventh clear: the edges where lobes overshoot.
+            let a: UInt8 = p % 4 == 0 ? 255 : p % 7 == 0 ? 0 : channel[PixelFormat.argbOffsets.a]
+            for c in 0..<4 {
+                bytes[p * 4 + c] = c == PixelFormat.argbOffsets.a ? a : min(channel[c], a)
+            }
+        }
+        return bytes
+    }
+
+    @Test("the two-taps-a-multiply horizontal pass gives the 32-bit loop's bytes, down and up, odd and even tap counts",
+          arguments: [(320, 200), (320, 199), (4032, 399), (101, 7), (7, 101), (3, 1), (1, 5), (200, 320), (1000, 999), (2, 3)])
+    func horizontal(_ sizes: (Int, Int)) throws {
+        let (input, output) = sizes
+        let weights = LanczosResampler.Weights(input: input, output: output)
+        #expect(!weights.pairs.isEmpty, "Lanczos3 weights fit 16 bits")
+        var wide = weights
+        wide.pairs = []
+        let source = Self.row(pixels: input, seed: UInt64(input * 31 + output))
+        var paired = [UInt8](repeating: 1, count: output * 4), plain = [UInt8](repeating: 2, count: output * 4)
+        source.withUnsafeBufferPointer { src in
+            weights.values.withUnsafeBufferPointer { w in
+                paired.withUnsafeMutableBufferPointer { LanczosResampler.horizontal(src.baseAddress!, into: $0.baseAddress!, weights: weights, values: w) }
+                plain.withUnsafeMutableBufferPointer { LanczosResampler.horizontal(src.baseAddress!, into: $0.baseAddress!, weights: wide, values: w) }
+            }
+        }
+        #expect(paired == plain)
+        // And the plain loop is the formula: sum, round, clamp.
+        for x in [0, output / 2, output - 1] {
+            for c in 0..<4 {
+                var sum: Int32 = 0
+                for k in 0..<weights.counts[x] { sum += Int32(source[(weights.starts[x] + k) * 4 + c]) * weights.values[x * weights.taps + k] }
+                #expect(plain[x * 4 + c] == UInt8(min(255, max(0, (sum + 8192) >> 14))))
+            }
+        }
+    }
+
+    @Test("the vertical pass's finish rounds, clamps and keeps every colour within its alpha, for any width",
+          arguments: [1, 3, 4, 5, 17, 64])
+    func finish(width: Int) {
+        let n = width * 4
+        // Sums around the edges: negative, zero, exactly 255 and past it, rounding ties.
+        let samples: [Int32] = [-40_000, -1, 0, 8191, 8192, 16_384 * 255, 16_384 * 255 + 8191, 16_384 * 256, 16_384 * 100 + 8192, 16_384 * 3, 5_000_000, 1_234_567]
+        var sums = [Int32](repeating: 0, count: n)
+        for i in 0..<n { sums[i] = samples[(i * 7 + i / 4) % samples.count] }
+        let alpha = PixelFormat.argbOffsets.a
+        var direct = [UInt8](repeating: 0, count: n)
+        sums.withUnsafeBufferPointer { acc in
+            direct.withUnsafeMutableBufferPointer { LanczosResampler.finish(acc.baseAddress!, into: $0.baseAddress!, width: width) }
+        }
+        for x in 0..<width {
+            let level = { (v: Int32) in UInt8(min(255, max(0, (v + 8192) >> 14))) }
+            let a = level(sums[x * 4 + alpha])
+            for c in 0..<4 {
+                #expect(direct[x * 4 + c] == (c == alpha ? a : min(level(sums[x * 4 + c]), a)), "pixel \(x) channel \(c)")
+            }
+        }
+    }
+}
