@@ -104,6 +104,31 @@ package enum DiskFile {
         return complete ? (data, unchanged) : nil
     }
 
+    /// Maps a whole file read-only (`MAP_PRIVATE | MAP_POPULATE`: every page mapped up front
+    /// from the page cache, no copy and no page faults later) and wraps the mapping in `Data`
+    /// that unmaps it when the last copy goes; `nil` when the file is missing, unreadable, not
+    /// exactly `expectedSize` bytes, or cannot be mapped. Empty files give empty `Data`.
+    ///
+    /// A mapped file must not be truncated while the `Data` lives: reading a page past the new
+    /// end raises `SIGBUS`. Files published by rename and removed by unlink, as the disk cache
+    /// does, are safe: the mapping keeps the old inode.
+    package static func map(_ path: String, expectedSize: Int, signature: FileSignature) -> (data: Data, unchanged: Bool)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) == expectedSize else { return nil }
+        let unchanged = signature.inode != 0 && FileSignature(info) == signature
+        guard expectedSize > 0 else { return (Data(), unchanged) }
+        guard let base = mmap(nil, expectedSize, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), base != MAP_FAILED else {
+            return nil
+        }
+        let data = Data(bytesNoCopy: base, count: expectedSize, deallocator: .custom { pointer, count in
+            munmap(pointer, count)
+        })
+        return (data, unchanged)
+    }
+
     /// Renames `source` over `destination` atomically.
     package static func rename(_ source: String, to destination: String) throws(DiskIOError) {
         guard Glibc.rename(source, destination) == 0 else { throw .errno(destination) }

@@ -128,7 +128,11 @@ public final class ImageService: Sendable {
             let directory = configuration.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultDirectory
             do {
                 cache = try DiskCache(directory: directory,
-                                      configuration: DiskCache.Configuration(namespace: "sources", maxAge: nil, maxSize: configuration.cacheSize))
+                                      configuration: DiskCache.Configuration(namespace: "sources", maxAge: nil, maxSize: configuration.cacheSize,
+                                                                             // Sources are mapped, not copied: no page faults
+                                                                             // or copy per request, and their pages are
+                                                                             // the page cache's, not the process's.
+                                                                             mappingThreshold: 64 << 10))
             } catch {
                 throw ConfigurationError(variable: "IMAGO_CACHE_DIR", reason: "the source cache cannot be opened: \(error)")
             }

@@ -124,11 +124,12 @@ struct DiskCacheTests {
         #expect(try reopened.statistics().totalSize <= 5000)
     }
 
-    @Test("a corrupted, truncated or missing file is a miss and is removed", arguments: ["flip", "truncate", "delete"])
-    func damage(_ kind: String) throws {
+    @Test("a corrupted, truncated or missing file is a miss and is removed, read or mapped",
+          arguments: ["flip", "truncate", "delete"], [nil, 0] as [Int?])
+    func damage(_ kind: String, mappingThreshold: Int?) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 0))
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 0, mappingThreshold: mappingThreshold))
         try cache.setData(payload(4096, seed: 7), forKey: "victim")
         try cache.setData(payload(10, seed: 8), forKey: "bystander")
         let files = cache.directory.appendingPathComponent("data")
@@ -148,6 +149,30 @@ struct DiskCacheTests {
         #expect(try !cache.contains("victim"))
         #expect(!FileManager.default.fileExists(atPath: url.path))
         #expect(try cache.data(forKey: "bystander") == payload(10, seed: 8))
+    }
+
+    @Test("mapped reads give the file's bytes; a mapped value outlives its entry being replaced, removed or trimmed")
+    func mappedReads() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 0, mappingThreshold: 4096))
+        let big = payload(300_000, seed: 3), small = payload(100, seed: 4)
+        try cache.setData(big, forKey: "big")
+        try cache.setData(small, forKey: "small")
+        try cache.setData(Data(), forKey: "empty")
+        let mapped = try #require(try cache.data(forKey: "big"))
+        #expect(mapped == big)
+        #expect(try cache.data(forKey: "small") == small)        // under the threshold: read
+        #expect(try cache.data(forKey: "empty") == Data())
+        // The cache publishes by rename and removes by unlink: the mapping keeps the old file.
+        try cache.setData(payload(300_000, seed: 5), forKey: "big")
+        #expect(mapped == big)
+        #expect(try cache.data(forKey: "big") == payload(300_000, seed: 5))
+        let second = try #require(try cache.data(forKey: "big"))
+        try cache.removeValue(forKey: "big")
+        try cache.removeAll()
+        #expect(second == payload(300_000, seed: 5) && mapped == big)
+        #expect(try cache.data(forKey: "big") == nil)
     }
 
     @Test("two caches on one directory (as two processes) see each other's writes")

@@ -40,6 +40,14 @@ struct RoundTripTests {
         #expect(try coders.info(of: progressive).progressive)
     }
 
+    @Test("opaque 4-byte pixels go to libjpeg as they are: the same file as from RGB", arguments: [PixelFormat.argb32Premultiplied, .rgba8])
+    func jpegFromFourBytes(_ format: PixelFormat) throws {
+        let source = try Fixtures.coordinates(width: 61, height: 37)
+        let rgb = try coders.encode(Image(buffer: source.converted(to: .rgb8)), as: .jpeg, options: EncodeOptions(quality: 0.8))
+        let four = try coders.encode(Image(buffer: source.converted(to: format)), as: .jpeg, options: EncodeOptions(quality: 0.8))
+        #expect(four == rgb)
+    }
+
     @Test("JPEG flattens alpha against the background colour")
     func jpegFlattens() throws {
         let clear = try PixelBuffer(width: 8, height: 8, format: .rgba8)  // all transparent

@@ -66,11 +66,22 @@ public final class DiskCache: DataCaching {
         /// seconds: LRU order and access-date expiry are exact to within this, and hot entries cost
         /// no manifest write per read.
         public var accessTimeResolution: Duration
+        /// Files of at least this many bytes are read by mapping them (`mmap`) instead of copying
+        /// them into memory: no copy, no freshly zeroed pages, and the pages are the kernel's page
+        /// cache, shared rather than duplicated (SDWebImage's `diskCacheReadingOptions` offers the
+        /// same). Default `nil`: every file is read with `read(2)`.
+        ///
+        /// Only map when nothing else truncates files in the cache directory and the disk is
+        /// sound: a mapped file cut short while its `Data` is in use, or a page the disk fails to
+        /// read, raises `SIGBUS` instead of an error. The cache itself never truncates (it
+        /// publishes by rename and removes by unlink, which leave a mapping intact).
+        public var mappingThreshold: Int?
 
         /// Creates a configuration; every parameter defaults as documented on its property.
         public init(namespace: String = "default", maxAge: Duration? = .seconds(7 * 24 * 3600), maxSize: Int = 0,
                     expirationDate: ExpirationDate = .accessDate, inlineThreshold: Int = 16 << 10, durable: Bool = false,
-                    accessTimeResolution: Duration = .seconds(60)) {
+                    accessTimeResolution: Duration = .seconds(60), mappingThreshold: Int? = nil) {
+            self.mappingThreshold = mappingThreshold.map { max(0, $0) }
             self.namespace = namespace
             self.maxAge = maxAge
             self.maxSize = max(0, maxSize)
@@ -119,7 +130,7 @@ public final class DiskCache: DataCaching {
     ///
     /// - Parameters:
     ///   - directory: The parent directory, for example ``defaultDirectory``.
-    ///   - configuration: Default ``Configuration/init(namespace:maxAge:maxSize:expirationDate:inlineThreshold:durable:accessTimeResolution:)``'s defaults.
+    ///   - configuration: Default ``Configuration/init(namespace:maxAge:maxSize:expirationDate:inlineThreshold:durable:accessTimeResolution:mappingThreshold:)``'s defaults.
     ///   - now: The time source; tests pass their own. Default: the wall clock.
     /// - Throws: ``DiskCacheError`` when the directory or manifest cannot be created or opened.
     public init(directory: URL, configuration: Configuration = Configuration(),
@@ -226,6 +237,14 @@ public final class DiskCache: DataCaching {
         try withDatabase { db in try row(key, db) }.map { !isExpired($0) } ?? false
     }
 
+    private func readFile(_ path: String, expectedSize: Int, signature: FileSignature) -> (data: Data, unchanged: Bool)? {
+        if let threshold = configuration.mappingThreshold, expectedSize >= threshold {
+            return DiskFile.map(path, expectedSize: expectedSize, signature: signature)
+                ?? DiskFile.read(path, expectedSize: expectedSize, signature: signature)
+        }
+        return DiskFile.read(path, expectedSize: expectedSize, signature: signature)
+    }
+
     private func read(_ key: String) throws -> (data: Data, entry: Entry)? {
         for attempt in 0..<2 {
             guard let found = try withDatabase({ db in try row(key, db) }) else { return nil }
@@ -234,7 +253,7 @@ public final class DiskCache: DataCaching {
                 return nil
             }
             let stored: (data: Data, unchanged: Bool)? = found.inline.map { ($0, true) }
-                ?? DiskFile.read(path(of: found.filename), expectedSize: found.entry.size, signature: found.signature)
+                ?? readFile(path(of: found.filename), expectedSize: found.entry.size, signature: found.signature)
             // Inline values are covered by SQLite; a file whose inode and ctime are as published
             // has not been touched since, so only changed files need their checksum verified.
             if let stored, stored.data.count == found.entry.size,

@@ -108,6 +108,10 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         case .gray8: pixels = source; space = JCS_GRAYSCALE
         case .grayAlpha8: pixels = source.flattened(over: options.backgroundColor).converted(to: .gray8); space = JCS_GRAYSCALE
         case .rgb8: pixels = source; space = JCS_RGB
+        case .argb32Premultiplied where !img.hasAlpha || source.isOpaque, .rgba8 where !img.hasAlpha || source.isOpaque:
+            // Opaque 4-byte pixels go to libjpeg as they are, the fourth byte ignored: no copy.
+            pixels = source
+            space = source.format == .rgba8 ? JCS_EXT_RGBX : (PixelFormat.argbOffsets.b == 0 ? JCS_EXT_BGRX : JCS_EXT_XRGB)
         default:
             pixels = img.hasAlpha && !source.isOpaque ? source.flattened(over: options.backgroundColor) : source.converted(to: .rgb8)
             space = JCS_RGB
