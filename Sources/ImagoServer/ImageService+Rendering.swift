@@ -204,7 +204,8 @@ extension ImageService {
             request.decodeSizeHint = info.format == .jpeg
                 ? ServiceGeometry.reductionHint(hint, source: PixelSize(width: info.width, height: info.height)) : hint
         }
-        request.frames = plan.animated ? .all : .first
+        // An animation's frames are decoded one at a time as the transformer takes them.
+        request.frames = plan.animated ? .lazy : .first
         // One page alone: a TIFF page at its own size, an animation's frame composited on demand.
         request.page = options.page
         if ServiceTransformer.keepsPixelsExact(options), request.decodeSizeHint == nil {

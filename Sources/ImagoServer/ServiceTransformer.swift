@@ -35,30 +35,37 @@ struct ServiceTransformer: ImageTransforming {
         return try apply(try plan(for: turned), to: turned)
     }
 
+    /// Takes lazy animations: each frame is decoded, turned and transformed in turn, so a
+    /// request holds one full-size canvas and the (usually smaller) results, not every canvas.
+    var acceptsLazyAnimations: Bool { true }
+
     func transform(_ image: Image, animated: Bool) throws -> Image {
-        var upright = autoRotate ? image.applyingOrientation() : image
+        let upright = autoRotate ? image.applyingOrientation() : image
         // Turned before everything else, as imgproxy does: sizes and gravity then mean the
         // picture as it will be shown. (imgproxy turns clockwise; Imago's Rotate counter-clockwise.)
-        if options.rotate != 0 {
-            let turn = ImageTransformers.Rotate(degrees: Double(-options.rotate))
-            upright = try Image(frames: try upright.frames.map { ImageFrame(buffer: try turn.transform($0.buffer), duration: $0.duration) },
-                                loopCount: upright.loopCount, orientation: .up, scale: upright.scale, format: upright.format,
-                                metadata: upright.metadata, hasAlpha: upright.hasAlpha)
-        }
-        var frames = upright.frames
+        let turn = options.rotate != 0 ? ImageTransformers.Rotate(degrees: Double(-options.rotate)) : nil
         // The decode usually delivers the page alone (`ImageRequest.page`); a caller that hands
         // every frame gets page N picked here.
-        if let page = options.page, frames.count > 1 {
-            guard page < frames.count else {
-                throw ImageCodingError.invalidArgument("page \(page) does not exist: the image has \(frames.count)")
+        let indices: Range<Int>
+        if let page = options.page, upright.frameCount > 1 {
+            guard page < upright.frameCount else {
+                throw ImageCodingError.invalidArgument("page \(page) does not exist: the image has \(upright.frameCount)")
             }
-            frames = [frames[page]]
-        } else if !animated {
-            frames = Array(frames.prefix(1))
+            indices = page..<(page + 1)
+        } else {
+            indices = 0..<(animated ? upright.frameCount : 1)
         }
-        guard let first = frames.first else { throw ImageCodingError.invalidArgument("an image without frames") }
-        let plan = try plan(for: first.buffer)
-        let out = try frames.map { ImageFrame(buffer: try apply(plan, to: $0.buffer), duration: $0.duration) }
+        var plan: Plan?
+        var out: [ImageFrame] = []
+        out.reserveCapacity(indices.count)
+        for index in indices {
+            let frame = try upright.frame(at: index)
+            let turned = try turn.map { try $0.transform(frame.buffer) } ?? frame.buffer
+            let framePlan = try plan ?? self.plan(for: turned)
+            plan = framePlan
+            out.append(ImageFrame(buffer: try apply(framePlan, to: turned), duration: frame.duration))
+        }
+        guard !out.isEmpty else { throw ImageCodingError.invalidArgument("an image without frames") }
         // The pixels are as they will be shown: any orientation left in EXIF would turn them again.
         var metadata = upright.metadata
         metadata.exif = metadata.exif.map { EXIF.settingOrientation(.up, in: EXIF.strippingPrefix($0)) }

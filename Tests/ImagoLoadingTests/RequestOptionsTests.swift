@@ -5,6 +5,7 @@ import ImagoCore
 @testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
+import Synchronization
 import Testing
 
 @Suite("ImageRequest options: each reads and writes exactly the layers it says")
@@ -84,6 +85,47 @@ struct RequestOptionsTests {
                                                                    options: .transformAnimatedImage))
         #expect(every.image.frameCount == 2 && every.image.frames.allSatisfy { $0.buffer.size == PixelSize(width: 10, height: 5) })
         #expect(every.cacheKey != untouched.cacheKey)
+    }
+
+    /// Records whether it was handed a lazy animation; resizes every frame to 10×5.
+    struct LazyProbe: ImageTransforming {
+        final class Record: Sendable { let values = Mutex<[Bool]>([]) }
+        let acceptsLazyAnimations: Bool
+        let handedLazy = Record()
+        var key: String { "probe(\(acceptsLazyAnimations))" }
+        func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
+            try Resampler.resize(buffer, to: PixelSize(width: 10, height: 5))
+        }
+        func transform(_ image: Image, animated: Bool) throws -> Image {
+            handedLazy.values.withLock { $0.append(image.animation != nil) }
+            let frames = try (0..<image.frameCount).map { i in
+                let frame = try image.frame(at: i)
+                return ImageFrame(buffer: try transform(frame.buffer), duration: frame.duration)
+            }
+            return try Image(frames: frames, loopCount: image.loopCount)
+        }
+    }
+
+    @Test("a lazy animation reaches a transformer that accepts one as it is; others get every frame decoded first")
+    func lazyTransformers() async throws {
+        let loader = MockDataLoader()
+        let frames = try [Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10),
+                          Fixtures.gradient(width: 20, height: 10, alpha: true)].map { ImageFrame(buffer: $0, duration: 0.1) }
+        loader.register("/anim.gif", data: try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif))
+        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let all = try await manager.loadImage(with: ImageRequest(url: loader.url("/anim.gif"))).image.decodingAllFrames()
+        for accepts in [true, false] {
+            let probe = LazyProbe(acceptsLazyAnimations: accepts)
+            var request = ImageRequest(url: loader.url("/anim.gif"), transformers: [probe], options: .transformAnimatedImage)
+            request.frames = .lazy
+            let image = try await manager.loadImage(with: request).image
+            #expect(probe.handedLazy.values.withLock { $0 } == [accepts])
+            #expect(image.animation == nil && image.frames.count == 3)
+            // The same pixels either way: each frame resized from its composited canvas.
+            for i in 0..<3 {
+                #expect(image.frames[i].buffer == (try Resampler.resize(all.frames[i].buffer, to: PixelSize(width: 10, height: 5))))
+            }
+        }
     }
 
     @Test("frames: first gives a still, lazy decodes frames on demand, all decodes them now")

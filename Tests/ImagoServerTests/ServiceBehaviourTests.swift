@@ -103,7 +103,14 @@ struct ServiceBehaviourTests {
                 #expect(r.status == 200 && r["content-type"] == type, "\(file) \(ext ?? "")")
                 let image = try ImageCoderRegistry.shared.decode(r.body)
                 #expect(image.frameCount == frames && image.pixelSize == PixelSize(width: 40, height: 30), "\(file) \(ext ?? ""): \(image.frameCount)")
+                // Every frame keeps its own colour, in order (frames are decoded one at a time).
+                let colours = try (0..<image.frameCount).map { try Self.centre(of: image.frame(at: $0).buffer) }
+                #expect(colours == Array(Self.frameColours.prefix(frames)), "\(file) \(ext ?? "")")
             }
+            // Turned and cropped: every frame the same way.
+            let turned = try ImageCoderRegistry.shared.decode(try await h.get(h.plain("rot:90/c:20:30/rs:fit:20:0", "/img/anim.webp")).body)
+            #expect(turned.frameCount == 4 && turned.pixelSize == PixelSize(width: 20, height: 30))
+            #expect(try (0..<4).map { try Self.centre(of: turned.frame(at: $0).buffer) } == Array(Self.frameColours.prefix(4)))
             if AVIFCoder().canEncode(.avif), AVIFCoder().canDecode(.avif) {
                 // An AVIF image sequence out, and back in as an animated source.
                 let r = try await h.get(h.plain("rs:fit:40:40", "/img/anim.gif", ext: "avif"))
@@ -120,6 +127,16 @@ struct ServiceBehaviourTests {
             let r = try await h.get(h.plain("", "/img/anim.gif"))
             #expect(r.status == 422 && r.errorFields["message"]?.contains("megapixels") == true)
         }
+    }
+
+    /// The colours of ``ServerFixtures/animation(_:frames:width:height:)``'s frames.
+    static let frameColours: [[UInt8]] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 0], [0, 255, 255]]
+
+    /// The middle pixel's colour, each channel rounded to 0 or 255.
+    static func centre(of buffer: PixelBuffer) -> [UInt8] {
+        let rgba = buffer.converted(to: .rgba8)
+        let o = (rgba.height / 2) * rgba.bytesPerRow + (rgba.width / 2) * 4
+        return rgba.bytes[o..<(o + 3)].map { $0 >= 128 ? 255 : 0 }
     }
 
     @Test("security options: refused in URLs by default, obeyed when allowed")

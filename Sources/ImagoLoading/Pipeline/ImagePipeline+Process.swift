@@ -103,11 +103,13 @@ extension ImagePipeline {
                               revalidated: decoded.fetched.revalidated)
     }
 
-    /// Applies `transformers` in order; a failure names the transformer.
+    /// Applies `transformers` in order; a failure names the transformer. A lazy animation is
+    /// decoded whole (within `limits`) before the first transformer that does not take one.
     static func transform(_ image: Image, with transformers: [any ImageTransforming], animated: Bool,
                           limits: DecodingLimits) throws -> Image {
-        var out = image.isAnimated ? try image.decodingAllFrames(limits: limits) : image
+        var out = image
         for t in transformers {
+            if out.animation != nil, !t.acceptsLazyAnimations { out = try out.decodingAllFrames(limits: limits) }
             do {
                 out = try t.transform(out, animated: animated)
             } catch {

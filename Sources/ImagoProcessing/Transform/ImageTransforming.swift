@@ -20,9 +20,18 @@ public protocol ImageTransforming: Sendable {
     /// or the first only. A transformer that needs the image as a whole (its orientation, all
     /// its frames at once) implements this itself.
     func transform(_ image: Image, animated: Bool) throws -> Image
+
+    /// Whether ``transform(_:animated:)`` takes a lazy animation (``Image/animation``, frames
+    /// decoded on demand) as it is, decoding its frames one at a time itself, so that only its
+    /// results are held rather than every full-size canvas. Default `false`: the pipeline
+    /// decodes every frame before calling it.
+    var acceptsLazyAnimations: Bool { get }
 }
 
 extension ImageTransforming {
+    /// `false`: the pipeline hands this transformer fully decoded animations.
+    public var acceptsLazyAnimations: Bool { false }
+
     /// Applies the transformation to every frame (SDWebImage's `transformAnimatedImage`), or to
     /// the first frame only when `animated` is `false`. The image is turned upright first, since
     /// sizes and rectangles refer to what a viewer sees.
@@ -30,8 +39,11 @@ extension ImageTransforming {
     /// - Throws: as ``transform(_:)``.
     public func transform(_ image: Image, animated: Bool = true) throws -> Image {
         let upright = image.applyingOrientation()
-        let frames = animated ? upright.frames : Array(upright.frames.prefix(1))
-        let transformed = try frames.map { ImageFrame(buffer: try transform($0.buffer), duration: $0.duration) }
+        // Frame by frame, so a lazy animation's canvases are decoded one at a time.
+        let transformed = try (0..<(animated ? upright.frameCount : 1)).map { index in
+            let frame = try upright.frame(at: index)
+            return ImageFrame(buffer: try transform(frame.buffer), duration: frame.duration)
+        }
         return try Image(frames: transformed, loopCount: upright.loopCount, scale: upright.scale, format: upright.format,
                          metadata: upright.metadata, hasAlpha: upright.hasAlpha || transformed[0].buffer.format.hasAlphaChannel)
     }
