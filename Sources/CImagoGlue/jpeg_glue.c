@@ -18,6 +18,12 @@ struct imago_jpeg_decoder {
     size_t position;      /* absolute offset of next_input_byte in the input */
     size_t skip_pending;  /* bytes skip_input_data still owes beyond what we had */
     int is_final;
+    /* Pull mode (imago_jpeg_decoder_set_reader): the input is read a piece at a time into
+       reader_buffer, which alone holds input bytes. */
+    imago_jpeg_read_fn reader;
+    void *reader_context;
+    uint8_t *reader_buffer;
+    size_t reader_capacity;
     int hit_end;
     int failed;
     int warnings;
@@ -57,9 +63,23 @@ void imago_jpeg_decoder_set_max_scans(imago_jpeg_decoder *d, int max_scans) { d-
 static void init_source(j_decompress_ptr cinfo) { (void)cinfo; }
 static void term_source(j_decompress_ptr cinfo) { (void)cinfo; }
 
+/* Pull mode: the next piece of input from the reader. Returns 0 at the end of the input. */
+static size_t pull(imago_jpeg_decoder *d) {
+    long n = d->reader(d->reader_context, d->reader_buffer, d->reader_capacity);
+    if (n < 0) {
+        snprintf(d->message, sizeof d->message, "the input could not be read");
+        longjmp(d->jump, 1);
+    }
+    if ((size_t)n > d->reader_capacity) n = (long)d->reader_capacity;
+    d->src.next_input_byte = d->reader_buffer;
+    d->src.bytes_in_buffer = (size_t)n;
+    return (size_t)n;
+}
+
 static boolean fill_input_buffer(j_decompress_ptr cinfo) {
     imago_jpeg_decoder *d = DECODER(cinfo);
-    if (!d->is_final) return FALSE; /* suspend: more bytes may come */
+    if (d->reader && !d->hit_end && pull(d) > 0) return TRUE;
+    if (!d->reader && !d->is_final) return FALSE; /* suspend: more bytes may come */
     /* Final input ran out: record truncation and end the stream cleanly. */
     d->hit_end = 1;
     WARNMS(cinfo, JWRN_JPEG_EOF);
@@ -71,6 +91,18 @@ static boolean fill_input_buffer(j_decompress_ptr cinfo) {
 static void skip_input_data(j_decompress_ptr cinfo, long count) {
     imago_jpeg_decoder *d = DECODER(cinfo);
     if (count <= 0) return;
+    if (d->reader) {
+        size_t left = (size_t)count;
+        while (left > d->src.bytes_in_buffer) {
+            left -= d->src.bytes_in_buffer;
+            d->src.bytes_in_buffer = 0;
+            (void)fill_input_buffer(cinfo); /* at the end: the fake EOI, which the skip then stops at */
+            if (d->hit_end) return;
+        }
+        d->src.next_input_byte += left;
+        d->src.bytes_in_buffer -= left;
+        return;
+    }
     if ((size_t)count <= d->src.bytes_in_buffer) {
         d->src.next_input_byte += count;
         d->src.bytes_in_buffer -= (size_t)count;
@@ -112,7 +144,21 @@ imago_jpeg_decoder *imago_jpeg_decoder_create(void) {
 void imago_jpeg_decoder_destroy(imago_jpeg_decoder *d) {
     if (!d) return;
     jpeg_destroy_decompress(&d->cinfo);
+    free(d->reader_buffer);
     free(d);
+}
+
+int imago_jpeg_decoder_set_reader(imago_jpeg_decoder *d, imago_jpeg_read_fn reader, void *context, size_t capacity) {
+    if (d->reader || d->base || capacity == 0) return IMAGO_ERROR;
+    d->reader_buffer = malloc(capacity);
+    if (!d->reader_buffer) return IMAGO_ERROR;
+    d->reader = reader;
+    d->reader_context = context;
+    d->reader_capacity = capacity;
+    d->is_final = 1;
+    d->src.next_input_byte = d->reader_buffer;
+    d->src.bytes_in_buffer = 0;
+    return IMAGO_OK;
 }
 
 struct jpeg_decompress_struct *imago_jpeg_decoder_cinfo(imago_jpeg_decoder *d) { return &d->cinfo; }

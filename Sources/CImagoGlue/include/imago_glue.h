@@ -34,6 +34,13 @@ struct jpeg_decompress_struct *imago_jpeg_decoder_cinfo(imago_jpeg_decoder *d);
 /* Points the source at all bytes received so far. The memory must stay valid until the next call
    that reads input. When is_final is 0, running out of bytes suspends; when 1, it is truncation. */
 void imago_jpeg_decoder_set_input(imago_jpeg_decoder *d, const uint8_t *data, size_t length, int is_final);
+/* Pull mode instead of set_input: libjpeg asks `reader` for the next bytes whenever it has used
+   the last, up to `capacity` at a time into a buffer the decoder owns, so the input is never held
+   whole. The reader returns how many bytes it wrote, 0 at the end of the input (which then ends as
+   a truncated stream, see hit_end), or -1 when it failed (the libjpeg call then fails with
+   IMAGO_ERROR). Called once, before the header is read; IMAGO_ERROR if it cannot allocate. */
+typedef long (*imago_jpeg_read_fn)(void *context, uint8_t *buffer, size_t capacity);
+int imago_jpeg_decoder_set_reader(imago_jpeg_decoder *d, imago_jpeg_read_fn reader, void *context, size_t capacity);
 /* Caps libjpeg's own working memory (progressive coefficient buffers and the like). */
 void imago_jpeg_decoder_set_max_memory(imago_jpeg_decoder *d, long bytes);
 /* Refuses more than max_scans scans (0: no limit). Default 500. */

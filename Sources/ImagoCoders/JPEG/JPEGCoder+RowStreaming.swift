@@ -16,28 +16,21 @@ extension JPEGCoder: RowStreamingImageDecoding {
     public func canStreamRows(of prefix: Data) -> Bool { ImageFormat(sniffing: prefix) == .jpeg }
 
     /// Decodes in bands of 16 rows, each colour-managed as it comes, and hands the rows to
-    /// `consumer`: the bitmap is never held whole. The encoded bytes are (a JPEG is small beside
-    /// its pixels). ``DecodeOptions/thumbnailPixelSize`` is honoured by DCT scaling, as in
-    /// ``decode(_:options:)``, so a thumbnail streams from the reduced rows. A progressive JPEG
-    /// still costs libjpeg its whole-image coefficient buffer. CMYK files are decoded whole and
-    /// then streamed.
+    /// `consumer`: the bitmap is never held whole, nor the input, which libjpeg pulls from
+    /// `source` 64 KiB at a time. ``DecodeOptions/thumbnailPixelSize`` is honoured by DCT scaling,
+    /// as in ``decode(_:options:)``, so a thumbnail streams from the reduced rows. A progressive
+    /// JPEG still costs libjpeg its whole-image coefficient buffer. CMYK files are decoded whole
+    /// and then streamed.
     ///
     /// - Throws: as ``decode(_:options:)``; the source's read errors; the consumer's errors.
     public func decodeRows(from source: any ImageByteSource, options: DecodeOptions,
                            into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
-        var data = Data()
-        while true {
-            let piece = try source.read(maxLength: 1 << 20)
-            if piece.isEmpty { break }
-            data.append(piece)
-            try options.limits.check(inputBytes: data.count)
-        }
         var display = options
         display.pixelFormat = .argb32Premultiplied
         display.page = nil
-        return try data.withUnsafeBytes { raw in
-            let (d, header) = try readHeader(raw)
-            if header.isCMYK { return try Self.streamWhole(try decode(data, options: display), to: consumer) }
+        let (d, header) = try readHeader(from: source, limits: options.limits)
+        return try d.rethrowingReadFailure {
+            if header.isCMYK { return try Self.streamWhole(try decodePixels(d, header: header, options: display), to: consumer) }
             let plan = JPEGOutputPlan(header: header, options: display)
             try plan.checkLimits(d)
             plan.configure(d.cinfo)

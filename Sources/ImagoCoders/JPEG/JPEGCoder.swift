@@ -56,24 +56,40 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         try options.limits.check(inputBytes: data.count)
         return try data.withUnsafeBytes { raw in
             let (d, header) = try readHeader(raw)
-            let plan = JPEGOutputPlan(header: header, options: options)
-            try plan.checkLimits(d)
-            plan.configure(d.cinfo)
-            _ = try d.check(imago_jpeg_start_decompress(d.handle), during: "before the first scan")
-            let width = Int(d.cinfo.pointee.output_width), height = Int(d.cinfo.pointee.output_height)
-            let stride = width * plan.bufferFormat.bytesPerPixel
-            var buffer = try PixelBuffer(uninitializedWidth: width, height: height, format: plan.bufferFormat) { p in
-                var rows: UInt32 = 0
-                let base = p.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                _ = try d.check(imago_jpeg_read_rows(d.handle, base, stride, &rows), during: "in the image data")
-            }
-            _ = try d.check(imago_jpeg_finish_decompress(d.handle), during: "before the end marker")
-            if d.hitEnd {
-                throw ImageCodingError.truncated(.jpeg, "the data ends before the end-of-image marker")
-            }
-            buffer = plan.finish(buffer)
-            return plan.image(from: buffer, header: header)
+            return try decodePixels(d, header: header, options: options)
         }
+    }
+
+    /// Decodes what `source` gives as ``decode(_:options:)`` decodes the same bytes, reading them
+    /// 64 KiB at a time into one buffer: the input is never held whole, so a DCT-scaled decode
+    /// of a large file holds the reduced bitmap and a piece of the file.
+    ///
+    /// - Throws: as ``decode(_:options:)``; the source's own read errors, unchanged;
+    ///   `.exceedsLimit(.maxBytes, …)` once more than `maxBytes` have been read.
+    public func decode(from source: any ImageByteSource, options: DecodeOptions) throws -> Image {
+        let (d, header) = try readHeader(from: source, limits: options.limits)
+        return try d.rethrowingReadFailure { try decodePixels(d, header: header, options: options) }
+    }
+
+    /// The pixels of a decompressor whose header is read, as ``decode(_:options:)`` makes them.
+    func decodePixels(_ d: JPEGDecompressor, header: JPEGHeader, options: DecodeOptions) throws -> Image {
+        let plan = JPEGOutputPlan(header: header, options: options)
+        try plan.checkLimits(d)
+        plan.configure(d.cinfo)
+        _ = try d.check(imago_jpeg_start_decompress(d.handle), during: "before the first scan")
+        let width = Int(d.cinfo.pointee.output_width), height = Int(d.cinfo.pointee.output_height)
+        let stride = width * plan.bufferFormat.bytesPerPixel
+        var buffer = try PixelBuffer(uninitializedWidth: width, height: height, format: plan.bufferFormat) { p in
+            var rows: UInt32 = 0
+            let base = p.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            _ = try d.check(imago_jpeg_read_rows(d.handle, base, stride, &rows), during: "in the image data")
+        }
+        _ = try d.check(imago_jpeg_finish_decompress(d.handle), during: "before the end marker")
+        if d.hitEnd {
+            throw ImageCodingError.truncated(.jpeg, "the data ends before the end-of-image marker")
+        }
+        buffer = plan.finish(buffer)
+        return plan.image(from: buffer, header: header)
     }
 
     /// A progressive decoder: rows so far for baseline JPEGs, the best complete scan for progressive ones.
@@ -88,6 +104,19 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         imago_jpeg_decoder_set_input(d.handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, 1)
         _ = try d.check(imago_jpeg_read_header(d.handle), during: "inside the header")
         return (d, try d.header())
+    }
+
+    /// A decompressor pulling its input from `source` (64 KiB at a time, at most
+    /// `limits.maxBytes` in all) with the header read. Read failures surface as the source's own
+    /// error through ``JPEGDecompressor/rethrowingReadFailure(_:)``.
+    func readHeader(from source: any ImageByteSource, limits: DecodingLimits) throws -> (JPEGDecompressor, JPEGHeader) {
+        let d = try JPEGDecompressor()
+        imago_jpeg_decoder_set_max_scans(d.handle, Int32(clamping: maxScans))
+        try d.pull(from: source, maxBytes: limits.maxBytes)
+        return try d.rethrowingReadFailure {
+            _ = try d.check(imago_jpeg_read_header(d.handle), during: "inside the header")
+            return (d, try d.header())
+        }
     }
 
     /// Encodes the first frame as a baseline (or, with ``EncodeOptions/progressive``, progressive)

@@ -25,6 +25,36 @@ final class JPEGDecompressor {
 
     deinit { imago_jpeg_decoder_destroy(handle) }
 
+    /// The reader libjpeg pulls from, kept alive with the decompressor.
+    private var reader: JPEGSourceReader?
+
+    /// Switches libjpeg to pulling its input from `source`, 64 KiB at a time into one buffer of
+    /// the glue's; more than `maxBytes` in all fails the read with `.exceedsLimit(.maxBytes, …)`.
+    ///
+    /// - Throws: `.corrupt` when the buffer cannot be allocated.
+    func pull(from source: any ImageByteSource, maxBytes: Int) throws {
+        let bridge = JPEGSourceReader(source: source, maxBytes: maxBytes)
+        reader = bridge
+        let status = imago_jpeg_decoder_set_reader(handle, { context, buffer, capacity in
+            guard let context, let buffer else { return -1 }
+            return Unmanaged<JPEGSourceReader>.fromOpaque(context).takeUnretainedValue().read(into: buffer, capacity: capacity)
+        }, Unmanaged.passUnretained(bridge).toOpaque(), 1 << 16)
+        guard status == Int32(IMAGO_OK) else {
+            throw ImageCodingError.corrupt(.jpeg, "could not allocate libjpeg's input buffer (out of memory)")
+        }
+    }
+
+    /// Runs `body`, replacing the error of a libjpeg call that failed because the source could
+    /// not be read with the source's own error.
+    func rethrowingReadFailure<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            if let failure = reader?.failure { throw failure }
+            throw error
+        }
+    }
+
     var hitEnd: Bool { imago_jpeg_decoder_hit_end(handle) != 0 }
     var warningCount: Int { Int(imago_jpeg_decoder_warning_count(handle)) }
     var firstWarning: String { String(cString: imago_jpeg_decoder_warning(handle)) }
@@ -121,5 +151,34 @@ struct JPEGHeader {
         ImageInfo(format: .jpeg, width: width, height: height, orientation: orientation,
                   hasAlpha: false, bitDepth: 8, hasICCProfile: hasICCMarker, progressive: progressive,
                   isGrayscale: colorSpace == JCS_GRAYSCALE)
+    }
+}
+
+/// Feeds libjpeg from an ``ImageByteSource``: the C glue calls ``read(into:capacity:)`` whenever
+/// it has used its buffer. A source error cannot cross C, so it is kept here and rethrown.
+final class JPEGSourceReader {
+    private let source: any ImageByteSource
+    private let maxBytes: Int
+    private var total = 0
+    /// The error that ended reading, to rethrow in place of libjpeg's report of it.
+    private(set) var failure: (any Error)?
+
+    init(source: any ImageByteSource, maxBytes: Int) {
+        self.source = source
+        self.maxBytes = maxBytes
+    }
+
+    /// Bytes written into `buffer`, 0 at the end, -1 on failure (kept in ``failure``).
+    func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
+        guard failure == nil else { return -1 }
+        do {
+            let n = try source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+            total += n
+            if total > maxBytes { throw ImageCodingError.exceedsLimit(.maxBytes, found: total, limit: maxBytes) }
+            return n
+        } catch {
+            failure = error
+            return -1
+        }
     }
 }

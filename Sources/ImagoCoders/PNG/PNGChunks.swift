@@ -72,8 +72,19 @@ struct PNGChunks {
 
     /// Walks every chunk header up to IEND or the end of the data.
     init(_ data: Data) throws {
-        ihdr = try Self.readIHDR(data)
-        let r = DataReader(data)
+        try self.init(ihdr: try Self.readIHDR(data), reading: DataReader(data))
+    }
+
+    /// Walks every chunk header of a file up to IEND or its end, reading the headers (and the
+    /// few chunks it keeps) where they lie: a few bytes per chunk, never the image data.
+    ///
+    /// - Throws: as ``init(_:)``; the file's read errors.
+    init(file: ImageFile) throws {
+        try self.init(ihdr: try Self.readIHDR(try file.read(at: 0, maxLength: 33)), reading: FileWindow(file))
+    }
+
+    private init(ihdr: IHDR, reading r: some RandomByteReading) throws {
+        self.ihdr = ihdr
         var offset = 8
         var seenIDAT = false
         while let length = r.u32be(offset), let typeCode = r.bytes(offset + 4, 4) {

@@ -15,6 +15,25 @@ public protocol ImageByteSource: AnyObject {
     ///
     /// - Throws: the source's own read error.
     func read(maxLength: Int) throws -> Data
+
+    /// Copies the next bytes into `buffer`, at most its count, and returns how many: 0 at the
+    /// end. The default copies what ``read(maxLength:)`` returns; sources that can read straight
+    /// into memory (a file) do, so a decoder reusing one buffer allocates nothing per piece.
+    ///
+    /// - Throws: the source's own read error.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+extension ImageByteSource {
+    /// Copies what ``read(maxLength:)`` returns into `buffer`.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let piece = try read(maxLength: buffer.count)
+        return piece.withUnsafeBytes { raw in
+            let n = min(raw.count, buffer.count)
+            if n > 0, let from = raw.baseAddress, let to = buffer.baseAddress { to.copyMemory(from: from, byteCount: n) }
+            return n
+        }
+    }
 }
 
 /// Bytes already in memory, handed out as slices that share the data's storage.
@@ -78,5 +97,23 @@ public final class FileByteSource: ImageByteSource {
         }
         chunk.count = filled
         return chunk
+    }
+
+    /// Reads the next bytes of the file straight into `buffer`; 0 at its end.
+    ///
+    /// - Throws: `CocoaError(.fileReadUnknown)` when the read fails.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var filled = 0
+        while filled < buffer.count {
+            let n = Glibc.read(descriptor, base + filled, buffer.count - filled)
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CocoaError(.fileReadUnknown)
+            }
+            filled += n
+        }
+        return filled
     }
 }

@@ -4,8 +4,15 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// Bounds-checked reads at any offset; every read past the end returns `nil`.
+protocol RandomByteReading {
+    func bytes(_ o: Int, _ n: Int) -> Data?
+    func u16be(_ o: Int) -> Int?
+    func u32be(_ o: Int) -> Int?
+}
+
 /// Bounds-checked integer reads from `Data`; every read past the end returns `nil`.
-struct DataReader {
+struct DataReader: RandomByteReading {
     let data: Data
     init(_ data: Data) { self.data = data }
     var count: Int { data.count }
@@ -38,5 +45,42 @@ struct DataReader {
         let p = Array(s.utf8)
         guard let b = bytes(o, p.count) else { return false }
         return Array(b) == p
+    }
+}
+
+/// Bounds-checked reads from a file through one small window: walking chunk headers reads a
+/// few bytes per chunk where it lies, never what the chunks hold. A failed read reads as the end.
+final class FileWindow: RandomByteReading {
+    private let file: ImageFile
+    private var start = 0
+    private var window = Data()
+    private static let size = 4096
+
+    init(_ file: ImageFile) { self.file = file }
+
+    func bytes(_ o: Int, _ n: Int) -> Data? {
+        guard o >= 0, n >= 0, o <= file.size, n <= file.size - o else { return nil }
+        if o >= start, o + n <= start + window.count {
+            let from = window.startIndex + (o - start)
+            return window.subdata(in: from..<(from + n))
+        }
+        if n > Self.size {
+            guard let whole = try? file.read(at: o, maxLength: n), whole.count == n else { return nil }
+            return whole
+        }
+        guard let fresh = try? file.read(at: o, maxLength: Self.size), fresh.count >= n else { return nil }
+        start = o
+        window = fresh
+        return window.subdata(in: window.startIndex..<(window.startIndex + n))
+    }
+
+    func u16be(_ o: Int) -> Int? {
+        guard let b = bytes(o, 2) else { return nil }
+        return Int(b[b.startIndex]) << 8 | Int(b[b.startIndex + 1])
+    }
+
+    func u32be(_ o: Int) -> Int? {
+        guard let b = bytes(o, 4) else { return nil }
+        return Int(b[b.startIndex]) << 24 | Int(b[b.startIndex + 1]) << 16 | Int(b[b.startIndex + 2]) << 8 | Int(b[b.startIndex + 3])
     }
 }
