@@ -55,7 +55,7 @@ package enum DiskFile {
     /// returning, so a rename that follows publishes a complete file even across a power loss.
     /// A failed write leaves no file behind.
     package static func write(_ data: Data, to path: String, sync: Bool) throws(DiskIOError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .errno(path) }
         var failure: DiskIOError?
         data.withUnsafeBytes { raw in
@@ -83,7 +83,7 @@ package enum DiskFile {
     /// expected size; `nil` when it is missing, unreadable, or not exactly that size.
     /// `unchanged` tells whether the open file still has the inode and ctime of `signature`.
     package static func read(_ path: String, expectedSize: Int, signature: FileSignature) -> (data: Data, unchanged: Bool)? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
@@ -113,7 +113,7 @@ package enum DiskFile {
     /// end raises `SIGBUS`. Files published by rename and removed by unlink, as the disk cache
     /// does, are safe: the mapping keeps the old inode.
     package static func map(_ path: String, expectedSize: Int, signature: FileSignature) -> (data: Data, unchanged: Bool)? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
@@ -127,6 +127,25 @@ package enum DiskFile {
             munmap(pointer, count)
         })
         return (data, unchanged)
+    }
+
+    /// Opens a file read-only for the caller to own (and close); `nil` when it is missing,
+    /// unreadable, or not exactly `expectedSize` bytes. `unchanged` tells whether it still has the
+    /// inode and ctime of `signature`.
+    package static func open(_ path: String, expectedSize: Int, signature: FileSignature) -> (descriptor: Int32, unchanged: Bool)? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) == expectedSize else {
+            _ = Glibc.close(fd)
+            return nil
+        }
+        return (fd, signature.inode != 0 && FileSignature(info) == signature)
+    }
+
+    /// Closes a descriptor from ``open(_:expectedSize:signature:)``.
+    package static func close(_ descriptor: Int32) {
+        _ = Glibc.close(descriptor)
     }
 
     /// Renames `source` over `destination` atomically.

@@ -175,6 +175,63 @@ struct DiskCacheTests {
         #expect(try cache.data(forKey: "big") == nil)
     }
 
+    @Test("an opened entry is its file, open: read where it lies, digest as stored, outliving replacement and removal")
+    func openedEntries() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 1000))
+        let big = payload(300_000, seed: 3), small = payload(100, seed: 4)
+        try cache.setData(big, forKey: "big", metadata: ["etag": "\"v1\""])
+        try cache.setData(small, forKey: "small")
+        try cache.setData(Data(), forKey: "empty")
+        #expect(try cache.openEntry(forKey: "missing") == nil)
+
+        let opened = try #require(try cache.openEntry(forKey: "big"))
+        guard case .file(let file) = opened.contents else { Issue.record("a large entry opens as a file"); return }
+        #expect(file.size == big.count && opened.entry.size == big.count && opened.entry.metadata["etag"] == "\"v1\"")
+        #expect(try file.read(at: 1234, maxLength: 100) == big[1234..<1334])
+        // The digest is the one recorded when stored: equal bytes, equal digest, wherever they are.
+        let again = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 0))
+        try again.setData(big, forKey: "copy")
+        #expect(try again.openEntry(forKey: "copy")?.digest == opened.digest)
+        try cache.setData(payload(300_000, seed: 9), forKey: "big")
+        #expect(try opened.digest != cache.openEntry(forKey: "big")?.digest)
+
+        guard case .bytes(let inline)? = try cache.openEntry(forKey: "small")?.contents else { Issue.record("small entries are inline"); return }
+        #expect(inline == small)
+        guard case .bytes(let empty)? = try cache.openEntry(forKey: "empty")?.contents else { Issue.record("empty entries are bytes"); return }
+        #expect(empty.isEmpty)
+
+        // Replaced and removed: the open file still reads the bytes it was opened on.
+        try cache.removeAll()
+        #expect(try file.contents() == big)
+        #expect(try cache.openEntry(forKey: "big") == nil)
+    }
+
+    @Test("an entry whose file changed since it was published opens verified, or not at all", arguments: ["touch", "flip"])
+    func openedChanged(_ kind: String) throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 0))
+        let bytes = payload(50_000, seed: 1)
+        try cache.setData(bytes, forKey: "k")
+        let url = cache.directory.appendingPathComponent("data").appendingPathComponent(try #require(try dataFiles(cache).first))
+        var changed = try Data(contentsOf: url)
+        if kind == "flip" { changed[100] ^= 1 }
+        // Rewritten in place: a new ctime, so the checksum decides.
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.write(contentsOf: changed)
+        try handle.close()
+        let opened = try cache.openEntry(forKey: "k")
+        if kind == "flip" {
+            #expect(opened == nil)
+            #expect(try !cache.contains("k"))
+        } else {
+            guard case .bytes(let read)? = opened?.contents else { Issue.record("verified by reading"); return }
+            #expect(read == bytes)
+        }
+    }
+
     @Test("two caches on one directory (as two processes) see each other's writes")
     func sharedDirectory() throws {
         let dir = try makeDirectory()

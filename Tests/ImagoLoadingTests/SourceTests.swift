@@ -26,6 +26,48 @@ struct SourceTests {
         #expect(manager.failedURLs.count == 0)
     }
 
+    @Test("a request for an open file decodes it where it lies, as the same bytes in hand decode, whatever it asks")
+    func openFileSource() async throws {
+        let dir = try TestFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let coders = ImageCoderRegistry.shared
+        let photo = try coders.encode(Image(buffer: Fixtures.gradient(width: 900, height: 600)), as: .jpeg)
+        let frames = try (0..<3).map { i in ImageFrame(buffer: try Fixtures.gradient(width: 40, height: 30, alpha: i == 1), duration: 0.1) }
+        let animation = try coders.encode(try Image(frames: frames, loopCount: 0), as: .gif)
+        let manager = ImageManager(configuration: ImageManager.Configuration(memoryCache: nil, dataCache: nil))
+        for (name, bytes) in [("jpeg", photo), ("png", pngFixture(width: 300)), ("gif", animation)] {
+            let url = dir.appendingPathComponent(name)
+            try bytes.write(to: url)
+            let file = try ImageFile(path: url.path)
+            let both = { (configure: (inout ImageRequest) -> Void) async throws -> (Image, Image) in
+                try await Self.loadBoth(manager, file: file, bytes: bytes, name: name, configure)
+            }
+            var (a, b) = try await both { _ in }
+            #expect(a == b, "\(name) whole")
+            (a, b) = try await both { $0.decodeSizeHint = PixelSize(width: 100, height: 100) }
+            #expect(a == b && a.pixelSize.width < 900 || name != "jpeg", "\(name) reduced on load")
+            (a, b) = try await both { $0.thumbnail = .init(maxPixelSize: PixelSize(width: 64, height: 64)) }
+            #expect(a == b, "\(name) thumbnail")
+            (a, b) = try await both { $0.scaleDownLimitBytes = 40_000 }
+            #expect(a == b, "\(name) scaled down")
+            (a, b) = try await both { $0.frames = .lazy }
+            let lastA = try a.frame(at: a.frameCount - 1), lastB = try b.frame(at: b.frameCount - 1)
+            #expect(a.frameCount == b.frameCount && lastA == lastB, "\(name) lazily")
+            let loaded = try await manager.loadData(with: ImageRequest(file: file, key: "file:\(name)"))
+            #expect(loaded.data == bytes && loaded.source == .disk)
+        }
+        #expect(manager.dataKey(for: ImageRequest(file: try ImageFile(path: dir.appendingPathComponent("gif").path), key: "k")) == "k")
+    }
+
+    static func loadBoth(_ manager: ImageManager, file: ImageFile, bytes: Data, name: String,
+                         _ configure: (inout ImageRequest) -> Void) async throws -> (Image, Image) {
+        var fromFile = ImageRequest(file: file, key: "file:\(name)")
+        var fromData = ImageRequest(data: bytes, key: "data:\(name)")
+        configure(&fromFile)
+        configure(&fromData)
+        return (try await manager.loadImage(with: fromFile).image, try await manager.loadImage(with: fromData).image)
+    }
+
     @Test("file and data URLs load through the manager; a missing file and a malformed data URL give typed errors")
     func fileAndDataURLs() async throws {
         let manager = ImageManager()

@@ -3,6 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+public import ImagoCoders
 import ImagoCore
 import ImagoDiskIO
 import Synchronization
@@ -230,6 +231,50 @@ public final class DiskCache: DataCaching {
         try read(key).map { CachedData(data: $0.data, metadata: $0.entry.metadata) }
     }
 
+    /// An entry opened for reading where it lies, by ``openEntry(forKey:)``.
+    public struct OpenedEntry: Sendable {
+        /// How the bytes are had.
+        public enum Contents: Sendable {
+            /// A small value stored inline in the manifest, or one whose file had to be read to
+            /// be verified: the bytes themselves.
+            case bytes(Data)
+            /// A file, open: it stays readable even if the entry is removed or replaced meanwhile.
+            // Indirect, as `ImageRequest.Source.file`: one layout wherever the enum is copied.
+            indirect case file(ImageFile)
+        }
+
+        /// The bytes, or the file holding them.
+        public var contents: Contents
+        /// The entry's record.
+        public var entry: Entry
+        /// A 64-bit digest of the bytes, recorded when they were stored: equal bytes, equal digest.
+        public var digest: UInt64
+    }
+
+    /// The entry for `key` opened where it lies, or `nil` as ``data(forKey:)`` would give it:
+    /// a large value as an open file, read (or decoded) without bringing all of it into memory.
+    /// A file changed since it was published is read and verified against its checksum instead
+    /// (and removed when damaged). Counts as a use, as a read does.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)`` when the manifest cannot be read.
+    public func openEntry(forKey key: String) throws -> OpenedEntry? {
+        guard let found = try withDatabase({ db in try row(key, db) }) else { return nil }
+        if isExpired(found) {
+            try removeValue(forKey: key)
+            return nil
+        }
+        if found.inline == nil, found.entry.size > 0,
+           let opened = DiskFile.open(path(of: found.filename), expectedSize: found.entry.size, signature: found.signature) {
+            guard opened.unchanged else {
+                DiskFile.close(opened.descriptor)
+                return try read(key).map { OpenedEntry(contents: .bytes($0.data), entry: $0.entry, digest: Checksum.fast64($0.data)) }
+            }
+            let file = ImageFile(adopting: opened.descriptor, size: found.entry.size, path: path(of: found.filename), mapsContents: true)
+            return OpenedEntry(contents: .file(file), entry: touched(found), digest: found.checksum)
+        }
+        return try read(key).map { OpenedEntry(contents: .bytes($0.data), entry: $0.entry, digest: found.checksum) }
+    }
+
     /// Whether `key` has a live entry (not expired). Does not read the file or count as a use.
     ///
     /// - Throws: ``DiskCacheError/database(_:)`` when the manifest cannot be read.
@@ -258,23 +303,30 @@ public final class DiskCache: DataCaching {
             // has not been touched since, so only changed files need their checksum verified.
             if let stored, stored.data.count == found.entry.size,
                stored.unchanged || Checksum.fast64(stored.data) == found.checksum {
-                let t = now().timeIntervalSince1970
-                let recorded = found.entry.accessed.timeIntervalSince1970
-                let due = t - recorded < resolutionSeconds ? false : pendingAccess.withLock { pending -> Bool in
-                    if let p = pending[key], t - p < resolutionSeconds { return false }
-                    pending[key] = t
-                    return pending.count >= Self.accessFlushThreshold
-                }
-                if due { try? flushAccessTimes() }   // bookkeeping; never fails a read
-                var entry = found.entry
-                entry.accessed = Date(timeIntervalSince1970: t)
-                return (stored.data, entry)
+                return (stored.data, touched(found))
             }
             // Missing or damaged; another process may have replaced it between our two reads: look once more.
             if attempt == 0 { continue }
             try removeValue(forKey: key)
         }
         return nil
+    }
+
+    /// Records a use of the entry (in memory, flushed to the manifest in batches) and returns
+    /// its record as used now.
+    private func touched(_ found: Row) -> Entry {
+        let key = found.entry.key
+        let t = now().timeIntervalSince1970
+        let recorded = found.entry.accessed.timeIntervalSince1970
+        let due = t - recorded < resolutionSeconds ? false : pendingAccess.withLock { pending -> Bool in
+            if let p = pending[key], t - p < resolutionSeconds { return false }
+            pending[key] = t
+            return pending.count >= Self.accessFlushThreshold
+        }
+        if due { try? flushAccessTimes() }   // bookkeeping; never fails a read
+        var entry = found.entry
+        entry.accessed = Date(timeIntervalSince1970: t)
+        return entry
     }
 
     private struct Row {

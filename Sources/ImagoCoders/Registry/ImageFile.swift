@@ -19,7 +19,7 @@ import ImagoCore
 /// offset (`pread`), so one file can serve several decodes at once from any task. A file removed
 /// (unlinked) while open stays readable; one truncated while open reads short, which decoders
 /// report as truncated data.
-public final class ImageFile: Sendable {
+public final class ImageFile: Sendable, Hashable {
     /// The path it was opened at, for messages.
     public let path: String
     /// The size when it was opened, in bytes.
@@ -88,6 +88,12 @@ public final class ImageFile: Sendable {
         data.count = n
         return data
     }
+
+    /// The same open file: files compare by identity.
+    public static func == (a: ImageFile, b: ImageFile) -> Bool { a === b }
+
+    /// Hashes the identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// A reader from the first byte onwards, with a position of its own.
     public func makeByteSource() -> any ImageByteSource { ImageFileReader(file: self) }

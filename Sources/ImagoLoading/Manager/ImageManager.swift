@@ -143,7 +143,8 @@ public final class ImageManager: Sendable {
             }
             await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
             if fetched.source == .network, let url = request.url { failedURLs.remove(url) }
-            return DataLoadResult(data: fetched.data, response: fetched.response, source: fetched.source, revalidated: fetched.revalidated,
+            let data = try fetched.file.map { try $0.contents() } ?? fetched.data
+            return DataLoadResult(data: data, response: fetched.response, source: fetched.source, revalidated: fetched.revalidated,
                                   etag: fetched.validators["etag"], lastModified: fetched.validators["last-modified"])
         } catch {
             let e = ImageLoadingError(error)

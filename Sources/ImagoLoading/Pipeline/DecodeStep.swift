@@ -33,6 +33,30 @@ struct DecodeStep: Sendable {
         return o
     }
 
+    /// Decodes the fetched bytes, or the fetched file where it lies: a thumbnail, scaled down, or
+    /// whole, as the request asks.
+    ///
+    /// - Throws: as ``decode(_:)-(Data)``; a file's read errors as `ImageCodingError.corrupt`.
+    func decode(_ fetched: FetchedData) throws -> Image {
+        guard let file = fetched.file else { return try decode(fetched.data) }
+        do {
+            if let t = spec.thumbnail {
+                return try Thumbnailer.thumbnail(of: file, fitting: t.maxPixelSize, preserveAspectRatio: t.preserveAspectRatio,
+                                                 options: options, coders: coders)
+            }
+            if let limit = spec.scaleDownLimitBytes {
+                return try ScaleDown.decode(file, limitBytes: limit, options: options, coders: coders)
+            }
+            return try coders.decode(file, options: options)
+        } catch let e as ImageCodingError {
+            throw e
+        } catch {
+            let head = (try? file.read(at: 0, maxLength: 64)) ?? Data()
+            guard let format = ImageFormat(sniffing: head) else { throw ImageCodingError.unsupportedFormat(nil) }
+            throw ImageCodingError.corrupt(format, String(describing: error))
+        }
+    }
+
     /// Decodes all of `data`: a thumbnail, scaled down, or whole, as the request asks.
     ///
     /// - Throws: `ImageCodingError`; any other failure is reported as corrupt data

@@ -43,7 +43,7 @@ extension ImagePipeline {
             throw error
         }
         await partials?.close()
-        let image = try await configuration.processingQueue.run(priority: context) { try step.decode(fetched.data) }
+        let image = try await configuration.processingQueue.run(priority: context) { try step.decode(fetched) }
         // The bytes decode: now they are worth keeping.
         await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
         return DecodedImage(image: image, fetched: fetched)

@@ -33,6 +33,7 @@ extension ImagePipeline {
         let url: URL
         switch request.source {
         case .data(let data, _): return FetchedData(data: data, response: nil, source: .network, revalidated: false, write: nil)
+        case .file(let file, _): return FetchedData(data: Data(), file: file, response: nil, source: .disk, revalidated: false, write: nil)
         case .url(let u): url = u
         }
         var revalidate: CachedResponse?

@@ -99,7 +99,7 @@ extension ImagePipeline {
                 writer.store(forKey: keys.imageKey) { CachedData(data: try serializer.serialize(finished)) }
             }
         }
-        return ProcessedImage(image: image, data: decoded.fetched.data, source: decoded.fetched.source,
+        return ProcessedImage(image: image, data: decoded.fetched.file == nil ? decoded.fetched.data : nil, source: decoded.fetched.source,
                               revalidated: decoded.fetched.revalidated)
     }
 

@@ -3,11 +3,15 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ImagoCoders
 import ImagoCore
 
 /// The original bytes of a request, and where they came from: the fetch stage's value.
 struct FetchedData: Sendable {
+    /// The bytes; empty for a file, which is decoded where it lies.
     var data: Data
+    /// The file of a ``ImageRequest/Source/file(_:key:)`` request.
+    var file: ImageFile? = nil
     var response: DataLoadResponse?
     var source: ImageLoadSource
     var revalidated: Bool

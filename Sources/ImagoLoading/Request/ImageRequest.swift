@@ -3,6 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+public import ImagoCoders
 public import ImagoCore
 public import ImagoProcessing
 
@@ -30,6 +31,11 @@ public struct ImageRequest: Sendable {
         case url(URL)
         /// Bytes already in hand (from a database, say), named by `key` for the caches.
         case data(Data, key: String)
+        /// An open file, named by `key` for the caches, decoded where it lies: a JPEG or PNG
+        /// still is read a piece at a time and never held whole (see `ImageFile`).
+        // Indirect: boxed, the case has one layout in every file of the module. Inline, Swift 6.3.1
+        // laid the enum out differently in files that do not import ImagoCoders, and copies crashed.
+        indirect case file(ImageFile, key: String)
     }
 
     /// A thumbnail to decode instead of the whole image: shrink-on-load where the format allows
@@ -116,6 +122,13 @@ public struct ImageRequest: Sendable {
     public init(data: Data, key: String, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
                 priority: ImagePriority = .normal, options: Options = []) {
         self.init(source: .data(data, key: key), thumbnail: thumbnail, transformers: transformers, priority: priority, options: options)
+    }
+
+    /// Creates a request for an open file, named `key` in the caches, decoded where it lies (a
+    /// JPEG or PNG still a piece at a time); every other property defaults as documented on it.
+    public init(file: ImageFile, key: String, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
+                priority: ImagePriority = .normal, options: Options = []) {
+        self.init(source: .file(file, key: key), thumbnail: thumbnail, transformers: transformers, priority: priority, options: options)
     }
 
     private init(source: Source, thumbnail: Thumbnail?, transformers: [any ImageTransforming], priority: ImagePriority,

@@ -70,13 +70,23 @@ enum FileInput {
     ///
     /// - Throws: the file's read errors; `ImageCodingError` from the header.
     static func open(_ url: URL, coders: ImageCoderRegistry) throws -> FileInput {
-        let file = try FileByteSource(url: url)
-        let prefix = try file.read(maxLength: 1 << 16)
+        try open(FileByteSource(url: url), coders: coders) { try Data(contentsOf: url, options: .mappedIfSafe) }
+    }
+
+    /// Opens `file` as ``open(_:coders:)-(URL,_)`` opens a path.
+    ///
+    /// - Throws: the file's read errors; `ImageCodingError` from the header.
+    static func open(_ file: ImageFile, coders: ImageCoderRegistry) throws -> FileInput {
+        try open(file.makeByteSource(), coders: coders) { try file.contents() }
+    }
+
+    private static func open(_ source: any ImageByteSource, coders: ImageCoderRegistry, whole: () throws -> Data) throws -> FileInput {
+        let prefix = try source.read(maxLength: 1 << 16)
         if let format = ImageFormat(sniffing: prefix),
            let decoder = StreamedDecoding.streamingDecoder(for: format, prefix: prefix, coders: coders),
            let info = try? decoder.info(of: prefix), info.frameCount == 1 {
-            return .streamed(info: info, decoder: decoder, source: PrefixedByteSource(prefix: prefix, rest: file))
+            return .streamed(info: info, decoder: decoder, source: PrefixedByteSource(prefix: prefix, rest: source))
         }
-        return .whole(try Data(contentsOf: url, options: .mappedIfSafe))
+        return .whole(try whole())
     }
 }

@@ -36,7 +36,22 @@ public enum ScaleDown {
     public static func decode(contentsOf url: URL, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
                               coders: ImageCoderRegistry = .shared) throws -> Image {
         guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
-        switch try FileInput.open(url, coders: coders) {
+        return try decode(FileInput.open(url, coders: coders), limitBytes: limitBytes, options: options, coders: coders)
+    }
+
+    /// Decodes an open image file scaled down to fit `limitBytes` of decoded pixels, as
+    /// ``decode(contentsOf:limitBytes:options:coders:)`` decodes a path: a JPEG or non-interlaced
+    /// PNG is read a piece at a time, other files whole from ``ImageFile/contents()``.
+    ///
+    /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
+    public static func decode(_ file: ImageFile, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
+                              coders: ImageCoderRegistry = .shared) throws -> Image {
+        guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
+        return try decode(FileInput.open(file, coders: coders), limitBytes: limitBytes, options: options, coders: coders)
+    }
+
+    private static func decode(_ input: FileInput, limitBytes: Int, options: DecodeOptions, coders: ImageCoderRegistry) throws -> Image {
+        switch input {
         case .whole(let data):
             return try decode(data, limitBytes: limitBytes, options: options, coders: coders)
         case .streamed(let info, let decoder, let source):

@@ -44,7 +44,29 @@ public enum Thumbnailer {
         guard box.width > 0, box.height > 0 else {
             throw ImageCodingError.invalidArgument("thumbnail size \(box) must be at least 1x1")
         }
-        switch try FileInput.open(url, coders: coders) {
+        return try thumbnail(of: FileInput.open(url, coders: coders), fitting: box, preserveAspectRatio: preserveAspectRatio,
+                             quality: quality, options: options, coders: coders) { try Data(contentsOf: url, options: .mappedIfSafe) }
+    }
+
+    /// Makes a thumbnail of an open image file, fitting `box` (as displayed), upright: as
+    /// ``thumbnail(contentsOf:fitting:preserveAspectRatio:quality:options:coders:)`` reads a path,
+    /// a JPEG or non-interlaced PNG is read a piece at a time and never held whole; other files
+    /// are read whole from ``ImageFile/contents()``.
+    ///
+    /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
+    public static func thumbnail(of file: ImageFile, fitting box: PixelSize, preserveAspectRatio: Bool = true,
+                                 quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
+                                 coders: ImageCoderRegistry = .shared) throws -> Image {
+        guard box.width > 0, box.height > 0 else {
+            throw ImageCodingError.invalidArgument("thumbnail size \(box) must be at least 1x1")
+        }
+        return try thumbnail(of: FileInput.open(file, coders: coders), fitting: box, preserveAspectRatio: preserveAspectRatio,
+                             quality: quality, options: options, coders: coders) { try file.contents() }
+    }
+
+    private static func thumbnail(of input: FileInput, fitting box: PixelSize, preserveAspectRatio: Bool, quality: ResamplingQuality,
+                                  options: DecodeOptions, coders: ImageCoderRegistry, whole: () throws -> Data) throws -> Image {
+        switch input {
         case .whole(let data):
             return try thumbnail(of: data, fitting: box, preserveAspectRatio: preserveAspectRatio, quality: quality,
                                  options: options, coders: coders)
@@ -55,8 +77,8 @@ public enum Thumbnailer {
                 return try StreamedDecoding.decode(from: source, decoder: decoder, to: target, options: options)
                     .applyingOrientation()
             }
-            return try thumbnail(of: try Data(contentsOf: url, options: .mappedIfSafe), fitting: box,
-                                 preserveAspectRatio: preserveAspectRatio, quality: quality, options: options, coders: coders)
+            return try thumbnail(of: try whole(), fitting: box, preserveAspectRatio: preserveAspectRatio, quality: quality,
+                                 options: options, coders: coders)
         }
     }
 
