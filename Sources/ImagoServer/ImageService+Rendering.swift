@@ -46,16 +46,20 @@ extension ImageService {
 
     /// Answers with the processed image (or `/info`'s JSON) for a loaded source.
     func answer(source: LoadedSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields) async throws -> ServiceResponse {
-        let digest = Checksum.fast64(source.data)
+        let digest = source.digest
         if options.raw, !wantsInfo {
+            let data = try Self.contents(of: source)
             let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil }
-                ?? ImageFormat(sniffing: source.data)?.mimeType ?? "application/octet-stream"
-            return imageResponse(Rendered(data: source.data, format: ImageFormat(sniffing: source.data) ?? .jpeg), contentType: type,
+                ?? ImageFormat(sniffing: data)?.mimeType ?? "application/octet-stream"
+            return imageResponse(Rendered(data: data, format: ImageFormat(sniffing: data) ?? .jpeg), contentType: type,
                                  etag: Self.etag(digest, "raw"), source: source, options: options, varies: false, headers: headers)
         }
         let info: ImageInfo
         do {
-            info = try coders.info(of: source.data)
+            switch source.bytes {
+            case .data(let data): info = try coders.info(of: data)
+            case .file(let file): info = try coders.info(of: file)
+            }
         } catch let error as ImageCodingError {
             if case .unsupportedFormat(nil) = error { throw ServiceError.unprocessable("the source is not an image") }
             throw ServiceError(error)
@@ -70,7 +74,7 @@ extension ImageService {
         }
         // Sent untouched: checked before planning, so a format no encoder here writes (SVG) passes too.
         if options.skipProcessing.contains(info.format), options.format == nil || options.format == info.format {
-            return imageResponse(Rendered(data: source.data, format: info.format), contentType: info.format.mimeType,
+            return imageResponse(Rendered(data: try Self.contents(of: source), format: info.format), contentType: info.format.mimeType,
                                  etag: Self.etag(digest, "skp"), source: source, options: options, varies: false, headers: headers)
         }
         let plan = try plan(for: info, options: options, accept: headers[.accept])
@@ -192,8 +196,14 @@ extension ImageService {
         let transformer = ServiceTransformer(options: options, autoRotate: plan.autoRotate,
                                              sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
                                              flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
-        var request = ImageRequest(data: source.data, key: "\(source.name)#\(String(digest, radix: 16))", transformers: [transformer],
-                                   options: [.transformAnimatedImage, .disableDiskCacheReads, .disableDiskCacheWrites])
+        let key = "\(source.name)#\(String(digest, radix: 16))"
+        let loading: ImageRequest.Options = [.transformAnimatedImage, .disableDiskCacheReads, .disableDiskCacheWrites]
+        var request: ImageRequest
+        switch source.bytes {
+        case .data(let data): request = ImageRequest(data: data, key: key, transformers: [transformer], options: loading)
+        // Decoded where it lies: a JPEG or PNG is read a piece at a time, never held whole.
+        case .file(let file): request = ImageRequest(file: file, key: key, transformers: [transformer], options: loading)
+        }
         // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
         if !pageAlone, var hint = ServiceGeometry(options: options).decodeHint(sourceWidth: upright.width, sourceHeight: upright.height,
                                                                                vector: info.format.isVector) {
@@ -244,6 +254,17 @@ extension ImageService {
             } catch let error as ImageCodingError {
                 throw ServiceError(error)
             }
+        }
+    }
+
+    /// All of a source's bytes, for the answers that send them as they are.
+    ///
+    /// - Throws: 500 ``ServiceError`` when the cached file cannot be read.
+    static func contents(of source: LoadedSource) throws -> Data {
+        do {
+            return try source.contents()
+        } catch {
+            throw ServiceError(status: 500, code: "source_unreadable", message: "the cached source cannot be read")
         }
     }
 

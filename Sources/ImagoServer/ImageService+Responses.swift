@@ -58,7 +58,7 @@ extension ImageService {
     func infoResponse(_ info: ImageInfo, source: LoadedSource, digest: UInt64, headers: HTTPFields) throws -> ServiceResponse {
         let etag = Self.etag(digest, "info")
         if Self.matches(headers[.ifNoneMatch], etag) { return notModified(etag: etag, source: source, varies: false) }
-        let report = InfoReport(report: ImageInfo.Report(info), sourceBytes: source.data.count,
+        let report = InfoReport(report: ImageInfo.Report(info), sourceBytes: source.count,
                                 sourceContentType: source.contentType ?? info.format.mimeType)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

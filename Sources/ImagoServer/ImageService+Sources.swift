@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ImagoCache
+import ImagoCoders
 import ImagoCore
 import ImagoDiskIO
 import ImagoLoading
@@ -11,15 +12,59 @@ import ImagoServiceURL
 
 /// A source's bytes and what came with them.
 struct LoadedSource: Sendable {
+    /// Where a source's bytes are: in memory, or in the source cache's file, decoded where it lies.
+    enum Bytes: Sendable {
+        case data(Data)
+        // Indirect, as `ImageRequest.Source.file`: one layout wherever the enum is copied.
+        indirect case file(ImageFile)
+    }
+
     /// The source as the URL named it: the cache and coalescing key.
     var name: String
-    var data: Data
+    var bytes: Bytes
+    /// `Checksum.fast64` of the bytes (the source cache records it when it stores them).
+    var digest: UInt64
     var contentType: String?
     var lastModified: String?
     /// The host, for the access log (`local` for local files).
     var host: String?
     /// The file name the source suggests, without extension, for `Content-Disposition`.
     var baseName: String
+
+    init(name: String, bytes: Bytes, digest: UInt64? = nil, contentType: String?, lastModified: String?, host: String?, baseName: String) {
+        self.name = name
+        self.bytes = bytes
+        if let digest {
+            self.digest = digest
+        } else if case .data(let data) = bytes {
+            self.digest = Checksum.fast64(data)
+        } else {
+            self.digest = 0
+        }
+        self.contentType = contentType
+        self.lastModified = lastModified
+        self.host = host
+        self.baseName = baseName
+    }
+
+    /// The size in bytes.
+    var count: Int {
+        switch bytes {
+        case .data(let data): data.count
+        case .file(let file): file.size
+        }
+    }
+
+    /// All the bytes: a cached file mapped (its pages are the page cache's), for the answers that
+    /// send or sniff them whole.
+    ///
+    /// - Throws: the file's read error.
+    func contents() throws -> Data {
+        switch bytes {
+        case .data(let data): data
+        case .file(let file): try file.contents()
+        }
+    }
 }
 
 extension ImageService {
@@ -63,6 +108,22 @@ extension ImageService {
             throw ServiceError(status: 400, code: "invalid_source", message: "the source must be an http, https or local URL")
         }
         let request = ImageRequest(url: url, options: [.retryFailed])
+        let last = url.lastPathComponent
+        // Cached: opened where it lies, so a render reads it a piece at a time (JPEG, PNG) and the
+        // request holds no more than a descriptor and a piece of it.
+        if let cache = sourceCache, let opened = try? cache.openEntry(forKey: manager.dataKey(for: request)) {
+            guard opened.entry.size <= maxBytes else {
+                throw ServiceError(status: 422, code: "source_too_large", message: "the source is larger than \(maxBytes) bytes")
+            }
+            if countsLoad { metrics.sourceLoaded(bytes: opened.entry.size, fromCache: true) }
+            let bytes: LoadedSource.Bytes
+            switch opened.contents {
+            case .bytes(let data): bytes = .data(data)
+            case .file(let file): bytes = .file(file)
+            }
+            return LoadedSource(name: source, bytes: bytes, digest: opened.digest, contentType: nil,
+                                lastModified: opened.entry.metadata["last-modified"], host: host, baseName: Self.baseName(last))
+        }
         let result: DataLoadResult
         do {
             result = try await manager.loadData(with: request)
@@ -73,8 +134,7 @@ extension ImageService {
             throw ServiceError(status: 422, code: "source_too_large", message: "the source is larger than \(maxBytes) bytes")
         }
         if countsLoad { metrics.sourceLoaded(bytes: result.data.count, fromCache: result.source != .network) }
-        let last = url.lastPathComponent
-        return LoadedSource(name: source, data: result.data, contentType: result.response?.mimeType, lastModified: result.lastModified,
+        return LoadedSource(name: source, bytes: .data(result.data), contentType: result.response?.mimeType, lastModified: result.lastModified,
                             host: host, baseName: Self.baseName(last))
     }
 
@@ -108,7 +168,7 @@ extension ImageService {
                 throw ServiceError(status: 404, code: "source_not_found", message: "the local source cannot be read")
             }
         }
-        return LoadedSource(name: source, data: data, contentType: nil, lastModified: nil, host: "local",
+        return LoadedSource(name: source, bytes: .data(data), contentType: nil, lastModified: nil, host: "local",
                             baseName: Self.baseName(components.last ?? "image"))
     }
 

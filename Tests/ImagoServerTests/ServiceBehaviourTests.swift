@@ -65,6 +65,54 @@ struct ServiceBehaviourTests {
         }
     }
 
+    @Test("a cached source, decoded where it lies in the cache, answers as the same bytes held in memory: body, ETag, headers")
+    func cachedFilesAnswerAsBytes() async throws {
+        // Noise, so the JPEG and PNG are larger than libjpeg's and libpng's pieces of input.
+        var pixels = try Fixtures.gradient(width: 900, height: 700, alpha: true)
+        var state: UInt32 = 7
+        pixels.withUnsafeMutableBytes { p in
+            for i in 0..<p.count where i % 4 != 3 {
+                state = state &* 1_664_525 &+ 1_013_904_223
+                p[i] = p[i] &+ UInt8(truncatingIfNeeded: state >> 25)
+            }
+        }
+        pixels = pixels.converted(to: .rgba8)
+        let sources: [(String, Data, String)] = [
+            ("photo.jpg", try ImageCoderRegistry.shared.encode(Image(buffer: pixels, orientation: .right), as: .jpeg,
+                                                               options: EncodeOptions(quality: 0.9, orientation: .writeEXIF)), "image/jpeg"),
+            ("alpha.png", try ImageCoderRegistry.shared.encode(Image(buffer: pixels), as: .png), "image/png"),
+            ("anim.gif", try ServerFixtures.animation(.gif, frames: 4, width: 60, height: 40), "image/gif"),
+            ("small.png", try ServerFixtures.png(width: 20, height: 10), "image/png"),
+        ]
+        #expect(sources[0].1.count > 200_000 && sources[1].1.count > 200_000)
+        let paths = ["rs:fit:300:300", "rs:fill:120:200/g:ce", "w:500/rot:90", "c:300:200/ar:false", "raw:1", "skp:jpg:png:gif", "",
+                     "w:100/f:webp", "h:150/q:60"]
+        func answers(cached: Bool) async throws -> [String: Reply] {
+            try await ServiceHarness.with({ if !cached { $0.cacheSize = 0 } }) { h in
+                var out: [String: Reply] = [:]
+                for (name, data, type) in sources {
+                    h.origin.register(name, data: data, contentType: type)
+                    for options in paths {
+                        out[name + " " + options] = try await h.get(h.plain(options, "/img/" + name))
+                    }
+                    out[name + " info"] = try await h.get("/info" + h.plain("", "/img/" + name))
+                }
+                return out
+            }
+        }
+        let fromFiles = try await answers(cached: true), fromMemory = try await answers(cached: false)
+        #expect(fromFiles.count == sources.count * (paths.count + 1))
+        for (key, a) in fromFiles.sorted(by: { $0.key < $1.key }) {
+            let b = try #require(fromMemory[key])
+            #expect(a.status == 200, "\(key): \(a.status) \(a.errorFields)")
+            guard a.status == 200 else { continue }
+            #expect(a.status == b.status && a.body == b.body, "\(key): a different answer from the cached file")
+            for header in ["etag", "content-type", "content-length", "last-modified", "content-disposition"] {
+                #expect(a[header] == b[header], "\(key): \(header) \(a[header] ?? "-") vs \(b[header] ?? "-")")
+            }
+        }
+    }
+
     @Test("20 identical requests at once: one origin GET and one decode; other sizes share the download")
     func coalescing() async throws {
         try await ServiceHarness.with { h in
