@@ -196,6 +196,10 @@ extension ImageService {
         let transformer = ServiceTransformer(options: options, autoRotate: plan.autoRotate,
                                              sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
                                              flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
+        if configuration.streamsConversions, let streamed = try await streamedConversion(source: source, info: info, options: options,
+                                                                                        plan: plan, transformer: transformer) {
+            return streamed
+        }
         let key = "\(source.name)#\(String(digest, radix: 16))"
         let loading: ImageRequest.Options = [.transformAnimatedImage, .disableDiskCacheReads, .disableDiskCacheWrites]
         var request: ImageRequest
@@ -266,6 +270,48 @@ extension ImageService {
         } catch {
             throw ServiceError(status: 500, code: "source_unreadable", message: "the cached source cannot be read")
         }
+    }
+
+    /// A conversion that leaves every pixel as decoded (a format change, a quality) from a
+    /// JPEG or non-interlaced PNG to JPEG or lossy WebP: decoded and encoded in rows on one
+    /// worker, reading the source a piece at a time, so neither the source nor a bitmap is held
+    /// whole (a PNG to WebP holds the YUV picture libwebp encodes from). The bytes are the
+    /// whole-image path's. `nil` when the request needs that path.
+    private func streamedConversion(source: LoadedSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan,
+                                    transformer: ServiceTransformer) async throws -> Rendered? {
+        guard plan.format == .jpeg || plan.format == .webp, !plan.animated, options.maxBytes == 0,
+              info.format == .jpeg || info.format == .png,
+              transformer.leavesPixelsAlone(size: info.pixelSize, opaque: !info.hasAlpha, orientation: info.orientation),
+              StreamedTranscoding.streams(info, to: plan.format) else { return nil }
+        let format = plan.format
+        let encodeOptions = EncodeOptions(quality: Double(plan.quality) / 100, keepMetadata: true,
+                                          backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255))
+        var decodeOptions = DecodeOptions(colorManagement: plan.stripColorProfile)
+        decodeOptions.limits = plan.limits
+        let decoding = decodeOptions
+        // The metadata the whole-image path writes: the transformer's upright EXIF, then the plan's choice.
+        let metadata: @Sendable (ImageMetadata) -> ImageMetadata = { decoded in
+            var upright = decoded
+            upright.exif = decoded.exif.map { EXIF.settingOrientation(.up, in: EXIF.strippingPrefix($0)) }
+            return Self.outputMetadata(upright, plan: plan)
+        }
+        let data: Data?
+        do {
+            data = try await workers.run {
+                switch source.bytes {
+                case .file(let file):
+                    try StreamedTranscoding.transcode(file, to: format, options: encodeOptions, decodeOptions: decoding, metadata: metadata)
+                case .data(let bytes):
+                    try StreamedTranscoding.transcode(bytes, to: format, options: encodeOptions, decodeOptions: decoding, metadata: metadata)
+                }
+            }
+        } catch let error as ImageCodingError {
+            throw ServiceError(error)
+        } catch let error as CocoaError {
+            throw ServiceError(status: 500, code: "source_unreadable", message: "the cached source cannot be read (\(error.code.rawValue))")
+        }
+        if data != nil { streamedRenders_.withLock { $0 += 1 } }
+        return data.map { Rendered(data: $0, format: format) }
     }
 
     /// The metadata written: none when stripping (but the copyright tags with `keep_copyright`),

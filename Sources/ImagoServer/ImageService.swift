@@ -65,6 +65,9 @@ public final class ImageService: Sendable {
     let connections = ClientConnections()
     /// Renders started (decode, transform, encode): what the coalescing tests count.
     package var renderCount: Int { renders_.withLock { $0 } }
+    let streamedRenders_ = Mutex(0)
+    /// Renders that streamed from decoder to encoder in rows (tests read it).
+    package var streamedRenderCount: Int { streamedRenders_.withLock { $0 } }
 
     /// The version in every `ETag`: a new Imago may render differently.
     static let version = "imago-0.1"

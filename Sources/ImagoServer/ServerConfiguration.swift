@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable {
     /// `IMAGO_CACHE_SIZE`: bytes of sources kept on disk; past it the least recently used go
     /// until half remains. Default 1 GiB; 0 disables the source cache.
     public var cacheSize: Int = 1 << 30
+    /// Whether a conversion that leaves the pixels alone flows from decoder to encoder in rows
+    /// (see ``ImageService``). Tests turn it off to compare with the whole-image path.
+    var streamsConversions = true
     /// `IMAGO_LOCAL_ROOT`: the folder `local:///path` sources are read from. Default: none
     /// (local sources refused).
     public var localRoot: String?

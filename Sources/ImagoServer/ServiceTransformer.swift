@@ -85,11 +85,29 @@ struct ServiceTransformer: ImageTransforming {
     }
 
     func plan(for buffer: PixelBuffer) throws -> Plan {
+        // Every step that looks at pixels has them.
+        try plan(width: buffer.width, height: buffer.height, pixels: buffer) ?? Plan()
+    }
+
+    /// Whether these options leave a still of `size` exactly as decoded: no geometry, turn,
+    /// flip, filter or flattening (`opaque` sources need none), and the EXIF orientation `up`.
+    /// Such an answer can flow from the decoder to the encoder in rows.
+    func leavesPixelsAlone(size: PixelSize, opaque: Bool, orientation: ImageOrientation) -> Bool {
+        guard Self.keepsPixelsExact(options), options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
+              options.trim == nil, options.page == nil, orientation == .up, flattenColor == nil || opaque,
+              let plan = try? plan(width: size.width, height: size.height, pixels: nil) else { return false }
+        return plan.trim == nil && plan.crop == nil && plan.resize == nil && plan.fill == nil && plan.extend == nil && plan.padding == nil
+    }
+
+    /// The plan for a frame of `width` by `height`; `nil` when it needs to look at `pixels`
+    /// (trim, smart gravity) and has none.
+    private func plan(width: Int, height: Int, pixels: PixelBuffer?) throws -> Plan? {
         let geometry = ServiceGeometry(options: options)
         var plan = Plan()
-        var w = buffer.width, h = buffer.height
+        var w = width, h = height
         let sourceScale = sourceSize.width > 0 ? Double(w) / Double(sourceSize.width) : 1
         if let t = options.trim {
+            guard let buffer = pixels else { return nil }
             guard let rect = ImageAnalysis.trimRect(buffer, color: t.color, threshold: t.threshold,
                                                     equalHorizontal: t.equalHorizontal, equalVertical: t.equalVertical) else {
                 throw ImageCodingError.invalidArgument("trim would leave nothing of the image")
@@ -102,6 +120,7 @@ struct ServiceTransformer: ImageTransforming {
             let gravity = options.crop?.gravity ?? options.gravity
             let origin: (x: Int, y: Int)
             if gravity.kind == .smart {
+                guard let buffer = pixels else { return nil }
                 let region = plan.trim.map { r in (try? ImageTransformers.Crop(x: r.x, y: r.y, width: r.width, height: r.height).transform(buffer)) ?? buffer } ?? buffer
                 origin = ImageAnalysis.smartCropOrigin(region, width: c.w, height: c.h)
             } else {
@@ -119,6 +138,7 @@ struct ServiceTransformer: ImageTransforming {
             let origin: (x: Int, y: Int)
             if options.gravity.kind == .smart {
                 // Smart gravity looks at the picture as it will be cropped: the resized frame.
+                guard let buffer = pixels else { return nil }
                 var preview = try cut(buffer, plan.trim)
                 preview = try cut(preview, plan.crop)
                 preview = try Resampler.resize(preview, to: PixelSize(width: w, height: h), quality: .bilinear)

@@ -86,11 +86,63 @@ struct StreamedTranscodingTests {
         #expect(streamedCount >= 100, "streamed \(streamedCount) PngSuite files")
     }
 
-    @Test("what cannot stream returns nil: other outputs, animations, WebP, orientation to bake")
+    /// The whole-image path to WebP as the service takes it: straight pixels in, the encoder's bytes out.
+    func wholeWebP(_ data: Data, _ options: EncodeOptions, colorManagement: Bool = true) throws -> Data {
+        let decode = DecodeOptions(pixelFormat: .exact(for: try coders.info(of: data)), colorManagement: colorManagement)
+        return try coders.encode(try coders.decode(data, options: decode), as: .webp, options: options)
+    }
+
+    @Test("PNG and JPEG to lossy WebP: the whole-image encoder's bytes, alpha only where a pixel is not opaque",
+          arguments: ["rgb", "rgba", "opaque rgba", "gray", "odd", "jpeg"])
+    func webPSameBytes(_ kind: String) throws {
+        var pixels = try Fixtures.gradient(width: kind == "odd" ? 333 : 320, height: kind == "odd" ? 77 : 240, alpha: kind == "rgba")
+        var state: UInt32 = 3
+        pixels.withUnsafeMutableBytes { p in
+            for i in 0..<p.count where i % 4 != 3 || kind == "rgba" {
+                state = state &* 1_664_525 &+ 1_013_904_223
+                p[i] = p[i] &+ UInt8(truncatingIfNeeded: state >> 29)
+            }
+        }
+        pixels = pixels.converted(to: .rgba8)
+        let image = Image(buffer: kind == "gray" ? pixels.converted(to: .gray8) : kind == "opaque rgba" ? pixels.converted(to: .rgba8) : pixels,
+                          hasAlpha: kind.contains("rgba"))
+        let source = kind == "jpeg" ? try coders.encode(image, as: .jpeg) : try coders.encode(image, as: .png)
+        for options in [EncodeOptions(quality: 0.8), EncodeOptions(quality: 0.5), EncodeOptions(quality: 0.95, keepMetadata: false)] {
+            let streamed = try #require(try StreamedTranscoding.transcode(source, to: .webp, options: options))
+            #expect(streamed == (try wholeWebP(source, options)), "\(kind), quality \(options.quality)")
+        }
+        let hasAlpha = try coders.info(of: try #require(try StreamedTranscoding.transcode(source, to: .webp))).hasAlpha
+        #expect(hasAlpha == (kind == "rgba"), "\(kind): alpha only when some pixel is not opaque")
+    }
+
+    @Test("PngSuite's and the corpus's stills to WebP stream to the whole-image encoder's bytes",
+          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func webPCorpus() throws {
+        var streamedCount = 0
+        var files = Corpus.files(in: "pngsuite", extensions: ["png"]).filter { !$0.lastPathComponent.hasPrefix("x") }
+        files += ["pillow/jpeg/flower2.jpg", "exif-orientation/Landscape_1.jpg", "libavif/apple_gainmap_new.jpg"].map(Corpus.url)
+        for url in files {
+            let data = try Data(contentsOf: url)
+            guard let info = try? coders.info(of: data), info.frameCount == 1 else { continue }
+            for colorManagement in [true, false] {
+                let decode = DecodeOptions(colorManagement: colorManagement)
+                guard let webp = try StreamedTranscoding.transcode(data, to: .webp, decodeOptions: decode) else {
+                    #expect(info.progressive && info.format == .png, "\(url.lastPathComponent): only interlaced PNGs should not stream")
+                    continue
+                }
+                streamedCount += 1
+                #expect(webp == (try wholeWebP(data, .default, colorManagement: colorManagement)), "\(url.lastPathComponent)")
+            }
+        }
+        #expect(streamedCount >= 200, "streamed \(streamedCount)")
+    }
+
+    @Test("what cannot stream returns nil: other outputs, animations, lossless WebP, orientation to bake")
     func fallbacks() throws {
         let still = Image(buffer: try Fixtures.gradient(width: 40, height: 30))
         let png = try coders.encode(still, as: .png)
-        #expect(try StreamedTranscoding.transcode(png, to: .webp) == nil)
+        #expect(try StreamedTranscoding.transcode(png, to: .webp, options: EncodeOptions(lossless: true)) == nil, "lossless WebP")
+        #expect(try StreamedTranscoding.transcode(png, to: .gif) == nil)
         #expect(try StreamedTranscoding.transcode(png, to: .png, options: EncodeOptions(progressive: true)) == nil, "interlaced output")
         #expect(try StreamedTranscoding.transcode(try coders.encode(still, as: .webp), to: .jpeg) == nil)
         let animation = try Image(frames: [ImageFrame(buffer: still.buffer, duration: 0.1), ImageFrame(buffer: still.buffer, duration: 0.1)],
@@ -122,5 +174,8 @@ struct StreamedTranscodingTests {
         try png.write(to: url)
         let streamed = try #require(try StreamedTranscoding.transcode(contentsOf: url, to: .jpeg))
         #expect(streamed == (try whole(png, .default)))
+        let file = try ImageFile(path: url.path)
+        #expect(try StreamedTranscoding.transcode(file, to: .jpeg) == streamed)
+        #expect(try StreamedTranscoding.transcode(file, to: .webp) == (try wholeWebP(png, .default)))
     }
 }

@@ -113,6 +113,53 @@ struct ServiceBehaviourTests {
         }
     }
 
+    @Test("conversions that leave the pixels alone stream from decoder to encoder, and answer what the whole-image path answers")
+    func streamedConversions() async throws {
+        var pixels = try Fixtures.gradient(width: 500, height: 375, alpha: true)
+        var state: UInt32 = 11
+        pixels.withUnsafeMutableBytes { p in
+            for i in 0..<p.count {
+                state = state &* 1_664_525 &+ 1_013_904_223
+                p[i] = p[i] &+ UInt8(truncatingIfNeeded: state >> 29)
+            }
+        }
+        pixels = pixels.converted(to: .rgba8)
+        let coders = ImageCoderRegistry.shared
+        let exif = ServiceOptionsTests.exif(copyright: "ACME Photo 2026")
+        var opaque = Image(buffer: pixels.converted(to: .rgb8))
+        opaque.metadata.exif = exif
+        let sources: [(String, Data, String)] = [
+            ("photo.jpg", try coders.encode(opaque, as: .jpeg, options: EncodeOptions(quality: 0.9)), "image/jpeg"),
+            ("gray.png", try coders.encode(Image(buffer: pixels.converted(to: .gray8)), as: .png), "image/png"),
+            ("alpha.png", try coders.encode(Image(buffer: pixels), as: .png), "image/png"),
+            ("opaque.png", try coders.encode(opaque, as: .png), "image/png"),
+        ]
+        // Streams: format changes and qualities, metadata kept or not. The last three take the whole path.
+        let paths = ["f:webp", "q:55/f:webp", "sm:false/f:webp", "f:jpg", "q:70/f:jpg", "sm:false/kcr:true/f:jpg", "scp:true/f:webp",
+                     "w:100/f:webp", "fl:true/f:webp", "mb:2000/f:jpg"]
+        func answers(streaming: Bool) async throws -> ([String: Reply], Int) {
+            try await ServiceHarness.with({ $0.streamsConversions = streaming; $0.allowSecurityOptions = true }) { h in
+                var out: [String: Reply] = [:]
+                for (name, data, type) in sources {
+                    h.origin.register(name, data: data, contentType: type)
+                    for options in paths { out[name + " " + options] = try await h.get(h.plain(options, "/img/" + name)) }
+                }
+                return (out, h.service.streamedRenderCount)
+            }
+        }
+        let (streamed, count) = try await answers(streaming: true)
+        let (whole, none) = try await answers(streaming: false)
+        #expect(none == 0)
+        // alpha.png to JPEG is flattened: the whole-image path.
+        #expect(count == sources.count * 7 - 3, "streamed \(count)")
+        for (key, a) in streamed.sorted(by: { $0.key < $1.key }) {
+            let b = try #require(whole[key])
+            #expect(a.status == 200, "\(key): \(a.status) \(a.errorFields)")
+            #expect(a.status == b.status && a.body == b.body, "\(key): streamed \(a.body.count) bytes, whole \(b.body.count)")
+            #expect(a["etag"] == b["etag"] && a["content-type"] == b["content-type"], "\(key)")
+        }
+    }
+
     @Test("20 identical requests at once: one origin GET and one decode; other sizes share the download")
     func coalescing() async throws {
         try await ServiceHarness.with { h in

@@ -8,14 +8,16 @@ public import ImagoCore
 
 /// Conversions that flow from decoder to encoder in rows, as libvips runs them: a PNG or JPEG
 /// converted to JPEG or PNG holds a band of rows, never the whole bitmap, so its memory does not
-/// grow with the image's height.
+/// grow with the image's height; converted to lossy WebP it holds the YUV picture libwebp
+/// encodes from (1.5 bytes a pixel), never a 4-byte bitmap beside it.
 ///
 /// A conversion streams when the source's decoder streams rows (a JPEG, a non-interlaced PNG),
-/// the source is a still, the output is JPEG or non-interlaced PNG, and no orientation has to be
-/// baked into the pixels (the source is upright, or the options write orientation to EXIF).
-/// Otherwise ``transcode(contentsOf:to:options:decodeOptions:coders:)`` returns `nil` and the
-/// caller decodes whole. PNG output gets straight-alpha rows, so no visible pixel changes; JPEG
-/// output flattens premultiplied rows over the background colour.
+/// the source is a still, the output is JPEG, non-interlaced PNG or lossy WebP, and no
+/// orientation has to be baked into the pixels (the source is upright, or the options write
+/// orientation to EXIF). Otherwise ``transcode(contentsOf:to:options:decodeOptions:coders:)``
+/// returns `nil` and the caller decodes whole. PNG and WebP output get straight-alpha rows, so
+/// no visible pixel changes (WebP's bytes are the whole-image encoder's); JPEG output flattens
+/// premultiplied rows over the background colour.
 public enum StreamedTranscoding {
     /// Converts the file at `url` to `format` row by row, or returns `nil` when this conversion
     /// cannot stream (see the type's description).
@@ -32,19 +34,49 @@ public enum StreamedTranscoding {
         guard canEncodeRows(format, options, coders) else { return nil }
         guard case .streamed(let info, let decoder, let source) = try FileInput.open(url, coders: coders) else { return nil }
         return try transcode(info: info, decoder: decoder, source: source, to: format, options: options,
-                             decodeOptions: decodeOptions)
+                             decodeOptions: decodeOptions, coders: coders)
     }
 
-    /// Converts `data` to `format` row by row, or returns `nil` when it cannot stream.
+    /// Converts an open file to `format` row by row, reading it a piece at a time, or returns
+    /// `nil` when this conversion cannot stream (see the type's description).
+    ///
+    /// - Throws: the file's read errors, `ImageCodingError` from decoding or encoding.
+    /// - Parameters:
+    ///   - file: The source, read in pieces.
+    ///   - format: The output format.
+    ///   - options: Encoding options. Default `.default`.
+    ///   - decodeOptions: Colour management and limits. Default `.default`.
+    ///   - coders: Default `ImageCoderRegistry.shared`.
+    ///   - metadata: Rewrites the source's metadata before it is written (a service stripping
+    ///     it, say); default `nil` writes it as `options.keepMetadata` says.
+    public static func transcode(_ file: ImageFile, to format: ImageFormat, options: EncodeOptions = .default,
+                                 decodeOptions: DecodeOptions = .default, coders: ImageCoderRegistry = .shared,
+                                 metadata: (@Sendable (ImageMetadata) -> ImageMetadata)? = nil) throws -> Data? {
+        guard canEncodeRows(format, options, coders) else { return nil }
+        guard case .streamed(let info, let decoder, let source) = try FileInput.open(file, coders: coders) else { return nil }
+        return try transcode(info: info, decoder: decoder, source: source, to: format, options: options,
+                             decodeOptions: decodeOptions, coders: coders, metadata: metadata)
+    }
+
+    /// Whether a conversion of a still with this header to `format` streams (see the type's
+    /// description); the decoder must also stream this file's rows.
+    public static func streams(_ info: ImageInfo, to format: ImageFormat, options: EncodeOptions = .default,
+                               coders: ImageCoderRegistry = .shared) -> Bool {
+        canEncodeRows(format, options, coders) && info.frameCount == 1 && (info.orientation == .up || options.orientation == .writeEXIF)
+    }
+
+    /// Converts `data` to `format` row by row, or returns `nil` when it cannot stream; the
+    /// parameters are ``transcode(_:to:options:decodeOptions:coders:metadata:)-(ImageFile,_,_,_,_,_)``'s.
     ///
     /// - Throws: `ImageCodingError` from decoding or encoding.
     public static func transcode(_ data: Data, to format: ImageFormat, options: EncodeOptions = .default,
-                                 decodeOptions: DecodeOptions = .default, coders: ImageCoderRegistry = .shared) throws -> Data? {
+                                 decodeOptions: DecodeOptions = .default, coders: ImageCoderRegistry = .shared,
+                                 metadata: (@Sendable (ImageMetadata) -> ImageMetadata)? = nil) throws -> Data? {
         guard canEncodeRows(format, options, coders), let sniffed = ImageFormat(sniffing: data),
               let decoder = StreamedDecoding.streamingDecoder(for: sniffed, prefix: data, coders: coders),
               let info = try? decoder.info(of: data) else { return nil }
         return try transcode(info: info, decoder: decoder, source: DataByteSource(data), to: format, options: options,
-                             decodeOptions: decodeOptions)
+                             decodeOptions: decodeOptions, coders: coders, metadata: metadata)
     }
 
     /// Whether `format` has a row encoder here and the registry's encoder for it is Imago's own.
@@ -52,25 +84,57 @@ public enum StreamedTranscoding {
         switch format {
         case .jpeg: coders.encoder(for: .jpeg) is JPEGCoder
         case .png: !options.progressive && coders.encoder(for: .png) is PNGCoder
+        case .webp: !options.lossless && coders.encoder(for: .webp) is WebPCoder
         default: false
         }
     }
 
     private static func transcode(info: ImageInfo, decoder: any RowStreamingImageDecoding, source: any ImageByteSource,
-                                  to format: ImageFormat, options: EncodeOptions, decodeOptions: DecodeOptions) throws -> Data? {
+                                  to format: ImageFormat, options: EncodeOptions, decodeOptions: DecodeOptions,
+                                  coders: ImageCoderRegistry, metadata: (@Sendable (ImageMetadata) -> ImageMetadata)? = nil) throws -> Data? {
         guard info.frameCount == 1, info.orientation == .up || options.orientation == .writeEXIF else { return nil }
+        func into(_ encoder: any DecodedRowConsuming) -> any DecodedRowConsuming {
+            metadata.map { MetadataRewriter(encoder, rewrite: $0) } ?? encoder
+        }
         var rowOptions = decodeOptions
         rowOptions.thumbnailPixelSize = nil
         rowOptions.page = nil
         if format == .png {
             rowOptions.pixelFormat = .rgba8   // straight rows where the decoder can give them
             let encoder = try PNGRowEncoder(options: options, gray: info.isGrayscale)
-            _ = try decoder.decodeRows(from: source, options: rowOptions, into: encoder)
+            _ = try decoder.decodeRows(from: source, options: rowOptions, into: into(encoder))
+            return try encoder.finish()
+        }
+        if format == .webp {
+            rowOptions.pixelFormat = .rgba8   // straight rows where the decoder can give them
+            let encoder = try WebPRowEncoder(options: options, method: (coders.encoder(for: .webp) as? WebPCoder)?.method ?? 4)
+            _ = try decoder.decodeRows(from: source, options: rowOptions, into: into(encoder))
             return try encoder.finish()
         }
         rowOptions.pixelFormat = .argb32Premultiplied
         let encoder = try JPEGRowEncoder(options: options, gray: info.isGrayscale)
-        _ = try decoder.decodeRows(from: source, options: rowOptions, into: encoder)
+        _ = try decoder.decodeRows(from: source, options: rowOptions, into: into(encoder))
         return try encoder.finish()
     }
+}
+
+/// Hands rows on unchanged, and the attributes with their metadata rewritten.
+private final class MetadataRewriter: DecodedRowConsuming {
+    private let next: any DecodedRowConsuming
+    private let rewrite: @Sendable (ImageMetadata) -> ImageMetadata
+
+    init(_ next: any DecodedRowConsuming, rewrite: @escaping @Sendable (ImageMetadata) -> ImageMetadata) {
+        self.next = next
+        self.rewrite = rewrite
+    }
+
+    func begin(size: PixelSize) throws { try next.begin(size: size) }
+
+    func begin(size: PixelSize, attributes: StreamedImageAttributes) throws {
+        var rewritten = attributes
+        rewritten.metadata = rewrite(attributes.metadata)
+        try next.begin(size: size, attributes: rewritten)
+    }
+
+    func consume(row: UnsafeRawBufferPointer, y: Int) throws { try next.consume(row: row, y: y) }
 }
