@@ -58,12 +58,25 @@ struct ServiceTransformer: ImageTransforming {
         var plan: Plan?
         var out: [ImageFrame] = []
         out.reserveCapacity(indices.count)
+        var previous: (input: PixelBuffer, output: PixelBuffer)?
         for index in indices {
             let frame = try upright.frame(at: index)
             let turned = try turn.map { try $0.transform(frame.buffer) } ?? frame.buffer
             let framePlan = try plan ?? self.plan(for: turned)
             plan = framePlan
-            out.append(ImageFrame(buffer: try apply(framePlan, to: turned), duration: frame.duration))
+            // Frames of an animation mostly repeat their predecessor: an equal frame gives the
+            // equal result, and a resize recomputes only what the changed part reaches.
+            let result: PixelBuffer
+            if let previous, let changed = turned.changedRect(from: previous.input) {
+                result = try applyUpdating(framePlan, to: turned, previous: previous.output, changed: changed)
+                    ?? apply(framePlan, to: turned)
+            } else if let previous {
+                result = previous.output
+            } else {
+                result = try apply(framePlan, to: turned)
+            }
+            if indices.count > 1 { previous = (turned, result) }
+            out.append(ImageFrame(buffer: result, duration: frame.duration))
         }
         guard !out.isEmpty else { throw ImageCodingError.invalidArgument("an image without frames") }
         // The pixels are as they will be shown: any orientation left in EXIF would turn them again.
@@ -169,6 +182,17 @@ struct ServiceTransformer: ImageTransforming {
             throw ImageCodingError.exceedsLimit(.maxPixels, found: max(w, h), limit: limit)
         }
         return plan
+    }
+
+    /// ``apply(_:to:)`` for a frame that differs from the one that gave `previous` only inside
+    /// `changed`, when the plan is a resize alone: the resize recomputes only the output pixels
+    /// the change reaches, and the bytes are ``apply(_:to:)``'s. `nil` for any other plan.
+    func applyUpdating(_ plan: Plan, to buffer: PixelBuffer, previous: PixelBuffer,
+                       changed: (x0: Int, y0: Int, x1: Int, y1: Int)) throws -> PixelBuffer? {
+        guard let size = plan.resize, plan.trim == nil, plan.crop == nil, plan.fill == nil, plan.extend == nil, plan.padding == nil,
+              !options.flipHorizontal, !options.flipVertical, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
+              flattenColor == nil else { return nil }
+        return try Resampler.resize(buffer, to: size, reusing: previous, changed: changed)
     }
 
     func apply(_ plan: Plan, to buffer: PixelBuffer) throws -> PixelBuffer {

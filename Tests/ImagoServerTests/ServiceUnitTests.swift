@@ -25,6 +25,49 @@ struct ServiceUnitTests {
         #expect(ServiceGeometry(options: try options("t:10/w:10")).decodeHint(sourceWidth: 4000, sourceHeight: 3000) == nil)
     }
 
+    @Test("an animation's frames that repeat or change in part transform to what each frame alone transforms to")
+    func incrementalFrames() throws {
+        // Frames: a base, the same again, a corner changed, a middle band changed, all changed.
+        var state: UInt32 = 5
+        func noise(_ buffer: inout PixelBuffer, x0: Int, y0: Int, x1: Int, y1: Int) {
+            let stride = buffer.bytesPerRow
+            buffer.withUnsafeMutableBytes { p in
+                for y in y0..<y1 {
+                    for x in x0..<x1 {
+                        for c in 0..<3 {
+                            state = state &* 1_664_525 &+ 1_013_904_223
+                            p[y * stride + x * 4 + c] = UInt8(truncatingIfNeeded: state >> 24)
+                        }
+                        p[y * stride + x * 4 + PixelFormat.argbOffsets.a] = 255
+                    }
+                }
+            }
+        }
+        var base = try PixelBuffer(width: 160, height: 120, format: .argb32Premultiplied)
+        noise(&base, x0: 0, y0: 0, x1: 160, y1: 120)
+        var frames = [base, base]
+        var corner = base
+        noise(&corner, x0: 150, y0: 110, x1: 160, y1: 120)
+        frames.append(corner)
+        var band = corner
+        noise(&band, x0: 0, y0: 50, x1: 160, y1: 58)
+        frames.append(band)
+        var fresh = band
+        noise(&fresh, x0: 0, y0: 0, x1: 160, y1: 120)
+        frames.append(fresh)
+        let image = try Image(frames: frames.map { ImageFrame(buffer: $0, duration: 0.1) }, loopCount: 0)
+        for path in ["w:100", "rs:fill:50:50", "w:100/bl:2", "w:240", "c:80:60/w:50", "fl:true/w:90"] {
+            let transformer = ServiceTransformer(options: try options(path), autoRotate: true, sourceSize: PixelSize(width: 160, height: 120),
+                                                 flattenColor: nil, maxResultDimension: nil)
+            let out = try transformer.transform(image, animated: true)
+            #expect(out.frameCount == frames.count)
+            for (i, frame) in frames.enumerated() {
+                let alone = try transformer.apply(try transformer.plan(for: frame), to: frame)
+                #expect(out.frames[i].buffer == alone, "\(path): frame \(i)")
+            }
+        }
+    }
+
     @Test("gravity placement clamps inside the container")
     func placement() {
         #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.southEast)) == (90, 40))

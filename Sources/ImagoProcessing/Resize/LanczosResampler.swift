@@ -150,6 +150,79 @@ enum LanczosResampler {
         imago_lanczos_finish(acc, out, width, PixelFormat.argbOffsets.a)
     }
 
+    /// The output indices `lo..<hi` whose filter windows reach input indices `from..<to`.
+    static func reach(of weights: Weights, from: Int, to: Int) -> Range<Int> {
+        var lo = weights.starts.count, hi = 0
+        for i in weights.starts.indices where weights.starts[i] < to && weights.starts[i] + weights.counts[i] > from {
+            lo = min(lo, i)
+            hi = i + 1
+        }
+        return lo < hi ? lo..<hi : 0..<0
+    }
+
+    /// Resizes `src` to `size` as ``resize(_:to:)`` does, computing only the output pixels whose
+    /// filter windows reach into `changed` (an input rectangle, `x0..<x1` by `y0..<y1`) and taking
+    /// the rest from `previous`: the resize of an input equal to `src` outside `changed`. Every
+    /// output pixel is computed from its own window with the same integers, so the bytes are
+    /// ``resize(_:to:)``'s. The frames of an animation, which usually change in a corner, cost
+    /// that corner.
+    static func resize(_ src: PixelBuffer, to size: PixelSize, updating previous: PixelBuffer,
+                       changed: (x0: Int, y0: Int, x1: Int, y1: Int)) throws -> PixelBuffer {
+        let inW = src.width, outW = size.width
+        let wx = Weights.shared(input: inW, output: outW), wy = Weights.shared(input: src.height, output: size.height)
+        let columns = reach(of: wx, from: changed.x0, to: changed.x1), rows = reach(of: wy, from: changed.y0, to: changed.y1)
+        guard !columns.isEmpty, !rows.isEmpty else { return previous }
+        // The input rows the changed output rows read, filtered horizontally for the changed columns only.
+        let firstRow = wy.starts[rows.lowerBound]
+        let lastRow = rows.map { wy.starts[$0] + wy.counts[$0] }.max() ?? firstRow
+        let nw = columns.count
+        var middle = [UInt8](repeating: 0, count: nw * (lastRow - firstRow) * 4)
+        middle.withUnsafeMutableBufferPointer { mid in
+            guard let m = mid.baseAddress else { return }
+            src.withUnsafeBytes { raw in
+                guard let s = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                wx.starts.withUnsafeBufferPointer { starts in
+                    wx.counts.withUnsafeBufferPointer { counts in
+                        guard let sb = starts.baseAddress, let cb = counts.baseAddress else { return }
+                        for y in firstRow..<lastRow {
+                            let row = s + y * src.bytesPerRow, out = m + (y - firstRow) * nw * 4
+                            if !wx.pairs.isEmpty {
+                                wx.pairs.withUnsafeBufferPointer { pairs in
+                                    guard let pb = pairs.baseAddress else { return }
+                                    imago_lanczos_horizontal_pairs(row, out, sb + columns.lowerBound, cb + columns.lowerBound, wx.pairStride,
+                                                                   nw, pb + columns.lowerBound * wx.pairStride)
+                                }
+                            } else {
+                                wx.values.withUnsafeBufferPointer { w in
+                                    guard let wb = w.baseAddress else { return }
+                                    imago_lanczos_horizontal(row, out, sb + columns.lowerBound, cb + columns.lowerBound, wx.taps, nw,
+                                                             wb + columns.lowerBound * wx.taps)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var out = previous
+        let stride = out.bytesPerRow
+        out.withUnsafeMutableBytes { dst in
+            guard let d = dst.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            let acc = UnsafeMutablePointer<Int32>.allocate(capacity: nw * 4)
+            defer { acc.deallocate() }
+            middle.withUnsafeBufferPointer { mid in
+                guard let m = mid.baseAddress else { return }
+                wy.values.withUnsafeBufferPointer { w in
+                    for y in rows {
+                        vertical(y: y, width: nw, weights: wy, values: w, accumulator: acc,
+                                 into: d + y * stride + columns.lowerBound * 4) { m + ($0 - firstRow) * nw * 4 }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     /// Resizes premultiplied ARGB32 `src` to `size`.
     static func resize(_ src: PixelBuffer, to size: PixelSize) throws -> PixelBuffer {
         let inW = src.width, inH = src.height, outW = size.width, outH = size.height

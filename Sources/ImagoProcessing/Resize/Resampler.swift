@@ -54,6 +54,34 @@ public enum Resampler {
         }
     }
 
+    /// Resizes `buffer` as ``resize(_:to:quality:limits:)`` does, reusing `previous`: the same
+    /// resize of an input that differs from `buffer` only inside `changed` (`x0..<x1` by
+    /// `y0..<y1`, in `buffer`'s pixels). Only the output pixels whose filters reach the change are
+    /// computed; the bytes are those of a whole resize. For the frames of an animation, which
+    /// mostly change in a small part: `PixelBuffer.changedRect(from:)` finds the part.
+    ///
+    /// Bilinear resizes, and a `previous` of another size or format, are resized whole.
+    ///
+    /// - Throws: as ``resize(_:to:quality:limits:)``.
+    public static func resize(_ buffer: PixelBuffer, to size: PixelSize, quality: ResamplingQuality = .lanczos3,
+                              limits: DecodingLimits = .default, reusing previous: PixelBuffer,
+                              changed: (x0: Int, y0: Int, x1: Int, y1: Int)) throws -> PixelBuffer {
+        guard quality == .lanczos3, previous.size == size, previous.format == .argb32Premultiplied,
+              size.width > 0, size.height > 0, size != buffer.size else {
+            return try resize(buffer, to: size, quality: quality, limits: limits)
+        }
+        let pixels = size.pixelCount ?? Int.max
+        if pixels > limits.maxPixels { throw ImageCodingError.exceedsLimit(.maxPixels, found: pixels, limit: limits.maxPixels) }
+        let x0 = max(0, changed.x0), y0 = max(0, changed.y0), x1 = min(buffer.width, changed.x1), y1 = min(buffer.height, changed.y1)
+        guard x0 < x1, y0 < y1 else { return previous }
+        var source = buffer.converted(to: .argb32Premultiplied)
+        let (kx, ky) = boxFactors(from: source.size, to: size)
+        if kx > 1 || ky > 1 { source = try boxShrink(source, kx: kx, ky: ky) }
+        // A box covers whole blocks: the blocks the change touches changed.
+        return try LanczosResampler.resize(source, to: size, updating: previous,
+                                           changed: (x0 / kx, y0 / ky, (x1 + kx - 1) / kx, (y1 + ky - 1) / ky))
+    }
+
     /// The whole factors of the box pre-shrink from `source` to `target`: as large as possible
     /// while leaving at least 2× for the filter in each direction (the filter then sees enough
     /// pixels to be alias-free).
