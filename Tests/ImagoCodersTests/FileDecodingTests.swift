@@ -71,16 +71,7 @@ struct FileDecodingTests {
     func largeAndTruncated() throws {
         let dir = try TestFiles.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        var pixels = try Fixtures.gradient(width: 1200, height: 900, alpha: true)
-        // Noise, so the files span many pieces of input.
-        var state: UInt32 = 12345
-        pixels.withUnsafeMutableBytes { p in
-            for i in 0..<p.count where i % 4 != 3 {
-                state = state &* 1_664_525 &+ 1_013_904_223
-                p[i] = p[i] &+ UInt8(truncatingIfNeeded: state >> 27)
-            }
-        }
-        pixels = pixels.converted(to: .rgba8)
+        let pixels = try Fixtures.noisy(width: 1200, height: 900, alpha: true, amplitude: 32)
         let jpeg = try coders.encode(Image(buffer: pixels), as: .jpeg, options: EncodeOptions(quality: 0.9))
         let progressive = try coders.encode(Image(buffer: pixels), as: .jpeg, options: EncodeOptions(quality: 0.9, progressive: true))
         let png = try coders.encode(Image(buffer: pixels), as: .png)

@@ -95,15 +95,8 @@ struct StreamedTranscodingTests {
     @Test("PNG and JPEG to lossy WebP: the whole-image encoder's bytes, alpha only where a pixel is not opaque",
           arguments: ["rgb", "rgba", "opaque rgba", "gray", "odd", "jpeg"])
     func webPSameBytes(_ kind: String) throws {
-        var pixels = try Fixtures.gradient(width: kind == "odd" ? 333 : 320, height: kind == "odd" ? 77 : 240, alpha: kind == "rgba")
-        var state: UInt32 = 3
-        pixels.withUnsafeMutableBytes { p in
-            for i in 0..<p.count where i % 4 != 3 || kind == "rgba" {
-                state = state &* 1_664_525 &+ 1_013_904_223
-                p[i] = p[i] &+ UInt8(truncatingIfNeeded: state >> 29)
-            }
-        }
-        pixels = pixels.converted(to: .rgba8)
+        let pixels = try Fixtures.noisy(width: kind == "odd" ? 333 : 320, height: kind == "odd" ? 77 : 240, alpha: kind == "rgba",
+                                        noisyAlpha: kind == "rgba", amplitude: 8, seed: 3)
         let image = Image(buffer: kind == "gray" ? pixels.converted(to: .gray8) : kind == "opaque rgba" ? pixels.converted(to: .rgba8) : pixels,
                           hasAlpha: kind.contains("rgba"))
         let source = kind == "jpeg" ? try coders.encode(image, as: .jpeg) : try coders.encode(image, as: .png)

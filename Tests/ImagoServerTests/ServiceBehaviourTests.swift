@@ -68,15 +68,7 @@ struct ServiceBehaviourTests {
     @Test("a cached source, decoded where it lies in the cache, answers as the same bytes held in memory: body, ETag, headers")
     func cachedFilesAnswerAsBytes() async throws {
         // Noise, so the JPEG and PNG are larger than libjpeg's and libpng's pieces of input.
-        var pixels = try Fixtures.gradient(width: 900, height: 700, alpha: true)
-        var state: UInt32 = 7
-        pixels.withUnsafeMutableBytes { p in
-            for i in 0..<p.count where i % 4 != 3 {
-                state = state &* 1_664_525 &+ 1_013_904_223
-                p[i] = p[i] &+ UInt8(truncatingIfNeeded: state >> 25)
-            }
-        }
-        pixels = pixels.converted(to: .rgba8)
+        let pixels = try Fixtures.noisy(width: 900, height: 700, alpha: true, amplitude: 128, seed: 7)
         let sources: [(String, Data, String)] = [
             ("photo.jpg", try ImageCoderRegistry.shared.encode(Image(buffer: pixels, orientation: .right), as: .jpeg,
                                                                options: EncodeOptions(quality: 0.9, orientation: .writeEXIF)), "image/jpeg"),
@@ -115,15 +107,7 @@ struct ServiceBehaviourTests {
 
     @Test("conversions that leave the pixels alone stream from decoder to encoder, and answer what the whole-image path answers")
     func streamedConversions() async throws {
-        var pixels = try Fixtures.gradient(width: 500, height: 375, alpha: true)
-        var state: UInt32 = 11
-        pixels.withUnsafeMutableBytes { p in
-            for i in 0..<p.count {
-                state = state &* 1_664_525 &+ 1_013_904_223
-                p[i] = p[i] &+ UInt8(truncatingIfNeeded: state >> 29)
-            }
-        }
-        pixels = pixels.converted(to: .rgba8)
+        let pixels = try Fixtures.noisy(width: 500, height: 375, alpha: true, noisyAlpha: true, amplitude: 8, seed: 11)
         let coders = ImageCoderRegistry.shared
         let exif = ServiceOptionsTests.exif(copyright: "ACME Photo 2026")
         var opaque = Image(buffer: pixels.converted(to: .rgb8))

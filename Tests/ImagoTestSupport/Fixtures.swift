@@ -17,6 +17,22 @@ public enum Fixtures {
         return try PixelBuffer(width: width, height: height, format: .rgba8, bytes: bytes)
     }
 
+    /// ``gradient(width:height:alpha:)`` with pseudo-random noise of up to `amplitude` added to
+    /// every colour channel (and to alpha too with `noisyAlpha`): it compresses like a photo, so
+    /// its files span many pieces of input. The same `seed` gives the same pixels.
+    public static func noisy(width: Int, height: Int, alpha: Bool = false, noisyAlpha: Bool = false, amplitude: UInt32 = 16,
+                             seed: UInt32 = 1) throws -> PixelBuffer {
+        var pixels = try gradient(width: width, height: height, alpha: alpha)
+        var state = seed
+        pixels.withUnsafeMutableBytes { p in
+            for i in 0..<p.count where i % 4 != 3 || noisyAlpha {
+                state = state &* 1_664_525 &+ 1_013_904_223
+                p[i] = p[i] &+ UInt8(truncatingIfNeeded: (state >> 16) % max(1, amplitude))
+            }
+        }
+        return pixels
+    }
+
     /// An image whose every pixel differs: red = x, green = y (mod 256), blue = 7, opaque.
     public static func coordinates(width: Int, height: Int) throws -> PixelBuffer {
         var bytes = [UInt8](repeating: 0, count: width * height * 4)

@@ -56,7 +56,8 @@ public final class DataByteSource: ImageByteSource {
 }
 
 /// A file read with plain `read(2)` calls into a reused buffer, so the memory a decode holds
-/// for its input is one piece, however large the file (libvips's sequential access).
+/// for its input is one piece, however large the file (libvips's sequential access). Unlike
+/// ``ImageFile``, which reads at offsets, it reads a pipe or FIFO too.
 public final class FileByteSource: ImageByteSource {
     private let descriptor: Int32
     /// The file's path, for messages.

@@ -97,6 +97,13 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
                              : WebPPictureImportRGB(&picture, base, Int32(pixels.bytesPerRow))
         }
         guard imported != 0 else { throw ImageCodingError.corrupt(.webp, "libwebp could not import the pixels (out of memory)") }
+        return try Self.encode(&picture, config: &config, icc: icc, exif: exif)
+    }
+
+    /// Encodes a picture whose pixels are in, with the ICC profile and EXIF muxed in when given.
+    ///
+    /// - Throws: `.encodingFailed` with libwebp's error code.
+    static func encode(_ picture: inout WebPPicture, config: inout WebPConfig, icc: Data?, exif: Data?) throws -> Data {
         var writer = WebPMemoryWriter()
         WebPMemoryWriterInit(&writer)
         defer { WebPMemoryWriterClear(&writer) }

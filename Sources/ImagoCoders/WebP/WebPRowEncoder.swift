@@ -194,17 +194,6 @@ public final class WebPRowEncoder: DecodedRowConsuming {
         guard var config = WebPCoder.makeConfig(options: options, method: method) else {
             throw ImageCodingError.invalidArgument("libwebp rejected the encoder configuration")
         }
-        var writer = WebPMemoryWriter()
-        WebPMemoryWriterInit(&writer)
-        defer { WebPMemoryWriterClear(&writer) }
-        picture.writer = WebPMemoryWrite
-        withUnsafeMutablePointer(to: &writer) { picture.custom_ptr = UnsafeMutableRawPointer($0) }
-        let ok = withExtendedLifetime(writer) { WebPEncode(&config, &picture) }
-        guard ok != 0, let mem = writer.mem else {
-            throw ImageCodingError.encodingFailed(.webp, "libwebp failed to encode (error \(picture.error_code.rawValue))")
-        }
-        let bitstream = Data(bytes: mem, count: writer.size)
-        guard metadata.icc != nil || metadata.exif != nil else { return bitstream }
-        return try WebPMuxing.attach(icc: metadata.icc, exif: metadata.exif, to: bitstream)
+        return try WebPCoder.encode(&picture, config: &config, icc: metadata.icc, exif: metadata.exif)
     }
 }
