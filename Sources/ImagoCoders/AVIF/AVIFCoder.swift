@@ -19,7 +19,7 @@ import Synchronization
 /// applied, so the image comes out upright and `.up`, as from ``HEIFCoder``. An ICC profile is
 /// converted to sRGB with lcms2 (kept as metadata with ``DecodeOptions/colorManagement`` off);
 /// the `Exif` item is kept as metadata. A sequence's repetition comes from its edit list, read
-/// here as libavif 1.x reads it (``AVIFRepetition``; libavif 0.11 does not): without one it plays
+/// here as libavif 1.x reads it (`AVIFRepetition`; libavif 0.11 does not): without one it plays
 /// forever (`loopCount` 0), as browsers play it.
 public struct AVIFCoder: ImageDecoding {
     /// Creates the coder. libavif itself is loaded only when an AVIF image is first met.

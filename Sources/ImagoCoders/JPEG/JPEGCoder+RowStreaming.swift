@@ -18,11 +18,11 @@ extension JPEGCoder: RowStreamingImageDecoding {
     /// Decodes in bands of 16 rows, each colour-managed as it comes, and hands the rows to
     /// `consumer`: the bitmap is never held whole, nor the input, which libjpeg pulls from
     /// `source` 64 KiB at a time. ``DecodeOptions/thumbnailPixelSize`` is honoured by DCT scaling,
-    /// as in ``decode(_:options:)``, so a thumbnail streams from the reduced rows. A progressive
+    /// as in ``decode(_:options:)-(Data,_)``, so a thumbnail streams from the reduced rows. A progressive
     /// JPEG still costs libjpeg its whole-image coefficient buffer. CMYK files are decoded whole
     /// and then streamed.
     ///
-    /// - Throws: as ``decode(_:options:)``; the source's read errors; the consumer's errors.
+    /// - Throws: as ``decode(_:options:)-(Data,_)``; the source's read errors; the consumer's errors.
     public func decodeRows(from source: any ImageByteSource, options: DecodeOptions,
                            into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
         var display = options

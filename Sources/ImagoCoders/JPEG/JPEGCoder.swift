@@ -60,11 +60,11 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         }
     }
 
-    /// Decodes what `source` gives as ``decode(_:options:)`` decodes the same bytes, reading them
+    /// Decodes what `source` gives as ``decode(_:options:)-(Data,_)`` decodes the same bytes, reading them
     /// 64 KiB at a time into one buffer: the input is never held whole, so a DCT-scaled decode
     /// of a large file holds the reduced bitmap and a piece of the file.
     ///
-    /// - Throws: as ``decode(_:options:)``; the source's own read errors, unchanged;
+    /// - Throws: as ``decode(_:options:)-(Data,_)``; the source's own read errors, unchanged;
     ///   `.exceedsLimit(.maxBytes, …)` once more than `maxBytes` have been read.
     public func decode(from source: any ImageByteSource, options: DecodeOptions) throws -> Image {
         let (d, header) = try readHeader(from: source, limits: options.limits)

@@ -112,10 +112,12 @@ extension JXLCoder {
     }
 
     /// Recompresses a JPEG into JPEG XL without decoding it to pixels, keeping what libjxl needs
-    /// to give back the very same JPEG bytes (``reconstructedJPEG(from:)``, `djxl`). About 20%
+    /// to give back the very same JPEG bytes (``reconstructedJPEG(from:maxBytes:)``, `djxl`). About 20%
     /// smaller than the JPEG, as `cjxl` makes it.
     ///
-    /// - Parameter effort: libjxl's effort, 1–9 (default 7).
+    /// - Parameters:
+    ///   - jpeg: The JPEG file's bytes.
+    ///   - effort: libjxl's effort, 1–9 (default 7).
     /// - Throws: `.encoderUnavailable` without libjxl; `.invalidArgument` for an effort out of
     ///   range; `.encodingFailed` when libjxl cannot take the JPEG (arithmetic coding, a
     ///   damaged file).

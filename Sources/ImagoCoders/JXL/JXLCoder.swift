@@ -24,7 +24,7 @@ public import ImagoCore
 /// as `cjxl -q` maps it) or lossless (``EncodeOptions/lossless``), at
 /// ``EncodeOptions/effort`` (libjxl's 1–9, default 7); animations with their durations and
 /// loop count; the ICC profile and EXIF when metadata is kept. ``recompress(jpeg:effort:)``
-/// and ``reconstructedJPEG(from:)`` give lossless JPEG recompression both ways.
+/// and ``reconstructedJPEG(from:maxBytes:)`` give lossless JPEG recompression both ways.
 ///
 /// ``canDecode(_:)`` and ``canEncode(_:)`` answer `false` when libjxl is not installed.
 public struct JXLCoder: ImageDecoding, ImageEncoding {

@@ -21,7 +21,7 @@ extension PNGCoder: RowStreamingImageDecoding {
     /// each row is premultiplied before the consumer sees it. Metadata (ICC, eXIf wherever it
     /// stands, tRNS) comes from libpng as it reads.
     ///
-    /// - Throws: as ``decode(_:options:)``; `.unsupportedFeature` for an interlaced PNG; the
+    /// - Throws: as ``decode(_:options:)-(Data,_)``; `.unsupportedFeature` for an interlaced PNG; the
     ///   source's and the consumer's own errors unchanged.
     public func decodeRows(from source: any ImageByteSource, options: DecodeOptions,
                            into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {

@@ -33,7 +33,7 @@ public struct DecodeOptions: Sendable, Hashable {
     /// Decode one page or frame only, as a still: page N of a multi-page TIFF at its own size,
     /// orientation and profile, or frame N of an animation composited as it is shown. Default
     /// `nil`: every frame (a multi-page TIFF's pages then share a canvas of the largest page's
-    /// size). Through ``ImageCoderRegistry/decode(_:options:)``, a page past the last is an
+    /// size). Through ``ImageCoderRegistry/decode(_:options:)-(Data,_)``, a page past the last is an
     /// `ImageCodingError.invalidArgument(_:)`.
     public var page: Int?
     /// The resolution a vector format (SVG, PDF) is rendered at when no

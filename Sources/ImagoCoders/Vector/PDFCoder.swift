@@ -8,7 +8,7 @@ public import ImagoCore
 
 /// PDF through poppler-glib (Debian's `libpoppler-glib8`), drawn with cairo, loaded on first use.
 ///
-/// A document's pages are pages, not animation frames: ``ImageInfo/pageCount`` counts them and
+/// A document's pages are pages, not animation frames: `ImageInfo.pageCount` counts them and
 /// ``DecodeOptions/page`` picks one (default the first); each decodes as a still. A page is
 /// rendered as a vector at the size asked for, as SDWebImagePDFCoder does: with
 /// ``DecodeOptions/thumbnailPixelSize`` at the thumbnail's size, otherwise at
@@ -17,9 +17,9 @@ public import ImagoCore
 /// Pages are drawn on white paper and are opaque.
 ///
 /// A document encrypted with an empty user password opens as any other; one that needs a
-/// password is refused. The page count is bounded by ``DecodingLimits/maxPages``, the rendered
-/// size by ``DecodingLimits/maxPixels`` before allocating, and a render stops once it passes
-/// ``DecodingLimits/maxRenderSeconds``.
+/// password is refused. The page count is bounded by `DecodingLimits.maxPages`, the rendered
+/// size by `DecodingLimits.maxPixels` before allocating, and a render stops once it passes
+/// `DecodingLimits.maxRenderSeconds`.
 public struct PDFCoder: ImageDecoding, PageDecoding {
     /// Creates the coder. poppler itself is loaded only when a PDF is first met.
     public init() {}

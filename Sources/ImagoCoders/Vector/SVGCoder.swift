@@ -16,14 +16,14 @@ public import ImagoCore
 ///
 /// The intrinsic size comes from the root's `width` and `height` (CSS units at 96 dpi); a missing
 /// or percentage side follows the `viewBox`'s aspect ratio, and with neither a size nor a
-/// `viewBox` the document is 300×150 (``SVGDocument/defaultSize``, CSS's default object size).
+/// `viewBox` the document is 300×150 (`SVGDocument.defaultSize`, CSS's default object size).
 ///
 /// Nothing outside the document is ever loaded: librsvg is given no base location, so `file:`,
 /// `http(s):` and relative references, XInclude, CSS `@import` and external entities all fail to
 /// resolve and draw nothing; only `data:` URLs inside the document load. Before librsvg parses,
-/// the markup is checked against ``DecodingLimits/maxElements``,
-/// ``DecodingLimits/maxNestingDepth`` and (for entity expansion) ``DecodingLimits/maxBytes``, and
-/// a render stops once it passes ``DecodingLimits/maxRenderSeconds``. Only UTF-8 documents are
+/// the markup is checked against `DecodingLimits.maxElements`,
+/// `DecodingLimits.maxNestingDepth` and (for entity expansion) `DecodingLimits.maxBytes`, and
+/// a render stops once it passes `DecodingLimits.maxRenderSeconds`. Only UTF-8 documents are
 /// read, as resvg reads them. `svgz` (gzip) is not read.
 public struct SVGCoder: ImageDecoding {
     /// Creates the coder. librsvg itself is loaded only when an SVG is first met.

@@ -29,7 +29,7 @@ public enum ScaleDown {
     }
 
     /// Decodes the image file at `url` scaled down to fit `limitBytes` of decoded pixels, as
-    /// ``decode(_:limitBytes:options:coders:)``; a non-interlaced PNG is read from the file a
+    /// ``decode(_:limitBytes:options:coders:)-(Data,_,_,_)``; a non-interlaced PNG is read from the file a
     /// piece at a time and never held whole. Other files are mapped.
     ///
     /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
@@ -41,7 +41,7 @@ public enum ScaleDown {
 
     /// Decodes an open image file scaled down to fit `limitBytes` of decoded pixels, as
     /// ``decode(contentsOf:limitBytes:options:coders:)`` decodes a path: a JPEG or non-interlaced
-    /// PNG is read a piece at a time, other files whole from ``ImageFile/contents()``.
+    /// PNG is read a piece at a time, other files whole from `ImageFile.contents()`.
     ///
     /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
     public static func decode(_ file: ImageFile, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,

@@ -32,7 +32,7 @@ public enum Thumbnailer {
 
     /// Makes a thumbnail of the image file at `url`, fitting `box` (as displayed), upright.
     ///
-    /// Reads the file as ``thumbnail(of:fitting:preserveAspectRatio:quality:options:coders:)``
+    /// Reads the file as ``thumbnail(of:fitting:preserveAspectRatio:quality:options:coders:)-(Data,_,_,_,_,_)``
     /// decodes data, with one difference in memory: a format whose rows stream (a non-interlaced
     /// PNG) is read from the file 256 KiB at a time and never held whole, so a 40 MB PNG costs
     /// the thumbnail plus a few rows. Other files are mapped.
@@ -51,7 +51,7 @@ public enum Thumbnailer {
     /// Makes a thumbnail of an open image file, fitting `box` (as displayed), upright: as
     /// ``thumbnail(contentsOf:fitting:preserveAspectRatio:quality:options:coders:)`` reads a path,
     /// a JPEG or non-interlaced PNG is read a piece at a time and never held whole; other files
-    /// are read whole from ``ImageFile/contents()``.
+    /// are read whole from `ImageFile.contents()`.
     ///
     /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
     public static func thumbnail(of file: ImageFile, fitting box: PixelSize, preserveAspectRatio: Bool = true,

@@ -21,7 +21,7 @@ public protocol ImageTransforming: Sendable {
     /// its frames at once) implements this itself.
     func transform(_ image: Image, animated: Bool) throws -> Image
 
-    /// Whether ``transform(_:animated:)`` takes a lazy animation (``Image/animation``, frames
+    /// Whether ``transform(_:animated:)`` takes a lazy animation (`Image.animation`, frames
     /// decoded on demand) as it is, decoding its frames one at a time itself, so that only its
     /// results are held rather than every full-size canvas. Default `false`: the pipeline
     /// decodes every frame before calling it.
