@@ -118,6 +118,11 @@ struct ServiceBehaviourTests {
             ("alpha.png", try coders.encode(Image(buffer: pixels), as: .png), "image/png"),
             ("opaque.png", try coders.encode(opaque, as: .png), "image/png"),
         ]
+        // Damaged sources fail alike on both paths (the streamed one reads them as far as they go).
+        let damaged: [(String, Data, String)] = [
+            ("cut.jpg", sources[0].1.prefix(sources[0].1.count / 2), "image/jpeg"),
+            ("cut.png", sources[3].1.prefix(sources[3].1.count / 2), "image/png"),
+        ]
         // Streams: format changes and qualities, metadata kept or not. The last three take the whole path.
         let paths = ["f:webp", "q:55/f:webp", "sm:false/f:webp", "f:jpg", "q:70/f:jpg", "sm:false/kcr:true/f:jpg", "scp:true/f:webp",
                      "w:100/f:webp", "fl:true/f:webp", "mb:2000/f:jpg"]
@@ -128,6 +133,10 @@ struct ServiceBehaviourTests {
                     h.origin.register(name, data: data, contentType: type)
                     for options in paths { out[name + " " + options] = try await h.get(h.plain(options, "/img/" + name)) }
                 }
+                for (name, data, type) in damaged {
+                    h.origin.register(name, data: data, contentType: type)
+                    out[name] = try await h.get(h.plain("f:webp", "/img/" + name))
+                }
                 return (out, h.service.streamedRenderCount)
             }
         }
@@ -136,7 +145,12 @@ struct ServiceBehaviourTests {
         #expect(none == 0)
         // alpha.png to JPEG is flattened: the whole-image path.
         #expect(count == sources.count * 7 - 3, "streamed \(count)")
-        for (key, a) in streamed.sorted(by: { $0.key < $1.key }) {
+        for (name, _, _) in damaged {
+            let a = try #require(streamed[name]), b = try #require(whole[name])
+            #expect(a.status == 422 && b.status == 422 && a.errorFields["error"] == b.errorFields["error"],
+                    "\(name): \(a.status) \(a.errorFields) streamed, \(b.status) \(b.errorFields) whole")
+        }
+        for (key, a) in streamed.sorted(by: { $0.key < $1.key }) where !damaged.contains(where: { $0.0 == key }) {
             let b = try #require(whole[key])
             #expect(a.status == 200, "\(key): \(a.status) \(a.errorFields)")
             #expect(a.status == b.status && a.body == b.body, "\(key): streamed \(a.body.count) bytes, whole \(b.body.count)")
