@@ -108,7 +108,7 @@ struct ConvertCommand: ParsableCommand {
                 try moved.write(to: URL(fileURLWithPath: output), options: .atomic)
                 return
             }
-            // A plain conversion to JPEG flows from decoder to encoder in rows when the source allows.
+            // A plain conversion to JPEG, PNG or lossy WebP flows from decoder to encoder in rows when the source allows.
             if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
                let streamed = try StreamedTranscoding.transcode(contentsOf: URL(fileURLWithPath: input), to: target,
                                                                 options: options, decodeOptions: decodeOptions) {
