@@ -222,7 +222,8 @@ public final class AnimatedImagePlayer: Sendable {
         }
         guard start else { return }
         requestFetch()
-        let task = Task.detached(priority: .userInitiated) { [weak self] in guard let self else { return }; await self.drive() }
+        // The playback clock, one per player: it sleeps between frames and decodes nothing.
+        let task = Task(priority: .userInitiated) { [weak self] in guard let self else { return }; await self.drive() }
         state.withLock { $0.driver = task }
     }
 
@@ -401,7 +402,8 @@ public final class AnimatedImagePlayer: Sendable {
     private func requestFetch() {
         state.withLock { s in
             guard s.fetch == nil else { return }
-            s.fetch = Task.detached(priority: .utility) { [weak self] in guard let self else { return }; await self.fetchLoop() }
+            // One per player; its decodes run on the shared, bounded processing queue.
+            s.fetch = Task(priority: .utility) { [weak self] in guard let self else { return }; await self.fetchLoop() }
         }
     }
 

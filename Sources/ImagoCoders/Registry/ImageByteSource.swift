@@ -83,20 +83,7 @@ public final class FileByteSource: ImageByteSource {
     /// - Throws: `CocoaError(.fileReadUnknown)` when the read fails.
     public func read(maxLength: Int) throws -> Data {
         var chunk = Data(count: max(0, maxLength))
-        var filled = 0
-        try chunk.withUnsafeMutableBytes { (p: UnsafeMutableRawBufferPointer) in
-            guard let base = p.baseAddress else { return }
-            while filled < p.count {
-                let n = Glibc.read(descriptor, base + filled, p.count - filled)
-                if n == 0 { break }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw CocoaError(.fileReadUnknown)
-                }
-                filled += n
-            }
-        }
-        chunk.count = filled
+        chunk.count = try chunk.withUnsafeMutableBytes { try read(into: $0) }
         return chunk
     }
 
@@ -104,17 +91,26 @@ public final class FileByteSource: ImageByteSource {
     ///
     /// - Throws: `CocoaError(.fileReadUnknown)` when the read fails.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard let base = buffer.baseAddress else { return 0 }
-        var filled = 0
-        while filled < buffer.count {
-            let n = Glibc.read(descriptor, base + filled, buffer.count - filled)
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CocoaError(.fileReadUnknown)
-            }
-            filled += n
-        }
-        return filled
+        try fill(buffer) { base, count, _ in Glibc.read(descriptor, base, count) }
     }
+}
+
+/// Fills `buffer` by calling `read(at, count, filled)` until it is full or `read` returns 0
+/// (the end), retrying interrupted calls; returns how many bytes it holds.
+///
+/// - Throws: `CocoaError(.fileReadUnknown)` when a read fails.
+func fill(_ buffer: UnsafeMutableRawBufferPointer,
+          with read: (UnsafeMutableRawPointer, Int, Int) -> Int) throws -> Int {
+    guard let base = buffer.baseAddress else { return 0 }
+    var filled = 0
+    while filled < buffer.count {
+        let n = read(base + filled, buffer.count - filled, filled)
+        if n == 0 { break }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw CocoaError(.fileReadUnknown)
+        }
+        filled += n
+    }
+    return filled
 }

@@ -63,18 +63,8 @@ public final class ImageFile: Sendable, Hashable {
     ///
     /// - Throws: `CocoaError(.fileReadUnknown)` when the read fails.
     public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard let base = buffer.baseAddress, offset >= 0 else { return 0 }
-        var filled = 0
-        while filled < buffer.count {
-            let n = pread(descriptor, base + filled, buffer.count - filled, off_t(offset + filled))
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CocoaError(.fileReadUnknown)
-            }
-            filled += n
-        }
-        return filled
+        guard offset >= 0 else { return 0 }
+        return try fill(buffer) { base, count, filled in pread(descriptor, base, count, off_t(offset + filled)) }
     }
 
     /// Up to `maxLength` bytes from `offset`: the header a format is told by, say.

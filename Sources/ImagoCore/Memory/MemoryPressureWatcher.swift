@@ -76,7 +76,8 @@ public final class MemoryPressureWatcher: Sendable {
         task.withLock { current in
             guard current == nil else { return }
             let interval = self.interval
-            current = Task.detached(priority: .utility) { [weak self] in
+            // A sleeping poll, one per watcher: no CPU work to bound.
+            current = Task(priority: .utility) { [weak self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
                     guard let self else { return }

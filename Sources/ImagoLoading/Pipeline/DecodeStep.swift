@@ -39,22 +39,12 @@ struct DecodeStep: Sendable {
     /// - Throws: as ``decode(_:)-(Data)``; a file's read errors as `ImageCodingError.corrupt`.
     func decode(_ fetched: FetchedData) throws -> Image {
         guard let file = fetched.file else { return try decode(fetched.data) }
-        do {
-            if let t = spec.thumbnail {
-                return try Thumbnailer.thumbnail(of: file, fitting: t.maxPixelSize, preserveAspectRatio: t.preserveAspectRatio,
-                                                 options: options, coders: coders)
-            }
-            if let limit = spec.scaleDownLimitBytes {
-                return try ScaleDown.decode(file, limitBytes: limit, options: options, coders: coders)
-            }
-            return try coders.decode(file, options: options)
-        } catch let e as ImageCodingError {
-            throw e
-        } catch {
-            let head = (try? file.read(at: 0, maxLength: 64)) ?? Data()
-            guard let format = ImageFormat(sniffing: head) else { throw ImageCodingError.unsupportedFormat(nil) }
-            throw ImageCodingError.corrupt(format, String(describing: error))
-        }
+        return try decode(head: { (try? file.read(at: 0, maxLength: 64)) ?? Data() },
+                          thumbnail: { t in try Thumbnailer.thumbnail(of: file, fitting: t.maxPixelSize,
+                                                                      preserveAspectRatio: t.preserveAspectRatio,
+                                                                      options: options, coders: coders) },
+                          scaledDown: { limit in try ScaleDown.decode(file, limitBytes: limit, options: options, coders: coders) },
+                          whole: { try coders.decode(file, options: options) })
     }
 
     /// Decodes all of `data`: a thumbnail, scaled down, or whole, as the request asks.
@@ -62,19 +52,26 @@ struct DecodeStep: Sendable {
     /// - Throws: `ImageCodingError`; any other failure is reported as corrupt data
     ///   of the format the bytes start with.
     func decode(_ data: Data) throws -> Image {
+        try decode(head: { data },
+                   thumbnail: { t in try Thumbnailer.thumbnail(of: data, fitting: t.maxPixelSize,
+                                                               preserveAspectRatio: t.preserveAspectRatio,
+                                                               options: options, coders: coders) },
+                   scaledDown: { limit in try ScaleDown.decode(data, limitBytes: limit, options: options, coders: coders) },
+                   whole: { try coders.decode(data, options: options) })
+    }
+
+    /// The request's choice among the three decodes of one input, and the error of any failure
+    /// that is not an `ImageCodingError`: corrupt data of the format `head()` starts with.
+    private func decode(head: () -> Data, thumbnail: (ImageRequest.Thumbnail) throws -> Image,
+                        scaledDown: (Int) throws -> Image, whole: () throws -> Image) throws -> Image {
         do {
-            if let t = spec.thumbnail {
-                return try Thumbnailer.thumbnail(of: data, fitting: t.maxPixelSize, preserveAspectRatio: t.preserveAspectRatio,
-                                                 options: options, coders: coders)
-            }
-            if let limit = spec.scaleDownLimitBytes {
-                return try ScaleDown.decode(data, limitBytes: limit, options: options, coders: coders)
-            }
-            return try coders.decode(data, options: options)
+            if let t = spec.thumbnail { return try thumbnail(t) }
+            if let limit = spec.scaleDownLimitBytes { return try scaledDown(limit) }
+            return try whole()
         } catch let e as ImageCodingError {
             throw e
         } catch {
-            guard let format = ImageFormat(sniffing: data) else { throw ImageCodingError.unsupportedFormat(nil) }
+            guard let format = ImageFormat(sniffing: head()) else { throw ImageCodingError.unsupportedFormat(nil) }
             throw ImageCodingError.corrupt(format, String(describing: error))
         }
     }
