@@ -265,8 +265,18 @@ extension ImageService {
     ///
     /// - Throws: 500 ``ServiceError`` when the cached file cannot be read.
     static func contents(of source: LoadedSource) throws -> Data {
+        switch source.bytes {
+        case .data(let data): data
+        case .file(let file): try contents(of: file)
+        }
+    }
+
+    /// All of a cached file, mapped.
+    ///
+    /// - Throws: 500 ``ServiceError`` when it cannot be read.
+    static func contents(of file: ImageFile) throws -> Data {
         do {
-            return try source.contents()
+            return try file.contents()
         } catch {
             throw ServiceError(status: 500, code: "source_unreadable", message: "the cached source cannot be read")
         }

@@ -54,17 +54,6 @@ struct LoadedSource: Sendable {
         case .file(let file): file.size
         }
     }
-
-    /// All the bytes: a cached file mapped (its pages are the page cache's), for the answers that
-    /// send or sniff them whole.
-    ///
-    /// - Throws: the file's read error.
-    func contents() throws -> Data {
-        switch bytes {
-        case .data(let data): data
-        case .file(let file): try file.contents()
-        }
-    }
 }
 
 extension ImageService {
@@ -119,7 +108,14 @@ extension ImageService {
             let bytes: LoadedSource.Bytes
             switch opened.contents {
             case .bytes(let data): bytes = .data(data)
-            case .file(let file): bytes = .file(file)
+            case .file(let file):
+                // Only JPEG and PNG decode from the file; anything else is mapped once, here,
+                // rather than once for its header and again for its pixels.
+                let head = (try? file.read(at: 0, maxLength: 64)) ?? Data()
+                switch ImageFormat(sniffing: head) {
+                case .jpeg?, .png?: bytes = .file(file)
+                default: bytes = .data(try Self.contents(of: file))
+                }
             }
             return LoadedSource(name: source, bytes: bytes, digest: opened.digest, contentType: nil,
                                 lastModified: opened.entry.metadata["last-modified"], host: host, baseName: Self.baseName(last))
