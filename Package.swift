@@ -90,6 +90,8 @@ let package = Package(
         // The command-line tools' own C: exec of the sibling executable, the terminal's size.
         .target(name: "CImagoCLIGlue", cSettings: strictC),
         .target(name: "CImagoHeap", cSettings: strictC),
+        // Worker threads pinned to CPUs (sched_setaffinity, which Swift's Glibc does not import).
+        .target(name: "CImagoThreads", cSettings: strictC),
         // imago-server's start-up hook: glibc's arena cap, which must be set before any thread exists.
         .target(name: "CImagoServerStart", cSettings: strictC),
         .target(name: "CImagoResample", cSettings: strictC),
@@ -129,7 +131,7 @@ let package = Package(
 
         // The HTTP image service: imgproxy's URLs over the loading pipeline, on Hummingbird 2.
         .target(name: "ImagoServer",
-                dependencies: ["CImagoHeap", "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoDiskIO", "ImagoServiceURL",
+                dependencies: ["CImagoHeap", "CImagoThreads", "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoDiskIO", "ImagoServiceURL",
                                .product(name: "Hummingbird", package: "hummingbird"),
                                .product(name: "HTTPTypes", package: "swift-http-types"),
                                .product(name: "NIOCore", package: "swift-nio"),

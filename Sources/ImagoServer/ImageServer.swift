@@ -43,13 +43,14 @@ public struct ImageServer: Sendable {
         let router = Router(context: ImageServiceRequestContext.self)
         service.addRoutes(to: router)
         let logger = self.logger
+        let workers = "\(configuration.workers) workers" + (service.pinning.map { ", pinned to CPUs \($0.description)" } ?? "")
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: service.clientWatchHandlers())),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
-                logger.info("imago-server listening on \(host):\(bound)")
+                logger.info("imago-server listening on \(host):\(bound), \(workers)")
                 await onListening(host, bound)
             },
             logger: logger)

@@ -42,6 +42,8 @@ public final class ImageService: Sendable {
     let logger: Logger
     let coders: ImageCoderRegistry
     let workers: WorkQueue
+    /// The CPU of each worker, when they are pinned (`IMAGO_WORKER_AFFINITY`).
+    let pinning: WorkerPinning?
     /// Requests holding a source's bytes and rendering: one more than the workers (one reads its
     /// source or writes its answer while the others keep the workers busy), so that waiting
     /// requests hold nothing but their path (the resident size does not grow with the queue).
@@ -105,7 +107,8 @@ public final class ImageService: Sendable {
             signer = nil
         }
         coders = .shared
-        workers = WorkQueue(label: "imago.server.workers", maxConcurrentCount: configuration.workers)
+        pinning = WorkerPinning.plan(configuration.workerAffinity, workers: configuration.workers, allowed: WorkerPinning.allowedCPUs)
+        workers = WorkQueue(label: "imago.server.workers", maxConcurrentCount: configuration.workers, laneHooks: pinning?.laneHooks)
         renderSlots = PriorityGate(limit: configuration.workers + 1)
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
         metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, slots: renderSlots)

@@ -84,6 +84,10 @@ public struct ServerConfiguration: Sendable {
     public var presets: [String: [String]] = [:]
     /// `IMAGO_WORKERS`: decodes, transforms and encodes at once. Default: the cores.
     public var workers: Int = WorkQueue.defaultConcurrency
+    /// `IMAGO_WORKER_AFFINITY`: `auto`, `pinned` or `none`; see ``WorkerAffinity``. Default
+    /// ``WorkerAffinity/auto``: each worker on a CPU of its own when the workers match the CPUs
+    /// the process may run on.
+    public var workerAffinity: WorkerAffinity = .auto
     /// `IMAGO_QUEUE_SIZE`: requests that may wait beyond the workers; past
     /// `IMAGO_WORKERS + IMAGO_QUEUE_SIZE` requests in progress the answer is 429 with
     /// `Retry-After`. Default 0: no limit (as imgproxy's).
@@ -178,6 +182,12 @@ public struct ServerConfiguration: Sendable {
             }
         }
         workers = try env.int("IMAGO_WORKERS", in: 1...1024) ?? workers
+        if let v = env["IMAGO_WORKER_AFFINITY"] {
+            guard let affinity = WorkerAffinity(rawValue: PathName.trimmed(v).lowercased()) else {
+                throw ConfigurationError(variable: "IMAGO_WORKER_AFFINITY", reason: "'\(v)' is not auto, pinned or none")
+            }
+            workerAffinity = affinity
+        }
         queueSize = try env.int("IMAGO_QUEUE_SIZE", in: 0...1_000_000) ?? queueSize
         gracefulStopTimeout = try env.seconds("IMAGO_GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
         mallocArenas = try env.int("IMAGO_MALLOC_ARENAS", in: 0...4096) ?? mallocArenas
@@ -224,7 +234,7 @@ public struct ServerConfiguration: Sendable {
          ("IMAGO_TTL", "\(ttl)"), ("IMAGO_STRIP_METADATA", "\(stripMetadata)"), ("IMAGO_KEEP_COPYRIGHT", "\(keepCopyright)"),
          ("IMAGO_STRIP_COLOR_PROFILE", "\(stripColorProfile)"), ("IMAGO_AUTO_ROTATE", "\(autoRotate)"),
          ("IMAGO_RETURN_ATTACHMENT", "\(returnAttachment)"), ("IMAGO_PRESETS", presets.isEmpty ? "(none)" : presets.keys.sorted().joined(separator: ",")),
-         ("IMAGO_WORKERS", "\(workers)"), ("IMAGO_QUEUE_SIZE", queueSize == 0 ? "(no limit)" : "\(queueSize)"),
+         ("IMAGO_WORKERS", "\(workers)"), ("IMAGO_WORKER_AFFINITY", workerAffinity.rawValue), ("IMAGO_QUEUE_SIZE", queueSize == 0 ? "(no limit)" : "\(queueSize)"),
          ("IMAGO_GRACEFUL_STOP_TIMEOUT", "\(gracefulStopTimeout)"),
          ("IMAGO_MALLOC_ARENAS", mallocArenas == 0 ? "(glibc default)" : "\(mallocArenas)"),
          ("IMAGO_MALLOC_MMAP_THRESHOLD", mallocMmapThreshold == 0 ? "(glibc default)" : "\(mallocMmapThreshold)"),
@@ -269,6 +279,7 @@ extension ServerConfiguration {
         "IMAGO_RETURN_ATTACHMENT": "Content-Disposition: attachment",
         "IMAGO_PRESETS": "name=opt/opt,... ('default' applies to every URL)",
         "IMAGO_WORKERS": "decodes, transforms and encodes at once",
+        "IMAGO_WORKER_AFFINITY": "auto: a CPU per worker when they match the CPUs allowed; pinned: always; none: never",
         "IMAGO_QUEUE_SIZE": "requests waiting beyond the workers before 429 (0: no limit)",
         "IMAGO_GRACEFUL_STOP_TIMEOUT": "seconds to finish in-flight requests on SIGTERM/SIGINT",
         "IMAGO_MALLOC_ARENAS": "glibc malloc arenas (M_ARENA_MAX); 0: glibc's default",

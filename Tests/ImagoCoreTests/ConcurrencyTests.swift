@@ -38,6 +38,62 @@ struct ConcurrencyTests {
         #expect(queue.counts == (0, 0))
     }
 
+    /// A lane's busy spells as its hooks saw them.
+    final class Spells: Sendable {
+        struct State {
+            var open: [UInt: Int] = [:]  // thread -> lane
+            var events: [Int: [String]] = [:]  // lane -> enter/leave in order
+            var misplaced = 0
+            var outside = 0
+        }
+        let state = Mutex(State())
+        static var thread: UInt { UInt(pthread_self()) }
+        func enter(_ lane: Int) {
+            state.withLock { s in
+                if s.open[Self.thread] != nil { s.misplaced += 1 }
+                s.open[Self.thread] = lane
+                s.events[lane, default: []].append("enter")
+            }
+        }
+        func leave(_ lane: Int) {
+            state.withLock { s in
+                if s.open.removeValue(forKey: Self.thread) != lane { s.misplaced += 1 }
+                s.events[lane, default: []].append("leave")
+            }
+        }
+        func work() {
+            state.withLock { s in if s.open[Self.thread] == nil { s.outside += 1 } }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+    }
+
+    @Test("lane hooks wrap each busy spell of a lane on its own thread: enter, the work, then leave")
+    func laneHooks() async throws {
+        let spells = Spells()
+        let queue = WorkQueue(label: "t", maxConcurrentCount: 2,
+                              laneHooks: WorkQueue.LaneHooks(enter: { spells.enter($0) }, leave: { spells.leave($0) }))
+        #expect(queue.laneHooks != nil)
+        for _ in 0..<3 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { try await queue.run { spells.work() } } }
+                try await group.waitForAll()
+            }
+            await queue.waitUntilIdle()
+            // `leave` runs just after the lane counts itself free.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while spells.state.withLock({ !$0.open.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        let final = spells.state.withLock { $0 }
+        #expect(final.outside == 0, "work ran outside its lane's hooks")
+        #expect(final.misplaced == 0 && final.open.isEmpty)
+        #expect(Set(final.events.keys).isSubset(of: [0, 1]) && final.events.keys.contains(0))
+        for (lane, events) in final.events {
+            // At least one spell, enter and leave alternating.
+            #expect(events.count >= 2 && events.count % 2 == 0, "lane \(lane)")
+            #expect(events.enumerated().allSatisfy { $0.element == ($0.offset % 2 == 0 ? "enter" : "leave") }, "lane \(lane): \(events)")
+        }
+    }
+
     @Test("waiting work runs highest priority first, FIFO or LIFO among equals; a raised priority counts")
     func order() async throws {
         for order in [QueueOrder.fifo, .lifo] {

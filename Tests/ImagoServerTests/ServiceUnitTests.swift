@@ -91,19 +91,68 @@ struct ServiceUnitTests {
             "IMAGO_BIND": "[::1]:9000", "IMAGO_MAX_SRC_RESOLUTION": "12.5", "IMAGO_DOWNLOAD_TIMEOUT": "2.5",
             "IMAGO_ALLOWED_SOURCES": "https://a.example/, https://b.example/*", "IMAGO_FORMAT_QUALITY": "webp=70,avif=50",
             "IMAGO_PRESETS": "thumb=rs:fit:50:50/q:70,default=ar:1", "IMAGO_AUTO_WEBP": "yes", "IMAGO_TTL": "60",
+            "IMAGO_WORKER_AFFINITY": " Pinned ",
         ])
+        #expect(c.workerAffinity == .pinned && ServerConfiguration().workerAffinity == .auto)
         #expect(try c.bindAddress() == ("::1", 9000))
         #expect(c.maxSourceResolution == 12.5 && c.downloadTimeout == .milliseconds(2500))
         #expect(c.allowedSources == ["https://a.example/", "https://b.example/*"])
         #expect(c.formatQuality == [.webp: 70, .avif: 50] && c.autoWebP && c.ttl == 60)
         #expect(c.presets["thumb"] == ["rs:fit:50:50", "q:70"])
         for (name, value) in [("IMAGO_QUALITY", "0"), ("IMAGO_SIGNATURE_SIZE", "33"), ("IMAGO_AUTO_AVIF", "maybe"),
-                              ("IMAGO_MAX_SRC_RESOLUTION", "-1"), ("IMAGO_FORMAT_QUALITY", "webp:70"), ("IMAGO_PRESETS", "=x")] {
+                              ("IMAGO_MAX_SRC_RESOLUTION", "-1"), ("IMAGO_FORMAT_QUALITY", "webp:70"), ("IMAGO_PRESETS", "=x"),
+                              ("IMAGO_WORKER_AFFINITY", "cpu0")] {
             #expect(throws: ConfigurationError.self, "\(name)=\(value)") { _ = try ServerConfiguration(environment: [name: value]) }
             do { _ = try ServerConfiguration(environment: [name: value]) } catch { #expect(error.variable == name) }
         }
         #expect(ServerConfiguration().summary.count == ServerConfiguration.meanings.count)
         #expect(ServerConfiguration().summary.allSatisfy { ServerConfiguration.meanings[$0.0] != nil })
+    }
+
+    @Test("worker pinning: auto pins one worker per allowed CPU only when they match; pinned wraps; none never")
+    func pinningPlans() {
+        let four = [0, 1, 2, 3]
+        #expect(WorkerPinning.plan(.auto, workers: 4, allowed: four)?.cpus == [0, 1, 2, 3])
+        // Fewer workers than CPUs (several instances on one machine, say): left to the scheduler.
+        #expect(WorkerPinning.plan(.auto, workers: 2, allowed: four) == nil)
+        #expect(WorkerPinning.plan(.auto, workers: 8, allowed: four) == nil)
+        #expect(WorkerPinning.plan(.auto, workers: 1, allowed: [5]) == nil)
+        // A cpuset that is not 0-based.
+        #expect(WorkerPinning.plan(.auto, workers: 2, allowed: [4, 6])?.cpus == [4, 6])
+        #expect(WorkerPinning.plan(.pinned, workers: 5, allowed: [2, 3])?.cpus == [2, 3, 2, 3, 2])
+        #expect(WorkerPinning.plan(.pinned, workers: 2, allowed: four)?.cpus == [0, 1])
+        #expect(WorkerPinning.plan(.pinned, workers: 2, allowed: []) == nil)
+        #expect(WorkerPinning.plan(.none, workers: 4, allowed: four) == nil)
+        #expect(WorkerPinning.plan(.pinned, workers: 3, allowed: [0, 1])?.description == "0,1,0")
+    }
+
+    @Test("worker pinning: a lane's thread runs on its CPU while it works and gets its CPU set back after")
+    func pinningThreads() async throws {
+        let allowed = WorkerPinning.allowedCPUs
+        try #require(!allowed.isEmpty, "this system reports no CPU affinity")
+        let cpu = allowed[allowed.count - 1]
+        let queue = WorkQueue(label: "t", maxConcurrentCount: 1, laneHooks: WorkerPinning(cpus: [cpu]).laneHooks)
+        for _ in 0..<3 {
+            let seen = try await queue.run { (WorkerPinning.allowedCPUs, WorkerPinning.currentCPU) }
+            #expect(seen.0 == [cpu] && seen.1 == cpu)
+        }
+        // Enter and leave by hand on a thread of an unpinned queue: the set comes back whole,
+        // and a CPU the system refuses leaves the thread as it was.
+        let plain = WorkQueue(label: "t", maxConcurrentCount: 1)
+        let sets = try await plain.run { () -> [[Int]] in
+            let hooks = WorkerPinning(cpus: [cpu]).laneHooks
+            let before = WorkerPinning.allowedCPUs
+            hooks.enter(0)
+            let pinned = WorkerPinning.allowedCPUs
+            hooks.leave(0)
+            let after = WorkerPinning.allowedCPUs
+            let refused = WorkerPinning(cpus: [1 << 20]).laneHooks
+            refused.enter(0)
+            let unpinned = WorkerPinning.allowedCPUs
+            refused.leave(0)
+            return [before, pinned, after, unpinned, WorkerPinning.allowedCPUs]
+        }
+        #expect(sets == [allowed, [cpu], allowed, allowed, allowed])
     }
 
     @Test("keep_copyright: only the Copyright and Artist texts survive")

@@ -32,6 +32,29 @@ public final class WorkQueue: Sendable {
     public let maxConcurrentCount: Int
     /// Order among waiting work of equal priority. Default ``QueueOrder/fifo``.
     public let order: QueueOrder
+    /// What each lane's thread does as it starts and stops running work. Default `nil`: nothing.
+    public let laneHooks: LaneHooks?
+
+    /// Code a lane's thread runs around its work: `enter` before the first job of a busy spell,
+    /// `leave` after the last, both on that thread. A lane runs its spells one after another, so
+    /// its `enter` and `leave` alternate; between spells the thread goes back to Dispatch's
+    /// pool, and `leave` must undo whatever `enter` did to it.
+    ///
+    /// imago-server uses them to pin lane *i* to the *i*-th CPU it may use, so that two decodes
+    /// never share a core while another sits idle.
+    public struct LaneHooks: Sendable {
+        /// Runs on the lane's thread before its work, with the lane's index (0 up to
+        /// ``WorkQueue/maxConcurrentCount`` - 1).
+        public var enter: @Sendable (_ lane: Int) -> Void
+        /// Runs on the same thread after the lane's work, with the same index.
+        public var leave: @Sendable (_ lane: Int) -> Void
+
+        /// Creates hooks.
+        public init(enter: @escaping @Sendable (_ lane: Int) -> Void, leave: @escaping @Sendable (_ lane: Int) -> Void) {
+            self.enter = enter
+            self.leave = leave
+        }
+    }
 
     private struct Job: Sendable {
         let run: @Sendable () -> Void
@@ -56,10 +79,13 @@ public final class WorkQueue: Sendable {
     ///   - label: A name for logs.
     ///   - maxConcurrentCount: Default ``defaultConcurrency``; values under 1 count as 1.
     ///   - order: Default ``QueueOrder/fifo``.
-    public init(label: String, maxConcurrentCount: Int = WorkQueue.defaultConcurrency, order: QueueOrder = .fifo) {
+    ///   - laneHooks: What each lane's thread does around its work. Default `nil`: nothing.
+    public init(label: String, maxConcurrentCount: Int = WorkQueue.defaultConcurrency, order: QueueOrder = .fifo,
+                laneHooks: LaneHooks? = nil) {
         self.label = label
         self.maxConcurrentCount = max(1, maxConcurrentCount)
         self.order = order
+        self.laneHooks = laneHooks
         lanes = (0..<self.maxConcurrentCount).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
         state = Mutex(State(freeLanes: Array((0..<self.maxConcurrentCount).reversed())))
     }
@@ -164,6 +190,10 @@ public final class WorkQueue: Sendable {
     /// One lane's loop: run the job, then whatever is waiting, until nothing is.
     private func startWorker(on lane: Int, with first: Job) {
         lanes[lane].async { [self] in
+            laneHooks?.enter(lane)
+            // `leave` runs after the lane has counted itself free below; work arriving in between
+            // is queued on this serial lane, so its `enter` still comes after this `leave`.
+            defer { laneHooks?.leave(lane) }
             var job = first
             while true {
                 job.run()
