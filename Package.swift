@@ -47,7 +47,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        // No traits: without FullFoundation (DateFormatter in form coding, unused here) and
+        // ConfigurationSupport (swift-configuration, unused here) imago-server links
+        // FoundationEssentials alone, not Foundation with ICU.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         // `swift package generate-documentation --target Imago`; a plugin only, nothing is linked.

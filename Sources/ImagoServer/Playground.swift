@@ -11,8 +11,8 @@
 enum Playground {
     /// The page, for a service mounted at `mount` (`""` at the root), signing or not.
     static func page(mount: String, signed: Bool) -> String {
-        html.replacingOccurrences(of: "__IMAGO_CONFIG__",
-                                  with: "{\"mount\": \(jsonString(mount)), \"signed\": \(signed)}")
+        html.replacing("__IMAGO_CONFIG__",
+                       with: "{\"mount\": \(jsonString(mount)), \"signed\": \(signed)}")
     }
 
     /// The Content-Security-Policy sent with the page: nothing from anywhere else.

@@ -11,7 +11,7 @@ enum SourcePattern {
     }
 
     static func normalized(_ pattern: String) -> String {
-        guard let scheme = pattern.range(of: "://") else { return pattern }
+        guard let scheme = pattern.firstRange(of: "://") else { return pattern }
         return pattern[scheme.upperBound...].contains("/") ? pattern : pattern + "/"
     }
 
