@@ -6,7 +6,7 @@
    mallopt(M_ARENA_MAX) is ignored from then on. By the time Swift code runs, the runtime and
    the event loops have threads, so imago-server's arena cap must be set earlier: here, in a
    constructor of the executable alone, which runs before main and before any thread exists.
-   It reads IMAGO_MALLOC_ARENAS (default 2) and IMAGO_MALLOC_MMAP_THRESHOLD (default 128 KiB);
+   It reads IMAGO_MALLOC_ARENAS (default 2) and IMAGO_MALLOC_MMAP_THRESHOLD (default 512 KiB);
    values it cannot use are left for the Swift configuration to report. The library never
    links this file, so processes embedding Imago keep their own malloc settings. */
 
@@ -30,7 +30,7 @@ static long setting(const char *name, long fallback, long low, long high) {
 __attribute__((constructor)) static void imago_server_start(void) {
     long arenas = setting("IMAGO_MALLOC_ARENAS", 2, 0, 4096);
     if (arenas > 0 && mallopt(M_ARENA_MAX, (int)arenas) == 1) arenas_set = (int)arenas;
-    long threshold = setting("IMAGO_MALLOC_MMAP_THRESHOLD", 128L << 10, 0, 32L << 20);
+    long threshold = setting("IMAGO_MALLOC_MMAP_THRESHOLD", 512L << 10, 0, 32L << 20);
     if (threshold >= 4096) mallopt(M_MMAP_THRESHOLD, (int)threshold);
 }
 

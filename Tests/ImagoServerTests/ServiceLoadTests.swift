@@ -98,7 +98,7 @@ struct ServiceLoadTests {
         #expect(set.mallocArenas == 0 && set.freeMemoryInterval == .zero && set.playground)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_ARENAS": "-1"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_FREE_MEMORY_INTERVAL": "soon"]) }
-        #expect(defaults.mallocMmapThreshold == 128 << 10)
+        #expect(defaults.mallocMmapThreshold == 512 << 10)
         #expect(try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "0"]).mallocMmapThreshold == 0)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "100"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "999999999"]) }
