@@ -237,7 +237,8 @@ extension ImageService {
         let encoder = coders
         let metadata = Self.outputMetadata(image.metadata, plan: plan)
         let maxBytes = options.maxBytes
-        return try await workers.run {
+        // After the decode and transform: ahead of decodes that start other requests.
+        return try await workers.run(continuing: true) {
             var out = image
             out.metadata = metadata
             if !plan.animated, out.frames.count > 1 { out = try Image(frames: [out.frames[0]], format: out.format, metadata: metadata) }

@@ -118,6 +118,30 @@ struct ConcurrencyTests {
         }
     }
 
+    @Test("work that continues something begun goes before new work of its priority, never before higher priority")
+    func continuingFirst() async throws {
+        for order in [QueueOrder.fifo, .lifo] {
+            let queue = WorkQueue(label: "t", maxConcurrentCount: 1, order: order)
+            let probe = Probe()
+            let gate = Mutex(true)
+            let blocker = Task { try await queue.run { while gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) } } }
+            while queue.counts.running == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            var tasks: [Task<Void, any Error>] = []
+            for (name, priority, continuing) in [("new1", ImagePriority.normal, false), ("step1", .normal, true),
+                                                 ("new2", .normal, false), ("step2", .normal, true),
+                                                 ("high", .high, false), ("lowStep", .low, true)] {
+                tasks.append(Task { try await queue.run(priority: priority, continuing: continuing) { probe.run(name, for: 0) } })
+                while queue.counts.waiting < tasks.count { try await Task.sleep(for: .milliseconds(1)) }
+            }
+            gate.withLock { $0 = false }
+            try await blocker.value
+            for t in tasks { try await t.value }
+            let expected = order == .fifo ? ["high", "step1", "step2", "new1", "new2", "lowStep"]
+                : ["high", "step2", "step1", "new2", "new1", "lowStep"]
+            #expect(probe.order == expected, "\(order)")
+        }
+    }
+
     @Test("work whose caller is cancelled while it waits never runs; idle waits for background work")
     func cancellationAndIdle() async throws {
         let queue = WorkQueue(label: "t", maxConcurrentCount: 1)

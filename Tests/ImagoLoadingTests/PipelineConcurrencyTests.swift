@@ -5,6 +5,7 @@ import ImagoCore
 @testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
+import Synchronization
 import Testing
 
 @Suite("Pipeline: bounded parallel work, bounded memory")
@@ -21,6 +22,51 @@ struct PipelineConcurrencyTests {
         }
         #expect(decoder.count == 12)
         #expect(decoder.peak == workers, "peak \(decoder.peak) with \(workers) workers")
+    }
+
+    /// The decoded images waiting for their transforms, as each transform saw them.
+    final class Backlog: Sendable {
+        let state = Mutex((transformed: 0, peak: 0))
+    }
+
+    /// Records, as each transform runs, how many decoded images are waiting for theirs.
+    struct BacklogProbe: ImageTransforming {
+        let decoder: InstrumentedDecoder
+        let backlog: Backlog
+        var key: String { "Backlog" }
+        func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
+            let decoded = decoder.count
+            backlog.state.withLock { s in
+                s.peak = max(s.peak, decoded - s.transformed)
+                s.transformed += 1
+            }
+            return buffer
+        }
+    }
+
+    @Test("a load's transform goes before other loads' decodes: decoded bitmaps do not pile up behind the queue")
+    func transformsBeforeNewDecodes() async throws {
+        let loader = MockDataLoader()
+        for w in 10..<18 { loader.register("/\(w).png", data: pngFixture(width: w)) }
+        let decoder = InstrumentedDecoder(minimumDuration: .milliseconds(20))
+        let manager = makePipeline(loader: loader, decoder: decoder, workers: 1, memory: nil)
+        let backlog = Backlog()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 10..<18 {
+                group.addTask {
+                    var request = ImageRequest(url: loader.url("/\(w).png"))
+                    request.transformers = [BacklogProbe(decoder: decoder, backlog: backlog)]
+                    _ = try await manager.loadImage(with: request)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seen = backlog.state.withLock { $0 }
+        #expect(seen.transformed == 8 && decoder.count == 8)
+        // One worker: a load's decode, then at most the decode that took the worker while its
+        // transform was being queued, then its transform. First-in-first-out alone would decode
+        // all 8 before the first transform.
+        #expect(seen.peak <= 2, "\(seen.peak) decoded images waited for their transforms at once")
     }
 
     @Test("a flood of large images: the memory cache keeps to its limit, and nothing else keeps the bitmaps")

@@ -15,6 +15,7 @@ struct WaitList<Item> {
         var item: Item
         var priority: any PrioritySource
         var sequence: Int
+        var continues: Bool
     }
 
     private var entries: [Int: Entry] = [:]
@@ -24,10 +25,11 @@ struct WaitList<Item> {
     var isEmpty: Bool { entries.isEmpty }
 
     /// Adds an item; it ranks among equals by `sequence` when given (a place in line taken
-    /// earlier, see ``reserve()``), else by arrival now.
-    mutating func append(_ item: Item, id: Int, priority: any PrioritySource, sequence reserved: Int? = nil) {
+    /// earlier, see ``reserve()``), else by arrival now. An item that `continues` work already
+    /// begun goes before items of its priority that do not, in either order.
+    mutating func append(_ item: Item, id: Int, priority: any PrioritySource, sequence reserved: Int? = nil, continues: Bool = false) {
         let place = reserved ?? reserve()
-        entries[id] = Entry(item: item, priority: priority, sequence: place)
+        entries[id] = Entry(item: item, priority: priority, sequence: place, continues: continues)
     }
 
     /// Takes the next place in line without adding anything yet.
@@ -42,14 +44,18 @@ struct WaitList<Item> {
 
     /// Removes and returns the item to run next.
     mutating func popNext(order: QueueOrder) -> Item? {
-        var best: (id: Int, priority: ImagePriority, sequence: Int)?
+        var best: (id: Int, priority: ImagePriority, continues: Bool, sequence: Int)?
         for (id, entry) in entries {
             let p = entry.priority.currentPriority
             if let b = best {
                 if p < b.priority { continue }
-                if p == b.priority, order == .fifo ? entry.sequence > b.sequence : entry.sequence < b.sequence { continue }
+                if p == b.priority {
+                    if b.continues && !entry.continues { continue }
+                    if b.continues == entry.continues,
+                       order == .fifo ? entry.sequence > b.sequence : entry.sequence < b.sequence { continue }
+                }
             }
-            best = (id, p, entry.sequence)
+            best = (id, p, entry.continues, entry.sequence)
         }
         guard let best else { return nil }
         return entries.removeValue(forKey: best.id)?.item

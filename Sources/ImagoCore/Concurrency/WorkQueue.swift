@@ -12,8 +12,9 @@ import Synchronization
 /// Work runs on the queue's own lanes (serial Dispatch queues, one thread each while busy), never
 /// on Swift's cooperative pool, so a long decode cannot starve the tasks that move bytes, and
 /// `maxConcurrentCount` lanes really do run at once. Waiting work is ordered by priority, read when a
-/// thread comes free (so a priority that rises while the work waits counts), then by arrival in
-/// ``order``. Work whose caller is cancelled while it waits is dropped without running; work
+/// thread comes free (so a priority that rises while the work waits counts), then work that
+/// continues something begun (see `continuing` in ``run(priority:continuing:_:)``) before work
+/// that starts something, then by arrival in ``order``. Work whose caller is cancelled while it waits is dropped without running; work
 /// already running finishes, since a C decoder cannot be interrupted halfway.
 ///
 /// Imago's pipeline uses ``processing`` for decode, transform and encode unless configured
@@ -99,15 +100,23 @@ public final class WorkQueue: Sendable {
     ///
     /// - Parameters:
     ///   - priority: Default ``ImagePriority/normal``.
+    ///   - continuing: The work carries on something the queue already ran for the same caller
+    ///     (a transform after its decode, an encode after its transform). It then goes before
+    ///     waiting work of its priority that would start something new, so what was begun
+    ///     finishes first: a caller's latency does not grow by other callers' decodes that
+    ///     arrived while it was between steps, and fewer half-done bitmaps wait in memory.
+    ///     Default `false`.
     ///   - work: The blocking work.
     /// - Throws: `CancellationError` when the calling task is cancelled before `work` starts
     ///   (it then never runs); otherwise whatever `work` throws.
-    public func run<T: Sendable>(priority: ImagePriority = .normal, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await run(priority: PriorityCell(priority), work)
+    public func run<T: Sendable>(priority: ImagePriority = .normal, continuing: Bool = false,
+                                 _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await run(priority: PriorityCell(priority), continuing: continuing, work)
     }
 
     /// Runs `work` with a priority that may change while it waits.
-    package func run<T: Sendable>(priority: any PrioritySource, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(priority: any PrioritySource, continuing: Bool = false,
+                                  _ work: @escaping @Sendable () throws -> T) async throws -> T {
         let id = state.withLock { s -> Int in
             s.nextID += 1
             return s.nextID
@@ -116,7 +125,7 @@ public final class WorkQueue: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 let job = Job(run: { continuation.resume(with: Result { try work() }) },
                               cancel: { continuation.resume(throwing: CancellationError()) })
-                enqueue(job, id: id, priority: priority, cancellable: true)
+                enqueue(job, id: id, priority: priority, continuing: continuing, cancellable: true)
             }
         } onCancel: {
             let job = state.withLock { $0.waiting.remove(id: id) }
@@ -135,7 +144,7 @@ public final class WorkQueue: Sendable {
             s.nextID += 1
             return s.nextID
         }
-        enqueue(Job(run: work, cancel: {}), id: id, priority: PriorityCell(priority), cancellable: false)
+        enqueue(Job(run: work, cancel: {}), id: id, priority: PriorityCell(priority), continuing: false, cancellable: false)
     }
 
     /// Returns once nothing is running or waiting.
@@ -168,7 +177,7 @@ public final class WorkQueue: Sendable {
         return semaphore.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success
     }
 
-    private func enqueue(_ job: Job, id: Int, priority: any PrioritySource, cancellable: Bool) {
+    private func enqueue(_ job: Job, id: Int, priority: any PrioritySource, continuing: Bool, cancellable: Bool) {
         enum Next { case start(Int), wait, cancelled }
         let next = state.withLock { s -> Next in
             // Read under the lock: a cancellation handler that ran before this saw nothing to remove.
@@ -177,7 +186,7 @@ public final class WorkQueue: Sendable {
                 s.running += 1
                 return .start(lane)
             }
-            s.waiting.append(job, id: id, priority: priority)
+            s.waiting.append(job, id: id, priority: priority, continues: continuing)
             return .wait
         }
         switch next {

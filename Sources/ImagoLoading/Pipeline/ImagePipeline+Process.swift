@@ -84,7 +84,8 @@ extension ImagePipeline {
         var image = decoded.image
         if !transformers.isEmpty, !image.isAnimated || animated {
             let source = image
-            image = try await queue.run(priority: context) {
+            // After its decode: ahead of decodes that start other loads.
+            image = try await queue.run(priority: context, continuing: true) {
                 try Self.transform(source, with: transformers, animated: animated, limits: limits)
             }
         }
@@ -92,7 +93,7 @@ extension ImagePipeline {
         if processedOnDisk, options.writesDisk, let writer {
             let serializer = configuration.serializer, finished = image
             if options.contains(.waitStoreCache) {
-                if let bytes = try? await queue.run(priority: context, { try serializer.serialize(finished) }) {
+                if let bytes = try? await queue.run(priority: context, continuing: true, { try serializer.serialize(finished) }) {
                     await writer.storeNow(CachedData(data: bytes), forKey: keys.imageKey)
                 }
             } else {
