@@ -29,9 +29,41 @@ struct PipelineConcurrencyTests {
         let state = Mutex((transformed: 0, peak: 0))
     }
 
+    /// A PNG decoder for a queue of one lane that keeps the lane until everything it expects
+    /// waits behind it: the decodes still to come and the transforms of the loads decoded before
+    /// it that have not run. What the lane takes next is then the queue's choice alone, whatever
+    /// the machine's load, rather than a race with the tasks that queue the transforms.
+    final class QueueGatedDecoder: ImageDecoding {
+        private let base = PNGCoder()
+        private let started = Mutex(0)
+        private let queue: WorkQueue
+        private let total: Int
+        private let backlog: Backlog
+        init(queue: WorkQueue, total: Int, backlog: Backlog) {
+            self.queue = queue
+            self.total = total
+            self.backlog = backlog
+        }
+        var count: Int { started.withLock { $0 } }
+        func canDecode(_ format: ImageFormat) -> Bool { format == .png }
+        func info(of data: Data) throws -> ImageInfo { try base.info(of: data) }
+        func decode(_ data: Data, options: DecodeOptions) throws -> Image {
+            let k = started.withLock { n in
+                n += 1
+                return n
+            }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while queue.counts.waiting < total - k + (k - 1 - backlog.state.withLock { $0.transformed }),
+                  ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            return try base.decode(data, options: options)
+        }
+    }
+
     /// Records, as each transform runs, how many decoded images are waiting for theirs.
     struct BacklogProbe: ImageTransforming {
-        let decoder: InstrumentedDecoder
+        let decoder: QueueGatedDecoder
         let backlog: Backlog
         var key: String { "Backlog" }
         func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
@@ -48,9 +80,14 @@ struct PipelineConcurrencyTests {
     func transformsBeforeNewDecodes() async throws {
         let loader = MockDataLoader()
         for w in 10..<18 { loader.register("/\(w).png", data: pngFixture(width: w)) }
-        let decoder = InstrumentedDecoder(minimumDuration: .milliseconds(20))
-        let manager = makePipeline(loader: loader, decoder: decoder, workers: 1, memory: nil)
+        let queue = WorkQueue(label: "test", maxConcurrentCount: 1)
         let backlog = Backlog()
+        let decoder = QueueGatedDecoder(queue: queue, total: 8, backlog: backlog)
+        let registry = ImageCoderRegistry(decoders: [decoder], encoders: [PNGCoder()])
+        let manager = ImageManager(configuration: ImageManager.Configuration(
+            memoryCache: nil, dataCache: nil, serializer: DefaultImageSerializer(coders: registry),
+            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]),
+            coders: registry, processingQueue: queue))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for w in 10..<18 {
                 group.addTask {
@@ -63,9 +100,9 @@ struct PipelineConcurrencyTests {
         }
         let seen = backlog.state.withLock { $0 }
         #expect(seen.transformed == 8 && decoder.count == 8)
-        // One worker: a load's decode, then at most the decode that took the worker while its
-        // transform was being queued, then its transform. First-in-first-out alone would decode
-        // all 8 before the first transform.
+        // A transform waits at most for the decode that took the lane before it was queued: two
+        // decoded images at most. First-in-first-out alone would decode all 8 before the first
+        // transform.
         #expect(seen.peak <= 2, "\(seen.peak) decoded images waited for their transforms at once")
     }
 
