@@ -103,23 +103,24 @@ enum LanczosResampler {
         }
     }
 
-    /// Filters one row of `wx.starts.count` output pixels from an input row (premultiplied ARGB32),
-    /// in C: two taps a multiply-add on the 16-bit weight pairs (`imago_lanczos_horizontal_pairs`),
-    /// or the 32-bit loop (`imago_lanczos_horizontal`) when a weight does not fit 16 bits.
-    /// Both give the same bytes.
+    /// Filters one row of output pixels from an input row (premultiplied ARGB32): the output
+    /// columns `columns` (default all `wx.starts.count`), written from `out` on. In C: two taps a
+    /// multiply-add on the 16-bit weight pairs (`imago_lanczos_horizontal_pairs`), or the 32-bit
+    /// loop (`imago_lanczos_horizontal`) when a weight does not fit 16 bits. Both give the same bytes.
     @inline(__always)
     static func horizontal(_ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, weights wx: Weights,
-                           values w: UnsafeBufferPointer<Int32>) {
+                           values w: UnsafeBufferPointer<Int32>, columns: Range<Int>? = nil) {
+        let lo = columns?.lowerBound ?? 0, n = columns?.count ?? wx.starts.count
         wx.starts.withUnsafeBufferPointer { starts in
             wx.counts.withUnsafeBufferPointer { counts in
                 guard let sb = starts.baseAddress, let cb = counts.baseAddress else { return }
                 if !wx.pairs.isEmpty {
                     wx.pairs.withUnsafeBufferPointer { pairs in
                         guard let pb = pairs.baseAddress else { return }
-                        imago_lanczos_horizontal_pairs(row, out, sb, cb, wx.pairStride, starts.count, pb)
+                        imago_lanczos_horizontal_pairs(row, out, sb + lo, cb + lo, wx.pairStride, n, pb + lo * wx.pairStride)
                     }
                 } else if let wb = w.baseAddress {
-                    imago_lanczos_horizontal(row, out, sb, cb, wx.taps, starts.count, wb)
+                    imago_lanczos_horizontal(row, out, sb + lo, cb + lo, wx.taps, n, wb + lo * wx.taps)
                 }
             }
         }
@@ -181,25 +182,9 @@ enum LanczosResampler {
             guard let m = mid.baseAddress else { return }
             src.withUnsafeBytes { raw in
                 guard let s = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-                wx.starts.withUnsafeBufferPointer { starts in
-                    wx.counts.withUnsafeBufferPointer { counts in
-                        guard let sb = starts.baseAddress, let cb = counts.baseAddress else { return }
-                        for y in firstRow..<lastRow {
-                            let row = s + y * src.bytesPerRow, out = m + (y - firstRow) * nw * 4
-                            if !wx.pairs.isEmpty {
-                                wx.pairs.withUnsafeBufferPointer { pairs in
-                                    guard let pb = pairs.baseAddress else { return }
-                                    imago_lanczos_horizontal_pairs(row, out, sb + columns.lowerBound, cb + columns.lowerBound, wx.pairStride,
-                                                                   nw, pb + columns.lowerBound * wx.pairStride)
-                                }
-                            } else {
-                                wx.values.withUnsafeBufferPointer { w in
-                                    guard let wb = w.baseAddress else { return }
-                                    imago_lanczos_horizontal(row, out, sb + columns.lowerBound, cb + columns.lowerBound, wx.taps, nw,
-                                                             wb + columns.lowerBound * wx.taps)
-                                }
-                            }
-                        }
+                wx.values.withUnsafeBufferPointer { w in
+                    for y in firstRow..<lastRow {
+                        horizontal(s + y * src.bytesPerRow, into: m + (y - firstRow) * nw * 4, weights: wx, values: w, columns: columns)
                     }
                 }
             }
@@ -208,17 +193,7 @@ enum LanczosResampler {
         let stride = out.bytesPerRow
         out.withUnsafeMutableBytes { dst in
             guard let d = dst.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-            let acc = UnsafeMutablePointer<Int32>.allocate(capacity: nw * 4)
-            defer { acc.deallocate() }
-            middle.withUnsafeBufferPointer { mid in
-                guard let m = mid.baseAddress else { return }
-                wy.values.withUnsafeBufferPointer { w in
-                    for y in rows {
-                        vertical(y: y, width: nw, weights: wy, values: w, accumulator: acc,
-                                 into: d + y * stride + columns.lowerBound * 4) { m + ($0 - firstRow) * nw * 4 }
-                    }
-                }
-            }
+            verticalPass(middle, width: nw, firstRow: firstRow, weights: wy, rows: rows) { d + $0 * stride + columns.lowerBound * 4 }
         }
         return out
     }
@@ -246,16 +221,21 @@ enum LanczosResampler {
         // Vertical pass into the output.
         return try PixelBuffer(uninitializedWidth: outW, height: outH, format: .argb32Premultiplied) { dst in
             guard let d = dst.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-            let acc = UnsafeMutablePointer<Int32>.allocate(capacity: outW * 4)
-            defer { acc.deallocate() }
-            middle.withUnsafeBufferPointer { mid in
-                guard let m = mid.baseAddress else { return }
-                wy.values.withUnsafeBufferPointer { w in
-                    for y in 0..<outH {
-                        vertical(y: y, width: outW, weights: wy, values: w, accumulator: acc, into: d + y * outW * 4) {
-                            m + $0 * outW * 4
-                        }
-                    }
+            verticalPass(middle, width: outW, firstRow: 0, weights: wy, rows: 0..<outH) { d + $0 * outW * 4 }
+        }
+    }
+
+    /// The vertical pass over output rows `rows`: each from the horizontally filtered rows in
+    /// `middle` (`width` pixels each, the first being input row `firstRow`), written at `out(y)`.
+    static func verticalPass(_ middle: [UInt8], width: Int, firstRow: Int, weights wy: Weights, rows: Range<Int>,
+                             into out: (Int) -> UnsafeMutablePointer<UInt8>) {
+        let acc = UnsafeMutablePointer<Int32>.allocate(capacity: width * 4)
+        defer { acc.deallocate() }
+        middle.withUnsafeBufferPointer { mid in
+            guard let m = mid.baseAddress else { return }
+            wy.values.withUnsafeBufferPointer { w in
+                for y in rows {
+                    vertical(y: y, width: width, weights: wy, values: w, accumulator: acc, into: out(y)) { m + ($0 - firstRow) * width * 4 }
                 }
             }
         }
