@@ -41,9 +41,7 @@ public enum Thumbnailer {
     public static func thumbnail(contentsOf url: URL, fitting box: PixelSize, preserveAspectRatio: Bool = true,
                                  quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
                                  coders: ImageCoderRegistry = .shared) throws -> Image {
-        guard box.width > 0, box.height > 0 else {
-            throw ImageCodingError.invalidArgument("thumbnail size \(box) must be at least 1x1")
-        }
+        try requireUsable(box)
         return try thumbnail(of: FileInput.open(url, coders: coders), fitting: box, preserveAspectRatio: preserveAspectRatio,
                              quality: quality, options: options, coders: coders) { try Data(contentsOf: url, options: .mappedIfSafe) }
     }
@@ -57,11 +55,16 @@ public enum Thumbnailer {
     public static func thumbnail(of file: ImageFile, fitting box: PixelSize, preserveAspectRatio: Bool = true,
                                  quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
                                  coders: ImageCoderRegistry = .shared) throws -> Image {
+        try requireUsable(box)
+        return try thumbnail(of: FileInput.open(file, coders: coders), fitting: box, preserveAspectRatio: preserveAspectRatio,
+                             quality: quality, options: options, coders: coders) { try file.contents() }
+    }
+
+    /// Throws `.invalidArgument` for a box under 1×1: checked before anything is read.
+    private static func requireUsable(_ box: PixelSize) throws {
         guard box.width > 0, box.height > 0 else {
             throw ImageCodingError.invalidArgument("thumbnail size \(box) must be at least 1x1")
         }
-        return try thumbnail(of: FileInput.open(file, coders: coders), fitting: box, preserveAspectRatio: preserveAspectRatio,
-                             quality: quality, options: options, coders: coders) { try file.contents() }
     }
 
     private static func thumbnail(of input: FileInput, fitting box: PixelSize, preserveAspectRatio: Bool, quality: ResamplingQuality,
@@ -95,9 +98,7 @@ public enum Thumbnailer {
     public static func thumbnail(of data: Data, fitting box: PixelSize, preserveAspectRatio: Bool = true,
                                  quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
                                  coders: ImageCoderRegistry = .shared) throws -> Image {
-        guard box.width > 0, box.height > 0 else {
-            throw ImageCodingError.invalidArgument("thumbnail size \(box) must be at least 1x1")
-        }
+        try requireUsable(box)
         let info = try coders.info(of: data)
         // The box is in display orientation; the decoder works on stored pixels.
         let storedBox = info.orientation.swapsDimensions ? PixelSize(width: box.height, height: box.width) : box
