@@ -17,6 +17,18 @@ struct ConcurrencyTests {
         }
     }
 
+    /// Keeps a one-lane queue's lane busy until released, so work queued meanwhile waits.
+    final class Occupier: Sendable {
+        private let busy = Mutex(true)
+        /// Starts the occupying work and returns once it runs.
+        func occupy(_ queue: WorkQueue) async throws -> Task<Void, any Error> {
+            let task = Task { try await queue.run { while self.busy.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) } } }
+            while queue.counts.running == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            return task
+        }
+        func release() { busy.withLock { $0 = false } }
+    }
+
     /// Names in the order they were added, from any thread.
     final class Names: Sendable {
         private let names = Mutex<[String]>([])
@@ -99,9 +111,8 @@ struct ConcurrencyTests {
         for order in [QueueOrder.fifo, .lifo] {
             let queue = WorkQueue(label: "t", maxConcurrentCount: 1, order: order)
             let probe = Probe()
-            let gate = Mutex(true)
-            let blocker = Task { try await queue.run { while gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) } } }
-            while queue.counts.running == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            let occupier = Occupier()
+            let blocker = try await occupier.occupy(queue)
             let bumped = PriorityCell(.veryLow)
             var tasks: [Task<Void, any Error>] = []
             for (name, priority) in [("n1", PriorityCell(.normal)), ("low", PriorityCell(.low)), ("n2", PriorityCell(.normal)),
@@ -110,7 +121,7 @@ struct ConcurrencyTests {
                 while queue.counts.waiting < tasks.count { try await Task.sleep(for: .milliseconds(1)) }
             }
             bumped.set(.veryHigh)
-            gate.withLock { $0 = false }
+            occupier.release()
             try await blocker.value
             for t in tasks { try await t.value }
             let expected = order == .fifo ? ["bumped", "high", "n1", "n2", "low"] : ["bumped", "high", "n2", "n1", "low"]
@@ -123,9 +134,8 @@ struct ConcurrencyTests {
         for order in [QueueOrder.fifo, .lifo] {
             let queue = WorkQueue(label: "t", maxConcurrentCount: 1, order: order)
             let probe = Probe()
-            let gate = Mutex(true)
-            let blocker = Task { try await queue.run { while gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) } } }
-            while queue.counts.running == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            let occupier = Occupier()
+            let blocker = try await occupier.occupy(queue)
             var tasks: [Task<Void, any Error>] = []
             for (name, priority, continuing) in [("new1", ImagePriority.normal, false), ("step1", .normal, true),
                                                  ("new2", .normal, false), ("step2", .normal, true),
@@ -133,7 +143,7 @@ struct ConcurrencyTests {
                 tasks.append(Task { try await queue.run(priority: priority, continuing: continuing) { probe.run(name, for: 0) } })
                 while queue.counts.waiting < tasks.count { try await Task.sleep(for: .milliseconds(1)) }
             }
-            gate.withLock { $0 = false }
+            occupier.release()
             try await blocker.value
             for t in tasks { try await t.value }
             let expected = order == .fifo ? ["high", "step1", "step2", "new1", "new2", "lowStep"]
