@@ -103,46 +103,42 @@ struct ConvertCommand: ParsableCommand {
             var options = EncodeOptions(quality: Double(quality) / 100, lossless: lossless,
                                         orientation: noOrientation ? .writeEXIF : .bake)
             options.effort = effort
+            let source = try ImageInput(contentsOf: URL(fileURLWithPath: input))
             if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
-               let moved = try losslessJPEGMove(to: target) {
+               let moved = try losslessJPEGMove(source, to: target) {
                 try moved.write(to: URL(fileURLWithPath: output), options: .atomic)
                 return
             }
             // A plain conversion to JPEG, PNG or lossy WebP flows from decoder to encoder in rows when the source allows.
             if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
-               let streamed = try StreamedTranscoding.transcode(contentsOf: URL(fileURLWithPath: input), to: target,
-                                                                options: options, decodeOptions: decodeOptions) {
+               let streamed = try StreamedTranscoding.transcode(source, to: target, options: options, decodeOptions: decodeOptions) {
                 try streamed.write(to: URL(fileURLWithPath: output), options: .atomic)
                 return
             }
-            var image: Image
-            // Thumbnails and scale-downs read the file themselves: a PNG streams from disk.
+            // Thumbnails and scale-downs stream their rows where the source allows; the planner chooses.
+            var goal = DecodeGoal(options: decodeOptions)
             if let thumbnail {
-                image = try Thumbnailer.thumbnail(contentsOf: URL(fileURLWithPath: input),
-                                                  fitting: PixelSize(width: thumbnail, height: thumbnail), options: decodeOptions)
+                goal.size = .fitting(PixelSize(width: thumbnail, height: thumbnail), preserveAspectRatio: true)
             } else if let scaleDownLimit {
-                image = try ScaleDown.decode(contentsOf: URL(fileURLWithPath: input), limitBytes: scaleDownLimit,
-                                             options: decodeOptions)
-            } else {
-                let data = try CLIFailure.read(input)
+                goal.size = .scaledDown(limitBytes: scaleDownLimit)
+            } else if let info = try? source.info() {
                 // Work that only moves whole pixels decodes in a format that holds them exactly
                 // (straight alpha, gray as gray), so a conversion changes no visible pixel.
-                let info = try? ImageCoderRegistry.shared.info(of: data)
-                if !resamples, let info { decodeOptions.pixelFormat = .exact(for: info) }
+                goal.options.pixelFormat = DecodePlanner.pixelFormat(for: info, resamples: resamples)
                 // One frame or page is decoded alone: a TIFF page at its own size, an animation's
                 // frame composited from frames decoded on demand.
                 if let chosenFrame {
-                    if let info, chosenFrame >= max(info.frameCount, info.pageCount) {
+                    if chosenFrame >= max(info.frameCount, info.pageCount) {
                         throw Self.outOfRange(chosenFrame, max(info.frameCount, info.pageCount))
                     }
-                    decodeOptions.page = chosenFrame
+                    goal.options.page = chosenFrame
                 }
-                image = try ImageCoderRegistry.shared.decode(data, options: decodeOptions)
             }
+            var image = try DecodePlanner.decode(source, goal: goal)
             if let pipeline = try transformers() {
                 image = try pipeline.transform(image)
             }
-            if let frame = chosenFrame, image.frames.count > 1 || frame > 0 && decodeOptions.page == nil {
+            if let frame = chosenFrame, image.frames.count > 1 || frame > 0 && goal.options.page == nil {
                 guard frame < image.frames.count else { throw Self.outOfRange(frame, image.frames.count) }
                 let chosen = image.frames[frame]
                 image = try Image(frames: [ImageFrame(buffer: chosen.buffer)], loopCount: 1, orientation: image.orientation,
@@ -157,17 +153,16 @@ struct ConvertCommand: ParsableCommand {
 
     /// A JPEG recompressed into JPEG XL (with `--lossless`), or the JPEG a JPEG XL was
     /// recompressed from given back, without decoding pixels; `nil` when neither applies.
-    private func losslessJPEGMove(to target: ImageFormat) throws -> Data? {
+    private func losslessJPEGMove(_ source: ImageInput, to target: ImageFormat) throws -> Data? {
         guard target == .jpeg || (target == .jxl && lossless) else { return nil }
         let jxl = JXLCoder()
         guard jxl.canDecode(.jxl) else { return nil }
         // The first bytes tell the format; the file is read whole only when it is a match.
-        let head = (try? FileByteSource(url: URL(fileURLWithPath: input)).read(maxLength: 32)) ?? Data()
-        switch (ImageFormat(sniffing: head), target) {
+        switch (try source.format(), target) {
         case (.jpeg?, .jxl):
-            return try jxl.recompress(jpeg: try CLIFailure.read(input), effort: effort ?? JXLCoder.defaultEffort)
+            return try jxl.recompress(jpeg: try source.contents(), effort: effort ?? JXLCoder.defaultEffort)
         case (.jxl?, .jpeg):
-            return try jxl.reconstructedJPEG(from: try CLIFailure.read(input))
+            return try jxl.reconstructedJPEG(from: try source.contents())
         default:
             return nil
         }

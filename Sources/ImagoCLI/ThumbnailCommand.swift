@@ -75,7 +75,7 @@ struct ThumbnailCommand: ParsableCommand {
                 let job = work[i]
                 var failure: String?
                 do {
-                    let thumb = try Thumbnailer.thumbnail(contentsOf: job.input, fitting: box)
+                    let thumb = try Thumbnailer.thumbnail(of: ImageInput(contentsOf: job.input), fitting: box)
                     let target = forced ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: thumb)
                     let encoded = try ImageCoderRegistry.shared.encode(thumb, as: target, options: options)
                     try FileManager.default.createDirectory(at: job.outputStem.deletingLastPathComponent(),

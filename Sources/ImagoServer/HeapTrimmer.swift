@@ -25,7 +25,7 @@ struct HeapTrimmer: Service {
         while !Task.isCancelled {
             do { try await Task.sleep(for: tick) } catch { return }
             // Results past their few seconds go now, not when the cache is next touched.
-            service.recentResults.removeExpired()
+            service.manager.removeExpiredResults()
             let activity = service.activity
             let idleAfterWork = service.isIdle && activity != activityAtTrim
             if idleAfterWork || ContinuousClock.now - lastTrim >= interval {

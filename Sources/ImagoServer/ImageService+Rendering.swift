@@ -45,25 +45,21 @@ extension ImageService {
     static let animatedFormats: Set<ImageFormat> = [.gif, .webp, .apng, .jxl, .avif]
 
     /// Answers with the processed image (or `/info`'s JSON) for a loaded source.
-    func answer(source: LoadedSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields) async throws -> ServiceResponse {
+    func answer(source: ServiceSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields) async throws -> ServiceResponse {
         let digest = source.digest
         if options.raw, !wantsInfo {
             let data = try Self.contents(of: source)
-            let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil }
-                ?? ImageFormat(sniffing: data)?.mimeType ?? "application/octet-stream"
-            return imageResponse(Rendered(data: data, format: ImageFormat(sniffing: data) ?? .jpeg), contentType: type,
+            let sniffed = (try? source.loaded.input.format()) ?? nil
+            let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil } ?? sniffed?.mimeType ?? "application/octet-stream"
+            return imageResponse(Rendered(data: data, format: sniffed ?? .jpeg), contentType: type,
                                  etag: Self.etag(digest, "raw"), source: source, options: options, varies: false, headers: headers)
         }
         let info: ImageInfo
         do {
-            switch source.bytes {
-            case .data(let data): info = try coders.info(of: data)
-            case .file(let file): info = try coders.info(of: file)
-            }
-        } catch let error as ImageCodingError {
-            if case .unsupportedFormat(nil) = error { throw ServiceError.unprocessable("the source is not an image") }
-            throw ServiceError(error)
+            info = try source.loaded.info()
         } catch {
+            if case .decodingFailed(.unsupportedFormat(nil)) = error { throw ServiceError.unprocessable("the source is not an image") }
+            if case .decodingFailed(let coding) = error { throw ServiceError(coding) }
             throw ServiceError.unprocessable("the source is not an image")
         }
         guard coders.canDecode(info.format) else {
@@ -83,17 +79,7 @@ extension ImageService {
         if Self.matches(headers[.ifNoneMatch], etag) {
             return notModified(etag: etag, source: source, varies: plan.variesByAccept)
         }
-        let rendered: Rendered
-        if let recent = recentResults.value(forKey: etag) {
-            rendered = recent
-        } else {
-            let subscription = renders.subscribe(etag, priority: PriorityCell(.normal)) { [self] _ in
-                let made = try await self.render(source: source, info: info, options: options, plan: plan, digest: digest)
-                _ = recentResults.setValue(made, forKey: etag, cost: made.data.count)
-                return made
-            }
-            rendered = try await subscription.value()
-        }
+        let rendered = try await render(source: source, info: info, options: options, plan: plan)
         return imageResponse(rendered, contentType: Self.contentType(of: rendered.format), etag: etag, source: source, options: options,
                              varies: plan.variesByAccept, headers: headers)
     }
@@ -182,12 +168,12 @@ extension ImageService {
 
     // MARK: Rendering
 
-    /// Decodes (shrinking on load where the result allows), transforms and encodes, on the
-    /// worker queue; the decode and transform go through the image manager, so identical work
-    /// is shared there too.
-    private func render(source: LoadedSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan,
-                        digest: UInt64) async throws -> Rendered {
-        renders_.withLock { $0 += 1 }
+    /// The request that makes the answer: the source, the imgproxy options as one transformer,
+    /// the decode's shrink-on-load hint, and the output the plan chose. The pipeline's encode
+    /// stage decodes, transforms and encodes it on the worker queue, shared by every identical
+    /// request in flight (and, for 2 s, by those that follow), or converts it in rows when
+    /// nothing changes a pixel.
+    func renderRequest(source: ServiceSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan) -> ImageRequest {
         var upright = plan.autoRotate ? info.orientation.orientedSize(info.pixelSize) : info.pixelSize
         if options.rotate % 180 == 90 { upright = PixelSize(width: upright.height, height: upright.width) }
         // A page is measured as decoded: the header gives only the first page's size, and a
@@ -196,18 +182,9 @@ extension ImageService {
         let transformer = ServiceTransformer(options: options, autoRotate: plan.autoRotate,
                                              sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
                                              flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
-        if configuration.streamsConversions, let streamed = try await streamedConversion(source: source, info: info, options: options,
-                                                                                        plan: plan, transformer: transformer) {
-            return streamed
-        }
-        let key = "\(source.name)#\(String(digest, radix: 16))"
-        let loading: ImageRequest.Options = [.transformAnimatedImage, .disableDiskCacheReads, .disableDiskCacheWrites]
-        var request: ImageRequest
-        switch source.bytes {
-        case .data(let data): request = ImageRequest(data: data, key: key, transformers: [transformer], options: loading)
-        // Decoded where it lies: a JPEG or PNG is read a piece at a time, never held whole.
-        case .file(let file): request = ImageRequest(file: file, key: key, transformers: [transformer], options: loading)
-        }
+        var request = source.request
+        request.transformers = [transformer]
+        request.options = [.transformAnimatedImage, .retryFailed]
         // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
         if !pageAlone, var hint = ServiceGeometry(options: options).decodeHint(sourceWidth: upright.width, sourceHeight: upright.height,
                                                                                vector: info.format.isVector) {
@@ -222,120 +199,40 @@ extension ImageService {
         request.frames = plan.animated ? .lazy : .first
         // One page alone: a TIFF page at its own size, an animation's frame composited on demand.
         request.page = options.page
-        if ServiceTransformer.keepsPixelsExact(options), request.decodeSizeHint == nil {
-            request.pixelFormat = .exact(for: info)
-        }
         request.colorManagement = plan.stripColorProfile
         request.limits = plan.limits
-        let image: Image
+        request.output = ImageRequest.Output(
+            format: plan.format,
+            options: EncodeOptions(quality: Double(plan.quality) / 100, backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255)),
+            metadata: !plan.stripMetadata ? .keep : plan.keepCopyright ? .copyrightOnly : .strip,
+            keepsColorProfile: !plan.stripColorProfile, maxBytes: options.maxBytes > 0 ? options.maxBytes : nil,
+            passesThroughUnchanged: false)
+        return request
+    }
+
+    /// Decodes (shrinking on load where the result allows), transforms and encodes through the
+    /// image manager's encode stage.
+    private func render(source: ServiceSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan) async throws -> Rendered {
+        let request = renderRequest(source: source, info: info, options: options, plan: plan)
         do {
-            image = try await manager.loadImage(with: request).image
-        } catch {
+            let encoded = try await manager.loadEncodedImage(with: request, source: source.loaded)
+            return Rendered(data: try encoded.data(), format: encoded.format)
+        } catch let error as ImageLoadingError {
             throw ServiceError(error)
-        }
-        let format = plan.format
-        let encoder = coders
-        let metadata = Self.outputMetadata(image.metadata, plan: plan)
-        let maxBytes = options.maxBytes
-        // After the decode and transform: ahead of decodes that start other requests.
-        return try await workers.run(continuing: true) {
-            var out = image
-            out.metadata = metadata
-            if !plan.animated, out.frames.count > 1 { out = try Image(frames: [out.frames[0]], format: out.format, metadata: metadata) }
-            var quality = plan.quality
-            var encodeOptions = EncodeOptions(quality: Double(quality) / 100, keepMetadata: metadata != ImageMetadata(),
-                                              backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255))
-            do {
-                var data = try encoder.encode(out, as: format, options: encodeOptions)
-                // max_bytes: lower the quality until the result fits (lossy formats only).
-                let lossy: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic, .jxl]
-                while maxBytes > 0, data.count > maxBytes, lossy.contains(format), quality > 5 {
-                    let ratio = Double(data.count) / Double(maxBytes)
-                    quality = max(5, Int(Double(quality) * (ratio > 3 ? 0.25 : ratio > 1.5 ? 0.5 : 0.75)))
-                    encodeOptions.quality = Double(quality) / 100
-                    data = try encoder.encode(out, as: format, options: encodeOptions)
-                }
-                return Rendered(data: data, format: format)
-            } catch let error as ImageCodingError {
-                throw ServiceError(error)
-            }
-        }
-    }
-
-    /// All of a source's bytes, for the answers that send them as they are.
-    ///
-    /// - Throws: 500 ``ServiceError`` when the cached file cannot be read.
-    static func contents(of source: LoadedSource) throws -> Data {
-        switch source.bytes {
-        case .data(let data): data
-        case .file(let file): try contents(of: file)
-        }
-    }
-
-    /// All of a cached file, mapped.
-    ///
-    /// - Throws: 500 ``ServiceError`` when it cannot be read.
-    static func contents(of file: ImageFile) throws -> Data {
-        do {
-            return try file.contents()
         } catch {
             throw ServiceError(status: 500, code: "source_unreadable", message: "the cached source cannot be read")
         }
     }
 
-    /// A conversion that leaves every pixel as decoded (a format change, a quality) from a
-    /// JPEG or non-interlaced PNG to JPEG or lossy WebP: decoded and encoded in rows on one
-    /// worker, reading the source a piece at a time, so neither the source nor a bitmap is held
-    /// whole (a PNG to WebP holds the YUV picture libwebp encodes from). The bytes are the
-    /// whole-image path's. `nil` when the request needs that path.
-    private func streamedConversion(source: LoadedSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan,
-                                    transformer: ServiceTransformer) async throws -> Rendered? {
-        guard plan.format == .jpeg || plan.format == .webp, !plan.animated, options.maxBytes == 0,
-              info.format == .jpeg || info.format == .png,
-              transformer.leavesPixelsAlone(size: info.pixelSize, opaque: !info.hasAlpha, orientation: info.orientation),
-              StreamedTranscoding.streams(info, to: plan.format) else { return nil }
-        let format = plan.format
-        let encodeOptions = EncodeOptions(quality: Double(plan.quality) / 100, keepMetadata: true,
-                                          backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255))
-        var decodeOptions = DecodeOptions(colorManagement: plan.stripColorProfile)
-        decodeOptions.limits = plan.limits
-        let decoding = decodeOptions
-        // The metadata the whole-image path writes: the transformer's upright EXIF, then the plan's choice.
-        let metadata: @Sendable (ImageMetadata) -> ImageMetadata = { decoded in
-            var upright = decoded
-            upright.exif = decoded.exif.map { EXIF.settingOrientation(.up, in: EXIF.strippingPrefix($0)) }
-            return Self.outputMetadata(upright, plan: plan)
-        }
-        let data: Data?
+    /// All of a source's bytes, for the answers that send them as they are (a cached file mapped).
+    ///
+    /// - Throws: 500 ``ServiceError`` when the cached file cannot be read.
+    static func contents(of source: ServiceSource) throws -> Data {
         do {
-            data = try await workers.run {
-                switch source.bytes {
-                case .file(let file):
-                    try StreamedTranscoding.transcode(file, to: format, options: encodeOptions, decodeOptions: decoding, metadata: metadata)
-                case .data(let bytes):
-                    try StreamedTranscoding.transcode(bytes, to: format, options: encodeOptions, decodeOptions: decoding, metadata: metadata)
-                }
-            }
-        } catch let error as ImageCodingError {
-            throw ServiceError(error)
-        } catch let error as CocoaError {
-            throw ServiceError(status: 500, code: "source_unreadable", message: "the cached source cannot be read (\(error.code.rawValue))")
+            return try source.loaded.input.contents()
+        } catch {
+            throw ServiceError(status: 500, code: "source_unreadable", message: "the cached source cannot be read")
         }
-        if data != nil { streamedRenders_.withLock { $0 += 1 } }
-        return data.map { Rendered(data: $0, format: format) }
-    }
-
-    /// The metadata written: none when stripping (but the copyright tags with `keep_copyright`),
-    /// the ICC profile when it was kept.
-    static func outputMetadata(_ metadata: ImageMetadata, plan: RenderPlan) -> ImageMetadata {
-        var out = ImageMetadata()
-        if !plan.stripColorProfile { out.iccProfile = metadata.iccProfile }
-        if !plan.stripMetadata {
-            out.exif = metadata.exif
-        } else if plan.keepCopyright, let exif = metadata.exif {
-            out.exif = EXIF.keepingTextTags(of: exif)
-        }
-        return out
     }
 
     // MARK: Validators

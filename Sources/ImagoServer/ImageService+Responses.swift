@@ -9,7 +9,7 @@ import HTTPTypes
 
 extension ImageService {
     /// A 200 with the image, or a 304 when `If-None-Match` already names it.
-    func imageResponse(_ rendered: Rendered, contentType: String, etag: String, source: LoadedSource, options: ProcessingOptions,
+    func imageResponse(_ rendered: Rendered, contentType: String, etag: String, source: ServiceSource, options: ProcessingOptions,
                        varies: Bool, headers: HTTPFields) -> ServiceResponse {
         if Self.matches(headers[.ifNoneMatch], etag) { return notModified(etag: etag, source: source, varies: varies) }
         var fields = validatorFields(etag: etag, source: source, varies: varies)
@@ -20,11 +20,11 @@ extension ImageService {
         return ServiceResponse(status: .ok, headers: fields, body: rendered.data)
     }
 
-    func notModified(etag: String, source: LoadedSource, varies: Bool) -> ServiceResponse {
+    func notModified(etag: String, source: ServiceSource, varies: Bool) -> ServiceResponse {
         ServiceResponse(status: .notModified, headers: validatorFields(etag: etag, source: source, varies: varies))
     }
 
-    private func validatorFields(etag: String, source: LoadedSource, varies: Bool) -> HTTPFields {
+    private func validatorFields(etag: String, source: ServiceSource, varies: Bool) -> HTTPFields {
         var fields = HTTPFields()
         fields[.cacheControl] = configuration.ttl > 0 ? "public, max-age=\(configuration.ttl)" : "no-cache"
         fields[.eTag] = etag
@@ -55,7 +55,7 @@ extension ImageService {
 
     /// The `/info` answer: the header's facts as `imago info --json` prints them, plus the
     /// source's size in bytes and its content type.
-    func infoResponse(_ info: ImageInfo, source: LoadedSource, digest: UInt64, headers: HTTPFields) throws -> ServiceResponse {
+    func infoResponse(_ info: ImageInfo, source: ServiceSource, digest: UInt64, headers: HTTPFields) throws -> ServiceResponse {
         let etag = Self.etag(digest, "info")
         if Self.matches(headers[.ifNoneMatch], etag) { return notModified(etag: etag, source: source, varies: false) }
         let report = InfoReport(report: ImageInfo.Report(info), sourceBytes: source.count,

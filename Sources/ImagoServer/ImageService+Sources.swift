@@ -3,27 +3,19 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCache
-import ImagoCoders
 import ImagoCore
 import ImagoDiskIO
 import ImagoLoading
 import ImagoServiceURL
 
-/// A source's bytes and what came with them.
-struct LoadedSource: Sendable {
-    /// Where a source's bytes are: in memory, or in the source cache's file, decoded where it lies.
-    enum Bytes: Sendable {
-        case data(Data)
-        // Indirect, as `ImageRequest.Source.file`: one layout wherever the enum is copied.
-        indirect case file(ImageFile)
-    }
-
-    /// The source as the URL named it: the cache and coalescing key.
+/// A source fetched for one request, and what the service adds to it.
+struct ServiceSource: Sendable {
+    /// The source as the pipeline fetched it: its bytes or cached file, digest, validators.
+    var loaded: LoadedSource
+    /// The request it was fetched with, which the render starts from.
+    var request: ImageRequest
+    /// The source as the URL named it.
     var name: String
-    var bytes: Bytes
-    /// `Checksum.fast64` of the bytes (the source cache records it when it stores them).
-    var digest: UInt64
     var contentType: String?
     var lastModified: String?
     /// The host, for the access log (`local` for local files).
@@ -31,112 +23,57 @@ struct LoadedSource: Sendable {
     /// The file name the source suggests, without extension, for `Content-Disposition`.
     var baseName: String
 
-    init(name: String, bytes: Bytes, digest: UInt64? = nil, contentType: String?, lastModified: String?, host: String?, baseName: String) {
-        self.name = name
-        self.bytes = bytes
-        if let digest {
-            self.digest = digest
-        } else if case .data(let data) = bytes {
-            self.digest = Checksum.fast64(data)
-        } else {
-            self.digest = 0
-        }
-        self.contentType = contentType
-        self.lastModified = lastModified
-        self.host = host
-        self.baseName = baseName
-    }
-
+    /// `CachedEntry.digest(of:)` of the bytes: the one the source cache recorded, or computed once.
+    var digest: UInt64 { loaded.digest }
     /// The size in bytes.
-    var count: Int {
-        switch bytes {
-        case .data(let data): data.count
-        case .file(let file): file.size
-        }
-    }
+    var count: Int { loaded.byteCount }
 }
 
 extension ImageService {
-    /// Loads the bytes of `source`: an `http(s)` URL through the image manager (the disk cache,
-    /// else one download shared by every request for it, within the limits and the source
-    /// guard), or a `local:///path` file under `IMAGO_LOCAL_ROOT`.
+    /// Fetches `source` through the image manager: an `http(s)` URL from the disk cache (opened
+    /// where it lies, not read), else one download shared by every request for it, within the
+    /// limits and the source guard, stored before the request goes on; or a `local:///path` file
+    /// under `IMAGO_LOCAL_ROOT`. Counts the source-cache metrics.
     ///
     /// - Throws: ``ServiceError``: 400 for an unusable source URL, 403 when it is not allowed,
-    ///   the download's statuses (see ``ServiceError/init(_:)-(ImageLoadingError)``).
-    /// Makes sure an `http(s)` source is in the disk cache, downloading it (once, however many
-    /// requests ask) if it is not, without keeping its bytes: requests waiting for a render slot
-    /// then hold nothing. Counts the source-cache metrics.
-    ///
-    /// - Returns: Whether it counted them (`false` for local sources, invalid URLs and a
-    ///   service without a cache: ``loadSource(_:options:countsLoad:)`` does all).
-    func fetchSource(_ source: String) async throws -> Bool {
-        guard let cache = sourceCache, let url = URL(string: source), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", url.host?.isEmpty == false else { return false }
-        let request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
-        if (try? cache.contains(manager.dataKey(for: request))) == true {
-            metrics.sourceLoaded(bytes: 0, fromCache: true)
-            return true
-        }
-        let result: DataLoadResult
-        do {
-            result = try await manager.loadData(with: request)
-        } catch {
-            throw ServiceError(error)
-        }
-        metrics.sourceLoaded(bytes: result.data.count, fromCache: result.source != .network)
-        return true
-    }
-
-    func loadSource(_ source: String, options: ProcessingOptions, countsLoad: Bool = true) async throws -> LoadedSource {
+    ///   422 when it is larger than the limit, the download's statuses (see
+    ///   ``ServiceError/init(_:)-(ImageLoadingError)``).
+    func loadSource(_ source: String, options: ProcessingOptions) async throws -> ServiceSource {
         let maxBytes = min(options.maxSourceFileSize ?? configuration.maxSourceFileSize, configuration.maxSourceFileSize)
+        let request: ImageRequest
+        let host: String
+        let baseName: String
         if source.lowercased().hasPrefix("local://") {
-            return try await loadLocal(source, maxBytes: maxBytes)
-        }
-        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty else {
-            throw ServiceError(status: 400, code: "invalid_source", message: "the source must be an http, https or local URL")
-        }
-        let request = ImageRequest(url: url, options: [.retryFailed])
-        let last = url.lastPathComponent
-        // Cached: opened where it lies, so a render reads it a piece at a time (JPEG, PNG) and the
-        // request holds no more than a descriptor and a piece of it.
-        if let cache = sourceCache, let opened = try? cache.openEntry(forKey: manager.dataKey(for: request)) {
-            guard opened.entry.size <= maxBytes else {
-                throw ServiceError(status: 422, code: "source_too_large", message: "the source is larger than \(maxBytes) bytes")
+            let (data, name) = try await readLocal(source, maxBytes: maxBytes)
+            request = ImageRequest(data: data, key: source)
+            host = "local"
+            baseName = Self.baseName(name)
+        } else {
+            guard let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let h = url.host, !h.isEmpty else {
+                throw ServiceError(status: 400, code: "invalid_source", message: "the source must be an http, https or local URL")
             }
-            if countsLoad { metrics.sourceLoaded(bytes: opened.entry.size, fromCache: true) }
-            let bytes: LoadedSource.Bytes
-            switch opened.contents {
-            case .bytes(let data): bytes = .data(data)
-            case .file(let file):
-                // Only JPEG and PNG decode from the file; anything else is mapped once, here,
-                // rather than once for its header and again for its pixels.
-                let head = (try? file.read(at: 0, maxLength: 64)) ?? Data()
-                switch ImageFormat(sniffing: head) {
-                case .jpeg?, .png?: bytes = .file(file)
-                default: bytes = .data(try Self.contents(of: file))
-                }
-            }
-            return LoadedSource(name: source, bytes: bytes, digest: opened.digest, contentType: nil,
-                                lastModified: opened.entry.metadata["last-modified"], host: host, baseName: Self.baseName(last))
+            request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
+            host = h
+            baseName = Self.baseName(url.lastPathComponent)
         }
-        let result: DataLoadResult
+        let loaded: LoadedSource
         do {
-            result = try await manager.loadData(with: request)
+            loaded = try await manager.loadSource(with: request)
         } catch {
             throw ServiceError(error)
         }
-        guard result.data.count <= maxBytes else {
+        guard loaded.byteCount <= maxBytes else {
             throw ServiceError(status: 422, code: "source_too_large", message: "the source is larger than \(maxBytes) bytes")
         }
-        if countsLoad { metrics.sourceLoaded(bytes: result.data.count, fromCache: result.source != .network) }
-        return LoadedSource(name: source, bytes: .data(result.data), contentType: result.response?.mimeType, lastModified: result.lastModified,
-                            host: host, baseName: Self.baseName(last))
+        if host != "local" { metrics.sourceLoaded(bytes: loaded.byteCount, fromCache: loaded.source != .network) }
+        return ServiceSource(loaded: loaded, request: request, name: source, contentType: loaded.response?.mimeType, lastModified: loaded.lastModified,
+                             host: host, baseName: baseName)
     }
 
     /// Reads `local:///path` below `IMAGO_LOCAL_ROOT`: no `..`, no symbolic links, nothing
     /// outside the root.
-    private func loadLocal(_ source: String, maxBytes: Int) async throws -> LoadedSource {
+    private func readLocal(_ source: String, maxBytes: Int) async throws -> (Data, String) {
         guard let root = configuration.localRoot else {
             throw ServiceError(status: 403, code: "source_not_allowed", message: "local sources are not enabled on this service")
         }
@@ -164,8 +101,7 @@ extension ImageService {
                 throw ServiceError(status: 404, code: "source_not_found", message: "the local source cannot be read")
             }
         }
-        return LoadedSource(name: source, bytes: .data(data), contentType: nil, lastModified: nil, host: "local",
-                            baseName: Self.baseName(components.last ?? "image"))
+        return (data, components.last ?? "image")
     }
 
     /// A file name without its extension, reduced to safe characters.

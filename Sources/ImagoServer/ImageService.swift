@@ -48,28 +48,19 @@ public final class ImageService: Sendable {
     /// source or writes its answer while the others keep the workers busy), so that waiting
     /// requests hold nothing but their path (the resident size does not grow with the queue).
     let renderSlots: PriorityGate
-    /// The disk cache of sources, when on.
-    let sourceCache: DiskCache?
     let httpLoader: HTTPDataLoader
     let fileReads: WorkQueue
-    /// Identical requests in flight share one render (decode, transform, encode).
-    let renders = SharedTasks<String, Rendered, Never>()
-    /// Results made in the last moments, so requests that straggle in just after a render
-    /// finished (a client's next connection, a CDN's second miss) still share it: 32 MiB, and
-    /// gone after 2 s unused.
-    let recentResults = MemoryCache<String, Rendered>(costLimit: 32 << 20, ageLimit: .seconds(2), entryCostRatio: 0.25)
-    let renders_ = Mutex(0)
     /// Requests past parsing, for `IMAGO_QUEUE_SIZE`.
     let admitted = Mutex(0)
     /// Requests received so far: the heap trimmer's sign of work since its last trim.
     let requestsReceived = Atomic<Int>(0)
     /// The open connections of ``ImageServer`` (or of a server given ``clientWatchHandlers()``).
     let connections = ClientConnections()
-    /// Renders started (decode, transform, encode): what the coalescing tests count.
-    package var renderCount: Int { renders_.withLock { $0 } }
-    let streamedRenders_ = Mutex(0)
+    /// Renders started (decodes, transforms and encodes in the pipeline's encode stage): what
+    /// the coalescing tests count.
+    package var renderCount: Int { manager.encodeCounts.started }
     /// Renders that streamed from decoder to encoder in rows (tests read it).
-    package var streamedRenderCount: Int { streamedRenders_.withLock { $0 } }
+    package var streamedRenderCount: Int { manager.encodeCounts.streamed }
 
     /// The version in every `ETag`: a new Imago may render differently.
     static let version = "imago-0.1"
@@ -143,8 +134,7 @@ public final class ImageService: Sendable {
                 throw ConfigurationError(variable: "IMAGO_CACHE_DIR", reason: "the source cache cannot be opened: \(error)")
             }
         }
-        sourceCache = cache
-        manager = ImageManager(configuration: ImageManager.Configuration(
+        var managed = ImageManager.Configuration(
             memoryCache: nil, dataCache: cache, downloader: downloader, coders: .shared, processingQueue: workers,
             decodingLimits: DecodingLimits(maxPixels: Int(configuration.maxSourceResolution * 1_000_000),
                                            maxFrames: configuration.maxAnimationFrames,
@@ -152,7 +142,12 @@ public final class ImageService: Sendable {
                                            maxBytes: configuration.maxSourceFileSize,
                                            // imgproxy's max_src_resolution bounds the source as declared,
                                            // however small the decode.
-                                           maxSourcePixels: Int(configuration.maxSourceResolution * 1_000_000))))
+                                           maxSourcePixels: Int(configuration.maxSourceResolution * 1_000_000)))
+        // Results made in the last moments, so requests that straggle in just after a render
+        // finished (a client's next connection, a CDN's second miss) still share it.
+        managed.resultRetention = .init(costLimit: 32 << 20, ageLimit: .seconds(2))
+        managed.streamsConversions = configuration.streamsConversions
+        manager = ImageManager(configuration: managed)
         if signer == nil {
             logger.warning("no IMAGO_KEY: URLs are not signed, and any signature segment is accepted")
         }
@@ -254,11 +249,10 @@ public final class ImageService: Sendable {
         }
         try admit()
         defer { admitted.withLock { $0 -= 1 } }
-        // The source onto disk first, holding no bytes; then, in turn, its bytes and the render.
-        let fetched = try await fetchSource(parsed.source)
+        // The source first (a cached one is only opened); then, in turn, the render.
+        let source = try await loadSource(parsed.source, options: options)
         try await renderSlots.enter(priority: PriorityCell(.normal))
         defer { renderSlots.leave() }
-        let source = try await loadSource(parsed.source, options: options, countsLoad: !fetched)
         let response = try await answer(source: source, options: options, info: parsed.isInfo, headers: headers)
         return (response, source.host)
     }

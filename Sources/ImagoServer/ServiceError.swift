@@ -77,7 +77,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
             self = .unprocessable("the source is not an image")
         case .fileUnreadable:
             self.init(status: 404, code: "source_not_found", message: "the local source cannot be read")
-        case .decodingFailed(let e):
+        case .decodingFailed(let e), .encodingFailed(let e):
             self.init(e)
         case .processingFailed(_, let reason):
             self = .unprocessable("the image cannot be processed: \(reason)")

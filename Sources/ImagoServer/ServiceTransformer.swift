@@ -102,6 +102,14 @@ struct ServiceTransformer: ImageTransforming {
         try plan(width: buffer.width, height: buffer.height, pixels: buffer) ?? Plan()
     }
 
+    /// ``PixelEffect/none`` when the options leave every pixel of this source as decoded (the
+    /// pipeline then converts it in rows), ``PixelEffect/movesPixels`` when they only move whole
+    /// pixels (it decodes to the exact format), else ``PixelEffect/resamples``.
+    func pixelEffect(on info: ImageInfo) -> PixelEffect {
+        if leavesPixelsAlone(size: info.pixelSize, opaque: !info.hasAlpha, orientation: info.orientation) { return .none }
+        return Self.keepsPixelsExact(options) ? .movesPixels : .resamples
+    }
+
     /// Whether these options leave a still of `size` exactly as decoded: no geometry, turn,
     /// flip, filter or flattening (`opaque` sources need none), and the EXIF orientation `up`.
     /// Such an answer can flow from the decoder to the encoder in rows.

@@ -188,7 +188,7 @@ struct DiskCacheTests {
 
         let opened = try #require(try cache.openEntry(forKey: "big"))
         guard case .file(let file) = opened.contents else { Issue.record("a large entry opens as a file"); return }
-        #expect(file.size == big.count && opened.entry.size == big.count && opened.entry.metadata["etag"] == "\"v1\"")
+        #expect(file.size == big.count && opened.size == big.count && opened.metadata["etag"] == "\"v1\"")
         #expect(try file.read(at: 1234, maxLength: 100) == big[1234..<1334])
         // The digest is the one recorded when stored: equal bytes, equal digest, wherever they are.
         let again = try DiskCache(directory: dir, configuration: DiskCache.Configuration(inlineThreshold: 0))
@@ -197,9 +197,9 @@ struct DiskCacheTests {
         try cache.setData(payload(300_000, seed: 9), forKey: "big")
         #expect(try opened.digest != cache.openEntry(forKey: "big")?.digest)
 
-        guard case .bytes(let inline)? = try cache.openEntry(forKey: "small")?.contents else { Issue.record("small entries are inline"); return }
+        guard case .data(let inline)? = try cache.openEntry(forKey: "small")?.contents else { Issue.record("small entries are inline"); return }
         #expect(inline == small)
-        guard case .bytes(let empty)? = try cache.openEntry(forKey: "empty")?.contents else { Issue.record("empty entries are bytes"); return }
+        guard case .data(let empty)? = try cache.openEntry(forKey: "empty")?.contents else { Issue.record("empty entries are bytes"); return }
         #expect(empty.isEmpty)
 
         // Replaced and removed: the open file still reads the bytes it was opened on.
@@ -227,7 +227,7 @@ struct DiskCacheTests {
             #expect(opened == nil)
             #expect(try !cache.contains("k"))
         } else {
-            guard case .bytes(let read)? = opened?.contents else { Issue.record("verified by reading"); return }
+            guard case .data(let read)? = opened?.contents else { Issue.record("verified by reading"); return }
             #expect(read == bytes)
         }
     }

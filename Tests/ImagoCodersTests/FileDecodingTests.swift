@@ -18,7 +18,7 @@ struct FileDecodingTests {
         try data.write(to: url)
         let file = try ImageFile(path: url.path)
         let fromData = Result { try coders.decode(data, options: options) }
-        let fromFile = Result { try coders.decode(file, options: options) }
+        let fromFile = Result { try coders.decode(ImageInput(file), options: options) }
         switch (fromData, fromFile) {
         case (.success(let a), .success(let b)):
             #expect(a == b, "\(name): the file decodes to a different image")
@@ -30,7 +30,7 @@ struct FileDecodingTests {
             Issue.record("\(name): fails from bytes (\(e)), decodes from the file")
         }
         let infoFromData = Result { try coders.info(of: data) }
-        let infoFromFile = Result { try coders.info(of: file) }
+        let infoFromFile = Result { try ImageInput(file).info(coders: coders) }
         switch (infoFromData, infoFromFile) {
         case (.success(let a), .success(let b)): #expect(a == b, "\(name): info differs")
         case (.failure, .failure): break
@@ -116,7 +116,7 @@ struct FileDecodingTests {
         } catch ImageCodingError.exceedsLimit(.maxBytes, let found, let limit) {
             #expect(limit == jpeg.count / 2 && found > limit && found <= limit + (1 << 16))
         }
-        #expect(throws: ImageCodingError.self) { try coders.decode(try ImageFile(path: writeTemporary(jpeg)), options: limited) }
+        #expect(throws: ImageCodingError.self) { try coders.decode(ImageInput(try ImageFile(path: writeTemporary(jpeg))), options: limited) }
     }
 
     @Test("the header of a file is read from its first bytes")
@@ -150,7 +150,7 @@ struct FileDecodingTests {
         #expect(throws: CocoaError.self) { try ImageFile(path: path) }
         #expect(throws: CocoaError.self) { try ImageFile(path: NSTemporaryDirectory()) }
         let empty = try ImageFile(path: writeTemporary(Data()))
-        #expect(throws: ImageCodingError.emptyData) { try coders.decode(empty) }
+        #expect(throws: ImageCodingError.emptyData) { try coders.decode(ImageInput(empty)) }
     }
 
     func writeTemporary(_ data: Data) throws -> String {

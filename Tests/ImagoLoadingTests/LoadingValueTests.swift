@@ -154,10 +154,10 @@ struct DecodeStepTests {
     @Test("a thumbnail, a scale-down and a plain decode; options carry the format, scale, frames and colour")
     func finalImages() throws {
         let png = pngFixture(width: 200)
-        #expect(try step().decode(png).pixelSize == PixelSize(width: 200, height: 150))
-        #expect(try step { $0.thumbnail = .init(maxPixelSize: PixelSize(width: 20, height: 20)) }.decode(png).pixelSize
+        #expect(try step().decode(ImageInput(png)).pixelSize == PixelSize(width: 200, height: 150))
+        #expect(try step { $0.thumbnail = .init(maxPixelSize: PixelSize(width: 20, height: 20)) }.decode(ImageInput(png)).pixelSize
                 == PixelSize(width: 20, height: 15))
-        #expect(try step { $0.scaleDownLimitBytes = 100 * 75 * 4 }.decode(png).pixelSize.width <= 100)
+        #expect(try step { $0.scaleDownLimitBytes = 100 * 75 * 4 }.decode(ImageInput(png)).pixelSize.width <= 100)
         let options = step { $0.pixelFormat = .rgba8; $0.scale = 2; $0.frames = .lazy; $0.colorManagement = false }.options
         #expect(options.pixelFormat == .rgba8 && options.scale == 2 && options.decodesFramesLazily && !options.firstFrameOnly
                 && !options.colorManagement)
@@ -166,10 +166,10 @@ struct DecodeStepTests {
 
     @Test("bytes that are no image are unsupported; a known format that fails says which")
     func failures() {
-        #expect(throws: ImageCodingError.unsupportedFormat(nil)) { try step().decode(Data("hello".utf8)) }
+        #expect(throws: ImageCodingError.unsupportedFormat(nil)) { try step().decode(ImageInput(Data("hello".utf8))) }
         let truncated = pngFixture(width: 50).prefix(60)
         #expect {
-            try step().decode(Data(truncated))
+            try step().decode(ImageInput(Data(truncated)))
         } throws: { error in
             guard let e = error as? ImageCodingError else { return false }
             switch e {

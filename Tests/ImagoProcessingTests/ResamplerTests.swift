@@ -106,10 +106,10 @@ struct ThumbnailerTests {
           .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func orientationThumbnails() throws {
         let box = PixelSize(width: 200, height: 200)
-        let reference = try Thumbnailer.thumbnail(of: Corpus.data("exif-orientation/Landscape_1.jpg"), fitting: box)
+        let reference = try Thumbnailer.thumbnail(of: ImageInput(Corpus.data("exif-orientation/Landscape_1.jpg")), fitting: box)
         #expect(reference.pixelSize == PixelSize(width: 200, height: 133) && reference.orientation == .up)
         for n in 2...8 {
-            let t = try Thumbnailer.thumbnail(of: Corpus.data("exif-orientation/Landscape_\(n).jpg"), fitting: box)
+            let t = try Thumbnailer.thumbnail(of: ImageInput(Corpus.data("exif-orientation/Landscape_\(n).jpg")), fitting: box)
             #expect(t.pixelSize == reference.pixelSize, "Landscape_\(n)")
             #expect(psnr(t.buffer, reference.buffer) > 28, "Landscape_\(n)")
         }
@@ -122,7 +122,7 @@ struct ThumbnailerTests {
         p.arguments = [Corpus.url("exif-orientation/Landscape_6.jpg").path, "--size", "200", "-o", out.path]
         try p.run(); p.waitUntilExit()
         let vips = try ImageCoderRegistry.shared.decode(Data(contentsOf: out))
-        let ours = try Thumbnailer.thumbnail(of: Corpus.data("exif-orientation/Landscape_6.jpg"), fitting: box)
+        let ours = try Thumbnailer.thumbnail(of: ImageInput(Corpus.data("exif-orientation/Landscape_6.jpg")), fitting: box)
         #expect(vips.pixelSize == ours.pixelSize)
         if vips.pixelSize == ours.pixelSize { #expect(psnr(ours.buffer, vips.buffer) > 30) }
     }
@@ -130,8 +130,8 @@ struct ThumbnailerTests {
     @Test("bad boxes are errors")
     func bad() throws {
         let png = try ImageCoderRegistry.shared.encode(Image(buffer: try pattern(width: 10, height: 10)), as: .png)
-        #expect(throws: ImageCodingError.self) { try Thumbnailer.thumbnail(of: png, fitting: PixelSize(width: 0, height: 10)) }
-        let small = try Thumbnailer.thumbnail(of: png, fitting: PixelSize(width: 500, height: 500))
+        #expect(throws: ImageCodingError.self) { try Thumbnailer.thumbnail(of: ImageInput(png), fitting: PixelSize(width: 0, height: 10)) }
+        let small = try Thumbnailer.thumbnail(of: ImageInput(png), fitting: PixelSize(width: 500, height: 500))
         #expect(small.pixelSize == PixelSize(width: 10, height: 10))
     }
 }

@@ -27,11 +27,11 @@ struct ScaleDownTests {
         let limit = 400_000   // 100k pixels
         for format in [ImageFormat.jpeg, .png, .webp] {
             let data = try ImageCoderRegistry.shared.encode(source, as: format)
-            let image = try ScaleDown.decode(data, limitBytes: limit)
+            let image = try ScaleDown.decode(ImageInput(data), limitBytes: limit)
             #expect(image.byteCount <= limit, "\(format)")
             #expect(image.pixelSize == ScaleDown.targetSize(for: source.pixelSize, limitBytes: limit), "\(format)")
         }
-        #expect(throws: ImageCodingError.self) { try ScaleDown.decode(Data(), limitBytes: limit) }
+        #expect(throws: ImageCodingError.self) { try ScaleDown.decode(ImageInput(Data()), limitBytes: limit) }
         #expect(throws: ImageCodingError.self) { try source.scaledDown(limitBytes: 3) }
     }
 

@@ -41,23 +41,23 @@ struct ShrinkOnLoadLimitTests {
         #expect(throws: ImageCodingError.exceedsLimit(.maxPixels, found: 6_000_000, limit: 1_000_000)) {
             try ImageCoderRegistry.shared.decode(data, options: options)
         }
-        let thumbnail = try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: 256, height: 256), options: options)
+        let thumbnail = try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 256, height: 256), options: options)
         #expect(thumbnail.pixelSize == PixelSize(width: 256, height: 171))
         // From a file too (PNG rows stream from it).
         let dir = try TestFiles.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("source.\(format.preferredFileExtension)")
         try data.write(to: url)
-        let fromFile = try Thumbnailer.thumbnail(contentsOf: url, fitting: PixelSize(width: 256, height: 256), options: options)
+        let fromFile = try Thumbnailer.thumbnail(of: ImageInput(contentsOf: url), fitting: PixelSize(width: 256, height: 256), options: options)
         #expect(fromFile.pixelSize == thumbnail.pixelSize)
         // A size the decoder cannot reach under the limit is still refused: 1/2 of 3000x2000 is 1.5 MP.
         #expect(throws: ImageCodingError.self) {
-            try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: 1400, height: 1400), options: options)
+            try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 1400, height: 1400), options: options)
         }
         // Over the declared ceiling, nothing is decoded.
         let tight = DecodeOptions(limits: DecodingLimits(maxPixels: 1_000_000, maxSourcePixels: 5_000_000))
         #expect(throws: ImageCodingError.exceedsLimit(.maxSourcePixels, found: 6_000_000, limit: 5_000_000)) {
-            try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: 256, height: 256), options: tight)
+            try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 256, height: 256), options: tight)
         }
     }
 
@@ -76,11 +76,11 @@ struct ShrinkOnLoadLimitTests {
         let data = try Self.encoded(.jpeg, progressive: true)
         #expect(try ImageCoderRegistry.shared.info(of: data).progressive)
         #expect(throws: ImageCodingError.exceedsLimit(.maxPixels, found: 6_000_000, limit: 1_000_000)) {
-            try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: 256, height: 256), options: DecodeOptions(limits: Self.limits))
+            try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 256, height: 256), options: DecodeOptions(limits: Self.limits))
         }
         // Within the limit it shrinks on load as a baseline one does.
         let roomy = DecodeOptions(limits: DecodingLimits(maxPixels: 6_000_000))
-        let thumbnail = try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: 256, height: 256), options: roomy)
+        let thumbnail = try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 256, height: 256), options: roomy)
         #expect(thumbnail.pixelSize == PixelSize(width: 256, height: 171))
     }
 }

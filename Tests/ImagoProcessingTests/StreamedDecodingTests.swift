@@ -72,12 +72,12 @@ struct StreamedDecodingTests {
         let plain = try png.encode(source, as: .png, options: .default)
         let interlaced = try png.encode(source, as: .png, options: EncodeOptions(progressive: true))
         #expect(png.canStreamRows(of: plain) && !png.canStreamRows(of: interlaced))
-        let a = try ScaleDown.decode(plain, limitBytes: 100_000)
-        let b = try ScaleDown.decode(interlaced, limitBytes: 100_000)
+        let a = try ScaleDown.decode(ImageInput(plain), limitBytes: 100_000)
+        let b = try ScaleDown.decode(ImageInput(interlaced), limitBytes: 100_000)
         #expect(a.pixelSize == ScaleDown.targetSize(for: source.pixelSize, limitBytes: 100_000))
         #expect(a.buffer.bytes == b.buffer.bytes && a.hasAlpha && a.format == .png)
-        let t1 = try Thumbnailer.thumbnail(of: plain, fitting: PixelSize(width: 128, height: 128))
-        let t2 = try Thumbnailer.thumbnail(of: interlaced, fitting: PixelSize(width: 128, height: 128))
+        let t1 = try Thumbnailer.thumbnail(of: ImageInput(plain), fitting: PixelSize(width: 128, height: 128))
+        let t2 = try Thumbnailer.thumbnail(of: ImageInput(interlaced), fitting: PixelSize(width: 128, height: 128))
         #expect(t1.pixelSize == PixelSize(width: 128, height: 85) && t1.buffer.bytes == t2.buffer.bytes)
         #expect(throws: ImageCodingError.self) { _ = try streamed(interlaced, to: PixelSize(width: 10, height: 10)) }
     }
@@ -97,16 +97,16 @@ struct StreamedDecodingTests {
             let url = dir.appendingPathComponent(name)
             try data.write(to: url)
             let box = PixelSize(width: 100, height: 60)
-            let fromFile = try Thumbnailer.thumbnail(contentsOf: url, fitting: box)
-            let inMemory = try Thumbnailer.thumbnail(of: data, fitting: box)
+            let fromFile = try Thumbnailer.thumbnail(of: ImageInput(contentsOf: url), fitting: box)
+            let inMemory = try Thumbnailer.thumbnail(of: ImageInput(data), fitting: box)
             #expect(fromFile == inMemory, "\(name)")
             #expect(fromFile.orientation == .up && fromFile.pixelSize.width <= 100 && fromFile.pixelSize.height <= 60, "\(name)")
-            let scaled = try ScaleDown.decode(contentsOf: url, limitBytes: 50_000)
-            #expect(scaled == (try ScaleDown.decode(data, limitBytes: 50_000)), "\(name)")
+            let scaled = try ScaleDown.decode(ImageInput(contentsOf: url), limitBytes: 50_000)
+            #expect(scaled == (try ScaleDown.decode(ImageInput(data), limitBytes: 50_000)), "\(name)")
             #expect(scaled.byteCount <= 50_000)
         }
         #expect(throws: CocoaError.self) {
-            _ = try Thumbnailer.thumbnail(contentsOf: dir.appendingPathComponent("missing.png"), fitting: PixelSize(width: 9, height: 9))
+            _ = try Thumbnailer.thumbnail(of: ImageInput(contentsOf: dir.appendingPathComponent("missing.png")), fitting: PixelSize(width: 9, height: 9))
         }
         // A byte source hands out the whole file in order, whatever the piece size.
         let url = dir.appendingPathComponent("plain.png")

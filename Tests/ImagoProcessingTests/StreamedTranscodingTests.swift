@@ -25,7 +25,7 @@ struct StreamedTranscodingTests {
         let source: Data = name.hasSuffix(".png") ? try coders.encode(image, as: .png)
             : try coders.encode(image, as: .jpeg, options: EncodeOptions(quality: 0.95, progressive: name == "progressive.jpg"))
         for options in [EncodeOptions(quality: 0.8), EncodeOptions(quality: 0.95, progressive: true)] {
-            let streamed = try #require(try StreamedTranscoding.transcode(source, to: .jpeg, options: options))
+            let streamed = try #require(try StreamedTranscoding.transcode(ImageInput(source), to: .jpeg, options: options))
             let reference = try whole(source, options)
             if name == "rgba.png" {
                 // Flattening premultiplied rows rounds once more than flattening straight pixels.
@@ -36,7 +36,7 @@ struct StreamedTranscodingTests {
             }
         }
         if name == "gray.png" {
-            let info = try coders.info(of: try #require(try StreamedTranscoding.transcode(source, to: .jpeg)))
+            let info = try coders.info(of: try #require(try StreamedTranscoding.transcode(ImageInput(source), to: .jpeg)))
             #expect(info.isGrayscale, "a gray source stays a gray JPEG")
         }
     }
@@ -49,7 +49,7 @@ struct StreamedTranscodingTests {
         for colorManagement in [true, false] {
             let options = EncodeOptions(quality: 0.85)
             let decode = DecodeOptions(colorManagement: colorManagement)
-            let streamed = try #require(try StreamedTranscoding.transcode(data, to: .jpeg, options: options, decodeOptions: decode))
+            let streamed = try #require(try StreamedTranscoding.transcode(ImageInput(data), to: .jpeg, options: options, decodeOptions: decode))
             #expect(streamed == (try whole(data, options, colorManagement: colorManagement)), "\(path), colour management \(colorManagement)")
             // With metadata kept, the profile is written only when it was not applied.
             let kept = try coders.decode(streamed, options: DecodeOptions(colorManagement: false)).metadata.iccProfile
@@ -66,7 +66,7 @@ struct StreamedTranscodingTests {
         for url in Corpus.files(in: "pngsuite", extensions: ["png"]) where !url.lastPathComponent.hasPrefix("x") {
             let data = try Data(contentsOf: url)
             guard let info = try? coders.info(of: data), info.frameCount == 1 else { continue }
-            guard let png = try StreamedTranscoding.transcode(data, to: .png, decodeOptions: DecodeOptions(colorManagement: false)) else {
+            guard let png = try StreamedTranscoding.transcode(ImageInput(data), to: .png, decodeOptions: DecodeOptions(colorManagement: false)) else {
                 #expect(info.progressive, "\(url.lastPathComponent): only interlaced files should not stream")
                 continue
             }
@@ -101,10 +101,10 @@ struct StreamedTranscodingTests {
                           hasAlpha: kind.contains("rgba"))
         let source = kind == "jpeg" ? try coders.encode(image, as: .jpeg) : try coders.encode(image, as: .png)
         for options in [EncodeOptions(quality: 0.8), EncodeOptions(quality: 0.5), EncodeOptions(quality: 0.95, keepMetadata: false)] {
-            let streamed = try #require(try StreamedTranscoding.transcode(source, to: .webp, options: options))
+            let streamed = try #require(try StreamedTranscoding.transcode(ImageInput(source), to: .webp, options: options))
             #expect(streamed == (try wholeWebP(source, options)), "\(kind), quality \(options.quality)")
         }
-        let hasAlpha = try coders.info(of: try #require(try StreamedTranscoding.transcode(source, to: .webp))).hasAlpha
+        let hasAlpha = try coders.info(of: try #require(try StreamedTranscoding.transcode(ImageInput(source), to: .webp))).hasAlpha
         #expect(hasAlpha == (kind == "rgba"), "\(kind): alpha only when some pixel is not opaque")
     }
 
@@ -119,7 +119,7 @@ struct StreamedTranscodingTests {
             guard let info = try? coders.info(of: data), info.frameCount == 1 else { continue }
             for colorManagement in [true, false] {
                 let decode = DecodeOptions(colorManagement: colorManagement)
-                guard let webp = try StreamedTranscoding.transcode(data, to: .webp, decodeOptions: decode) else {
+                guard let webp = try StreamedTranscoding.transcode(ImageInput(data), to: .webp, decodeOptions: decode) else {
                     #expect(info.progressive && info.format == .png, "\(url.lastPathComponent): only interlaced PNGs should not stream")
                     continue
                 }
@@ -134,28 +134,28 @@ struct StreamedTranscodingTests {
     func fallbacks() throws {
         let still = Image(buffer: try Fixtures.gradient(width: 40, height: 30))
         let png = try coders.encode(still, as: .png)
-        #expect(try StreamedTranscoding.transcode(png, to: .webp, options: EncodeOptions(lossless: true)) == nil, "lossless WebP")
-        #expect(try StreamedTranscoding.transcode(png, to: .gif) == nil)
-        #expect(try StreamedTranscoding.transcode(png, to: .png, options: EncodeOptions(progressive: true)) == nil, "interlaced output")
-        #expect(try StreamedTranscoding.transcode(try coders.encode(still, as: .webp), to: .jpeg) == nil)
+        #expect(try StreamedTranscoding.transcode(ImageInput(png), to: .webp, options: EncodeOptions(lossless: true)) == nil, "lossless WebP")
+        #expect(try StreamedTranscoding.transcode(ImageInput(png), to: .gif) == nil)
+        #expect(try StreamedTranscoding.transcode(ImageInput(png), to: .png, options: EncodeOptions(progressive: true)) == nil, "interlaced output")
+        #expect(try StreamedTranscoding.transcode(ImageInput(try coders.encode(still, as: .webp)), to: .jpeg) == nil)
         let animation = try Image(frames: [ImageFrame(buffer: still.buffer, duration: 0.1), ImageFrame(buffer: still.buffer, duration: 0.1)],
                                   loopCount: 0)
-        #expect(try StreamedTranscoding.transcode(try coders.encode(animation, as: .apng), to: .jpeg) == nil)
+        #expect(try StreamedTranscoding.transcode(ImageInput(try coders.encode(animation, as: .apng)), to: .jpeg) == nil)
         var turned = still
         turned.orientation = .right
         let rotated = try coders.encode(turned, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF))
-        #expect(try StreamedTranscoding.transcode(rotated, to: .jpeg) == nil, "orientation must be baked into whole pixels")
+        #expect(try StreamedTranscoding.transcode(ImageInput(rotated), to: .jpeg) == nil, "orientation must be baked into whole pixels")
         // Written to EXIF instead, it streams, and the orientation survives.
-        let kept = try #require(try StreamedTranscoding.transcode(rotated, to: .jpeg, options: EncodeOptions(orientation: .writeEXIF)))
+        let kept = try #require(try StreamedTranscoding.transcode(ImageInput(rotated), to: .jpeg, options: EncodeOptions(orientation: .writeEXIF)))
         #expect(try coders.info(of: kept).orientation == .right)
     }
 
     @Test("damaged sources give the decoder's typed error, not a JPEG")
     func damaged() throws {
         let jpeg = try coders.encode(Image(buffer: try Fixtures.gradient(width: 200, height: 150)), as: .jpeg)
-        #expect(throws: ImageCodingError.self) { try StreamedTranscoding.transcode(jpeg.prefix(jpeg.count / 2), to: .jpeg) }
+        #expect(throws: ImageCodingError.self) { try StreamedTranscoding.transcode(ImageInput(jpeg.prefix(jpeg.count / 2)), to: .jpeg) }
         let png = try coders.encode(Image(buffer: try Fixtures.gradient(width: 200, height: 150)), as: .png)
-        #expect(throws: ImageCodingError.self) { try StreamedTranscoding.transcode(png.prefix(png.count / 2), to: .jpeg) }
+        #expect(throws: ImageCodingError.self) { try StreamedTranscoding.transcode(ImageInput(png.prefix(png.count / 2)), to: .jpeg) }
     }
 
     @Test("a file is converted the same way, read in pieces")
@@ -165,10 +165,10 @@ struct StreamedTranscodingTests {
         let png = try coders.encode(Image(buffer: try Fixtures.gradient(width: 640, height: 480)), as: .png)
         let url = dir.appendingPathComponent("in.png")
         try png.write(to: url)
-        let streamed = try #require(try StreamedTranscoding.transcode(contentsOf: url, to: .jpeg))
+        let streamed = try #require(try StreamedTranscoding.transcode(ImageInput(contentsOf: url), to: .jpeg))
         #expect(streamed == (try whole(png, .default)))
         let file = try ImageFile(path: url.path)
-        #expect(try StreamedTranscoding.transcode(file, to: .jpeg) == streamed)
-        #expect(try StreamedTranscoding.transcode(file, to: .webp) == (try wholeWebP(png, .default)))
+        #expect(try StreamedTranscoding.transcode(ImageInput(file), to: .jpeg) == streamed)
+        #expect(try StreamedTranscoding.transcode(ImageInput(file), to: .webp) == (try wholeWebP(png, .default)))
     }
 }

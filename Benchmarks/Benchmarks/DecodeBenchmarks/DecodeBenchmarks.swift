@@ -44,7 +44,7 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         guard FileManager.default.fileExists(atPath: url.path) else { continue }
         Benchmark("thumbnail 256 px of \(label) from file") { benchmark in
             for _ in benchmark.scaledIterations {
-                blackHole(try Thumbnailer.thumbnail(contentsOf: url, fitting: PixelSize(width: 256, height: 256)))
+                blackHole(try Thumbnailer.thumbnail(of: ImageInput(contentsOf: url), fitting: PixelSize(width: 256, height: 256)))
             }
         }
     }

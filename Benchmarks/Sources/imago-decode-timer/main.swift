@@ -44,7 +44,7 @@ for _ in 0..<iterations {
             size = PixelSize(width: image.pixelSize.width, height: image.frameCount)
         } else {
             let image = args[1] == "thumb"
-                ? try Thumbnailer.thumbnail(of: data, fitting: PixelSize(width: 256, height: 256))   // 256-px thumbnail
+                ? try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 256, height: 256))   // 256-px thumbnail
                 : try ImageCoderRegistry.shared.decode(data, options: options)
             size = args[1].hasPrefix("anim") ? PixelSize(width: image.pixelSize.width, height: image.frameCount) : image.pixelSize
         }

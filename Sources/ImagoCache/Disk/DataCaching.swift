@@ -3,6 +3,8 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+public import ImagoCoders
+import ImagoDiskIO
 
 /// Bytes stored for a key, with the metadata written beside them (an `ETag`, say).
 public struct CachedData: Sendable, Hashable {
@@ -15,6 +17,48 @@ public struct CachedData: Sendable, Hashable {
     public init(data: Data, metadata: [String: String] = [:]) {
         self.data = data
         self.metadata = metadata
+    }
+}
+
+/// An entry opened for reading where it lies (``DataCaching/openEntry(forKey:)``): a large value
+/// as an open file, read or decoded a piece at a time rather than brought into memory whole.
+public struct CachedEntry: Sendable {
+    /// How the bytes are had.
+    public enum Contents: Sendable {
+        /// The bytes themselves: a small value, or one from a store without files.
+        case data(Data)
+        /// A file, open: it stays readable even if the entry is removed or replaced meanwhile.
+        // Indirect, as `ImageRequest.Source.file`: one layout wherever the enum is copied.
+        indirect case file(ImageFile)
+    }
+
+    /// The bytes, or the file holding them.
+    public var contents: Contents
+    /// The metadata stored with them.
+    public var metadata: [String: String]
+    /// A 64-bit digest of the bytes (``digest(of:)``), recorded when they were stored: equal bytes,
+    /// equal digest. What a service puts in its `ETag`s without reading the bytes again.
+    public var digest: UInt64
+
+    /// Creates an entry.
+    public init(contents: Contents, metadata: [String: String], digest: UInt64) {
+        self.contents = contents
+        self.metadata = metadata
+        self.digest = digest
+    }
+
+    /// The size in bytes.
+    public var size: Int {
+        switch contents {
+        case .data(let data): data.count
+        case .file(let file): file.size
+        }
+    }
+
+    /// The digest of `data` that entries record: a fast 64-bit checksum, for telling contents
+    /// apart, not for security.
+    public static func digest(of data: Data) -> UInt64 {
+        Checksum.fast64(data)
     }
 }
 
@@ -31,6 +75,14 @@ public protocol DataCaching: Sendable {
     ///
     /// - Throws: when the store itself cannot be read.
     func cachedData(forKey key: String) throws -> CachedData?
+
+    /// The entry for `key` opened where it lies, or `nil` as ``cachedData(forKey:)`` would give
+    /// none: a large value as an open file with the digest recorded when it was stored, so a
+    /// caller that decodes it a piece at a time never holds it whole. The default reads
+    /// ``cachedData(forKey:)`` and computes the digest.
+    ///
+    /// - Throws: when the store itself cannot be read.
+    func openEntry(forKey key: String) throws -> CachedEntry?
 
     /// Whether `key` has an entry, without reading its bytes.
     ///
@@ -59,6 +111,13 @@ public protocol DataCaching: Sendable {
 }
 
 extension DataCaching {
+    /// ``cachedData(forKey:)`` as an entry of bytes, with their digest computed.
+    ///
+    /// - Throws: as ``cachedData(forKey:)``.
+    public func openEntry(forKey key: String) throws -> CachedEntry? {
+        try cachedData(forKey: key).map { CachedEntry(contents: .data($0.data), metadata: $0.metadata, digest: CachedEntry.digest(of: $0.data)) }
+    }
+
     /// The bytes for `key`, without their metadata.
     ///
     /// - Throws: as ``cachedData(forKey:)``.

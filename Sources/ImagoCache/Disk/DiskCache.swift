@@ -3,7 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCoders
+import ImagoCoders
 import ImagoCore
 import ImagoDiskIO
 import Synchronization
@@ -231,33 +231,13 @@ public final class DiskCache: DataCaching {
         try read(key).map { CachedData(data: $0.data, metadata: $0.entry.metadata) }
     }
 
-    /// An entry opened for reading where it lies, by ``openEntry(forKey:)``.
-    public struct OpenedEntry: Sendable {
-        /// How the bytes are had.
-        public enum Contents: Sendable {
-            /// A small value stored inline in the manifest, or one whose file had to be read to
-            /// be verified: the bytes themselves.
-            case bytes(Data)
-            /// A file, open: it stays readable even if the entry is removed or replaced meanwhile.
-            // Indirect, as `ImageRequest.Source.file`: one layout wherever the enum is copied.
-            indirect case file(ImageFile)
-        }
-
-        /// The bytes, or the file holding them.
-        public var contents: Contents
-        /// The entry's record.
-        public var entry: Entry
-        /// A 64-bit digest of the bytes, recorded when they were stored: equal bytes, equal digest.
-        public var digest: UInt64
-    }
-
     /// The entry for `key` opened where it lies, or `nil` as ``data(forKey:)`` would give it:
     /// a large value as an open file, read (or decoded) without bringing all of it into memory.
     /// A file changed since it was published is read and verified against its checksum instead
     /// (and removed when damaged). Counts as a use, as a read does.
     ///
     /// - Throws: ``DiskCacheError/database(_:)`` when the manifest cannot be read.
-    public func openEntry(forKey key: String) throws -> OpenedEntry? {
+    public func openEntry(forKey key: String) throws -> CachedEntry? {
         guard let found = try withDatabase({ db in try row(key, db) }) else { return nil }
         if isExpired(found) {
             try removeValue(forKey: key)
@@ -267,12 +247,12 @@ public final class DiskCache: DataCaching {
            let opened = DiskFile.open(path(of: found.filename), expectedSize: found.entry.size, signature: found.signature) {
             guard opened.unchanged else {
                 DiskFile.close(opened.descriptor)
-                return try read(key).map { OpenedEntry(contents: .bytes($0.data), entry: $0.entry, digest: Checksum.fast64($0.data)) }
+                return try read(key).map { CachedEntry(contents: .data($0.data), metadata: $0.entry.metadata, digest: Checksum.fast64($0.data)) }
             }
             let file = ImageFile(adopting: opened.descriptor, size: found.entry.size, path: path(of: found.filename), mapsContents: true)
-            return OpenedEntry(contents: .file(file), entry: touched(found), digest: found.checksum)
+            return CachedEntry(contents: .file(file), metadata: touched(found).metadata, digest: found.checksum)
         }
-        return try read(key).map { OpenedEntry(contents: .bytes($0.data), entry: $0.entry, digest: found.checksum) }
+        return try read(key).map { CachedEntry(contents: .data($0.data), metadata: $0.entry.metadata, digest: found.checksum) }
     }
 
     /// Whether `key` has a live entry (not expired). Does not read the file or count as a use.

@@ -125,6 +125,7 @@ public final class ImageCoderRegistry: Sendable {
     ///
     /// - Throws: as ``detectFormat(of:limits:)`` and the decoder's `info(of:)`.
     public func info(of data: Data) throws -> ImageInfo {
+        PipelineProbe.record(ProbeEvent.headerParse)
         let format = try detectFormat(of: data, limits: .unlimited)
         if let decoder = decoder(for: format) { return try decoder.info(of: data) }
         return try HeaderProbe.info(of: data, format: format)
@@ -137,6 +138,12 @@ public final class ImageCoderRegistry: Sendable {
     public func decode(_ data: Data, options: DecodeOptions = .default) throws -> Image {
         let format = try detectFormat(of: data, limits: options.limits)
         guard let decoder = decoder(for: format) else { throw ImageCodingError.unsupportedFormat(format) }
+        return try decode(data, with: decoder, options: options)
+    }
+
+    /// Decodes `data`, whose format `decoder` handles: one page alone when asked, composited from
+    /// frames decoded on demand for formats without pages of their own.
+    func decode(_ data: Data, with decoder: any ImageDecoding, options: DecodeOptions) throws -> Image {
         guard let page = options.page, !(decoder is any PageDecoding) else { return try decoder.decode(data, options: options) }
         guard page >= 0 else { throw ImageCodingError.invalidArgument("page \(page) is negative") }
         // Any other format: frame `page`, composited from frames decoded on demand, so only the

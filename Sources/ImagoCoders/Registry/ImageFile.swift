@@ -25,9 +25,10 @@ public final class ImageFile: Sendable, Hashable {
     /// The size when it was opened, in bytes.
     public let size: Int
     private let descriptor: Int32
-    /// Whether ``contents()`` maps the file: only for files nobody truncates in place (the disk
-    /// cache publishes by rename and removes by unlink), since a page past a new end raises `SIGBUS`.
-    private let mapsContents: Bool
+    /// Whether ``contents()`` maps the file (no copy) rather than reading it: only for files
+    /// nobody truncates in place (the disk cache publishes by rename and removes by unlink), since
+    /// a page past a new end raises `SIGBUS`.
+    public let mapsContents: Bool
 
     /// Opens the file at `path` read-only.
     ///

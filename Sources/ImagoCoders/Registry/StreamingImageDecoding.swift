@@ -7,7 +7,7 @@ public import ImagoCore
 
 /// A decoder that reads a file where it lies, in order and a piece at a time, instead of from
 /// its bytes in memory: decoding a file then holds one small piece of it rather than all of it
-/// (libvips's sequential access). ``ImageCoderRegistry/decode(_:options:)-(ImageFile,_)`` uses
+/// (libvips's sequential access). ``ImageCoderRegistry/decode(_:options:)-(ImageInput,_)`` uses
 /// it when the file's decoder has it, and maps the file for the others.
 public protocol StreamingImageDecoding: ImageDecoding {
     /// The header, as ``ImageDecoding/info(of:)`` reads it from the same bytes, reading no more
@@ -26,34 +26,21 @@ public protocol StreamingImageDecoding: ImageDecoding {
 }
 
 extension ImageCoderRegistry {
-    /// The streaming decoder for the file, when its format has one, and the file's first bytes.
-    private func streamingDecoder(for file: ImageFile) throws -> (any StreamingImageDecoding)? {
-        let head = try file.read(at: 0, maxLength: 64)
-        guard !head.isEmpty else { throw ImageCodingError.emptyData }
-        guard let format = ImageFormat(sniffing: head) else { return nil }
-        return decoder(for: format) as? any StreamingImageDecoding
-    }
-
-    /// Reads the header of the file: only its first bytes when its decoder streams (JPEG, PNG),
-    /// else as ``info(of:)-(Data)`` reads ``ImageFile/contents()``.
-    ///
-    /// - Throws: as ``info(of:)-(Data)``; the file's read errors.
-    public func info(of file: ImageFile) throws -> ImageInfo {
-        if let decoder = try streamingDecoder(for: file) { return try decoder.info(of: file) }
-        return try info(of: file.contents())
-    }
-
-    /// Decodes the file as ``decode(_:options:)-(Data,_)`` decodes its bytes. A format whose
-    /// decoder streams (JPEG, a PNG still) is read a piece at a time, so the file is never held
-    /// whole; any other is decoded from ``ImageFile/contents()``, which the image keeps while it
-    /// decodes frames on demand.
+    /// Decodes an input as ``decode(_:options:)-(Data,_)`` decodes bytes, with the format the
+    /// input has already told (no second sniff). A file whose decoder streams (JPEG, a PNG still)
+    /// is read a piece at a time, so it is never held whole; any other input is decoded from
+    /// ``ImageInput/contents()``, which the image keeps while it decodes frames on demand.
     ///
     /// - Throws: as ``decode(_:options:)-(Data,_)``; the file's read errors.
-    public func decode(_ file: ImageFile, options: DecodeOptions = .default) throws -> Image {
-        try options.limits.check(inputBytes: file.size)
-        if options.page == nil, let decoder = try streamingDecoder(for: file), let image = try decoder.decode(file, options: options) {
+    public func decode(_ input: ImageInput, options: DecodeOptions = .default) throws -> Image {
+        guard input.byteCount > 0 else { throw ImageCodingError.emptyData }
+        try options.limits.check(inputBytes: input.byteCount)
+        guard let format = try input.format() else { throw ImageCodingError.unsupportedFormat(nil) }
+        guard let decoder = decoder(for: format) else { throw ImageCodingError.unsupportedFormat(format) }
+        if options.page == nil, case .file(let file) = input.storage, let streaming = decoder as? any StreamingImageDecoding,
+           let image = try streaming.decode(file, options: options) {
             return image
         }
-        return try decode(file.contents(), options: options)
+        return try decode(input.contents(), with: decoder, options: options)
     }
 }

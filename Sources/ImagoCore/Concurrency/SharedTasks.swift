@@ -46,8 +46,13 @@ package final class SharedTasks<Key: Hashable & Sendable, Value: Sendable, Event
     }
 
     private let state = Mutex(State())
+    /// The table's name, for ``PipelineProbe`` counts (`lookup:<name>`).
+    package let name: String
 
-    package init() {}
+    /// Creates an empty table named `name` (default `"shared"`).
+    package init(name: String = "shared") {
+        self.name = name
+    }
 
     /// Operations running now.
     package var count: Int { state.withLock { $0.entries.count } }
@@ -64,6 +69,7 @@ package final class SharedTasks<Key: Hashable & Sendable, Value: Sendable, Event
     ///   - accepts: Which events this subscriber wants; `nil` (the default) for the value only.
     package func subscribe(_ key: Key, priority: any PrioritySource, accepts: (@Sendable (Event) -> Bool)? = nil,
                            operation: @escaping Operation) -> Subscription {
+        PipelineProbe.record(ProbeEvent.lookup(name))
         let (stream, continuation) = Stream.makeStream(bufferingPolicy: .bufferingNewest(2))
         let (entry, id, raised) = state.withLock { s -> (Context, Int, Bool) in
             s.nextID += 1

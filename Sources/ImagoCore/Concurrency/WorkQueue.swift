@@ -121,6 +121,8 @@ public final class WorkQueue: Sendable {
             s.nextID += 1
             return s.nextID
         }
+        // A probe bound to the caller counts what the work does on the lane's thread too.
+        let work = PipelineProbe.current.map { probe in { @Sendable in try PipelineProbe.$current.withValue(probe) { try work() } } } ?? work
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 let job = Job(run: { continuation.resume(with: Result { try work() }) },

@@ -11,12 +11,14 @@ extension ImageFormat {
     /// except that telling APNG from PNG walks PNG chunk headers (never their data) until
     /// the first `IDAT`: an `acTL` chunk before it makes the file APNG.
     public init?(sniffing data: Data) {
+        PipelineProbe.record(ProbeEvent.sniff)
         guard let f = data.withUnsafeBytes({ Self.sniff(Bytes($0)) }) else { return nil }
         self = f
     }
 
     /// Detects the format from raw bytes; see `init(sniffing:)`.
     public init?(sniffing bytes: UnsafeRawBufferPointer) {
+        PipelineProbe.record(ProbeEvent.sniff)
         guard let f = Self.sniff(Bytes(bytes)) else { return nil }
         self = f
     }

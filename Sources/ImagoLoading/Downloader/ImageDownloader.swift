@@ -60,7 +60,7 @@ public final class ImageDownloader: Sendable {
 
     typealias Transfers = SharedTasks<TransferKey, ImageDownloadResult, TransferEvent>
 
-    private let transfers = Transfers()
+    private let transfers = Transfers(name: "download")
     private let slots: PriorityGate
     private let observers = Mutex<(next: Int, all: [Int: AsyncStream<ImageDownloaderEvent>.Continuation])>((0, [:]))
     private let httpLoader: HTTPDataLoader?

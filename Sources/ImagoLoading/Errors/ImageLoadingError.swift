@@ -61,6 +61,9 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
     case malformedDataURL
     /// The bytes arrived but do not decode; the coding error names the format found and the cause.
     case decodingFailed(ImageCodingError)
+    /// The finished image could not be encoded as the request's output asks (no encoder for the
+    /// format, or the encoder failed).
+    case encodingFailed(ImageCodingError)
     /// A transformer (its `ImageTransforming.key`) failed on the decoded image.
     case processingFailed(transformer: String, reason: String)
     /// The disk cache failed where the load needed it (``ImageRequest/Options/fromCacheOnly``
@@ -113,6 +116,7 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
         case .fileUnreadable(let m): "file unreadable: \(m)"
         case .malformedDataURL: "malformed data: URL"
         case .decodingFailed(let e): "the data does not decode: \(e)"
+        case .encodingFailed(let e): "the image cannot be encoded: \(e)"
         case .processingFailed(let t, let reason): "the transformer \(t) failed: \(reason)"
         case .cacheFailed(let m): "the disk cache failed: \(m)"
         case .sourceNotAllowed(let u): "\(u) is not an allowed source"

@@ -127,13 +127,44 @@ public final class ImageManager: Sendable {
     /// Loads the original bytes of `request` (disk cache, else the network, storing them) without
     /// decoding them: what a tool that saves or forwards images needs, without holding bitmaps.
     ///
-    /// - Throws: ``ImageLoadingError``, as ``loadImage(with:)-(ImageRequest)`` but for decoding.
+    /// - Throws: ``ImageLoadingError``, as ``loadImage(with:)-(ImageRequest)`` but for decoding;
+    ///   ``ImageLoadingError/cacheFailed(_:)`` when a cached file cannot be read.
     ///
     /// - Parameters:
     ///   - request: What to load; its processing settings are ignored.
     ///   - progress: Called as bytes arrive. Default `nil`.
     public func loadData(with request: ImageRequest,
                          progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil) async throws(ImageLoadingError) -> DataLoadResult {
+        let loaded = try await loadSource(with: request, progress: progress)
+        let data: Data
+        do {
+            data = try ImagePipeline.contents(of: loaded.input)
+        } catch {
+            throw ImageLoadingError(error)
+        }
+        return DataLoadResult(data: data, response: loaded.response, source: loaded.source, revalidated: loaded.revalidated,
+                              etag: loaded.etag, lastModified: loaded.lastModified)
+    }
+
+    /// Fetches the source of `request` (the disk cache, else one download shared by every load of
+    /// it, stored) and decodes no pixel: what a caller needs to decide the output before asking
+    /// for it. The bytes stay where they are (a cached file is not read); the header is read
+    /// when ``LoadedSource/info()`` first asks. Handed to ``loadEncodedImage(with:source:)``,
+    /// the source is decoded without a second fetch or a second reading of its header.
+    ///
+    /// ```swift
+    /// let source = try await manager.loadSource(with: request)
+    /// let info = try source.info()
+    /// request.output.format = info.hasAlpha ? .png : .jpeg
+    /// let encoded = try await manager.loadEncodedImage(with: request, source: source)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: What to load; its processing settings are ignored.
+    ///   - progress: Called as bytes arrive. Default `nil`.
+    /// - Throws: ``ImageLoadingError``, as ``loadImage(with:)-(ImageRequest)`` but for decoding.
+    public func loadSource(with request: ImageRequest,
+                           progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil) async throws(ImageLoadingError) -> LoadedSource {
         if let failure = refusal(of: request) { throw failure }
         let keys = pipeline.keys(for: request)
         do {
@@ -143,14 +174,59 @@ public final class ImageManager: Sendable {
             }
             await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
             if fetched.source == .network, let url = request.url { failedURLs.remove(url) }
-            let data = try fetched.file.map { try $0.contents() } ?? fetched.data
-            return DataLoadResult(data: data, response: fetched.response, source: fetched.source, revalidated: fetched.revalidated,
-                                  etag: fetched.validators["etag"], lastModified: fetched.validators["last-modified"])
+            return try LoadedSource(fetched: fetched, coders: configuration.coders)
         } catch {
             let e = ImageLoadingError(error)
             if let url = request.url, FailedURLList.blocks(e) { failedURLs.insert(url) }
             throw e
         }
+    }
+
+    /// Loads `request` and encodes the finished image as its ``ImageRequest/output`` asks:
+    /// the bytes a tool writes or a service sends.
+    ///
+    /// The encode is a stage of the pipeline: identical requests with identical outputs share one,
+    /// and it runs on the processing queue right after its transform, ahead of decodes that start
+    /// other loads, so a batch holds about one decoded bitmap per worker. The source's header
+    /// chooses the cheapest way ( ``EncodedImageResult/Method``): the fetched bytes themselves
+    /// when nothing would change them, a conversion in rows with no bitmap when every pixel stays
+    /// as decoded (JPEG or PNG to JPEG or lossy WebP), else a decode (shrinking on load, in the
+    /// exact pixel format when nothing resamples), the transformers and the encoder.
+    ///
+    /// - Parameters:
+    ///   - request: What to load and how to encode it.
+    ///   - source: The source, already fetched with ``loadSource(with:)`` for this request.
+    ///     Default `nil`: fetched here.
+    /// - Throws: ``ImageLoadingError``: as ``loadImage(with:)-(ImageRequest)``, and
+    ///   ``ImageLoadingError/encodingFailed(_:)`` when the output cannot be written.
+    public func loadEncodedImage(with request: ImageRequest, source: LoadedSource? = nil) async throws(ImageLoadingError) -> EncodedImageResult {
+        if source == nil, let failure = refusal(of: request) { throw failure }
+        var keys = pipeline.keys(for: request)
+        if let source { keys = keys.fetched(digest: source.digest) }
+        do {
+            let encoded: EncodedImage
+            if let kept = pipeline.results?.value(forKey: keys.encode) {
+                encoded = kept
+            } else {
+                encoded = try await pipeline.encode(request, keys: keys, priority: PriorityCell(request.priority),
+                                                    fetched: source?.fetched).value()
+            }
+            return EncodedImageResult(contents: encoded.contents, format: encoded.format, pixelSize: encoded.pixelSize, source: encoded.source,
+                                      revalidated: encoded.revalidated, method: encoded.method, request: request)
+        } catch {
+            throw ImageLoadingError(error)
+        }
+    }
+
+    /// Encodes started, and those of them that streamed rows, since the manager was made.
+    package var encodeCounts: (started: Int, streamed: Int) {
+        (pipeline.encodesStarted.load(ordering: .relaxed), pipeline.encodesStreamed.load(ordering: .relaxed))
+    }
+
+    /// Drops the encoded results kept past their time (``Configuration/resultRetention``) now,
+    /// rather than when the cache is next touched: a long-running process calls it when idle.
+    public func removeExpiredResults() {
+        pipeline.results?.removeExpired()
     }
 
     /// Waits until every disk write queued so far is done.

@@ -21,6 +21,21 @@ extension ImageManager {
         case all
     }
 
+    /// How long and how many encoded results are kept after they are made
+    /// (``Configuration/resultRetention``).
+    public struct ResultRetention: Sendable, Hashable {
+        /// The most bytes of results kept.
+        public var costLimit: Int
+        /// How long a result is kept after it was last used.
+        public var ageLimit: Duration
+
+        /// Creates a retention policy.
+        public init(costLimit: Int, ageLimit: Duration) {
+            self.costLimit = costLimit
+            self.ageLimit = ageLimit
+        }
+    }
+
     /// Everything an ``ImageManager`` does the same for every request.
     ///
     /// ```swift
@@ -59,6 +74,14 @@ extension ImageManager {
         /// Turns a URL into its data key (to drop a signature from the query, say), for requests
         /// without their own ``ImageRequest/cacheKey``. Default `nil`: the URL's absolute string.
         public var cacheKeyFilter: (@Sendable (URL) -> String)?
+        /// Keep encoded results (``ImageManager/loadEncodedImage(with:source:)``) in memory a
+        /// short while after they are made, so identical loads that straggle in just after (a
+        /// client's next connection, a CDN's second miss) share them as they share one in flight.
+        /// Default `nil`: none kept.
+        public var resultRetention: ResultRetention?
+        /// Conversions that leave every pixel as decoded stream rows from decoder to encoder
+        /// (tests turn it off to compare with the whole-image path). Default `true`.
+        package var streamsConversions = true
 
         /// Creates a configuration; every parameter defaults as documented on its property.
         public init(memoryCache: (any ImageCaching)? = MemoryCache<String, Image>(), dataCache: (any DataCaching)? = nil,

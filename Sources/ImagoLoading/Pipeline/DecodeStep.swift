@@ -33,47 +33,28 @@ struct DecodeStep: Sendable {
         return o
     }
 
-    /// Decodes the fetched bytes, or the fetched file where it lies: a thumbnail, scaled down, or
-    /// whole, as the request asks.
-    ///
-    /// - Throws: as ``decode(_:)-(Data)``; a file's read errors as `ImageCodingError.corrupt`.
-    func decode(_ fetched: FetchedData) throws -> Image {
-        guard let file = fetched.file else { return try decode(fetched.data) }
-        return try decode(head: { (try? file.read(at: 0, maxLength: 64)) ?? Data() },
-                          thumbnail: { t in try Thumbnailer.thumbnail(of: file, fitting: t.maxPixelSize,
-                                                                      preserveAspectRatio: t.preserveAspectRatio,
-                                                                      options: options, coders: coders) },
-                          scaledDown: { limit in try ScaleDown.decode(file, limitBytes: limit, options: options, coders: coders) },
-                          whole: { try coders.decode(file, options: options) })
-    }
-
-    /// Decodes all of `data`: a thumbnail, scaled down, or whole, as the request asks.
-    ///
-    /// - Throws: `ImageCodingError`; any other failure is reported as corrupt data
-    ///   of the format the bytes start with.
-    func decode(_ data: Data) throws -> Image {
-        try decode(head: { data },
-                   thumbnail: { t in try Thumbnailer.thumbnail(of: data, fitting: t.maxPixelSize,
-                                                               preserveAspectRatio: t.preserveAspectRatio,
-                                                               options: options, coders: coders) },
-                   scaledDown: { limit in try ScaleDown.decode(data, limitBytes: limit, options: options, coders: coders) },
-                   whole: { try coders.decode(data, options: options) })
-    }
-
-    /// The request's choice among the three decodes of one input, and the error of any failure
-    /// that is not an `ImageCodingError`: corrupt data of the format `head()` starts with.
-    private func decode(head: () -> Data, thumbnail: (ImageRequest.Thumbnail) throws -> Image,
-                        scaledDown: (Int) throws -> Image, whole: () throws -> Image) throws -> Image {
-        do {
-            if let t = spec.thumbnail { return try thumbnail(t) }
-            if let limit = spec.scaleDownLimitBytes { return try scaledDown(limit) }
-            return try whole()
-        } catch let e as ImageCodingError {
-            throw e
-        } catch {
-            guard let format = ImageFormat(sniffing: head()) else { throw ImageCodingError.unsupportedFormat(nil) }
-            throw ImageCodingError.corrupt(format, String(describing: error))
+    /// What the request asks of the decode, for ``DecodePlanner``.
+    var goal: DecodeGoal {
+        let size: DecodeGoal.Size
+        if let t = spec.thumbnail {
+            size = .fitting(t.maxPixelSize, preserveAspectRatio: t.preserveAspectRatio)
+        } else if let limit = spec.scaleDownLimitBytes {
+            size = .scaledDown(limitBytes: limit)
+        } else if let hint = spec.sizeHint {
+            size = .atLeast(hint)
+        } else {
+            size = .full
         }
+        return DecodeGoal(size: size, options: options)
+    }
+
+    /// Decodes the fetched bytes, or the fetched file where it lies: a thumbnail, scaled down, or
+    /// whole, as the request asks and ``DecodePlanner`` plans it.
+    ///
+    /// - Throws: `ImageCodingError`; any other failure (a file that cannot be read) is reported
+    ///   as corrupt data of the input's format.
+    func decode(_ input: ImageInput) throws -> Image {
+        try DecodePlanner.decode(input, goal: goal, coders: coders)
     }
 
     /// Brings a partial image to the size and orientation the final one will have.

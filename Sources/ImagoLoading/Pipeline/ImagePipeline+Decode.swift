@@ -9,41 +9,48 @@ extension ImagePipeline {
     typealias DecodeSubscription = SharedTasks<ImageRequestKeys.DecodeKey, DecodedImage, ImageStageEvent>.Subscription
     typealias DecodeContext = SharedTasks<ImageRequestKeys.DecodeKey, DecodedImage, ImageStageEvent>.Context
 
-    /// Joins (or starts) the decode of `request`.
-    func decode(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool) -> DecodeSubscription {
+    /// Joins (or starts) the decode of `request`; `fetched`, when given, is the source already in
+    /// hand (the encode stage fetched it to plan), decoded without another fetch.
+    func decode(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool,
+                fetched: FetchedData? = nil) -> DecodeSubscription {
         decodes.subscribe(keys.decode, priority: priority, accepts: events ? acceptAll : nil) { [self] (context: DecodeContext) async throws -> DecodedImage in
-            try await self.runDecode(request, keys: keys, context: context)
+            try await self.runDecode(request, keys: keys, context: context, fetched: fetched)
         }
     }
 
     /// The decode stage: partial images while the bytes arrive (progressive requests), then the
     /// whole bytes through the same decode step, on the processing queue.
-    private func runDecode(_ request: ImageRequest, keys: ImageRequestKeys,
-                           context: DecodeContext) async throws -> DecodedImage {
+    private func runDecode(_ request: ImageRequest, keys: ImageRequestKeys, context: DecodeContext,
+                           fetched given: FetchedData?) async throws -> DecodedImage {
         let step = DecodeStep(spec: keys.decode.spec, coders: configuration.coders)
-        var partials: LatestWork<ReceivedBytes, Image>?
-        if request.options.contains(.progressive) {
-            let decoder = ProgressiveDecoder(step: step)
-            partials = LatestWork(queue: configuration.processingQueue, priority: context,
-                                  work: { decoder.partialImage($0.snapshot) }, deliver: { context.send(.partialImage($0)) })
-        }
-        // Progress travels only when somebody listens (a progressive load needs the partial bytes).
-        let fetch = self.fetch(request, keys: keys, priority: context,
-                               events: partials != nil || context.hasEventSubscribers)
         let fetched: FetchedData
-        do {
-            fetched = try await fetch.value { event in
-                switch event {
-                case .progress(let p): context.send(.progress(p))
-                case .partialData(let d): partials?.offer(d)
-                }
+        if let given {
+            fetched = given
+        } else {
+            var partials: LatestWork<ReceivedBytes, Image>?
+            if request.options.contains(.progressive) {
+                let decoder = ProgressiveDecoder(step: step)
+                partials = LatestWork(queue: configuration.processingQueue, priority: context,
+                                      work: { decoder.partialImage($0.snapshot) }, deliver: { context.send(.partialImage($0)) })
             }
-        } catch {
+            // Progress travels only when somebody listens (a progressive load needs the partial bytes).
+            let fetch = self.fetch(request, keys: keys, priority: context,
+                                   events: partials != nil || context.hasEventSubscribers)
+            do {
+                fetched = try await fetch.value { event in
+                    switch event {
+                    case .progress(let p): context.send(.progress(p))
+                    case .partialData(let d): partials?.offer(d)
+                    }
+                }
+            } catch {
+                await partials?.close()
+                throw error
+            }
             await partials?.close()
-            throw error
         }
-        await partials?.close()
-        let image = try await configuration.processingQueue.run(priority: context) { try step.decode(fetched) }
+        let input = fetched.input
+        let image = try await configuration.processingQueue.run(priority: context) { try step.decode(input) }
         // The bytes decode: now they are worth keeping.
         await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
         return DecodedImage(image: image, fetched: fetched)

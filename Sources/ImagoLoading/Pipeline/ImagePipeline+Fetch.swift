@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ImagoCache
+import ImagoCoders
 import ImagoCore
 
 extension ImagePipeline {
@@ -32,17 +33,34 @@ extension ImagePipeline {
         let options = request.options
         let url: URL
         switch request.source {
-        case .data(let data, _): return FetchedData(data: data, response: nil, source: .network, revalidated: false, write: nil)
-        case .file(let file, _): return FetchedData(data: Data(), file: file, response: nil, source: .disk, revalidated: false, write: nil)
+        case .data(let data, _):
+            return FetchedData(input: ImageInput(data), response: nil, source: .network, revalidated: false, write: nil)
+        case .file(let file, _):
+            return FetchedData(input: ImageInput(file), response: nil, source: .disk, revalidated: false, write: nil)
         case .url(let u): url = u
         }
         var revalidate: CachedResponse?
-        if options.readsDisk, let cached = try await readDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly)) {
-            guard options.contains(.refreshCached) else {
-                return FetchedData(data: cached.data, response: nil, source: .disk, revalidated: false,
-                                   validators: cached.metadata, write: nil)
+        if options.readsDisk {
+            if let pending = writer?.pending(forKey: keys.dataKey) {
+                guard options.contains(.refreshCached) else {
+                    return FetchedData(input: ImageInput(pending.data), response: nil, source: .disk, revalidated: false,
+                                       validators: pending.metadata, digest: nil, write: nil)
+                }
+                revalidate = CachedResponse(data: pending.data, etag: pending.metadata["etag"], lastModified: pending.metadata["last-modified"])
+            } else if let entry = try await openDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly)) {
+                let input: ImageInput
+                switch entry.contents {
+                case .data(let data): input = ImageInput(data)
+                case .file(let file): input = ImageInput(file)
+                }
+                guard options.contains(.refreshCached) else {
+                    return FetchedData(input: input, response: nil, source: .disk, revalidated: false, validators: entry.metadata,
+                                       digest: entry.digest, write: nil)
+                }
+                // Revalidating: the bytes are needed in hand, in case the answer is 304.
+                revalidate = CachedResponse(data: try Self.contents(of: input), etag: entry.metadata["etag"],
+                                            lastModified: entry.metadata["last-modified"])
             }
-            revalidate = CachedResponse(data: cached.data, etag: cached.metadata["etag"], lastModified: cached.metadata["last-modified"])
         }
         if options.contains(.fromCacheOnly) { throw ImageLoadingError.notCached }
 
@@ -65,7 +83,18 @@ extension ImagePipeline {
         if options.writesDisk, !result.notModified, storesOriginal(request), let writer {
             write = writer.stage(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey)
         }
-        return FetchedData(data: result.data, response: result.response, source: .network, revalidated: result.notModified,
-                           validators: metadata, write: write)
+        return FetchedData(input: ImageInput(result.data), response: result.response, source: .network, revalidated: result.notModified,
+                           validators: metadata, digest: CachedEntry.digest(of: result.data), write: write)
+    }
+
+    /// All of a cached input's bytes (a disk-cache entry is mapped, not copied).
+    ///
+    /// - Throws: ``ImageLoadingError/cacheFailed(_:)`` when the file cannot be read.
+    static func contents(of input: ImageInput) throws -> Data {
+        do {
+            return try input.contents()
+        } catch {
+            throw ImageLoadingError.cacheFailed("the cached file cannot be read: \(error)")
+        }
     }
 }

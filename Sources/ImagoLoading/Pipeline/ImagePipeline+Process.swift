@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ImagoCache
+import ImagoCoders
 import ImagoCore
 import ImagoProcessing
 
@@ -11,18 +12,21 @@ extension ImagePipeline {
     typealias ProcessSubscription = SharedTasks<ImageRequestKeys.ProcessKey, ProcessedImage, ImageStageEvent>.Subscription
     typealias ProcessContext = SharedTasks<ImageRequestKeys.ProcessKey, ProcessedImage, ImageStageEvent>.Context
 
-    /// Joins (or starts) the whole load of `request`.
-    func process(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool) -> ProcessSubscription {
+    /// Joins (or starts) the whole load of `request`; `fetched`, when given, is the source already
+    /// in hand, decoded without another fetch.
+    func process(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool,
+                 fetched: FetchedData? = nil) -> ProcessSubscription {
         processes.subscribe(keys.process, priority: priority, accepts: events ? acceptAll : nil) { [self] (context: ProcessContext) async throws -> ProcessedImage in
-            try await self.runProcess(request, keys: keys, context: context)
+            try await self.runProcess(request, keys: keys, context: context, fetched: fetched)
         }
     }
 
     /// The process stage, and the boundary where errors are typed (once, for every subscriber)
     /// and the failed-URL list is kept.
-    private func runProcess(_ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext) async throws -> ProcessedImage {
+    private func runProcess(_ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext,
+                            fetched: FetchedData?) async throws -> ProcessedImage {
         do {
-            let result = try await processBody(request, keys: keys, context: context)
+            let result = try await processBody(request, keys: keys, context: context, fetched: fetched)
             if result.source == .network, let url = request.url { failedURLs.remove(url) }
             return result
         } catch {
@@ -34,7 +38,8 @@ extension ImagePipeline {
 
     /// Memory once more (another load may have just stored it); the finished image on disk when
     /// the policy keeps it; else decode and transform, partial images too, and store.
-    private func processBody(_ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext) async throws -> ProcessedImage {
+    private func processBody(_ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext,
+                             fetched: FetchedData?) async throws -> ProcessedImage {
         let options = request.options
         let queue = configuration.processingQueue
         if keys.process.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
@@ -48,7 +53,8 @@ extension ImagePipeline {
             spec.scaleDownLimitBytes = nil
             spec.sizeHint = nil
             let step = DecodeStep(spec: spec, coders: configuration.coders)
-            if let image = try? await queue.run(priority: context, { try step.decode(cached.data) }) {
+            let input = ImageInput(cached.data)
+            if let image = try? await queue.run(priority: context, { try step.decode(input) }) {
                 if keys.process.writesMemory { configuration.memoryCache?.setImage(image, forKey: keys.imageKey) }
                 return ProcessedImage(image: image, data: cached.data, source: .disk, revalidated: false)
             }
@@ -65,7 +71,7 @@ extension ImagePipeline {
         }
         // Events travel only when somebody listens: a caller of loadImage wants the result alone.
         let decode = self.decode(request, keys: keys, priority: context,
-                                 events: options.contains(.progressive) || context.hasEventSubscribers)
+                                 events: options.contains(.progressive) || context.hasEventSubscribers, fetched: fetched)
         let decoded: DecodedImage
         do {
             decoded = try await decode.value { event in
@@ -100,7 +106,7 @@ extension ImagePipeline {
                 writer.store(forKey: keys.imageKey) { CachedData(data: try serializer.serialize(finished)) }
             }
         }
-        return ProcessedImage(image: image, data: decoded.fetched.file == nil ? decoded.fetched.data : nil, source: decoded.fetched.source,
+        return ProcessedImage(image: image, data: decoded.fetched.data, source: decoded.fetched.source,
                               revalidated: decoded.fetched.revalidated)
     }
 

@@ -7,16 +7,21 @@ import ImagoCache
 import ImagoCoders
 import ImagoCore
 import Logging
+import Synchronization
 
-/// The stages behind ``ImageManager``: fetch (original bytes), decode, process. Each is a
+/// The stages behind ``ImageManager``: fetch (original bytes), decode, process, encode. Each is a
 /// `SharedTasks` table, so identical work at every stage is done once, cancelled when
 /// its last subscriber leaves, and runs at its most urgent subscriber's priority.
 ///
 /// ```
-/// ImageTask ── process[ProcessKey] ── decode[DecodeKey] ── fetch[FetchKey] ── downloader[URL]
-///              memory, transforms     one decode step      staged writes,      bytes only
-///              processed on disk      (final + partial)    disk, network
+/// encode[EncodeKey] ── process[ProcessKey] ── decode[DecodeKey] ── fetch[FetchKey] ── downloader[URL]
+/// pass-through, rows,   memory, transforms     one decode step      staged writes,      bytes only
+/// encode, max_bytes     processed on disk      (final + partial)    disk, network
 /// ```
+///
+/// An ``ImageTask`` enters at the process stage; ``ImageManager/loadEncodedImage(with:source:)``
+/// at the encode stage, which fetches first (or takes the caller's ``LoadedSource``) so the
+/// header decides the way, and hands the fetched source down so nothing is fetched or parsed twice.
 ///
 /// CPU work (decode, transform, encode) runs on the configuration's processing queue, disk
 /// reads on its data-cache queue, disk writes through one ``DiskWriter``.
@@ -26,14 +31,23 @@ final class ImagePipeline: Sendable {
     let writer: DiskWriter?
     let logger = Logger(label: "imago.manager")
 
-    let fetches = SharedTasks<ImageRequestKeys.FetchKey, FetchedData, FetchEvent>()
-    let decodes = SharedTasks<ImageRequestKeys.DecodeKey, DecodedImage, ImageStageEvent>()
-    let processes = SharedTasks<ImageRequestKeys.ProcessKey, ProcessedImage, ImageStageEvent>()
+    let fetches = SharedTasks<ImageRequestKeys.FetchKey, FetchedData, FetchEvent>(name: "fetch")
+    let decodes = SharedTasks<ImageRequestKeys.DecodeKey, DecodedImage, ImageStageEvent>(name: "decode")
+    let processes = SharedTasks<ImageRequestKeys.ProcessKey, ProcessedImage, ImageStageEvent>(name: "process")
+    let encodes = SharedTasks<ImageRequestKeys.EncodeKey, EncodedImage, Never>(name: "encode")
+    /// Encoded results kept a short while (``ImageManager/Configuration/resultRetention``).
+    let results: MemoryCache<ImageRequestKeys.EncodeKey, EncodedImage>?
+    /// Encodes started, and those that streamed rows: what tests of coalescing count.
+    let encodesStarted = Atomic<Int>(0)
+    let encodesStreamed = Atomic<Int>(0)
 
     init(configuration: ImageManager.Configuration, failedURLs: FailedURLList) {
         self.configuration = configuration
         self.failedURLs = failedURLs
         writer = configuration.dataCache.map(DiskWriter.init)
+        results = configuration.resultRetention.map {
+            MemoryCache(costLimit: $0.costLimit, ageLimit: $0.ageLimit, entryCostRatio: 0.25)
+        }
     }
 
     func keys(for request: ImageRequest) -> ImageRequestKeys {
@@ -56,8 +70,21 @@ final class ImagePipeline: Sendable {
     func readDisk(_ key: String, priority: any PrioritySource, strict: Bool) async throws -> CachedData? {
         guard let cache = configuration.dataCache else { return nil }
         if let pending = writer?.pending(forKey: key) { return pending }
+        return try await onDataCacheQueue(key, priority: priority, strict: strict) { try cache.cachedData(forKey: key) }
+    }
+
+    /// Opens `key` in the disk cache where it lies (`DataCaching.openEntry(forKey:)`), on the
+    /// data-cache queue; failures as ``readDisk(_:priority:strict:)``'s.
+    func openDisk(_ key: String, priority: any PrioritySource, strict: Bool) async throws -> CachedEntry? {
+        guard let cache = configuration.dataCache else { return nil }
+        return try await onDataCacheQueue(key, priority: priority, strict: strict) { try cache.openEntry(forKey: key) }
+    }
+
+    /// Runs a blocking cache call on the data-cache queue, never on the cooperative pool.
+    private func onDataCacheQueue<T: Sendable>(_ key: String, priority: any PrioritySource, strict: Bool,
+                                               _ body: @escaping @Sendable () throws -> T?) async throws -> T? {
         do {
-            return try await configuration.dataCacheQueue.run(priority: priority) { try cache.cachedData(forKey: key) }
+            return try await configuration.dataCacheQueue.run(priority: priority, body)
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -8,15 +8,17 @@ import ImagoCore
 
 /// The original bytes of a request, and where they came from: the fetch stage's value.
 struct FetchedData: Sendable {
-    /// The bytes; empty for a file, which is decoded where it lies.
-    var data: Data
-    /// The file of a ``ImageRequest/Source/file(_:key:)`` request.
-    var file: ImageFile? = nil
+    /// The bytes, or the file holding them (a ``ImageRequest/Source/file(_:key:)`` request, a
+    /// disk-cache entry), decoded where it lies; its header is read once, by whoever asks first.
+    var input: ImageInput
     var response: DataLoadResponse?
     var source: ImageLoadSource
     var revalidated: Bool
     /// The source's validators (`etag`, `last-modified`), from the response or the disk entry.
     var validators: [String: String] = [:]
+    /// The bytes' digest (`CachedEntry.digest(of:)`): recorded by the cache, or computed from
+    /// downloaded bytes; `nil` for bytes and files given in the request, until someone asks.
+    var digest: UInt64?
     /// Downloaded bytes staged for the disk cache: whoever finds them good commits them.
     var write: PendingWrite?
 
@@ -24,6 +26,15 @@ struct FetchedData: Sendable {
     func commitWrite(wait: Bool) async {
         guard let write else { return }
         if wait { await write.commitAndWait() } else { write.commit() }
+    }
+
+    /// The bytes when they are in memory, or a disk-cache file mapped (no copy); `nil` for a file
+    /// that would have to be read.
+    var data: Data? {
+        switch input.storage {
+        case .data(let data): data
+        case .file(let file): file.mapsContents ? try? input.contents() : nil
+        }
     }
 }
 
@@ -52,6 +63,17 @@ struct ProcessedImage: Sendable {
     var data: Data?
     var source: ImageLoadSource
     var revalidated: Bool
+}
+
+/// The encoded result: the encode stage's value, shared by every load of the same key and output.
+struct EncodedImage: Sendable {
+    var contents: EncodedImageResult.Contents
+    var format: ImageFormat
+    var pixelSize: PixelSize
+    var source: ImageLoadSource
+    var revalidated: Bool
+    /// How it was made.
+    var method: EncodedImageResult.Method
 }
 
 /// Accepts every stage event.

@@ -106,6 +106,11 @@ public struct ImageRequest: Sendable {
     public var options: Options
     /// Headers added to this request's download. Default none.
     public var headers: [String: String]
+    /// What ``ImageManager/loadEncodedImage(with:source:)`` encodes the finished image as:
+    /// format, encoder options, metadata, byte budget. Other loads ignore it. Default
+    /// ``Output/init(format:options:metadata:keepsColorProfile:maxBytes:passesThroughUnchanged:)``'s
+    /// defaults: the image's own format (or PNG or JPEG), quality 0.9, metadata kept.
+    public var output: Output
     /// Names the source for the caches instead of its URL (to drop a signature from the query,
     /// say). Default `nil`: the manager's ``ImageManager/Configuration/cacheKeyFilter``, else
     /// the URL's absolute string.
@@ -147,6 +152,7 @@ public struct ImageRequest: Sendable {
         self.priority = priority
         self.options = options
         headers = [:]
+        output = Output()
         cacheKey = nil
     }
 

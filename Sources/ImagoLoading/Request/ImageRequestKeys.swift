@@ -21,8 +21,9 @@ struct ImageRequestKeys: Sendable {
     /// processed key.
     let imageKey: String
     let fetch: FetchKey
-    let decode: DecodeKey
-    let process: ProcessKey
+    var decode: DecodeKey
+    var process: ProcessKey
+    var encode: EncodeKey
 
     /// What fetching the original bytes depends on.
     struct FetchKey: Hashable, Sendable {
@@ -41,6 +42,17 @@ struct ImageRequestKeys: Sendable {
     struct DecodeKey: Hashable, Sendable {
         var fetch: FetchKey
         var spec: DecodeSpec
+        /// The source's digest, when the caller fetched it first.
+        var sourceDigest: UInt64? = nil
+    }
+
+    /// What the encoded result depends on, besides the finished image.
+    struct EncodeKey: Hashable, Sendable {
+        var process: ProcessKey
+        var output: ImageRequest.Output
+        /// The source's digest, when the caller fetched it first (``ImageManager/loadSource(with:)``):
+        /// the result of other bytes under the same key is another result.
+        var sourceDigest: UInt64?
     }
 
     /// What the finished image depends on, besides the decoded one.
@@ -97,6 +109,18 @@ struct ImageRequestKeys: Sendable {
         process = ProcessKey(decode: decode, transformers: transformers,
                              transformsAnimations: options.contains(.transformAnimatedImage),
                              readsMemory: options.readsMemory, writesMemory: options.writesMemory)
+        encode = EncodeKey(process: process, output: request.output, sourceDigest: nil)
+    }
+
+    /// These keys for a source already fetched: every stage's key names its digest, so work on
+    /// other bytes under the same name (the origin replaced them) is never shared with this.
+    func fetched(digest: UInt64) -> ImageRequestKeys {
+        var keys = self
+        keys.decode.sourceDigest = digest
+        keys.process.decode.sourceDigest = digest
+        keys.encode.process.decode.sourceDigest = digest
+        keys.encode.sourceDigest = digest
+        return keys
     }
 }
 

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import ImagoCore
 public import ImagoCoders
 
@@ -28,63 +23,25 @@ public enum ScaleDown {
         return PixelSize(width: w, height: h)
     }
 
-    /// Decodes the image file at `url` scaled down to fit `limitBytes` of decoded pixels, as
-    /// ``decode(_:limitBytes:options:coders:)-(Data,_,_,_)``; a non-interlaced PNG is read from the file a
-    /// piece at a time and never held whole. Other files are mapped.
+    /// Decodes `input` scaled down to fit `limitBytes` of decoded pixels over all frames, as
+    /// ``DecodePlanner`` plans it.
     ///
-    /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
-    public static func decode(contentsOf url: URL, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
-                              coders: ImageCoderRegistry = .shared) throws -> Image {
-        guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
-        return try decode(FileInput.open(url, coders: coders), limitBytes: limitBytes, options: options, coders: coders)
-    }
-
-    /// Decodes an open image file scaled down to fit `limitBytes` of decoded pixels, as
-    /// ``decode(contentsOf:limitBytes:options:coders:)`` decodes a path: a JPEG or non-interlaced
-    /// PNG is read a piece at a time, other files whole from `ImageFile.contents()`.
-    ///
-    /// - Throws: the file's read errors (`CocoaError`) and what the in-memory variant throws.
-    public static func decode(_ file: ImageFile, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
-                              coders: ImageCoderRegistry = .shared) throws -> Image {
-        guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
-        return try decode(FileInput.open(file, coders: coders), limitBytes: limitBytes, options: options, coders: coders)
-    }
-
-    private static func decode(_ input: FileInput, limitBytes: Int, options: DecodeOptions, coders: ImageCoderRegistry) throws -> Image {
-        switch input {
-        case .whole(let data):
-            return try decode(data, limitBytes: limitBytes, options: options, coders: coders)
-        case .streamed(let info, let decoder, let source):
-            let target = targetSize(for: info.pixelSize, limitBytes: limitBytes)
-            return try StreamedDecoding.decode(from: source, decoder: decoder, to: target, options: options)
-        }
-    }
-
-    /// Decodes `data` scaled down to fit `limitBytes` of decoded pixels over all frames.
-    ///
-    /// Peak memory stays near the result, not the source: formats that can shrink while decoding
-    /// (JPEG DCT scaling, WebP scaled decoding) hold at most about four times the result, and a
-    /// non-interlaced PNG streams its rows through a ``StreamingResampler`` (the result plus a
-    /// window of rows). Other data is decoded whole, then reduced.
+    /// Peak memory stays near the result, not the source: a still whose rows stream (JPEG, a
+    /// non-interlaced PNG) goes through a ``StreamingResampler`` (the result plus a window of
+    /// rows; a file is read a piece at a time), formats that can shrink while decoding (WebP
+    /// scaled decoding) hold at most about four times the result, and other images are decoded
+    /// whole, then reduced. The orientation is left to the viewer.
     ///
     /// - Parameters:
-    ///   - data: The encoded image.
+    ///   - input: The encoded image: bytes or a file.
     ///   - limitBytes: Default ``defaultLimitBytes``.
     ///   - options: Further decode options; the thumbnail size is set here.
     ///   - coders: Default `ImageCoderRegistry.shared`.
-    /// - Throws: `ImageCodingError` from decoding, `.invalidArgument` for a limit under 4 bytes.
-    public static func decode(_ data: Data, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
+    /// - Throws: `ImageCodingError` from decoding (a file's read errors as corrupt data),
+    ///   `.invalidArgument` for a limit under 4 bytes.
+    public static func decode(_ input: ImageInput, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
                               coders: ImageCoderRegistry = .shared) throws -> Image {
-        guard limitBytes >= 4 else { throw ImageCodingError.invalidArgument("scale-down limit \(limitBytes) is under one pixel") }
-        let info = try coders.info(of: data)
-        let target = targetSize(for: info.pixelSize, limitBytes: limitBytes, frameCount: info.frameCount)
-        if target != info.pixelSize, info.frameCount == 1,
-           let image = try StreamedDecoding.decode(data, format: info.format, to: target, options: options, coders: coders) {
-            return image
-        }
-        var decodeOptions = options
-        if target != info.pixelSize { decodeOptions.thumbnailPixelSize = target }
-        return try coders.decode(data, options: decodeOptions).scaledDown(limitBytes: limitBytes)
+        try DecodePlanner.decode(input, goal: DecodeGoal(size: .scaledDown(limitBytes: limitBytes), options: options), coders: coders)
     }
 }
 

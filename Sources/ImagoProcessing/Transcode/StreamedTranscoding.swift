@@ -14,69 +14,40 @@ public import ImagoCore
 /// A conversion streams when the source's decoder streams rows (a JPEG, a non-interlaced PNG),
 /// the source is a still, the output is JPEG, non-interlaced PNG or lossy WebP, and no
 /// orientation has to be baked into the pixels (the source is upright, or the options write
-/// orientation to EXIF). Otherwise ``transcode(contentsOf:to:options:decodeOptions:coders:)``
+/// orientation to EXIF). Otherwise ``transcode(_:to:options:decodeOptions:coders:metadata:)``
 /// returns `nil` and the caller decodes whole. PNG and WebP output get straight-alpha rows, so
 /// no visible pixel changes (WebP's bytes are the whole-image encoder's); JPEG output flattens
 /// premultiplied rows over the background colour.
 public enum StreamedTranscoding {
-    /// Converts the file at `url` to `format` row by row, or returns `nil` when this conversion
-    /// cannot stream (see the type's description).
+    /// Converts `input` to `format` row by row, reading a file a piece at a time, or returns
+    /// `nil` when this conversion cannot stream (see the type's description), for the caller to
+    /// decode whole.
     ///
     /// - Parameters:
-    ///   - url: The source file; it is read in pieces.
+    ///   - input: The source: bytes or a file.
     ///   - format: The output format.
     ///   - options: Encoding options, as for `ImageCoderRegistry.encode(_:as:options:)`. Default `.default`.
     ///   - decodeOptions: Colour management and limits. Default `.default`.
     ///   - coders: Default `ImageCoderRegistry.shared`.
-    /// - Throws: the file's read errors, `ImageCodingError` from decoding or encoding.
-    public static func transcode(contentsOf url: URL, to format: ImageFormat, options: EncodeOptions = .default,
-                                 decodeOptions: DecodeOptions = .default, coders: ImageCoderRegistry = .shared) throws -> Data? {
-        guard canEncodeRows(format, options, coders) else { return nil }
-        guard case .streamed(let info, let decoder, let source) = try FileInput.open(url, coders: coders) else { return nil }
-        return try transcode(info: info, decoder: decoder, source: source, to: format, options: options,
-                             decodeOptions: decodeOptions, coders: coders)
-    }
-
-    /// Converts an open file to `format` row by row, reading it a piece at a time, or returns
-    /// `nil` when this conversion cannot stream (see the type's description).
-    ///
-    /// - Throws: the file's read errors, `ImageCodingError` from decoding or encoding.
-    /// - Parameters:
-    ///   - file: The source, read in pieces.
-    ///   - format: The output format.
-    ///   - options: Encoding options. Default `.default`.
-    ///   - decodeOptions: Colour management and limits. Default `.default`.
-    ///   - coders: Default `ImageCoderRegistry.shared`.
     ///   - metadata: Rewrites the source's metadata before it is written (a service stripping
     ///     it, say); default `nil` writes it as `options.keepMetadata` says.
-    public static func transcode(_ file: ImageFile, to format: ImageFormat, options: EncodeOptions = .default,
+    /// - Throws: `ImageCodingError` from the header, decoding or encoding; the file's read errors.
+    public static func transcode(_ input: ImageInput, to format: ImageFormat, options: EncodeOptions = .default,
                                  decodeOptions: DecodeOptions = .default, coders: ImageCoderRegistry = .shared,
                                  metadata: (@Sendable (ImageMetadata) -> ImageMetadata)? = nil) throws -> Data? {
         guard canEncodeRows(format, options, coders) else { return nil }
-        guard case .streamed(let info, let decoder, let source) = try FileInput.open(file, coders: coders) else { return nil }
-        return try transcode(info: info, decoder: decoder, source: source, to: format, options: options,
+        let info = try input.info(coders: coders)
+        guard streams(info, to: format, options: options, coders: coders),
+              let decoder = try DecodePlanner.streamingDecoder(for: input, info: info, coders: coders) else { return nil }
+        return try transcode(info: info, decoder: decoder, source: input.makeByteSource(), to: format, options: options,
                              decodeOptions: decodeOptions, coders: coders, metadata: metadata)
     }
 
     /// Whether a conversion of a still with this header to `format` streams (see the type's
-    /// description); the decoder must also stream this file's rows.
+    /// description); the decoder must also stream this input's rows.
     public static func streams(_ info: ImageInfo, to format: ImageFormat, options: EncodeOptions = .default,
                                coders: ImageCoderRegistry = .shared) -> Bool {
         canEncodeRows(format, options, coders) && info.frameCount == 1 && (info.orientation == .up || options.orientation == .writeEXIF)
-    }
-
-    /// Converts `data` to `format` row by row, or returns `nil` when it cannot stream; the
-    /// parameters are ``transcode(_:to:options:decodeOptions:coders:metadata:)-(ImageFile,_,_,_,_,_)``'s.
-    ///
-    /// - Throws: `ImageCodingError` from decoding or encoding.
-    public static func transcode(_ data: Data, to format: ImageFormat, options: EncodeOptions = .default,
-                                 decodeOptions: DecodeOptions = .default, coders: ImageCoderRegistry = .shared,
-                                 metadata: (@Sendable (ImageMetadata) -> ImageMetadata)? = nil) throws -> Data? {
-        guard canEncodeRows(format, options, coders), let sniffed = ImageFormat(sniffing: data),
-              let decoder = StreamedDecoding.streamingDecoder(for: sniffed, prefix: data, coders: coders),
-              let info = try? decoder.info(of: data) else { return nil }
-        return try transcode(info: info, decoder: decoder, source: DataByteSource(data), to: format, options: options,
-                             decodeOptions: decodeOptions, coders: coders, metadata: metadata)
     }
 
     /// Whether `format` has a row encoder here and the registry's encoder for it is Imago's own.

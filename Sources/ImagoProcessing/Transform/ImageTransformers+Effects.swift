@@ -186,6 +186,10 @@ extension ImageTransformers {
         public init(_ transformers: [any ImageTransforming]) { self.transformers = transformers }
         /// The members' keys joined by `-`.
         public var key: String { transformers.map(\.key).joined(separator: "-") }
+        /// The most of its members' effects (``PixelEffect/none`` when empty).
+        public func pixelEffect(on info: ImageInfo) -> PixelEffect {
+            transformers.map { $0.pixelEffect(on: info) }.max() ?? .none
+        }
         /// Applies each member in turn. Each converts the pixel format only if it must, so a
         /// pipeline of crops, flips and quarter turns keeps straight alpha straight.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {

@@ -63,6 +63,11 @@ public enum ImageTransformers {
         public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
         /// `Crop(x,y,w,h)`.
         public var key: String { "Crop(\(x),\(y),\(width),\(height))" }
+        /// ``PixelEffect/movesPixels``, or ``PixelEffect/none`` when the rectangle is the whole upright image.
+        public func pixelEffect(on info: ImageInfo) -> PixelEffect {
+            let size = info.orientation.orientedSize(info.pixelSize)
+            return x == 0 && y == 0 && width == size.width && height == size.height && info.orientation == .up ? .none : .movesPixels
+        }
         /// - Throws: `.invalidArgument` when the rectangle is empty or misses the image.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
             let src = buffer
@@ -92,6 +97,8 @@ public enum ImageTransformers {
         public init(horizontal: Bool, vertical: Bool) { self.horizontal = horizontal; self.vertical = vertical }
         /// `Flip(h,v)` with 0 or 1 for each.
         public var key: String { "Flip(\(horizontal ? 1 : 0),\(vertical ? 1 : 0))" }
+        /// ``PixelEffect/movesPixels``.
+        public func pixelEffect(on info: ImageInfo) -> PixelEffect { .movesPixels }
         /// Whole pixels move, so the buffer keeps its format.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
             let src = buffer
@@ -115,6 +122,15 @@ public enum ImageTransformers {
         public init(degrees: Double, fitSize: Bool = true) { self.degrees = degrees; self.fitSize = fitSize }
         /// `Rotate(deg,fit)`.
         public var key: String { "Rotate(\(degrees),\(fitSize ? 1 : 0))" }
+        /// ``PixelEffect/movesPixels`` for quarter turns that grow the canvas (or half turns),
+        /// else ``PixelEffect/resamples``.
+        public func pixelEffect(on info: ImageInfo) -> PixelEffect {
+            guard degrees.isFinite else { return .resamples }
+            let turns = (degrees / 90).rounded()
+            guard abs(degrees / 90 - turns) < 1e-9 else { return .resamples }
+            let quarter = ((Int(turns) % 4) + 4) % 4
+            return quarter == 2 || fitSize ? .movesPixels : .resamples
+        }
         /// - Throws: `.invalidArgument` for a non-finite angle.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
             guard degrees.isFinite else { throw ImageCodingError.invalidArgument("rotation \(degrees) is not finite") }

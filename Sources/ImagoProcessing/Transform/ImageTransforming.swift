@@ -26,11 +26,34 @@ public protocol ImageTransforming: Sendable {
     /// results are held rather than every full-size canvas. Default `false`: the pipeline
     /// decodes every frame before calling it.
     var acceptsLazyAnimations: Bool { get }
+
+    /// What the transformation does to the pixels of an image with this header, for the
+    /// pipeline's planner: whether a decode may hand over rows straight to an encoder
+    /// (``PixelEffect/none``), or decode to the format that holds the source exactly
+    /// (``PixelEffect/movesPixels``), or needs premultiplied pixels to resample or composite
+    /// (``PixelEffect/resamples``). Default ``PixelEffect/resamples``, always safe.
+    func pixelEffect(on info: ImageInfo) -> PixelEffect
+}
+
+/// What a transformer does to an image's pixels (``ImageTransforming/pixelEffect(on:)``), from
+/// least to most.
+public enum PixelEffect: Int, Sendable, Hashable, Comparable {
+    /// Every pixel stays as decoded: the transformation changes nothing for this image.
+    case none
+    /// Whole pixels move (crops, flips, quarter turns) but none is computed from others.
+    case movesPixels
+    /// Pixels are resampled or composited (resizes, blurs, any angle, alpha flattened).
+    case resamples
+
+    public static func < (a: PixelEffect, b: PixelEffect) -> Bool { a.rawValue < b.rawValue }
 }
 
 extension ImageTransforming {
     /// `false`: the pipeline hands this transformer fully decoded animations.
     public var acceptsLazyAnimations: Bool { false }
+
+    /// ``PixelEffect/resamples``: always safe.
+    public func pixelEffect(on info: ImageInfo) -> PixelEffect { .resamples }
 
     /// Applies the transformation to every frame (SDWebImage's `transformAnimatedImage`), or to
     /// the first frame only when `animated` is `false`. The image is turned upright first, since

@@ -64,7 +64,7 @@ struct BatchThumbnails: AsyncParsableCommand {
                     // rather than the cooperative pool.
                     await Blocking.run {
                         do {
-                            let thumbnail = try Thumbnailer.thumbnail(contentsOf: file, fitting: bounds)
+                            let thumbnail = try Thumbnailer.thumbnail(of: ImageInput(contentsOf: file), fitting: bounds)
                             let data = try ImageCoderRegistry.shared.encode(thumbnail, as: imageFormat, options: options)
                             let name = file.deletingPathExtension().lastPathComponent + "." + fileExtension
                             try data.write(to: outputDirectory.appendingPathComponent(name), options: .atomic)
