@@ -122,10 +122,12 @@ struct FetchCommand: AsyncParsableCommand {
         let plan = SavePlan(output: output, format: format.flatMap(ImageFormat.init(cliName:)), quality: quality,
                             processed: thumbnail != nil || sizing.resize != nil)
 
+        if let output, !plan.isFile { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) }
         let received = ProgressTally()
         let showProgress = Console.errorIsTerminal
         let written = WrittenFiles()
-        let decodes = plan.needsPixels || progressive
+        // Files are written off the cooperative pool, two at a time.
+        let writes = WorkQueue(label: "imago.fetch.writes", maxConcurrentCount: 2)
         let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group -> [Int: Outcome] in
             for (index, url) in parsed.enumerated() {
                 group.addTask {
@@ -137,9 +139,16 @@ struct FetchCommand: AsyncParsableCommand {
                         Self.drawProgress(received: total.0, expected: total.1)
                     }
                     do {
-                        return (index, try await decodes
-                            ? Self.loadImage(request, manager: manager, plan: plan, index: index, written: written, progress: progress)
-                            : Self.loadBytes(request, manager: manager, plan: plan, index: index, written: written, progress: progress))
+                        if progressive {
+                            return (index, try await Self.loadImage(request, manager: manager, plan: plan, index: index, written: written,
+                                                                    progress: progress))
+                        }
+                        if plan.needsPixels {
+                            return (index, try await Self.loadEncoded(request, manager: manager, plan: plan, index: index, written: written,
+                                                                      writes: writes))
+                        }
+                        return (index, try await Self.loadBytes(request, manager: manager, plan: plan, index: index, written: written,
+                                                                progress: progress))
                     } catch {
                         return (index, Outcome(error: (error as? ImageLoadingError)?.description ?? CLIFailure.describe(error)))
                     }
@@ -181,6 +190,9 @@ struct FetchCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(CLIFailure.describe(error))
         }
+        // What the pipeline encodes: the format asked for (else the image's own), at --quality.
+        request.output = ImageRequest.Output(format: SavePlan.wanted(format: format.flatMap(ImageFormat.init(cliName:)), output: output),
+                                             quality: Double(quality) / 100)
         if progressive { request.options.insert(.progressive) }
         if refresh { request.options.insert(.refreshCached) }
         if offline { request.options.insert(.fromCacheOnly) }
@@ -207,6 +219,21 @@ struct FetchCommand: AsyncParsableCommand {
         if result.revalidated { line += " (not modified)" }
         if partials > 0 { line += " \(partials) partial images" }
         if let url = request.url, let path = try plan.save(image: result.image, data: result.data, url: url, index: index, written: written) {
+            line += " -> \(path)"
+        }
+        return Outcome(source: result.source, line: line)
+    }
+
+    /// Loads, processes and encodes through the pipeline's encode stage (the encode runs on its
+    /// queue right after the decode, so bitmaps do not pile up), writes the result off the
+    /// cooperative pool, and keeps only a summary line. Bytes that need no change (no
+    /// processing, the same format) are written as they came.
+    private static func loadEncoded(_ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
+                                    written: WrittenFiles, writes: WorkQueue) async throws -> Outcome {
+        let result = try await manager.loadEncodedImage(with: request)
+        var line = "\(result.source.rawValue.padding(7)) \(result.pixelSize.width)x\(result.pixelSize.height) \(Console.byteCount(result.byteCount))"
+        if result.revalidated { line += " (not modified)" }
+        if let url = request.url, let path = try await plan.save(result, url: url, index: index, written: written, writes: writes) {
             line += " -> \(path)"
         }
         return Outcome(source: result.source, line: line)

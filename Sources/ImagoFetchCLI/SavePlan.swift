@@ -25,48 +25,69 @@ struct SavePlan: Sendable {
     }
 
     /// The format to write: `--format`, else a file name's extension, else none (the bytes as they came).
-    var wanted: ImageFormat? {
-        format ?? (isFile ? output.flatMap { ImageFormat(fileExtension: PathName.pathExtension($0)) } : nil)
+    var wanted: ImageFormat? { Self.wanted(format: format, output: output) }
+
+    /// `--format`, else the extension of `output` when it names a file.
+    static func wanted(format: ImageFormat?, output: String?) -> ImageFormat? {
+        guard format == nil, let output, !Console.isDirectory(output) else { return format }
+        return ImageFormat(fileExtension: PathName.pathExtension(output))
     }
 
     /// Whether the loads must decode: processing was asked for, or a format to write.
     var needsPixels: Bool { processed || (output != nil && wanted != nil) }
 
     /// Saves the original bytes when they can be kept as they are, else `image` encoded; returns
-    /// the path written, or `nil` without an output.
+    /// the path written, or `nil` without an output. (The progressive load's way: the others
+    /// save what the pipeline encoded, with ``save(_:url:index:written:writes:)``.)
     ///
     /// Original bytes keep the URL's own file name (`photo.jpeg` stays `photo.jpeg`, an APNG
     /// served as `.png` stays `.png`); a name without an extension gets the format's.
     func save(image: Image?, data: Data?, url: URL, index: Int, written: WrittenFiles) throws -> String? {
-        guard let output else { return nil }
+        guard output != nil else { return nil }
         let original = data.flatMap { ImageFormat(sniffing: $0) }
-        let bytes: Data
-        var name: String
         if !processed, let data, wanted == nil || wanted == original || (wanted == .png && original == .apng) {
-            bytes = data
-            name = url.scheme == "data" ? "" : url.lastPathComponent
-            if PathName.pathExtension(name).isEmpty, !name.isEmpty || url.scheme == "data" {
-                name = (name.isEmpty ? "image-\(index + 1)" : name) + "." + (original ?? image?.format ?? .png).preferredFileExtension
-            }
-        } else {
-            guard let image else { throw ImageLoadingError.decodingFailed(.unsupportedFormat(original)) }
-            let target = wanted ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: image)
-            bytes = try ImageCoderRegistry.shared.encode(image, as: target, options: EncodeOptions(quality: Double(quality) / 100))
-            var stem = url.scheme == "data" ? "" : PathName.deletingPathExtension(url.lastPathComponent)
-            if stem.isEmpty || stem == "/" { stem = "image-\(index + 1)" }
-            name = stem + "." + target.preferredFileExtension
+            let target = destination(for: url, index: index, format: original ?? image?.format ?? .png, original: true, written: written)
+            try data.write(to: target, options: .atomic)
+            return target.path
         }
-        if name.isEmpty || name == "/" { name = "image-\(index + 1)" }
-        let target: URL
-        if isFile {
-            target = URL(fileURLWithPath: output)
-        } else {
-            let dir = URL(fileURLWithPath: output)
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            target = written.claim(name, in: dir, for: url.absoluteString)
-        }
+        guard let image else { throw ImageLoadingError.decodingFailed(.unsupportedFormat(original)) }
+        let format = wanted ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: image)
+        let bytes = try ImageCoderRegistry.shared.encode(image, as: format, options: EncodeOptions(quality: Double(quality) / 100))
+        let target = destination(for: url, index: index, format: format, original: false, written: written)
         try bytes.write(to: target, options: .atomic)
         return target.path
+    }
+
+    /// Writes what the pipeline encoded (or passed through) on `writes`, off the cooperative
+    /// pool; returns the path written, or `nil` without an output.
+    func save(_ encoded: EncodedImageResult, url: URL, index: Int, written: WrittenFiles, writes: WorkQueue) async throws -> String? {
+        guard output != nil else { return nil }
+        let target = destination(for: url, index: index, format: encoded.format, original: encoded.method == .passedThrough, written: written)
+        try await writes.run(continuing: true) {
+            try encoded.data().write(to: target, options: .atomic)
+        }
+        return target.path
+    }
+
+    /// The file to write for `url`: `output` itself when it names a file, else a name in the
+    /// folder that no other URL has taken. Original bytes keep the URL's own file name (an
+    /// extension added when it has none); encoded ones get the format's extension.
+    func destination(for url: URL, index: Int, format: ImageFormat, original: Bool, written: WrittenFiles) -> URL {
+        var name: String
+        if original {
+            name = url.scheme == "data" ? "" : url.lastPathComponent
+            if PathName.pathExtension(name).isEmpty, !name.isEmpty || url.scheme == "data" {
+                name = (name.isEmpty ? "image-\(index + 1)" : name) + "." + format.preferredFileExtension
+            }
+        } else {
+            var stem = url.scheme == "data" ? "" : PathName.deletingPathExtension(url.lastPathComponent)
+            if stem.isEmpty || stem == "/" { stem = "image-\(index + 1)" }
+            name = stem + "." + format.preferredFileExtension
+        }
+        if name.isEmpty || name == "/" { name = "image-\(index + 1)" }
+        if isFile, let output { return URL(fileURLWithPath: output) }
+        let dir = URL(fileURLWithPath: output ?? ".")
+        return written.claim(name, in: dir, for: url.absoluteString)
     }
 }
 

@@ -213,14 +213,32 @@ public final class AnimatedImagePlayer: Sendable {
 
     /// Starts (or resumes) playing from the clock. Does nothing when already playing.
     public func play() {
-        let start = state.withLock { s -> Bool in
-            guard !s.playing else { return false }
+        let (start, replayed) = state.withLock { s -> (Bool, Frame?) in
+            guard !s.playing else { return (false, nil) }
             s.playing = true
-            if s.finished { s.finished = false; s.loop = 0; s.position = 0; s.time = 0 }
             s.lastUpdate = clock.now
-            return true
+            guard s.finished else { return (true, nil) }
+            // Played again from the start: frame 0 at once when it is at hand; else placed at the
+            // end of a loop before the first, the last frame's time used up, so the next update
+            // shows frame 0 of loop 0 as soon as it is decoded.
+            s.finished = false
+            let first = s.cycle.first ?? 0
+            if let pixels = s.buffer[first] {
+                s.loop = 0
+                s.position = 0
+                s.time = 0
+                let frame = Frame(index: first, loop: 0, buffer: pixels, contentsRect: image.contentsRect(at: first),
+                                  duration: image.duration(at: first))
+                s.current = frame
+                return (true, frame)
+            }
+            s.loop = -1
+            s.position = max(0, s.cycle.count - 1)
+            s.time = s.current.map { Self.shownDuration(image.duration(at: $0.index)) } ?? 0
+            return (true, nil)
         }
         guard start else { return }
+        if let replayed { deliver(replayed, loopStarted: 0) }
         requestFetch()
         // The playback clock, one per player: it sleeps between frames and decodes nothing.
         let task = Task(priority: .userInitiated) { [weak self] in guard let self else { return }; await self.drive() }

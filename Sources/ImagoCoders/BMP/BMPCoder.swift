@@ -328,6 +328,36 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         // with transparency, 32-bit BGRA with BI_BITFIELDS masks.
         let pixels = img.buffer.format == (opaque ? .rgb8 : .rgba8) ? img.buffer : img.buffer.converted(to: opaque ? .rgb8 : .rgba8)
         let w = pixels.width, h = pixels.height, bpp = opaque ? 3 : 4
+        let (header, stride, size) = try Self.header(width: w, height: h, opaque: opaque)
+        // Written in place and handed over without a copy.
+        let total = 122 + size
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 16)
+        let d = storage.assumingMemoryBound(to: UInt8.self)
+        for (i, byte) in header.enumerated() { d[i] = byte }
+        pixels.withUnsafeBytes { raw in
+            guard let src = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            for y in 0..<h {
+                // Bottom-up rows, channels swapped to B, G, R(, A), rows padded to 4 bytes.
+                let s = src + (h - 1 - y) * pixels.bytesPerRow
+                let o = d + 122 + y * stride
+                for x in 0..<w {
+                    let i = x * bpp
+                    o[i] = s[i + 2]; o[i + 1] = s[i + 1]; o[i + 2] = s[i]
+                    if bpp == 4 { o[i + 3] = s[i + 3] }
+                }
+                for pad in (w * bpp)..<stride { o[pad] = 0 }
+            }
+        }
+        return Data(bytesNoCopy: storage, count: total, deallocator: .custom { pointer, _ in pointer.deallocate() })
+    }
+
+    /// The file and info headers (BITMAPV4HEADER, sRGB) of a `width` × `height` BMP: 24-bit BGR
+    /// when `opaque`, else 32-bit BGRA with BI_BITFIELDS masks; with the padded row length and
+    /// the size of the pixel data.
+    ///
+    /// - Throws: `.invalidArgument` when the image is too large for BMP.
+    static func header(width w: Int, height h: Int, opaque: Bool) throws -> (header: [UInt8], stride: Int, size: Int) {
+        let bpp = opaque ? 3 : 4
         let (rowBytes, o1) = (w * bpp).addingReportingOverflow(3)
         let stride = rowBytes & ~3
         let (size, o2) = stride.multipliedReportingOverflow(by: h)
@@ -346,25 +376,6 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         }
         u32(0x7352_4742)                                              // 'sRGB'
         for _ in 0..<12 { u32(0) }                                    // endpoints and gamma (unused with sRGB)
-        let out = [UInt8](unsafeUninitializedCapacity: 122 + size) { dst, count in
-            guard let d = dst.baseAddress else { count = 0; return }
-            for (i, byte) in header.enumerated() { d[i] = byte }
-            pixels.withUnsafeBytes { raw in
-                guard let src = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-                for y in 0..<h {
-                    // Bottom-up rows, channels swapped to B, G, R(, A), rows padded to 4 bytes.
-                    let s = src + (h - 1 - y) * pixels.bytesPerRow
-                    let o = d + 122 + y * stride
-                    for x in 0..<w {
-                        let i = x * bpp
-                        o[i] = s[i + 2]; o[i + 1] = s[i + 1]; o[i + 2] = s[i]
-                        if bpp == 4 { o[i + 3] = s[i + 3] }
-                    }
-                    for pad in (w * bpp)..<stride { o[pad] = 0 }
-                }
-            }
-            count = 122 + size
-        }
-        return Data(out)
+        return (header, stride, size)
     }
 }

@@ -12,8 +12,8 @@ extension JPEGCoder: RowStreamingImageDecoding {
     /// Rows a band holds: libjpeg works in MCU rows of 8 or 16 lines.
     static let bandRows = 16
 
-    /// Every JPEG streams its rows.
-    public func canStreamRows(of prefix: Data) -> Bool { ImageFormat(sniffing: prefix) == .jpeg }
+    /// Every JPEG streams its rows: `true` when `prefix` starts as a JPEG does (SOI, then a marker).
+    public func canStreamRows(of prefix: Data) -> Bool { prefix.starts(with: [0xFF, 0xD8, 0xFF]) }
 
     /// Decodes in bands of 16 rows, each colour-managed as it comes, and hands the rows to
     /// `consumer`: the bitmap is never held whole, nor the input, which libjpeg pulls from

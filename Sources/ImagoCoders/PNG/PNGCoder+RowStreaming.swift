@@ -46,7 +46,7 @@ extension PNGCoder: RowStreamingImageDecoding {
         // Straight rows on request: no premultiplication anywhere, so a PNG-to-PNG stream loses nothing.
         let straight = options.pixelFormat == .rgba8
         if straight { imago_png_decoder_premultiply_rows(decoder.handle, 0) }
-        let size = PixelSize(width: ihdr.width, height: ihdr.height), format = ImageFormat(sniffing: head) ?? .png
+        let size = PixelSize(width: ihdr.width, height: ihdr.height), format = options.sourceFormat ?? ImageFormat(sniffing: head) ?? .png
         // libpng keeps no eXIf it meets twice, and some writers repeat it after the pixels: the
         // chunk walker over the first bytes reads it as the whole-image decoder does.
         let early = try? PNGChunks(head)
@@ -86,7 +86,7 @@ extension PNGCoder: RowStreamingImageDecoding {
         let convertedICC = options.colorManagement && icc != nil
         return StreamedImageAttributes(pixelSize: PixelSize(width: ihdr.width, height: ihdr.height),
                                        orientation: ImageOrientation(exif: header.exif ?? early?.exif, xmp: header.xmp ?? early?.xmp),
-                                       format: ImageFormat(sniffing: head) ?? .png,
+                                       format: format,
                                        metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: header.exif ?? early?.exif),
                                        hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS, rowsArePremultiplied: !straight)
     }

@@ -36,7 +36,11 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     /// - Throws: `.truncated` or `.corrupt` for a bad signature or IHDR, `.exceedsLimit(.maxFrames, …)`
     ///   for an acTL frame count over the default limit.
     public func info(of data: Data) throws -> ImageInfo {
-        let format = ImageFormat(sniffing: data) ?? .png
+        try info(of: data, format: ImageFormat(sniffing: data) ?? .png)
+    }
+
+    /// ``info(of:)`` of data whose format (PNG or APNG) the caller has told.
+    package func info(of data: Data, format: ImageFormat) throws -> ImageInfo {
         // The still's facts; an animation's come from the validated APNG structure below.
         var info = try PNGChunks(data).info(format: .png)
         guard format == .apng else { return info }
@@ -60,13 +64,14 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
     ///   IEND; `.corrupt` with libpng's message (bad CRC, bad IHDR, misplaced chunks, zlib errors).
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
-        if options.firstFrameOnly, ImageFormat(sniffing: data) == .apng, let still = APNGStructure.leadingDefaultImage(data) {
+        let format = options.sourceFormat ?? ImageFormat(sniffing: data) ?? .png
+        if options.firstFrameOnly, format == .apng, let still = APNGStructure.leadingDefaultImage(data) {
             // Frame 0 is the default image, valid animation or not: the frames after it are not read.
             var image = try decodeStill(still, options: options)
             image.format = .apng
             return image
         }
-        if ImageFormat(sniffing: data) == .apng, let structure = try APNGStructure.parse(data, limits: options.limits) {
+        if format == .apng, let structure = try APNGStructure.parse(data, limits: options.limits) {
             let chunks = try? PNGChunks(data)
             let exif = chunks?.exif
             // The ICC profile is kept when it was not applied (the frames were converted with it otherwise).
@@ -75,7 +80,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             return try animation.image(options: options, metadata: ImageMetadata(iccProfile: icc, exif: exif),
                                        orientation: ImageOrientation(exif: exif, xmp: chunks?.xmp))
         }
-        return try decodeStill(data, options: options)
+        var still = options
+        still.sourceFormat = format
+        return try decodeStill(data, options: still)
     }
 
     /// Decodes the PNG's IDAT image: the whole image of a PNG, the default image of an APNG.
@@ -97,7 +104,7 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         let chunks = try? PNGChunks(data)
         let hasAlpha = ihdr.hasAlphaChannel || chunks?.hasTRNS == true
         return decoder.finish(&raw, icc: decoder.iccProfile(), exif: chunks?.exif, xmp: decoder.xmp, hasAlpha: hasAlpha,
-                              format: ImageFormat(sniffing: data) ?? .png, incremental: false)
+                              format: options.sourceFormat ?? ImageFormat(sniffing: data) ?? .png, incremental: false)
     }
 
     /// A progressive decoder: rows so far, or for Adam7 the passes so far.

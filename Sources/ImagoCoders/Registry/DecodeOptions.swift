@@ -42,6 +42,9 @@ public struct DecodeOptions: Sendable, Hashable {
     /// is drawn at that size instead, larger than its intrinsic size if asked, never as a
     /// scaled raster. Raster formats ignore it.
     public var renderDPI: Double?
+    /// The format the caller has already told from the input (the registry and the planner set
+    /// it), so a decoder need not sniff the bytes again; `nil` when unknown.
+    package var sourceFormat: ImageFormat?
 
     /// Creates options; every parameter defaults as documented on its property.
     public init(pixelFormat: PixelFormat = .argb32Premultiplied, scale: Double = 1, firstFrameOnly: Bool = false,

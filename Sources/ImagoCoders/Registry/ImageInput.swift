@@ -122,6 +122,8 @@ public final class ImageInput: Sendable {
         if let decoder = coders.decoder(for: format) {
             if case .file(let file) = storage, let streaming = decoder as? any StreamingImageDecoding {
                 info = try streaming.info(of: file)
+            } else if let png = decoder as? PNGCoder {
+                info = try png.info(of: contents(), format: format)
             } else {
                 info = try decoder.info(of: contents())
             }

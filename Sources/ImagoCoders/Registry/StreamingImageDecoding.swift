@@ -37,6 +37,8 @@ extension ImageCoderRegistry {
         try options.limits.check(inputBytes: input.byteCount)
         guard let format = try input.format() else { throw ImageCodingError.unsupportedFormat(nil) }
         guard let decoder = decoder(for: format) else { throw ImageCodingError.unsupportedFormat(format) }
+        var options = options
+        options.sourceFormat = format
         if options.page == nil, case .file(let file) = input.storage, let streaming = decoder as? any StreamingImageDecoding,
            let image = try streaming.decode(file, options: options) {
             return image

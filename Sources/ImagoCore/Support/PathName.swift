@@ -29,7 +29,8 @@ public enum PathName {
 extension PathName {
     /// `text` without leading and trailing spaces, tabs and line breaks.
     public static func trimmed<S: StringProtocol>(_ text: S) -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        // "\r\n" is one Character (a grapheme cluster), equal to neither "\r" nor "\n".
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(text[first...last])
     }

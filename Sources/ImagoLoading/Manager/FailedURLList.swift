@@ -10,7 +10,7 @@ import Synchronization
 /// SDWebImage's rule decides what goes in: invalid URLs, data that does not decode, and
 /// lasting HTTP and TLS failures block a URL; timeouts, cancellations, lost or refused
 /// connections and server errors (5xx, 408, 429) do not (``ImageLoadingError/isTransient``).
-/// Failures that are not the URL's (a transformer, the disk cache, a refusal by the caller's own
+/// Failures that are not the URL's (a transformer, an encoder, the disk cache, a refusal by the caller's own
 /// modifier) never block it. A later success removes the URL.
 public final class FailedURLList: Sendable {
     private let urls = Mutex<Set<String>>([])
@@ -32,7 +32,7 @@ public final class FailedURLList: Sendable {
     /// Whether a load that failed with `error` blocks its URL.
     public static func blocks(_ error: ImageLoadingError) -> Bool {
         switch error {
-        case .notCached, .blockedFailedURL, .rejected, .processingFailed, .cacheFailed: false
+        case .notCached, .blockedFailedURL, .rejected, .processingFailed, .encodingFailed, .cacheFailed: false
         default: !error.isTransient
         }
     }

@@ -123,7 +123,7 @@ extension ImagePipeline {
         let output = request.output
         guard output.maxBytes == nil, info.frameCount == 1 else { return nil }
         let format = output.format ?? info.format
-        guard format == .jpeg || format == .webp,
+        guard format == .jpeg || format == .webp || format == .bmp,
               StreamedTranscoding.streams(info, to: format, options: output.options, coders: configuration.coders) else { return nil }
         var decodeOptions = DecodeOptions(colorManagement: request.colorManagement)
         decodeOptions.limits = request.limits ?? configuration.decodingLimits

@@ -110,7 +110,9 @@ public enum DecodePlanner {
             switch method {
             case .streamedRows(let target):
                 guard let decoder else { throw ImageCodingError.invalidArgument("no decoder streams these rows") }
-                image = try StreamedDecoding.decode(from: input.makeByteSource(), decoder: decoder, to: target, options: goal.options)
+                var options = goal.options
+                options.sourceFormat = try input.format()
+                image = try StreamedDecoding.decode(from: input.makeByteSource(), decoder: decoder, to: target, options: options)
             case .whole(let hint, let resampleTo):
                 var options = goal.options
                 options.thumbnailPixelSize = hint

@@ -9,7 +9,8 @@ public import ImagoCore
 /// Conversions that flow from decoder to encoder in rows, as libvips runs them: a PNG or JPEG
 /// converted to JPEG or PNG holds a band of rows, never the whole bitmap, so its memory does not
 /// grow with the image's height; converted to lossy WebP it holds the YUV picture libwebp
-/// encodes from (1.5 bytes a pixel), never a 4-byte bitmap beside it.
+/// encodes from (1.5 bytes a pixel), never a 4-byte bitmap beside it; converted to BMP (opaque
+/// and upright) its rows go straight into the file, as `djpeg -bmp` writes.
 ///
 /// A conversion streams when the source's decoder streams rows (a JPEG, a non-interlaced PNG),
 /// the source is a still, the output is JPEG, non-interlaced PNG or lossy WebP, and no
@@ -47,7 +48,10 @@ public enum StreamedTranscoding {
     /// description); the decoder must also stream this input's rows.
     public static func streams(_ info: ImageInfo, to format: ImageFormat, options: EncodeOptions = .default,
                                coders: ImageCoderRegistry = .shared) -> Bool {
-        canEncodeRows(format, options, coders) && info.frameCount == 1 && (info.orientation == .up || options.orientation == .writeEXIF)
+        guard canEncodeRows(format, options, coders), info.frameCount == 1 else { return false }
+        // BMP carries no EXIF to record a turn in, and only its opaque rows stream.
+        if format == .bmp { return info.orientation == .up && !info.hasAlpha }
+        return info.orientation == .up || options.orientation == .writeEXIF
     }
 
     /// Whether `format` has a row encoder here and the registry's encoder for it is Imago's own.
@@ -56,6 +60,7 @@ public enum StreamedTranscoding {
         case .jpeg: coders.encoder(for: .jpeg) is JPEGCoder
         case .png: !options.progressive && coders.encoder(for: .png) is PNGCoder
         case .webp: !options.lossless && coders.encoder(for: .webp) is WebPCoder
+        case .bmp: coders.encoder(for: .bmp) is BMPCoder
         default: false
         }
     }
@@ -68,6 +73,7 @@ public enum StreamedTranscoding {
             metadata.map { MetadataRewriter(encoder, rewrite: $0) } ?? encoder
         }
         var rowOptions = decodeOptions
+        rowOptions.sourceFormat = info.format
         rowOptions.thumbnailPixelSize = nil
         rowOptions.page = nil
         if format == .png {
@@ -83,6 +89,12 @@ public enum StreamedTranscoding {
             return try encoder.finish()
         }
         rowOptions.pixelFormat = .argb32Premultiplied
+        if format == .bmp {
+            guard !info.hasAlpha, info.orientation == .up else { return nil }
+            let encoder = BMPRowEncoder()
+            _ = try decoder.decodeRows(from: source, options: rowOptions, into: encoder)
+            return try encoder.finish()
+        }
         let encoder = try JPEGRowEncoder(options: options, gray: info.isGrayscale)
         _ = try decoder.decodeRows(from: source, options: rowOptions, into: into(encoder))
         return try encoder.finish()
