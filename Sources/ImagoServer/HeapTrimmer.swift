@@ -1,16 +1,29 @@
 import ImagoCore
-import ServiceLifecycle
+public import ServiceLifecycle
 
-/// Returns freed heap memory to the system while ``ImageServer`` runs: as soon as the service
-/// goes idle after work, and every ``ServerConfiguration/freeMemoryInterval`` under steady
-/// load, so that the resident size follows the load down instead of staying at its peak.
-struct HeapTrimmer: Service {
+/// Returns freed heap memory to the system (glibc's `malloc_trim`) while a service runs: as soon
+/// as the service goes idle after work, and every `interval` under steady load, so that the
+/// resident size follows the load down instead of staying at its peak. It also drops the
+/// service's expired results.
+///
+/// Trimming is a decision for the whole process: the `imago-server` executable runs one beside
+/// the server (``ImageServer/run(handleSignals:services:onListening:)``); an app embedding the
+/// service may run one in its own service group, or not.
+public struct HeapTrimmer: Service {
     let service: ImageService
     let interval: Duration
     /// How often idleness is checked.
     var tick: Duration = .seconds(1)
 
-    func run() async throws {
+    /// Creates a trimmer for `service`, trimming at least every `interval` under load
+    /// (``ServerConfiguration/freeMemoryInterval``); `.zero` never trims.
+    public init(service: ImageService, interval: Duration) {
+        self.service = service
+        self.interval = interval
+    }
+
+    /// Trims until the service group shuts down.
+    public func run() async throws {
         // Returning early would end the service group: with trimming off, just wait for the stop.
         guard interval > .zero else {
             try? await gracefulShutdown()

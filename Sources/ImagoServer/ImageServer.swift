@@ -1,16 +1,17 @@
 import Hummingbird
 import ImagoCore
 public import Logging
-import ServiceLifecycle
+public import ServiceLifecycle
 
-/// `imago-server`: an ``ImageService`` behind Hummingbird's HTTP/1.1 server, with graceful
-/// shutdown.
+/// `imago-server`'s server: an ``ImageService`` behind Hummingbird's HTTP/1.1 server, with its
+/// middleware and graceful shutdown. A client that closes its connection cancels its request's
+/// work.
 ///
-/// At start it caps glibc's malloc arenas (``ServerConfiguration/mallocArenas``) and maps
-/// large allocations apart (``ServerConfiguration/mallocMmapThreshold``), and while it
-/// runs it returns freed heap memory to the system when idle and every
-/// ``ServerConfiguration/freeMemoryInterval``. A client that closes its connection cancels its
-/// request's work.
+/// It tunes nothing for the whole process: the `imago-server` executable caps glibc's malloc
+/// arenas (``ServerConfiguration/mallocArenas``), maps large allocations apart
+/// (``ServerConfiguration/mallocMmapThreshold``, both with ``ProcessHeap``), pins the workers
+/// (``WorkerPinning``) and runs a ``HeapTrimmer`` beside it. An app embedding the server decides
+/// those for itself.
 ///
 /// On SIGTERM or SIGINT it stops accepting connections, lets the requests in flight finish
 /// within ``ServerConfiguration/gracefulStopTimeout`` (then cancels them), writes the source
@@ -32,18 +33,20 @@ public struct ImageServer: Sendable {
     /// - Parameters:
     ///   - handleSignals: Stop gracefully on SIGTERM and SIGINT. Default `true`; tests that
     ///     run several servers in one process pass `false` and cancel the task instead.
+    ///   - services: More services to run beside the server and stop with it (a
+    ///     ``HeapTrimmer``, say). Default none.
     ///   - onListening: Called with the bound host and port once the server accepts connections
     ///     (the port is the real one when `IMAGO_BIND` asked for port 0).
     /// - Throws: ``ConfigurationError`` for an unusable `IMAGO_BIND`; the server's errors when it
     ///   cannot bind.
-    public func run(handleSignals: Bool = true,
+    public func run(handleSignals: Bool = true, services: [any Service] = [],
                     onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) async throws {
         let configuration = service.configuration
         let (host, port) = try configuration.bindAddress()
         let router = Router(context: ImageServiceRequestContext.self)
         service.addRoutes(to: router)
         let logger = self.logger
-        let workers = "\(configuration.workers) workers" + (service.pinning.map { ", pinned to CPUs \($0.description)" } ?? "")
+        let workers = "\(configuration.workers) workers"
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: service.clientWatchHandlers())),
@@ -54,10 +57,7 @@ public struct ImageServer: Sendable {
                 await onListening(host, bound)
             },
             logger: logger)
-        if configuration.mallocArenas > 0 { ProcessHeap.limitArenas(configuration.mallocArenas) }
-        if configuration.mallocMmapThreshold > 0 { ProcessHeap.mapLargeAllocations(from: configuration.mallocMmapThreshold) }
-        let trimmer = HeapTrimmer(service: service, interval: configuration.freeMemoryInterval)
-        var group = ServiceGroupConfiguration(services: [app, trimmer], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+        var group = ServiceGroupConfiguration(services: [app] + services, gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                                               logger: logger)
         group.maximumGracefulShutdownDuration = configuration.gracefulStopTimeout
         do {

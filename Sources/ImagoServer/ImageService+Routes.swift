@@ -1,9 +1,18 @@
+import HTTPTypes
 public import Hummingbird
 public import NIOCore
 
 extension ImageService {
     /// Mounts the service in a Hummingbird router (or route group): `GET /health`, `GET /metrics`
     /// and every image URL, under `prefix`.
+    ///
+    /// The image routes run behind the service's middleware, outermost first:
+    /// ``ServiceRequestIDMiddleware`` (the request id, errors answered as their JSON, the common
+    /// headers), ``ServiceAccessLogMiddleware``, ``ServiceMetricsMiddleware``,
+    /// ``ServiceDeadlineMiddleware`` (`IMAGO_REQUEST_TIMEOUT`) and
+    /// ``ServiceAuthorizationMiddleware`` (`IMAGO_SECRET`). Pass `middleware: false` to add them
+    /// yourself, in another order or beside your own (a tracing middleware, say); every failure
+    /// the handler throws is a ``ServiceError``, which Hummingbird answers with its status.
     ///
     /// With ``ImageServiceRequestContext`` as the router's context and
     /// ``clientWatchHandlers()`` in the server's pipeline, a request whose client closes the
@@ -24,10 +33,12 @@ extension ImageService {
     ///   - prefix: Where the routes sit, with a leading `/` and no trailing one. Default `""`,
     ///     the root. Signatures cover the path after it, as imgproxy's do.
     ///   - operations: Add `/health` and `/metrics` too. Default `true`.
+    ///   - middleware: Put the image routes behind the service's middleware. Default `true`.
     ///
     /// With ``ServerConfiguration/playground`` on, `GET /` (under `prefix`) serves the
     /// playground page.
-    public func addRoutes<Methods: RouterMethods>(to router: Methods, at prefix: String = "", operations: Bool = true) {
+    public func addRoutes<Methods: RouterMethods>(to router: Methods, at prefix: String = "", operations: Bool = true,
+                                                  middleware: Bool = true) {
         let mount = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
         let group = mount.isEmpty ? router.group() : router.group(RouterPath(mount))
         if operations {
@@ -48,14 +59,50 @@ extension ImageService {
                 Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: page))
             }
         }
+        let images = group.group()
+        if middleware {
+            images.add(middleware: ServiceRequestIDMiddleware(logger: logger))
+                .add(middleware: ServiceAccessLogMiddleware(logger: logger))
+                .add(middleware: ServiceMetricsMiddleware(metrics: metrics))
+                .add(middleware: ServiceDeadlineMiddleware(limit: configuration.requestTimeout))
+                .add(middleware: ServiceAuthorizationMiddleware(secret: configuration.secret))
+        }
         for method in [HTTPRequest.Method.get, .head] {
-            group.on("**", method: method) { [self] request, context -> Response in
+            images.on("**", method: method) { [self] request, context -> Response in
                 var path = Substring(request.uri.path)
                 if !mount.isEmpty, path.hasPrefix(mount) { path = path.dropFirst(mount.count) }
                 let client = (context as? ImageServiceRequestContext).flatMap { connections.connection($0.channelID) }
-                let answer = await self.respond(method: request.method, path: String(path), headers: request.headers, client: client)
-                return Response(status: answer.status, headers: answer.headers,
-                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+                let answer = try await self.handle(method: request.method, path: String(path), headers: request.headers, client: client)
+                return Response(status: answer.status, headers: answer.headers, body: self.responseBody(answer.body))
+            }
+        }
+    }
+
+    /// A Hummingbird body: a buffer as it is, or a file read 256 KiB at a time on the service's
+    /// file queue (never on the cooperative pool) straight into the buffers written out.
+    func responseBody(_ body: ServiceResponse.Body) -> ResponseBody {
+        switch body {
+        case .bytes(let buffer):
+            return ResponseBody(byteBuffer: buffer)
+        case .file(let file):
+            let reads = fileReads
+            return ResponseBody(contentLength: file.size) { writer in
+                var offset = 0
+                while offset < file.size {
+                    let start = offset
+                    let piece = try await reads.run { () throws -> ByteBuffer in
+                        var buffer = ByteBufferAllocator().buffer(capacity: min(1 << 18, file.size - start))
+                        let count = buffer.writableBytes
+                        _ = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
+                            try file.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
+                        }
+                        return buffer
+                    }
+                    guard piece.readableBytes > 0 else { throw ServiceError(status: 500, code: "source_unreadable", message: "the file ended early") }
+                    offset += piece.readableBytes
+                    try await writer.write(piece)
+                }
+                try await writer.finish(nil)
             }
         }
     }

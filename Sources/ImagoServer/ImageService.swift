@@ -5,10 +5,11 @@ import Foundation
 #endif
 import ImagoCache
 import ImagoCoders
-import ImagoCore
+public import ImagoCore
 public import ImagoLoading
 import ImagoServiceURL
 public import HTTPTypes
+import NIOCore
 import Synchronization
 public import Logging
 public import Prometheus
@@ -42,8 +43,6 @@ public final class ImageService: Sendable {
     let logger: Logger
     let coders: ImageCoderRegistry
     let workers: WorkQueue
-    /// The CPU of each worker, when they are pinned (`IMAGO_WORKER_AFFINITY`).
-    let pinning: WorkerPinning?
     /// Requests holding a source's bytes and rendering: one more than the workers (one reads its
     /// source or writes its answer while the others keep the workers busy), so that waiting
     /// requests hold nothing but their path (the resident size does not grow with the queue).
@@ -62,9 +61,6 @@ public final class ImageService: Sendable {
     /// Renders that streamed from decoder to encoder in rows (tests read it).
     package var streamedRenderCount: Int { manager.encodeCounts.streamed }
 
-    /// The version in every `ETag`: a new Imago may render differently.
-    static let version = "imago-0.1"
-
     /// Creates a service.
     ///
     /// - Parameters:
@@ -74,18 +70,23 @@ public final class ImageService: Sendable {
     ///     `SystemHostResolver`; tests give a table.
     ///   - metricsRegistry: Where ``metrics`` are kept. Default: a registry of its own; pass the
     ///     one swift-metrics was bootstrapped with to serve the library's metrics beside them.
+    ///   - laneHooks: What each worker thread does around its work: pinning it to a CPU
+    ///     (``WorkerPinning/laneHooks``), say, which is the process's decision. Default `nil`:
+    ///     the workers are left to the scheduler.
     /// - Throws: ``ConfigurationError`` for unusable keys or salts, or a cache directory that
     ///   cannot be opened.
     public convenience init(configuration: ServerConfiguration, logger: Logger = Logger(label: "imago.server"),
                             resolver: any HostResolving = SystemHostResolver(),
-                            metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) throws(ConfigurationError) {
-        try self.init(configuration: configuration, logger: logger, resolver: resolver, metricsRegistry: metricsRegistry, connector: nil)
+                            metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+                            laneHooks: WorkQueue.LaneHooks? = nil) throws(ConfigurationError) {
+        try self.init(configuration: configuration, logger: logger, resolver: resolver, metricsRegistry: metricsRegistry, connector: nil,
+                      laneHooks: laneHooks)
     }
 
     /// Creates a service whose downloads connect through `connector` (tests count attempts).
     package init(configuration: ServerConfiguration, logger: Logger, resolver: any HostResolving,
                  metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-                 connector: (any HTTPConnecting)?) throws(ConfigurationError) {
+                 connector: (any HTTPConnecting)?, laneHooks: WorkQueue.LaneHooks? = nil) throws(ConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         if let keys = configuration.keys {
@@ -98,56 +99,14 @@ public final class ImageService: Sendable {
             signer = nil
         }
         coders = .shared
-        pinning = WorkerPinning.plan(configuration.workerAffinity, workers: configuration.workers, allowed: WorkerPinning.allowedCPUs)
-        workers = WorkQueue(label: "imago.server.workers", maxConcurrentCount: configuration.workers, laneHooks: pinning?.laneHooks)
+        workers = WorkQueue(label: "imago.server.workers", maxConcurrentCount: configuration.workers, laneHooks: laneHooks)
         renderSlots = PriorityGate(limit: configuration.workers + 1)
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
         metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, slots: renderSlots)
 
-        let allowed = configuration.allowedSources
-        let sourceGuard = SourceGuard(
-            policy: AddressPolicy(allowsLoopback: configuration.allowLoopbackSources, allowsPrivate: configuration.allowPrivateSources,
-                                  allowsLinkLocal: configuration.allowLinkLocalSources),
-            resolver: resolver,
-            permitsURL: { url in SourcePattern.permits(url.absoluteString, patterns: allowed) })
-        let timeouts = ImageDownloadTimeouts(connect: configuration.downloadTimeout, read: configuration.downloadTimeout,
-                                             total: configuration.downloadTimeout)
-        let http = HTTPDataLoader(connectTimeout: configuration.downloadTimeout, sourceGuard: sourceGuard, connector: connector)
-        httpLoader = http
-        let headers = ["Accept": ImageDownloaderConfiguration.defaultAccept, "User-Agent": "imago-server/0.1"]
-        let downloader = ImageDownloader(
-            configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: max(8, configuration.workers * 4), timeouts: timeouts,
-                                                        headers: headers, maxRedirects: configuration.maxRedirects,
-                                                        maxBodyBytes: configuration.maxSourceFileSize),
-            loaders: [http])
-        var cache: DiskCache?
-        if configuration.cacheSize > 0 {
-            let directory = configuration.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultDirectory
-            do {
-                cache = try DiskCache(directory: directory,
-                                      configuration: DiskCache.Configuration(namespace: "sources", maxAge: nil, maxSize: configuration.cacheSize,
-                                                                             // Sources are mapped, not copied: no page faults
-                                                                             // or copy per request, and their pages are
-                                                                             // the page cache's, not the process's.
-                                                                             mappingThreshold: 64 << 10))
-            } catch {
-                throw ConfigurationError(variable: "IMAGO_CACHE_DIR", reason: "the source cache cannot be opened: \(error)")
-            }
-        }
-        var managed = ImageManager.Configuration(
-            memoryCache: nil, dataCache: cache, downloader: downloader, coders: .shared, processingQueue: workers,
-            decodingLimits: DecodingLimits(maxPixels: Int(configuration.maxSourceResolution * 1_000_000),
-                                           maxFrames: configuration.maxAnimationFrames,
-                                           maxTotalFramePixels: Int(configuration.maxAnimationPixels * 1_000_000),
-                                           maxBytes: configuration.maxSourceFileSize,
-                                           // imgproxy's max_src_resolution bounds the source as declared,
-                                           // however small the decode.
-                                           maxSourcePixels: Int(configuration.maxSourceResolution * 1_000_000)))
-        // Results made in the last moments, so requests that straggle in just after a render
-        // finished (a client's next connection, a CDN's second miss) still share it.
-        managed.resultRetention = .init(costLimit: 32 << 20, ageLimit: .seconds(2))
-        managed.streamsConversions = configuration.streamsConversions
-        manager = ImageManager(configuration: managed)
+        let pipeline = try ServicePipeline(configuration: configuration, resolver: resolver, connector: connector, workers: workers)
+        httpLoader = pipeline.httpLoader
+        manager = pipeline.manager
         if signer == nil {
             logger.warning("no IMAGO_KEY: URLs are not signed, and any signature segment is accepted")
         }
@@ -162,7 +121,10 @@ public final class ImageService: Sendable {
 
     // MARK: Answering
 
-    /// Answers one request.
+    /// Answers one request without a server in front: what the middleware of
+    /// ``addRoutes(to:at:operations:middleware:)`` does for Hummingbird (a request id, the
+    /// authorization check, the deadline, errors as their responses) but the access log and
+    /// the metrics, around the same handler.
     ///
     /// - Parameters:
     ///   - method: `GET` or `HEAD`; others get 405.
@@ -173,62 +135,49 @@ public final class ImageService: Sendable {
     /// - Returns: The response; errors are responses too, with a JSON body
     ///   `{"error", "message", "requestId"}` and `Cache-Control: no-store`.
     public func respond(method: HTTPRequest.Method, path: String, headers: HTTPFields) async -> ServiceResponse {
-        await respond(method: method, path: path, headers: headers, client: nil)
-    }
-
-    /// Answers one request, cancelling its work if `client` goes away first: its answer is
-    /// then 499 (nginx's "client closed request"), which only the log and metrics see.
-    func respond(method: HTTPRequest.Method, path: String, headers: HTTPFields, client: ClientConnection?) async -> ServiceResponse {
-        guard let client else { return await respondNow(method: method, path: path, headers: headers) }
-        let work = Task { await self.respondNow(method: method, path: path, headers: headers) }
-        let token = client.onGone { work.cancel() }
-        defer { client.remove(token) }
-        return await withTaskCancellationHandler { await work.value } onCancel: { work.cancel() }
-    }
-
-    /// ``respond(method:path:headers:)``'s body: the deadline, the error responses, the
-    /// common headers, the metrics and the access log.
-    private func respondNow(method: HTTPRequest.Method, path: String, headers: HTTPFields) async -> ServiceResponse {
-        let started = ContinuousClock.now
-        let requestID = Self.requestID(from: headers[.xRequestID])
-        requestsReceived.add(1, ordering: .relaxed)
-        metrics.requestStarted()
-        var sourceHost = "-"
-        var response: ServiceResponse
-        do {
-            let (r, host) = try await withDeadline(configuration.requestTimeout) { [self] in
-                try await self.handle(method: method, path: path, headers: headers)
+        let scope = ServiceRequestScope(requestID: headers[.xRequestID])
+        var response = await ServiceRequestScope.$current.withValue(scope) { () async -> ServiceResponse in
+            do {
+                try ServiceAuthorization.check(headers, secret: configuration.secret)
+                return try await ServiceDeadline.run(within: configuration.requestTimeout) { [self] in
+                    try await self.handle(method: method, path: path, headers: headers)
+                }
+            } catch {
+                return ServiceError(answering: error, logger: logger, requestID: scope.id).response(requestID: scope.id)
             }
-            response = r
-            sourceHost = host ?? "-"
-        } catch _ where Task.isCancelled {
-            response = errorResponse(.clientClosedRequest, requestID: requestID)
-        } catch let error as ServiceError {
-            response = errorResponse(error, requestID: requestID)
-        } catch {
-            response = errorResponse(ServiceError(status: 500, code: "internal", message: "internal error"), requestID: requestID)
-            logger.error("unexpected error", metadata: ["request_id": "\(requestID)", "error": "\(error)"])
         }
-        response.headers[.xRequestID] = requestID
+        response.headers[.xRequestID] = scope.id
         response.headers[.xContentTypeOptions] = "nosniff"
-        if method == .head { response.body = Data() }
-        let elapsed = ContinuousClock.now - started
-        metrics.requestFinished(status: response.status.code, duration: elapsed)
-        logger.info("\(method.rawValue) \(response.status.code)", metadata: [
-            "request_id": "\(requestID)", "status": "\(response.status.code)",
-            "duration_ms": "\(Int((elapsed / .milliseconds(1)).rounded()))",
-            "source_host": "\(sourceHost)", "path": "\(path.prefix(300))",
-        ])
         return response
     }
 
-    /// The whole pipeline of one request, without its deadline. Returns the response and the
-    /// source's host, for the access log.
-    private func handle(method: HTTPRequest.Method, path: String, headers: HTTPFields) async throws -> (ServiceResponse, String?) {
+    /// Answers one request, cancelling its work if `client` goes away first (the deadline
+    /// middleware then answers 499, which only the log and metrics see).
+    ///
+    /// - Throws: ``ServiceError`` for every refusal and failure.
+    func handle(method: HTTPRequest.Method, path: String, headers: HTTPFields, client: ClientConnection?) async throws -> ServiceResponse {
+        guard let client else { return try await handle(method: method, path: path, headers: headers) }
+        let work = Task { try await self.handle(method: method, path: path, headers: headers) }
+        let token = client.onGone { work.cancel() }
+        defer { client.remove(token) }
+        do {
+            return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
+        } catch where client.isGone {
+            // Whatever the cancelled work threw on its way out, the client left first.
+            throw ServiceError.clientClosedRequest
+        }
+    }
+
+    /// The service's own work for one request, past the middleware: the path's shape, the
+    /// signature, the options, the source, then the answer. Records the source's host in
+    /// ``ServiceRequestScope`` for the access log.
+    ///
+    /// - Throws: ``ServiceError`` for every refusal and failure.
+    func handle(method: HTTPRequest.Method, path: String, headers: HTTPFields) async throws -> ServiceResponse {
+        requestsReceived.add(1, ordering: .relaxed)
         guard method == .get || method == .head else {
             throw ServiceError(status: 405, code: "method_not_allowed", message: "only GET and HEAD are served")
         }
-        try authorize(headers)
         let parsed: ServicePath
         let options: ProcessingOptions
         do {
@@ -251,10 +200,12 @@ public final class ImageService: Sendable {
         defer { admitted.withLock { $0 -= 1 } }
         // The source first (a cached one is only opened); then, in turn, the render.
         let source = try await loadSource(parsed.source, options: options)
+        ServiceRequestScope.current?.sourceHost = source.host
         try await renderSlots.enter(priority: PriorityCell(.normal))
         defer { renderSlots.leave() }
-        let response = try await answer(source: source, options: options, info: parsed.isInfo, headers: headers)
-        return (response, source.host)
+        var response = try await answer(source: source, options: options, info: parsed.isInfo, headers: headers)
+        if method == .head { response.body = .bytes(ByteBuffer()) }
+        return response
     }
 
     /// Requests received so far (a changing number means work happened).
@@ -277,34 +228,17 @@ public final class ImageService: Sendable {
         }
         guard accepted else { throw .queueFull }
     }
+}
 
-    /// Checks `Authorization: Bearer` against `IMAGO_SECRET`, in constant time.
-    private func authorize(_ headers: HTTPFields) throws(ServiceError) {
-        guard let secret = configuration.secret else { return }
-        let given = headers[.authorization] ?? ""
-        let expected = "Bearer \(secret)"
-        guard ConstantTime.equals(given, expected) else { throw .invalidSecret }
-    }
-
-    /// An incoming `X-Request-ID` when it is short printable ASCII, else a new random one.
-    static func requestID(from header: String?) -> String {
-        if let h = header, !h.isEmpty, h.utf8.count <= 128, h.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return h }
-        var g = SystemRandomNumberGenerator()
-        return String(g.next() as UInt64, radix: 16, uppercase: false)
-    }
-
-    /// Runs `body`, failing with 503 ``ServiceError/requestTimeout`` after `limit`.
-    private func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                throw ServiceError.requestTimeout
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw ServiceError.requestTimeout }
-            return first
-        }
+/// The `IMAGO_SECRET` check, shared by ``ServiceAuthorizationMiddleware`` and
+/// ``ImageService/respond(method:path:headers:)``.
+enum ServiceAuthorization {
+    /// Checks `Authorization: Bearer <secret>` in constant time; no secret, no check.
+    ///
+    /// - Throws: 403 ``ServiceError/invalidSecret``.
+    static func check(_ headers: HTTPFields, secret: String?) throws(ServiceError) {
+        guard let secret else { return }
+        guard ConstantTime.equals(headers[.authorization] ?? "", "Bearer \(secret)") else { throw .invalidSecret }
     }
 }
 

@@ -1,3 +1,4 @@
+public import HTTPTypes
 import ImagoCore
 import ImagoLoading
 import ImagoServiceURL
@@ -9,8 +10,8 @@ import ImagoServiceURL
 /// with 500. Messages about sources are generic: they never carry the addresses or bodies a
 /// source answered with.
 public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The HTTP status code.
-    public var status: Int
+    /// The HTTP status (`HTTPResponseError`'s: Hummingbird answers a thrown error with it).
+    public var status: HTTPResponse.Status
     /// A short code: `invalid_url`, `invalid_signature`, `source_not_found` and the like.
     public var code: String
     /// What was wrong, for people.
@@ -20,13 +21,13 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Creates an error.
     public init(status: Int, code: String, message: String, retryAfter: Int? = nil) {
-        self.status = status
+        self.status = HTTPResponse.Status(code: status)
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
     }
 
-    public var description: String { "\(status) \(code): \(message)" }
+    public var description: String { "\(status.code) \(code): \(message)" }
 
     // MARK: The status table
 

@@ -4,22 +4,53 @@ public import FoundationEssentials
 public import Foundation
 #endif
 public import HTTPTypes
+public import ImagoCoders
+public import NIOCore
 
 /// What ``ImageService`` answers: a status, headers and a body, independent of the HTTP server
-/// that sends them (``ImageService/addRoutes(to:at:operations:)`` hands them to Hummingbird).
+/// that sends them (``ImageService/addRoutes(to:at:operations:middleware:)`` hands them to
+/// Hummingbird, streaming a file body from where it lies).
 public struct ServiceResponse: Sendable {
+    /// A response's body.
+    public enum Body: Sendable {
+        /// Bytes in a buffer (empty for 304 and `HEAD`).
+        case bytes(ByteBuffer)
+        /// A file sent as it is (a cached source answered raw or unprocessed), read a piece at a
+        /// time as the client takes it.
+        // Indirect, as `ImageRequest.Source.file`: one layout wherever the enum is copied.
+        indirect case file(ImageFile)
+    }
+
     /// The status.
     public var status: HTTPResponse.Status
     /// The headers, `Content-Type` and `Cache-Control` among them; `Content-Length` is the server's.
     public var headers: HTTPFields
-    /// The body (empty for 304 and for `HEAD`).
-    public var body: Data
+    /// The body.
+    public var body: Body
 
-    /// Creates a response.
-    public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: Data = Data()) {
+    /// Creates a response; the body defaults to none.
+    public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: Body = .bytes(ByteBuffer())) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// The body's size in bytes.
+    public var bodyCount: Int {
+        switch body {
+        case .bytes(let buffer): buffer.readableBytes
+        case .file(let file): file.size
+        }
+    }
+
+    /// The whole body in memory (a file read): for callers that want bytes, such as tests.
+    ///
+    /// - Throws: `CocoaError(.fileReadUnknown)` when the file cannot be read.
+    public func bodyData() throws -> Data {
+        switch body {
+        case .bytes(let buffer): Data(buffer.readableBytesView)
+        case .file(let file): try file.contents()
+        }
     }
 }
 

@@ -98,17 +98,26 @@ struct ServeCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "imago.server")
+        // What concerns the whole process is decided here, not in the library: glibc's arenas and
+        // mapping threshold, the workers' CPUs, and returning freed memory.
+        // The arena cap takes full effect only when the start-up hook set it before any thread existed.
+        let arenas = imago_server_start_arenas()
+        if configuration.mallocArenas > 0 { ProcessHeap.limitArenas(configuration.mallocArenas) }
+        if configuration.mallocMmapThreshold > 0 { ProcessHeap.mapLargeAllocations(from: configuration.mallocMmapThreshold) }
+        let pinning = WorkerPinning.plan(configuration.workerAffinity, workers: configuration.workers, allowed: WorkerPinning.allowedCPUs)
         let service: ImageService
         do {
-            service = try ImageService(configuration: configuration, logger: logger, metricsRegistry: registry)
+            service = try ImageService(configuration: configuration, logger: logger, metricsRegistry: registry,
+                                       laneHooks: pinning?.laneHooks)
         } catch {
             throw ValidationError("\(error)")
         }
         for (name, value) in configuration.summary { logger.debug("\(name)=\(value)") }
-        // The arena cap took effect only if the start-up hook set it before any thread existed.
-        let arenas = imago_server_start_arenas()
         logger.debug("malloc arenas capped before start: \(arenas > 0 ? String(arenas) : arenas == 0 ? "no" : "not glibc")")
-        try await ImageServer(service: service, logger: logger).run()
+        let placement = pinning.map { "pinned to CPUs \($0.description)" } ?? "not pinned"
+        logger.info("\(configuration.workers) workers, \(placement)")
+        try await ImageServer(service: service, logger: logger)
+            .run(services: [HeapTrimmer(service: service, interval: configuration.freeMemoryInterval)])
     }
 }
 

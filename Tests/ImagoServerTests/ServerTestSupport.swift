@@ -95,7 +95,9 @@ final class ServiceHarness: Sendable {
                                        connector: connector)
         let port = Mutex<Int?>(nil)
         let server = Task {
-            try await ImageServer(service: service, logger: silent).run(handleSignals: false) { _, bound in
+            // With a heap trimmer beside it, as the imago-server executable runs it.
+            let trimmer = HeapTrimmer(service: service, interval: configuration.freeMemoryInterval)
+            try await ImageServer(service: service, logger: silent).run(handleSignals: false, services: [trimmer]) { _, bound in
                 port.withLock { $0 = bound }
             }
         }

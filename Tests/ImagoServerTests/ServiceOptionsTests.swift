@@ -170,9 +170,9 @@ struct ServiceOptionsTests {
             #expect(plain["content-disposition"] == "inline; filename=\"photo.jpg\"")
             #expect(try await h.get(h.plain("fn:holiday", "/img/photo.jpg", ext: "png"))["content-disposition"] == "inline; filename=\"holiday.png\"")
             #expect(try await h.get(h.plain("att:1", "/img/photo.jpg"))["content-disposition"] == "attachment; filename=\"photo.jpg\"")
-            #expect(ImageService.contentDisposition(name: "été", format: .jpeg, attachment: true)
+            #expect(ServiceHeaders.contentDisposition(name: "été", format: .jpeg, attachment: true)
                     == "attachment; filename=\"_t_.jpg\"; filename*=UTF-8''%C3%A9t%C3%A9.jpg")
-            #expect(ImageService.contentDisposition(name: "a\"b/c", format: .png, attachment: false) == "inline; filename=\"abc.png\"")
+            #expect(ServiceHeaders.contentDisposition(name: "a\"b/c", format: .png, attachment: false) == "inline; filename=\"abc.png\"")
             let busted = try await h.get(h.plain("w:60/cb:v2", "/img/photo.jpg"))
             #expect(busted.body == plain.body && busted["etag"] != plain["etag"])
             // Page 1 of the animation: its green frame, as a still.

@@ -1,9 +1,28 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import Hummingbird
+import ImagoCoders
 import ImagoCore
 @testable import ImagoServer
 import ImagoTestSupport
+import Synchronization
 import Testing
+
+/// Adds `X-Seen-Status` with the status the rest answered (or threw): an app's own middleware.
+struct StatusWitness<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            var response = try await next(request, context)
+            response.headers[HTTPField.Name("X-Seen-Status")!] = String(response.status.code)
+            return response
+        } catch let error as any HTTPResponseError {
+            var response = try error.response(from: request, context: context)
+            response.headers[HTTPField.Name("X-Seen-Status")!] = "thrown \(error.status.code)"
+            return response
+        }
+    }
+}
 
 /// The service is a thin adapter on the pipeline: each request's source is fetched once, its
 /// format told once, its header read once, and each stage's coalescing table asked once.
@@ -46,5 +65,73 @@ struct ServicePipelineTests {
             #expect(notModified.status == 304)
             expectOneOfEach(notModified.probe, stages: ["fetch"], none: ["download", "encode", "process", "decode"], "304")
         }
+    }
+
+    @Test("a cached source sent as it is (raw, skp) streams from its file: the same bytes, by respond() and over HTTP")
+    func fileBodies() async throws {
+        try await ServiceHarness.with { h in
+            let source = try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.noisy(width: 500, height: 400)), as: .png)
+            #expect(source.count > 300 << 10)
+            h.origin.register("big.png", data: source, contentType: "image/png")
+            #expect(try await h.get(h.plain("w:10", "/img/big.png")).status == 200)   // now in the cache
+            let raw = await h.service.respond(method: .get, path: h.plain("raw:1", "/img/big.png"), headers: [:])
+            guard case .file(let file) = raw.body else { Issue.record("a cached source is sent from its file"); return }
+            let rawBytes = try raw.bodyData()
+            #expect(file.size == source.count && rawBytes == source)
+            for options in ["raw:1", "skp:png"] {
+                let reply = try await h.get(h.plain(options, "/img/big.png"))
+                #expect(reply.status == 200 && reply.body == source && reply["content-length"] == String(source.count), "\(options)")
+            }
+            #expect(h.origin.count("/img/big.png") == 1)
+        }
+    }
+
+    @Test("an app orders the middleware itself; a ServiceError thrown past them answers with its status and JSON")
+    func ownMiddleware() async throws {
+        let origin = try await TestHTTPServer.start()
+        defer { Task { await origin.stop() } }
+        origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 40))
+        let directory = try TestFiles.temporaryDirectory("imago-own-middleware")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = ServerConfiguration()
+        configuration.allowLoopbackSources = true
+        configuration.cacheDirectory = directory.path
+        configuration.secret = "s3cret"
+        let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent)
+        let router = Router()
+        // Only some of the service's middleware, in an order of the app's, around a witness of its own;
+        // no request-id middleware, so Hummingbird answers the thrown errors itself.
+        router.add(middleware: StatusWitness())
+            .add(middleware: ServiceAuthorizationMiddleware(secret: configuration.secret))
+            .add(middleware: ServiceDeadlineMiddleware(limit: .seconds(60)))
+        service.addRoutes(to: router, middleware: false)
+        let port = Mutex<Int?>(nil)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
+                              logger: ServiceHarness.silent)
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { task.cancel() }
+        try await eventually { port.withLock { $0 } != nil }
+        let base = "http://127.0.0.1:\(port.withLock { $0 } ?? 0)"
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { Task { try? await client.shutdown() } }
+        func get(_ path: String, secret: String?) async throws -> (status: Int, seen: String?, body: Data) {
+            var request = HTTPClientRequest(url: base + path)
+            if let secret { request.headers.add(name: "Authorization", value: "Bearer \(secret)") }
+            let response = try await client.execute(request, timeout: .seconds(120))
+            return (Int(response.status.code), response.headers.first(name: "X-Seen-Status"),
+                    Data(try await response.body.collect(upTo: 1 << 24).readableBytesView))
+        }
+        let path = "/_/w:20/plain/http://127.0.0.1:\(origin.port)/img/a.png"
+        let ok = try await get(path, secret: "s3cret")
+        let width = try ImageCoderRegistry.shared.decode(ok.body).pixelSize.width
+        #expect(ok.status == 200 && ok.seen == "200" && width == 20)
+        let refused = try await get(path, secret: "wrong")
+        #expect(refused.status == 403 && refused.seen == "thrown 403")
+        let body = try JSONSerialization.jsonObject(with: refused.body) as? [String: String]
+        #expect(body?["error"] == "invalid_secret" && body?["requestId"] == "", "no request-id middleware, no id: \(String(describing: body))")
+        let missing = try await get("/_/w:20/plain/http://127.0.0.1:\(origin.port)/img/none.png", secret: "s3cret")
+        #expect(missing.status == 404 && missing.seen == "thrown 404")
+        await service.shutdown()
     }
 }

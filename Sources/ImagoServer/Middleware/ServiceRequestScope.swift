@@ -1,0 +1,36 @@
+import Synchronization
+
+/// What the service knows of the request in flight, shared by its middleware and handler through
+/// a task-local: the request id (for the `X-Request-ID` header, error bodies and the log), when
+/// it arrived, and the source's host once the handler knows it (for the access log).
+///
+/// ``ServiceRequestIDMiddleware`` binds it; without that middleware the errors carry an empty id.
+public final class ServiceRequestScope: Sendable {
+    /// The scope of the request the current task serves, if any.
+    @TaskLocal public static var current: ServiceRequestScope?
+
+    /// The request id: the client's `X-Request-ID` when it is short printable ASCII, else a new one.
+    public let id: String
+    /// When the request arrived.
+    public let started: ContinuousClock.Instant
+    private let host = Mutex<String?>(nil)
+
+    /// Creates a scope for a request carrying `X-Request-ID: requestID` (`nil`: none).
+    public init(requestID: String?) {
+        id = Self.requestID(from: requestID)
+        started = .now
+    }
+
+    /// The source's host, once the handler has fetched it (`local` for local files); `nil` before.
+    public var sourceHost: String? {
+        get { host.withLock { $0 } }
+        set { host.withLock { $0 = newValue } }
+    }
+
+    /// An incoming `X-Request-ID` when it is short printable ASCII, else a new random one.
+    static func requestID(from header: String?) -> String {
+        if let h = header, !h.isEmpty, h.utf8.count <= 128, h.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return h }
+        var g = SystemRandomNumberGenerator()
+        return String(g.next() as UInt64, radix: 16, uppercase: false)
+    }
+}

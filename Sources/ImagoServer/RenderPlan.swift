@@ -1,0 +1,176 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCoders
+import ImagoCore
+import ImagoLoading
+import ImagoProcessing
+import ImagoServiceURL
+
+/// What one request will produce, decided from the header before any pixel is decoded.
+struct RenderPlan: Sendable {
+    var format: ImageFormat
+    /// Every frame of an animation is kept.
+    var animated: Bool
+    /// The response depends on `Accept`.
+    var variesByAccept: Bool
+    var autoRotate: Bool
+    var stripMetadata: Bool
+    var keepCopyright: Bool
+    var stripColorProfile: Bool
+    var quality: Int
+    var flattenColor: RGBA8?
+    var limits: DecodingLimits
+    var maxResultDimension: Int?
+
+    /// Everything besides the options and the source that changes the bytes: part of the ETag.
+    var recipe: String {
+        "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
+            + "q=\(quality);mrd=\(maxResultDimension ?? 0)"
+    }
+
+    /// Formats whose encoders here write animations (AVIF as a libavif image sequence).
+    static let animatedFormats: Set<ImageFormat> = [.gif, .webp, .apng, .jxl, .avif]
+
+    /// The memberwise initialiser.
+    init(format: ImageFormat, animated: Bool, variesByAccept: Bool, autoRotate: Bool, stripMetadata: Bool, keepCopyright: Bool,
+         stripColorProfile: Bool, quality: Int, flattenColor: RGBA8?, limits: DecodingLimits, maxResultDimension: Int?) {
+        self.format = format
+        self.animated = animated
+        self.variesByAccept = variesByAccept
+        self.autoRotate = autoRotate
+        self.stripMetadata = stripMetadata
+        self.keepCopyright = keepCopyright
+        self.stripColorProfile = stripColorProfile
+        self.quality = quality
+        self.flattenColor = flattenColor
+        self.limits = limits
+        self.maxResultDimension = maxResultDimension
+    }
+
+    /// Checks the header against the limits and decides the output.
+    ///
+    /// - Throws: 422 ``ServiceError`` for a source over a limit or an output format that
+    ///   cannot be written.
+    init(info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration,
+         coders: ImageCoderRegistry) throws {
+        let maxResolution = options.maxSourceResolution ?? configuration.maxSourceResolution
+        let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
+        let pixels = info.width.multipliedReportingOverflow(by: info.height)
+        guard !pixels.overflow, Double(pixels.partialValue) <= maxResolution * 1_000_000 else {
+            throw ServiceError(status: 422, code: "limit_exceeded",
+                               message: "the source is \(info.width)x\(info.height), over the limit of \(maxResolution) megapixels")
+        }
+        let sourceAnimated = info.frameCount > 1 && options.page == nil
+
+        var variesByAccept = false
+        let format: ImageFormat
+        if let asked = options.format {
+            guard coders.canEncode(asked) else {
+                throw ServiceError(status: 422, code: "unsupported_format", message: "\(asked.rawValue) results cannot be encoded here")
+            }
+            format = asked
+        } else {
+            var chosen: ImageFormat?
+            if configuration.autoAVIF || configuration.autoWebP {
+                variesByAccept = true
+                let accepts = AcceptHeader(accept)
+                if configuration.autoAVIF, !sourceAnimated, coders.canEncode(.avif), accepts.explicitlyAccepts("image/avif") {
+                    chosen = .avif
+                } else if configuration.autoWebP, coders.canEncode(.webp), accepts.explicitlyAccepts("image/webp") {
+                    chosen = .webp
+                }
+            }
+            if let chosen {
+                format = chosen
+            } else if coders.canEncode(info.format), !sourceAnimated || Self.animatedFormats.contains(info.format) {
+                format = info.format
+            } else if sourceAnimated {
+                format = coders.canEncode(.webp) ? .webp : .gif
+            } else {
+                format = info.hasAlpha ? .png : .jpeg
+            }
+        }
+        let animated = sourceAnimated && Self.animatedFormats.contains(format)
+        if animated {
+            guard info.frameCount <= maxFrames else {
+                throw ServiceError(status: 422, code: "limit_exceeded",
+                                   message: "the source has \(info.frameCount) frames, over the limit of \(maxFrames)")
+            }
+            let total = Double(pixels.partialValue) * Double(info.frameCount)
+            guard total <= configuration.maxAnimationPixels * 1_000_000 else {
+                throw ServiceError(status: 422, code: "limit_exceeded",
+                                   message: "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(configuration.maxAnimationPixels)")
+            }
+        }
+        let quality = options.formatQuality[format] ?? (options.quality > 0 ? options.quality : nil)
+            ?? configuration.formatQuality[format] ?? configuration.quality
+        let limits = DecodingLimits(maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+                                    maxFrames: animated || options.page != nil ? maxFrames : 1_000_000,
+                                    maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
+                                    maxBytes: Int.max,
+                                    maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+                                    // A vector render stops within the request's time.
+                                    maxRenderSeconds: min(20, Self.seconds(configuration.requestTimeout)))
+        self.init(format: format, animated: animated, variesByAccept: variesByAccept,
+                          autoRotate: options.autoRotate ?? configuration.autoRotate,
+                          stripMetadata: options.stripMetadata ?? configuration.stripMetadata,
+                          keepCopyright: options.keepCopyright ?? configuration.keepCopyright,
+                          stripColorProfile: options.stripColorProfile ?? configuration.stripColorProfile,
+                          quality: quality,
+                          flattenColor: options.background ?? (Self.hasAlpha(format) ? nil : RGBA8(r: 255, g: 255, b: 255)),
+                          limits: limits,
+                          maxResultDimension: options.maxResultDimension ?? configuration.maxResultDimension)
+    }
+
+    static func hasAlpha(_ format: ImageFormat) -> Bool { format != .jpeg }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// The request that makes the answer: the source, the imgproxy options as one transformer,
+    /// the decode's shrink-on-load hint, and the output the plan chose. The pipeline's encode
+    /// stage decodes, transforms and encodes it on the worker queue, shared by every identical
+    /// request in flight (and, for 2 s, by those that follow), or converts it in rows when
+    /// nothing changes a pixel.
+    func request(from source: ServiceSource, info: ImageInfo, options: ProcessingOptions) -> ImageRequest {
+        let plan = self
+        var upright = plan.autoRotate ? info.orientation.orientedSize(info.pixelSize) : info.pixelSize
+        if options.rotate % 180 == 90 { upright = PixelSize(width: upright.height, height: upright.width) }
+        // A page is measured as decoded: the header gives only the first page's size, and a
+        // TIFF's pages each have their own (so no shrink-on-load hint either).
+        let pageAlone = options.page != nil
+        let transformer = ServiceTransformer(options: options, autoRotate: plan.autoRotate,
+                                             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
+                                             flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
+        var request = source.request
+        request.transformers = [transformer]
+        request.options = [.transformAnimatedImage, .retryFailed]
+        // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
+        if !pageAlone, var hint = ServiceGeometry(options: options).decodeHint(sourceWidth: upright.width, sourceHeight: upright.height,
+                                                                               vector: info.format.isVector) {
+            // The hint is in the decoder's (stored) orientation.
+            if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {
+                hint = PixelSize(width: hint.height, height: hint.width)
+            }
+            request.decodeSizeHint = info.format == .jpeg
+                ? ServiceGeometry.reductionHint(hint, source: PixelSize(width: info.width, height: info.height)) : hint
+        }
+        // An animation's frames are decoded one at a time as the transformer takes them.
+        request.frames = plan.animated ? .lazy : .first
+        // One page alone: a TIFF page at its own size, an animation's frame composited on demand.
+        request.page = options.page
+        request.colorManagement = plan.stripColorProfile
+        request.limits = plan.limits
+        request.output = ImageRequest.Output(
+            format: plan.format,
+            options: EncodeOptions(quality: Double(plan.quality) / 100, backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255)),
+            metadata: !plan.stripMetadata ? .keep : plan.keepCopyright ? .copyrightOnly : .strip,
+            keepsColorProfile: !plan.stripColorProfile, maxBytes: options.maxBytes > 0 ? options.maxBytes : nil,
+            passesThroughUnchanged: false)
+        return request
+    }
+}

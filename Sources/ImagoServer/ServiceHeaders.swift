@@ -1,0 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+import ImagoDiskIO
+
+/// The service's validators and content headers: strong `ETag`s over the source's digest and
+/// the recipe, `If-None-Match` matching, content types and `Content-Disposition`.
+enum ServiceHeaders {
+    /// The version in every `ETag`: a new Imago may render differently.
+    static let version = "imago-0.1"
+
+    /// A strong ETag over the source's digest and everything that shapes the result.
+    static func etag(_ digest: UInt64, _ recipe: String) -> String {
+        let r = Checksum.fast64(Data((recipe + "|" + version).utf8))
+        return "\"\(hex(digest))\(hex(r))\""
+    }
+
+    private static func hex(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    /// Whether `If-None-Match` names `etag` (or is `*`); weak comparison, as RFC 9110 asks for GET.
+    static func matches(_ header: String?, _ etag: String) -> Bool {
+        guard let header else { return false }
+        for item in header.split(separator: ",") {
+            var tag = item.trimmingSpaces
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag == etag { return true }
+        }
+        return false
+    }
+
+    static func contentType(of format: ImageFormat) -> String {
+        format == .apng ? "image/png" : format.mimeType
+    }
+
+    /// `inline; filename="name.ext"`, with an RFC 8187 `filename*` when the name is not ASCII.
+    static func contentDisposition(name: String, format: ImageFormat, attachment: Bool) -> String {
+        let base = baseName(name + ".x")
+        let file = base + "." + (format.fileExtensions.first ?? format.rawValue)
+        let ascii = String(file.unicodeScalars.map { $0.isASCII ? Character($0) : "_" })
+        var value = "\(attachment ? "attachment" : "inline"); filename=\"\(ascii)\""
+        if ascii != file {
+            let encoded = file.utf8.map { b -> String in
+                let c = Character(Unicode.Scalar(b))
+                return b < 0x80 && (c.isLetter || c.isNumber || "-._~".contains(c)) ? String(c) : (b < 0x10 ? "%0" : "%") + String(b, radix: 16, uppercase: true)
+            }.joined()
+            value += "; filename*=UTF-8''\(encoded)"
+        }
+        return value
+    }
+
+    /// A file name without its extension, reduced to safe characters.
+    static func baseName(_ name: String) -> String {
+        var base = Substring(name)
+        if let dot = base.lastIndex(of: "."), dot > base.startIndex { base = base[..<dot] }
+        let safe = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "\"" && $0 != "\\" && $0 != "/" && $0.value != 0x7F }
+            .map(Character.init))
+        return safe.isEmpty ? "image" : String(safe.prefix(120))
+    }
+}
