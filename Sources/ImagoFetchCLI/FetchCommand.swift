@@ -44,7 +44,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Decode partial images while bytes arrive (counted in the summary).")
     var progressive = false
 
-    @Option(help: "Transfers at once.")
+    @Option(help: "URLs in progress at once, each from its download to its file (so at most N transfers, and N sources held).")
     var concurrency: Int = 6
 
     @Option(help: "Seconds to wait for a response head, and between body bytes.")
@@ -128,34 +128,46 @@ struct FetchCommand: AsyncParsableCommand {
         let written = WrittenFiles()
         // Files are written off the cooperative pool, two at a time.
         let writes = WorkQueue(label: "imago.fetch.writes", maxConcurrentCount: 2)
-        let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group -> [Int: Outcome] in
-            for (index, url) in parsed.enumerated() {
-                group.addTask {
-                    var request = template
-                    request.source = .url(url)
-                    let progress: @Sendable (ImageDownloadProgress) -> Void = { p in
-                        guard showProgress else { return }
-                        let total = received.update(index, p)
-                        Self.drawProgress(received: total.0, expected: total.1)
-                    }
-                    do {
-                        if progressive {
-                            return (index, try await Self.loadImage(request, manager: manager, plan: plan, index: index, written: written,
-                                                                    progress: progress))
-                        }
-                        if plan.needsPixels {
-                            return (index, try await Self.loadEncoded(request, manager: manager, plan: plan, index: index, written: written,
-                                                                      writes: writes))
-                        }
-                        return (index, try await Self.loadBytes(request, manager: manager, plan: plan, index: index, written: written,
-                                                                progress: progress))
-                    } catch {
-                        return (index, Outcome(error: (error as? ImageLoadingError)?.description ?? CLIFailure.describe(error)))
-                    }
+        // Decoding, encoding and writing a source is done by at most one more load than there are
+        // workers: the others wait with their downloaded bytes, not with an encoded file each.
+        let encodes = PriorityGate(limit: WorkQueue.processing.maxConcurrentCount + 1)
+        let load: @Sendable (Int, URL) async -> (Int, Outcome) = { index, url in
+            var request = template
+            request.source = .url(url)
+            let progress: @Sendable (ImageDownloadProgress) -> Void = { p in
+                guard showProgress else { return }
+                let total = received.update(index, p)
+                Self.drawProgress(received: total.0, expected: total.1)
+            }
+            do {
+                if progressive {
+                    return (index, try await Self.loadImage(request, manager: manager, plan: plan, index: index, written: written,
+                                                            progress: progress))
                 }
+                if plan.needsPixels {
+                    return (index, try await Self.loadEncoded(request, manager: manager, plan: plan, index: index, written: written,
+                                                              writes: writes, slots: encodes))
+                }
+                return (index, try await Self.loadBytes(request, manager: manager, plan: plan, index: index, written: written,
+                                                        progress: progress))
+            } catch {
+                return (index, Outcome(error: (error as? ImageLoadingError)?.description ?? CLIFailure.describe(error)))
+            }
+        }
+        // At most --concurrency URLs in progress at once, each from its download to its file: a
+        // download that finishes before a worker is free waits holding its bytes, so the window
+        // bounds memory as well as transfers.
+        let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group -> [Int: Outcome] in
+            var pending = parsed.enumerated().makeIterator()
+            for _ in 0..<concurrency {
+                guard let (index, url) = pending.next() else { break }
+                group.addTask { await load(index, url) }
             }
             var all: [Int: Outcome] = [:]
-            for await (i, o) in group { all[i] = o }
+            for await (i, o) in group {
+                all[i] = o
+                if let (index, url) = pending.next() { group.addTask { await load(index, url) } }
+            }
             return all
         }
         if showProgress { Console.error("\r\u{1B}[K") }
@@ -224,13 +236,17 @@ struct FetchCommand: AsyncParsableCommand {
         return Outcome(source: result.source, line: line)
     }
 
-    /// Loads, processes and encodes through the pipeline's encode stage (the encode runs on its
-    /// queue right after the decode, so bitmaps do not pile up), writes the result off the
-    /// cooperative pool, and keeps only a summary line. Bytes that need no change (no
+    /// Fetches the source, then (one of at most workers + 1 loads at a time) processes and
+    /// encodes it through the pipeline's encode stage (the encode runs on its queue right after
+    /// the decode, so bitmaps do not pile up) and writes the result off the cooperative pool;
+    /// keeps only a summary line. Bytes that need no change (no
     /// processing, the same format) are written as they came.
     private static func loadEncoded(_ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
-                                    written: WrittenFiles, writes: WorkQueue) async throws -> Outcome {
-        let result = try await manager.loadEncodedImage(with: request)
+                                    written: WrittenFiles, writes: WorkQueue, slots: PriorityGate) async throws -> Outcome {
+        let source = try await manager.loadSource(with: request)
+        try await slots.enter(priority: PriorityCell(request.priority))
+        defer { slots.leave() }
+        let result = try await manager.loadEncodedImage(with: request, source: source)
         var line = "\(result.source.rawValue.padding(7)) \(result.pixelSize.width)x\(result.pixelSize.height) \(Console.byteCount(result.byteCount))"
         if result.revalidated { line += " (not modified)" }
         if let url = request.url, let path = try await plan.save(result, url: url, index: index, written: written, writes: writes) {
