@@ -53,6 +53,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        // Spans for the pipeline's stages (the API only; nothing is exported without a tracer).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.6.0"),
+        // OTLP export of those spans, in imago-server only; OTLP over HTTP alone (no gRPC stack).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
         // `swift package generate-documentation --target Imago`; a plugin only, nothing is linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -121,7 +125,8 @@ let package = Package(
                                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                                .product(name: "Logging", package: "swift-log"),
-                               .product(name: "Metrics", package: "swift-metrics")],
+                               .product(name: "Metrics", package: "swift-metrics"),
+                               .product(name: "Tracing", package: "swift-distributed-tracing")],
                 swiftSettings: strict),
 
         .target(name: "ImagoAnimation", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict),
@@ -141,7 +146,8 @@ let package = Package(
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                .product(name: "Prometheus", package: "swift-prometheus"),
                                .product(name: "Metrics", package: "swift-metrics"),
-                               .product(name: "Logging", package: "swift-log")],
+                               .product(name: "Logging", package: "swift-log"),
+                               .product(name: "Tracing", package: "swift-distributed-tracing")],
                 swiftSettings: strict),
 
         .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoAnimation"],
@@ -169,7 +175,10 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                          .product(name: "Prometheus", package: "swift-prometheus"),
                                          .product(name: "Metrics", package: "swift-metrics"),
-                                         .product(name: "Logging", package: "swift-log")],
+                                         .product(name: "Logging", package: "swift-log"),
+                                         .product(name: "Tracing", package: "swift-distributed-tracing"),
+                                         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                         .product(name: "OTel", package: "swift-otel")],
                           swiftSettings: strict),
 
         // Helpers shared by the test targets: corpus location, MD5, synthetic fixtures, a scripted
@@ -196,9 +205,16 @@ let package = Package(
                     dependencies: ["ImagoLoading", "ImagoTestSupport", "ImagoLoadingExitProbe",
                                    .product(name: "AsyncHTTPClient", package: "async-http-client")],
                     swiftSettings: strict),
+        // Child process for the tracing test: a library load exported over OTLP, as an app sets it up.
+        .executableTarget(name: "ImagoTracingProbe",
+                          dependencies: ["ImagoLoading", "ImagoCore", .product(name: "OTel", package: "swift-otel"),
+                                         .product(name: "Tracing", package: "swift-distributed-tracing"),
+                                         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                         .product(name: "Logging", package: "swift-log")],
+                          path: "Tests/ImagoTracingProbe", swiftSettings: strict),
         .testTarget(name: "ImagoServiceURLTests", dependencies: ["ImagoServiceURL"], swiftSettings: strict),
         .testTarget(name: "ImagoServerTests",
-                    dependencies: ["ImagoServer", "ImagoServiceURL", "ImagoServerCLI", "ImagoCLI", "ImagoTestSupport", "ImagoCore", "ImagoCoders",
+                    dependencies: ["ImagoServer", "ImagoServiceURL", "ImagoServerCLI", "ImagoCLI", "ImagoTracingProbe", "ImagoTestSupport", "ImagoCore", "ImagoCoders",
                                    "ImagoLoading", "ImagoProcessing",
                                    .product(name: "Hummingbird", package: "hummingbird"),
                                    .product(name: "AsyncHTTPClient", package: "async-http-client")],

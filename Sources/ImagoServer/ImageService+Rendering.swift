@@ -14,11 +14,22 @@ import NIOCore
 struct Rendered: Sendable {
     var body: ServiceResponse.Body
     var format: ImageFormat
+    /// How long its decode, transform and encode took (none for a source sent as it is).
+    var timings = ImageLoadTimings()
 }
 
 extension ImageService {
     /// Answers with the processed image (or `/info`'s JSON) for a loaded source.
     func answer(source: ServiceSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields) async throws -> ServiceResponse {
+        var timings = source.loaded.timings
+        var response = try await answer(source: source, options: options, info: wantsInfo, headers: headers, timings: &timings)
+        if configuration.serverTiming, !timings.stages.isEmpty { response.headers[.serverTiming] = timings.serverTimingValue }
+        return response
+    }
+
+    /// ``answer(source:options:info:headers:)``'s body, adding the render's stages to `timings`.
+    private func answer(source: ServiceSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields,
+                        timings: inout ImageLoadTimings) async throws -> ServiceResponse {
         let digest = source.digest
         if options.raw, !wantsInfo {
             let sniffed = (try? source.loaded.input.format()) ?? nil
@@ -52,6 +63,7 @@ extension ImageService {
             return notModified(etag: etag, source: source, varies: plan.variesByAccept)
         }
         let rendered = try await render(source: source, info: info, options: options, plan: plan)
+        timings = timings.adding(rendered.timings)
         return imageResponse(rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: etag, source: source, options: options,
                              varies: plan.variesByAccept, headers: headers)
     }
@@ -67,8 +79,8 @@ extension ImageService {
             throw ServiceError(error)
         }
         switch encoded.contents {
-        case .data(let data): return Rendered(body: .bytes(ByteBuffer(bytes: data)), format: encoded.format)
-        case .file(let file): return Rendered(body: .file(file), format: encoded.format)
+        case .data(let data): return Rendered(body: .bytes(ByteBuffer(bytes: data)), format: encoded.format, timings: encoded.timings)
+        case .file(let file): return Rendered(body: .file(file), format: encoded.format, timings: encoded.timings)
         }
     }
 

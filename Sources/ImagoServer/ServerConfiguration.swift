@@ -119,6 +119,20 @@ public struct ServerConfiguration: Sendable {
     /// `IMAGO_PLAYGROUND`: serve the playground page at `/`, to try options on a source and
     /// see the URL, the result and its size. Default `false`.
     public var playground = false
+    /// `IMAGO_SERVER_TIMING`: send a `Server-Timing` header with each stage's duration (disk,
+    /// download, queue, decode, transform, encode). Default `false`: it tells clients about the
+    /// service's inside.
+    public var serverTiming = false
+    /// `IMAGO_OTEL_ENABLE`: export spans of every request's stages over OTLP (the `imago-server`
+    /// executable sets the exporter up; an app embedding the service bootstraps its own tracer).
+    /// Default `false`.
+    public var otelEnabled = false
+    /// `IMAGO_OTEL_ENDPOINT`: the OTLP/HTTP collector's base URL. Default `http://127.0.0.1:4318`.
+    public var otelEndpoint = "http://127.0.0.1:4318"
+    /// `IMAGO_OTEL_PROTOCOL`: `http/protobuf` (default) or `http/json`.
+    public var otelProtocol = "http/protobuf"
+    /// `IMAGO_OTEL_SERVICE_NAME`: the `service.name` spans carry. Default `imago-server`.
+    public var otelServiceName = "imago-server"
 
     /// The defaults.
     public init() {}
@@ -204,6 +218,21 @@ public struct ServerConfiguration: Sendable {
             freeMemoryInterval = try env.seconds("IMAGO_FREE_MEMORY_INTERVAL") ?? freeMemoryInterval
         }
         playground = try env.bool("IMAGO_PLAYGROUND") ?? playground
+        serverTiming = try env.bool("IMAGO_SERVER_TIMING") ?? serverTiming
+        otelEnabled = try env.bool("IMAGO_OTEL_ENABLE") ?? otelEnabled
+        if let endpoint = env["IMAGO_OTEL_ENDPOINT"] {
+            guard endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://") else {
+                throw ConfigurationError(variable: "IMAGO_OTEL_ENDPOINT", reason: "'\(endpoint)' is not an http or https URL")
+            }
+            otelEndpoint = endpoint
+        }
+        if let value = env["IMAGO_OTEL_PROTOCOL"] {
+            guard value == "http/protobuf" || value == "http/json" else {
+                throw ConfigurationError(variable: "IMAGO_OTEL_PROTOCOL", reason: "'\(value)' is not http/protobuf or http/json")
+            }
+            otelProtocol = value
+        }
+        if let name = env["IMAGO_OTEL_SERVICE_NAME"], !name.isEmpty { otelServiceName = name }
     }
 
     /// The host and port of ``bind``.
@@ -242,7 +271,9 @@ public struct ServerConfiguration: Sendable {
          ("IMAGO_MALLOC_ARENAS", mallocArenas == 0 ? "(glibc default)" : "\(mallocArenas)"),
          ("IMAGO_MALLOC_MMAP_THRESHOLD", mallocMmapThreshold == 0 ? "(glibc default)" : "\(mallocMmapThreshold)"),
          ("IMAGO_FREE_MEMORY_INTERVAL", freeMemoryInterval == .zero ? "(off)" : "\(freeMemoryInterval)"),
-         ("IMAGO_PLAYGROUND", "\(playground)")]
+         ("IMAGO_PLAYGROUND", "\(playground)"), ("IMAGO_SERVER_TIMING", "\(serverTiming)"),
+         ("IMAGO_OTEL_ENABLE", "\(otelEnabled)"), ("IMAGO_OTEL_ENDPOINT", otelEndpoint), ("IMAGO_OTEL_PROTOCOL", otelProtocol),
+         ("IMAGO_OTEL_SERVICE_NAME", otelServiceName)]
     }
 }
 
@@ -289,6 +320,11 @@ extension ServerConfiguration {
         "IMAGO_MALLOC_MMAP_THRESHOLD": "bytes from which allocations are mapped apart and unmapped when freed; 0: glibc's default",
         "IMAGO_FREE_MEMORY_INTERVAL": "seconds between malloc_trim calls (also when idle); 0: never",
         "IMAGO_PLAYGROUND": "serve the playground page at /",
+        "IMAGO_SERVER_TIMING": "send Server-Timing with each stage's duration",
+        "IMAGO_OTEL_ENABLE": "export spans of each request's stages over OTLP/HTTP",
+        "IMAGO_OTEL_ENDPOINT": "the OTLP/HTTP collector's base URL",
+        "IMAGO_OTEL_PROTOCOL": "http/protobuf or http/json",
+        "IMAGO_OTEL_SERVICE_NAME": "the service.name spans carry",
     ]
 }
 

@@ -57,4 +57,5 @@ public struct ServiceResponse: Sendable {
 extension HTTPField.Name {
     static let xRequestID = HTTPField.Name("X-Request-ID")!
     static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let serverTiming = HTTPField.Name("Server-Timing")!
 }

@@ -10,7 +10,10 @@ import ImagoServer
 import ImagoServiceURL
 import Logging
 import Metrics
+import OTel
 import Prometheus
+import ServiceLifecycle
+import Tracing
 
 /// The `imago-server` executable (and `imago serve`, `imago sign`, which hand over to it).
 @main
@@ -116,8 +119,29 @@ struct ServeCommand: AsyncParsableCommand {
         logger.debug("malloc arenas capped before start: \(arenas > 0 ? String(arenas) : arenas == 0 ? "no" : "not glibc")")
         let placement = pinning.map { "pinned to CPUs \($0.description)" } ?? "not pinned"
         logger.info("\(configuration.workers) workers, \(placement)")
-        try await ImageServer(service: service, logger: logger)
-            .run(services: [HeapTrimmer(service: service, interval: configuration.freeMemoryInterval)])
+        var services: [any Service] = [HeapTrimmer(service: service, interval: configuration.freeMemoryInterval)]
+        if configuration.otelEnabled {
+            services.append(try Self.bootstrapTracing(configuration))
+            logger.info("spans exported over OTLP to \(configuration.otelEndpoint) (\(configuration.otelProtocol))")
+        }
+        try await ImageServer(service: service, logger: logger).run(services: services)
+    }
+
+    /// Makes swift-otel's OTLP/HTTP span exporter the process's tracer (W3C trace context
+    /// propagation, batched export; the `OTEL_*` variables of the OpenTelemetry specification
+    /// still tune it) and returns the service that exports, to run beside the server.
+    static func bootstrapTracing(_ configuration: ServerConfiguration) throws -> any Service {
+        var otel = OTel.Configuration.default
+        otel.serviceName = configuration.otelServiceName
+        otel.logs.enabled = false
+        otel.metrics.enabled = false
+        otel.traces.exporter = .otlp
+        let base = configuration.otelEndpoint.hasSuffix("/") ? String(configuration.otelEndpoint.dropLast()) : configuration.otelEndpoint
+        otel.traces.otlpExporter.endpoint = base.hasSuffix("/v1/traces") ? base : base + "/v1/traces"
+        otel.traces.otlpExporter.protocol = configuration.otelProtocol == "http/json" ? .httpJSON : .httpProtobuf
+        let (tracer, exporter) = try OTel.makeTracingBackend(configuration: otel)
+        InstrumentationSystem.bootstrap(tracer)
+        return exporter
     }
 }
 

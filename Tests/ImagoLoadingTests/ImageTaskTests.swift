@@ -20,7 +20,7 @@ struct ImageTaskTests {
         for try await event in task.events {
             if case .completed(let r) = event { events.append("completed \(r.source)") } else { events.append("other") }
         }
-        #expect(events == ["completed memory"] && task.cacheKey == url.absoluteString)
+        #expect(events == ["completed memory"] && task.cacheKey == url.absoluteString, "\(events) \(task.cacheKey)")
     }
 
     @Test("a refused request's task fails at once; its events throw the same error")

@@ -192,4 +192,24 @@ struct PipelineEncodeTests {
             #expect(alone.count(ProbeEvent.lookup(stage)) == 1, "\(stage): \(alone.all)")
         }
     }
+
+    @Test("each load reports its stages' timings: download, queue wait, decode, transform, encode; a memory hit none")
+    func timings() async throws {
+        let loader = MockDataLoader()
+        loader.register("/t.png", data: pngFixture(width: 120))
+        let manager = ImageManager(configuration: ImageManager.Configuration(
+            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let request = ImageRequest(url: loader.url("/t.png"), transformers: [ImageTransformers.Flip(horizontal: true, vertical: false)])
+        let loaded = try await manager.imageTask(with: request).value
+        #expect(loaded.timings.download > .zero && loaded.timings.decode > .zero && loaded.timings.transform > .zero)
+        #expect(loaded.timings.encode == .zero && loaded.timings.diskRead == .zero)
+        #expect(loaded.timings.stages.map(\.name).starts(with: ["download"]))
+        let hit = try await manager.loadImage(with: request)
+        #expect(hit.source == .memory && hit.timings == ImageLoadTimings())
+        var encode = request
+        encode.output = ImageRequest.Output(format: .webp, quality: 0.7)
+        let encoded = try await manager.loadEncodedImage(with: encode)
+        #expect(encoded.timings.encode > .zero && encoded.timings.serverTimingValue.contains("encode;dur="))
+    }
 }
+

@@ -29,12 +29,13 @@ struct StatusWitness<Context: RequestContext>: RouterMiddleware {
 @Suite("Service on the pipeline: one of each per request", .serialized)
 struct ServicePipelineTests {
     /// Answers `path` with a probe bound, and returns the status and what the probe counted.
-    func probed(_ h: ServiceHarness, _ path: String, headers: HTTPFields = [:]) async -> (status: Int, etag: String?, probe: PipelineProbe) {
+    func probed(_ h: ServiceHarness, _ path: String, headers: HTTPFields = [:])
+        async -> (status: Int, etag: String?, serverTiming: String?, probe: PipelineProbe) {
         let probe = PipelineProbe()
         let response = await PipelineProbe.$current.withValue(probe) {
             await h.service.respond(method: .get, path: path, headers: headers)
         }
-        return (response.status.code, response.headers[.eTag], probe)
+        return (response.status.code, response.headers[.eTag], response.headers[HTTPField.Name("Server-Timing")!], probe)
     }
 
     func expectOneOfEach(_ probe: PipelineProbe, stages: [String], none: [String], _ kind: String) {
@@ -50,6 +51,7 @@ struct ServicePipelineTests {
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), contentType: "image/jpeg")
             let resized = await probed(h, h.plain("rs:fit:200:200", "/img/photo.jpg"))
             #expect(resized.status == 200)
+            #expect(resized.serverTiming == nil, "Server-Timing only when IMAGO_SERVER_TIMING is on")
             expectOneOfEach(resized.probe, stages: ["download", "fetch", "encode", "process", "decode"], none: [], "resized")
 
             let cached = await probed(h, h.plain("rs:fit:100:100", "/img/photo.jpg"))

@@ -44,6 +44,10 @@ public struct EncodedImageResult: Sendable {
     public var method: Method
     /// The request.
     public var request: ImageRequest
+    /// How long each stage took: disk read or download (unless the caller fetched the source
+    /// with ``ImageManager/loadSource(with:)``, whose ``LoadedSource/timings`` has them), queue
+    /// wait, decode, transform, encode.
+    public var timings = ImageLoadTimings()
 
     /// The size in bytes.
     public var byteCount: Int {

@@ -21,6 +21,9 @@ public struct ImageLoadResult: Sendable {
     public var cacheKey: String
     /// Whether a revalidation (``ImageRequest/Options/refreshCached``) got 304 and kept the cached bytes.
     public var revalidated: Bool = false
+    /// How long each stage took: disk read or download, queue wait, decode, transform. Zero
+    /// for a memory hit.
+    public var timings = ImageLoadTimings()
 
     /// The URL asked for, for a URL request.
     public var url: URL? { request.url }

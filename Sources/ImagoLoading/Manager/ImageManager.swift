@@ -211,8 +211,14 @@ public final class ImageManager: Sendable {
                 encoded = try await pipeline.encode(request, keys: keys, priority: PriorityCell(request.priority),
                                                     fetched: source?.fetched).value()
             }
+            var timings = encoded.timings
+            if source != nil {
+                // The fetch is the caller's, and is reported with its source.
+                timings.diskRead = .zero
+                timings.download = .zero
+            }
             return EncodedImageResult(contents: encoded.contents, format: encoded.format, pixelSize: encoded.pixelSize, source: encoded.source,
-                                      revalidated: encoded.revalidated, method: encoded.method, request: request)
+                                      revalidated: encoded.revalidated, method: encoded.method, request: request, timings: timings)
         } catch {
             throw ImageLoadingError(error)
         }

@@ -76,7 +76,7 @@ public final class ImageTask: Sendable {
             data = try? await pipeline.readDisk(dataKey, priority: priorityCell, strict: false)?.data
         }
         return ImageLoadResult(image: p.image, data: data, source: p.source, request: request, cacheKey: cacheKey,
-                               revalidated: p.revalidated)
+                               revalidated: p.revalidated, timings: p.timings)
     }
 
     var subscription: ImagePipeline.ProcessSubscription? {

@@ -38,6 +38,8 @@ public struct LoadedSource: Sendable {
 
     /// The size in bytes.
     public var byteCount: Int { fetched.input.byteCount }
+    /// How long the disk read or the download took.
+    public var timings: ImageLoadTimings { fetched.timings }
 
     /// The header's facts, read once by the decoder of its format (a file's first bytes only,
     /// for JPEG and PNG).

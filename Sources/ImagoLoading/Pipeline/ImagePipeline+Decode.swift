@@ -50,9 +50,12 @@ extension ImagePipeline {
             await partials?.close()
         }
         let input = fetched.input
-        let image = try await configuration.processingQueue.run(priority: context) { try step.decode(input) }
+        let decoded = try await configuration.processingQueue.measured("imago.decode", priority: context) { try step.decode(input) }
         // The bytes decode: now they are worth keeping.
         await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
-        return DecodedImage(image: image, fetched: fetched)
+        var timings = fetched.timings
+        timings.queueWait += decoded.wait
+        timings.decode += decoded.run
+        return DecodedImage(image: decoded.value, fetched: fetched, timings: timings)
     }
 }

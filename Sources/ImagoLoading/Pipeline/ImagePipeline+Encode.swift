@@ -7,6 +7,7 @@ import ImagoCoders
 import ImagoCore
 import ImagoProcessing
 import Synchronization
+import Tracing
 
 extension ImagePipeline {
     typealias EncodeSubscription = SharedTasks<ImageRequestKeys.EncodeKey, EncodedImage, Never>.Subscription
@@ -16,20 +17,31 @@ extension ImagePipeline {
     /// the caller already fetched (``ImageManager/loadSource(with:)``).
     func encode(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, fetched: FetchedData?) -> EncodeSubscription {
         encodes.subscribe(keys.encode, priority: priority) { [self] (context: EncodeContext) async throws -> EncodedImage in
-            do {
-                encodesStarted.add(1, ordering: .relaxed)
-                let result = try await self.encodeBody(request, keys: keys, context: context, fetched: fetched)
-                if result.source == .network, let url = request.url { failedURLs.remove(url) }
-                if let results {
-                    let cost = if case .data(let data) = result.contents { data.count } else { 1 }
-                    _ = results.setValue(result, forKey: keys.encode, cost: cost)
-                }
+            try await withSpan("imago.load") { span in
+                span.attributes["imago.output"] = request.output.format?.rawValue ?? "auto"
+                let result = try await self.encodeTraced(request, keys: keys, context: context, fetched: fetched)
+                span.attributes["imago.method"] = result.method.rawValue
                 return result
-            } catch {
-                let e = ImageLoadingError(error)
-                if let url = request.url, FailedURLList.blocks(e) { failedURLs.insert(url) }
-                throw e
             }
+        }
+    }
+
+    /// The encode stage's body, inside its span: the failed-URL list kept, results retained.
+    private func encodeTraced(_ request: ImageRequest, keys: ImageRequestKeys, context: EncodeContext,
+                              fetched: FetchedData?) async throws -> EncodedImage {
+        do {
+            encodesStarted.add(1, ordering: .relaxed)
+            let result = try await self.encodeBody(request, keys: keys, context: context, fetched: fetched)
+            if result.source == .network, let url = request.url { failedURLs.remove(url) }
+            if let results {
+                let cost = if case .data(let data) = result.contents { data.count } else { 1 }
+                _ = results.setValue(result, forKey: keys.encode, cost: cost)
+            }
+            return result
+        } catch {
+            let e = ImageLoadingError(error)
+            if let url = request.url, FailedURLList.blocks(e) { failedURLs.insert(url) }
+            throw e
         }
     }
 
@@ -42,7 +54,7 @@ extension ImagePipeline {
                             fetched given: FetchedData?) async throws -> EncodedImage {
         let unprocessed = Self.changesNoPixels(request)
         if given == nil, !unprocessed, keys.process.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
-            return try await encode(image, request: request, context: context, source: .memory, revalidated: false)
+            return try await encode(image, request: request, context: context, source: .memory, revalidated: false, timings: ImageLoadTimings())
         }
         var request = request
         var keys = keys
@@ -62,7 +74,7 @@ extension ImagePipeline {
                 case .file(let file): contents = .file(file)
                 }
                 return EncodedImage(contents: contents, format: info.format, pixelSize: info.pixelSize, source: fetched.source,
-                                    revalidated: fetched.revalidated, method: .passedThrough)
+                                    revalidated: fetched.revalidated, method: .passedThrough, timings: fetched.timings)
             }
             let effect = request.transformers.map { $0.pixelEffect(on: info) }.max() ?? .none
             let reduces = request.thumbnail != nil || request.scaleDownLimitBytes != nil || request.decodeSizeHint != nil
@@ -81,16 +93,17 @@ extension ImagePipeline {
         }
         let processed = try await process(request, keys: keys, priority: context, events: false, fetched: fetched).value()
         return try await encode(processed.image, request: request, context: context, source: processed.source,
-                                revalidated: processed.revalidated)
+                                revalidated: processed.revalidated, timings: processed.timings)
     }
 
     /// Encodes a finished image as the request's output asks, on the processing queue, ahead of
     /// work that starts something new: the bitmap is let go as soon as it can be.
     private func encode(_ image: Image, request: ImageRequest, context: EncodeContext, source: ImageLoadSource,
-                        revalidated: Bool) async throws -> EncodedImage {
+                        revalidated: Bool, timings: ImageLoadTimings) async throws -> EncodedImage {
         let coders = configuration.coders
         let output = request.output
-        let encoded = try await configuration.processingQueue.run(priority: context, continuing: true) { () throws -> EncodedImage in
+        let encoded = try await configuration.processingQueue.measured("imago.encode", priority: context, continuing: true) {
+            () throws -> EncodedImage in
             var out = image
             out.metadata = output.written(image.metadata)
             let format = output.format ?? coders.preferredEncodingFormat(for: out)
@@ -113,7 +126,11 @@ extension ImagePipeline {
                 throw ImageLoadingError.encodingFailed(error)
             }
         }
-        return encoded
+        var result = encoded.value
+        result.timings = timings
+        result.timings.queueWait += encoded.wait
+        result.timings.encode += encoded.run
+        return result
     }
 
     /// A conversion that leaves every pixel as decoded, in rows from decoder to encoder on one
@@ -128,13 +145,16 @@ extension ImagePipeline {
         var decodeOptions = DecodeOptions(colorManagement: request.colorManagement)
         decodeOptions.limits = request.limits ?? configuration.decodingLimits
         let decoding = decodeOptions, coders = configuration.coders, input = fetched.input
-        let data = try await configuration.processingQueue.run(priority: context) { () throws -> Data? in
+        let streamed = try await configuration.processingQueue.measured("imago.transcode", priority: context) { () throws -> Data? in
             try StreamedTranscoding.transcode(input, to: format, options: output.options, decodeOptions: decoding, coders: coders,
                                               metadata: { output.written($0) })
         }
-        return data.map {
+        var timings = fetched.timings
+        timings.queueWait += streamed.wait
+        timings.decode += streamed.run
+        return streamed.value.map {
             EncodedImage(contents: .data($0), format: format, pixelSize: info.pixelSize, source: fetched.source,
-                         revalidated: fetched.revalidated, method: .streamed)
+                         revalidated: fetched.revalidated, method: .streamed, timings: timings)
         }
     }
 

@@ -6,6 +6,7 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
+import Tracing
 
 extension ImagePipeline {
     typealias FetchSubscription = SharedTasks<ImageRequestKeys.FetchKey, FetchedData, FetchEvent>.Subscription
@@ -22,7 +23,12 @@ extension ImagePipeline {
             }
         }
         return fetches.subscribe(keys.fetch, priority: priority, accepts: accepts) { [self] (context: FetchContext) async throws -> FetchedData in
-            try await self.runFetch(request, keys: keys, context: context)
+            try await withSpan("imago.fetch") { span in
+                let fetched = try await self.runFetch(request, keys: keys, context: context)
+                span.attributes["imago.source"] = fetched.source.rawValue
+                span.attributes["imago.bytes"] = fetched.input.byteCount
+                return fetched
+            }
         }
     }
 
@@ -47,15 +53,19 @@ extension ImagePipeline {
                                        validators: pending.metadata, digest: nil, write: nil)
                 }
                 revalidate = CachedResponse(data: pending.data, etag: pending.metadata["etag"], lastModified: pending.metadata["last-modified"])
-            } else if let entry = try await openDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly)) {
+            } else if case let (entry?, read) = try await timedSpan("imago.cache.read", { _ in
+                try await openDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly))
+            }) {
                 let input: ImageInput
                 switch entry.contents {
                 case .data(let data): input = ImageInput(data)
                 case .file(let file): input = ImageInput(file)
                 }
                 guard options.contains(.refreshCached) else {
+                    var timings = ImageLoadTimings()
+                    timings.diskRead = read
                     return FetchedData(input: input, response: nil, source: .disk, revalidated: false, validators: entry.metadata,
-                                       digest: entry.digest, write: nil)
+                                       digest: entry.digest, write: nil, timings: timings)
                 }
                 // Revalidating: the bytes are needed in hand, in case the answer is 304.
                 revalidate = CachedResponse(data: try Self.contents(of: input), etag: entry.metadata["etag"],
@@ -68,12 +78,17 @@ extension ImagePipeline {
             ImageDownloadRequest(url: url, priority: request.priority, headers: request.headers,
                                  progressive: options.contains(.progressive), cachedResponse: revalidate),
             priority: context, events: options.contains(.progressive) || context.hasEventSubscribers)
-        let result = try await download.value { event in
-            switch event {
-            case .progress(let p): context.send(.progress(p))
-            case .partialData(let d): context.send(.partialData(d))
+        let (result, downloading) = try await timedSpan("imago.download") { span in
+            span.attributes["url.full"] = url.absoluteString
+            return try await download.value { event in
+                switch event {
+                case .progress(let p): context.send(.progress(p))
+                case .partialData(let d): context.send(.partialData(d))
+                }
             }
         }
+        var timings = ImageLoadTimings()
+        timings.download = downloading
         // Staged now (a load of the same key reads it at once), written once the bytes have
         // decoded (or, for a bytes-only load, once they arrive).
         var write: PendingWrite?
@@ -84,7 +99,7 @@ extension ImagePipeline {
             write = writer.stage(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey)
         }
         return FetchedData(input: ImageInput(result.data), response: result.response, source: .network, revalidated: result.notModified,
-                           validators: metadata, digest: CachedEntry.digest(of: result.data), write: write)
+                           validators: metadata, digest: CachedEntry.digest(of: result.data), write: write, timings: timings)
     }
 
     /// All of a cached input's bytes (a disk-cache entry is mapped, not copied).

@@ -54,9 +54,12 @@ extension ImagePipeline {
             spec.sizeHint = nil
             let step = DecodeStep(spec: spec, coders: configuration.coders)
             let input = ImageInput(cached.data)
-            if let image = try? await queue.run(priority: context, { try step.decode(input) }) {
-                if keys.process.writesMemory { configuration.memoryCache?.setImage(image, forKey: keys.imageKey) }
-                return ProcessedImage(image: image, data: cached.data, source: .disk, revalidated: false)
+            if let decoded = try? await queue.measured("imago.decode", priority: context, { try step.decode(input) }) {
+                if keys.process.writesMemory { configuration.memoryCache?.setImage(decoded.value, forKey: keys.imageKey) }
+                var timings = ImageLoadTimings()
+                timings.queueWait = decoded.wait
+                timings.decode = decoded.run
+                return ProcessedImage(image: decoded.value, data: cached.data, source: .disk, revalidated: false, timings: timings)
             }
         }
 
@@ -88,12 +91,16 @@ extension ImagePipeline {
         await partials?.close()
 
         var image = decoded.image
+        var timings = decoded.timings
         if !transformers.isEmpty, !image.isAnimated || animated {
             let source = image
             // After its decode: ahead of decodes that start other loads.
-            image = try await queue.run(priority: context, continuing: true) {
+            let transformed = try await queue.measured("imago.transform", priority: context, continuing: true) {
                 try Self.transform(source, with: transformers, animated: animated, limits: limits)
             }
+            image = transformed.value
+            timings.queueWait += transformed.wait
+            timings.transform += transformed.run
         }
         if keys.process.writesMemory { configuration.memoryCache?.setImage(image, forKey: keys.imageKey) }
         if processedOnDisk, options.writesDisk, let writer {
@@ -107,7 +114,7 @@ extension ImagePipeline {
             }
         }
         return ProcessedImage(image: image, data: decoded.fetched.data, source: decoded.fetched.source,
-                              revalidated: decoded.fetched.revalidated)
+                              revalidated: decoded.fetched.revalidated, timings: timings)
     }
 
     /// Applies `transformers` in order; a failure names the transformer. A lazy animation is

@@ -21,6 +21,8 @@ struct FetchedData: Sendable {
     var digest: UInt64?
     /// Downloaded bytes staged for the disk cache: whoever finds them good commits them.
     var write: PendingWrite?
+    /// How long the disk read or the download took.
+    var timings = ImageLoadTimings()
 
     /// Commits the staged write, waiting for it when `wait` is set.
     func commitWrite(wait: Bool) async {
@@ -48,6 +50,8 @@ enum FetchEvent: Sendable {
 struct DecodedImage: Sendable {
     var image: Image
     var fetched: FetchedData
+    /// The fetch's timings and the decode's.
+    var timings: ImageLoadTimings
 }
 
 /// What the decode and process stages report while they run.
@@ -63,6 +67,8 @@ struct ProcessedImage: Sendable {
     var data: Data?
     var source: ImageLoadSource
     var revalidated: Bool
+    /// Every stage's timings so far.
+    var timings = ImageLoadTimings()
 }
 
 /// The encoded result: the encode stage's value, shared by every load of the same key and output.
@@ -74,6 +80,8 @@ struct EncodedImage: Sendable {
     var revalidated: Bool
     /// How it was made.
     var method: EncodedImageResult.Method
+    /// Every stage's timings.
+    var timings = ImageLoadTimings()
 }
 
 /// Accepts every stage event.
