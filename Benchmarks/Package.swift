@@ -1,4 +1,7 @@
 // swift-tools-version: 6.1
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Benchmarks live in their own package so the library's build and tests never compile them.
 import PackageDescription
 
@@ -9,7 +12,7 @@ let package = Package(
         .package(name: "Imago", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0")
     ],
     targets: [
         // package-benchmark suite: `swift package --package-path Benchmarks benchmark`
@@ -17,7 +20,7 @@ let package = Package(
             name: "DecodeBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Imago", package: "Imago"),
+                .product(name: "Imago", package: "Imago")
             ],
             path: "Benchmarks/DecodeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -40,9 +43,11 @@ let package = Package(
         // The loading benchmark's Imago side (scripts/bench-loading): manager against bare AsyncHTTPClient.
         .executableTarget(
             name: "imago-load-bench",
-            dependencies: [.product(name: "ImagoLoading", package: "Imago"), .product(name: "ImagoCache", package: "Imago"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                .product(name: "ImagoLoading", package: "Imago"), .product(name: "ImagoCache", package: "Imago"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio")
+            ],
             path: "Sources/imago-load-bench",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
@@ -60,7 +65,7 @@ let package = Package(
             dependencies: ["CSQLiteBench", .product(name: "ImagoCache", package: "Imago")],
             path: "Sources/imago-disk-bench",
             swiftSettings: [.swiftLanguageMode(.v5)]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

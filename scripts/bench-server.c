@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /* Floors for scripts/bench-server: the C libraries' own decode of each stream's source, timed
  * in one thread. The script turns ms per decode into a req/s floor (cores / time).
  *

@@ -1,4 +1,7 @@
 // swift-tools-version: 6.2
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import PackageDescription
 
 // Serves avatars from an origin through ImageManager: square thumbnails at a few sizes, kept
@@ -9,13 +12,15 @@ let package = Package(
     dependencies: [
         .package(name: "imago", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0")
     ],
     targets: [
-        .executableTarget(name: "ThumbnailServer", dependencies: [
-            .product(name: "Imago", package: "imago"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-        ]),
+        .executableTarget(
+            name: "ThumbnailServer",
+            dependencies: [
+                .product(name: "Imago", package: "imago"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types")
+            ])
     ]
 )

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /*
  * Process glue for the command-line tool: `imago fetch` runs the sibling executable
  * `imago-fetch`, which links the network stack the main tool leaves out.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #include "imago_heap.h"
 
 #include <stdlib.h> /* defines __GLIBC__ on glibc, which the test below needs */

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #include <lcms2.h>
 
 /* lcms2's pixel-type macros are expressions Swift cannot import; name the few Imago uses. */

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -15,14 +18,14 @@ struct ConvertCommand: ParsableCommand {
         commandName: "convert",
         abstract: "Decode an image and encode it again, in the format of --format or of OUT's extension.",
         discussion: """
-        EXIF orientation is applied to the pixels unless --no-orientation is given (then the
-        orientation is kept in the output's EXIF). Embedded ICC profiles are converted to sRGB
-        unless --no-color-management is given (then the profile is kept).
+            EXIF orientation is applied to the pixels unless --no-orientation is given (then the
+            orientation is kept in the output's EXIF). Embedded ICC profiles are converted to sRGB
+            unless --no-color-management is given (then the profile is kept).
 
-        A JPEG converted to JPEG XL with --lossless is recompressed without decoding (about 20%
-        smaller), keeping what is needed to give the JPEG back: converting that JPEG XL to JPEG,
-        with no resize, crop or other change asked for, writes the original JPEG's bytes.
-        """
+            A JPEG converted to JPEG XL with --lossless is recompressed without decoding (about 20%
+            smaller), keeping what is needed to give the JPEG back: converting that JPEG XL to JPEG,
+            with no resize, crop or other change asked for, writes the original JPEG's bytes.
+            """
     )
 
     @Argument(help: "The input image.")
@@ -31,7 +34,10 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "The output file; written atomically.")
     var output: String
 
-    @Option(help: "Output format: jpeg, png, apng, gif, webp, jxl, avif, heic, tiff or bmp. Default: from OUT's extension. An animation stays animated when the format can animate (GIF, APNG, WebP, JPEG XL; an animation written as PNG is an APNG).")
+    @Option(
+        help:
+            "Output format: jpeg, png, apng, gif, webp, jxl, avif, heic, tiff or bmp. Default: from OUT's extension. An animation stays animated when the format can animate (GIF, APNG, WebP, JPEG XL; an animation written as PNG is an APNG)."
+    )
     var format: String?
 
     @Option(help: "Lossy quality, 0-100 (JPEG, lossy WebP, JPEG XL, AVIF, HEIC).")
@@ -55,7 +61,10 @@ struct ConvertCommand: ParsableCommand {
     @Flag(help: "Write only the first frame of an animation (same as --frame 0).")
     var firstFrame = false
 
-    @Option(help: "Make a thumbnail whose longest side is at most N pixels (shrink-on-load, then Lanczos3; never upscales a raster; SVG and PDF are drawn at that size).")
+    @Option(
+        help:
+            "Make a thumbnail whose longest side is at most N pixels (shrink-on-load, then Lanczos3; never upscales a raster; SVG and PDF are drawn at that size)."
+    )
     var thumbnail: Int?
 
     @Option(help: "Render SVG or PDF at this resolution in dots per inch (default: SVG's own size, 96 dpi; PDF's points, 72 dpi).")
@@ -100,18 +109,21 @@ struct ConvertCommand: ParsableCommand {
             var decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
             decodeOptions.renderDPI = dpi
             let chosenFrame = frame ?? (firstFrame ? 0 : nil)
-            var options = EncodeOptions(quality: Double(quality) / 100, lossless: lossless,
-                                        orientation: noOrientation ? .writeEXIF : .bake)
+            var options = EncodeOptions(
+                quality: Double(quality) / 100, lossless: lossless,
+                orientation: noOrientation ? .writeEXIF : .bake)
             options.effort = effort
             let source = try ImageInput(contentsOf: URL(fileURLWithPath: input))
             if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
-               let moved = try losslessJPEGMove(source, to: target) {
+                let moved = try losslessJPEGMove(source, to: target)
+            {
                 try moved.write(to: URL(fileURLWithPath: output), options: .atomic)
                 return
             }
             // A plain conversion to JPEG, PNG or lossy WebP flows from decoder to encoder in rows when the source allows.
             if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
-               let streamed = try StreamedTranscoding.transcode(source, to: target, options: options, decodeOptions: decodeOptions) {
+                let streamed = try StreamedTranscoding.transcode(source, to: target, options: options, decodeOptions: decodeOptions)
+            {
                 try streamed.write(to: URL(fileURLWithPath: output), options: .atomic)
                 return
             }
@@ -141,8 +153,9 @@ struct ConvertCommand: ParsableCommand {
             if let frame = chosenFrame, image.frames.count > 1 || frame > 0 && goal.options.page == nil {
                 guard frame < image.frames.count else { throw Self.outOfRange(frame, image.frames.count) }
                 let chosen = image.frames[frame]
-                image = try Image(frames: [ImageFrame(buffer: chosen.buffer)], loopCount: 1, orientation: image.orientation,
-                                  scale: image.scale, format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
+                image = try Image(
+                    frames: [ImageFrame(buffer: chosen.buffer)], loopCount: 1, orientation: image.orientation,
+                    scale: image.scale, format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
             }
             let encoded = try ImageCoderRegistry.shared.encode(image, as: target, options: options)
             try encoded.write(to: URL(fileURLWithPath: output), options: .atomic)
@@ -210,8 +223,11 @@ struct ConvertCommand: ParsableCommand {
                 throw ImageCodingError.invalidArgument("--tint '\(tint)' is not RRGGBB or RRGGBBAA")
             }
             let rgba = hex.count == 6 ? v << 8 | 0xFF : v
-            steps.append(ImageTransformers.Tint(color: RGBA8(r: UInt8(rgba >> 24), g: UInt8(rgba >> 16 & 0xFF),
-                                                             b: UInt8(rgba >> 8 & 0xFF), a: UInt8(rgba & 0xFF))))
+            steps.append(
+                ImageTransformers.Tint(
+                    color: RGBA8(
+                        r: UInt8(rgba >> 24), g: UInt8(rgba >> 16 & 0xFF),
+                        b: UInt8(rgba >> 8 & 0xFF), a: UInt8(rgba & 0xFF))))
         }
         return steps.isEmpty ? nil : ImageTransformers.Pipeline(steps)
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -40,18 +43,19 @@ struct InfoCommand: ParsableCommand {
             return
         }
         let durations = info.durations.map { Console.decimal($0, places: 3) }.joined(separator: ", ")
-        print("""
-        format:        \(report.format) (\(report.mimeType))
-        size:          \(info.width)x\(info.height) (stored), \(info.orientation.orientedSize(info.pixelSize)) (displayed)
-        orientation:   \(report.orientation)
-        frames:        \(info.frameCount)\(info.format == .pdf || info.pageCount > 1 ? "\npages:         \(info.pageCount)" : "")
-        loop count:    \(info.loopCount == 0 ? "forever" : String(info.loopCount))
-        durations (s): \(durations)
-        alpha:         \(info.hasAlpha ? "yes" : "no")
-        bit depth:     \(info.bitDepth)
-        ICC profile:   \(info.hasICCProfile ? "yes" : "no")
-        progressive:   \(info.progressive ? "yes" : "no")
-        """)
+        print(
+            """
+            format:        \(report.format) (\(report.mimeType))
+            size:          \(info.width)x\(info.height) (stored), \(info.orientation.orientedSize(info.pixelSize)) (displayed)
+            orientation:   \(report.orientation)
+            frames:        \(info.frameCount)\(info.format == .pdf || info.pageCount > 1 ? "\npages:         \(info.pageCount)" : "")
+            loop count:    \(info.loopCount == 0 ? "forever" : String(info.loopCount))
+            durations (s): \(durations)
+            alpha:         \(info.hasAlpha ? "yes" : "no")
+            bit depth:     \(info.bitDepth)
+            ICC profile:   \(info.hasICCProfile ? "yes" : "no")
+            progressive:   \(info.progressive ? "yes" : "no")
+            """)
         if info.format == .ico || info.format == .cur, let entries = try? ICOCoder.entries(of: data) {
             let list = entries.map { e in
                 let depth = e.bitCount > 0 ? " \(e.bitCount)-bit" : ""

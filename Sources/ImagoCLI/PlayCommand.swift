@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ArgumentParser
 import CImagoCLIGlue
 #if canImport(Glibc)
@@ -36,7 +39,8 @@ struct PlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
         abstract: "Play an animation in the terminal (truecolor half-blocks, or kitty graphics).",
-        discussion: "Frames are decoded ahead into a buffer sized from free memory, timed by the player; Ctrl-C stops and restores the terminal. URLs are loaded through imago-fetch."
+        discussion:
+            "Frames are decoded ahead into a buffer sized from free memory, timed by the player; Ctrl-C stops and restores the terminal. URLs are loaded through imago-fetch."
     )
 
     @Argument(help: "An image file, or an http(s) URL.")

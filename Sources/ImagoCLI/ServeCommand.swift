@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ArgumentParser
 
 /// `imago serve` and `imago sign` hand over to the `imago-server` executable beside this one,

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ArgumentParser
 import Dispatch
 #if canImport(FoundationEssentials)
@@ -17,11 +20,11 @@ struct ThumbnailCommand: ParsableCommand {
         commandName: "thumbnail",
         abstract: "Make thumbnails of files and folders (recursively), in parallel.",
         discussion: """
-        Each thumbnail's longest side is at most --size pixels (never upscaled), decoded with
-        shrink-on-load where the format allows and reduced with Lanczos3, EXIF orientation applied.
-        Folders are searched recursively for image files and mirrored under --output. A file that
-        fails is reported and skipped; the exit status is 1 if any failed.
-        """
+            Each thumbnail's longest side is at most --size pixels (never upscaled), decoded with
+            shrink-on-load where the format allows and reduced with Lanczos3, EXIF orientation applied.
+            Folders are searched recursively for image files and mirrored under --output. A file that
+            fails is reported and skipped; the exit status is 1 if any failed.
+            """
     )
 
     @Argument(help: "Image files and folders.")
@@ -78,8 +81,9 @@ struct ThumbnailCommand: ParsableCommand {
                     let thumb = try Thumbnailer.thumbnail(of: ImageInput(contentsOf: job.input), fitting: box)
                     let target = forced ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: thumb)
                     let encoded = try ImageCoderRegistry.shared.encode(thumb, as: target, options: options)
-                    try FileManager.default.createDirectory(at: job.outputStem.deletingLastPathComponent(),
-                                                            withIntermediateDirectories: true)
+                    try FileManager.default.createDirectory(
+                        at: job.outputStem.deletingLastPathComponent(),
+                        withIntermediateDirectories: true)
                     try encoded.write(to: job.outputStem.appendingPathExtension(target.preferredFileExtension), options: .atomic)
                 } catch let e as ImageCodingError {
                     failure = "imago: \(job.input.path): \(e.description)"
@@ -120,9 +124,13 @@ struct ThumbnailCommand: ParsableCommand {
             for relativePath in subpaths where !relativePath.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
                 let file = url.appendingPathComponent(relativePath)
                 guard Console.isRegularFile(file.path),
-                      ImageFormat(fileExtension: PathName.pathExtension(relativePath)) != nil else { continue }
-                jobs.append(Job(input: file, outputStem: outputDir.appendingPathComponent(url.lastPathComponent)
-                                    .appendingPathComponent(PathName.deletingPathExtension(relativePath))))
+                    ImageFormat(fileExtension: PathName.pathExtension(relativePath)) != nil
+                else { continue }
+                jobs.append(
+                    Job(
+                        input: file,
+                        outputStem: outputDir.appendingPathComponent(url.lastPathComponent)
+                            .appendingPathComponent(PathName.deletingPathExtension(relativePath))))
             }
         }
         return jobs

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -55,8 +58,9 @@ package final class TerminalRenderer: @unchecked Sendable {
     /// column and half a row per pixel), keeping the aspect ratio, never larger than it is.
     package func targetSize(for size: PixelSize) -> PixelSize {
         let scale = min(1, Double(columns) / Double(size.width), Double(rows * 2) / Double(size.height))
-        return PixelSize(width: max(1, Int((Double(size.width) * scale).rounded())),
-                         height: max(1, Int((Double(size.height) * scale).rounded())))
+        return PixelSize(
+            width: max(1, Int((Double(size.width) * scale).rounded())),
+            height: max(1, Int((Double(size.height) * scale).rounded())))
     }
 
     /// The escape sequence that draws `buffer` (the `rect` of it, for sprite sheets) at the cursor.
@@ -105,7 +109,7 @@ package final class TerminalRenderer: @unchecked Sendable {
             bytes.append(contentsOf: p.bytes[(y * p.bytesPerRow)..<(y * p.bytesPerRow + p.width * 4)])
         }
         let payload = bytes.base64EncodedString()
-        var out = "\u{1B}_Ga=d,d=i,i=1,q=2\u{1B}\\"   // drop the previous frame
+        var out = "\u{1B}_Ga=d,d=i,i=1,q=2\u{1B}\\"  // drop the previous frame
         var offset = payload.startIndex
         var first = true
         while offset < payload.endIndex {
@@ -137,4 +141,3 @@ package final class TerminalRenderer: @unchecked Sendable {
         Console.output("\u{1B}[0m\u{1B}[?25h")
     }
 }
-

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
 #else
@@ -123,9 +126,11 @@ package enum DiskFile {
         guard let base = mmap(nil, expectedSize, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), base != MAP_FAILED else {
             return nil
         }
-        let data = Data(bytesNoCopy: base, count: expectedSize, deallocator: .custom { pointer, count in
-            munmap(pointer, count)
-        })
+        let data = Data(
+            bytesNoCopy: base, count: expectedSize,
+            deallocator: .custom { pointer, count in
+                munmap(pointer, count)
+            })
         return (data, unchanged)
     }
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CSQLite
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
@@ -104,7 +107,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
             case .int(let v): sqlite3_bind_int64(statement, index, v)
             case .real(let v): sqlite3_bind_double(statement, index, v)
             case .blob(let d?) where d.isEmpty:
-                sqlite3_bind_zeroblob(statement, index, 0)   // an empty value, not NULL
+                sqlite3_bind_zeroblob(statement, index, 0)  // an empty value, not NULL
             case .blob(let d?):
                 d.withUnsafeBytes { _ = sqlite3_bind_blob64(statement, index, $0.baseAddress, sqlite3_uint64($0.count), Self.transient) }
             case .blob(nil): sqlite3_bind_null(statement, index)

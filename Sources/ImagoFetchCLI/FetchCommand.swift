@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -13,12 +16,12 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Load images from URLs through the cache (memory, then disk, then network) and save them.",
         discussion: """
-        Every URL goes through Imago's ImageManager: the disk cache in --cache-dir (the default \
-        cache folder otherwise), one download per URL however often it is named, at most \
-        --concurrency transfers at once. Without processing options the original bytes are saved \
-        as they came; with --thumbnail, --resize or --format the decoded image is processed and \
-        encoded. A summary says where each image came from. URLs may be http, https, file or data.
-        """
+            Every URL goes through Imago's ImageManager: the disk cache in --cache-dir (the default \
+            cache folder otherwise), one download per URL however often it is named, at most \
+            --concurrency transfers at once. Without processing options the original bytes are saved \
+            as they came; with --thumbnail, --resize or --format the decoded image is processed and \
+            encoded. A summary says where each image came from. URLs may be http, https, file or data.
+            """
     )
 
     @Argument(help: "Image URLs (http, https, file or data). The same URL given twice is loaded once.")
@@ -35,7 +38,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var sizing: ResizeArguments
 
-    @Option(help: "Output format (jpeg, png, webp, gif, ...). Default: an output file's extension, else the original bytes, or the image's own format when processed.")
+    @Option(
+        help:
+            "Output format (jpeg, png, webp, gif, ...). Default: an output file's extension, else the original bytes, or the image's own format when processed."
+    )
     var format: String?
 
     @Option(help: "Lossy quality, 0-100, when encoding.")
@@ -56,8 +62,10 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Use the cache only; never go to the network.")
     var offline = false
 
-    @Option(help: ArgumentHelp("Send every request through this proxy: [http|socks5]://[user:password@]host[:port].",
-                               discussion: "Default: the http_proxy, https_proxy, all_proxy and no_proxy variables, as curl reads them."))
+    @Option(
+        help: ArgumentHelp(
+            "Send every request through this proxy: [http|socks5]://[user:password@]host[:port].",
+            discussion: "Default: the http_proxy, https_proxy, all_proxy and no_proxy variables, as curl reads them."))
     var proxy: String?
 
     @Flag(help: "Connect directly, ignoring the proxy variables.")
@@ -66,7 +74,9 @@ struct FetchCommand: AsyncParsableCommand {
     /// The proxies: --proxy, else none with --no-proxy, else the environment's.
     func proxySettings() throws -> ProxySettings {
         if let proxy {
-            guard let parsed = HTTPProxy(url: proxy) else { throw ValidationError("--proxy '\(proxy)' is not a usable proxy: http://[user:password@]host[:port] or socks5://host[:port]") }
+            guard let parsed = HTTPProxy(url: proxy) else {
+                throw ValidationError("--proxy '\(proxy)' is not a usable proxy: http://[user:password@]host[:port] or socks5://host[:port]")
+            }
             return ProxySettings(http: parsed, https: parsed, noProxy: ProxySettings.environment().noProxy)
         }
         return noProxy ? .none : .environment()
@@ -83,7 +93,8 @@ struct FetchCommand: AsyncParsableCommand {
         if proxy != nil && noProxy { throw ValidationError("--proxy and --no-proxy exclude each other") }
         _ = try proxySettings()
         if let output, urls.count > 1, Set(urls).count > 1, ImageFormat(fileExtension: PathName.pathExtension(output)) != nil,
-           !Console.isDirectory(output) {
+            !Console.isDirectory(output)
+        {
             throw ValidationError("--output names a file, but several URLs were given: name a folder")
         }
     }
@@ -119,8 +130,9 @@ struct FetchCommand: AsyncParsableCommand {
         // No memory cache: every image is used once, here, and dropped.
         let manager = ImageManager(configuration: ImageManager.Configuration(memoryCache: nil, dataCache: disk, downloader: downloader))
         let template = try makeRequest()
-        let plan = SavePlan(output: output, format: format.flatMap(ImageFormat.init(cliName:)), quality: quality,
-                            processed: thumbnail != nil || sizing.resize != nil)
+        let plan = SavePlan(
+            output: output, format: format.flatMap(ImageFormat.init(cliName:)), quality: quality,
+            processed: thumbnail != nil || sizing.resize != nil)
 
         if let output, !plan.isFile { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) }
         let received = ProgressTally()
@@ -141,15 +153,27 @@ struct FetchCommand: AsyncParsableCommand {
             }
             do {
                 if progressive {
-                    return (index, try await Self.loadImage(request, manager: manager, plan: plan, index: index, written: written,
-                                                            progress: progress))
+                    return (
+                        index,
+                        try await Self.loadImage(
+                            request, manager: manager, plan: plan, index: index, written: written,
+                            progress: progress)
+                    )
                 }
                 if plan.needsPixels {
-                    return (index, try await Self.loadEncoded(request, manager: manager, plan: plan, index: index, written: written,
-                                                              writes: writes, slots: encodes))
+                    return (
+                        index,
+                        try await Self.loadEncoded(
+                            request, manager: manager, plan: plan, index: index, written: written,
+                            writes: writes, slots: encodes)
+                    )
                 }
-                return (index, try await Self.loadBytes(request, manager: manager, plan: plan, index: index, written: written,
-                                                        progress: progress))
+                return (
+                    index,
+                    try await Self.loadBytes(
+                        request, manager: manager, plan: plan, index: index, written: written,
+                        progress: progress)
+                )
             } catch {
                 return (index, Outcome(error: (error as? ImageLoadingError)?.description ?? CLIFailure.describe(error)))
             }
@@ -203,8 +227,9 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError(CLIFailure.describe(error))
         }
         // What the pipeline encodes: the format asked for (else the image's own), at --quality.
-        request.output = ImageRequest.Output(format: SavePlan.wanted(format: format.flatMap(ImageFormat.init(cliName:)), output: output),
-                                             quality: Double(quality) / 100)
+        request.output = ImageRequest.Output(
+            format: SavePlan.wanted(format: format.flatMap(ImageFormat.init(cliName:)), output: output),
+            quality: Double(quality) / 100)
         if progressive { request.options.insert(.progressive) }
         if refresh { request.options.insert(.refreshCached) }
         if offline { request.options.insert(.fromCacheOnly) }
@@ -214,8 +239,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// Loads and decodes (with the request's processing), saves the encoded result when asked,
     /// and keeps only a summary line.
-    private static func loadImage(_ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
-                                  written: WrittenFiles, progress: @escaping @Sendable (ImageDownloadProgress) -> Void) async throws -> Outcome {
+    private static func loadImage(
+        _ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
+        written: WrittenFiles, progress: @escaping @Sendable (ImageDownloadProgress) -> Void
+    ) async throws -> Outcome {
         var partials = 0
         var result: ImageLoadResult?
         for try await event in manager.imageEvents(with: request) {
@@ -241,8 +268,10 @@ struct FetchCommand: AsyncParsableCommand {
     /// the decode, so bitmaps do not pile up) and writes the result off the cooperative pool;
     /// keeps only a summary line. Bytes that need no change (no
     /// processing, the same format) are written as they came.
-    private static func loadEncoded(_ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
-                                    written: WrittenFiles, writes: WorkQueue, slots: PriorityGate) async throws -> Outcome {
+    private static func loadEncoded(
+        _ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
+        written: WrittenFiles, writes: WorkQueue, slots: PriorityGate
+    ) async throws -> Outcome {
         let source = try await manager.loadSource(with: request)
         try await slots.enter(priority: PriorityCell(request.priority))
         defer { slots.leave() }
@@ -257,8 +286,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// Loads the original bytes only, reads the header for the summary line, and saves the bytes
     /// as they came when asked: no bitmap is made.
-    private static func loadBytes(_ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
-                                  written: WrittenFiles, progress: @escaping @Sendable (ImageDownloadProgress) -> Void) async throws -> Outcome {
+    private static func loadBytes(
+        _ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
+        written: WrittenFiles, progress: @escaping @Sendable (ImageDownloadProgress) -> Void
+    ) async throws -> Outcome {
         let result = try await manager.loadData(with: request, progress: progress)
         let size = (try? ImageCoderRegistry.shared.info(of: result.data)).map { "\($0.pixelSize.width)x\($0.pixelSize.height)" } ?? "?"
         var line = "\(result.source.rawValue.padding(7)) \(size) \(Console.byteCount(result.data.count))"

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -26,8 +29,9 @@ func loadForTerminal(_ text: String, firstFrameOnly: Bool) async throws -> Image
     guard let url = URL(string: text), url.scheme != nil else { throw ValidationError("'\(text)' is not a URL") }
     var downloads = ImageDownloaderConfiguration()
     downloads.proxies = .environment()
-    let manager = ImageManager(configuration: ImageManager.Configuration(
-        memoryCache: nil, dataCache: try DiskCache(directory: DiskCache.defaultDirectory), downloader: ImageDownloader(configuration: downloads)))
+    let manager = ImageManager(
+        configuration: ImageManager.Configuration(
+            memoryCache: nil, dataCache: try DiskCache(directory: DiskCache.defaultDirectory), downloader: ImageDownloader(configuration: downloads)))
     var request = ImageRequest(url: url)
     request.frames = firstFrameOnly ? .first : .lazy
     request.options.insert(.waitStoreCache)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// An `Accept` header's media ranges with their q-values (RFC 9110 §12.5.1), enough to ask
 /// "does this client take image/webp, and how much".
 struct AcceptHeader: Sendable {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Hummingbird
 import ImagoCore
 public import Logging
@@ -39,8 +42,10 @@ public struct ImageServer: Sendable {
     ///     (the port is the real one when `IMAGO_BIND` asked for port 0).
     /// - Throws: ``ConfigurationError`` for an unusable `IMAGO_BIND`; the server's errors when it
     ///   cannot bind.
-    public func run(handleSignals: Bool = true, services: [any Service] = [],
-                    onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }) async throws {
+    public func run(
+        handleSignals: Bool = true, services: [any Service] = [],
+        onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
+    ) async throws {
         let configuration = service.configuration
         let (host, port) = try configuration.bindAddress()
         let router = Router(context: ImageServiceRequestContext.self)
@@ -57,8 +62,9 @@ public struct ImageServer: Sendable {
                 await onListening(host, bound)
             },
             logger: logger)
-        var group = ServiceGroupConfiguration(services: [app] + services, gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
-                                              logger: logger)
+        var group = ServiceGroupConfiguration(
+            services: [app] + services, gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+            logger: logger)
         group.maximumGracefulShutdownDuration = configuration.gracefulStopTimeout
         do {
             try await ServiceGroup(configuration: group).run()

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -28,14 +31,17 @@ extension ImageService {
     }
 
     /// ``answer(source:options:info:headers:)``'s body, adding the render's stages to `timings`.
-    private func answer(source: ServiceSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields,
-                        timings: inout ImageLoadTimings) async throws -> ServiceResponse {
+    private func answer(
+        source: ServiceSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields,
+        timings: inout ImageLoadTimings
+    ) async throws -> ServiceResponse {
         let digest = source.digest
         if options.raw, !wantsInfo {
             let sniffed = (try? source.loaded.input.format()) ?? nil
             let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil } ?? sniffed?.mimeType ?? "application/octet-stream"
-            return imageResponse(Rendered(body: Self.body(of: source), format: sniffed ?? .jpeg), contentType: type,
-                                 etag: ServiceHeaders.etag(digest, "raw"), source: source, options: options, varies: false, headers: headers)
+            return imageResponse(
+                Rendered(body: Self.body(of: source), format: sniffed ?? .jpeg), contentType: type,
+                etag: ServiceHeaders.etag(digest, "raw"), source: source, options: options, varies: false, headers: headers)
         }
         let info: ImageInfo
         do {
@@ -53,8 +59,9 @@ extension ImageService {
         }
         // Sent untouched: checked before planning, so a format no encoder here writes (SVG) passes too.
         if options.skipProcessing.contains(info.format), options.format == nil || options.format == info.format {
-            return imageResponse(Rendered(body: Self.body(of: source), format: info.format), contentType: info.format.mimeType,
-                                 etag: ServiceHeaders.etag(digest, "skp"), source: source, options: options, varies: false, headers: headers)
+            return imageResponse(
+                Rendered(body: Self.body(of: source), format: info.format), contentType: info.format.mimeType,
+                etag: ServiceHeaders.etag(digest, "skp"), source: source, options: options, varies: false, headers: headers)
         }
         let plan = try RenderPlan(info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders)
 
@@ -64,8 +71,9 @@ extension ImageService {
         }
         let rendered = try await render(source: source, info: info, options: options, plan: plan)
         timings = timings.adding(rendered.timings)
-        return imageResponse(rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: etag, source: source, options: options,
-                             varies: plan.variesByAccept, headers: headers)
+        return imageResponse(
+            rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: etag, source: source, options: options,
+            varies: plan.variesByAccept, headers: headers)
     }
 
     /// Decodes (shrinking on load where the result allows), transforms and encodes through the

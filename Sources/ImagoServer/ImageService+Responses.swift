@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,14 +13,17 @@ import NIOCore
 
 extension ImageService {
     /// A 200 with the image, or a 304 when `If-None-Match` already names it.
-    func imageResponse(_ rendered: Rendered, contentType: String, etag: String, source: ServiceSource, options: ProcessingOptions,
-                       varies: Bool, headers: HTTPFields) -> ServiceResponse {
+    func imageResponse(
+        _ rendered: Rendered, contentType: String, etag: String, source: ServiceSource, options: ProcessingOptions,
+        varies: Bool, headers: HTTPFields
+    ) -> ServiceResponse {
         if ServiceHeaders.matches(headers[.ifNoneMatch], etag) { return notModified(etag: etag, source: source, varies: varies) }
         var fields = validatorFields(etag: etag, source: source, varies: varies)
         fields[.contentType] = contentType
         let attachment = options.returnAttachment ?? configuration.returnAttachment
-        fields[.contentDisposition] = ServiceHeaders.contentDisposition(name: options.filename ?? source.baseName, format: rendered.format,
-                                                              attachment: attachment)
+        fields[.contentDisposition] = ServiceHeaders.contentDisposition(
+            name: options.filename ?? source.baseName, format: rendered.format,
+            attachment: attachment)
         return ServiceResponse(status: .ok, headers: fields, body: rendered.body)
     }
 
@@ -43,8 +49,9 @@ extension ImageService {
     func infoResponse(_ info: ImageInfo, source: ServiceSource, digest: UInt64, headers: HTTPFields) throws -> ServiceResponse {
         let etag = ServiceHeaders.etag(digest, "info")
         if ServiceHeaders.matches(headers[.ifNoneMatch], etag) { return notModified(etag: etag, source: source, varies: false) }
-        let report = InfoReport(report: ImageInfo.Report(info), sourceBytes: source.count,
-                                sourceContentType: source.contentType ?? info.format.mimeType)
+        let report = InfoReport(
+            report: ImageInfo.Report(info), sourceBytes: source.count,
+            sourceContentType: source.contentType ?? info.format.mimeType)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body: Data

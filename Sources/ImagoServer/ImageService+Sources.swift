@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -29,7 +32,8 @@ extension ImageService {
             baseName = ServiceHeaders.baseName(name)
         } else {
             guard let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                  let h = url.host, !h.isEmpty else {
+                let h = url.host, !h.isEmpty
+            else {
                 throw ServiceError(status: 400, code: "invalid_source", message: "the source must be an http, https or local URL")
             }
             request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
@@ -46,7 +50,8 @@ extension ImageService {
             throw ServiceError(status: 422, code: "source_too_large", message: "the source is larger than \(maxBytes) bytes")
         }
         if host != "local" { metrics.sourceLoaded(bytes: loaded.byteCount, fromCache: loaded.source != .network) }
-        return ServiceSource(loaded: loaded, request: request, name: source, contentType: loaded.response?.mimeType, lastModified: loaded.lastModified,
-                             host: host, baseName: baseName)
+        return ServiceSource(
+            loaded: loaded, request: request, name: source, contentType: loaded.response?.mimeType, lastModified: loaded.lastModified,
+            host: host, baseName: baseName)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -35,8 +38,10 @@ struct RenderPlan: Sendable {
     static let animatedFormats: Set<ImageFormat> = [.gif, .webp, .apng, .jxl, .avif]
 
     /// The memberwise initialiser.
-    init(format: ImageFormat, animated: Bool, variesByAccept: Bool, autoRotate: Bool, stripMetadata: Bool, keepCopyright: Bool,
-         stripColorProfile: Bool, quality: Int, flattenColor: RGBA8?, limits: DecodingLimits, maxResultDimension: Int?) {
+    init(
+        format: ImageFormat, animated: Bool, variesByAccept: Bool, autoRotate: Bool, stripMetadata: Bool, keepCopyright: Bool,
+        stripColorProfile: Bool, quality: Int, flattenColor: RGBA8?, limits: DecodingLimits, maxResultDimension: Int?
+    ) {
         self.format = format
         self.animated = animated
         self.variesByAccept = variesByAccept
@@ -54,14 +59,17 @@ struct RenderPlan: Sendable {
     ///
     /// - Throws: 422 ``ServiceError`` for a source over a limit or an output format that
     ///   cannot be written.
-    init(info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration,
-         coders: ImageCoderRegistry) throws {
+    init(
+        info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration,
+        coders: ImageCoderRegistry
+    ) throws {
         let maxResolution = options.maxSourceResolution ?? configuration.maxSourceResolution
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
         let pixels = info.width.multipliedReportingOverflow(by: info.height)
         guard !pixels.overflow, Double(pixels.partialValue) <= maxResolution * 1_000_000 else {
-            throw ServiceError(status: 422, code: "limit_exceeded",
-                               message: "the source is \(info.width)x\(info.height), over the limit of \(maxResolution) megapixels")
+            throw ServiceError(
+                status: 422, code: "limit_exceeded",
+                message: "the source is \(info.width)x\(info.height), over the limit of \(maxResolution) megapixels")
         }
         let sourceAnimated = info.frameCount > 1 && options.page == nil
 
@@ -96,33 +104,38 @@ struct RenderPlan: Sendable {
         let animated = sourceAnimated && Self.animatedFormats.contains(format)
         if animated {
             guard info.frameCount <= maxFrames else {
-                throw ServiceError(status: 422, code: "limit_exceeded",
-                                   message: "the source has \(info.frameCount) frames, over the limit of \(maxFrames)")
+                throw ServiceError(
+                    status: 422, code: "limit_exceeded",
+                    message: "the source has \(info.frameCount) frames, over the limit of \(maxFrames)")
             }
             let total = Double(pixels.partialValue) * Double(info.frameCount)
             guard total <= configuration.maxAnimationPixels * 1_000_000 else {
-                throw ServiceError(status: 422, code: "limit_exceeded",
-                                   message: "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(configuration.maxAnimationPixels)")
+                throw ServiceError(
+                    status: 422, code: "limit_exceeded",
+                    message: "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(configuration.maxAnimationPixels)")
             }
         }
-        let quality = options.formatQuality[format] ?? (options.quality > 0 ? options.quality : nil)
+        let quality =
+            options.formatQuality[format] ?? (options.quality > 0 ? options.quality : nil)
             ?? configuration.formatQuality[format] ?? configuration.quality
-        let limits = DecodingLimits(maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
-                                    maxFrames: animated || options.page != nil ? maxFrames : 1_000_000,
-                                    maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
-                                    maxBytes: Int.max,
-                                    maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
-                                    // A vector render stops within the request's time.
-                                    maxRenderSeconds: min(20, Self.seconds(configuration.requestTimeout)))
-        self.init(format: format, animated: animated, variesByAccept: variesByAccept,
-                          autoRotate: options.autoRotate ?? configuration.autoRotate,
-                          stripMetadata: options.stripMetadata ?? configuration.stripMetadata,
-                          keepCopyright: options.keepCopyright ?? configuration.keepCopyright,
-                          stripColorProfile: options.stripColorProfile ?? configuration.stripColorProfile,
-                          quality: quality,
-                          flattenColor: options.background ?? (Self.hasAlpha(format) ? nil : RGBA8(r: 255, g: 255, b: 255)),
-                          limits: limits,
-                          maxResultDimension: options.maxResultDimension ?? configuration.maxResultDimension)
+        let limits = DecodingLimits(
+            maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+            maxFrames: animated || options.page != nil ? maxFrames : 1_000_000,
+            maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
+            maxBytes: Int.max,
+            maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+            // A vector render stops within the request's time.
+            maxRenderSeconds: min(20, Self.seconds(configuration.requestTimeout)))
+        self.init(
+            format: format, animated: animated, variesByAccept: variesByAccept,
+            autoRotate: options.autoRotate ?? configuration.autoRotate,
+            stripMetadata: options.stripMetadata ?? configuration.stripMetadata,
+            keepCopyright: options.keepCopyright ?? configuration.keepCopyright,
+            stripColorProfile: options.stripColorProfile ?? configuration.stripColorProfile,
+            quality: quality,
+            flattenColor: options.background ?? (Self.hasAlpha(format) ? nil : RGBA8(r: 255, g: 255, b: 255)),
+            limits: limits,
+            maxResultDimension: options.maxResultDimension ?? configuration.maxResultDimension)
     }
 
     static func hasAlpha(_ format: ImageFormat) -> Bool { format != .jpeg }
@@ -143,20 +156,25 @@ struct RenderPlan: Sendable {
         // A page is measured as decoded: the header gives only the first page's size, and a
         // TIFF's pages each have their own (so no shrink-on-load hint either).
         let pageAlone = options.page != nil
-        let transformer = ServiceTransformer(options: options, autoRotate: plan.autoRotate,
-                                             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
-                                             flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
+        let transformer = ServiceTransformer(
+            options: options, autoRotate: plan.autoRotate,
+            sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
+            flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
         var request = source.request
         request.transformers = [transformer]
         request.options = [.transformAnimatedImage, .retryFailed]
         // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
-        if !pageAlone, var hint = ServiceGeometry(options: options).decodeHint(sourceWidth: upright.width, sourceHeight: upright.height,
-                                                                               vector: info.format.isVector) {
+        if !pageAlone,
+            var hint = ServiceGeometry(options: options).decodeHint(
+                sourceWidth: upright.width, sourceHeight: upright.height,
+                vector: info.format.isVector)
+        {
             // The hint is in the decoder's (stored) orientation.
             if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {
                 hint = PixelSize(width: hint.height, height: hint.width)
             }
-            request.decodeSizeHint = info.format == .jpeg
+            request.decodeSizeHint =
+                info.format == .jpeg
                 ? ServiceGeometry.reductionHint(hint, source: PixelSize(width: info.width, height: info.height)) : hint
         }
         // An animation's frames are decoded one at a time as the transformer takes them.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -250,30 +253,33 @@ public struct ServerConfiguration: Sendable {
     /// Every variable with its current value, for `--help` and the start-up log (keys, salts and
     /// the secret masked).
     public var summary: [(String, String)] {
-        [("IMAGO_BIND", bind), ("IMAGO_KEY", keys == nil ? "(none)" : "(set)"), ("IMAGO_SALT", salts == nil ? "(none)" : "(set)"),
-         ("IMAGO_SIGNATURE_SIZE", "\(signatureSize)"), ("IMAGO_SECRET", secret == nil ? "(none)" : "(set)"),
-         ("IMAGO_CACHE_DIR", cacheDirectory ?? "(default)"), ("IMAGO_CACHE_SIZE", "\(cacheSize)"),
-         ("IMAGO_LOCAL_ROOT", localRoot ?? "(none)"), ("IMAGO_ALLOWED_SOURCES", allowedSources.isEmpty ? "(any)" : allowedSources.joined(separator: ",")),
-         ("IMAGO_ALLOW_LOOPBACK_SOURCES", "\(allowLoopbackSources)"), ("IMAGO_ALLOW_PRIVATE_SOURCES", "\(allowPrivateSources)"),
-         ("IMAGO_ALLOW_LINK_LOCAL_SOURCES", "\(allowLinkLocalSources)"), ("IMAGO_MAX_SRC_RESOLUTION", "\(maxSourceResolution)"),
-         ("IMAGO_MAX_SRC_FILE_SIZE", "\(maxSourceFileSize)"), ("IMAGO_MAX_REDIRECTS", "\(maxRedirects)"),
-         ("IMAGO_DOWNLOAD_TIMEOUT", "\(downloadTimeout)"), ("IMAGO_REQUEST_TIMEOUT", "\(requestTimeout)"),
-         ("IMAGO_MAX_RESULT_DIMENSION", maxResultDimension.map(String.init) ?? "(none)"),
-         ("IMAGO_ALLOW_SECURITY_OPTIONS", "\(allowSecurityOptions)"), ("IMAGO_QUALITY", "\(quality)"),
-         ("IMAGO_FORMAT_QUALITY", formatQuality.isEmpty ? "(none)" : formatQuality.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: ",")),
-         ("IMAGO_AUTO_WEBP", "\(autoWebP)"), ("IMAGO_AUTO_AVIF", "\(autoAVIF)"), ("IMAGO_MAX_ANIMATION_FRAMES", "\(maxAnimationFrames)"),
-         ("IMAGO_MAX_ANIMATION_FRAME_PIXELS", "\(maxAnimationPixels)"),
-         ("IMAGO_TTL", "\(ttl)"), ("IMAGO_STRIP_METADATA", "\(stripMetadata)"), ("IMAGO_KEEP_COPYRIGHT", "\(keepCopyright)"),
-         ("IMAGO_STRIP_COLOR_PROFILE", "\(stripColorProfile)"), ("IMAGO_AUTO_ROTATE", "\(autoRotate)"),
-         ("IMAGO_RETURN_ATTACHMENT", "\(returnAttachment)"), ("IMAGO_PRESETS", presets.isEmpty ? "(none)" : presets.keys.sorted().joined(separator: ",")),
-         ("IMAGO_WORKERS", "\(workers)"), ("IMAGO_WORKER_AFFINITY", workerAffinity.rawValue), ("IMAGO_QUEUE_SIZE", queueSize == 0 ? "(no limit)" : "\(queueSize)"),
-         ("IMAGO_GRACEFUL_STOP_TIMEOUT", "\(gracefulStopTimeout)"),
-         ("IMAGO_MALLOC_ARENAS", mallocArenas == 0 ? "(glibc default)" : "\(mallocArenas)"),
-         ("IMAGO_MALLOC_MMAP_THRESHOLD", mallocMmapThreshold == 0 ? "(glibc default)" : "\(mallocMmapThreshold)"),
-         ("IMAGO_FREE_MEMORY_INTERVAL", freeMemoryInterval == .zero ? "(off)" : "\(freeMemoryInterval)"),
-         ("IMAGO_PLAYGROUND", "\(playground)"), ("IMAGO_SERVER_TIMING", "\(serverTiming)"),
-         ("IMAGO_OTEL_ENABLE", "\(otelEnabled)"), ("IMAGO_OTEL_ENDPOINT", otelEndpoint), ("IMAGO_OTEL_PROTOCOL", otelProtocol),
-         ("IMAGO_OTEL_SERVICE_NAME", otelServiceName)]
+        [
+            ("IMAGO_BIND", bind), ("IMAGO_KEY", keys == nil ? "(none)" : "(set)"), ("IMAGO_SALT", salts == nil ? "(none)" : "(set)"),
+            ("IMAGO_SIGNATURE_SIZE", "\(signatureSize)"), ("IMAGO_SECRET", secret == nil ? "(none)" : "(set)"),
+            ("IMAGO_CACHE_DIR", cacheDirectory ?? "(default)"), ("IMAGO_CACHE_SIZE", "\(cacheSize)"),
+            ("IMAGO_LOCAL_ROOT", localRoot ?? "(none)"), ("IMAGO_ALLOWED_SOURCES", allowedSources.isEmpty ? "(any)" : allowedSources.joined(separator: ",")),
+            ("IMAGO_ALLOW_LOOPBACK_SOURCES", "\(allowLoopbackSources)"), ("IMAGO_ALLOW_PRIVATE_SOURCES", "\(allowPrivateSources)"),
+            ("IMAGO_ALLOW_LINK_LOCAL_SOURCES", "\(allowLinkLocalSources)"), ("IMAGO_MAX_SRC_RESOLUTION", "\(maxSourceResolution)"),
+            ("IMAGO_MAX_SRC_FILE_SIZE", "\(maxSourceFileSize)"), ("IMAGO_MAX_REDIRECTS", "\(maxRedirects)"),
+            ("IMAGO_DOWNLOAD_TIMEOUT", "\(downloadTimeout)"), ("IMAGO_REQUEST_TIMEOUT", "\(requestTimeout)"),
+            ("IMAGO_MAX_RESULT_DIMENSION", maxResultDimension.map(String.init) ?? "(none)"),
+            ("IMAGO_ALLOW_SECURITY_OPTIONS", "\(allowSecurityOptions)"), ("IMAGO_QUALITY", "\(quality)"),
+            ("IMAGO_FORMAT_QUALITY", formatQuality.isEmpty ? "(none)" : formatQuality.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: ",")),
+            ("IMAGO_AUTO_WEBP", "\(autoWebP)"), ("IMAGO_AUTO_AVIF", "\(autoAVIF)"), ("IMAGO_MAX_ANIMATION_FRAMES", "\(maxAnimationFrames)"),
+            ("IMAGO_MAX_ANIMATION_FRAME_PIXELS", "\(maxAnimationPixels)"),
+            ("IMAGO_TTL", "\(ttl)"), ("IMAGO_STRIP_METADATA", "\(stripMetadata)"), ("IMAGO_KEEP_COPYRIGHT", "\(keepCopyright)"),
+            ("IMAGO_STRIP_COLOR_PROFILE", "\(stripColorProfile)"), ("IMAGO_AUTO_ROTATE", "\(autoRotate)"),
+            ("IMAGO_RETURN_ATTACHMENT", "\(returnAttachment)"), ("IMAGO_PRESETS", presets.isEmpty ? "(none)" : presets.keys.sorted().joined(separator: ",")),
+            ("IMAGO_WORKERS", "\(workers)"), ("IMAGO_WORKER_AFFINITY", workerAffinity.rawValue),
+            ("IMAGO_QUEUE_SIZE", queueSize == 0 ? "(no limit)" : "\(queueSize)"),
+            ("IMAGO_GRACEFUL_STOP_TIMEOUT", "\(gracefulStopTimeout)"),
+            ("IMAGO_MALLOC_ARENAS", mallocArenas == 0 ? "(glibc default)" : "\(mallocArenas)"),
+            ("IMAGO_MALLOC_MMAP_THRESHOLD", mallocMmapThreshold == 0 ? "(glibc default)" : "\(mallocMmapThreshold)"),
+            ("IMAGO_FREE_MEMORY_INTERVAL", freeMemoryInterval == .zero ? "(off)" : "\(freeMemoryInterval)"),
+            ("IMAGO_PLAYGROUND", "\(playground)"), ("IMAGO_SERVER_TIMING", "\(serverTiming)"),
+            ("IMAGO_OTEL_ENABLE", "\(otelEnabled)"), ("IMAGO_OTEL_ENDPOINT", otelEndpoint), ("IMAGO_OTEL_PROTOCOL", otelProtocol),
+            ("IMAGO_OTEL_SERVICE_NAME", otelServiceName)
+        ]
     }
 }
 
@@ -324,7 +330,7 @@ extension ServerConfiguration {
         "IMAGO_OTEL_ENABLE": "export spans of each request's stages over OTLP/HTTP",
         "IMAGO_OTEL_ENDPOINT": "the OTLP/HTTP collector's base URL",
         "IMAGO_OTEL_PROTOCOL": "http/protobuf or http/json",
-        "IMAGO_OTEL_SERVICE_NAME": "the service.name spans carry",
+        "IMAGO_OTEL_SERVICE_NAME": "the service.name spans carry"
     ]
 }
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -26,7 +29,8 @@ extension ServiceError: HTTPResponseError {
 
     /// The JSON error response, never cached.
     func response(requestID: String) -> ServiceResponse {
-        let body = (try? JSONEncoder().encode(ErrorBody(error: code, message: message, requestId: requestID)))
+        let body =
+            (try? JSONEncoder().encode(ErrorBody(error: code, message: message, requestId: requestID)))
             ?? Data("{\"error\":\"internal\"}".utf8)
         var fields = HTTPFields()
         fields[.contentType] = "application/json"

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -48,7 +51,8 @@ enum ServiceHeaders {
         if ascii != file {
             let encoded = file.utf8.map { b -> String in
                 let c = Character(Unicode.Scalar(b))
-                return b < 0x80 && (c.isLetter || c.isNumber || "-._~".contains(c)) ? String(c) : (b < 0x10 ? "%0" : "%") + String(b, radix: 16, uppercase: true)
+                return b < 0x80 && (c.isLetter || c.isNumber || "-._~".contains(c))
+                    ? String(c) : (b < 0x10 ? "%0" : "%") + String(b, radix: 16, uppercase: true)
             }.joined()
             value += "; filename*=UTF-8''\(encoded)"
         }
@@ -59,8 +63,9 @@ enum ServiceHeaders {
     static func baseName(_ name: String) -> String {
         var base = Substring(name)
         if let dot = base.lastIndex(of: "."), dot > base.startIndex { base = base[..<dot] }
-        let safe = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "\"" && $0 != "\\" && $0 != "/" && $0.value != 0x7F }
-            .map(Character.init))
+        let safe = String(
+            base.unicodeScalars.filter { $0.value >= 0x20 && $0 != "\"" && $0 != "\\" && $0 != "/" && $0.value != 0x7F }
+                .map(Character.init))
         return safe.isEmpty ? "image" : String(safe.prefix(120))
     }
 }

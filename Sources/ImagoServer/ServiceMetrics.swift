@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 public import Prometheus
 
@@ -36,8 +39,10 @@ public final class ServiceMetrics: Sendable {
         self.slots = slots
         duration = registry.makeDurationHistogram(
             descriptor: Self.metric("imago_http_request_duration_seconds", "Time from a request's arrival to its response"),
-            buckets: [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
-                      .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)])
+            buckets: [
+                .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+                .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)
+            ])
         inProgress = registry.makeGauge(descriptor: Self.metric("imago_http_requests_in_progress", "Requests being handled now"))
         queueDepth = registry.makeGauge(descriptor: Self.metric("imago_processing_queue_depth", "Requests waiting for a worker"))
         workersBusy = registry.makeGauge(descriptor: Self.metric("imago_processing_workers_busy", "Workers decoding, transforming or encoding now"))
@@ -58,8 +63,10 @@ public final class ServiceMetrics: Sendable {
     func requestFinished(status: Int, duration elapsed: Duration) {
         inProgress.decrement()
         duration.record(elapsed)
-        registry.makeCounter(descriptor: Self.metric("imago_http_requests_total", "Requests answered, by status"),
-                             labels: [("status", String(status))]).increment()
+        registry.makeCounter(
+            descriptor: Self.metric("imago_http_requests_total", "Requests answered, by status"),
+            labels: [("status", String(status))]
+        ).increment()
     }
 
     func sourceLoaded(bytes: Int, fromCache: Bool) {

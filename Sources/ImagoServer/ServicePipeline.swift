@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -16,23 +19,28 @@ struct ServicePipeline {
     let manager: ImageManager
 
     /// - Throws: ``ConfigurationError`` when the cache directory cannot be opened.
-    init(configuration: ServerConfiguration, resolver: any HostResolving, connector: (any HTTPConnecting)?,
-         workers: WorkQueue) throws(ConfigurationError) {
+    init(
+        configuration: ServerConfiguration, resolver: any HostResolving, connector: (any HTTPConnecting)?,
+        workers: WorkQueue
+    ) throws(ConfigurationError) {
         let allowed = configuration.allowedSources
         let sourceGuard = SourceGuard(
-            policy: AddressPolicy(allowsLoopback: configuration.allowLoopbackSources, allowsPrivate: configuration.allowPrivateSources,
-                                  allowsLinkLocal: configuration.allowLinkLocalSources),
+            policy: AddressPolicy(
+                allowsLoopback: configuration.allowLoopbackSources, allowsPrivate: configuration.allowPrivateSources,
+                allowsLinkLocal: configuration.allowLinkLocalSources),
             resolver: resolver,
             permitsURL: { url in SourcePattern.permits(url.absoluteString, patterns: allowed) })
-        let timeouts = ImageDownloadTimeouts(connect: configuration.downloadTimeout, read: configuration.downloadTimeout,
-                                             total: configuration.downloadTimeout)
+        let timeouts = ImageDownloadTimeouts(
+            connect: configuration.downloadTimeout, read: configuration.downloadTimeout,
+            total: configuration.downloadTimeout)
         let http = HTTPDataLoader(connectTimeout: configuration.downloadTimeout, sourceGuard: sourceGuard, connector: connector)
         httpLoader = http
         let headers = ["Accept": ImageDownloaderConfiguration.defaultAccept, "User-Agent": "imago-server/0.1"]
         let downloader = ImageDownloader(
-            configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: max(8, configuration.workers * 4), timeouts: timeouts,
-                                                        headers: headers, maxRedirects: configuration.maxRedirects,
-                                                        maxBodyBytes: configuration.maxSourceFileSize),
+            configuration: ImageDownloaderConfiguration(
+                maxConcurrentDownloads: max(8, configuration.workers * 4), timeouts: timeouts,
+                headers: headers, maxRedirects: configuration.maxRedirects,
+                maxBodyBytes: configuration.maxSourceFileSize),
             loaders: [http])
         var cache: DiskCache?
         if configuration.cacheSize > 0 {
@@ -40,22 +48,25 @@ struct ServicePipeline {
             do {
                 // Sources are opened where they lie (or mapped), not copied: no page faults or
                 // copy per request, and their pages are the page cache's, not the process's.
-                cache = try DiskCache(directory: directory,
-                                      configuration: DiskCache.Configuration(namespace: "sources", maxAge: nil, maxSize: configuration.cacheSize,
-                                                                             mappingThreshold: 64 << 10))
+                cache = try DiskCache(
+                    directory: directory,
+                    configuration: DiskCache.Configuration(
+                        namespace: "sources", maxAge: nil, maxSize: configuration.cacheSize,
+                        mappingThreshold: 64 << 10))
             } catch {
                 throw ConfigurationError(variable: "IMAGO_CACHE_DIR", reason: "the source cache cannot be opened: \(error)")
             }
         }
         var managed = ImageManager.Configuration(
             memoryCache: nil, dataCache: cache, downloader: downloader, coders: .shared, processingQueue: workers,
-            decodingLimits: DecodingLimits(maxPixels: Int(configuration.maxSourceResolution * 1_000_000),
-                                           maxFrames: configuration.maxAnimationFrames,
-                                           maxTotalFramePixels: Int(configuration.maxAnimationPixels * 1_000_000),
-                                           maxBytes: configuration.maxSourceFileSize,
-                                           // imgproxy's max_src_resolution bounds the source as declared,
-                                           // however small the decode.
-                                           maxSourcePixels: Int(configuration.maxSourceResolution * 1_000_000)))
+            decodingLimits: DecodingLimits(
+                maxPixels: Int(configuration.maxSourceResolution * 1_000_000),
+                maxFrames: configuration.maxAnimationFrames,
+                maxTotalFramePixels: Int(configuration.maxAnimationPixels * 1_000_000),
+                maxBytes: configuration.maxSourceFileSize,
+                // imgproxy's max_src_resolution bounds the source as declared,
+                // however small the decode.
+                maxSourcePixels: Int(configuration.maxSourceResolution * 1_000_000)))
         // Results made in the last moments, so requests that straggle in just after a render
         // finished (a client's next connection, a CDN's second miss) still share it.
         managed.resultRetention = .init(costLimit: 32 << 20, ageLimit: .seconds(2))

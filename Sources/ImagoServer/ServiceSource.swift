@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoLoading
 
 /// A source fetched for one request, and what the service adds to it.

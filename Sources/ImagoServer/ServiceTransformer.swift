@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -68,7 +71,8 @@ struct ServiceTransformer: ImageTransforming {
             // equal result, and a resize recomputes only what the changed part reaches.
             let result: PixelBuffer
             if let previous, let changed = turned.changedRect(from: previous.input) {
-                result = try applyUpdating(framePlan, to: turned, previous: previous.output, changed: changed)
+                result =
+                    try applyUpdating(framePlan, to: turned, previous: previous.output, changed: changed)
                     ?? apply(framePlan, to: turned)
             } else if let previous {
                 result = previous.output
@@ -82,9 +86,10 @@ struct ServiceTransformer: ImageTransforming {
         // The pixels are as they will be shown: any orientation left in EXIF would turn them again.
         var metadata = upright.metadata
         metadata.exif = metadata.exif.map { EXIF.settingOrientation(.up, in: EXIF.strippingPrefix($0)) }
-        return try Image(frames: out, loopCount: out.count > 1 ? upright.loopCount : nil, orientation: .up, scale: upright.scale,
-                         format: upright.format, metadata: metadata,
-                         hasAlpha: flattenColor == nil && (upright.hasAlpha || out[0].buffer.format.hasAlphaChannel))
+        return try Image(
+            frames: out, loopCount: out.count > 1 ? upright.loopCount : nil, orientation: .up, scale: upright.scale,
+            format: upright.format, metadata: metadata,
+            hasAlpha: flattenColor == nil && (upright.hasAlpha || out[0].buffer.format.hasAlphaChannel))
     }
 
     /// Every rectangle and size, decided on one frame.
@@ -115,8 +120,9 @@ struct ServiceTransformer: ImageTransforming {
     /// Such an answer can flow from the decoder to the encoder in rows.
     func leavesPixelsAlone(size: PixelSize, opaque: Bool, orientation: ImageOrientation) -> Bool {
         guard Self.keepsPixelsExact(options), options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
-              options.trim == nil, options.page == nil, orientation == .up, flattenColor == nil || opaque,
-              let plan = try? plan(width: size.width, height: size.height, pixels: nil) else { return false }
+            options.trim == nil, options.page == nil, orientation == .up, flattenColor == nil || opaque,
+            let plan = try? plan(width: size.width, height: size.height, pixels: nil)
+        else { return false }
         return plan.trim == nil && plan.crop == nil && plan.resize == nil && plan.fill == nil && plan.extend == nil && plan.padding == nil
     }
 
@@ -129,8 +135,11 @@ struct ServiceTransformer: ImageTransforming {
         let sourceScale = sourceSize.width > 0 ? Double(w) / Double(sourceSize.width) : 1
         if let t = options.trim {
             guard let buffer = pixels else { return nil }
-            guard let rect = ImageAnalysis.trimRect(buffer, color: t.color, threshold: t.threshold,
-                                                    equalHorizontal: t.equalHorizontal, equalVertical: t.equalVertical) else {
+            guard
+                let rect = ImageAnalysis.trimRect(
+                    buffer, color: t.color, threshold: t.threshold,
+                    equalHorizontal: t.equalHorizontal, equalVertical: t.equalVertical)
+            else {
                 throw ImageCodingError.invalidArgument("trim would leave nothing of the image")
             }
             plan.trim = rect
@@ -142,7 +151,8 @@ struct ServiceTransformer: ImageTransforming {
             let origin: (x: Int, y: Int)
             if gravity.kind == .smart {
                 guard let buffer = pixels else { return nil }
-                let region = plan.trim.map { r in (try? ImageTransformers.Crop(x: r.x, y: r.y, width: r.width, height: r.height).transform(buffer)) ?? buffer } ?? buffer
+                let region =
+                    plan.trim.map { r in (try? ImageTransformers.Crop(x: r.x, y: r.y, width: r.width, height: r.height).transform(buffer)) ?? buffer } ?? buffer
                 origin = ImageAnalysis.smartCropOrigin(region, width: c.w, height: c.h)
             } else {
                 origin = ServiceGeometry.place(c.w, c.h, in: w, h, gravity: gravity, pixelScale: sourceScale)
@@ -173,8 +183,9 @@ struct ServiceTransformer: ImageTransforming {
         }
         // From here on sizes are the result's pixels.
         if let canvas = geometry.extendCanvas(width: w, height: h) {
-            let at = ServiceGeometry.place(w, h, in: canvas.width, canvas.height, gravity: options.extendGravity,
-                                           pixelScale: options.dpr)
+            let at = ServiceGeometry.place(
+                w, h, in: canvas.width, canvas.height, gravity: options.extendGravity,
+                pixelScale: options.dpr)
             plan.extend = (at.y, canvas.width - w - at.x, canvas.height - h - at.y, at.x)
             w = canvas.width
             h = canvas.height
@@ -195,11 +206,14 @@ struct ServiceTransformer: ImageTransforming {
     /// ``apply(_:to:)`` for a frame that differs from the one that gave `previous` only inside
     /// `changed`, when the plan is a resize alone: the resize recomputes only the output pixels
     /// the change reaches, and the bytes are ``apply(_:to:)``'s. `nil` for any other plan.
-    func applyUpdating(_ plan: Plan, to buffer: PixelBuffer, previous: PixelBuffer,
-                       changed: (x0: Int, y0: Int, x1: Int, y1: Int)) throws -> PixelBuffer? {
+    func applyUpdating(
+        _ plan: Plan, to buffer: PixelBuffer, previous: PixelBuffer,
+        changed: (x0: Int, y0: Int, x1: Int, y1: Int)
+    ) throws -> PixelBuffer? {
         guard let size = plan.resize, plan.trim == nil, plan.crop == nil, plan.fill == nil, plan.extend == nil, plan.padding == nil,
-              !options.flipHorizontal, !options.flipVertical, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
-              flattenColor == nil else { return nil }
+            !options.flipHorizontal, !options.flipVertical, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
+            flattenColor == nil
+        else { return nil }
         return try Resampler.resize(buffer, to: size, reusing: previous, changed: changed)
     }
 
@@ -207,7 +221,8 @@ struct ServiceTransformer: ImageTransforming {
         // Cropping, flipping and flattening move or blend whole pixels and take any format;
         // only resampling, padding and the filters need premultiplied alpha. A buffer decoded
         // with straight alpha (see `keepsPixelsExact`) stays so, and loses nothing.
-        let premultiply = plan.resize != nil || plan.extend != nil || plan.padding != nil
+        let premultiply =
+            plan.resize != nil || plan.extend != nil || plan.padding != nil
             || options.blur > 0 || options.sharpen > 0 || options.pixelate > 1
         var out = premultiply ? buffer.converted(to: .argb32Premultiplied) : buffer
         out = try cut(out, plan.trim)

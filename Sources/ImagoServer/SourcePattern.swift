@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// `IMAGO_ALLOWED_SOURCES` matching: each pattern is a URL prefix in which `*` stands for any
 /// run of characters other than `/` (so `https://*.example.com/` takes every subdomain, and
 /// `https://cdn.example.com/*/public/` one path segment). A pattern with no path is taken as

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// How imago-server places its worker threads on CPUs: `IMAGO_WORKER_AFFINITY`.
 ///
 /// Left to itself, Linux's scheduler sometimes wakes a worker on the CPU where another worker

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -7,27 +10,29 @@ import Foundation
 /// URL-safe Base64 (RFC 4648 §5): `-` and `_` for `+` and `/`, no padding.
 enum Base64URL {
     static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        String(Data(bytes).base64EncodedString().compactMap { c -> Character? in
-            switch c {
-            case "+": "-"
-            case "/": "_"
-            case "=": nil
-            default: c
-            }
-        })
+        String(
+            Data(bytes).base64EncodedString().compactMap { c -> Character? in
+                switch c {
+                case "+": "-"
+                case "/": "_"
+                case "=": nil
+                default: c
+                }
+            })
     }
 
     /// The bytes, or `nil` for text that is not base64url (padding is optional).
     static func decode(_ text: String) -> [UInt8]? {
         guard text.utf8.allSatisfy({ $0.isBase64URL || $0 == UInt8(ascii: "=") }) else { return nil }
-        var s = String(text.compactMap { c -> Character? in
-            switch c {
-            case "-": "+"
-            case "_": "/"
-            case "=": nil
-            default: c
-            }
-        })
+        var s = String(
+            text.compactMap { c -> Character? in
+                switch c {
+                case "-": "+"
+                case "_": "/"
+                case "=": nil
+                default: c
+                }
+            })
         guard s.count % 4 != 1 else { return nil }
         while s.count % 4 != 0 { s += "=" }
         return Data(base64Encoded: s).map { Array($0) }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -18,8 +21,10 @@ extension ProcessingOptions {
     /// - Throws: ``ServiceURLError/unknownOption(_:)`` naming the option,
     ///   ``ServiceURLError/invalidArgument(option:reason:)``, ``ServiceURLError/unknownPreset(_:)``,
     ///   ``ServiceURLError/securityOptionNotAllowed(_:)``.
-    public init(parsing segments: [String], presets: [String: [String]] = [:],
-                allowSecurityOptions: Bool = false) throws(ServiceURLError) {
+    public init(
+        parsing segments: [String], presets: [String: [String]] = [:],
+        allowSecurityOptions: Bool = false
+    ) throws(ServiceURLError) {
         self.init()
         if let defaults = presets["default"] {
             try apply(defaults, presets: presets, allowSecurityOptions: allowSecurityOptions, depth: 1)
@@ -30,13 +35,17 @@ extension ProcessingOptions {
     /// Applies `segments` on top of these options.
     ///
     /// - Throws: as ``init(parsing:presets:allowSecurityOptions:)``.
-    public mutating func apply(_ segments: [String], presets: [String: [String]] = [:],
-                               allowSecurityOptions: Bool = false) throws(ServiceURLError) {
+    public mutating func apply(
+        _ segments: [String], presets: [String: [String]] = [:],
+        allowSecurityOptions: Bool = false
+    ) throws(ServiceURLError) {
         try apply(segments, presets: presets, allowSecurityOptions: allowSecurityOptions, depth: 0)
     }
 
-    private mutating func apply(_ segments: [String], presets: [String: [String]], allowSecurityOptions: Bool,
-                                depth: Int) throws(ServiceURLError) {
+    private mutating func apply(
+        _ segments: [String], presets: [String: [String]], allowSecurityOptions: Bool,
+        depth: Int
+    ) throws(ServiceURLError) {
         for segment in segments where !segment.isEmpty {
             let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             let name = parts[0]
@@ -111,15 +120,18 @@ extension ProcessingOptions {
         case "trim", "t":
             try a.require(1)
             let threshold = try a.nonNegative(0) ?? 10
-            trim = Trim(threshold: threshold, color: try a.color(1), equalHorizontal: try a.bool(2) ?? false,
-                        equalVertical: try a.bool(3) ?? false)
+            trim = Trim(
+                threshold: threshold, color: try a.color(1), equalHorizontal: try a.bool(2) ?? false,
+                equalVertical: try a.bool(3) ?? false)
         case "padding", "pd":
             try a.require(1)
             let top = try a.count(0) ?? 0
             let right = try a.count(1) ?? top
             let bottom = try a.count(2) ?? top
             let left = try a.count(3) ?? right
-            padding = top == 0 && right == 0 && bottom == 0 && left == 0 ? nil
+            padding =
+                top == 0 && right == 0 && bottom == 0 && left == 0
+                ? nil
                 : Padding(top: top, right: right, bottom: bottom, left: left)
         case "auto_rotate", "ar":
             try a.require(1)
@@ -210,7 +222,7 @@ extension ProcessingOptions {
             try a.require(1)
             raw = try a.bool(0) ?? false
         case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
-             "max_result_dimension", "mrd":
+            "max_result_dimension", "mrd":
             guard allowSecurityOptions else { throw .securityOptionNotAllowed(name) }
             try a.require(1)
             switch name {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// A service URL's path taken apart: `/{signature}/{options}/plain/{source}[@{ext}]`,
 /// `/{signature}/{options}/{base64url source}[.{ext}]`, or either after `/info`.
 ///

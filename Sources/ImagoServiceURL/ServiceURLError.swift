@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// Why a service URL was refused. Each case maps to one HTTP status in the service.
 public enum ServiceURLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The path is not `/{signature}/{options}/{source}`: the message says what is missing.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 @testable import ImagoAnimation
 import ImagoCoders
@@ -101,7 +104,7 @@ struct AnimatedImagePlayerTests {
 
         let expected: [AnimationPlaybackMode: [Int]] = [
             .normal: [1, 2, 3, 0, 1, 2, 3, 0], .reverse: [2, 1, 0, 3, 2, 1, 0, 3],
-            .bounce: [1, 2, 3, 2, 1, 0, 1, 2], .reversedBounce: [2, 1, 0, 1, 2, 3, 2, 1],
+            .bounce: [1, 2, 3, 2, 1, 0, 1, 2], .reversedBounce: [2, 1, 0, 1, 2, 3, 2, 1]
         ]
         for (mode, order) in expected {
             let player = try AnimatedImagePlayer(image: anim, maxBufferSize: 4)
@@ -157,9 +160,9 @@ struct AnimatedImagePlayerTests {
         let rec = Recorder(player)
         await Self.drive(player, [0, 100])
         #expect(rec.frames == [1])
-        await player.waitForBuffer()   // frame 2 is decoded ahead
-        anim.hold()                    // frame 3 will not be
-        player.update(now: ms(200))    // shows 2, asks for 3
+        await player.waitForBuffer()  // frame 2 is decoded ahead
+        anim.hold()  // frame 3 will not be
+        player.update(now: ms(200))  // shows 2, asks for 3
         player.update(now: ms(5_000))  // 3 is due and missing: 2 stays
         player.update(now: ms(9_000))
         let beforeRelease = rec.frames
@@ -203,7 +206,7 @@ struct AnimatedImagePlayerTests {
         await waitFor(4)
         #expect(rec.frames == [1, 2, 0, 1])
         var it = stream.makeAsyncIterator()
-        #expect(await it.next()?.index == 1)   // the newest frame, kept for a slow reader
+        #expect(await it.next()?.index == 1)  // the newest frame, kept for a slow reader
         player.stop()
     }
 
@@ -223,15 +226,19 @@ struct AnimatedImagePlayerTests {
         let frames = try FrameImage(images: [Image(buffer: a), Image(buffer: b)], durations: [0.2])
         #expect(frames.frameCount == 2 && frames.duration(at: 1) == 0.2 && frames.loopCount == 0)
         #expect(try frames.animationFrame(at: 1) == b.converted(to: .argb32Premultiplied))
-        let encoded = try FrameImage(encoded: [ImageCoderRegistry.shared.encode(Image(buffer: a), as: .png),
-                                               ImageCoderRegistry.shared.encode(Image(buffer: b), as: .png)],
-                                     durations: [0.1, 0.3], loopCount: 2)
+        let encoded = try FrameImage(
+            encoded: [
+                ImageCoderRegistry.shared.encode(Image(buffer: a), as: .png),
+                ImageCoderRegistry.shared.encode(Image(buffer: b), as: .png)
+            ],
+            durations: [0.1, 0.3], loopCount: 2)
         #expect(try encoded.animationFrame(at: 1) == b.converted(to: .argb32Premultiplied))
         #expect(encoded.bytesPerFrame == 8 * 6 * 4 && encoded.duration(at: 1) == 0.3)
         #expect(throws: ImageCodingError.self) { try FrameImage(images: [Image(buffer: a)], durations: [0.1, 0.2]) }
 
-        let sheet = try SpriteSheetImage(sheet: Image(buffer: Fixtures.gradient(width: 40, height: 10)),
-                                         rects: (0..<4).map { FrameRect(x: $0 * 10, y: 0, width: 10, height: 10) }, durations: [0.05])
+        let sheet = try SpriteSheetImage(
+            sheet: Image(buffer: Fixtures.gradient(width: 40, height: 10)),
+            rects: (0..<4).map { FrameRect(x: $0 * 10, y: 0, width: 10, height: 10) }, durations: [0.05])
         #expect(sheet.frameCount == 4 && sheet.contentsRect(at: 2) == FrameRect(x: 20, y: 0, width: 10, height: 10))
         #expect(sheet.bytesPerFrame == 400)
         #expect(throws: ImageCodingError.self) {

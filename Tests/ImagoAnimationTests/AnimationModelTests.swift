@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoAnimation
 import ImagoCoders
@@ -135,7 +138,7 @@ struct AnimationModelTests {
             FrameRect(x: 33, y: 8, width: 16, height: 8), FrameRect(x: 32, y: 9, width: 16, height: 8),
             FrameRect(x: -1, y: 0, width: 4, height: 4), FrameRect(x: 0, y: -1, width: 4, height: 4),
             FrameRect(x: 0, y: 0, width: 0, height: 4), FrameRect(x: 0, y: 0, width: 4, height: 0),
-            FrameRect(x: 0, y: 0, width: 49, height: 1), FrameRect(x: Int.max, y: 0, width: 1, height: 1),
+            FrameRect(x: 0, y: 0, width: 49, height: 1), FrameRect(x: Int.max, y: 0, width: 1, height: 1)
         ]
         for rect in outside { #expect(rejects(rect), "\(rect)") }
         #expect(throws: ImageCodingError.invalidArgument("a sprite sheet needs at least one rectangle")) {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Test helper for the disk cache's crash test: writes self-describing entries into a DiskCache
 // forever (until killed). Usage: ImagoCacheCrashWriter DIRECTORY SEED
 // Each value is "IMAGO" + key length + key + version + pattern length + a pattern derived from

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoTestSupport
@@ -16,7 +19,8 @@ struct DiskCacheCrashTests {
         let keyBytes = Array(key.utf8)
         let headerLength = 5 + 1 + keyBytes.count + 8 + 4
         guard bytes.count > headerLength, Array(bytes[0..<5]) == Array("IMAGO".utf8),
-              Int(bytes[5]) == keyBytes.count, Array(bytes[6..<(6 + keyBytes.count)]) == keyBytes else { return false }
+            Int(bytes[5]) == keyBytes.count, Array(bytes[6..<(6 + keyBytes.count)]) == keyBytes
+        else { return false }
         var version: UInt64 = 0
         for i in 0..<8 { version |= UInt64(bytes[6 + keyBytes.count + i]) << (8 * UInt64(i)) }
         var length = 0
@@ -42,9 +46,10 @@ struct DiskCacheCrashTests {
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
         let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 3_000_000)
-        let (key, value) = try #require(try (0..<40).lazy.compactMap { i in
-            try cache.data(forKey: "entry-\(i)").map { ("entry-\(i)", $0) }
-        }.first)
+        let (key, value) = try #require(
+            try (0..<40).lazy.compactMap { i in
+                try cache.data(forKey: "entry-\(i)").map { ("entry-\(i)", $0) }
+            }.first)
         #expect(Self.isIntact(value, key: key))
         #expect(!Self.isIntact(value.dropLast(), key: key))
         #expect(!Self.isIntact(value + Data([0]), key: key))

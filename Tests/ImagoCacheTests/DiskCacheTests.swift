@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoTestSupport
@@ -33,7 +36,7 @@ struct DiskCacheTests {
         #expect(try cache.contains("https://example.com/a.jpg") && !cache.contains("nope"))
         #expect(try cache.data(forKey: "nope") == nil)
         let b = payload(100, seed: 2)
-        try cache.setData(b, forKey: "https://example.com/a.jpg")         // replace
+        try cache.setData(b, forKey: "https://example.com/a.jpg")  // replace
         #expect(try cache.data(forKey: "https://example.com/a.jpg") == b)
         try cache.setData(a, forKey: "k2")
         #expect(try cache.statistics() == (count: 2, totalSize: 5100))
@@ -86,13 +89,15 @@ struct DiskCacheTests {
         clock.advance(60)
         #expect(try cache.data(forKey: "read") == Data([1]))
         clock.advance(60)
-        #expect(try cache.data(forKey: "read") == Data([1]))    // 60 s since last access
-        #expect(try cache.data(forKey: "idle") == nil)          // 120 s since write
+        #expect(try cache.data(forKey: "read") == Data([1]))  // 60 s since last access
+        #expect(try cache.data(forKey: "idle") == nil)  // 120 s since write
         clock.advance(101)
         try cache.trim()
         #expect(try cache.statistics().count == 0)
         // With modification-date expiry, reading does not extend life.
-        let byWrite = try DiskCache(directory: dir, configuration: DiskCache.Configuration(namespace: "m", maxAge: .seconds(100), expirationDate: .modificationDate), now: { clock.now })
+        let byWrite = try DiskCache(
+            directory: dir, configuration: DiskCache.Configuration(namespace: "m", maxAge: .seconds(100), expirationDate: .modificationDate), now: { clock.now }
+        )
         try byWrite.setData(Data([3]), forKey: "k")
         clock.advance(60); _ = try byWrite.data(forKey: "k")
         clock.advance(60)
@@ -104,12 +109,14 @@ struct DiskCacheTests {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let clock = DateBox()
-        let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: nil, maxSize: 10_000, inlineThreshold: 0, accessTimeResolution: .zero), now: { clock.now })
+        let cache = try DiskCache(
+            directory: dir, configuration: DiskCache.Configuration(maxAge: nil, maxSize: 10_000, inlineThreshold: 0, accessTimeResolution: .zero),
+            now: { clock.now })
         for i in 0..<10 {
             try cache.setData(payload(1000, seed: UInt8(i)), forKey: "k\(i)")
             clock.advance(1)
         }
-        _ = try cache.data(forKey: "k0")     // k0 becomes most recently used
+        _ = try cache.data(forKey: "k0")  // k0 becomes most recently used
         clock.advance(1)
         try cache.setData(payload(1000, seed: 99), forKey: "k10")
         try cache.trim()
@@ -120,12 +127,14 @@ struct DiskCacheTests {
         #expect(try dataFiles(cache).count == stats.count)
         // Opening applies the limits too.
         for i in 20..<40 { try cache.setData(payload(1000, seed: UInt8(i)), forKey: "k\(i)") }
-        let reopened = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: nil, maxSize: 10_000, accessTimeResolution: .zero), now: { clock.now })
+        let reopened = try DiskCache(
+            directory: dir, configuration: DiskCache.Configuration(maxAge: nil, maxSize: 10_000, accessTimeResolution: .zero), now: { clock.now })
         #expect(try reopened.statistics().totalSize <= 5000)
     }
 
-    @Test("a corrupted, truncated or missing file is a miss and is removed, read or mapped",
-          arguments: ["flip", "truncate", "delete"], [nil, 0] as [Int?])
+    @Test(
+        "a corrupted, truncated or missing file is a miss and is removed, read or mapped",
+        arguments: ["flip", "truncate", "delete"], [nil, 0] as [Int?])
     func damage(_ kind: String, mappingThreshold: Int?) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -162,7 +171,7 @@ struct DiskCacheTests {
         try cache.setData(Data(), forKey: "empty")
         let mapped = try #require(try cache.data(forKey: "big"))
         #expect(mapped == big)
-        #expect(try cache.data(forKey: "small") == small)        // under the threshold: read
+        #expect(try cache.data(forKey: "small") == small)  // under the threshold: read
         #expect(try cache.data(forKey: "empty") == Data())
         // The cache publishes by rename and removes by unlink: the mapping keeps the old file.
         try cache.setData(payload(300_000, seed: 5), forKey: "big")
@@ -262,8 +271,9 @@ struct DiskCacheTests {
         let big = Data(repeating: 9, count: 20_000)
         try cache.setData(big, forKey: "kept")
         for name in try FileManager.default.contentsOfDirectory(atPath: files.path) where !name.hasPrefix(".tmp") {
-            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)],
-                                                  ofItemAtPath: files.appendingPathComponent(name).path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(-7200)],
+                ofItemAtPath: files.appendingPathComponent(name).path)
         }
         let reopened = try DiskCache(directory: dir)
         #expect(!FileManager.default.fileExists(atPath: old.path))
@@ -336,10 +346,10 @@ struct DiskCacheIntegrityTests {
         try cache.setData(Data([1]), forKey: "hot")
         try cache.setData(Data([2]), forKey: "cold")
         clock.advance(90)
-        _ = try cache.data(forKey: "hot")            // buffered, not yet in the manifest
+        _ = try cache.data(forKey: "hot")  // buffered, not yet in the manifest
         clock.advance(20)
         #expect(try cache.contains("hot") && !cache.contains("cold"))
-        try cache.trim()                              // flushes first
+        try cache.trim()  // flushes first
         #expect(try cache.entries().map(\.key) == ["hot"])
         let other = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: .seconds(100)), now: { clock.now })
         #expect(try other.entries().first?.accessed == Date(timeIntervalSince1970: 1_800_000_090))

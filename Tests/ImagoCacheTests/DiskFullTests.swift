@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import Testing
@@ -29,8 +32,9 @@ enum TinyFilesystem {
     }()
 }
 
-@Suite("DiskCache on a full disk",
-       .enabled(if: TinyFilesystem.available, "needs permission to mount a tmpfs (root); disk-full test skipped"))
+@Suite(
+    "DiskCache on a full disk",
+    .enabled(if: TinyFilesystem.available, "needs permission to mount a tmpfs (root); disk-full test skipped"))
 struct DiskFullTests {
     @Test("running out of space throws, keeps every listed entry intact, and recovers after removals")
     func fullDisk() throws {

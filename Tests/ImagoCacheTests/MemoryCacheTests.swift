@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCore
@@ -13,9 +16,9 @@ struct MemoryCacheTests {
         cache.setValue(2, forKey: "b")
         cache.setValue(3, forKey: "c")
         #expect(cache.keysByRecency == ["c", "b", "a"])
-        #expect(cache.value(forKey: "a") == 1)          // a becomes most recent
+        #expect(cache.value(forKey: "a") == 1)  // a becomes most recent
         #expect(cache.keysByRecency == ["a", "c", "b"])
-        cache.setValue(4, forKey: "d")                  // evicts b
+        cache.setValue(4, forKey: "d")  // evicts b
         #expect(cache.value(forKey: "b") == nil)
         #expect(cache.keysByRecency == ["d", "a", "c"])
         #expect(cache.contains("c"))
@@ -28,11 +31,11 @@ struct MemoryCacheTests {
         for i in 0..<10 { cache.setValue("v\(i)", forKey: i, cost: 20) }
         #expect(cache.totalCost == 100 && cache.count == 5)
         #expect(cache.keysByRecency == [9, 8, 7, 6, 5])
-        cache.setValue("big", forKey: 9, cost: 50)       // replace: 4 × 20 + 50 = 130 → evict 5 and 6
+        cache.setValue("big", forKey: 9, cost: 50)  // replace: 4 × 20 + 50 = 130 → evict 5 and 6
         #expect(cache.totalCost == 90 && cache.keysByRecency == [9, 8, 7])
-        cache.costLimit = 40                              // lowering the limit trims now, oldest first:
-        #expect(cache.totalCost == 0 && cache.count == 0) // 7 (→70), 8 (→50), then 9 (→0)
-        cache.setValue("x", forKey: 1, cost: 20)          // the entry cap is now 20
+        cache.costLimit = 40  // lowering the limit trims now, oldest first:
+        #expect(cache.totalCost == 0 && cache.count == 0)  // 7 (→70), 8 (→50), then 9 (→0)
+        cache.setValue("x", forKey: 1, cost: 20)  // the entry cap is now 20
         #expect(!cache.setValue("y", forKey: 2, cost: 21) && cache.totalCost == 20)
     }
 
@@ -43,7 +46,7 @@ struct MemoryCacheTests {
         #expect(cache.setValue(1, forKey: "ok", cost: 100))
         #expect(!cache.setValue(2, forKey: "huge", cost: 101))
         #expect(cache.value(forKey: "huge") == nil && cache.count == 1)
-        #expect(!cache.setValue(3, forKey: "ok", cost: 500))   // an over-cap replacement removes the old value
+        #expect(!cache.setValue(3, forKey: "ok", cost: 500))  // an over-cap replacement removes the old value
         #expect(cache.value(forKey: "ok") == nil && cache.totalCost == 0)
     }
 
@@ -56,9 +59,9 @@ struct MemoryCacheTests {
         time.advance(.seconds(6))
         #expect(cache.value(forKey: "used") == 1)
         time.advance(.seconds(6))
-        #expect(cache.value(forKey: "used") == 1)       // 6 s since last use
-        #expect(!cache.contains("idle"))                // 12 s since set
-        #expect(cache.count == 2)                       // still stored until touched or trimmed
+        #expect(cache.value(forKey: "used") == 1)  // 6 s since last use
+        #expect(!cache.contains("idle"))  // 12 s since set
+        #expect(cache.count == 2)  // still stored until touched or trimmed
         cache.removeExpired()
         #expect(cache.count == 1)
         time.advance(.seconds(11))
@@ -72,13 +75,13 @@ struct MemoryCacheTests {
         cache.setValue(1, forKey: "old")
         time.advance(.seconds(3600))
         cache.ageLimit = .seconds(10)
-        #expect(cache.value(forKey: "old") == 1)     // stamped when the limit was set
+        #expect(cache.value(forKey: "old") == 1)  // stamped when the limit was set
         time.advance(.seconds(11))
         #expect(cache.value(forKey: "old") == nil)
         cache.ageLimit = nil
         cache.setValue(2, forKey: "new")
         time.advance(.seconds(100_000))
-        #expect(cache.value(forKey: "new") == 2)     // no limit, no expiry
+        #expect(cache.value(forKey: "new") == 2)  // no limit, no expiry
     }
 
     @Test("trim, remove and removeAll")
@@ -92,7 +95,7 @@ struct MemoryCacheTests {
         #expect(cache.removeValue(forKey: 99) == 99 && cache.removeValue(forKey: 99) == nil)
         cache.removeAll()
         #expect(cache.count == 0 && cache.totalCost == 0 && cache.keysByRecency.isEmpty)
-        cache.setValue(7, forKey: 7, cost: 1)        // usable after removeAll
+        cache.setValue(7, forKey: 7, cost: 1)  // usable after removeAll
         #expect(cache.value(forKey: 7) == 7)
     }
 

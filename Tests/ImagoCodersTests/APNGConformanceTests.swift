@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 @testable import ImagoCoders
@@ -30,15 +33,17 @@ struct APNGConformanceTests {
         ("mode_grayscale.png", 2, RGBA8(r: 128, g: 128, b: 128), RGBA8(r: 0xFF, g: 0xFF, b: 0xFF)),
         ("mode_grayscale_alpha.png", 2, RGBA8(r: 128, g: 128, b: 128), RGBA8(r: 128, g: 128, b: 128)),
         ("mode_palette.png", 2, green, green), ("mode_palette_alpha.png", 2, green, green),
-        ("mode_palette_1bit_alpha.png", 2, RGBA8(r: 0, g: 0, b: 128), RGBA8(r: 0, g: 0, b: 128)),
+        ("mode_palette_1bit_alpha.png", 2, RGBA8(r: 0, g: 0, b: 128), RGBA8(r: 0, g: 0, b: 128))
     ]
 
     /// Invalid files, shown as their still default image (green in this suite), as browsers show them.
-    static let invalid = ["chunk_multi_actl.png", "chunk_no_fctl.png", "chunk_no_fdat.png", "chunk_repeat_fctl.png",
-                          "syntax_num_frames_high.png", "syntax_num_frames_low.png", "syntax_num_frames_invalid.png",
-                          "syntax_num_frames_zero_default.png", "sequence_start.png", "sequence_gap.png", "sequence_repeat.png",
-                          "sequence_repeat_chunk.png", "sequence_reorder.png", "sequence_reorder_chunk.png",
-                          "sequence_fdat_fctl.png"]
+    static let invalid = [
+        "chunk_multi_actl.png", "chunk_no_fctl.png", "chunk_no_fdat.png", "chunk_repeat_fctl.png",
+        "syntax_num_frames_high.png", "syntax_num_frames_low.png", "syntax_num_frames_invalid.png",
+        "syntax_num_frames_zero_default.png", "sequence_start.png", "sequence_gap.png", "sequence_repeat.png",
+        "sequence_repeat_chunk.png", "sequence_reorder.png", "sequence_reorder_chunk.png",
+        "sequence_fdat_fctl.png"
+    ]
 
     @Test("valid files of Philip Taylor's suite: frame counts and composited last frames")
     func validFiles() throws {
@@ -48,8 +53,9 @@ struct APNGConformanceTests {
             let image = try png.decode(data, options: DecodeOptions(pixelFormat: .rgba8))
             #expect(image.frameCount == frames, "\(name)")
             let last = try #require(image.frames.last).buffer
-            #expect(last.color(atX: 0, y: 0) == a && last.color(atX: 64, y: 32) == b,
-                    "\(name): \(String(describing: last.color(atX: 0, y: 0))) \(String(describing: last.color(atX: 64, y: 32)))")
+            #expect(
+                last.color(atX: 0, y: 0) == a && last.color(atX: 64, y: 32) == b,
+                "\(name): \(String(describing: last.color(atX: 0, y: 0))) \(String(describing: last.color(atX: 64, y: 32)))")
             #expect(try png.info(of: data).frameCount == frames, "\(name)")
         }
         #expect(try png.decode(Corpus.data("pillow/apng/num_plays.png"), options: .default).loopCount == 0)
@@ -85,10 +91,12 @@ struct APNGConformanceTests {
 
     @Test("every frame of image-rs's reference renderings (ball.png, the WPT dispose and blend tests) matches exactly")
     func referenceFrames() throws {
-        let files = ["png/apng/ball.png": 20, "png/apng/wpt/dispose-background-blend-source.png": 3,
-                     "png/apng/wpt/dispose-previous-blend-source.png": 3, "png/apng/wpt/fcTL-blend-source-transparent.png": 2,
-                     "png/apng/wpt/fcTL-dispose-in-region-background.png": 3, "png/apng/wpt/fcTL-dispose-in-region-none.png": 3,
-                     "png/apng/wpt/fcTL-dispose-in-region-previous.png": 3]
+        let files = [
+            "png/apng/ball.png": 20, "png/apng/wpt/dispose-background-blend-source.png": 3,
+            "png/apng/wpt/dispose-previous-blend-source.png": 3, "png/apng/wpt/fcTL-blend-source-transparent.png": 2,
+            "png/apng/wpt/fcTL-dispose-in-region-background.png": 3, "png/apng/wpt/fcTL-dispose-in-region-none.png": 3,
+            "png/apng/wpt/fcTL-dispose-in-region-previous.png": 3
+        ]
         for (path, count) in files {
             let image = try png.decode(Corpus.data("image-rs-image/" + path), options: .default)
             #expect(image.frameCount == count, "\(path)")
@@ -132,8 +140,10 @@ struct APNGConformanceTests {
 
     @Test("lazy frames equal eager ones; a hostile canvas size is refused before allocating")
     func lazyAndLimits() throws {
-        for path in ["apng/apngkit-general/pyani.apng", "apng/apngkit-general/spinfox.apng", "apng/apngkit-general/over_previous.apng",
-                     "apng/apngkit-general/over_background.apng", "image-rs-image/png/apng/ball.png"] {
+        for path in [
+            "apng/apngkit-general/pyani.apng", "apng/apngkit-general/spinfox.apng", "apng/apngkit-general/over_previous.apng",
+            "apng/apngkit-general/over_background.apng", "image-rs-image/png/apng/ball.png"
+        ] {
             let data = try Corpus.data(path)
             let eager = try png.decode(data, options: .default)
             let lazy = try png.decode(data, options: DecodeOptions(decodesFramesLazily: true))

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -37,11 +40,14 @@ struct AVIFTests {
         #expect(coders.decoder(for: .heic) is HEIFCoder)
     }
 
-    @Test("sequences: frame counts and durations as avifdec --info reports them; frames on demand, in any order",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason), .enabled(if: toolsPresent, "avifdec is missing: run scripts/bootstrap"))
+    @Test(
+        "sequences: frame counts and durations as avifdec --info reports them; frames on demand, in any order",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason), .enabled(if: toolsPresent, "avifdec is missing: run scripts/bootstrap"))
     func sequences() throws {
-        let names = ["colors-animated-8bpc.avif", "colors-animated-8bpc-alpha-exif-xmp.avif", "colors-animated-8bpc-audio.avif",
-                     "colors-animated-12bpc-keyframes-0-2-3.avif"]
+        let names = [
+            "colors-animated-8bpc.avif", "colors-animated-8bpc-alpha-exif-xmp.avif", "colors-animated-8bpc-audio.avif",
+            "colors-animated-12bpc-keyframes-0-2-3.avif"
+        ]
         for name in names {
             let url = Corpus.url("libavif/" + name)
             let (status, report) = try Self.tool(Self.avifdec, ["--info", url.path])
@@ -52,10 +58,11 @@ struct AVIFTests {
                 continue
             }
             // "* Decoded frame [i] [pts …] [duration 0.03 (1 timescales)]" and "N timescales per second".
-            let rate = report.split(separator: "\n").compactMap { line -> Double? in
-                guard let r = line.range(of: " timescales per second") else { return nil }
-                return Double(line[..<r.lowerBound].split(separator: " ").last ?? "")
-            }.first ?? 0
+            let rate =
+                report.split(separator: "\n").compactMap { line -> Double? in
+                    guard let r = line.range(of: " timescales per second") else { return nil }
+                    return Double(line[..<r.lowerBound].split(separator: " ").last ?? "")
+                }.first ?? 0
             let ticks = report.split(separator: "\n").filter { $0.contains("Decoded frame [") }.compactMap { line -> Double? in
                 guard let r = line.range(of: "[duration ") else { return nil }
                 let rest = line[r.upperBound...]
@@ -82,8 +89,9 @@ struct AVIFTests {
         }
     }
 
-    @Test("repetition from the edit list, as libavif 1.x reads it: once, a count, forever, or forever without one",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "repetition from the edit list, as libavif 1.x reads it: once, a count, forever, or forever without one",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func repetition() throws {
         let original = [UInt8](try Corpus.data("libavif/colors-animated-8bpc.avif"))
         func offset(of type: String, in bytes: [UInt8]) throws -> Int {
@@ -104,10 +112,10 @@ struct AVIFTests {
             (Data(original), 1),
             (variant(repeats: true, trackDuration: 5), 1),
             (variant(repeats: true, trackDuration: 15), 3),
-            (variant(repeats: true, trackDuration: 12), 3),         // a partial last repetition counts
-            (variant(repeats: true, trackDuration: .max), 0),       // indefinite: forever
-            (variant(repeats: true, trackDuration: 5 << 40), 0),    // past Int32.max plays: forever
-            (variant(repeats: false, trackDuration: 15), 1),
+            (variant(repeats: true, trackDuration: 12), 3),  // a partial last repetition counts
+            (variant(repeats: true, trackDuration: .max), 0),  // indefinite: forever
+            (variant(repeats: true, trackDuration: 5 << 40), 0),  // past Int32.max plays: forever
+            (variant(repeats: false, trackDuration: 15), 1)
         ]
         for (i, (data, plays)) in cases.enumerated() {
             #expect(try coders.info(of: data).loopCount == plays, "case \(i)")
@@ -121,8 +129,9 @@ struct AVIFTests {
         #expect(try coders.info(of: Data(noEdits)).loopCount == 0)
     }
 
-    @Test("clap, irot and imir are applied: the image comes out upright, and info gives the shown size",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "clap, irot and imir are applied: the image comes out upright, and info gives the shown size",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func transforms() throws {
         for name in ["abc_color_irot_alpha_NOirot.avif", "abc_color_irot_alpha_irot.avif"] {
             let data = try Corpus.data("libavif/" + name)
@@ -138,8 +147,9 @@ struct AVIFTests {
         if ours.pixelSize == heif.pixelSize { #expect(Self.psnr(ours.buffer, heif.buffer) > 30) }
     }
 
-    @Test("every matrix and range, monochrome included, within 40 dB of avifdec's own (16-bit) decode",
-          .enabled(if: toolsPresent, "avifenc/avifdec are missing: run scripts/bootstrap"))
+    @Test(
+        "every matrix and range, monochrome included, within 40 dB of avifdec's own (16-bit) decode",
+        .enabled(if: toolsPresent, "avifenc/avifdec are missing: run scripts/bootstrap"))
     func rangesAndMatrices() throws {
         let dir = try TestFiles.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -160,8 +170,12 @@ struct AVIFTests {
             for range in ["full", "limited"] {
                 for depth in ["8", "10", "12"] {
                     let avif = dir.appendingPathComponent("t-\(yuv)-\(range)-\(depth).avif"), back = dir.appendingPathComponent("back.png")
-                    let (encoded, _) = try Self.tool(Self.avifenc, ["-y", yuv, "-r", range, "-d", depth, "-s", "10", "--min", "10", "--max", "10",
-                                                                    png.path, avif.path])
+                    let (encoded, _) = try Self.tool(
+                        Self.avifenc,
+                        [
+                            "-y", yuv, "-r", range, "-d", depth, "-s", "10", "--min", "10", "--max", "10",
+                            png.path, avif.path
+                        ])
                     #expect(encoded == 0, "avifenc \(yuv) \(range) \(depth)")
                     guard encoded == 0 else { continue }
                     // At 16 bits avifdec converts with libavif's own code: at 8 bits it takes libyuv,
@@ -186,8 +200,9 @@ struct AVIFTests {
         #expect(checked == 18)
     }
 
-    @Test("encoding with libavif: lossless is exact, lossy is close and smaller at lower quality, alpha and sequences survive",
-          .enabled(if: AVIFCoder().canEncode(.avif), "libavif has no AV1 encoder here"))
+    @Test(
+        "encoding with libavif: lossless is exact, lossy is close and smaller at lower quality, alpha and sequences survive",
+        .enabled(if: AVIFCoder().canEncode(.avif), "libavif has no AV1 encoder here"))
     func encoding() throws {
         let avif = AVIFCoder()
         #expect(coders.encoder(for: .avif) is AVIFCoder)
@@ -240,8 +255,9 @@ struct AVIFTests {
         }
     }
 
-    @Test("the corpus's AVIF files decode or fail with a typed error; damaged ones never crash",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "the corpus's AVIF files decode or fail with a typed error; damaged ones never crash",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func corpusSweep() throws {
         var decoded = 0, failed = 0
         for url in Corpus.files(in: "libavif", extensions: ["avif"]) {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 @testable import ImagoCoders
@@ -12,13 +15,16 @@ struct AnimatedEncodingTests {
         let durations = [0.05, 0.1, 0.25, 0.5, 1.0]
         let frames = try durations.enumerated().map { i, d -> ImageFrame in
             var bytes = try Fixtures.gradient(width: 48, height: 32).bytes
-            for y in 8..<20 { for x in (i * 8)..<(i * 8 + 12) {
-                let o = (y * 48 + x) * 4
-                bytes[o] = 250; bytes[o + 1] = 30; bytes[o + 2] = 30
-            } }
+            for y in 8..<20 {
+                for x in (i * 8)..<(i * 8 + 12) {
+                    let o = (y * 48 + x) * 4
+                    bytes[o] = 250; bytes[o + 1] = 30; bytes[o + 2] = 30
+                }
+            }
             if alpha, i >= 3 { for y in 26..<32 { for x in 0..<48 { bytes[(y * 48 + x) * 4 + 3] = 0 } } }
-            return ImageFrame(buffer: try PixelBuffer(width: 48, height: 32, format: .rgba8, bytes: bytes).converted(to: .argb32Premultiplied),
-                              duration: d)
+            return ImageFrame(
+                buffer: try PixelBuffer(width: 48, height: 32, format: .rgba8, bytes: bytes).converted(to: .argb32Premultiplied),
+                duration: d)
         }
         return try Image(frames: frames, loopCount: 3)
     }

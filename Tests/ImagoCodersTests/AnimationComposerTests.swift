@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 @testable import ImagoCoders
 import ImagoTestSupport
@@ -18,8 +21,10 @@ struct AnimationComposerTests {
         AnimationComposer(canvas: PixelSize(width: 4, height: 4), layouts: layouts) { pixels[$0] }
     }
 
-    func layout(_ x: Int, _ y: Int, _ w: Int, _ h: Int, _ disposal: FrameDisposal = .none, _ blend: FrameBlend = .over,
-                transparent: Bool = true) -> AnimationFrameLayout {
+    func layout(
+        _ x: Int, _ y: Int, _ w: Int, _ h: Int, _ disposal: FrameDisposal = .none, _ blend: FrameBlend = .over,
+        transparent: Bool = true
+    ) -> AnimationFrameLayout {
         AnimationFrameLayout(x: x, y: y, width: w, height: h, duration: 0.1, disposal: disposal, blend: blend, mayBeTransparent: transparent)
     }
 

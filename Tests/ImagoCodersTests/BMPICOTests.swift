@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 @testable import ImagoCoders
@@ -9,8 +12,9 @@ struct BMPICOTests {
     let coders = ImageCoderRegistry.makeDefault()
     let png = PNGCoder()
 
-    @Test("every file of the BMP Suite's good set decodes, matching its reference renderings; the bad set is rejected",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "every file of the BMP Suite's good set decodes, matching its reference renderings; the bad set is rejected",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func bmpSuite() throws {
         let good = Corpus.files(in: "pillow/bmp/bmpsuite/g", extensions: ["bmp"])
         #expect(good.count >= 20)
@@ -36,8 +40,9 @@ struct BMPICOTests {
         }
     }
 
-    @Test("image-rs's BMP references (core, info, V3-V5 headers, bit fields, top-down) match exactly",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "image-rs's BMP references (core, info, V3-V5 headers, bit fields, top-down) match exactly",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func imageRSReferences() throws {
         var checked = 0
         // Left out: RLE files whose skipped pixels image-rs paints opaque black (Imago leaves them
@@ -71,8 +76,9 @@ struct BMPICOTests {
         #expect(straight.buffer == faint)
     }
 
-    @Test("ICO and CUR: the largest entry by default, the smallest covering entry on request; PNG and BMP entries",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "ICO and CUR: the largest entry by default, the smallest covering entry on request; PNG and BMP entries",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func icons() throws {
         var decoded = 0
         for url in Corpus.files(in: "pillow/ico") + Corpus.files(in: "image-rs-image/ico") {
@@ -93,9 +99,9 @@ struct BMPICOTests {
         }
         #expect(decoded >= 8)
         let pillow = try coders.decode(Corpus.data("pillow/ico/pillow.ico"))
-        #expect(pillow.pixelSize == PixelSize(width: 256, height: 256))   // the largest of its five entries
+        #expect(pillow.pixelSize == PixelSize(width: 256, height: 256))  // the largest of its five entries
         let python = try coders.decode(Corpus.data("pillow/ico/python.ico"), options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 20, height: 20)))
-        #expect(python.pixelSize == PixelSize(width: 32, height: 32))     // the smallest entry covering 20x20
+        #expect(python.pixelSize == PixelSize(width: 32, height: 32))  // the smallest entry covering 20x20
         // Cursors: their own format, hotspots, and Pillow's pixels (test_file_cur.py).
         let deerstalker = try Corpus.data("pillow/ico/deerstalker.cur")
         #expect(try coders.info(of: deerstalker).format == .cur)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CLCMS2
 import Foundation
 import ImagoCore
@@ -13,8 +16,9 @@ struct ColorManagementTests {
         var seen = Set<Data>(), out: [(String, Data)] = []
         for url in Corpus.files(in: ".", extensions: ["jpg", "jpeg"]) where !url.path.contains("/malformed/") {
             guard let data = try? Data(contentsOf: url),
-                  let icc = try? coders.decode(data, options: DecodeOptions(pixelFormat: .rgb8, colorManagement: false)).metadata.iccProfile,
-                  ColorManagement.space(of: icc) == .rgb, seen.insert(icc).inserted else { continue }
+                let icc = try? coders.decode(data, options: DecodeOptions(pixelFormat: .rgb8, colorManagement: false)).metadata.iccProfile,
+                ColorManagement.space(of: icc) == .rgb, seen.insert(icc).inserted
+            else { continue }
             out.append((url.lastPathComponent, icc))
         }
         return out
@@ -27,8 +31,11 @@ struct ColorManagementTests {
         defer { cmsCloseProfile(profile) }
         let srgb = try #require(cmsCreate_sRGBProfile())
         defer { cmsCloseProfile(srgb) }
-        guard let t = cmsCreateTransform(profile, IMAGO_TYPE_RGB_8, srgb, IMAGO_TYPE_RGB_8,
-                                         cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE)) else { return nil }
+        guard
+            let t = cmsCreateTransform(
+                profile, IMAGO_TYPE_RGB_8, srgb, IMAGO_TYPE_RGB_8,
+                cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE))
+        else { return nil }
         defer { cmsDeleteTransform(t) }
         var input: [UInt8] = []
         for r in stride(from: 0, through: 255, by: 16) {
@@ -39,8 +46,9 @@ struct ColorManagementTests {
         return zip(input, output).map { abs(Int($0) - Int($1)) }.max() ?? 0
     }
 
-    @Test("a profile is skipped as sRGB exactly when converting from it would change no colour by more than a level",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "a profile is skipped as sRGB exactly when converting from it would change no colour by more than a level",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func srgbVerdicts() throws {
         let profiles = try Self.corpusProfiles()
         #expect(profiles.count >= 6, "expected the corpus's sRGB, Display P3 and other RGB profiles, found \(profiles.count)")
@@ -91,8 +99,11 @@ struct ColorManagementTests {
 
     @Test("a profile's converter is built once and shared", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func convertersAreShared() throws {
-        let p3 = try #require(try ImageCoderRegistry.makeDefault().decode(Corpus.data("libavif/apple_gainmap_new.jpg"),
-                                                                            options: DecodeOptions(colorManagement: false)).metadata.iccProfile)
+        let p3 = try #require(
+            try ImageCoderRegistry.makeDefault().decode(
+                Corpus.data("libavif/apple_gainmap_new.jpg"),
+                options: DecodeOptions(colorManagement: false)
+            ).metadata.iccProfile)
         let first = try #require(ColorManagement.converter(for: p3, layout: IMAGO_TYPE_RGBA_8))
         let second = try #require(ColorManagement.converter(for: p3, layout: IMAGO_TYPE_RGBA_8))
         #expect(first === second)
@@ -108,11 +119,15 @@ struct ColorManagementTests {
         #expect(cache.lookup(.init(profile: p3, layout: IMAGO_TYPE_RGBA_8)) == nil, "the least recently used was dropped")
     }
 
-    @Test("a large image converted in bands on every core equals the one-pass conversion",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "a large image converted in bands on every core equals the one-pass conversion",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func bandsMatch() throws {
-        let p3 = try #require(try ImageCoderRegistry.makeDefault().decode(Corpus.data("libavif/apple_gainmap_new.jpg"),
-                                                                            options: DecodeOptions(colorManagement: false)).metadata.iccProfile)
+        let p3 = try #require(
+            try ImageCoderRegistry.makeDefault().decode(
+                Corpus.data("libavif/apple_gainmap_new.jpg"),
+                options: DecodeOptions(colorManagement: false)
+            ).metadata.iccProfile)
         let converter = try #require(ColorManagement.converter(for: p3, layout: IMAGO_TYPE_RGBA_8))
         // 1031 rows, so bands are unequal; a row stride with padding.
         let width = 1100, height = 1031, stride = width * 4 + 12

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 @testable import ImagoCoders
@@ -27,8 +30,10 @@ struct GIFConformanceTests {
                 var table = [[UInt8]](repeating: [0, 0, 0, 0], count: 256)
                 for i in 0..<256 {
                     let c = frame.palette[i]
-                    table[i] = [UInt8(truncatingIfNeeded: c >> 16), UInt8(truncatingIfNeeded: c >> 8), UInt8(truncatingIfNeeded: c),
-                                i == frame.transparentIndex ? 0 : UInt8(c >> 24)]
+                    table[i] = [
+                        UInt8(truncatingIfNeeded: c >> 16), UInt8(truncatingIfNeeded: c >> 8), UInt8(truncatingIfNeeded: c),
+                        i == frame.transparentIndex ? 0 : UInt8(c >> 24)
+                    ]
                 }
                 var rgba = [UInt8](repeating: 0, count: frame.indices.count * 4)
                 rgba.withUnsafeMutableBufferPointer { out in
@@ -90,9 +95,11 @@ struct GIFConformanceTests {
     @Test("first frames equal image-rs's reference renderings exactly")
     func imageRSReferences() throws {
         let png = PNGCoder()
-        for name in ["simple/alpha_gif_a.gif", "simple/sample_1.gif", "simple/issue_1455_oversized.gif", "anim/oob.gif",
-                     "anim/interlaced.gif", "anim/border_touching_layers.gif", "anim/issue_1455_undersized.gif",
-                     "anim/any-disposal.gif", "anim/mixed-disposal.gif"] {
+        for name in [
+            "simple/alpha_gif_a.gif", "simple/sample_1.gif", "simple/issue_1455_oversized.gif", "anim/oob.gif",
+            "anim/interlaced.gif", "anim/border_touching_layers.gif", "anim/issue_1455_undersized.gif",
+            "anim/any-disposal.gif", "anim/mixed-disposal.gif"
+        ] {
             let image = try gif.decode(Corpus.data("image-rs-image/gif/" + name), options: .default)
             let reference = try png.decode(Corpus.data("image-rs-image/reference/gif/\(name).png"), options: .default)
             #expect(image.buffer.size == reference.buffer.size, "\(name)")
@@ -102,9 +109,11 @@ struct GIFConformanceTests {
 
     @Test("lazy frames equal eagerly decoded ones in any order of access, and the 380-frame file holds one canvas")
     func lazyEqualsEager() throws {
-        for path in ["wuffs/gifplayer-muybridge.gif", "wuffs/animated-red-blue.gif", "pillow/gif/dispose_prev.gif",
-                     "pillow/gif/dispose_bgnd.gif", "pillow/gif/dispose_bgnd_transparency.gif", "pillow/gif/chi.gif",
-                     "image-rs-image/gif/anim/mixed-disposal.gif", "wuffs/artificial-gif/frame-out-of-bounds.gif"] {
+        for path in [
+            "wuffs/gifplayer-muybridge.gif", "wuffs/animated-red-blue.gif", "pillow/gif/dispose_prev.gif",
+            "pillow/gif/dispose_bgnd.gif", "pillow/gif/dispose_bgnd_transparency.gif", "pillow/gif/chi.gif",
+            "image-rs-image/gif/anim/mixed-disposal.gif", "wuffs/artificial-gif/frame-out-of-bounds.gif"
+        ] {
             let data = try Corpus.data(path)
             let eager = try gif.decode(data, options: .default)
             let lazy = try gif.decode(data, options: DecodeOptions(decodesFramesLazily: true))

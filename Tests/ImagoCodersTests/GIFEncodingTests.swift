@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 @testable import ImagoCoders
@@ -19,19 +22,24 @@ struct GIFEncodingTests {
     /// A frame of `width`×`height` RGBA where `color(x, y)` gives each pixel.
     static func frame(_ width: Int, _ height: Int, duration: Double = 0.1, _ color: (Int, Int) -> RGBA8) throws -> ImageFrame {
         var bytes = [UInt8](repeating: 0, count: width * height * 4)
-        for y in 0..<height { for x in 0..<width {
-            let c = color(x, y), o = (y * width + x) * 4
-            bytes[o] = c.r; bytes[o + 1] = c.g; bytes[o + 2] = c.b; bytes[o + 3] = c.a
-        } }
+        for y in 0..<height {
+            for x in 0..<width {
+                let c = color(x, y), o = (y * width + x) * 4
+                bytes[o] = c.r; bytes[o + 1] = c.g; bytes[o + 2] = c.b; bytes[o + 3] = c.a
+            }
+        }
         return ImageFrame(buffer: try PixelBuffer(width: width, height: height, format: .rgba8, bytes: bytes), duration: duration)
     }
 
-    @Test("real animations come back with the same frames, timing and transparency, and smaller than frame-per-palette files",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "real animations come back with the same frames, timing and transparency, and smaller than frame-per-palette files",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func corpusRoundTrips() throws {
-        for path in ["wuffs/gifplayer-muybridge.gif", "wuffs/animated-red-blue.gif", "pillow/gif/dispose_bgnd_transparency.gif",
-                     "pillow/gif/chi.gif", "image-rs-image/gif/anim/mixed-disposal.gif", "pillow/gif/dispose_prev.gif",
-                     "pillow/gif/iss634.gif"] {
+        for path in [
+            "wuffs/gifplayer-muybridge.gif", "wuffs/animated-red-blue.gif", "pillow/gif/dispose_bgnd_transparency.gif",
+            "pillow/gif/chi.gif", "image-rs-image/gif/anim/mixed-disposal.gif", "pillow/gif/dispose_prev.gif",
+            "pillow/gif/iss634.gif"
+        ] {
             let data = try Corpus.data(path)
             let source = try coders.decode(data, options: DecodeOptions(pixelFormat: .rgba8))
             let out = try coders.encode(source, as: .gif)
@@ -87,7 +95,7 @@ struct GIFEncodingTests {
             // The bottom-right quarter, untouched since frame 0, turns transparent.
             Self.frame(40, 30) { x, y in x >= 20 && y >= 15 ? RGBA8(r: 0, g: 0, b: 0, a: 0) : x < 5 && y < 5 ? RGBA8(r: 255, g: 0, b: 0) : base(x, y) },
             // And comes back.
-            Self.frame(40, 30, base),
+            Self.frame(40, 30, base)
         ]
         let source = try Image(frames: frames, loopCount: 0)
         let out = try coders.encode(source, as: .gif)
@@ -103,8 +111,9 @@ struct GIFEncodingTests {
             #expect(d.mean < 2 && d.alphaMismatches == 0, "frame \(i): \(d)")
         }
         // A lazily decoded source writes the same file, reading one frame at a time.
-        let lazy = try coders.decode(try coders.encode(source, as: .webp, options: EncodeOptions(lossless: true)),
-                                     options: DecodeOptions(decodesFramesLazily: true))
+        let lazy = try coders.decode(
+            try coders.encode(source, as: .webp, options: EncodeOptions(lossless: true)),
+            options: DecodeOptions(decodesFramesLazily: true))
         #expect(lazy.animation != nil)
         #expect(try coders.encode(lazy, as: .gif) == coders.encode(try lazy.decodingAllFrames(), as: .gif))
     }
@@ -124,7 +133,8 @@ struct GIFEncodingTests {
         }
         // A still with a few colours, too.
         let still = try Image(frames: [frames[3]])
-        #expect(try coders.decode(try coders.encode(still, as: .gif)).frames[0].buffer.converted(to: .rgba8)
+        #expect(
+            try coders.decode(try coders.encode(still, as: .gif)).frames[0].buffer.converted(to: .rgba8)
                 == still.frames[0].buffer.converted(to: .rgba8))
         // 40 frames of 16 colours, and frame 37 (never sampled) brings one more, near an existing one:
         // it is drawn with its nearest entry.

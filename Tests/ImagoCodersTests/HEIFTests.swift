@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -41,15 +44,18 @@ struct HEIFTests {
     func heifResize(_ b: PixelBuffer, to size: PixelSize) throws -> PixelBuffer {
         let src = b.converted(to: .rgba8)
         var out = [UInt8](repeating: 0, count: size.width * size.height * 4)
-        for y in 0..<size.height { for x in 0..<size.width {
-            let sx = x * src.width / size.width, sy = y * src.height / size.height
-            for c in 0..<4 { out[(y * size.width + x) * 4 + c] = src.bytes[(sy * src.width + sx) * 4 + c] }
-        } }
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let sx = x * src.width / size.width, sy = y * src.height / size.height
+                for c in 0..<4 { out[(y * size.width + x) * 4 + c] = src.bytes[(sy * src.width + sx) * 4 + c] }
+            }
+        }
         return try PixelBuffer(width: size.width, height: size.height, format: .rgba8, bytes: out)
     }
 
-    @Test("the corpus's HEIC and AVIF files: sizes, alpha, rotation applied as browsers show it; nothing crashes",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "the corpus's HEIC and AVIF files: sizes, alpha, rotation applied as browsers show it; nothing crashes",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func corpus() throws {
         let rainbow = try coders.decode(Corpus.data("libheif/tests-data/rainbow-451x461.heic"))
         #expect(rainbow.pixelSize == PixelSize(width: 451, height: 461) && rainbow.orientation == .up)

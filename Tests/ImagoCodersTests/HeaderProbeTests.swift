@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -29,8 +32,11 @@ struct HeaderProbeTests {
     @Test("classic TIFF in both byte orders: size, depth, orientation, alpha, ICC")
     func classicTIFF() throws {
         for bigEndian in [false, true] {
-            let data = Self.tiff(entries: [(256, 4, 3000), (257, 3, 2000), (258, 3, 16), (274, 3, 6), (277, 3, 4),
-                                           (338, 3, 2), (34675, 7, 0)], bigEndian: bigEndian)
+            let data = Self.tiff(
+                entries: [
+                    (256, 4, 3000), (257, 3, 2000), (258, 3, 16), (274, 3, 6), (277, 3, 4),
+                    (338, 3, 2), (34675, 7, 0)
+                ], bigEndian: bigEndian)
             let info = try coders.info(of: data)
             #expect(info.format == .tiff && info.width == 3000 && info.height == 2000)
             #expect(info.bitDepth == 16 && info.orientation == .right && info.hasAlpha && info.hasICCProfile && info.frameCount == 1)
@@ -42,12 +48,12 @@ struct HeaderProbeTests {
         // BigTIFF: II, 43, 8, 0, IFD at 16; one entry count (u64), entries of 20 bytes, next (u64).
         var big: [UInt8] = [0x49, 0x49, 43, 0, 8, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0]
         big += [2, 0, 0, 0, 0, 0, 0, 0]
-        big += [0, 1, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0] + [0x10, 0x27, 0, 0, 0, 0, 0, 0]   // width 10000
-        big += [1, 1, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0] + [0x88, 0x13, 0, 0, 0, 0, 0, 0]   // height 5000
+        big += [0, 1, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0] + [0x10, 0x27, 0, 0, 0, 0, 0, 0]  // width 10000
+        big += [1, 1, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0] + [0x88, 0x13, 0, 0, 0, 0, 0, 0]  // height 5000
         big += [0, 0, 0, 0, 0, 0, 0, 0]
         let info = try coders.info(of: Data(big))
         #expect(info.width == 10_000 && info.height == 5000)
-        let looping = Self.tiff(entries: [(256, 3, 10), (257, 3, 10)], next: 8)   // next IFD is itself
+        let looping = Self.tiff(entries: [(256, 3, 10), (257, 3, 10)], next: 8)  // next IFD is itself
         #expect(try coders.info(of: looping).frameCount == 1)
     }
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -27,7 +30,7 @@ struct ICNSTests {
         #expect(try ICNSCoder.entries(of: data).map(\.type) == ["TOC ", "ic11", "is32", "ic07"])
         #expect(throws: ImageCodingError.self) { _ = try coders.decode(Self.icns([("is32", Data(count: 40))])) }
         var broken = data
-        broken.replaceSubrange(12..<16, with: [0x7F, 0xFF, 0xFF, 0xFF])   // the first element claims 2 GB
+        broken.replaceSubrange(12..<16, with: [0x7F, 0xFF, 0xFF, 0xFF])  // the first element claims 2 GB
         #expect(throws: ImageCodingError.self) { _ = try coders.decode(broken) }
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -59,7 +62,8 @@ struct JPEGConformanceTests {
         return text.split(separator: "\n").compactMap { line in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count >= 6, !f[0].hasPrefix("#"), f[0] != "path", !f[0].hasPrefix("malformed/"),
-                  !f[5].contains("PARSE"), let precision = Int(f[2]) else { return nil }
+                !f[5].contains("PARSE"), let precision = Int(f[2])
+            else { return nil }
             let size = f[3].split(separator: "x").compactMap { Int($0) }
             guard size.count == 2 else { return nil }
             return IndexRow(path: f[0], sof: f[1], precision: precision, width: size[0], height: size[1], features: f[5])

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -88,8 +91,9 @@ struct JXLTests {
         #expect(back.metadata.exif.map { EXIF.orientation(in: $0) } == .right)
 
         // Baked (the default): upright pixels, orientation 1.
-        let baked = try coders.decode(try coders.encode(image, as: .jxl, options: EncodeOptions(lossless: true)),
-                                      options: DecodeOptions(pixelFormat: .rgba8))
+        let baked = try coders.decode(
+            try coders.encode(image, as: .jxl, options: EncodeOptions(lossless: true)),
+            options: DecodeOptions(pixelFormat: .rgba8))
         #expect(baked.orientation == .up && baked.buffer.width == 20 && baked.buffer.height == 30)
     }
 
@@ -192,8 +196,9 @@ struct JXLTests {
 }
 
 /// The libjxl corpus decoded by Imago beside `djxl` (libjxl-tools), the reference decoder.
-@Suite("JPEG XL conformance against djxl", .serialized, .enabled(if: Corpus.isAvailable, Corpus.missingReason),
-       .enabled(if: JXLCoder().canDecode(.jxl), "libjxl is not installed: run scripts/bootstrap"))
+@Suite(
+    "JPEG XL conformance against djxl", .serialized, .enabled(if: Corpus.isAvailable, Corpus.missingReason),
+    .enabled(if: JXLCoder().canDecode(.jxl), "libjxl is not installed: run scripts/bootstrap"))
 struct JXLConformanceTests {
     let coders = ImageCoderRegistry.makeDefault()
     static let djxl = URL(fileURLWithPath: "/usr/bin/djxl")
@@ -205,7 +210,7 @@ struct JXLConformanceTests {
         // Layers blended over alpha at 16 bits: djxl 0.7 differs from libjxl's own reference
         // decodes on the conformance files of this kind (alpha_nonpremultiplied, blendmodes,
         // sunset_logo), which Imago matches; this file has no upstream reference.
-        "multiple_layers_noise_spline": "layered alpha: djxl 0.7's 16-bit output differs from upstream's references, which Imago matches",
+        "multiple_layers_noise_spline": "layered alpha: djxl 0.7's 16-bit output differs from upstream's references, which Imago matches"
     ]
 
     /// djxl's decode of `file` as PNG bytes (at 16 bits where 8 fails, as the corpus notes say).
@@ -227,8 +232,9 @@ struct JXLConformanceTests {
     /// PSNR over premultiplied RGBA, so colour under transparent pixels does not count.
     static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double { PixelMetrics.psnrPremultiplied(a, b) }
 
-    @Test("every still and first frame decodes within 40 dB of the suite's reference or djxl (orientation applied, as they do)",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/djxl"), "djxl is missing: run scripts/bootstrap"))
+    @Test(
+        "every still and first frame decodes within 40 dB of the suite's reference or djxl (orientation applied, as they do)",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/djxl"), "djxl is missing: run scripts/bootstrap"))
     func againstDJXL() throws {
         let dir = try TestFiles.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -245,7 +251,7 @@ struct JXLConformanceTests {
             if let made = try Self.reference(file, in: dir) { references.append(made) }
             let upstream = file.deletingPathExtension().appendingPathExtension("ref.png")
             if FileManager.default.fileExists(atPath: upstream.path) { references.append(try Data(contentsOf: upstream)) }
-            guard !references.isEmpty else { continue }   // djxl itself fails (noted in the corpus's SOURCES.txt)
+            guard !references.isEmpty else { continue }  // djxl itself fails (noted in the corpus's SOURCES.txt)
             let ours = try coders.decode(Data(contentsOf: file), options: DecodeOptions(pixelFormat: .rgba8, firstFrameOnly: true))
                 .applyingOrientation()
             var best = -Double.infinity

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -19,8 +22,9 @@ struct MalformedCorpusTests {
         return usage.ru_maxrss * 1024
     }
 
-    @Test("every file finishes quickly with a decode or a typed error, in bounded memory",
-          .timeLimit(.minutes(10)))
+    @Test(
+        "every file finishes quickly with a decode or a typed error, in bounded memory",
+        .timeLimit(.minutes(10)))
     func everyFile() throws {
         let files = Corpus.files(in: "malformed")
         #expect(files.count > 1000)
@@ -69,13 +73,17 @@ struct MalformedCorpusTests {
 
     @Test("Wuffs' truncated files are reported as truncated")
     func wuffsTruncated() throws {
-        for name in ["hippopotamus.regular.truncated.png", "hippopotamus.interlaced.truncated.png",
-                     "peacock.default.truncated.jpeg", "peacock.progressive.truncated.jpeg"] {
+        for name in [
+            "hippopotamus.regular.truncated.png", "hippopotamus.interlaced.truncated.png",
+            "peacock.default.truncated.jpeg", "peacock.progressive.truncated.jpeg"
+        ] {
             let data = try Corpus.data("malformed/wuffs/\(name)")
-            #expect(performing: { _ = try coders.decode(data) }, throws: { error in
-                if case ImageCodingError.truncated = error { return true }
-                return false
-            })
+            #expect(
+                performing: { _ = try coders.decode(data) },
+                throws: { error in
+                    if case ImageCodingError.truncated = error { return true }
+                    return false
+                })
         }
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 @testable import ImagoCoders
 import ImagoCore
@@ -11,11 +14,12 @@ struct MetadataFidelityTests {
     // MARK: XMP orientation
 
     static func packet(_ orientation: String) -> Data {
-        Data("""
-        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-        <rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" \(orientation)
-        </rdf:RDF></x:xmpmeta>
-        """.utf8)
+        Data(
+            """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" \(orientation)
+            </rdf:RDF></x:xmpmeta>
+            """.utf8)
     }
 
     @Test("tiff:Orientation is read as an attribute or an element; anything else is no orientation")
@@ -24,8 +28,10 @@ struct MetadataFidelityTests {
         #expect(XMP.orientation(in: Self.packet(#"tiff:Orientation = '3' />"#)) == .down)
         #expect(XMP.orientation(in: Self.packet("><tiff:Orientation>8</tiff:Orientation></rdf:Description>")) == .left)
         #expect(XMP.orientation(in: Self.packet("><tiff:Orientation> 2 </tiff:Orientation></rdf:Description>")) == .upMirrored)
-        for bad in [#"tiff:Orientation="9"/>"#, #"tiff:Orientation="0"/>"#, #"tiff:Orientation="66"/>"#,
-                    #"tiff:Orientation="x"/>"#, #"tiff:OrientationX="6"/>"#, "/>", #"tiff:Orientation="#] {
+        for bad in [
+            #"tiff:Orientation="9"/>"#, #"tiff:Orientation="0"/>"#, #"tiff:Orientation="66"/>"#,
+            #"tiff:Orientation="x"/>"#, #"tiff:OrientationX="6"/>"#, "/>", #"tiff:Orientation="#
+        ] {
             #expect(XMP.orientation(in: Self.packet(bad)) == nil, "\(bad)")
         }
         #expect(XMP.orientation(in: Data()) == nil)
@@ -35,9 +41,10 @@ struct MetadataFidelityTests {
         #expect(ImageOrientation(exif: nil, xmp: nil) == .up)
     }
 
-    @Test("Pillow's XMP-only PNGs (attribute and element forms) are shown rotated 180°, as Pillow does",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason),
-          arguments: ["pillow/png/xmp_tags_orientation.png", "pillow/png/xmp_tags_orientation_exiftool.png"])
+    @Test(
+        "Pillow's XMP-only PNGs (attribute and element forms) are shown rotated 180°, as Pillow does",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason),
+        arguments: ["pillow/png/xmp_tags_orientation.png", "pillow/png/xmp_tags_orientation_exiftool.png"])
     func pillowXMPOrientation(_ path: String) throws {
         let data = try Corpus.data(path)
         #expect(try coders.info(of: data).orientation == .down)
@@ -103,11 +110,12 @@ struct MetadataFidelityTests {
     static let iccJPEGs = [
         "image-rs-image/jpg/portrait_2.jpg", "image-rs-image/jpg/progressive/cat.jpg", "jpeg-decoder/reftest/mozilla/jpg-srgb-icc.jpg",
         "libavif/paris_exif_xmp_icc.jpg", "pillow/jpeg/flower2.jpg", "pillow/jpeg/icc_profile_big.jpg",
-        "pillow/jpeg/pil_sample_rgb.jpg", "pillow/jpeg/rgb.jpg",
+        "pillow/jpeg/pil_sample_rgb.jpg", "pillow/jpeg/rgb.jpg"
     ]
 
-    @Test("without colour management, the corpus JPEGs' ICC profiles survive PNG, JPEG and WebP byte for byte",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason), arguments: iccJPEGs)
+    @Test(
+        "without colour management, the corpus JPEGs' ICC profiles survive PNG, JPEG and WebP byte for byte",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason), arguments: iccJPEGs)
     func iccKeptByteForByte(_ path: String) throws {
         let options = DecodeOptions(colorManagement: false)
         let source = try coders.decode(try Corpus.data(path), options: options)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -48,7 +51,7 @@ struct MutationFuzzTests {
             ("tiff", try coders.encode(still, as: .tiff)),
             ("tiff-pages", try coders.encode(anim, as: .tiff)),
             ("bmp", try coders.encode(still, as: .bmp)),
-            ("icns", ICNSTests.icns([("ic07", try coders.encode(still, as: .png))])),
+            ("icns", ICNSTests.icns([("ic07", try coders.encode(still, as: .png))]))
         ]
         let dir = try TestFiles.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -65,12 +68,17 @@ struct MutationFuzzTests {
             seeds.append(("jxl-animated", try coders.encode(anim, as: .jxl, options: EncodeOptions(lossless: true))))
         }
         if SVGCoder().canDecode(.svg) {
-            seeds.append(("svg", SVGTests.svg("""
-                <defs><linearGradient id="g"><stop offset="0" stop-color="red"/><stop offset="1" stop-color="blue"/></linearGradient>
-                <filter id="f"><feGaussianBlur stdDeviation="1"/></filter></defs>
-                <rect width="40" height="20" fill="url(#g)"/><circle cx="10" cy="10" r="6" filter="url(#f)"/>
-                <path d="M0 0 L40 20 Q20 0 0 20 Z" stroke="green" fill="none"/><use href="#c" x="5"/>
-                """)))
+            seeds.append(
+                (
+                    "svg",
+                    SVGTests.svg(
+                        """
+                        <defs><linearGradient id="g"><stop offset="0" stop-color="red"/><stop offset="1" stop-color="blue"/></linearGradient>
+                        <filter id="f"><feGaussianBlur stdDeviation="1"/></filter></defs>
+                        <rect width="40" height="20" fill="url(#g)"/><circle cx="10" cy="10" r="6" filter="url(#f)"/>
+                        <path d="M0 0 L40 20 Q20 0 0 20 Z" stroke="green" fill="none"/><use href="#c" x="5"/>
+                        """)
+                ))
         }
         if PDFCoder().canDecode(.pdf) {
             seeds.append(("pdf", PDFTests.pdf(width: 40, height: 30, pages: 2)))
@@ -90,7 +98,7 @@ struct MutationFuzzTests {
         // libavif's reader: an image sequence, and a still with clap, irot and imir.
         "libavif/colors-animated-8bpc.avif", "libavif/clap_irot_imir_non_essential.avif",
         // librsvg and poppler: a real-world icon, and a page with an embedded font and a shading.
-        "resvg/librsvg/adwaita/alarm-symbolic.svg", "pdf/simpletype3font.pdf",
+        "resvg/librsvg/adwaita/alarm-symbolic.svg", "pdf/simpletype3font.pdf"
     ]
 
     @Test("mutants of files Imago makes: a result or a typed error from every entry point", .timeLimit(.minutes(10)))
@@ -105,8 +113,9 @@ struct MutationFuzzTests {
         }
     }
 
-    @Test("mutants of corpus BMP, ICO and CUR files", .enabled(if: Corpus.isAvailable, Corpus.missingReason),
-          .timeLimit(.minutes(5)))
+    @Test(
+        "mutants of corpus BMP, ICO and CUR files", .enabled(if: Corpus.isAvailable, Corpus.missingReason),
+        .timeLimit(.minutes(5)))
     func corpusMutants() throws {
         for path in Self.corpusSeeds {
             #expect(try Self.fuzz(path, try Corpus.data(path)) > 0, "\(path)")
@@ -127,14 +136,19 @@ struct MutationFuzzTests {
                 }
             }
             attempt("info") { _ = try coders.info(of: mutant) }
-            attempt("decode") { _ = try coders.decode(mutant, options: DecodeOptions(limits: limits)); decoded += 1 }
+            attempt("decode") {
+                _ = try coders.decode(mutant, options: DecodeOptions(limits: limits)); decoded += 1
+            }
             attempt("lazy frames") {
                 let image = try coders.decode(mutant, options: DecodeOptions(decodesFramesLazily: true, limits: limits))
                 for i in 0..<min(image.frameCount, 8) { _ = try image.frame(at: i) }
             }
             attempt("thumbnail") {
-                _ = try coders.decode(mutant, options: DecodeOptions(firstFrameOnly: true, thumbnailPixelSize: PixelSize(width: 8, height: 8),
-                                                                     limits: limits))
+                _ = try coders.decode(
+                    mutant,
+                    options: DecodeOptions(
+                        firstFrameOnly: true, thumbnailPixelSize: PixelSize(width: 8, height: 8),
+                        limits: limits))
             }
             attempt("progressive") {
                 guard let decoder = coders.makeProgressiveDecoder(for: mutant.prefix(64), options: DecodeOptions(limits: limits)) else { return }

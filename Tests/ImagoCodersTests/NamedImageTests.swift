@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -12,7 +15,8 @@ struct NamedImageTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let coders = ImageCoderRegistry.shared
         func write(_ file: String, width: Int) throws {
-            let data = try coders.encode(Image(buffer: try Fixtures.gradient(width: width, height: 4)), as: ImageFormat(fileExtension: PathName.pathExtension(file)) ?? .png)
+            let data = try coders.encode(
+                Image(buffer: try Fixtures.gradient(width: width, height: 4)), as: ImageFormat(fileExtension: PathName.pathExtension(file)) ?? .png)
             try data.write(to: dir.appendingPathComponent(file))
         }
         try write("icon.png", width: 10)
@@ -30,7 +34,7 @@ struct NamedImageTests {
         // An explicit extension or scale suffix is taken as given.
         #expect(try Image.named("icon@2x.png", in: dir)?.pixelSize.width == 20)
         #expect(try Image.named("icon@2x", in: dir)?.scale == 2)
-        #expect(try Image.named("icon.webp", in: dir)?.scale == 3)   // the extension limits, the scales still vary
+        #expect(try Image.named("icon.webp", in: dir)?.scale == 3)  // the extension limits, the scales still vary
         #expect(try Image.named("icon.gif", in: dir) == nil)
         #expect(try Image.named("missing", in: dir) == nil)
         // A damaged file is an error, not a silent nil.

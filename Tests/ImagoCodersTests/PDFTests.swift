@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -45,18 +48,21 @@ struct PDFTests {
 
     @Test("/Rotate turns the page: a quarter turn swaps width and height")
     func rotation() throws {
-        for (rotate, size) in [(0, PixelSize(width: 200, height: 100)), (90, PixelSize(width: 100, height: 200)),
-                               (180, PixelSize(width: 200, height: 100)), (270, PixelSize(width: 100, height: 200))] {
+        for (rotate, size) in [
+            (0, PixelSize(width: 200, height: 100)), (90, PixelSize(width: 100, height: 200)),
+            (180, PixelSize(width: 200, height: 100)), (270, PixelSize(width: 100, height: 200))
+        ] {
             let image = try Self.coder.decode(Self.pdf(rotate: rotate), options: .default)
             let b = image.frames[0].buffer
             #expect(b.size == size, "/Rotate \(rotate)")
             // The red square follows the page's lower-left corner as it turns clockwise.
-            let corner: (Int, Int) = switch rotate {
-            case 90: (10, 10)
-            case 180: (b.width - 10, 10)
-            case 270: (b.width - 10, b.height - 10)
-            default: (10, b.height - 10)
-            }
+            let corner: (Int, Int) =
+                switch rotate {
+                case 90: (10, 10)
+                case 180: (b.width - 10, 10)
+                case 270: (b.width - 10, b.height - 10)
+                default: (10, b.height - 10)
+                }
             #expect(b.color(atX: corner.0, y: corner.1) == RGBA8(r: 255, g: 0, b: 0), "/Rotate \(rotate)")
         }
     }
@@ -75,8 +81,10 @@ struct PDFTests {
         }
         // A page declaring an absurd size is refused before allocating.
         #expect(throws: ImageCodingError.self) {
-            _ = try Self.coder.decode(Self.pdf(width: 14_400, height: 14_400), options: DecodeOptions(thumbnailPixelSize: nil, limits: .default)
-                                      .withDPI(2000))
+            _ = try Self.coder.decode(
+                Self.pdf(width: 14_400, height: 14_400),
+                options: DecodeOptions(thumbnailPixelSize: nil, limits: .default)
+                    .withDPI(2000))
         }
         limits = .default
         limits.maxRenderSeconds = 0
@@ -114,8 +122,9 @@ extension DecodeOptions {
 
 /// pdf.js's test PDFs: what pdfinfo and pdf.js say of each, and poppler's render beside
 /// pdftoppm's.
-@Suite("PDF conformance (pdf.js files)", .enabled(if: Corpus.isAvailable, Corpus.missingReason),
-       .enabled(if: PDFCoder().canDecode(.pdf), "poppler-glib is not installed"))
+@Suite(
+    "PDF conformance (pdf.js files)", .enabled(if: Corpus.isAvailable, Corpus.missingReason),
+    .enabled(if: PDFCoder().canDecode(.pdf), "poppler-glib is not installed"))
 struct PDFConformanceTests {
     /// Pages and sizes in points with /Rotate applied, from the corpus's SOURCES.txt (pdfinfo).
     static let expected: [String: [(Int, Int)]] = [
@@ -125,7 +134,7 @@ struct PDFConformanceTests {
         "issue14415.pdf": [(612, 792)], "issue4684.pdf": [(400, 50)], "issue6019.pdf": [(400, 50)],
         "issue6069.pdf": [(400, 50)], "issue9972-1.pdf": [(581, 735)], "jpx_smaskindata.pdf": [(140, 40)],
         "knockout_groups_test.pdf": Array(repeating: (640, 610), count: 3), "radial_gradients.pdf": Array(repeating: (595, 842), count: 5),
-        "simpletype3font.pdf": [(612, 792)], "sizes.pdf": [(612, 792), (649, 323), (792, 612)],
+        "simpletype3font.pdf": [(612, 792)], "sizes.pdf": [(612, 792), (649, 323), (792, 612)]
     ]
 
     @Test("page counts and sizes as pdfinfo gives them; encrypted files with an empty password open")
@@ -176,7 +185,7 @@ struct PDFConformanceTests {
         "radial_gradients.pdf 2": (27, "radial shading edges and extends: Splash against cairo"),
         "radial_gradients.pdf 3": (14, "radial shading with a focus outside the circle: cairo extends it differently"),
         "radial_gradients.pdf 4": (25, "radial shading edges and extends: Splash against cairo"),
-        "sizes.pdf 1": (32, "glyph anti-aliasing: Splash's rasteriser against cairo's"),
+        "sizes.pdf 1": (32, "glyph anti-aliasing: Splash's rasteriser against cairo's")
     ]
 
     /// Every page against pdftocairo (poppler's cairo output, the same drawing poppler-glib
@@ -186,7 +195,8 @@ struct PDFConformanceTests {
     func againstPoppler() async throws {
         let tools = ["pdftocairo", "pdftoppm"].map { URL(fileURLWithPath: "/usr/bin/\($0)") }
         for tool in tools {
-            try #require(FileManager.default.isExecutableFile(atPath: tool.path), "\(tool.lastPathComponent) is missing (poppler-utils; scripts/bootstrap installs it)")
+            try #require(
+                FileManager.default.isExecutableFile(atPath: tool.path), "\(tool.lastPathComponent) is missing (poppler-utils; scripts/bootstrap installs it)")
         }
         let dir = try TestFiles.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -199,8 +209,12 @@ struct PDFConformanceTests {
                 let image = try ImageCoderRegistry.shared.decode(data, options: options)
                 for tool in tools {
                     let out = dir.appendingPathComponent("\(file)-\(i)-\(tool.lastPathComponent)")
-                    let (status, _, err) = try await Subprocess.run(tool, ["-r", "72", "-f", "\(i + 1)", "-l", "\(i + 1)", "-png", "-singlefile",
-                                                                         Corpus.url("pdf/" + file).path, out.path])
+                    let (status, _, err) = try await Subprocess.run(
+                        tool,
+                        [
+                            "-r", "72", "-f", "\(i + 1)", "-l", "\(i + 1)", "-png", "-singlefile",
+                            Corpus.url("pdf/" + file).path, out.path
+                        ])
                     try #require(status == 0, "\(tool.lastPathComponent) \(file): \(err)")
                     let reference = try ImageCoderRegistry.shared.decode(try Data(contentsOf: out.appendingPathExtension("png")))
                     #expect(image.frames[0].buffer.size == reference.frames[0].buffer.size, "\(file) page \(i)")
@@ -213,13 +227,17 @@ struct PDFConformanceTests {
             }
         }
         #expect(compared == 30)
-        print("PDF conformance: \(compared) pages; against pdftocairo all at 35 dB or more; against pdftoppm \(atThreshold) at 35 dB or more, \(Self.splashDiffers.count) listed")
+        print(
+            "PDF conformance: \(compared) pages; against pdftocairo all at 35 dB or more; against pdftoppm \(atThreshold) at 35 dB or more, \(Self.splashDiffers.count) listed"
+        )
     }
 
     @Test("concurrent renders of text in SVG and PDF equal serial ones (librsvg, poppler, fontconfig and cairo across threads)")
     func concurrentRenders() async throws {
-        let sources = [try Corpus.data("resvg/tests/text/text/rotate.svg"), try Corpus.data("pdf/Embedded_font.pdf"),
-                       try Corpus.data("pdf/radial_gradients.pdf"), try Corpus.data("resvg/librsvg/gimp-wilber.svg")]
+        let sources = [
+            try Corpus.data("resvg/tests/text/text/rotate.svg"), try Corpus.data("pdf/Embedded_font.pdf"),
+            try Corpus.data("pdf/radial_gradients.pdf"), try Corpus.data("resvg/librsvg/gimp-wilber.svg")
+        ]
         let serial = try sources.map { try ImageCoderRegistry.shared.decode($0).frames[0].buffer }
         try await withThrowingTaskGroup(of: (Int, PixelBuffer).self) { group in
             for round in 0..<16 {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -77,7 +80,7 @@ struct PNGConformanceTests {
 
     @Test("gAMA is applied with colour management on, ignored with it off")
     func gamma() throws {
-        let data = try Corpus.data("pngsuite/g03n2c08.png")   // gAMA 0.35
+        let data = try Corpus.data("pngsuite/g03n2c08.png")  // gAMA 0.35
         let managed = try coders.decode(data, options: DecodeOptions(pixelFormat: .rgba8))
         let raw = try coders.decode(data, options: DecodeOptions(pixelFormat: .rgba8, colorManagement: false))
         #expect(managed.buffer != raw.buffer)
@@ -98,15 +101,18 @@ struct PNGConformanceTests {
     @Test("an ICC profile on a PNG with alpha is applied to straight pixels, premultiplied once (one-shot, progressive, interlaced)")
     func iccWithAlpha() throws {
         // Display P3, taken from a corpus file, on a synthetic gradient with an alpha ramp.
-        let p3 = try #require(try coders.decode(Corpus.data("wuffs/red-blue-gradient.dcip3d65-no-chrm-no-gama.png"),
-                                                options: DecodeOptions(colorManagement: false)).metadata.iccProfile)
+        let p3 = try #require(
+            try coders.decode(
+                Corpus.data("wuffs/red-blue-gradient.dcip3d65-no-chrm-no-gama.png"),
+                options: DecodeOptions(colorManagement: false)
+            ).metadata.iccProfile)
         var image = Image(buffer: try Fixtures.gradient(width: 64, height: 48, alpha: true))
         image.metadata.iccProfile = p3
         for progressive in [false, true] {
             let data = try coders.encode(image, as: .png, options: EncodeOptions(progressive: progressive, keepMetadata: true))
             let straight = try coders.decode(data, options: DecodeOptions(pixelFormat: .rgba8))
             let display = try coders.decode(data)
-            #expect(straight.metadata.iccProfile == nil && straight.buffer != image.buffer)   // converted
+            #expect(straight.metadata.iccProfile == nil && straight.buffer != image.buffer)  // converted
             #expect(display.buffer == straight.buffer.converted(to: .argb32Premultiplied), "interlaced: \(progressive)")
             let incremental = try #require(coders.makeProgressiveDecoder(for: data))
             try incremental.update(data, isFinal: true)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -59,15 +62,15 @@ struct ProgressiveTests {
             try decoder.update(data.prefix(n), isFinal: k == steps)
             if headerAt == nil, decoder.info != nil { headerAt = n }
             if let image = try decoder.currentImage() {
-                if k < steps { partials.append(image) }
-                else { return (partials, image, headerAt) }
+                if k < steps { partials.append(image) } else { return (partials, image, headerAt) }
             }
         }
         return (partials, nil, headerAt)
     }
 
-    @Test("the final progressive image equals a one-shot decode",
-          arguments: [(ImageFormat.jpeg, false), (.jpeg, true), (.png, false), (.png, true), (.webp, false)])
+    @Test(
+        "the final progressive image equals a one-shot decode",
+        arguments: [(ImageFormat.jpeg, false), (.jpeg, true), (.png, false), (.png, true), (.webp, false)])
     func finalEqualsOneShot(_ format: ImageFormat, _ progressive: Bool) throws {
         let source = try Fixtures.gradient(width: 160, height: 120, alpha: format != .jpeg)
         let data = try coders.encode(Image(buffer: source), as: format, options: EncodeOptions(progressive: progressive))
@@ -114,11 +117,11 @@ struct ShrinkOnLoadTests {
         func size(_ w: Int, _ h: Int, aspect: Bool = true) throws -> PixelSize {
             try coders.decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: w, height: h), preserveAspectRatio: aspect)).pixelSize
         }
-        #expect(try size(100, 100) == PixelSize(width: 100, height: 75))   // 1/8
+        #expect(try size(100, 100) == PixelSize(width: 100, height: 75))  // 1/8
         #expect(try size(101, 101) == PixelSize(width: 200, height: 150))  // 1/4
         #expect(try size(300, 300) == PixelSize(width: 400, height: 300))  // 1/2
         #expect(try size(401, 401) == PixelSize(width: 800, height: 600))  // full
-        #expect(try size(100, 200, aspect: false) == PixelSize(width: 400, height: 300)) // covers 200 high
+        #expect(try size(100, 200, aspect: false) == PixelSize(width: 400, height: 300))  // covers 200 high
         #expect(try size(100, 150, aspect: false) == PixelSize(width: 200, height: 150))
         #expect(try size(2000, 2000) == PixelSize(width: 800, height: 600))
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -51,8 +54,9 @@ struct RoundTripTests {
     @Test("JPEG flattens alpha against the background colour")
     func jpegFlattens() throws {
         let clear = try PixelBuffer(width: 8, height: 8, format: .rgba8)  // all transparent
-        let data = try coders.encode(Image(buffer: clear), as: .jpeg,
-                                     options: EncodeOptions(backgroundColor: RGBA8(r: 0, g: 0, b: 255)))
+        let data = try coders.encode(
+            Image(buffer: clear), as: .jpeg,
+            options: EncodeOptions(backgroundColor: RGBA8(r: 0, g: 0, b: 255)))
         let c = try coders.decode(data).buffer.color(atX: 4, y: 4)
         #expect(c.map { $0.b > 240 && $0.r < 15 } == true)
     }
@@ -131,7 +135,7 @@ enum ICCFixture {
             return [UInt8(truncatingIfNeeded: i >> 24), UInt8(truncatingIfNeeded: i >> 16), UInt8(truncatingIfNeeded: i >> 8), UInt8(truncatingIfNeeded: i)]
         }
         func xyz(_ x: Double, _ y: Double, _ z: Double) -> [UInt8] { Array("XYZ ".utf8) + [0, 0, 0, 0] + s15(x) + s15(y) + s15(z) }
-        let curve: [UInt8] = Array("curv".utf8) + [0, 0, 0, 0, 0, 0, 0, 1, 0x02, 0x33, 0, 0]   // gamma 2.2 (u8Fixed8)
+        let curve: [UInt8] = Array("curv".utf8) + [0, 0, 0, 0, 0, 0, 0, 1, 0x02, 0x33, 0, 0]  // gamma 2.2 (u8Fixed8)
         let desc = "Imago test RGB"
         var descTag: [UInt8] = Array("desc".utf8) + [0, 0, 0, 0]
         let n = UInt32(desc.utf8.count + 1)
@@ -187,8 +191,9 @@ struct JPEGDirectFormatTests {
 
     @Test("progressive decoding into RGB ends equal to the one-shot decode")
     func progressiveRGB() throws {
-        let data = try coders.encode(Image(buffer: try Fixtures.gradient(width: 96, height: 64)), as: .jpeg,
-                                     options: EncodeOptions(progressive: true))
+        let data = try coders.encode(
+            Image(buffer: try Fixtures.gradient(width: 96, height: 64)), as: .jpeg,
+            options: EncodeOptions(progressive: true))
         let options = DecodeOptions(pixelFormat: .rgb8)
         let decoder = try #require(coders.makeProgressiveDecoder(for: data, options: options))
         try decoder.update(data.prefix(data.count / 2), isFinal: false)
@@ -206,7 +211,7 @@ struct PreferredFormatTests {
         #expect(coders.preferredEncodingFormat(for: webp) == .webp)
         webp.format = .gif
         #expect(coders.preferredEncodingFormat(for: webp) == .gif)
-        webp.format = .ico   // no encoder: SDWebImage's rule
+        webp.format = .ico  // no encoder: SDWebImage's rule
         #expect(coders.preferredEncodingFormat(for: webp) == .jpeg)
         webp.hasAlpha = true
         #expect(coders.preferredEncodingFormat(for: webp) == .png)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -6,9 +9,10 @@ import Testing
 
 /// librsvg's renders against resvg's reference PNGs (`resvg/` in the corpus), each drawn at the
 /// reference's size (300 px wide), and librsvg's own Adwaita icon references at natural size.
-@Suite("SVG conformance against resvg's references",
-       .enabled(if: Corpus.isAvailable, Corpus.missingReason),
-       .enabled(if: SVGCoder().canDecode(.svg), "librsvg is not installed (scripts/bootstrap installs it)"))
+@Suite(
+    "SVG conformance against resvg's references",
+    .enabled(if: Corpus.isAvailable, Corpus.missingReason),
+    .enabled(if: SVGCoder().canDecode(.svg), "librsvg is not installed (scripts/bootstrap installs it)"))
 struct SVGConformanceTests {
     /// PSNR over premultiplied RGBA that a render must reach, unless listed below.
     static let defaultThreshold = 30.0
@@ -49,7 +53,7 @@ struct SVGConformanceTests {
         "tests/text/text-anchor/end-on-text.svg": (19, "text: fontconfig's font, not resvg's Noto Sans"),
         "tests/text/text-anchor/middle-on-text.svg": (22, "text: fontconfig's font, not resvg's Noto Sans"),
         "tests/text/textPath/startOffset=30.svg": (20, "text: fontconfig's font, not resvg's Noto Sans"),
-        "tests/text/font-size/simple-case.svg": (24, "text: fontconfig's font, not resvg's Noto Sans"),
+        "tests/text/font-size/simple-case.svg": (24, "text: fontconfig's font, not resvg's Noto Sans")
     ]
 
     /// resvg's invalid documents: their PNGs are placeholders.
@@ -98,9 +102,11 @@ struct SVGConformanceTests {
 
     @Test("librsvg's crash and limit fixtures: a render or a typed error, promptly")
     func crashFixtures() throws {
-        let files = ["librsvg/api/too-big.svg", "librsvg/crash/bug349-too-big-image-in-href-data.svg", "librsvg/crash/bug785276-empty.svg",
-                     "librsvg/crash/bug942-xinclude-recursion.svg", "librsvg/crash/mask-cycles.svg",
-                     "librsvg/errors/bug515-pattern-billion-laughs.svg", "librsvg/errors/bug515-too-many-elements.svgz"]
+        let files = [
+            "librsvg/api/too-big.svg", "librsvg/crash/bug349-too-big-image-in-href-data.svg", "librsvg/crash/bug785276-empty.svg",
+            "librsvg/crash/bug942-xinclude-recursion.svg", "librsvg/crash/mask-cycles.svg",
+            "librsvg/errors/bug515-pattern-billion-laughs.svg", "librsvg/errors/bug515-too-many-elements.svgz"
+        ]
         var limits = DecodingLimits.default
         limits.maxRenderSeconds = 5
         for path in files {

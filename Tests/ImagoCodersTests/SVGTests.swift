@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -27,9 +30,12 @@ struct SVGTests {
 
     /// A 4×4 red PNG.
     static func redPNG() throws -> Data {
-        try ImageCoderRegistry.shared.encode(Image(buffer: try PixelBuffer(width: 4, height: 4, format: .rgba8,
-                                                                             bytes: Array(repeating: [255, 0, 0, 255], count: 16).flatMap { $0 })),
-                                             as: .png)
+        try ImageCoderRegistry.shared.encode(
+            Image(
+                buffer: try PixelBuffer(
+                    width: 4, height: 4, format: .rgba8,
+                    bytes: Array(repeating: [255, 0, 0, 255], count: 16).flatMap { $0 })),
+            as: .png)
     }
 
     @Test("the intrinsic size from width and height in CSS units, the viewBox, or 300x150 with neither")
@@ -43,7 +49,7 @@ struct SVGTests {
             ("height=\"100%\" width=\"50%\" viewBox=\"10 10 30 60\"", PixelSize(width: 30, height: 60)),
             ("", PixelSize(width: 300, height: 150)),
             // An invalid length is ignored, as browsers ignore it.
-            ("width=\"-5\" height=\"10\"", PixelSize(width: 300, height: 10)),
+            ("width=\"-5\" height=\"10\"", PixelSize(width: 300, height: 10))
         ]
         for (attributes, size) in cases {
             let data = Self.svg("<rect width=\"10\" height=\"10\" fill=\"red\"/>", attributes: attributes)
@@ -78,8 +84,11 @@ struct SVGTests {
         let same = try Self.coder.decode(icon, options: dpi)
         #expect(PixelMetrics.psnrPremultiplied(same.frames[0].buffer, buffer) == .infinity)
         // Not keeping the aspect ratio stretches the vector to the box.
-        let stretched = try Self.coder.decode(icon, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 64, height: 16),
-                                                                           preserveAspectRatio: false))
+        let stretched = try Self.coder.decode(
+            icon,
+            options: DecodeOptions(
+                thumbnailPixelSize: PixelSize(width: 64, height: 16),
+                preserveAspectRatio: false))
         #expect(stretched.frames[0].buffer.size == PixelSize(width: 64, height: 16))
     }
 
@@ -97,8 +106,9 @@ struct SVGTests {
             Self.svg("<image width=\"40\" height=\"20\" xlink:href=\"red.png\"/>"),
             Self.svg("<style>@import url(\"\(css.absoluteString)\");</style><rect width=\"40\" height=\"20\" fill=\"none\"/>"),
             Self.svg("<xi:include xmlns:xi=\"http://www.w3.org/2001/XInclude\" href=\"\(png.absoluteString)\" parse=\"xml\"/>"),
-            Self.svg("<rect width=\"40\" height=\"20\" fill=\"&x;\"/>",
-                     prolog: "<?xml version=\"1.0\"?><!DOCTYPE svg [<!ENTITY x SYSTEM \"\(css.absoluteString)\">]>"),
+            Self.svg(
+                "<rect width=\"40\" height=\"20\" fill=\"&x;\"/>",
+                prolog: "<?xml version=\"1.0\"?><!DOCTYPE svg [<!ENTITY x SYSTEM \"\(css.absoluteString)\">]>")
         ]
         for (i, data) in attacks.enumerated() {
             do {
@@ -110,8 +120,9 @@ struct SVGTests {
         }
         // The same image inside the document, as a data: URL, is drawn.
         let inline = "data:image/png;base64," + (try Self.redPNG()).base64EncodedString()
-        let allowed = try Self.coder.decode(Self.svg("<image width=\"40\" height=\"20\" preserveAspectRatio=\"none\" xlink:href=\"\(inline)\"/>"),
-                                            options: .default)
+        let allowed = try Self.coder.decode(
+            Self.svg("<image width=\"40\" height=\"20\" preserveAspectRatio=\"none\" xlink:href=\"\(inline)\"/>"),
+            options: .default)
         #expect(Self.redPixels(allowed.frames[0].buffer) > 700)
     }
 
@@ -125,9 +136,10 @@ struct SVGTests {
             Self.svg("<image width=\"40\" height=\"20\" xlink:href=\"\(png)\"/>"),
             Self.svg("<style>@import url(\"\(css)\");</style><rect width=\"40\" height=\"20\"/>"),
             Self.svg("<xi:include xmlns:xi=\"http://www.w3.org/2001/XInclude\" href=\"\(png)\" parse=\"text\"/>"),
-            Self.svg("<rect width=\"40\" height=\"20\" fill=\"&x;\"/>",
-                     prolog: "<?xml version=\"1.0\"?><!DOCTYPE svg [<!ENTITY x SYSTEM \"\(css)\">]>"),
-            Self.svg("<filter id=\"f\"><feImage xlink:href=\"\(png)\"/></filter><rect width=\"40\" height=\"20\" filter=\"url(#f)\"/>"),
+            Self.svg(
+                "<rect width=\"40\" height=\"20\" fill=\"&x;\"/>",
+                prolog: "<?xml version=\"1.0\"?><!DOCTYPE svg [<!ENTITY x SYSTEM \"\(css)\">]>"),
+            Self.svg("<filter id=\"f\"><feImage xlink:href=\"\(png)\"/></filter><rect width=\"40\" height=\"20\" filter=\"url(#f)\"/>")
         ]
         for data in attacks {
             if let image = try? Self.coder.decode(data, options: .default) {
@@ -165,8 +177,9 @@ struct SVGTests {
         }
         // An entity that refers to itself.
         #expect(throws: ImageCodingError.self) {
-            _ = try Self.coder.decode(Self.svg("&a;", prolog: "<!DOCTYPE svg [<!ENTITY a \"<g>&b;</g>\"><!ENTITY b \"&a;\">]>"),
-                                      options: .default)
+            _ = try Self.coder.decode(
+                Self.svg("&a;", prolog: "<!DOCTYPE svg [<!ENTITY a \"<g>&b;</g>\"><!ENTITY b \"&a;\">]>"),
+                options: .default)
         }
         var limits = DecodingLimits.default
         limits.maxElements = 100
@@ -189,8 +202,9 @@ struct SVGTests {
     func renderTime() throws {
         // 2000 blurred shapes: seconds of work at 1000 px.
         let shapes = (0..<2000).map { "<circle cx=\"\($0 % 100)\" cy=\"\($0 / 20)\" r=\"30\" fill=\"#\(String($0 % 4096, radix: 16))\" filter=\"url(#b)\"/>" }
-        let heavy = Self.svg("<filter id=\"b\"><feGaussianBlur stdDeviation=\"8\"/></filter>" + shapes.joined(),
-                             attributes: "viewBox=\"0 0 100 100\" width=\"1000\" height=\"1000\"")
+        let heavy = Self.svg(
+            "<filter id=\"b\"><feGaussianBlur stdDeviation=\"8\"/></filter>" + shapes.joined(),
+            attributes: "viewBox=\"0 0 100 100\" width=\"1000\" height=\"1000\"")
         var limits = DecodingLimits.default
         limits.maxRenderSeconds = 0.2
         let started = ContinuousClock.now
@@ -204,8 +218,9 @@ struct SVGTests {
         // An immediate deadline stops even a simple drawing.
         limits.maxRenderSeconds = 1e-9
         #expect(throws: ImageCodingError.self) {
-            _ = try Self.coder.decode(Self.svg("<rect width=\"40\" height=\"20\" fill=\"red\"/><rect width=\"4\" height=\"2\"/>"),
-                                      options: DecodeOptions(limits: limits))
+            _ = try Self.coder.decode(
+                Self.svg("<rect width=\"40\" height=\"20\" fill=\"red\"/><rect width=\"4\" height=\"2\"/>"),
+                options: DecodeOptions(limits: limits))
         }
     }
 
@@ -215,7 +230,7 @@ struct SVGTests {
             ("not XML", Data("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><rect".utf8)),
             ("zero size", Self.svg("", attributes: "width=\"0\" height=\"10\"")),
             ("UTF-16", Data([0xFF, 0xFE] + Array("<svg/>".utf8).flatMap { [$0, 0] })),
-            ("Latin-1", Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"2\" height=\"2\"/>".utf8)),
+            ("Latin-1", Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"2\" height=\"2\"/>".utf8))
         ]
         for (name, data) in bad {
             #expect(throws: ImageCodingError.self, "\(name)") { _ = try Self.coder.decode(data, options: .default) }

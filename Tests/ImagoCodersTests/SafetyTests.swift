@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -9,8 +12,9 @@ struct SafetyTests {
     let coders = ImageCoderRegistry.makeDefault()
 
     func encoded(_ format: ImageFormat, progressive: Bool = false) throws -> Data {
-        try coders.encode(Image(buffer: try Fixtures.gradient(width: 48, height: 40, alpha: format != .jpeg)), as: format,
-                          options: EncodeOptions(progressive: progressive))
+        try coders.encode(
+            Image(buffer: try Fixtures.gradient(width: 48, height: 40, alpha: format != .jpeg)), as: format,
+            options: EncodeOptions(progressive: progressive))
     }
 
     @Test("every truncation gives a typed error, never a crash", arguments: [ImageFormat.jpeg, .png, .webp])

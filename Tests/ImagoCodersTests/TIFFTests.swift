@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoCoders
@@ -28,8 +31,9 @@ struct TIFFTests {
         #expect(try coders.decode(try coders.encode(turned, as: .tiff)).pixelSize == PixelSize(width: 200, height: 300))
     }
 
-    @Test("image-rs's reference decodes (bilevel, fax G4, predictors, PackBits, planar, 16-bit) match within 1",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "image-rs's reference decodes (bilevel, fax G4, predictors, PackBits, planar, 16-bit) match within 1",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func references() throws {
         let png = PNGCoder()
         for name in ["fax4", "l1", "mandrill", "planar", "rgb-3c-16b"] {
@@ -43,8 +47,10 @@ struct TIFFTests {
         // colours Pillow reports too (e.g. (255, 255, 0, 165) for the stored (165, 165, 0, 165)).
         for name in ["hpredict", "hpredict_packbits"] {
             let image = try coders.decode(Corpus.data("image-rs-image/tiff/testsuite/\(name).tiff"))
-            let stored = try png.decode(Corpus.data("image-rs-image/reference/tiff/testsuite/\(name).tiff.png"),
-                                        options: DecodeOptions(pixelFormat: .rgba8)).buffer.bytes
+            let stored = try png.decode(
+                Corpus.data("image-rs-image/reference/tiff/testsuite/\(name).tiff.png"),
+                options: DecodeOptions(pixelFormat: .rgba8)
+            ).buffer.bytes
             let o = PixelFormat.argbOffsets
             let ours = image.buffer.bytes
             let same = (0..<(stored.count / 4)).allSatisfy { i in
@@ -56,8 +62,9 @@ struct TIFFTests {
         }
     }
 
-    @Test("Pillow's page counts; every TIFF in the corpus decodes or gives a typed error",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "Pillow's page counts; every TIFF in the corpus decodes or gives a typed error",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func corpus() throws {
         #expect(try coders.decode(Corpus.data("pillow/tiff/multipage.tiff")).frameCount == 3)
         #expect(try coders.info(of: Corpus.data("pillow/tiff/multipage.tiff")).frameCount == 3)
@@ -72,8 +79,9 @@ struct TIFFTests {
         #expect(decoded > 150)
     }
 
-    @Test("a page decoded alone keeps its own size; all pages together share the largest page's canvas",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "a page decoded alone keeps its own size; all pages together share the largest page's canvas",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func pagesAtTheirOwnSizes() throws {
         // Page sizes as Pillow reports them.
         let multipage = try Corpus.data("pillow/tiff/multipage.tiff")
@@ -104,9 +112,11 @@ struct TIFFTests {
     @Test("through the registry, page N of an animation is frame N composited, as a still")
     func animationPage() throws {
         let frames = try (0..<4).map { i in
-            ImageFrame(buffer: try PixelBuffer(width: 8, height: 6, format: .rgba8,
-                                               bytes: [UInt8]((0..<48).flatMap { _ in [UInt8(i * 60), 100, 200, 255] })),
-                       duration: 0.1)
+            ImageFrame(
+                buffer: try PixelBuffer(
+                    width: 8, height: 6, format: .rgba8,
+                    bytes: [UInt8]((0..<48).flatMap { _ in [UInt8(i * 60), 100, 200, 255] })),
+                duration: 0.1)
         }
         let gif = try coders.encode(try Image(frames: frames, loopCount: 0), as: .gif)
         let reference = try coders.decode(gif, options: DecodeOptions(pixelFormat: .rgba8)).frames

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CWebP
 import Foundation
 import ImagoCore
@@ -8,9 +11,11 @@ import Testing
 @Suite("Animated WebP", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct WebPAnimationTests {
     let webp = WebPCoder()
-    static let files = ["image-rs-image/webp/extended_images/advertises_rgba_but_frames_are_rgb.webp",
-                        "image-rs-image/webp/extended_images/anim.webp", "image-webp/images/animated/random_lossless.webp",
-                        "image-webp/images/animated/random_lossy.webp", "pillow/webp/iss634.webp"]
+    static let files = [
+        "image-rs-image/webp/extended_images/advertises_rgba_but_frames_are_rgb.webp",
+        "image-rs-image/webp/extended_images/anim.webp", "image-webp/images/animated/random_lossless.webp",
+        "image-webp/images/animated/random_lossy.webp", "pillow/webp/iss634.webp"
+    ]
 
     /// Every frame as libwebp's own animation decoder composites it (straight RGBA).
     static func libwebpFrames(_ data: Data) throws -> [[UInt8]] {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 @testable import ImagoCore
 import Synchronization
@@ -11,7 +14,9 @@ struct ConcurrencyTests {
         var peak: Int { state.withLock { $0.peak } }
         var order: [String] { state.withLock { $0.order } }
         func run(_ name: String, for duration: TimeInterval) {
-            state.withLock { s in s.running += 1; s.peak = max(s.peak, s.running); s.order.append(name) }
+            state.withLock { s in
+                s.running += 1; s.peak = max(s.peak, s.running); s.order.append(name)
+            }
             Thread.sleep(forTimeInterval: duration)
             state.withLock { $0.running -= 1 }
         }
@@ -82,8 +87,9 @@ struct ConcurrencyTests {
     @Test("lane hooks wrap each busy spell of a lane on its own thread: enter, the work, then leave")
     func laneHooks() async throws {
         let spells = Spells()
-        let queue = WorkQueue(label: "t", maxConcurrentCount: 2,
-                              laneHooks: WorkQueue.LaneHooks(enter: { spells.enter($0) }, leave: { spells.leave($0) }))
+        let queue = WorkQueue(
+            label: "t", maxConcurrentCount: 2,
+            laneHooks: WorkQueue.LaneHooks(enter: { spells.enter($0) }, leave: { spells.leave($0) }))
         #expect(queue.laneHooks != nil)
         for _ in 0..<3 {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -115,8 +121,10 @@ struct ConcurrencyTests {
             let blocker = try await occupier.occupy(queue)
             let bumped = PriorityCell(.veryLow)
             var tasks: [Task<Void, any Error>] = []
-            for (name, priority) in [("n1", PriorityCell(.normal)), ("low", PriorityCell(.low)), ("n2", PriorityCell(.normal)),
-                                     ("high", PriorityCell(.high)), ("bumped", bumped)] {
+            for (name, priority) in [
+                ("n1", PriorityCell(.normal)), ("low", PriorityCell(.low)), ("n2", PriorityCell(.normal)),
+                ("high", PriorityCell(.high)), ("bumped", bumped)
+            ] {
                 tasks.append(Task { try await queue.run(priority: priority) { probe.run(name, for: 0) } })
                 while queue.counts.waiting < tasks.count { try await Task.sleep(for: .milliseconds(1)) }
             }
@@ -137,16 +145,20 @@ struct ConcurrencyTests {
             let occupier = Occupier()
             let blocker = try await occupier.occupy(queue)
             var tasks: [Task<Void, any Error>] = []
-            for (name, priority, continuing) in [("new1", ImagePriority.normal, false), ("step1", .normal, true),
-                                                 ("new2", .normal, false), ("step2", .normal, true),
-                                                 ("high", .high, false), ("lowStep", .low, true)] {
+            for (name, priority, continuing) in [
+                ("new1", ImagePriority.normal, false), ("step1", .normal, true),
+                ("new2", .normal, false), ("step2", .normal, true),
+                ("high", .high, false), ("lowStep", .low, true)
+            ] {
                 tasks.append(Task { try await queue.run(priority: priority, continuing: continuing) { probe.run(name, for: 0) } })
                 while queue.counts.waiting < tasks.count { try await Task.sleep(for: .milliseconds(1)) }
             }
             occupier.release()
             try await blocker.value
             for t in tasks { try await t.value }
-            let expected = order == .fifo ? ["high", "step1", "step2", "new1", "new2", "lowStep"]
+            let expected =
+                order == .fifo
+                ? ["high", "step1", "step2", "new1", "new2", "lowStep"]
                 : ["high", "step2", "step1", "new2", "new1", "lowStep"]
             #expect(probe.order == expected, "\(order)")
         }
@@ -182,11 +194,17 @@ struct ConcurrencyTests {
         try await gate.enter(priority: PriorityCell(.normal))
         #expect(gate.counts == (0, 2))
         let order = Names()
-        let low = Task { try await gate.enter(priority: PriorityCell(.low)); order.append("low") }
+        let low = Task {
+            try await gate.enter(priority: PriorityCell(.low)); order.append("low")
+        }
         while gate.counts.waiting < 1 { try await Task.sleep(for: .milliseconds(1)) }
-        let cancelled = Task { try await gate.enter(priority: PriorityCell(.veryHigh)); order.append("cancelled") }
+        let cancelled = Task {
+            try await gate.enter(priority: PriorityCell(.veryHigh)); order.append("cancelled")
+        }
         while gate.counts.waiting < 2 { try await Task.sleep(for: .milliseconds(1)) }
-        let high = Task { try await gate.enter(priority: PriorityCell(.high)); order.append("high") }
+        let high = Task {
+            try await gate.enter(priority: PriorityCell(.high)); order.append("high")
+        }
         while gate.counts.waiting < 3 { try await Task.sleep(for: .milliseconds(1)) }
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
@@ -208,7 +226,8 @@ struct ConcurrencyTests {
         let release = Mutex(false)
         let all: @Sendable (String) -> Bool = { _ in true }
         func subscribe(_ wantsEvents: Bool) -> SharedTasks<String, Int, String>.Subscription {
-            tasks.subscribe("k", priority: PriorityCell(.normal), accepts: wantsEvents ? all : nil) { (context: SharedTasks<String, Int, String>.Context) async throws -> Int in
+            tasks.subscribe("k", priority: PriorityCell(.normal), accepts: wantsEvents ? all : nil) {
+                (context: SharedTasks<String, Int, String>.Context) async throws -> Int in
                 runs.withLock { $0 += 1 }
                 context.send("started")
                 while !release.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import Testing
@@ -31,7 +34,8 @@ struct FormatSniffingTests {
     func apngVersusPNG() {
         let sig = Self.pngSignature
         // acTL after several other chunks, one of them 300 bytes long.
-        let animated = sig + Self.chunk("IHDR", 13) + Self.chunk("tEXt", 300) + Self.chunk("pHYs", 9)
+        let animated =
+            sig + Self.chunk("IHDR", 13) + Self.chunk("tEXt", 300) + Self.chunk("pHYs", 9)
             + Self.chunk("acTL", 8) + Self.chunk("IDAT", 4)
         #expect(Self.sniff(animated) == .apng)
         // acTL after the image data does not count.
@@ -118,7 +122,7 @@ struct FormatSniffingTests {
             "image/jpg": .jpeg, "image/pjpeg": .jpeg, "image/x-png": .png, "image/vnd.mozilla.apng": .apng,
             "image/vnd.microsoft.icon": .ico, "image/x-ico": .ico, "image/x-icns": .icns, "image/x-ms-bmp": .bmp,
             "image/x-bmp": .bmp, "image/jpx": .jp2, "image/jpm": .jp2, "image/heic-sequence": .heic,
-            "image/heif-sequence": .heif, "image/avif-sequence": .avif,
+            "image/heif-sequence": .heif, "image/avif-sequence": .avif
         ]
         for (mime, format) in aliases { #expect(ImageFormat(mimeType: mime) == format, "\(mime)") }
         #expect(ImageFormat(mimeType: "  Image/SVG+XML ; charset=utf-8") == .svg)

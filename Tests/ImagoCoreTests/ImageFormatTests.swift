@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import Testing
@@ -29,7 +32,7 @@ struct ImageFormatTests {
         (.icns, Array("icns".utf8) + [0, 0, 0, 8]),
         (.svg, Array("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8)),
         (.svg, Array("  <svg width=\"1\"></svg>".utf8)),
-        (.pdf, Array("%PDF-1.7".utf8)),
+        (.pdf, Array("%PDF-1.7".utf8))
     ]
 
     static func chunk(_ type: String, _ length: Int) -> [UInt8] {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoTestSupport
@@ -55,7 +58,7 @@ struct ImageModelTests {
         d.append(contentsOf: bigEndian ? [0x4D, 0x4D, 0, 0x2A] : [0x49, 0x49, 0x2A, 0])
         d.append(contentsOf: u32(8))
         d.append(contentsOf: u16(2))
-        d.append(contentsOf: u16(0x010F) + u16(2) + u32(1) + [0x41, 0, 0, 0])   // Make = "A"
+        d.append(contentsOf: u16(0x010F) + u16(2) + u32(1) + [0x41, 0, 0, 0])  // Make = "A"
         d.append(contentsOf: u16(0x0112) + u16(3) + u32(1) + u16(orientation) + [0, 0])
         d.append(contentsOf: [0, 0, 0, 0])
         return d
@@ -79,7 +82,7 @@ struct ImageModelTests {
         let good = Self.exif(orientation: 6, bigEndian: false, prefix: false)
         for n in 0..<good.count { _ = EXIF.orientation(in: good.prefix(n)) }
         var hostile = good
-        hostile[4] = 0xFF; hostile[5] = 0xFF; hostile[6] = 0xFF; hostile[7] = 0x7F   // IFD offset far past the end
+        hostile[4] = 0xFF; hostile[5] = 0xFF; hostile[6] = 0xFF; hostile[7] = 0x7F  // IFD offset far past the end
         #expect(EXIF.orientation(in: hostile) == nil)
         var manyEntries = good
         manyEntries[8] = 0xFF; manyEntries[9] = 0xFF

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import Testing
@@ -95,11 +98,13 @@ struct LimitsAndErrorsTests {
             (.corrupt(.png, "bad CRC"), "corrupt png data: bad CRC"),
             (.exceedsLimit(.maxFrames, found: 5, limit: 4), "frame count 5 exceeds the limit of 4; raise DecodingLimits.maxFrames to accept it"),
             (.exceedsLimit(.bytes, found: 9, limit: 8), "pixel buffer size in bytes 9 exceeds the limit of 8; raise DecodingLimits.bytes to accept it"),
-            (.exceedsLimit(.maxRenderTime, found: 30_000, limit: 20_000),
-             "render time in milliseconds 30000 exceeds the limit of 20000; raise DecodingLimits.maxRenderTime to accept it"),
+            (
+                .exceedsLimit(.maxRenderTime, found: 30_000, limit: 20_000),
+                "render time in milliseconds 30000 exceeds the limit of 20000; raise DecodingLimits.maxRenderTime to accept it"
+            ),
             (.encoderUnavailable(.avif), "no encoder for avif is available on this system"),
             (.encodingFailed(.webp, "out of memory"), "encoding webp failed: out of memory"),
-            (.invalidArgument("quality 101"), "invalid argument: quality 101"),
+            (.invalidArgument("quality 101"), "invalid argument: quality 101")
         ]
         for (error, message) in cases {
             #expect(error.description == message)

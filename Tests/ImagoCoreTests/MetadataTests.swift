@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import Testing
@@ -37,15 +40,18 @@ enum TIFFBlock {
 struct MetadataTests {
     static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
 
-    @Test("the orientation tag is found after other entries and with IFD0 away from offset 8; setting it changes its two bytes only",
-          arguments: [true, false])
+    @Test(
+        "the orientation tag is found after other entries and with IFD0 away from offset 8; setting it changes its two bytes only",
+        arguments: [true, false])
     func orientationAmongEntries(_ big: Bool) throws {
         // IFD0 at 16: Make (ASCII inline), XResolution (RATIONAL by offset), Orientation 6.
-        let block = TIFFBlock.make(bigEndian: big, gap: 8, [
-            .init(tag: 0x010F, type: 2, count: 4, value: Array("Cam\0".utf8)),
-            .init(tag: 0x011A, type: 5, count: 1, value: TIFFBlock.u32(200, big)),
-            .init(tag: 0x0112, type: 3, count: 1, value: TIFFBlock.short(6, big)),
-        ])
+        let block = TIFFBlock.make(
+            bigEndian: big, gap: 8,
+            [
+                .init(tag: 0x010F, type: 2, count: 4, value: Array("Cam\0".utf8)),
+                .init(tag: 0x011A, type: 5, count: 1, value: TIFFBlock.u32(200, big)),
+                .init(tag: 0x0112, type: 3, count: 1, value: TIFFBlock.short(6, big))
+            ])
         let data = Data(block)
         #expect(EXIF.orientation(in: data) == .right)
         let patched = EXIF.settingOrientation(.left, in: data)
@@ -92,22 +98,24 @@ struct MetadataTests {
 
     /// A big-endian block with Make, Orientation, Artist (inline) and Copyright (by offset).
     static func textBlock(artist: [UInt8] = Array("Jo\0".utf8), copyrightOffset: UInt32 = 62) -> [UInt8] {
-        let copyright = Array("(c) 2026 Imago\0".utf8)   // 15 bytes, stored after the IFD at 8 + 2 + 4 × 12 + 4 = 62
-        return TIFFBlock.make(bigEndian: true, [
-            .init(tag: 0x010F, type: 2, count: 4, value: Array("Cam\0".utf8)),
-            .init(tag: 0x0112, type: 3, count: 1, value: TIFFBlock.short(6, true)),
-            .init(tag: 0x013B, type: 2, count: UInt32(artist.count), value: artist + [UInt8](repeating: 0, count: 4 - artist.count)),
-            .init(tag: 0x8298, type: 2, count: UInt32(copyright.count), value: TIFFBlock.u32(copyrightOffset, true)),
-        ], tail: copyright)
+        let copyright = Array("(c) 2026 Imago\0".utf8)  // 15 bytes, stored after the IFD at 8 + 2 + 4 × 12 + 4 = 62
+        return TIFFBlock.make(
+            bigEndian: true,
+            [
+                .init(tag: 0x010F, type: 2, count: 4, value: Array("Cam\0".utf8)),
+                .init(tag: 0x0112, type: 3, count: 1, value: TIFFBlock.short(6, true)),
+                .init(tag: 0x013B, type: 2, count: UInt32(artist.count), value: artist + [UInt8](repeating: 0, count: 4 - artist.count)),
+                .init(tag: 0x8298, type: 2, count: UInt32(copyright.count), value: TIFFBlock.u32(copyrightOffset, true))
+            ], tail: copyright)
     }
 
     @Test("keepingTextTags writes a little-endian block of just Artist and Copyright, texts after the IFD, padded to even")
     func keepsCopyright() throws {
         let kept = try #require(EXIF.keepingTextTags(of: Data(Self.textBlock())))
         var expected: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0, 2, 0]
-        expected += [0x3B, 0x01, 2, 0, 3, 0, 0, 0] + Array("Jo".utf8) + [0, 0]       // inline: 3 bytes fit
-        expected += [0x98, 0x82, 2, 0, 15, 0, 0, 0, 38, 0, 0, 0]                     // 8 + 2 + 2 × 12 + 4 = 38
-        expected += [0, 0, 0, 0] + Array("(c) 2026 Imago".utf8) + [0, 0]             // NUL, then the pad byte
+        expected += [0x3B, 0x01, 2, 0, 3, 0, 0, 0] + Array("Jo".utf8) + [0, 0]  // inline: 3 bytes fit
+        expected += [0x98, 0x82, 2, 0, 15, 0, 0, 0, 38, 0, 0, 0]  // 8 + 2 + 2 × 12 + 4 = 38
+        expected += [0, 0, 0, 0] + Array("(c) 2026 Imago".utf8) + [0, 0]  // NUL, then the pad byte
         #expect(Array(kept) == expected)
         #expect(EXIF.orientation(in: kept) == nil, "orientation is not text: dropped")
         #expect(EXIF.keepingTextTags(of: kept) == kept, "keeping again changes nothing")

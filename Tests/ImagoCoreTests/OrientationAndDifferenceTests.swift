@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoTestSupport
@@ -15,11 +18,12 @@ struct OrientationAndDifferenceTests {
         .leftMirrored: (2, [1, 4, 2, 5, 3, 6]),
         .right: (2, [4, 1, 5, 2, 6, 3]),
         .rightMirrored: (2, [6, 3, 5, 2, 4, 1]),
-        .left: (2, [3, 6, 2, 5, 1, 4]),
+        .left: (2, [3, 6, 2, 5, 1, 4])
     ]
 
-    @Test("each orientation lays out a 3×2 image as EXIF defines it, through the 1-, 2-, 3- and 4-byte paths",
-          arguments: ImageOrientation.allCases)
+    @Test(
+        "each orientation lays out a 3×2 image as EXIF defines it, through the 1-, 2-, 3- and 4-byte paths",
+        arguments: ImageOrientation.allCases)
     func handComputed(_ orientation: ImageOrientation) throws {
         let gray = try PixelBuffer(width: 3, height: 2, format: .gray8, bytes: [1, 2, 3, 4, 5, 6])
         let expected = try #require(Self.shown[orientation])
@@ -31,8 +35,9 @@ struct OrientationAndDifferenceTests {
         }
     }
 
-    @Test("a padded source gives the same pixels as a tight one; .up returns the buffer untouched",
-          arguments: ImageOrientation.allCases)
+    @Test(
+        "a padded source gives the same pixels as a tight one; .up returns the buffer untouched",
+        arguments: ImageOrientation.allCases)
     func stridedSource(_ orientation: ImageOrientation) throws {
         for format in [PixelFormat.grayAlpha8, .rgb8, .argb32Premultiplied] {
             let tight = try Fixtures.coordinates(width: 5, height: 3).converted(to: format)
@@ -56,7 +61,8 @@ struct OrientationAndDifferenceTests {
         #expect(source.applyingOrientation(.right).applyingOrientation(.left) == source)
         #expect(source.applyingOrientation(.left).applyingOrientation(.right) == source)
         #expect(source.applyingOrientation(.right).applyingOrientation(.right) == source.applyingOrientation(.down))
-        #expect(source.applyingOrientation(.left).applyingOrientation(.left).applyingOrientation(.left)
+        #expect(
+            source.applyingOrientation(.left).applyingOrientation(.left).applyingOrientation(.left)
                 == source.applyingOrientation(.right))
         // A mirror then a quarter turn is a transverse (7) or a transpose (5).
         #expect(source.applyingOrientation(.upMirrored).applyingOrientation(.right) == source.applyingOrientation(.rightMirrored))

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoTestSupport
@@ -142,7 +145,8 @@ struct PremultiplyWordTests {
         for i in 0..<(width * height) {
             let r = rgba[i * 4], g = rgba[i * 4 + 1], b = rgba[i * 4 + 2], a = rgba[i * 4 + 3]
             let p = Array(premultiplied.bytes[(i * 4)..<(i * 4 + 4)])
-            #expect(p[off.a] == a && p[off.r] == PixelMath.premultiply(r, a) && p[off.g] == PixelMath.premultiply(g, a)
+            #expect(
+                p[off.a] == a && p[off.r] == PixelMath.premultiply(r, a) && p[off.g] == PixelMath.premultiply(g, a)
                     && p[off.b] == PixelMath.premultiply(b, a), "pixel \(i)")
         }
         let back = premultiplied.converted(to: .rgba8)
@@ -151,9 +155,10 @@ struct PremultiplyWordTests {
         #expect(inPlace == back)
         for i in 0..<(width * height) {
             let p = Array(premultiplied.bytes[(i * 4)..<(i * 4 + 4)]), a = p[off.a]
-            #expect(Array(back.bytes[(i * 4)..<(i * 4 + 4)])
+            #expect(
+                Array(back.bytes[(i * 4)..<(i * 4 + 4)])
                     == [PixelMath.unpremultiply(p[off.r], a), PixelMath.unpremultiply(p[off.g], a), PixelMath.unpremultiply(p[off.b], a), a],
-                    "pixel \(i)")
+                "pixel \(i)")
             // Opaque pixels come back exactly.
             if a == 255 { #expect(Array(back.bytes[(i * 4)..<(i * 4 + 4)]) == Array(rgba[(i * 4)..<(i * 4 + 4)])) }
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoTestSupport
@@ -14,10 +17,12 @@ struct PixelConversionTests {
 
     @Test("colour to gray is Rec. 601 luma, (299 r + 587 g + 114 b) / 1000 rounded; alpha is kept beside it")
     func luma() throws {
-        let source = try Self.rgba(7, 1, [
-            RGBA8(r: 255, g: 0, b: 0), RGBA8(r: 0, g: 255, b: 0), RGBA8(r: 0, g: 0, b: 255), RGBA8(r: 255, g: 255, b: 255),
-            RGBA8(r: 0, g: 0, b: 0), RGBA8(r: 10, g: 20, b: 30, a: 40), RGBA8(r: 1, g: 1, b: 2, a: 0),
-        ])
+        let source = try Self.rgba(
+            7, 1,
+            [
+                RGBA8(r: 255, g: 0, b: 0), RGBA8(r: 0, g: 255, b: 0), RGBA8(r: 0, g: 0, b: 255), RGBA8(r: 255, g: 255, b: 255),
+                RGBA8(r: 0, g: 0, b: 0), RGBA8(r: 10, g: 20, b: 30, a: 40), RGBA8(r: 1, g: 1, b: 2, a: 0)
+            ])
         // 76.245, 149.685, 29.07, 255, 0, 18.15, 1.114: the straight colour counts even under alpha 0.
         #expect(source.converted(to: .gray8).bytes == [76, 150, 29, 255, 0, 18, 1])
         #expect(source.converted(to: .grayAlpha8).bytes == [76, 255, 150, 255, 29, 255, 255, 255, 0, 255, 18, 40, 1, 0])

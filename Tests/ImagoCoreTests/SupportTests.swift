@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import Synchronization
@@ -15,7 +18,7 @@ struct SupportTests {
         let cases: [(path: String, stem: String, ext: String)] = [
             ("a/b.png", "a/b", "png"), ("archive.tar.gz", "archive.tar", "gz"), ("a.b/c", "a.b/c", ""),
             (".hidden", ".hidden", ""), ("dir/.hidden", "dir/.hidden", ""), ("dir/.hidden.png", "dir/.hidden", "png"),
-            ("name.", "name.", ""), ("", "", ""), ("/", "/", ""), ("https://x.test/i@2x.JPG", "https://x.test/i@2x", "JPG"),
+            ("name.", "name.", ""), ("", "", ""), ("/", "/", ""), ("https://x.test/i@2x.JPG", "https://x.test/i@2x", "JPG")
         ]
         for c in cases {
             let split = PathName.splitExtension(c.path)
@@ -40,7 +43,7 @@ struct SupportTests {
         let cases: [(String, Int)] = [
             ("icon@2x.png", 2), ("icon@3x.png", 3), ("icon.png", 1), ("icon@2x", 2), ("dir@3x/icon.png", 1),
             ("a/b/icon@3x.tar.gz", 1), ("https://x.test/a@3x.jpg?v=2", 3), ("https://x.test/a.jpg?name=b@2x.png", 1),
-            ("https://x.test/a@2x.jpg#frag@3x", 2), ("icon@4x.png", 1), ("", 1),
+            ("https://x.test/a@2x.jpg#frag@3x", 2), ("icon@4x.png", 1), ("", 1)
         ]
         for (name, scale) in cases { #expect(PathName.displayScale(of: name) == scale, "\(name)") }
     }
@@ -60,9 +63,10 @@ struct SupportTests {
 
     @Test("a header report carries exactly the documented keys; ImageInfo survives a Codable round trip")
     func report() throws {
-        let info = ImageInfo(format: .apng, width: 640, height: 480, orientation: .left, frameCount: 3, loopCount: 0,
-                             durations: [0.5, 0.25, 1], hasAlpha: true, bitDepth: 16, hasICCProfile: true, progressive: true,
-                             isGrayscale: true, pageCount: 1)
+        let info = ImageInfo(
+            format: .apng, width: 640, height: 480, orientation: .left, frameCount: 3, loopCount: 0,
+            durations: [0.5, 0.25, 1], hasAlpha: true, bitDepth: 16, hasICCProfile: true, progressive: true,
+            isGrayscale: true, pageCount: 1)
         let report = ImageInfo.Report(info)
         #expect(report.format == "apng" && report.mimeType == "image/apng" && report.orientation == 8)
         #expect(report.width == 640 && report.height == 480 && report.frameCount == 3 && report.loopCount == 0)
@@ -72,8 +76,11 @@ struct SupportTests {
         encoder.outputFormatting = .sortedKeys
         let json = try encoder.encode(report)
         let keys = try JSONDecoder().decode([String: AnyJSONValue].self, from: json).keys
-        #expect(Set(keys) == ["format", "mimeType", "width", "height", "orientation", "frameCount", "pageCount",
-                              "loopCount", "durations", "hasAlpha", "bitDepth", "hasICCProfile", "progressive"])
+        #expect(
+            Set(keys) == [
+                "format", "mimeType", "width", "height", "orientation", "frameCount", "pageCount",
+                "loopCount", "durations", "hasAlpha", "bitDepth", "hasICCProfile", "progressive"
+            ])
         let text = String(decoding: json, as: UTF8.self)
         #expect(text.hasPrefix("{\"bitDepth\":16,\"durations\":"), "keys sorted: \(text)")
         #expect(text.contains("\"orientation\":8,") && text.contains("\"width\":640}"), "\(text)")
@@ -98,8 +105,10 @@ struct SupportTests {
     @Test("uniform frames: over the limit the common duration doubles, yet no frame is ever dropped")
     func uniformLimit() throws {
         let buffers = try (0..<5).map { i in try PixelBuffer(width: 1, height: 1, format: .gray8, bytes: [UInt8(i)]) }
-        let three = [ImageFrame(buffer: buffers[0], duration: 0.01), ImageFrame(buffer: buffers[1], duration: 0.02),
-                     ImageFrame(buffer: buffers[2], duration: 0.04)]
+        let three = [
+            ImageFrame(buffer: buffers[0], duration: 0.01), ImageFrame(buffer: buffers[1], duration: 0.02),
+            ImageFrame(buffer: buffers[2], duration: 0.04)
+        ]
         // 1 + 2 + 4 = 7 frames of 10 ms is over 4: at 20 ms it is 1 + 1 + 2.
         let (frames, duration) = FrameTiming.uniform(three, limit: 4)
         #expect(duration == 0.02 && frames.map(\.buffer) == [buffers[0], buffers[1], buffers[2], buffers[2]])
@@ -114,8 +123,10 @@ struct SupportTests {
     func collapsing() throws {
         let a = try PixelBuffer(width: 1, height: 1, format: .gray8, bytes: [1])
         let b = try PixelBuffer(width: 1, height: 1, format: .gray8, bytes: [2])
-        let frames = [ImageFrame(buffer: a, duration: 0.25), ImageFrame(buffer: a, duration: 0.5), ImageFrame(buffer: b, duration: 1),
-                      ImageFrame(buffer: a, duration: 0.125)]
+        let frames = [
+            ImageFrame(buffer: a, duration: 0.25), ImageFrame(buffer: a, duration: 0.5), ImageFrame(buffer: b, duration: 1),
+            ImageFrame(buffer: a, duration: 0.125)
+        ]
         let out = FrameTiming.collapsingRepeats(frames)
         #expect(out.map(\.buffer) == [a, b, a] && out.map(\.duration) == [0.75, 1, 0.125])
         #expect(FrameTiming.collapsingRepeats([]).isEmpty)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Test helper for the exit-flush test: loads one URL through an ImageManager whose disk cache
 // is at DIRECTORY, prints where the image came from (network, disk, memory) and returns from
 // main without calling finishPendingStores. With DELAY_MS, each disk write first sleeps that

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -15,27 +18,36 @@ struct DownloaderHooksTests {
     func hooks() async throws {
         let loader = MockDataLoader()
         loader.register("/a.png", data: Data([1, 2, 3]))
-        let refusing = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, requestModifier: { _ in throw Refusal() }),
-                                       loaders: [loader])
+        let refusing = ImageDownloader(
+            configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, requestModifier: { _ in throw Refusal() }),
+            loaders: [loader])
         let e = await failure { _ = try await refusing.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
         if case .rejected(let m)? = e { #expect(m.hasPrefix("request modifier")) } else { Issue.record("\(String(describing: e))") }
         #expect(loader.count("/a.png") == 0)
-        let typed = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, requestModifier: { _ in throw ImageLoadingError.notCached }),
-                                    loaders: [loader])
+        let typed = ImageDownloader(
+            configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, requestModifier: { _ in throw ImageLoadingError.notCached }),
+            loaders: [loader])
         #expect(await failure { _ = try await typed.download(ImageDownloadRequest(url: loader.url("/a.png"))) } == .notCached)
-        let heads = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, responseModifier: { head in
-            guard head.statusCode == 200 else { return head }
-            throw Refusal()
-        }), loaders: [loader])
+        let heads = ImageDownloader(
+            configuration: ImageDownloaderConfiguration(
+                timeouts: patientTimeouts,
+                responseModifier: { head in
+                    guard head.statusCode == 200 else { return head }
+                    throw Refusal()
+                }), loaders: [loader])
         let r = await failure { _ = try await heads.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
         if case .rejected(let m)? = r { #expect(m.hasPrefix("response modifier")) } else { Issue.record("\(String(describing: r))") }
-        let decrypting = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, bodyTransform: { data, head in
-            #expect(head?.statusCode == 200)
-            return Data(data.reversed())
-        }), loaders: [loader])
+        let decrypting = ImageDownloader(
+            configuration: ImageDownloaderConfiguration(
+                timeouts: patientTimeouts,
+                bodyTransform: { data, head in
+                    #expect(head?.statusCode == 200)
+                    return Data(data.reversed())
+                }), loaders: [loader])
         #expect(try await decrypting.download(ImageDownloadRequest(url: loader.url("/a.png"))).data == Data([3, 2, 1]))
-        let broken = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, bodyTransform: { _, _ in throw Refusal() }),
-                                     loaders: [loader])
+        let broken = ImageDownloader(
+            configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, bodyTransform: { _, _ in throw Refusal() }),
+            loaders: [loader])
         let b = await failure { _ = try await broken.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
         if case .rejected(let m)? = b { #expect(m.hasPrefix("body transform")) } else { Issue.record("\(String(describing: b))") }
     }
@@ -47,15 +59,19 @@ struct DownloaderHooksTests {
         loader.register("/empty.png", data: Data())
         let strict = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, acceptableStatusCodes: [201]), loaders: [loader])
         #expect(await failure { _ = try await strict.download(ImageDownloadRequest(url: loader.url("/a.png"))) } == .unacceptableStatusCode(200))
-        let typed = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, acceptableContentTypes: ["image/webp"]), loaders: [loader])
-        #expect(await failure { _ = try await typed.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
+        let typed = ImageDownloader(
+            configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, acceptableContentTypes: ["image/webp"]), loaders: [loader])
+        #expect(
+            await failure { _ = try await typed.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
                 == .unacceptableContentType("image/png"))
         let plain = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])
         #expect(await failure { _ = try await plain.download(ImageDownloadRequest(url: loader.url("/empty.png"))) } == .emptyBody)
         let small = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, maxBodyBytes: 0), loaders: [loader])
-        #expect(await failure { _ = try await small.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
+        #expect(
+            await failure { _ = try await small.download(ImageDownloadRequest(url: loader.url("/a.png"))) }
                 == .bodyTooLarge(limit: 0, declared: 1))
-        #expect(await failure { _ = try await plain.download(ImageDownloadRequest(url: URL(string: "ftp://x.test/a")!)) }
+        #expect(
+            await failure { _ = try await plain.download(ImageDownloadRequest(url: URL(string: "ftp://x.test/a")!)) }
                 == .unsupportedScheme("ftp"))
     }
 
@@ -71,7 +87,7 @@ struct DownloaderHooksTests {
             downloader.task(for: ImageDownloadRequest(url: url)),
             downloader.task(for: ImageDownloadRequest(url: url, headers: ["X": "1"])),
             downloader.task(for: ImageDownloadRequest(url: url, credentials: .init(user: "u", password: "p"))),
-            downloader.task(for: ImageDownloadRequest(url: url, cachedResponse: CachedResponse(data: Data([9]), etag: "e", lastModified: nil))),
+            downloader.task(for: ImageDownloadRequest(url: url, cachedResponse: CachedResponse(data: Data([9]), etag: "e", lastModified: nil)))
         ]
         try await waitUntil { loader.runningCount == 4 }
         loader.release("/a.png")
@@ -115,13 +131,17 @@ struct RedirectCredentialTests {
             let credentials = DataLoadRequest.Credentials(user: "user", password: "pass")
             // Same host: /away → /auth/a.png keeps the credentials, so the guarded file is served.
             let same = server.url("/auth/a.png").absoluteString
-            let home = try await downloader.download(ImageDownloadRequest(
-                url: URL(string: server.url("/away").absoluteString + "?to=" + same)!, credentials: credentials))
+            let home = try await downloader.download(
+                ImageDownloadRequest(
+                    url: URL(string: server.url("/away").absoluteString + "?to=" + same)!, credentials: credentials))
             #expect(home.data == LoadingFixtures.png && home.response?.url.absoluteString == same)
             // Another host name for the same loopback server: the credentials stay behind.
             let other = "http://localhost:\(server.port)/auth/a.png"
-            let away = await failure { _ = try await downloader.download(ImageDownloadRequest(
-                url: URL(string: server.url("/away").absoluteString + "?to=" + other + "&n=2")!, credentials: credentials)) }
+            let away = await failure {
+                _ = try await downloader.download(
+                    ImageDownloadRequest(
+                        url: URL(string: server.url("/away").absoluteString + "?to=" + other + "&n=2")!, credentials: credentials))
+            }
             #expect(away == .unacceptableStatusCode(401), "\(String(describing: away))")
             #expect(server.headers("/auth/a.png")?["authorization"] == nil)
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -19,15 +22,17 @@ enum LoadingFixtures {
     /// 64 KiB that never compress, for transfers that must take a while.
     static let noise: Data = {
         var state: UInt32 = 2463534242
-        return Data((0..<(64 << 10)).map { _ in
-            state ^= state << 13; state ^= state >> 17; state ^= state << 5
-            return UInt8(truncatingIfNeeded: state)
-        })
+        return Data(
+            (0..<(64 << 10)).map { _ in
+                state ^= state << 13; state ^= state >> 17; state ^= state << 5
+                return UInt8(truncatingIfNeeded: state)
+            })
     }()
 
     static let progressiveJPEG: Data = {
-        (try? ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: 640, height: 480)), as: .jpeg,
-                                        options: EncodeOptions(quality: 0.9, progressive: true))) ?? Data()
+        (try? ImageCoderRegistry.shared.encode(
+            Image(buffer: Fixtures.gradient(width: 640, height: 480)), as: .jpeg,
+            options: EncodeOptions(quality: 0.9, progressive: true))) ?? Data()
     }()
 }
 
@@ -122,19 +127,22 @@ struct ImageDownloaderTests {
             let quick = ImageDownloadTimeouts(connect: .milliseconds(300), read: .milliseconds(300), total: .seconds(10))
             let clock = ContinuousClock()
             var elapsed = await clock.measure {
-                #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/nohead"), timeouts: quick)) }
+                #expect(
+                    await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/nohead"), timeouts: quick)) }
                         == .timedOut(.connect))
             }
             #expect(elapsed < .seconds(3))
             elapsed = await clock.measure {
-                #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/stall"), timeouts: quick)) }
+                #expect(
+                    await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/stall"), timeouts: quick)) }
                         == .timedOut(.read))
             }
             #expect(elapsed < .seconds(3))
             let total = ImageDownloadTimeouts(connect: .seconds(5), read: .seconds(5), total: .milliseconds(400))
-            #expect(await failure {
-                _ = try await downloader.download(ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=1000&delay=50"), timeouts: total))
-            } == .timedOut(.total))
+            #expect(
+                await failure {
+                    _ = try await downloader.download(ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=1000&delay=50"), timeouts: total))
+                } == .timedOut(.total))
             #expect(ImageLoadingError.timedOut(.read).isTransient)
         }
     }
@@ -142,8 +150,10 @@ struct ImageDownloaderTests {
     @Test("statuses, content types, lying lengths, chunked bodies, redirects and size limits give typed results")
     func validation() async throws {
         try await withServer { server in
-            let strict = ImageDownloader(configuration: ImageDownloaderConfiguration(acceptableContentTypes: ["image/png"],
-                                                                                     maxRedirects: 2, maxBodyBytes: 1 << 20))
+            let strict = ImageDownloader(
+                configuration: ImageDownloaderConfiguration(
+                    acceptableContentTypes: ["image/png"],
+                    maxRedirects: 2, maxBodyBytes: 1 << 20))
             defer { Task { try? await strict.shutdown() } }
             func fetch(_ path: String) async throws -> ImageDownloadResult {
                 try await strict.download(ImageDownloadRequest(url: server.url(path)))
@@ -155,8 +165,9 @@ struct ImageDownloaderTests {
             #expect(await failure { _ = try await fetch("/wrongtype/a.png") } == .unacceptableContentType("text/html"))
             // Shorter than declared: a transient failure, never a decoded image.
             let short = await failure { _ = try await fetch("/short/a.png") }
-            #expect(short == .truncatedBody(received: LoadingFixtures.png.count, expected: LoadingFixtures.png.count + 1000),
-                    "\(String(describing: short))")
+            #expect(
+                short == .truncatedBody(received: LoadingFixtures.png.count, expected: LoadingFixtures.png.count + 1000),
+                "\(String(describing: short))")
             #expect(short?.isTransient == true)
             // Longer than declared: only the declared bytes are read.
             let long = try await fetch("/long/a.png")
@@ -241,8 +252,10 @@ struct ImageDownloaderTests {
             let proxy = try await TestHTTPServer.start()
             proxy.register("a.png", data: LoadingFixtures.png)
             var configuration = ImageDownloaderConfiguration()
-            configuration.proxies = ProxySettings(http: HTTPProxy(host: "127.0.0.1", port: proxy.port,
-                                                                  credentials: DataLoadRequest.Credentials(user: "u", password: "p")))
+            configuration.proxies = ProxySettings(
+                http: HTTPProxy(
+                    host: "127.0.0.1", port: proxy.port,
+                    credentials: DataLoadRequest.Credentials(user: "u", password: "p")))
             let proxied = ImageDownloader(configuration: configuration)
             let result = try await proxied.download(ImageDownloadRequest(url: origin.url("/img/a.png")))
             #expect(result.data == LoadingFixtures.png)
@@ -269,14 +282,17 @@ struct ImageDownloaderTests {
     @Test("proxy settings read from the environment as curl reads them")
     func proxyEnvironment() {
         let settings = ProxySettings.environment([
-            "HTTP_PROXY": "http://ignored:1",            // upper case: settable by a CGI header, so ignored
+            "HTTP_PROXY": "http://ignored:1",  // upper case: settable by a CGI header, so ignored
             "https_proxy": "http://user:p%40ss@proxy.internal:3128",
             "ALL_PROXY": "socks5h://[::1]:1081",
-            "no_proxy": " .example.com, 10.0.0.7 ,*.bad",
+            "no_proxy": " .example.com, 10.0.0.7 ,*.bad"
         ])
         #expect(settings.http == HTTPProxy(kind: .socks5, host: "::1", port: 1081))
-        #expect(settings.https == HTTPProxy(host: "proxy.internal", port: 3128,
-                                            credentials: DataLoadRequest.Credentials(user: "user", password: "p@ss")))
+        #expect(
+            settings.https
+                == HTTPProxy(
+                    host: "proxy.internal", port: 3128,
+                    credentials: DataLoadRequest.Credentials(user: "user", password: "p@ss")))
         #expect(settings.noProxy == [".example.com", "10.0.0.7", "*.bad"])
         #expect(settings.proxy(for: URL(string: "https://img.example.com/a.png")!) == nil)
         #expect(settings.proxy(for: URL(string: "https://example.com/a.png")!) == nil)
@@ -296,14 +312,15 @@ struct ImageDownloaderTests {
     @Test("304 answers a conditional request with the cached bytes; headers, credentials and modifiers are sent")
     func conditionalAndHeaders() async throws {
         try await withServer { server in
-            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(
-                requestModifier: { request in
-                    try await Task.sleep(for: .milliseconds(5))   // an asynchronous token fetch
-                    var r = request
-                    r.setHeader("X-Token", "t0k3n")
-                    return r
-                },
-                bodyTransform: { data, _ in data }))
+            let downloader = ImageDownloader(
+                configuration: ImageDownloaderConfiguration(
+                    requestModifier: { request in
+                        try await Task.sleep(for: .milliseconds(5))  // an asynchronous token fetch
+                        var r = request
+                        r.setHeader("X-Token", "t0k3n")
+                        return r
+                    },
+                    bodyTransform: { data, _ in data }))
             defer { Task { try? await downloader.shutdown() } }
             let first = try await downloader.download(ImageDownloadRequest(url: server.url("/img/a.png"), headers: ["X-Caller": "one"]))
             let sent = try #require(server.headers("/img/a.png"))
@@ -316,10 +333,13 @@ struct ImageDownloaderTests {
             #expect(again.notModified && again.data == first.data && again.response?.statusCode == 304)
             #expect(server.headers("/img/a.png")?["if-none-match"] == etag)
             // Basic credentials.
-            #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/auth/a.png"))) }
+            #expect(
+                await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/auth/a.png"))) }
                     == .unacceptableStatusCode(401))
-            let authed = try await downloader.download(ImageDownloadRequest(url: server.url("/auth/a.png"),
-                                                                            credentials: .init(user: "user", password: "pass")))
+            let authed = try await downloader.download(
+                ImageDownloadRequest(
+                    url: server.url("/auth/a.png"),
+                    credentials: .init(user: "user", password: "pass")))
             #expect(authed.data == LoadingFixtures.png)
         }
     }
@@ -400,8 +420,9 @@ struct ImageDownloaderTests {
             let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(progressInterval: .milliseconds(200)))
             defer { Task { try? await downloader.shutdown() } }
             let events = Mutex<[ImageDownloadProgress]>([])
-            let result = try await downloader.download(ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=4096&delay=25")),
-                                                       progress: { p in events.withLock { $0.append(p) } })
+            let result = try await downloader.download(
+                ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=4096&delay=25")),
+                progress: { p in events.withLock { $0.append(p) } })
             let seen = events.withLock { $0 }
             #expect(result.data == LoadingFixtures.noise)
             // 16 pieces over about 400 ms: a few throttled events, then the final one.
@@ -423,9 +444,11 @@ struct ImageDownloaderTests {
         let dataURL = URL(string: "data:image/png;base64," + LoadingFixtures.png.base64EncodedString())!
         #expect(try await downloader.download(ImageDownloadRequest(url: dataURL)).data == LoadingFixtures.png)
         #expect(try await downloader.download(ImageDownloadRequest(url: URL(string: "data:,a%20b")!)).data == Data("a b".utf8))
-        #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: dir.appendingPathComponent("none.png"))) }
+        #expect(
+            await failure { _ = try await downloader.download(ImageDownloadRequest(url: dir.appendingPathComponent("none.png"))) }
                 .map { if case .fileUnreadable = $0 { true } else { false } } == true)
-        #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: URL(string: "gopher://x/a.png")!)) }
+        #expect(
+            await failure { _ = try await downloader.download(ImageDownloadRequest(url: URL(string: "gopher://x/a.png")!)) }
                 == .unsupportedScheme("gopher"))
         var seen: [String] = []
         for await event in events {
@@ -437,8 +460,11 @@ struct ImageDownloaderTests {
             }
             if seen.count == 8 { break }
         }
-        #expect(seen == ["started file", "finished file", "started data", "finished data", "started data", "finished data",
-                         "started file", "failed file"])
+        #expect(
+            seen == [
+                "started file", "finished file", "started data", "finished data", "started data", "finished data",
+                "started file", "failed file"
+            ])
     }
 
     @Test("the queue starts high priority first, then FIFO or LIFO; priority changes while queued")

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -66,8 +69,11 @@ struct LoadingValueTests {
 
     @Test("response heads: lower-cased names, length, media type and validators")
     func responseHeads() {
-        let head = DataLoadResponse(url: URL(string: "https://x.test/")!, statusCode: 200, headers: [
-            "Content-Length": " 1234 ", "Content-Type": "Image/PNG; charset=binary", "ETag": "\"v1\"", "Last-Modified": "Tue"])
+        let head = DataLoadResponse(
+            url: URL(string: "https://x.test/")!, statusCode: 200,
+            headers: [
+                "Content-Length": " 1234 ", "Content-Type": "Image/PNG; charset=binary", "ETag": "\"v1\"", "Last-Modified": "Tue"
+            ])
         #expect(head.headers["content-length"] == " 1234 " && head.expectedContentLength == 1234)
         #expect(head.mimeType == "image/png" && head.etag == "\"v1\"" && head.lastModified == "Tue")
         let bad = DataLoadResponse(url: URL(string: "https://x.test/")!, statusCode: 200, headers: ["content-length": "lots"])
@@ -145,8 +151,9 @@ struct LoadingValueTests {
 @Suite("The decode step: final and partial images alike")
 struct DecodeStepTests {
     func step(_ change: (inout DecodeSpec) -> Void = { _ in }) -> DecodeStep {
-        var spec = DecodeSpec(thumbnail: nil, scaleDownLimitBytes: nil, sizeHint: nil, frames: .all, pixelFormat: .argb32Premultiplied,
-                              colorManagement: true, scale: 1, limits: .default)
+        var spec = DecodeSpec(
+            thumbnail: nil, scaleDownLimitBytes: nil, sizeHint: nil, frames: .all, pixelFormat: .argb32Premultiplied,
+            colorManagement: true, scale: 1, limits: .default)
         change(&spec)
         return DecodeStep(spec: spec, coders: .shared)
     }
@@ -155,11 +162,15 @@ struct DecodeStepTests {
     func finalImages() throws {
         let png = pngFixture(width: 200)
         #expect(try step().decode(ImageInput(png)).pixelSize == PixelSize(width: 200, height: 150))
-        #expect(try step { $0.thumbnail = .init(maxPixelSize: PixelSize(width: 20, height: 20)) }.decode(ImageInput(png)).pixelSize
+        #expect(
+            try step { $0.thumbnail = .init(maxPixelSize: PixelSize(width: 20, height: 20)) }.decode(ImageInput(png)).pixelSize
                 == PixelSize(width: 20, height: 15))
         #expect(try step { $0.scaleDownLimitBytes = 100 * 75 * 4 }.decode(ImageInput(png)).pixelSize.width <= 100)
-        let options = step { $0.pixelFormat = .rgba8; $0.scale = 2; $0.frames = .lazy; $0.colorManagement = false }.options
-        #expect(options.pixelFormat == .rgba8 && options.scale == 2 && options.decodesFramesLazily && !options.firstFrameOnly
+        let options = step {
+            $0.pixelFormat = .rgba8; $0.scale = 2; $0.frames = .lazy; $0.colorManagement = false
+        }.options
+        #expect(
+            options.pixelFormat == .rgba8 && options.scale == 2 && options.decodesFramesLazily && !options.firstFrameOnly
                 && !options.colorManagement)
         #expect(step { $0.frames = .first }.options.firstFrameOnly)
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -15,8 +18,9 @@ struct PipelineCoalescingTests {
             for i in 0..<20 { server.register("f\(i).png", data: LoadingFixtures.png(seed: i)) }
             let decoder = InstrumentedDecoder()
             let registry = ImageCoderRegistry(decoders: [decoder])
-            let manager = ImageManager(configuration: ImageManager.Configuration(
-                dataCache: try DiskCache(directory: TestFiles.temporaryDirectory("imago-manager")), coders: registry))
+            let manager = ImageManager(
+                configuration: ImageManager.Configuration(
+                    dataCache: try DiskCache(directory: TestFiles.temporaryDirectory("imago-manager")), coders: registry))
             let sizes = try await withThrowingTaskGroup(of: (Int, PixelSize).self) { group in
                 for n in 0..<1000 {
                     group.addTask {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -54,7 +57,8 @@ struct PipelineConcurrencyTests {
             }
             let deadline = ContinuousClock.now + .seconds(20)
             while queue.counts.waiting < total - k + (k - 1 - backlog.state.withLock { $0.transformed }),
-                  ContinuousClock.now < deadline {
+                ContinuousClock.now < deadline
+            {
                 Thread.sleep(forTimeInterval: 0.001)
             }
             return try base.decode(data, options: options)
@@ -84,10 +88,11 @@ struct PipelineConcurrencyTests {
         let backlog = Backlog()
         let decoder = QueueGatedDecoder(queue: queue, total: 8, backlog: backlog)
         let registry = ImageCoderRegistry(decoders: [decoder], encoders: [PNGCoder()])
-        let manager = ImageManager(configuration: ImageManager.Configuration(
-            memoryCache: nil, dataCache: nil, serializer: DefaultImageSerializer(coders: registry),
-            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]),
-            coders: registry, processingQueue: queue))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                memoryCache: nil, dataCache: nil, serializer: DefaultImageSerializer(coders: registry),
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]),
+                coders: registry, processingQueue: queue))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for w in 10..<18 {
                 group.addTask {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -13,8 +16,10 @@ import Testing
 @Suite("Pipeline: the encode stage")
 struct PipelineEncodeTests {
     /// A manager decoding PNG through `decoder` (so decodes are counted), encoding PNG, JPEG and WebP.
-    func makeManager(loader: MockDataLoader, decoder: InstrumentedDecoder, disk: (any DataCaching)? = nil,
-                     retention: ImageManager.ResultRetention? = nil) -> ImageManager {
+    func makeManager(
+        loader: MockDataLoader, decoder: InstrumentedDecoder, disk: (any DataCaching)? = nil,
+        retention: ImageManager.ResultRetention? = nil
+    ) -> ImageManager {
         let registry = ImageCoderRegistry(decoders: [decoder], encoders: [WebPCoder(), JPEGCoder(), PNGCoder()])
         var configuration = ImageManager.Configuration(
             memoryCache: nil, dataCache: disk,
@@ -44,7 +49,9 @@ struct PipelineEncodeTests {
             }
             try await waitUntil { decoder.running == 1 }
             // Every load has joined the one decode (the process stage) before it goes on.
-            try await waitUntil { manager.pipeline.processes.subscriberCount(manager.pipeline.keys(for: self.thumbnailRequest(url, format: .webp)).process) == 2 }
+            try await waitUntil {
+                manager.pipeline.processes.subscriberCount(manager.pipeline.keys(for: self.thumbnailRequest(url, format: .webp)).process) == 2
+            }
             decoder.release(width: 96)
             var out: [EncodedImageResult] = []
             for try await r in group { out.append(r) }
@@ -87,8 +94,9 @@ struct PipelineEncodeTests {
         #expect(try ImageCoderRegistry.shared.decode(try again.data()).pixelSize == PixelSize(width: 300, height: 200))
     }
 
-    @Test("a conversion that changes no pixel streams rows, byte for byte what the whole-image path writes",
-          arguments: [ImageFormat.jpeg, .webp])
+    @Test(
+        "a conversion that changes no pixel streams rows, byte for byte what the whole-image path writes",
+        arguments: [ImageFormat.jpeg, .webp])
     func streamed(_ format: ImageFormat) async throws {
         let source = try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.noisy(width: 257, height: 131)), as: .png)
         let loader = MockDataLoader()
@@ -118,9 +126,10 @@ struct PipelineEncodeTests {
         let source = try ImageCoderRegistry.shared.encode(Image(buffer: buffer), as: .png)
         let loader = MockDataLoader()
         loader.register("/x.png", data: source)
-        let manager = ImageManager(configuration: ImageManager.Configuration(
-            memoryCache: nil,
-            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                memoryCache: nil,
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         var request = ImageRequest(url: loader.url("/x.png"), transformers: [ImageTransformers.Flip(horizontal: true, vertical: false)])
         request.output = ImageRequest.Output(format: .png)
         let out = try await manager.loadEncodedImage(with: request)
@@ -166,9 +175,10 @@ struct PipelineEncodeTests {
         let loader = MockDataLoader()
         loader.register("/o.png", data: pngFixture(width: 80))
         // The real coders: a test double's own header reads would count too.
-        let manager = ImageManager(configuration: ImageManager.Configuration(
-            memoryCache: nil,
-            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                memoryCache: nil,
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         let probe = PipelineProbe()
         try await PipelineProbe.$current.withValue(probe) {
             let request = thumbnailRequest(loader.url("/o.png"), side: 20, format: .jpeg)
@@ -197,8 +207,9 @@ struct PipelineEncodeTests {
     func timings() async throws {
         let loader = MockDataLoader()
         loader.register("/t.png", data: pngFixture(width: 120))
-        let manager = ImageManager(configuration: ImageManager.Configuration(
-            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         let request = ImageRequest(url: loader.url("/t.png"), transformers: [ImageTransformers.Flip(horizontal: true, vertical: false)])
         let loaded = try await manager.imageTask(with: request).value
         #expect(loaded.timings.download > .zero && loaded.timings.decode > .zero && loaded.timings.transform > .zero)
@@ -212,4 +223,3 @@ struct PipelineEncodeTests {
         #expect(encoded.timings.encode > .zero && encoded.timings.serverTimingValue.contains("encode;dur="))
     }
 }
-

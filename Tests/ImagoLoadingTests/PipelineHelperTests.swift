@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCore
@@ -78,19 +81,23 @@ struct PipelineHelperTests {
         let gate = Mutex(true)
         let running = Mutex((now: 0, peak: 0))
         let delivered = Mutex<[Int]>([])
-        let work = LatestWork<Int, Int>(queue: queue, priority: PriorityCell(.normal), work: { n in
-            running.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
-            while n == 0 && gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
-            running.withLock { $0.now -= 1 }
-            return n == 3 ? nil : n * 10
-        }, deliver: { out in delivered.withLock { $0.append(out) } })
+        let work = LatestWork<Int, Int>(
+            queue: queue, priority: PriorityCell(.normal),
+            work: { n in
+                running.withLock {
+                    $0.now += 1; $0.peak = max($0.peak, $0.now)
+                }
+                while n == 0 && gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
+                running.withLock { $0.now -= 1 }
+                return n == 3 ? nil : n * 10
+            }, deliver: { out in delivered.withLock { $0.append(out) } })
         work.offer(0)
         while running.withLock({ $0.now }) == 0 { try await Task.sleep(for: .milliseconds(1)) }
-        for n in 1...4 { work.offer(n) }   // 1, 2, 3 are replaced by 4 while 0 runs
+        for n in 1...4 { work.offer(n) }  // 1, 2, 3 are replaced by 4 while 0 runs
         gate.withLock { $0 = false }
         while delivered.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
         await work.close()
-        work.offer(5)   // after close: ignored
+        work.offer(5)  // after close: ignored
         try await Task.sleep(for: .milliseconds(20))
         #expect(delivered.withLock { $0 } == [0, 40])
         #expect(running.withLock { $0.peak } == 1)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -23,7 +26,7 @@ struct PipelinePriorityTests {
             tasks.append(manager.imageTask(with: ImageRequest(url: loader.url("/\(w).png"), priority: p)))
             try await waitUntil { manager.configuration.processingQueue.counts.waiting == tasks.count }
         }
-        tasks[3].priority = .veryHigh   // 24 goes first after all
+        tasks[3].priority = .veryHigh  // 24 goes first after all
         decoder.release(width: 20)
         _ = try await blocker.value
         for t in tasks { _ = try await t.value }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -15,8 +18,9 @@ struct PipelineStressTests {
         let loader = MockDataLoader()
         for i in 0..<8 { loader.register("/s\(i).png", data: pngFixture(width: 20 + i), chunks: 4, delay: .milliseconds(1)) }
         let decoder = InstrumentedDecoder()
-        let manager = makePipeline(loader: loader, decoder: decoder, workers: 2, memory: MemoryCache<String, Image>(costLimit: 64 << 10),
-                                   disk: MockDataCache(), downloads: 3)
+        let manager = makePipeline(
+            loader: loader, decoder: decoder, workers: 2, memory: MemoryCache<String, Image>(costLimit: 64 << 10),
+            disk: MockDataCache(), downloads: 3)
         let runs = Counter()
         let outcomes = Tally()
         var generator = SystemRandomNumberGenerator()
@@ -65,7 +69,8 @@ struct PipelineStressTests {
         loader.register("/a.png", data: pngFixture(width: 16))
         let disk = MockDataCache()
         let cache = ImageCache(memory: MemoryCache(), disk: disk)
-        let manager = ImageManager(cache: cache, downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]))
+        let manager = ImageManager(
+            cache: cache, downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]))
         let result = try await manager.loadImage(with: ImageRequest(url: loader.url("/a.png"), options: .waitStoreCache))
         #expect(cache.memory.image(forKey: result.cacheKey) == result.image)
         #expect(disk.keys == [loader.url("/a.png").absoluteString])
@@ -77,8 +82,10 @@ struct PipelineStressTests {
         let loader = MockDataLoader()
         let jpeg = LoadingFixtures.progressiveJPEG
         loader.register("/p.jpg", data: jpeg, chunks: 16, delay: .milliseconds(3))
-        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(
-            configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, progressInterval: .zero), loaders: [loader])))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                downloader: ImageDownloader(
+                    configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, progressInterval: .zero), loaders: [loader])))
         var received: [Int] = []
         var kinds: [String] = []
         for try await event in manager.imageEvents(with: ImageRequest(url: loader.url("/p.jpg"), options: .progressive)) {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -81,16 +84,20 @@ final class Counter: Sendable {
 }
 
 /// A manager over a ``MockDataLoader``, the given decoder (PNG only), caches and queue.
-func makePipeline(loader: MockDataLoader, decoder: InstrumentedDecoder = InstrumentedDecoder(), workers: Int = 2,
-                  memory: (any ImageCaching)? = MemoryCache<String, Image>(), disk: (any DataCaching)? = nil,
-                  policy: ImageManager.DataCachePolicy = .originalData, downloads: Int = 6) -> ImageManager {
+func makePipeline(
+    loader: MockDataLoader, decoder: InstrumentedDecoder = InstrumentedDecoder(), workers: Int = 2,
+    memory: (any ImageCaching)? = MemoryCache<String, Image>(), disk: (any DataCaching)? = nil,
+    policy: ImageManager.DataCachePolicy = .originalData, downloads: Int = 6
+) -> ImageManager {
     let registry = ImageCoderRegistry(decoders: [decoder], encoders: [PNGCoder()])
-    return ImageManager(configuration: ImageManager.Configuration(
-        memoryCache: memory, dataCache: disk, dataCachePolicy: policy,
-        serializer: DefaultImageSerializer(coders: registry),
-        downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: downloads, timeouts: patientTimeouts),
-                                    loaders: [loader]),
-        coders: registry, processingQueue: WorkQueue(label: "test", maxConcurrentCount: workers)))
+    return ImageManager(
+        configuration: ImageManager.Configuration(
+            memoryCache: memory, dataCache: disk, dataCachePolicy: policy,
+            serializer: DefaultImageSerializer(coders: registry),
+            downloader: ImageDownloader(
+                configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: downloads, timeouts: patientTimeouts),
+                loaders: [loader]),
+            coders: registry, processingQueue: WorkQueue(label: "test", maxConcurrentCount: workers)))
 }
 
 /// Timeouts no stall of a busy test machine reaches: the mock loader never hangs by itself,

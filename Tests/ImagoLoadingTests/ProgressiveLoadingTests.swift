@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -41,8 +44,9 @@ struct ProgressiveLoadingTests {
         try await withServer { server in
             let manager = ImageManager()
             let runs = Counter()
-            let request = ImageRequest(url: server.url("/gated/p.jpg?parts=3"), thumbnail: .init(maxPixelSize: PixelSize(width: 64, height: 64)),
-                                       transformers: [CountingTransformer(name: "p", runs: runs)], options: .progressive)
+            let request = ImageRequest(
+                url: server.url("/gated/p.jpg?parts=3"), thumbnail: .init(maxPixelSize: PixelSize(width: 64, height: 64)),
+                transformers: [CountingTransformer(name: "p", runs: runs)], options: .progressive)
             var partials: [Image] = []
             var final: ImageLoadResult?
             for try await event in manager.imageEvents(with: request) {
@@ -61,8 +65,9 @@ struct ProgressiveLoadingTests {
         }
     }
 
-    @Test("a progressive JPEG XL shows partial images as its bytes trickle in, then the whole image",
-          .enabled(if: JXLCoder().canEncode(.jxl), "libjxl is not installed: run scripts/bootstrap"))
+    @Test(
+        "a progressive JPEG XL shows partial images as its bytes trickle in, then the whole image",
+        .enabled(if: JXLCoder().canEncode(.jxl), "libjxl is not installed: run scripts/bootstrap"))
     func progressiveJPEGXL() async throws {
         var bytes = [UInt8](repeating: 255, count: 1024 * 768 * 4)
         for y in 0..<768 {
@@ -75,8 +80,9 @@ struct ProgressiveLoadingTests {
         }
         var options = EncodeOptions(quality: 0.9)
         options.progressive = true
-        let jxl = try ImageCoderRegistry.shared.encode(Image(buffer: try PixelBuffer(width: 1024, height: 768, format: .rgba8, bytes: bytes)),
-                                                       as: .jxl, options: options)
+        let jxl = try ImageCoderRegistry.shared.encode(
+            Image(buffer: try PixelBuffer(width: 1024, height: 768, format: .rgba8, bytes: bytes)),
+            as: .jxl, options: options)
         try await withServer { server in
             server.register("p.jxl", data: jxl, contentType: "image/jxl")
             let manager = ImageManager()

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -34,7 +37,7 @@ struct RequestKeyTests {
         // Priority, headers, options and limits decide how, not what: same image key.
         r = plain; r.priority = .veryHigh; r.headers = ["X": "1"]; r.options = [.waitStoreCache, .retryFailed]
         r.limits = DecodingLimits(maxPixels: 10)
-        r.scale = 2   // what the @2x name says anyway
+        r.scale = 2  // what the @2x name says anyway
         #expect(manager.imageKey(for: r) == url.absoluteString)
     }
 
@@ -51,9 +54,10 @@ struct RequestKeyTests {
 
     @Test("the cache-key filter and a request's own cache key name the data; data sources are keyed by their key")
     func dataKeys() {
-        let manager = ImageManager(configuration: ImageManager.Configuration(cacheKeyFilter: { u in
-            u.absoluteString.replacingOccurrences(of: "?v=1", with: "")
-        }))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(cacheKeyFilter: { u in
+                u.absoluteString.replacingOccurrences(of: "?v=1", with: "")
+            }))
         #expect(manager.dataKey(for: ImageRequest(url: url)) == "https://img.example/a@2x.png")
         var own = ImageRequest(url: url)
         own.cacheKey = "avatar:7"
@@ -64,12 +68,15 @@ struct RequestKeyTests {
     @Test("first-frame and all-frame loads of one animation are separate memory entries (the first no longer wins)")
     func framesAreSeparate() async throws {
         let loader = MockDataLoader()
-        let frames = try [Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10),
-                          Fixtures.gradient(width: 20, height: 10, alpha: true)].map { ImageFrame(buffer: $0, duration: 0.1) }
+        let frames = try [
+            Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10),
+            Fixtures.gradient(width: 20, height: 10, alpha: true)
+        ].map { ImageFrame(buffer: $0, duration: 0.1) }
         let gif = try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif)
         loader.register("/anim.gif", data: gif)
-        let manager = ImageManager(configuration: ImageManager.Configuration(
-            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         var first = ImageRequest(url: loader.url("/anim.gif"))
         first.frames = .first
         #expect(try await manager.loadImage(with: first).image.frameCount == 1)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 import Foundation
 import ImagoCore
@@ -48,7 +51,7 @@ struct IPAddressTests {
             ("::127.0.0.1", .loopback), ("::ffff:10.0.0.1", .private), ("64:ff9b::a9fe:a9fe", .linkLocal),
             ("64:ff9b::808:808", .global), ("64:ff9b:1::c0a8:101", .private), ("2002:7f00:1::1", .loopback),
             ("2002:808:808::1", .global), ("2001:0:4136:e378:8000:63bf:f7f7:f7f7", .global), ("2001:0:4136:e378:8000:63bf:3fff:fdd2", .reserved),
-            ("2001:0:4136:e378:8000:63bf:80ff:fffe", .loopback),
+            ("2001:0:4136:e378:8000:63bf:80ff:fffe", .loopback)
         ]
         for (text, kind) in expected {
             #expect(IPAddress(literal: text)?.kind == kind, "\(text)")
@@ -75,15 +78,16 @@ struct SourceGuardTests {
             "intranet.test": ["10.1.2.3"], "metadata.test": ["169.254.169.254"], "cgnat.test": ["100.64.1.1"],
             "ula.test": ["fd12::1"], "mapped.test": ["::ffff:192.168.0.1"], "nat64.test": ["64:ff9b::a00:1"],
             "sixtofour.test": ["2002:a9fe:a9fe::1"], "zero.test": ["0.0.0.0"], "local.test": ["127.0.0.1"],
-            "multicast.test": ["239.1.1.1"],
+            "multicast.test": ["239.1.1.1"]
         ])
         let connector = CountingConnector()
         let loader = HTTPDataLoader(sourceGuard: SourceGuard(resolver: resolver), connector: connector)
         let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])
-        let urls = resolver.table.keys.map { "http://\($0)/a.png" } + [
-            "http://2130706433/a.png", "http://0x7f000001/a.png", "http://0177.0.0.1/a.png", "http://127.1/a.png",
-            "http://[::ffff:127.0.0.1]/a.png", "http://0.0.0.0/a.png", "http://[::1]:8080/a.png", "http://169.254.169.254/latest/meta-data",
-        ]
+        let urls =
+            resolver.table.keys.map { "http://\($0)/a.png" } + [
+                "http://2130706433/a.png", "http://0x7f000001/a.png", "http://0177.0.0.1/a.png", "http://127.1/a.png",
+                "http://[::ffff:127.0.0.1]/a.png", "http://0.0.0.0/a.png", "http://[::1]:8080/a.png", "http://169.254.169.254/latest/meta-data"
+            ]
         for text in urls {
             let e = await failure { _ = try await downloader.download(ImageDownloadRequest(url: URL(string: text)!)) }
             if case .addressNotAllowed? = e {} else { Issue.record("\(text): \(String(describing: e))") }
@@ -98,17 +102,24 @@ struct SourceGuardTests {
         try await withServer { server in
             let resolver = TableResolver(["images.test": ["127.0.0.1"]])
             let refusing = CountingConnector()
-            let strict = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts),
-                                         loaders: [HTTPDataLoader(sourceGuard: SourceGuard(resolver: resolver), connector: refusing)])
+            let strict = ImageDownloader(
+                configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts),
+                loaders: [HTTPDataLoader(sourceGuard: SourceGuard(resolver: resolver), connector: refusing)])
             let url = URL(string: "http://images.test:\(server.port)/img/a.png")!
             if case .addressNotAllowed(let host, let kind)? = await failure({ _ = try await strict.download(ImageDownloadRequest(url: url)) }) {
                 #expect(host == "images.test" && kind == .loopback)
-            } else { Issue.record("not refused") }
+            } else {
+                Issue.record("not refused")
+            }
             #expect(refusing.attempts.withLock { $0 }.isEmpty && server.count("/img/a.png") == 0)
 
             let allowing = CountingConnector()
-            let open = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [HTTPDataLoader(
-                sourceGuard: SourceGuard(policy: AddressPolicy(allowsLoopback: true), resolver: resolver), connector: allowing)])
+            let open = ImageDownloader(
+                configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts),
+                loaders: [
+                    HTTPDataLoader(
+                        sourceGuard: SourceGuard(policy: AddressPolicy(allowsLoopback: true), resolver: resolver), connector: allowing)
+                ])
             let loaded = try await open.download(ImageDownloadRequest(url: url))
             #expect(loaded.data == LoadingFixtures.png)
             // Pinned: the host name went to the server (Host header), the connection to the checked address.
@@ -125,13 +136,16 @@ struct SourceGuardTests {
             let resolver = TableResolver(["public.test": ["127.0.0.1"], "private.test": ["10.0.0.7"]])
             let connector = CountingConnector()
             // Loopback stands in for the public origin here; the redirect's target is private.
-            let loader = HTTPDataLoader(sourceGuard: SourceGuard(policy: AddressPolicy(allowsLoopback: true), resolver: resolver),
-                                        connector: connector)
+            let loader = HTTPDataLoader(
+                sourceGuard: SourceGuard(policy: AddressPolicy(allowsLoopback: true), resolver: resolver),
+                connector: connector)
             let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])
             let target = "http://private.test:\(server.port)/img/a.png"
             let url = URL(string: "http://public.test:\(server.port)/away?to=\(target)")!
             let e = await failure { _ = try await downloader.download(ImageDownloadRequest(url: url)) }
-            if case .addressNotAllowed(let host, let kind)? = e { #expect(host == "private.test" && kind == .private) } else {
+            if case .addressNotAllowed(let host, let kind)? = e {
+                #expect(host == "private.test" && kind == .private)
+            } else {
                 Issue.record("\(String(describing: e))")
             }
             #expect(connector.attempts.withLock { $0 } == ["public.test@127.0.0.1"])
@@ -144,12 +158,15 @@ struct SourceGuardTests {
         try await withServer { server in
             let base = "http://127.0.0.1:\(server.port)"
             let connector = CountingConnector()
-            let loader = HTTPDataLoader(sourceGuard: SourceGuard(policy: AddressPolicy(allowsLoopback: true), resolver: TableResolver([:]),
-                                                                 permitsURL: { $0.path.hasPrefix("/img/") || $0.path == "/away" }),
-                                        connector: connector)
+            let loader = HTTPDataLoader(
+                sourceGuard: SourceGuard(
+                    policy: AddressPolicy(allowsLoopback: true), resolver: TableResolver([:]),
+                    permitsURL: { $0.path.hasPrefix("/img/") || $0.path == "/away" }),
+                connector: connector)
             let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])
             #expect(try await downloader.download(ImageDownloadRequest(url: URL(string: base + "/img/a.png")!)).data == LoadingFixtures.png)
-            #expect(await failure { _ = try await downloader.download(ImageDownloadRequest(url: URL(string: base + "/status/200")!)) }
+            #expect(
+                await failure { _ = try await downloader.download(ImageDownloadRequest(url: URL(string: base + "/status/200")!)) }
                     == .sourceNotAllowed(base + "/status/200"))
             let hop = await failure { _ = try await downloader.download(ImageDownloadRequest(url: URL(string: base + "/away?to=/chunked/a.png")!)) }
             #expect(hop == .sourceNotAllowed(base + "/chunked/a.png"), "\(String(describing: hop))")

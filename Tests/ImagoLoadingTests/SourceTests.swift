@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -59,8 +62,10 @@ struct SourceTests {
         #expect(manager.dataKey(for: ImageRequest(file: try ImageFile(path: dir.appendingPathComponent("gif").path), key: "k")) == "k")
     }
 
-    static func loadBoth(_ manager: ImageManager, file: ImageFile, bytes: Data, name: String,
-                         _ configure: (inout ImageRequest) -> Void) async throws -> (Image, Image) {
+    static func loadBoth(
+        _ manager: ImageManager, file: ImageFile, bytes: Data, name: String,
+        _ configure: (inout ImageRequest) -> Void
+    ) async throws -> (Image, Image) {
         var fromFile = ImageRequest(file: file, key: "file:\(name)")
         var fromData = ImageRequest(data: bytes, key: "data:\(name)")
         configure(&fromFile)
@@ -92,15 +97,17 @@ struct SourceTests {
         let memory = MockImageStore()
         let manager = makePipeline(loader: loader, decoder: decoder, memory: memory, disk: MockDataCache())
         let seen = Counter()
-        let first = try await manager.loadData(with: ImageRequest(url: loader.url("/a.png"), options: .waitStoreCache),
-                                               progress: { _ in seen.increment() })
+        let first = try await manager.loadData(
+            with: ImageRequest(url: loader.url("/a.png"), options: .waitStoreCache),
+            progress: { _ in seen.increment() })
         #expect(first.data == bytes && first.source == .network && first.response?.statusCode == 200 && seen.count >= 1)
         let second = try await manager.loadData(with: ImageRequest(url: loader.url("/a.png")))
         #expect(second.data == bytes && second.source == .disk && second.response == nil)
         #expect(decoder.count == 0 && memory.stores.isEmpty && loader.count("/a.png") == 1)
         // Failures block as for images.
         #expect(await failure { _ = try await manager.loadData(with: ImageRequest(url: loader.url("/none.png"))) } == .unacceptableStatusCode(404))
-        #expect(await failure { _ = try await manager.loadData(with: ImageRequest(url: loader.url("/none.png"))) }
+        #expect(
+            await failure { _ = try await manager.loadData(with: ImageRequest(url: loader.url("/none.png"))) }
                 == .blockedFailedURL(loader.url("/none.png").absoluteString))
     }
 

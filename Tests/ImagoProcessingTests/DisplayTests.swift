@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 import ImagoProcessing
 import ImagoTestSupport
@@ -7,7 +10,7 @@ import Testing
 struct DisplayTests {
     @Test("any format becomes premultiplied ARGB32; opaque images are flagged opaque")
     func display() throws {
-        let opaqueRGBA = Image(buffer: try Fixtures.gradient(width: 8, height: 8))   // RGBA, all alpha 255
+        let opaqueRGBA = Image(buffer: try Fixtures.gradient(width: 8, height: 8))  // RGBA, all alpha 255
         #expect(opaqueRGBA.hasAlpha)
         let shown = opaqueRGBA.decodedForDisplay()
         #expect(shown.isDecoded && !shown.hasAlpha)
@@ -19,8 +22,10 @@ struct DisplayTests {
 
     @Test("colours at points and in rectangles, straight alpha, clipped")
     func sampling() throws {
-        let px = try PixelBuffer(width: 2, height: 2, format: .rgba8,
-                                 bytes: [255, 0, 0, 255, 0, 0, 255, 255, 0, 255, 0, 128, 0, 0, 0, 0]).converted(to: .argb32Premultiplied)
+        let px = try PixelBuffer(
+            width: 2, height: 2, format: .rgba8,
+            bytes: [255, 0, 0, 255, 0, 0, 255, 255, 0, 255, 0, 128, 0, 0, 0, 0]
+        ).converted(to: .argb32Premultiplied)
         #expect(px.color(atX: 0, y: 1)?.g ?? 0 >= 254 && px.color(atX: 0, y: 1)?.a == 128)
         #expect(px.colors(x: -5, y: -5, width: 6, height: 6).count == 1)
         #expect(px.colors(x: 0, y: 0, width: 2, height: 2).count == 4)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoProcessing
@@ -39,8 +42,9 @@ struct IncrementalResizeTests {
         return out
     }
 
-    @Test("changed parts anywhere, of any size, down and up, with and without a box pre-shrink: a whole resize's bytes",
-          arguments: [(320, 240, 200, 150), (320, 240, 37, 29), (100, 80, 250, 199), (1000, 700, 120, 90), (64, 64, 64, 30), (61, 43, 60, 42)])
+    @Test(
+        "changed parts anywhere, of any size, down and up, with and without a box pre-shrink: a whole resize's bytes",
+        arguments: [(320, 240, 200, 150), (320, 240, 37, 29), (100, 80, 250, 199), (1000, 700, 120, 90), (64, 64, 64, 30), (61, 43, 60, 42)])
     func sameBytes(_ sizes: (Int, Int, Int, Int)) throws {
         let (w, h, ow, oh) = sizes
         let target = PixelSize(width: ow, height: oh)

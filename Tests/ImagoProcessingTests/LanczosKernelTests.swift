@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 @testable import ImagoProcessing
 import Testing
@@ -25,8 +28,9 @@ struct LanczosKernelTests {
         return bytes
     }
 
-    @Test("the two-taps-a-multiply horizontal pass gives the 32-bit loop's bytes, down and up, odd and even tap counts",
-          arguments: [(320, 200), (320, 199), (4032, 399), (101, 7), (7, 101), (3, 1), (1, 5), (200, 320), (1000, 999), (2, 3)])
+    @Test(
+        "the two-taps-a-multiply horizontal pass gives the 32-bit loop's bytes, down and up, odd and even tap counts",
+        arguments: [(320, 200), (320, 199), (4032, 399), (101, 7), (7, 101), (3, 1), (1, 5), (200, 320), (1000, 999), (2, 3)])
     func horizontal(_ sizes: (Int, Int)) throws {
         let (input, output) = sizes
         let weights = LanczosResampler.Weights(input: input, output: output)
@@ -52,12 +56,15 @@ struct LanczosKernelTests {
         }
     }
 
-    @Test("the vertical pass's finish rounds, clamps and keeps every colour within its alpha, for any width",
-          arguments: [1, 3, 4, 5, 17, 64])
+    @Test(
+        "the vertical pass's finish rounds, clamps and keeps every colour within its alpha, for any width",
+        arguments: [1, 3, 4, 5, 17, 64])
     func finish(width: Int) {
         let n = width * 4
         // Sums around the edges: negative, zero, exactly 255 and past it, rounding ties.
-        let samples: [Int32] = [-40_000, -1, 0, 8191, 8192, 16_384 * 255, 16_384 * 255 + 8191, 16_384 * 256, 16_384 * 100 + 8192, 16_384 * 3, 5_000_000, 1_234_567]
+        let samples: [Int32] = [
+            -40_000, -1, 0, 8191, 8192, 16_384 * 255, 16_384 * 255 + 8191, 16_384 * 256, 16_384 * 100 + 8192, 16_384 * 3, 5_000_000, 1_234_567
+        ]
         var sums = [Int32](repeating: 0, count: n)
         for i in 0..<n { sums[i] = samples[(i * 7 + i / 4) % samples.count] }
         let alpha = PixelFormat.argbOffsets.a

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -28,8 +31,10 @@ struct ResamplerTests {
     @Test("output sizes are exact, up and down, odd and extreme", arguments: [ResamplingQuality.lanczos3, .bilinear])
     func sizes(_ quality: ResamplingQuality) throws {
         let source = try pattern(width: 101, height: 67)
-        for size in [PixelSize(width: 50, height: 33), PixelSize(width: 7, height: 5), PixelSize(width: 1, height: 1),
-                     PixelSize(width: 303, height: 201), PixelSize(width: 101, height: 1), PixelSize(width: 3, height: 67)] {
+        for size in [
+            PixelSize(width: 50, height: 33), PixelSize(width: 7, height: 5), PixelSize(width: 1, height: 1),
+            PixelSize(width: 303, height: 201), PixelSize(width: 101, height: 1), PixelSize(width: 3, height: 67)
+        ] {
             let out = try Resampler.resize(source, to: size, quality: quality)
             #expect(out.size == size && out.format == .argb32Premultiplied)
         }
@@ -96,14 +101,17 @@ struct ThumbnailerTests {
         let s = PixelSize(width: 4000, height: 3000)
         #expect(Thumbnailer.targetSize(for: s, within: PixelSize(width: 256, height: 256)) == PixelSize(width: 256, height: 192))
         #expect(Thumbnailer.targetSize(for: s, within: PixelSize(width: 8000, height: 8000)) == s)
-        #expect(Thumbnailer.targetSize(for: PixelSize(width: 10_000, height: 1), within: PixelSize(width: 100, height: 100))
+        #expect(
+            Thumbnailer.targetSize(for: PixelSize(width: 10_000, height: 1), within: PixelSize(width: 100, height: 100))
                 == PixelSize(width: 100, height: 1))
-        #expect(Thumbnailer.targetSize(for: s, within: PixelSize(width: 100, height: 50), preserveAspectRatio: false)
+        #expect(
+            Thumbnailer.targetSize(for: s, within: PixelSize(width: 100, height: 50), preserveAspectRatio: false)
                 == PixelSize(width: 100, height: 50))
     }
 
-    @Test("thumbnails of the eight orientations are the same upright picture, close to vipsthumbnail",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "thumbnails of the eight orientations are the same upright picture, close to vipsthumbnail",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func orientationThumbnails() throws {
         let box = PixelSize(width: 200, height: 200)
         let reference = try Thumbnailer.thumbnail(of: ImageInput(Corpus.data("exif-orientation/Landscape_1.jpg")), fitting: box)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -9,8 +12,9 @@ import Testing
 /// palette, so they go through libimagequant (one global palette, local ones where it fits badly).
 @Suite("Resized animations to GIF", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct ResizedAnimationTests {
-    @Test("every frame stays close to its unquantized resize, timing kept",
-          arguments: [("pillow/gif/chi.gif", 60.0), ("wuffs/gifplayer-muybridge.gif", 48.0)])
+    @Test(
+        "every frame stays close to its unquantized resize, timing kept",
+        arguments: [("pillow/gif/chi.gif", 60.0), ("wuffs/gifplayer-muybridge.gif", 48.0)])
     func quantizedFrames(_ path: String, minimumPSNR: Double) throws {
         let coders = ImageCoderRegistry.shared
         let source = try coders.decode(try Corpus.data(path), options: DecodeOptions(pixelFormat: .rgba8))

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -13,7 +16,7 @@ struct ScaleDownTests {
         let t = ScaleDown.targetSize(for: big, limitBytes: 60 * 1024 * 1024)
         #expect(t.width * t.height * 4 <= 60 * 1024 * 1024)
         #expect(abs(Double(t.width) / Double(t.height) - 4.0 / 3.0) < 0.01)
-        #expect(t.width * t.height * 4 > 59 * 1024 * 1024)   // uses the budget, not far below it
+        #expect(t.width * t.height * 4 > 59 * 1024 * 1024)  // uses the budget, not far below it
         #expect(ScaleDown.targetSize(for: PixelSize(width: 100, height: 100), limitBytes: 1 << 20) == PixelSize(width: 100, height: 100))
         #expect(ScaleDown.targetSize(for: PixelSize(width: 100_000, height: 1), limitBytes: 16) == PixelSize(width: 4, height: 1))
         #expect(ScaleDown.targetSize(for: big, limitBytes: 4) == PixelSize(width: 1, height: 1))
@@ -24,7 +27,7 @@ struct ScaleDownTests {
     @Test("decoding under a limit: JPEG shrinks on load, PNG reduces after; both fit")
     func decode() throws {
         let source = Image(buffer: try Fixtures.gradient(width: 1600, height: 1200))
-        let limit = 400_000   // 100k pixels
+        let limit = 400_000  // 100k pixels
         for format in [ImageFormat.jpeg, .png, .webp] {
             let data = try ImageCoderRegistry.shared.encode(source, as: format)
             let image = try ScaleDown.decode(ImageInput(data), limitBytes: limit)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -33,8 +36,9 @@ struct ShrinkOnLoadLimitTests {
         #expect(DecodingLimits.unlimited.maxSourcePixels == .max)
     }
 
-    @Test("JPEG, WebP and PNG over maxPixels: refused whole, thumbnailed by shrinking on load",
-          arguments: [ImageFormat.jpeg, .webp, .png])
+    @Test(
+        "JPEG, WebP and PNG over maxPixels: refused whole, thumbnailed by shrinking on load",
+        arguments: [ImageFormat.jpeg, .webp, .png])
     func thumbnails(_ format: ImageFormat) throws {
         let data = try Self.encoded(format)
         let options = DecodeOptions(limits: Self.limits)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -33,9 +36,12 @@ struct StreamedDecodingTests {
         return (try resampler.result(), attributes)
     }
 
-    @Test("streamed resizing gives exactly the pixels of decode-then-resize, with and without the box stage",
-          arguments: [PixelSize(width: 250, height: 175), PixelSize(width: 333, height: 233), PixelSize(width: 97, height: 700),
-                      PixelSize(width: 1000, height: 3), PixelSize(width: 1, height: 1), PixelSize(width: 1000, height: 700)])
+    @Test(
+        "streamed resizing gives exactly the pixels of decode-then-resize, with and without the box stage",
+        arguments: [
+            PixelSize(width: 250, height: 175), PixelSize(width: 333, height: 233), PixelSize(width: 97, height: 700),
+            PixelSize(width: 1000, height: 3), PixelSize(width: 1, height: 1), PixelSize(width: 1000, height: 700)
+        ])
     func identicalToWholeBuffer(size: PixelSize) throws {
         let source = Image(buffer: try Fixtures.gradient(width: 1000, height: 700, alpha: true))
         let data = try png.encode(source, as: .png, options: .default)
@@ -46,10 +52,13 @@ struct StreamedDecodingTests {
         #expect(attributes.pixelSize == source.pixelSize && attributes.hasAlpha && attributes.format == .png)
     }
 
-    @Test("an ICC profile is applied per row, as in a whole decode (Display P3 and a broken profile, from the corpus)",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason),
-          arguments: ["wuffs/red-blue-gradient.dcip3d65-no-chrm-no-gama.png", "pillow/png/icc_profile.png",
-                      "image-png/iccp/broken_iccp.png"])
+    @Test(
+        "an ICC profile is applied per row, as in a whole decode (Display P3 and a broken profile, from the corpus)",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason),
+        arguments: [
+            "wuffs/red-blue-gradient.dcip3d65-no-chrm-no-gama.png", "pillow/png/icc_profile.png",
+            "image-png/iccp/broken_iccp.png"
+        ])
     func colorManaged(path: String) throws {
         let data = try Corpus.data(path)
         let info = try png.info(of: data)
@@ -91,7 +100,7 @@ struct StreamedDecodingTests {
         let files: [(String, Data)] = [
             ("plain.png", try png.encode(source, as: .png, options: EncodeOptions(orientation: .writeEXIF))),
             ("interlaced.png", try png.encode(source, as: .png, options: EncodeOptions(progressive: true, orientation: .writeEXIF))),
-            ("photo.jpg", try ImageCoderRegistry.shared.encode(source, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF))),
+            ("photo.jpg", try ImageCoderRegistry.shared.encode(source, as: .jpeg, options: EncodeOptions(orientation: .writeEXIF)))
         ]
         for (name, data) in files {
             let url = dir.appendingPathComponent(name)
@@ -151,8 +160,9 @@ struct StreamedDecodingTests {
         return (process.terminationStatus, (Int(text.trimmingCharacters(in: .whitespaces)) ?? -1) * 1024)
     }
 
-    @Test("a thumbnail of a 36 MB PNG file reads it in pieces: peak memory far under the file's size (child process)",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "a thumbnail of a 36 MB PNG file reads it in pieces: peak memory far under the file's size (child process)",
+        .timeLimit(.minutes(3)))
     func fileIsNotHeld() throws {
         let imago = TestFiles.builtProduct("imago")
         try #require(FileManager.default.isExecutableFile(atPath: imago.path), "imago is not built beside the tests")
@@ -169,16 +179,18 @@ struct StreamedDecodingTests {
                 i += 8
             }
         }
-        let data = try png.encode(Image(buffer: try PixelBuffer(width: side, height: side, format: .rgba8, bytes: bytes)),
-                                  as: .png, options: EncodeOptions(compressionLevel: 1))
+        let data = try png.encode(
+            Image(buffer: try PixelBuffer(width: side, height: side, format: .rgba8, bytes: bytes)),
+            as: .png, options: EncodeOptions(compressionLevel: 1))
         bytes = []
         let dir = try TestFiles.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("noise.png")
         try data.write(to: input)
-        let baseline = try Self.run(imago, ["--help"], in: dir)   // the runtime alone
-        let thumb = try Self.run(imago, ["thumbnail", input.path, "--size", "256", "--output", dir.appendingPathComponent("out").path],
-                                 in: dir)
+        let baseline = try Self.run(imago, ["--help"], in: dir)  // the runtime alone
+        let thumb = try Self.run(
+            imago, ["thumbnail", input.path, "--size", "256", "--output", dir.appendingPathComponent("out").path],
+            in: dir)
         #expect(baseline.status == 0 && thumb.status == 0)
         let extra = thumb.peak - baseline.peak
         print("thumbnail of a \(data.count >> 20) MB PNG: peak \(thumb.peak >> 20) MB, baseline \(baseline.peak >> 20) MB, extra \(extra >> 20) MB")
@@ -186,8 +198,9 @@ struct StreamedDecodingTests {
         #expect(extra < data.count / 4 && extra < 12 << 20)
     }
 
-    @Test("scaling a 24-megapixel PNG down to 2 MB holds about the output, not the 96 MB source (measured in a child process)",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "scaling a 24-megapixel PNG down to 2 MB holds about the output, not the 96 MB source (measured in a child process)",
+        .timeLimit(.minutes(3)))
     func peakMemory() throws {
         let imago = TestFiles.builtProduct("imago")
         try #require(FileManager.default.isExecutableFile(atPath: imago.path), "imago is not built beside the tests")
@@ -212,9 +225,13 @@ struct StreamedDecodingTests {
         let input = dir.appendingPathComponent("big.png")
         try data.write(to: input)
         let limit = 2_000_000
-        let baseline = try Self.run(imago, ["--help"], in: dir)   // the runtime alone
-        let scaled = try Self.run(imago, ["convert", input.path, dir.appendingPathComponent("out.png").path,
-                                          "--scale-down-limit", String(limit)], in: dir)
+        let baseline = try Self.run(imago, ["--help"], in: dir)  // the runtime alone
+        let scaled = try Self.run(
+            imago,
+            [
+                "convert", input.path, dir.appendingPathComponent("out.png").path,
+                "--scale-down-limit", String(limit)
+            ], in: dir)
         #expect(baseline.status == 0 && scaled.status == 0)
         let out = try png.decode(try Data(contentsOf: dir.appendingPathComponent("out.png")), options: .default)
         #expect(out.byteCount <= limit)
@@ -222,7 +239,9 @@ struct StreamedDecodingTests {
         // writing (about 3 × 2 MB), the row window and libpng's rows; nowhere near 96 MB.
         let extra = scaled.peak - baseline.peak
         let decodedSource = width * height * 4
-        print("scale-down of a \(width)x\(height) PNG to \(limit) bytes: peak \(scaled.peak >> 20) MB, baseline \(baseline.peak >> 20) MB, extra \(extra >> 20) MB; the decoded source is \(decodedSource >> 20) MB")
+        print(
+            "scale-down of a \(width)x\(height) PNG to \(limit) bytes: peak \(scaled.peak >> 20) MB, baseline \(baseline.peak >> 20) MB, extra \(extra >> 20) MB; the decoded source is \(decodedSource >> 20) MB"
+        )
         #expect(extra < 4 * limit + 4_000_000)
         #expect(extra < decodedSource / 8)
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -17,12 +20,15 @@ struct StreamedTranscodingTests {
         return try coders.encode(try coders.decode(data, options: decode), as: .jpeg, options: options)
     }
 
-    @Test("PNG (RGB, RGBA, gray), baseline and progressive JPEG: the same JPEG as decoding whole",
-          arguments: ["rgb.png", "rgba.png", "gray.png", "baseline.jpg", "progressive.jpg"])
+    @Test(
+        "PNG (RGB, RGBA, gray), baseline and progressive JPEG: the same JPEG as decoding whole",
+        arguments: ["rgb.png", "rgba.png", "gray.png", "baseline.jpg", "progressive.jpg"])
     func sameBytes(_ name: String) throws {
         let gradient = try Fixtures.gradient(width: 301, height: 203, alpha: name == "rgba.png")
         let image = Image(buffer: name == "gray.png" ? gradient.converted(to: .gray8) : gradient)
-        let source: Data = name.hasSuffix(".png") ? try coders.encode(image, as: .png)
+        let source: Data =
+            name.hasSuffix(".png")
+            ? try coders.encode(image, as: .png)
             : try coders.encode(image, as: .jpeg, options: EncodeOptions(quality: 0.95, progressive: name == "progressive.jpg"))
         for options in [EncodeOptions(quality: 0.8), EncodeOptions(quality: 0.95, progressive: true)] {
             let streamed = try #require(try StreamedTranscoding.transcode(ImageInput(source), to: .jpeg, options: options))
@@ -41,9 +47,10 @@ struct StreamedTranscodingTests {
         }
     }
 
-    @Test("colour-managed and metadata-keeping conversions of the corpus's JPEGs match the whole path",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason),
-          arguments: ["libavif/apple_gainmap_new.jpg", "pillow/jpeg/flower2.jpg", "exif-orientation/Landscape_1.jpg"])
+    @Test(
+        "colour-managed and metadata-keeping conversions of the corpus's JPEGs match the whole path",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason),
+        arguments: ["libavif/apple_gainmap_new.jpg", "pillow/jpeg/flower2.jpg", "exif-orientation/Landscape_1.jpg"])
     func corpusJPEGs(_ path: String) throws {
         let data = try Corpus.data(path)
         for colorManagement in [true, false] {
@@ -58,8 +65,9 @@ struct StreamedTranscodingTests {
         }
     }
 
-    @Test("PNG to PNG streams straight rows: PngSuite's files keep every visible pixel and alpha as libpng decodes them",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "PNG to PNG streams straight rows: PngSuite's files keep every visible pixel and alpha as libpng decodes them",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func pngToPNG() throws {
         let straight = DecodeOptions(pixelFormat: .rgba8, colorManagement: false)
         var streamedCount = 0
@@ -75,8 +83,10 @@ struct StreamedTranscodingTests {
             let got = try coders.decode(png, options: straight).buffer.bytes
             #expect(got.count == want.count, "\(url.lastPathComponent)")
             var bad = 0
-            for i in stride(from: 0, to: min(got.count, want.count), by: 4) where got[i + 3] != want[i + 3]
-                || (want[i + 3] > 0 && (got[i] != want[i] || got[i + 1] != want[i + 1] || got[i + 2] != want[i + 2])) {
+            for i in stride(from: 0, to: min(got.count, want.count), by: 4)
+            where got[i + 3] != want[i + 3]
+                || (want[i + 3] > 0 && (got[i] != want[i] || got[i + 1] != want[i + 1] || got[i + 2] != want[i + 2]))
+            {
                 bad += 1
             }
             #expect(bad == 0, "\(url.lastPathComponent): \(bad) pixels changed")
@@ -92,13 +102,16 @@ struct StreamedTranscodingTests {
         return try coders.encode(try coders.decode(data, options: decode), as: .webp, options: options)
     }
 
-    @Test("PNG and JPEG to lossy WebP: the whole-image encoder's bytes, alpha only where a pixel is not opaque",
-          arguments: ["rgb", "rgba", "opaque rgba", "gray", "odd", "jpeg"])
+    @Test(
+        "PNG and JPEG to lossy WebP: the whole-image encoder's bytes, alpha only where a pixel is not opaque",
+        arguments: ["rgb", "rgba", "opaque rgba", "gray", "odd", "jpeg"])
     func webPSameBytes(_ kind: String) throws {
-        let pixels = try Fixtures.noisy(width: kind == "odd" ? 333 : 320, height: kind == "odd" ? 77 : 240, alpha: kind == "rgba",
-                                        noisyAlpha: kind == "rgba", amplitude: 8, seed: 3)
-        let image = Image(buffer: kind == "gray" ? pixels.converted(to: .gray8) : kind == "opaque rgba" ? pixels.converted(to: .rgba8) : pixels,
-                          hasAlpha: kind.contains("rgba"))
+        let pixels = try Fixtures.noisy(
+            width: kind == "odd" ? 333 : 320, height: kind == "odd" ? 77 : 240, alpha: kind == "rgba",
+            noisyAlpha: kind == "rgba", amplitude: 8, seed: 3)
+        let image = Image(
+            buffer: kind == "gray" ? pixels.converted(to: .gray8) : kind == "opaque rgba" ? pixels.converted(to: .rgba8) : pixels,
+            hasAlpha: kind.contains("rgba"))
         let source = kind == "jpeg" ? try coders.encode(image, as: .jpeg) : try coders.encode(image, as: .png)
         for options in [EncodeOptions(quality: 0.8), EncodeOptions(quality: 0.5), EncodeOptions(quality: 0.95, keepMetadata: false)] {
             let streamed = try #require(try StreamedTranscoding.transcode(ImageInput(source), to: .webp, options: options))
@@ -108,8 +121,9 @@ struct StreamedTranscodingTests {
         #expect(hasAlpha == (kind == "rgba"), "\(kind): alpha only when some pixel is not opaque")
     }
 
-    @Test("PngSuite's and the corpus's stills to WebP stream to the whole-image encoder's bytes",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "PngSuite's and the corpus's stills to WebP stream to the whole-image encoder's bytes",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func webPCorpus() throws {
         var streamedCount = 0
         var files = Corpus.files(in: "pngsuite", extensions: ["png"]).filter { !$0.lastPathComponent.hasPrefix("x") }
@@ -138,8 +152,9 @@ struct StreamedTranscodingTests {
         #expect(try StreamedTranscoding.transcode(ImageInput(png), to: .gif) == nil)
         #expect(try StreamedTranscoding.transcode(ImageInput(png), to: .png, options: EncodeOptions(progressive: true)) == nil, "interlaced output")
         #expect(try StreamedTranscoding.transcode(ImageInput(try coders.encode(still, as: .webp)), to: .jpeg) == nil)
-        let animation = try Image(frames: [ImageFrame(buffer: still.buffer, duration: 0.1), ImageFrame(buffer: still.buffer, duration: 0.1)],
-                                  loopCount: 0)
+        let animation = try Image(
+            frames: [ImageFrame(buffer: still.buffer, duration: 0.1), ImageFrame(buffer: still.buffer, duration: 0.1)],
+            loopCount: 0)
         #expect(try StreamedTranscoding.transcode(ImageInput(try coders.encode(animation, as: .apng)), to: .jpeg) == nil)
         var turned = still
         turned.orientation = .right

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 import Foundation
 import ImagoCoders
@@ -21,15 +24,18 @@ struct DeploymentTests {
     }
 
     /// Runs a program to its end, off the cooperative pool: status, stdout, stderr.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                    directory: URL? = nil) async throws -> (Int32, String, String) {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        directory: URL? = nil
+    ) async throws -> (Int32, String, String) {
         try await Subprocess.run(URL(fileURLWithPath: executable), arguments, environment: environment, directory: directory)
     }
 
     // MARK: systemd
 
-    @Test("the systemd units pass systemd-analyze verify and carry the hardening",
-          .enabled(if: tool("systemd-analyze") != nil, "systemd-analyze is missing: run scripts/bootstrap"))
+    @Test(
+        "the systemd units pass systemd-analyze verify and carry the hardening",
+        .enabled(if: tool("systemd-analyze") != nil, "systemd-analyze is missing: run scripts/bootstrap"))
     func systemdUnits() async throws {
         let analyze = try #require(Self.tool("systemd-analyze"))
         let directory = try TestFiles.temporaryDirectory("imago-systemd")
@@ -37,8 +43,10 @@ struct DeploymentTests {
         let binary = TestFiles.builtProduct("imago-server").path
         for (file, instance) in [("imago-server.service", "imago-server.service"), ("imago-server@.service", "imago-server@8081.service")] {
             let text = try String(contentsOf: Self.root.appendingPathComponent("deploy/systemd/\(file)"), encoding: .utf8)
-            for line in ["DynamicUser=yes", "ProtectSystem=strict", "NoNewPrivileges=yes", "MemoryMax=", "CacheDirectory=imago-server",
-                         "ExecStart=/usr/local/bin/imago-server", "KillSignal=SIGTERM", "CapabilityBoundingSet="] {
+            for line in [
+                "DynamicUser=yes", "ProtectSystem=strict", "NoNewPrivileges=yes", "MemoryMax=", "CacheDirectory=imago-server",
+                "ExecStart=/usr/local/bin/imago-server", "KillSignal=SIGTERM", "CapabilityBoundingSet="
+            ] {
                 #expect(text.contains("\n" + line), "\(file) lacks \(line)")
             }
             // The unit as installed, but pointing at the binary just built (verify checks it exists).
@@ -53,8 +61,9 @@ struct DeploymentTests {
 
     // MARK: nginx in front of several instances
 
-    @Test("scale-out: steady load through nginx while one instance is SIGKILLed and another drained with SIGTERM, each restarted; no request fails and the origin sees each source once per instance",
-          .enabled(if: tool("nginx") != nil && tool("python3") != nil, "nginx or python3 is missing: run scripts/bootstrap"))
+    @Test(
+        "scale-out: steady load through nginx while one instance is SIGKILLed and another drained with SIGTERM, each restarted; no request fails and the origin sees each source once per instance",
+        .enabled(if: tool("nginx") != nil && tool("python3") != nil, "nginx or python3 is missing: run scripts/bootstrap"))
     func scaleOut() async throws {
         let origin = try await TestHTTPServer.start()
         let sources = 4, instances = 3
@@ -64,10 +73,14 @@ struct DeploymentTests {
         let directory = try TestFiles.temporaryDirectory("imago-cluster")
         let cluster = Self.root.appendingPathComponent("scripts/cluster").path
         let python = try #require(Self.tool("python3"))
-        let (started, out, err) = try await Self.run(python, [cluster, "--detach", "--dir", directory.path, "--instances", "\(instances)",
-                                                              "--port", "0", "--binary", TestFiles.builtProduct("imago-server").path,
-                                                              "--env", "IMAGO_ALLOW_LOOPBACK_SOURCES=1", "--env", "IMAGO_GRACEFUL_STOP_TIMEOUT=20",
-                                                              "--env", "IMAGO_REQUEST_TIMEOUT=60", "--env", "IMAGO_DOWNLOAD_TIMEOUT=30"])
+        let (started, out, err) = try await Self.run(
+            python,
+            [
+                cluster, "--detach", "--dir", directory.path, "--instances", "\(instances)",
+                "--port", "0", "--binary", TestFiles.builtProduct("imago-server").path,
+                "--env", "IMAGO_ALLOW_LOOPBACK_SOURCES=1", "--env", "IMAGO_GRACEFUL_STOP_TIMEOUT=20",
+                "--env", "IMAGO_REQUEST_TIMEOUT=60", "--env", "IMAGO_DOWNLOAD_TIMEOUT=30"
+            ])
         #expect(started == 0, "\(out)\(err)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -107,7 +120,7 @@ struct DeploymentTests {
                 }
             }
             #expect(load.failureList.isEmpty, "\(load.failureList)")
-            try await Task.sleep(for: .seconds(1))   // the instances' source-cache writes land
+            try await Task.sleep(for: .seconds(1))  // the instances' source-cache writes land
             for s in 0..<sources {
                 #expect(origin.count("/img/s\(s).png") == instances, "source \(s): \(origin.count("/img/s\(s).png")) downloads")
             }
@@ -143,8 +156,9 @@ struct DeploymentTests {
             #expect(served > 40, "only \(served) requests went through during the restarts")
             #expect(load.failureList.isEmpty, "\(load.failureList.prefix(10))")
             for s in 0..<sources {
-                #expect(origin.count("/img/s\(s).png") == instances,
-                        "source \(s): \(origin.count("/img/s\(s).png")) downloads; the instances' caches survive kills and restarts")
+                #expect(
+                    origin.count("/img/s\(s).png") == instances,
+                    "source \(s): \(origin.count("/img/s\(s).png")) downloads; the instances' caches survive kills and restarts")
             }
             let log = try String(contentsOf: directory.appendingPathComponent("instance-1/log"), encoding: .utf8)
             #expect(log.contains("imago-server stopped"), "the drained instance stopped gracefully")
@@ -171,8 +185,9 @@ struct DeploymentTests {
 
     // MARK: The playground page
 
-    @Test("the playground in headless Chromium: options from the query, the preview loads at the asked size, the original beside it",
-          .enabled(if: tool("chromium") != nil, "chromium is missing: run scripts/bootstrap"))
+    @Test(
+        "the playground in headless Chromium: options from the query, the preview loads at the asked size, the original beside it",
+        .enabled(if: tool("chromium") != nil, "chromium is missing: run scripts/bootstrap"))
     func playground() async throws {
         let chromium = try #require(Self.tool("chromium"))
         try await ServiceHarness.with({ $0.playground = true }) { h in
@@ -187,14 +202,19 @@ struct DeploymentTests {
 
             let source = h.source("/img/photo.jpg")
             var query = URLComponents()
-            query.queryItems = [URLQueryItem(name: "src", value: source), URLQueryItem(name: "w", value: "120"),
-                                URLQueryItem(name: "h", value: "120"), URLQueryItem(name: "rt", value: "fill"),
-                                URLQueryItem(name: "g", value: "sm"), URLQueryItem(name: "f", value: "png")]
+            query.queryItems = [
+                URLQueryItem(name: "src", value: source), URLQueryItem(name: "w", value: "120"),
+                URLQueryItem(name: "h", value: "120"), URLQueryItem(name: "rt", value: "fill"),
+                URLQueryItem(name: "g", value: "sm"), URLQueryItem(name: "f", value: "png")
+            ]
             let profile = try TestFiles.temporaryDirectory("imago-chromium")
             defer { try? FileManager.default.removeItem(at: profile) }
-            let (status, dom, err) = try await Self.run(chromium, [
-                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)",
-                "--virtual-time-budget=20000", "--dump-dom", h.base + "/" + (query.string ?? "")])
+            let (status, dom, err) = try await Self.run(
+                chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)",
+                    "--virtual-time-budget=20000", "--dump-dom", h.base + "/" + (query.string ?? "")
+                ])
             #expect(status == 0, "\(err.suffix(2000))")
             let result = try #require(Self.element("result", in: dom), "no result image in\n\(dom.suffix(3000))")
             #expect(result["data-state"] == "loaded", "\(result)\n\(dom.suffix(2000))")
@@ -206,12 +226,17 @@ struct DeploymentTests {
             #expect(dom.contains("120×120") && dom.contains("image/png"), "sizes and type are shown")
         }
         // A signing server: the page shows the path with a placeholder and loads nothing.
-        try await ServiceHarness.with({ $0.playground = true; $0.keys = "736563726574"; $0.salts = "68656C6C6F" }) { h in
+        try await ServiceHarness.with({
+            $0.playground = true; $0.keys = "736563726574"; $0.salts = "68656C6C6F"
+        }) { h in
             let html = String(decoding: try await h.get("/").body, as: UTF8.self)
             #expect(html.contains("\"signed\": true"))
-            let (_, dom, _) = try await Self.run(chromium, [
-                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--virtual-time-budget=5000", "--dump-dom",
-                h.base + "/?src=" + (h.source("/img/x.jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") + "&w=50"])
+            let (_, dom, _) = try await Self.run(
+                chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--virtual-time-budget=5000", "--dump-dom",
+                    h.base + "/?src=" + (h.source("/img/x.jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") + "&w=50"
+                ])
             #expect(dom.contains("/SIGNATURE/rs:fit:50:0/plain/"), "\(dom.suffix(2000))")
             #expect(Self.element("result", in: dom)?["data-state"] == nil, "nothing is loaded unsigned")
         }

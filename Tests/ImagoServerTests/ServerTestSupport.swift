@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 import Foundation
 import ImagoCoders
@@ -79,9 +82,11 @@ final class ServiceHarness: Sendable {
 
     /// Starts an origin and a service (loopback sources allowed, a cache of its own, patient
     /// timeouts unless `configure` says otherwise), runs `body`, and stops both.
-    static func with<T>(_ configure: (inout ServerConfiguration) -> Void = { _ in },
-                        resolver: (any HostResolving)? = nil, connector: (any HTTPConnecting)? = nil,
-                        _ body: (ServiceHarness) async throws -> T) async throws -> T {
+    static func with<T>(
+        _ configure: (inout ServerConfiguration) -> Void = { _ in },
+        resolver: (any HostResolving)? = nil, connector: (any HTTPConnecting)? = nil,
+        _ body: (ServiceHarness) async throws -> T
+    ) async throws -> T {
         let origin = try await TestHTTPServer.start()
         let directory = try TestFiles.temporaryDirectory("imago-server-tests")
         var configuration = ServerConfiguration()
@@ -91,8 +96,9 @@ final class ServiceHarness: Sendable {
         configuration.downloadTimeout = .seconds(60)
         configuration.requestTimeout = .seconds(120)
         configure(&configuration)
-        let service = try ImageService(configuration: configuration, logger: silent, resolver: resolver ?? SystemHostResolver(),
-                                       connector: connector)
+        let service = try ImageService(
+            configuration: configuration, logger: silent, resolver: resolver ?? SystemHostResolver(),
+            connector: connector)
         let port = Mutex<Int?>(nil)
         let server = Task {
             // With a heap trimmer beside it, as the imago-server executable runs it.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
@@ -70,15 +73,21 @@ struct ServiceBehaviourTests {
         // Noise, so the JPEG and PNG are larger than libjpeg's and libpng's pieces of input.
         let pixels = try Fixtures.noisy(width: 900, height: 700, alpha: true, amplitude: 128, seed: 7)
         let sources: [(String, Data, String)] = [
-            ("photo.jpg", try ImageCoderRegistry.shared.encode(Image(buffer: pixels, orientation: .right), as: .jpeg,
-                                                               options: EncodeOptions(quality: 0.9, orientation: .writeEXIF)), "image/jpeg"),
+            (
+                "photo.jpg",
+                try ImageCoderRegistry.shared.encode(
+                    Image(buffer: pixels, orientation: .right), as: .jpeg,
+                    options: EncodeOptions(quality: 0.9, orientation: .writeEXIF)), "image/jpeg"
+            ),
             ("alpha.png", try ImageCoderRegistry.shared.encode(Image(buffer: pixels), as: .png), "image/png"),
             ("anim.gif", try ServerFixtures.animation(.gif, frames: 4, width: 60, height: 40), "image/gif"),
-            ("small.png", try ServerFixtures.png(width: 20, height: 10), "image/png"),
+            ("small.png", try ServerFixtures.png(width: 20, height: 10), "image/png")
         ]
         #expect(sources[0].1.count > 200_000 && sources[1].1.count > 200_000)
-        let paths = ["rs:fit:300:300", "rs:fill:120:200/g:ce", "w:500/rot:90", "c:300:200/ar:false", "raw:1", "skp:jpg:png:gif", "",
-                     "w:100/f:webp", "h:150/q:60"]
+        let paths = [
+            "rs:fit:300:300", "rs:fill:120:200/g:ce", "w:500/rot:90", "c:300:200/ar:false", "raw:1", "skp:jpg:png:gif", "",
+            "w:100/f:webp", "h:150/q:60"
+        ]
         func answers(cached: Bool) async throws -> [String: Reply] {
             try await ServiceHarness.with({ if !cached { $0.cacheSize = 0 } }) { h in
                 var out: [String: Reply] = [:]
@@ -116,18 +125,22 @@ struct ServiceBehaviourTests {
             ("photo.jpg", try coders.encode(opaque, as: .jpeg, options: EncodeOptions(quality: 0.9)), "image/jpeg"),
             ("gray.png", try coders.encode(Image(buffer: pixels.converted(to: .gray8)), as: .png), "image/png"),
             ("alpha.png", try coders.encode(Image(buffer: pixels), as: .png), "image/png"),
-            ("opaque.png", try coders.encode(opaque, as: .png), "image/png"),
+            ("opaque.png", try coders.encode(opaque, as: .png), "image/png")
         ]
         // Damaged sources fail alike on both paths (the streamed one reads them as far as they go).
         let damaged: [(String, Data, String)] = [
             ("cut.jpg", sources[0].1.prefix(sources[0].1.count / 2), "image/jpeg"),
-            ("cut.png", sources[3].1.prefix(sources[3].1.count / 2), "image/png"),
+            ("cut.png", sources[3].1.prefix(sources[3].1.count / 2), "image/png")
         ]
         // Streams: format changes and qualities, metadata kept or not. The last three take the whole path.
-        let paths = ["f:webp", "q:55/f:webp", "sm:false/f:webp", "f:jpg", "q:70/f:jpg", "sm:false/kcr:true/f:jpg", "scp:true/f:webp",
-                     "w:100/f:webp", "fl:true/f:webp", "mb:2000/f:jpg"]
+        let paths = [
+            "f:webp", "q:55/f:webp", "sm:false/f:webp", "f:jpg", "q:70/f:jpg", "sm:false/kcr:true/f:jpg", "scp:true/f:webp",
+            "w:100/f:webp", "fl:true/f:webp", "mb:2000/f:jpg"
+        ]
         func answers(streaming: Bool) async throws -> ([String: Reply], Int) {
-            try await ServiceHarness.with({ $0.streamsConversions = streaming; $0.allowSecurityOptions = true }) { h in
+            try await ServiceHarness.with({
+                $0.streamsConversions = streaming; $0.allowSecurityOptions = true
+            }) { h in
                 var out: [String: Reply] = [:]
                 for (name, data, type) in sources {
                     h.origin.register(name, data: data, contentType: type)
@@ -147,8 +160,9 @@ struct ServiceBehaviourTests {
         #expect(count == sources.count * 7 - 3, "streamed \(count)")
         for (name, _, _) in damaged {
             let a = try #require(streamed[name]), b = try #require(whole[name])
-            #expect(a.status == 422 && b.status == 422 && a.errorFields["error"] == b.errorFields["error"],
-                    "\(name): \(a.status) \(a.errorFields) streamed, \(b.status) \(b.errorFields) whole")
+            #expect(
+                a.status == 422 && b.status == 422 && a.errorFields["error"] == b.errorFields["error"],
+                "\(name): \(a.status) \(a.errorFields) streamed, \(b.status) \(b.errorFields) whole")
         }
         for (key, a) in streamed.sorted(by: { $0.key < $1.key }) where !damaged.contains(where: { $0.0 == key }) {
             let b = try #require(whole[key])
@@ -188,10 +202,12 @@ struct ServiceBehaviourTests {
         try await ServiceHarness.with { h in
             h.origin.register("anim.gif", data: try ServerFixtures.animation(frames: 3, width: 80, height: 60))
             h.origin.register("anim.webp", data: try ServerFixtures.animation(.webp, frames: 4, width: 80, height: 60))
-            for (file, ext, frames, type) in [("anim.gif", nil, 3, "image/gif"), ("anim.gif", "webp", 3, "image/webp"),
-                                              ("anim.gif", "apng", 3, "image/png"), ("anim.webp", nil, 4, "image/webp"),
-                                              ("anim.webp", "gif", 4, "image/gif"), ("anim.gif", "png", 1, "image/png"),
-                                              ("anim.gif", "jpg", 1, "image/jpeg")] as [(String, String?, Int, String)] {
+            for (file, ext, frames, type) in [
+                ("anim.gif", nil, 3, "image/gif"), ("anim.gif", "webp", 3, "image/webp"),
+                ("anim.gif", "apng", 3, "image/png"), ("anim.webp", nil, 4, "image/webp"),
+                ("anim.webp", "gif", 4, "image/gif"), ("anim.gif", "png", 1, "image/png"),
+                ("anim.gif", "jpg", 1, "image/jpeg")
+            ] as [(String, String?, Int, String)] {
                 let r = try await h.get(h.plain("rs:fit:40:40", "/img/\(file)", ext: ext))
                 #expect(r.status == 200 && r["content-type"] == type, "\(file) \(ext ?? "")")
                 let image = try ImageCoderRegistry.shared.decode(r.body)
@@ -276,10 +292,12 @@ struct ServiceBehaviourTests {
             let metrics = try await h.get("/metrics")
             let text = String(decoding: metrics.body, as: UTF8.self)
             #expect(metrics.status == 200 && metrics["content-type"]?.hasPrefix("text/plain") == true)
-            for line in ["imago_http_requests_total{status=\"200\"} 2", "imago_http_requests_total{status=\"404\"} 1",
-                         "imago_source_bytes_total \(data.count)", "imago_source_cache_hits_total 1", "imago_source_cache_misses_total 1",
-                         "imago_http_request_duration_seconds_count 3", "imago_http_requests_in_progress 0", "imago_processing_queue_depth 0",
-                         "imago_processing_workers_busy 0"] {
+            for line in [
+                "imago_http_requests_total{status=\"200\"} 2", "imago_http_requests_total{status=\"404\"} 1",
+                "imago_source_bytes_total \(data.count)", "imago_source_cache_hits_total 1", "imago_source_cache_misses_total 1",
+                "imago_http_request_duration_seconds_count 3", "imago_http_requests_in_progress 0", "imago_processing_queue_depth 0",
+                "imago_processing_workers_busy 0"
+            ] {
                 #expect(text.contains(line), "\(line)\n\(text)")
             }
         }
@@ -296,17 +314,20 @@ struct ServiceBehaviourTests {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("pics"), withIntermediateDirectories: true)
         try ServerFixtures.png(width: 30, height: 20).write(to: root.appendingPathComponent("pics/a.png"))
         try ServerFixtures.png(width: 30, height: 20).write(to: outside.appendingPathComponent("secret.png"))
-        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link.png").path,
-                                                   withDestinationPath: outside.appendingPathComponent("secret.png").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("link.png").path,
+            withDestinationPath: outside.appendingPathComponent("secret.png").path)
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("out").path, withDestinationPath: outside.path)
         try await ServiceHarness.with({ $0.localRoot = root.path }) { h in
             let ok = try await h.get("/_/w:15/plain/local:///pics/a.png")
             let okSize = try ok.image().pixelSize
             #expect(ok.status == 200 && okSize == PixelSize(width: 15, height: 10))
             #expect(ok["content-disposition"] == "inline; filename=\"a.png\"")
-            for (path, status) in [("local:///pics/../../\(outside.lastPathComponent)/secret.png", 403), ("local:///link.png", 403),
-                                   ("local:///out/secret.png", 403), ("local:///pics/missing.png", 404), ("local:///pics", 403),
-                                   ("local://pics/a.png", 400), ("local:///pics/%2e%2e/pics/a.png", 403)] {
+            for (path, status) in [
+                ("local:///pics/../../\(outside.lastPathComponent)/secret.png", 403), ("local:///link.png", 403),
+                ("local:///out/secret.png", 403), ("local:///pics/missing.png", 404), ("local:///pics", 403),
+                ("local://pics/a.png", 400), ("local:///pics/%2e%2e/pics/a.png", 403)
+            ] {
                 let r = try await h.get("/_/plain/" + path)
                 #expect(r.status == status, "\(path): \(r.status) \(r.errorFields)")
             }
@@ -336,9 +357,10 @@ struct ServiceBehaviourTests {
         let signer = try URLSigner(keyList: "736563726574", saltList: "68656c6c6f")
         let path = "/w:20/plain/http://127.0.0.1:\(origin.port)/img/a.png"
         let port = Mutex<Int?>(nil)
-        let appWithPort = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                      onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
-                                      logger: ServiceHarness.silent)
+        let appWithPort = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
+            logger: ServiceHarness.silent)
         let task = Task { try await appWithPort.runService(gracefulShutdownSignals: []) }
         defer { task.cancel() }
         try await eventually { port.withLock { $0 } != nil }

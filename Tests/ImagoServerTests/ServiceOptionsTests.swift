@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -32,7 +35,7 @@ struct ServiceOptionsTests {
                 ("pd:10", "photo.jpg", 420, 320), ("padding:10:20", "photo.jpg", 440, 320), ("pd:1:2:3:4", "photo.jpg", 406, 304),
                 ("rot:90", "photo.jpg", 300, 400), ("rotate:180", "photo.jpg", 400, 300), ("rot:270/w:150", "photo.jpg", 150, 200),
                 ("t:10", "framed.png", 60, 60), ("trim:10:ffffff", "framed.png", 60, 60), ("t:10/pd:5", "framed.png", 70, 70),
-                ("pr:thumb", "photo.jpg", 50, 38), ("preset:thumb/w:20", "photo.jpg", 20, 15),
+                ("pr:thumb", "photo.jpg", 50, 38), ("preset:thumb/w:20", "photo.jpg", 20, 15)
             ]
             for (options, file, w, hgt) in cases {
                 let r = try await h.get(h.plain(options, "/img/\(file)"))
@@ -132,9 +135,11 @@ struct ServiceOptionsTests {
             let capped = try await h.get(h.plain("mb:4000", "/img/photo.jpg"))
             #expect(capped.status == 200 && capped.body.count <= 4000 && capped.body.count > 0, "\(capped.body.count)")
 
-            for (options, ext, type) in [("f:png", nil, "image/png"), ("format:webp", nil, "image/webp"), ("ext:gif", nil, "image/gif"),
-                                         ("", "png", "image/png"), ("", "webp", "image/webp"), ("", "jpeg", "image/jpeg"),
-                                         ("", "tiff", "image/tiff"), ("", "bmp", "image/bmp")] as [(String, String?, String)] {
+            for (options, ext, type) in [
+                ("f:png", nil, "image/png"), ("format:webp", nil, "image/webp"), ("ext:gif", nil, "image/gif"),
+                ("", "png", "image/png"), ("", "webp", "image/webp"), ("", "jpeg", "image/jpeg"),
+                ("", "tiff", "image/tiff"), ("", "bmp", "image/bmp")
+            ] as [(String, String?, String)] {
                 let r = try await h.get(h.plain(options, "/img/photo.png", ext: ext))
                 #expect(r.status == 200 && r["content-type"] == type, "\(options) \(ext ?? ""): \(r.status) \(r["content-type"] ?? "")")
                 #expect(ImageFormat(sniffing: r.body)?.mimeType == type)
@@ -170,7 +175,8 @@ struct ServiceOptionsTests {
             #expect(plain["content-disposition"] == "inline; filename=\"photo.jpg\"")
             #expect(try await h.get(h.plain("fn:holiday", "/img/photo.jpg", ext: "png"))["content-disposition"] == "inline; filename=\"holiday.png\"")
             #expect(try await h.get(h.plain("att:1", "/img/photo.jpg"))["content-disposition"] == "attachment; filename=\"photo.jpg\"")
-            #expect(ServiceHeaders.contentDisposition(name: "été", format: .jpeg, attachment: true)
+            #expect(
+                ServiceHeaders.contentDisposition(name: "été", format: .jpeg, attachment: true)
                     == "attachment; filename=\"_t_.jpg\"; filename*=UTF-8''%C3%A9t%C3%A9.jpg")
             #expect(ServiceHeaders.contentDisposition(name: "a\"b/c", format: .png, attachment: false) == "inline; filename=\"abc.png\"")
             let busted = try await h.get(h.plain("w:60/cb:v2", "/img/photo.jpg"))
@@ -185,7 +191,9 @@ struct ServiceOptionsTests {
                 h.origin.register("pages.tiff", data: try Corpus.data("pillow/tiff/multipage.tiff"), contentType: "image/tiff")
                 for (n, side) in [(0, 10), (2, 20)] {
                     let r = try await h.get(h.plain("pg:\(n)", "/img/pages.tiff", ext: "png"))
-                    #expect(r.status == 200 && (try? r.image().pixelSize) == PixelSize(width: side, height: side), "page \(n): \(r.status) \((try? r.image().pixelSize).map { "\($0)" } ?? "-") \(String(decoding: r.body.prefix(300), as: UTF8.self))")
+                    #expect(
+                        r.status == 200 && (try? r.image().pixelSize) == PixelSize(width: side, height: side),
+                        "page \(n): \(r.status) \((try? r.image().pixelSize).map { "\($0)" } ?? "-") \(String(decoding: r.body.prefix(300), as: UTF8.self))")
                 }
             }
             // skip_processing and raw send the source's bytes untouched.

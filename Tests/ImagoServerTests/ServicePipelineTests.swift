@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
@@ -29,8 +32,11 @@ struct StatusWitness<Context: RequestContext>: RouterMiddleware {
 @Suite("Service on the pipeline: one of each per request", .serialized)
 struct ServicePipelineTests {
     /// Answers `path` with a probe bound, and returns the status and what the probe counted.
-    func probed(_ h: ServiceHarness, _ path: String, headers: HTTPFields = [:])
-        async -> (status: Int, etag: String?, serverTiming: String?, probe: PipelineProbe) {
+    func probed(
+        _ h: ServiceHarness, _ path: String, headers: HTTPFields = [:]
+    )
+        async -> (status: Int, etag: String?, serverTiming: String?, probe: PipelineProbe)
+    {
         let probe = PipelineProbe()
         let response = await PipelineProbe.$current.withValue(probe) {
             await h.service.respond(method: .get, path: path, headers: headers)
@@ -75,7 +81,7 @@ struct ServicePipelineTests {
             let source = try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.noisy(width: 500, height: 400)), as: .png)
             #expect(source.count > 300 << 10)
             h.origin.register("big.png", data: source, contentType: "image/png")
-            #expect(try await h.get(h.plain("w:10", "/img/big.png")).status == 200)   // now in the cache
+            #expect(try await h.get(h.plain("w:10", "/img/big.png")).status == 200)  // now in the cache
             let raw = await h.service.respond(method: .get, path: h.plain("raw:1", "/img/big.png"), headers: [:])
             guard case .file(let file) = raw.body else { Issue.record("a cached source is sent from its file"); return }
             let rawBytes = try raw.bodyData()
@@ -108,9 +114,10 @@ struct ServicePipelineTests {
             .add(middleware: ServiceDeadlineMiddleware(limit: .seconds(60)))
         service.addRoutes(to: router, middleware: false)
         let port = Mutex<Int?>(nil)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
-                              logger: ServiceHarness.silent)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
+            logger: ServiceHarness.silent)
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
         defer { task.cancel() }
         try await eventually { port.withLock { $0 } != nil }
@@ -121,8 +128,10 @@ struct ServicePipelineTests {
             var request = HTTPClientRequest(url: base + path)
             if let secret { request.headers.add(name: "Authorization", value: "Bearer \(secret)") }
             let response = try await client.execute(request, timeout: .seconds(120))
-            return (Int(response.status.code), response.headers.first(name: "X-Seen-Status"),
-                    Data(try await response.body.collect(upTo: 1 << 24).readableBytesView))
+            return (
+                Int(response.status.code), response.headers.first(name: "X-Seen-Status"),
+                Data(try await response.body.collect(upTo: 1 << 24).readableBytesView)
+            )
         }
         let path = "/_/w:20/plain/http://127.0.0.1:\(origin.port)/img/a.png"
         let ok = try await get(path, secret: "s3cret")

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoLoading
@@ -15,7 +18,7 @@ struct ServiceSSRFTests {
         "metadata.test": ["169.254.169.254"], "cgnat.test": ["100.64.1.1"], "ula.test": ["fd12::1"],
         "linklocal6.test": ["fe80::1"], "mapped.test": ["::ffff:10.0.0.1"], "nat64.test": ["64:ff9b::a9fe:a9fe"],
         "sixtofour.test": ["2002:a9fe:a9fe::1"], "zero.test": ["0.0.0.0"], "local.test": ["127.0.0.1"],
-        "multicast.test": ["239.1.1.1"], "broadcast.test": ["255.255.255.255"],
+        "multicast.test": ["239.1.1.1"], "broadcast.test": ["255.255.255.255"]
     ]
 
     @Test("every refused range and spelling: 403, zero connection attempts, no address in the message")
@@ -23,11 +26,12 @@ struct ServiceSSRFTests {
         let resolver = TableResolver(Self.table)
         let connector = CountingConnector()
         try await ServiceHarness.with({ $0.allowLoopbackSources = false }, resolver: resolver, connector: connector) { h in
-            let sources = Self.table.keys.sorted().map { "http://\($0)/a.png" } + [
-                "http://2130706433/a.png", "http://0x7f000001/a.png", "http://0177.0.0.1/a.png", "http://127.1/a.png",
-                "http://[::ffff:127.0.0.1]/a.png", "http://0.0.0.0/a.png", "http://[::1]/a.png", "http://169.254.169.254/latest/meta-data",
-                "http://[::ffff:a9fe:a9fe]/", "https://10.0.0.1/a.png", "http://127.0.0.1:\(h.origin.port)/img/a.png",
-            ]
+            let sources =
+                Self.table.keys.sorted().map { "http://\($0)/a.png" } + [
+                    "http://2130706433/a.png", "http://0x7f000001/a.png", "http://0177.0.0.1/a.png", "http://127.1/a.png",
+                    "http://[::ffff:127.0.0.1]/a.png", "http://0.0.0.0/a.png", "http://[::1]/a.png", "http://169.254.169.254/latest/meta-data",
+                    "http://[::ffff:a9fe:a9fe]/", "https://10.0.0.1/a.png", "http://127.0.0.1:\(h.origin.port)/img/a.png"
+                ]
             for source in sources {
                 let r = try await h.get("/_/plain/" + ServiceHarness.escaped(source))
                 #expect(r.status == 403, "\(source): \(r.status) \(r.errorFields)")

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 @testable import ImagoServer
@@ -57,8 +60,9 @@ struct ServiceUnitTests {
         frames.append(fresh)
         let image = try Image(frames: frames.map { ImageFrame(buffer: $0, duration: 0.1) }, loopCount: 0)
         for path in ["w:100", "rs:fill:50:50", "w:100/bl:2", "w:240", "c:80:60/w:50", "fl:true/w:90"] {
-            let transformer = ServiceTransformer(options: try options(path), autoRotate: true, sourceSize: PixelSize(width: 160, height: 120),
-                                                 flattenColor: nil, maxResultDimension: nil)
+            let transformer = ServiceTransformer(
+                options: try options(path), autoRotate: true, sourceSize: PixelSize(width: 160, height: 120),
+                flattenColor: nil, maxResultDimension: nil)
             let out = try transformer.transform(image, animated: true)
             #expect(out.frameCount == frames.count)
             for (i, frame) in frames.enumerated() {
@@ -91,7 +95,7 @@ struct ServiceUnitTests {
             "IMAGO_BIND": "[::1]:9000", "IMAGO_MAX_SRC_RESOLUTION": "12.5", "IMAGO_DOWNLOAD_TIMEOUT": "2.5",
             "IMAGO_ALLOWED_SOURCES": "https://a.example/, https://b.example/*", "IMAGO_FORMAT_QUALITY": "webp=70,avif=50",
             "IMAGO_PRESETS": "thumb=rs:fit:50:50/q:70,default=ar:1", "IMAGO_AUTO_WEBP": "yes", "IMAGO_TTL": "60",
-            "IMAGO_WORKER_AFFINITY": " Pinned ",
+            "IMAGO_WORKER_AFFINITY": " Pinned "
         ])
         #expect(c.workerAffinity == .pinned && ServerConfiguration().workerAffinity == .auto)
         #expect(try c.bindAddress() == ("::1", 9000))
@@ -99,9 +103,11 @@ struct ServiceUnitTests {
         #expect(c.allowedSources == ["https://a.example/", "https://b.example/*"])
         #expect(c.formatQuality == [.webp: 70, .avif: 50] && c.autoWebP && c.ttl == 60)
         #expect(c.presets["thumb"] == ["rs:fit:50:50", "q:70"])
-        for (name, value) in [("IMAGO_QUALITY", "0"), ("IMAGO_SIGNATURE_SIZE", "33"), ("IMAGO_AUTO_AVIF", "maybe"),
-                              ("IMAGO_MAX_SRC_RESOLUTION", "-1"), ("IMAGO_FORMAT_QUALITY", "webp:70"), ("IMAGO_PRESETS", "=x"),
-                              ("IMAGO_WORKER_AFFINITY", "cpu0")] {
+        for (name, value) in [
+            ("IMAGO_QUALITY", "0"), ("IMAGO_SIGNATURE_SIZE", "33"), ("IMAGO_AUTO_AVIF", "maybe"),
+            ("IMAGO_MAX_SRC_RESOLUTION", "-1"), ("IMAGO_FORMAT_QUALITY", "webp:70"), ("IMAGO_PRESETS", "=x"),
+            ("IMAGO_WORKER_AFFINITY", "cpu0")
+        ] {
             #expect(throws: ConfigurationError.self, "\(name)=\(value)") { _ = try ServerConfiguration(environment: [name: value]) }
             do { _ = try ServerConfiguration(environment: [name: value]) } catch { #expect(error.variable == name) }
         }
@@ -164,4 +170,3 @@ struct ServiceUnitTests {
         #expect(EXIF.keepingTextTags(of: Data("garbage".utf8)) == nil)
     }
 }
-

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -5,10 +8,12 @@ import ImagoTestSupport
 import Testing
 
 /// SVG and PDF sources through the service: drawn at the result's size, never a 5xx.
-@Suite("Service: vector sources",
-       .enabled(if: SVGCoder().canDecode(.svg) && PDFCoder().canDecode(.pdf), "librsvg or poppler-glib is not installed"))
+@Suite(
+    "Service: vector sources",
+    .enabled(if: SVGCoder().canDecode(.svg) && PDFCoder().canDecode(.pdf), "librsvg or poppler-glib is not installed"))
 struct ServiceVectorTests {
-    static let icon = Data("""
+    static let icon = Data(
+        """
         <svg xmlns="http://www.w3.org/2000/svg" width="16" height="8" viewBox="0 0 16 8">
         <rect width="16" height="8" fill="#00f"/><circle cx="8" cy="4" r="3" fill="#f00"/></svg>
         """.utf8)
@@ -71,8 +76,11 @@ struct ServiceVectorTests {
             // An entity bomb, a file reference and a broken PDF: each a 422.
             var dtd = "<!ENTITY l0 \"<g/>\">"
             for i in 1...9 { dtd += "<!ENTITY l\(i) \"" + String(repeating: "&l\(i - 1);", count: 10) + "\">" }
-            h.origin.register("bomb.svg", data: Data("<?xml version=\"1.0\"?><!DOCTYPE svg [\(dtd)]><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\">&l9;</svg>".utf8),
-                              contentType: "image/svg+xml")
+            h.origin.register(
+                "bomb.svg",
+                data: Data(
+                    "<?xml version=\"1.0\"?><!DOCTYPE svg [\(dtd)]><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\">&l9;</svg>".utf8),
+                contentType: "image/svg+xml")
             h.origin.register("broken.pdf", data: Self.pdf.prefix(60), contentType: "application/pdf")
             for path in ["/img/bomb.svg", "/img/broken.pdf"] {
                 let r = try await h.get(h.plain("", path))

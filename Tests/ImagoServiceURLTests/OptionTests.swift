@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 @testable import ImagoServiceURL
@@ -81,8 +84,10 @@ struct OptionTests {
     @Test("unknown options are named; bad arguments say why")
     func errors() {
         #expect(throws: ServiceURLError.unknownOption("frobnicate")) { try parse("frobnicate:1") }
-        for bad in ["rs:squish:1:1", "w:-1", "w:abc", "w:200000", "el:maybe", "g:up", "g:fp:2:0", "rot:45", "bg:ggg", "bg:1:2:300",
-                    "q:101", "fq:webp", "f:exe", "z:0", "dpr:9", "bl:-1", "exp:soon", "ex:1:sm", "w", "fn:%zz", "fn:!!:1"] {
+        for bad in [
+            "rs:squish:1:1", "w:-1", "w:abc", "w:200000", "el:maybe", "g:up", "g:fp:2:0", "rot:45", "bg:ggg", "bg:1:2:300",
+            "q:101", "fq:webp", "f:exe", "z:0", "dpr:9", "bl:-1", "exp:soon", "ex:1:sm", "w", "fn:%zz", "fn:!!:1"
+        ] {
             #expect(throws: ServiceURLError.self, "\(bad)") { try parse(bad) }
         }
     }
@@ -90,13 +95,15 @@ struct OptionTests {
     @Test("the canonical form: one order, full names, defaults left out, equal for equal requests")
     func canonical() throws {
         #expect(try parse("rs:fill:300").canonicalPath == parse("w:300/rt:fill").canonicalPath)
-        #expect(try parse("rs:fill:300:200/g:sm/q:80/f:webp").canonicalPath
+        #expect(
+            try parse("rs:fill:300:200/g:sm/q:80/f:webp").canonicalPath
                 == "resizing_type:fill/width:300/height:200/gravity:sm/quality:80/format:webp")
         #expect(ProcessingOptions().canonicalPath.isEmpty)
         // Every option survives a round trip through its canonical form.
-        let all = try parse("rs:fill-down:10:20:1:1:so:2:3/mw:4/mh:5/z:1.5:2/dpr:2/g:fp:0.3:0.6/c:10:0.5:we/t:5:00ff00:1:1/pd:1:2:3:4"
-                            + "/ar:0/rot:180/fl:0:1/bg:01020304/bl:1.5/sh:2/pix:3/q:50/fq:png:9/mb:99/sm:0/kcr:1/scp:0/cb:x/exp:5"
-                            + "/fn:a%20b/att:0/pg:1/skp:gif/raw:1/msr:3/msfs:4/maf:5/mrd:6/f:avif", security: true)
+        let all = try parse(
+            "rs:fill-down:10:20:1:1:so:2:3/mw:4/mh:5/z:1.5:2/dpr:2/g:fp:0.3:0.6/c:10:0.5:we/t:5:00ff00:1:1/pd:1:2:3:4"
+                + "/ar:0/rot:180/fl:0:1/bg:01020304/bl:1.5/sh:2/pix:3/q:50/fq:png:9/mb:99/sm:0/kcr:1/scp:0/cb:x/exp:5"
+                + "/fn:a%20b/att:0/pg:1/skp:gif/raw:1/msr:3/msfs:4/maf:5/mrd:6/f:avif", security: true)
         let again = try ProcessingOptions(parsing: all.canonicalSegments, allowSecurityOptions: true)
         #expect(again == all)
     }
@@ -106,8 +113,9 @@ struct OptionTests {
 struct BuilderTests {
     @Test("built URLs parse back to the same source, options and format, and verify")
     func roundTrip() throws {
-        let signer = try URLSigner(keyList: "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
-                                   saltList: "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5")
+        let signer = try URLSigner(
+            keyList: "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
+            saltList: "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5")
         var options = ProcessingOptions()
         options.resizingType = .fill
         options.width = 300
@@ -124,7 +132,8 @@ struct BuilderTests {
             #expect(info.isInfo && info.extensionName == nil)
         }
         let unsigned = ServiceURLBuilder(base: URL(string: "http://localhost:8080")!)
-        #expect(unsigned.url(for: URL(string: "http://x.test/a.png")!, options: ProcessingOptions()).absoluteString
+        #expect(
+            unsigned.url(for: URL(string: "http://x.test/a.png")!, options: ProcessingOptions()).absoluteString
                 == "http://localhost:8080/_/aHR0cDovL3gudGVz/dC9hLnBuZw")
         // imgproxy's example, built: the same path and signature as its docs.
         let plain = ServiceURLBuilder(base: URL(string: "http://imgproxy.example.com")!, signer: signer, sourceEncoding: .plain)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 @testable import ImagoServiceURL
@@ -34,8 +37,10 @@ struct PathTests {
 
     @Test("malformed paths say what is missing")
     func malformed() {
-        for path in ["", "nope", "/", "/sig", "/sig/", "/sig/rs:fit:1:1", "/sig/plain/", "//plain/http://x/a.png",
-                     "/sig/plain/http://x/a.png@", "/sig/%%%", "/sig/plain/%zz"] {
+        for path in [
+            "", "nope", "/", "/sig", "/sig/", "/sig/rs:fit:1:1", "/sig/plain/", "//plain/http://x/a.png",
+            "/sig/plain/http://x/a.png@", "/sig/%%%", "/sig/plain/%zz"
+        ] {
             #expect(throws: ServiceURLError.self, "\(path)") { try ServicePath(parsing: path) }
         }
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// CRC-32 (IEEE, as zlib's `crc32`), for comparing against checksums other projects publish.
 public enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { n -> UInt32 in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Dispatch
 
 /// Runs Swift tasks on one serial dispatch queue, a thread outside Swift's cooperative pool.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 
 /// Synthetic images the tests make themselves.
@@ -20,8 +23,10 @@ public enum Fixtures {
     /// ``gradient(width:height:alpha:)`` with pseudo-random noise of up to `amplitude` added to
     /// every colour channel (and to alpha too with `noisyAlpha`): it compresses like a photo, so
     /// its files span many pieces of input. The same `seed` gives the same pixels.
-    public static func noisy(width: Int, height: Int, alpha: Bool = false, noisyAlpha: Bool = false, amplitude: UInt32 = 16,
-                             seed: UInt32 = 1) throws -> PixelBuffer {
+    public static func noisy(
+        width: Int, height: Int, alpha: Bool = false, noisyAlpha: Bool = false, amplitude: UInt32 = 16,
+        seed: UInt32 = 1
+    ) throws -> PixelBuffer {
         var pixels = try gradient(width: width, height: height, alpha: alpha)
         var state = seed
         pixels.withUnsafeMutableBytes { p in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoLoading
 import Synchronization
@@ -60,8 +63,10 @@ public final class MockDataLoader: DataLoading {
 
     public func canLoad(_ url: URL) -> Bool { url.scheme == "mock" }
 
-    public func load(_ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
-                     chunk: (Data) throws -> Void) async throws {
+    public func load(
+        _ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
+        chunk: (Data) throws -> Void
+    ) async throws {
         let path = request.url.path
         let entry = state.withLock { s -> Entry? in
             s.counts[path, default: 0] += 1
@@ -75,9 +80,13 @@ public final class MockDataLoader: DataLoading {
                 try response(DataLoadResponse(url: request.url, statusCode: 404, headers: ["content-length": "0"]))
                 return
             }
-            try response(DataLoadResponse(url: request.url, statusCode: 200,
-                                          headers: ["content-length": "\(entry.data.count)", "content-type": "image/png",
-                                                    "etag": "\"\(entry.data.count)\""]))
+            try response(
+                DataLoadResponse(
+                    url: request.url, statusCode: 200,
+                    headers: [
+                        "content-length": "\(entry.data.count)", "content-type": "image/png",
+                        "etag": "\"\(entry.data.count)\""
+                    ]))
             while state.withLock({ $0.held.contains(path) }) { try await Task.sleep(for: .milliseconds(2)) }
             let size = (entry.data.count + entry.chunks - 1) / entry.chunks
             var offset = 0

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 import Foundation
 import ImagoCore
@@ -38,4 +41,3 @@ public final class CountingConnector: HTTPConnecting {
 
     public func shutdown() async throws { try await base.shutdown() }
 }
-

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import NIOCore
 import NIOPosix
@@ -62,9 +65,10 @@ public final class TestHTTPServer: Sendable {
     /// Starts a server on a free port; with `tls` (PEM certificate and key files) it speaks HTTPS.
     public static func start(tls: (certificate: String, key: String)? = nil) async throws -> TestHTTPServer {
         let context = try tls.map { tls in
-            try NIOSSLContext(configuration: .makeServerConfiguration(
-                certificateChain: NIOSSLCertificate.fromPEMFile(tls.certificate).map { .certificate($0) },
-                privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.key, format: .pem))))
+            try NIOSSLContext(
+                configuration: .makeServerConfiguration(
+                    certificateChain: NIOSSLCertificate.fromPEMFile(tls.certificate).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.key, format: .pem))))
         }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -141,8 +145,10 @@ public final class TestHTTPServer: Sendable {
     /// A SOCKS5 handshake when the connection opens with version byte 5 (no authentication, a
     /// CONNECT to any address), after which the connection is served as the tunnel's far end;
     /// counted under `SOCKS`. Returns whether HTTP may be parsed now.
-    private func negotiateSOCKS(_ buffer: inout ByteBuffer, _ state: inout SOCKSState,
-                                _ out: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws -> Bool {
+    private func negotiateSOCKS(
+        _ buffer: inout ByteBuffer, _ state: inout SOCKSState,
+        _ out: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async throws -> Bool {
         let bytes = Array(buffer.readableBytesView)
         switch state {
         case .undecided:
@@ -223,8 +229,12 @@ public final class TestHTTPServer: Sendable {
                 try await head("304 Not Modified", [("ETag", etag), ("Content-Length", "0")])
                 return true
             }
-            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType), ("ETag", etag),
-                                      ("Last-Modified", "Sun, 22 Nov 2026 08:00:00 GMT")])
+            try await head(
+                "200 OK",
+                [
+                    ("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType), ("ETag", etag),
+                    ("Last-Modified", "Sun, 22 Nov 2026 08:00:00 GMT")
+                ])
             try await send(f.data)
             return true
         case "slow":

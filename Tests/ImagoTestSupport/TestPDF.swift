@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 
 /// Minimal PDFs the tests write themselves: pages with a red 50×50 pt square in their lower-left
@@ -7,8 +10,10 @@ public enum TestPDF {
     public static func make(pages: [(width: Int, height: Int, rotate: Int)]) -> Data {
         let content = "1 0 0 rg 0 0 50 50 re f"
         let kids = pages.indices.map { "\(4 + $0) 0 R" }.joined(separator: " ")
-        var objects = ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [\(kids)] /Count \(pages.count) >>",
-                       "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream"]
+        var objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [\(kids)] /Count \(pages.count) >>",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream"
+        ]
         for page in pages {
             objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(page.width) \(page.height)] /Rotate \(page.rotate) /Contents 3 0 R >>")
         }

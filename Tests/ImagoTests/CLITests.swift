@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import Imago
 import ImagoTestSupport
@@ -5,8 +8,10 @@ import Testing
 
 @Suite("imago info and convert")
 struct CLITests {
-    static let jsonKeys: Set<String> = ["format", "mimeType", "width", "height", "orientation", "frameCount", "pageCount", "loopCount",
-                                        "durations", "hasAlpha", "bitDepth", "hasICCProfile", "progressive"]
+    static let jsonKeys: Set<String> = [
+        "format", "mimeType", "width", "height", "orientation", "frameCount", "pageCount", "loopCount",
+        "durations", "hasAlpha", "bitDepth", "hasICCProfile", "progressive"
+    ]
 
     func writeFixture(_ format: ImageFormat, alpha: Bool, orientation: ImageOrientation = .up, in dir: URL) throws -> URL {
         var image = Image(buffer: try Fixtures.gradient(width: 30, height: 20, alpha: alpha))
@@ -63,8 +68,9 @@ struct CLITests {
         #expect(badFrame.status != 0 && badFrame.stderr.contains("out of range"))
     }
 
-    @Test("JPEG XL: info reports it, convert writes it, and a JPEG recompressed with --lossless comes back byte for byte",
-          .enabled(if: JXLCoder().canEncode(.jxl), "libjxl is not installed: run scripts/bootstrap"))
+    @Test(
+        "JPEG XL: info reports it, convert writes it, and a JPEG recompressed with --lossless comes back byte for byte",
+        .enabled(if: JXLCoder().canEncode(.jxl), "libjxl is not installed: run scripts/bootstrap"))
     func jpegXL() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -73,7 +79,7 @@ struct CLITests {
         let r1 = try await CLI.run(["convert", jpeg.path, jxl.path, "--lossless"])
         #expect(r1.status == 0, "\(r1.stderr)")
         let original = try Data(contentsOf: jpeg), recompressed = try Data(contentsOf: jxl)
-        #expect(ImageFormat(sniffing: recompressed) == .jxl)   // (a 30×20 JPEG is too small to shrink; JXLTests checks that)
+        #expect(ImageFormat(sniffing: recompressed) == .jxl)  // (a 30×20 JPEG is too small to shrink; JXLTests checks that)
         let r2 = try await CLI.run(["convert", jxl.path, back.path])
         #expect(r2.status == 0, "\(r2.stderr)")
         #expect(try Data(contentsOf: back) == original)
@@ -101,7 +107,7 @@ struct CLITests {
             ["info", dir.appendingPathComponent("missing.png").path],
             ["info", text.path],
             ["convert", text.path, dir.appendingPathComponent("o.png").path],
-            ["convert", text.path, dir.appendingPathComponent("o.unknownext").path],
+            ["convert", text.path, dir.appendingPathComponent("o.unknownext").path]
         ]
         for args in cases {
             let r = try await CLI.run(args)
@@ -156,7 +162,8 @@ struct AnimatedIndexTests {
         return text.split(separator: "\n").compactMap { line -> Row? in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count >= 7, !f[0].hasPrefix("#"), f[0] != "path", f[6].isEmpty,
-                  ["GIF", "APNG", "WebP"].contains(f[1]) else { return nil }
+                ["GIF", "APNG", "WebP"].contains(f[1])
+            else { return nil }
             // Frames: "12", or APNG "acTL=48 fcTL=48".
             let framesField = f[1] == "APNG" ? (f[3].split(separator: " ").first.map { String($0.dropFirst(5)) } ?? "") : f[3]
             guard let frames = Int(framesField) else { return nil }
@@ -251,15 +258,18 @@ struct TransformCLITests {
         #expect(try await size(["--crop", "10,10,30,20"]) == PixelSize(width: 30, height: 20))
         #expect(try await size(["--rotate", "90"]) == PixelSize(width: 100, height: 200))
         #expect(try await size(["--flip", "hv", "--round-corner", "10", "--blur", "2", "--tint", "ff000080"]) == PixelSize(width: 200, height: 100))
-        for bad in [["--resize", "50"], ["--mode", "zoom", "--resize", "5x5"], ["--crop", "1,2,3"], ["--flip", "x"],
-                    ["--tint", "red"], ["--blur=-1"], ["--crop", "500,500,10,10"]] {
+        for bad in [
+            ["--resize", "50"], ["--mode", "zoom", "--resize", "5x5"], ["--crop", "1,2,3"], ["--flip", "x"],
+            ["--tint", "red"], ["--blur=-1"], ["--crop", "500,500,10,10"]
+        ] {
             let r = try await CLI.run(["convert", input.path, out.path] + bad)
             #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1, "\(bad): \(r.stderr)")
         }
     }
 
-    @Test("convert, crop, flip and quarter turns change no visible pixel of a transparent PNG; gray stays gray; TIFF pages keep their sizes",
-          .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    @Test(
+        "convert, crop, flip and quarter turns change no visible pixel of a transparent PNG; gray stays gray; TIFF pages keep their sizes",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func exactConversions() async throws {
         let dir = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -267,11 +277,15 @@ struct TransformCLITests {
         // basn6a08: RGBA with alpha from 0 to 255, which premultiplying at 8 bits would cost up to 8 levels.
         let input = Corpus.url("pngsuite/basn6a08.png")
         let source = try ImageCoderRegistry.shared.decode(Data(contentsOf: input), options: straight).buffer
-        for (name, args, expected) in [("a.png", [String](), source), ("a.webp", ["--lossless"], source),
-                                       ("c.png", ["--crop", "4,8,20,16", "--flip", "h"],
-                                        try ImagoProcessing.ImageTransformers.Flip(horizontal: true, vertical: false)
-                                            .transform(try ImageTransformers.Crop(x: 4, y: 8, width: 20, height: 16).transform(source))),
-                                       ("r.webp", ["--rotate", "90", "--lossless"], source.applyingOrientation(.left))] {
+        for (name, args, expected) in [
+            ("a.png", [String](), source), ("a.webp", ["--lossless"], source),
+            (
+                "c.png", ["--crop", "4,8,20,16", "--flip", "h"],
+                try ImagoProcessing.ImageTransformers.Flip(horizontal: true, vertical: false)
+                    .transform(try ImageTransformers.Crop(x: 4, y: 8, width: 20, height: 16).transform(source))
+            ),
+            ("r.webp", ["--rotate", "90", "--lossless"], source.applyingOrientation(.left))
+        ] {
             let out = dir.appendingPathComponent(name)
             // Without colour management: PngSuite's files carry gAMA 1.0, which conversion to sRGB would apply.
             let r = try await CLI.run(["convert", input.path, out.path, "--no-color-management"] + args)
@@ -333,8 +347,10 @@ struct ThumbnailCommandTests {
         #expect(r.stdout.contains("4 thumbnails written") && r.stdout.contains("1 failed"))
         let errors = r.stderr.split(separator: "\n")
         #expect(errors.count == 1 && errors.first?.contains("broken.jpg") == true)
-        for (path, expected) in [("photos/a.jpg", PixelSize(width: 64, height: 43)), ("photos/sub/b.png", PixelSize(width: 32, height: 64)),
-                                 ("photos/sub/c.webp", PixelSize(width: 64, height: 43)), ("extra.png", PixelSize(width: 64, height: 43))] {
+        for (path, expected) in [
+            ("photos/a.jpg", PixelSize(width: 64, height: 43)), ("photos/sub/b.png", PixelSize(width: 32, height: 64)),
+            ("photos/sub/c.webp", PixelSize(width: 64, height: 43)), ("extra.png", PixelSize(width: 64, height: 43))
+        ] {
             let info = try ImageCoderRegistry.shared.info(of: Data(contentsOf: out.appendingPathComponent(path)))
             #expect(info.pixelSize == expected, "\(path)")
         }
@@ -359,8 +375,9 @@ struct ThumbnailCommandTests {
         process.waitUntilExit()
         let needed = output.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         #expect(needed.contains { $0.contains("libFoundationEssentials.so") })
-        #expect(!needed.contains { $0.contains("[libFoundation.so]") || $0.contains("libFoundationInternationalization") },
-                "\(needed)")
+        #expect(
+            !needed.contains { $0.contains("[libFoundation.so]") || $0.contains("libFoundationInternationalization") },
+            "\(needed)")
     }
 
     @Test("convert keeps an animation in GIF, APNG and WebP; --first-frame and --frame flatten")

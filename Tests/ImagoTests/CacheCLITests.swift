@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import Imago
 import Testing
@@ -10,7 +13,7 @@ struct CacheCLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let cache = try DiskCache(directory: dir, configuration: DiskCache.Configuration(maxAge: nil, inlineThreshold: 0, accessTimeResolution: .zero))
         for i in 0..<10 { try cache.setData(Data(repeating: UInt8(i), count: 1000), forKey: "https://x.test/\(i).png") }
-        _ = try cache.data(forKey: "https://x.test/0.png")       // 0 becomes most recently used
+        _ = try cache.data(forKey: "https://x.test/0.png")  // 0 becomes most recently used
         try cache.flushAccessTimes()
 
         let stats = try await CLI.run(["cache", "stats", "--cache-dir", dir.path, "--json"])

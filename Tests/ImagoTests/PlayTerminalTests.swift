@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -5,8 +8,9 @@ import ImagoTestSupport
 import Testing
 
 /// `imago play` in a real terminal: tmux runs it, the test reads the pane.
-@Suite("imago play and show in tmux", .serialized,
-       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is not installed (scripts/bootstrap installs it)"))
+@Suite(
+    "imago play and show in tmux", .serialized,
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is not installed (scripts/bootstrap installs it)"))
 struct PlayTerminalTests {
     /// A tmux server of the test's own, so nothing else's sessions are touched.
     static let socket = "imago-test-\(getpid())"
@@ -54,8 +58,10 @@ struct PlayTerminalTests {
 
     /// Six frames of solid colours, 0.25 s each, looping forever.
     static func animation(in dir: URL) throws -> URL {
-        let colors: [RGBA8] = [RGBA8(r: 255, g: 0, b: 0), RGBA8(r: 0, g: 255, b: 0), RGBA8(r: 0, g: 0, b: 255),
-                               RGBA8(r: 255, g: 255, b: 0), RGBA8(r: 0, g: 255, b: 255), RGBA8(r: 255, g: 0, b: 255)]
+        let colors: [RGBA8] = [
+            RGBA8(r: 255, g: 0, b: 0), RGBA8(r: 0, g: 255, b: 0), RGBA8(r: 0, g: 0, b: 255),
+            RGBA8(r: 255, g: 255, b: 0), RGBA8(r: 0, g: 255, b: 255), RGBA8(r: 255, g: 0, b: 255)
+        ]
         let frames = try colors.map { c -> ImageFrame in
             let bytes: [UInt8] = (0..<(16 * 16)).flatMap { _ -> [UInt8] in [c.r, c.g, c.b, 255] }
             return ImageFrame(buffer: try PixelBuffer(width: 16, height: 16, format: .rgba8, bytes: bytes), duration: 0.25)
@@ -71,8 +77,9 @@ struct PlayTerminalTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let gif = try Self.animation(in: dir)
         let session = "imago-play-\(getpid())"
-        _ = try Self.tmux(["new-session", "-d", "-s", session, "-x", "80", "-y", "30", "env TERM=xterm-256color bash --norc --noprofile"],
-                          capture: false)
+        _ = try Self.tmux(
+            ["new-session", "-d", "-s", session, "-x", "80", "-y", "30", "env TERM=xterm-256color bash --norc --noprofile"],
+            capture: false)
         defer { _ = try? Self.tmux(["kill-server"], capture: false) }
         usleep(300_000)
         _ = try Self.tmux(["send-keys", "-t", session, "\(CLI.executable.path) play \(gif.path) --width 16", "Enter"])

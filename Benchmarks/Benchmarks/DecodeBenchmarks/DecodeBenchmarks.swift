@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Decode benchmarks over the inputs scripts/bench-peers generates (IMAGO_BENCH_DIR,
 // default bench-out/inputs). Run: make bench, or
 //   IMAGO_BENCH_DIR=$PWD/bench-out/inputs swift package --package-path Benchmarks benchmark
@@ -5,7 +8,8 @@ import Benchmark
 import Foundation
 import Imago
 
-let inputs = ProcessInfo.processInfo.environment["IMAGO_BENCH_DIR"]
+let inputs =
+    ProcessInfo.processInfo.environment["IMAGO_BENCH_DIR"]
     ?? FileManager.default.currentDirectoryPath + "/../bench-out/inputs"
 
 func load(_ name: String) -> Data? { try? Data(contentsOf: URL(fileURLWithPath: "\(inputs)/\(name)")) }
@@ -19,7 +23,7 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         ("JPEG 24MP baseline", "photo-24mp.jpg"),
         ("JPEG 24MP progressive", "photo-24mp-progressive.jpg"),
         ("PNG 6MP RGBA", "photo-6mp-rgba.png"),
-        ("WebP bryce", "bryce.webp"),
+        ("WebP bryce", "bryce.webp")
     ]
     for (label, file) in files {
         guard let data = load(file) else { continue }
@@ -38,8 +42,10 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         }
     }
     // 256-px thumbnails: shrink-on-load for JPEG and WebP, a streamed PNG decode, Lanczos3.
-    for (label, file) in [("JPEG 24MP", "photo-24mp.jpg"), ("PNG 24MP (streamed)", "photo-24mp.png"),
-                          ("WebP 12MP", "photo-12mp.webp")] {
+    for (label, file) in [
+        ("JPEG 24MP", "photo-24mp.jpg"), ("PNG 24MP (streamed)", "photo-24mp.png"),
+        ("WebP 12MP", "photo-12mp.webp")
+    ] {
         let url = URL(fileURLWithPath: "\(inputs)/\(file)")
         guard FileManager.default.fileExists(atPath: url.path) else { continue }
         Benchmark("thumbnail 256 px of \(label) from file") { benchmark in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Memory-cache benchmark in YYCache's published shape, so the numbers compare:
 // 200k sets, 200k replacing sets, 200k hits, 100k random gets, 200k misses,
 // on one thread and on two, for Imago's MemoryCache, Foundation's NSCache and a
@@ -69,7 +72,7 @@ func run(_ make: () -> any Contender, threads: Int) -> [Double] {
             timed(count, threads: threads) { c.set($0) },
             timed(count, threads: threads) { if c.get($0) { hits &+= 0 } },
             timed(count / 2, threads: threads) { _ = c.get(randomIndices[$0]) },
-            timed(count, threads: threads) { _ = c.miss($0) },
+            timed(count, threads: threads) { _ = c.miss($0) }
         ]
         for k in 0..<t.count { best[k] = min(best[k], t[k]) }
         _ = hits
@@ -87,9 +90,13 @@ for threads in [1, 2] {
     for k in 0..<phases.count {
         worstDict = max(worstDict, imago[k] / dict[k])
         worstNS = min(worstNS, ns[k] / imago[k])
-        print(String(format: "| %d | %@ | %.1f | %.1f | %.1f | %.2fx | %.2fx |", threads, phases[k], imago[k], dict[k], ns[k],
-                     imago[k] / dict[k], ns[k] / imago[k]))
+        print(
+            String(
+                format: "| %d | %@ | %.1f | %.1f | %.1f | %.2fx | %.2fx |", threads, phases[k], imago[k], dict[k], ns[k],
+                imago[k] / dict[k], ns[k] / imago[k]))
     }
 }
-print(String(format: "\nWorst Imago / locked dictionary: %.2fx (target <= 2x). Smallest NSCache / Imago: %.2fx (target >= 3x).",
-             worstDict, worstNS))
+print(
+    String(
+        format: "\nWorst Imago / locked dictionary: %.2fx (target <= 2x). Smallest NSCache / Imago: %.2fx (target >= 3x).",
+        worstDict, worstNS))

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Usage: imago-decode-timer full|scaled|straight|rgb|thumb FILE ITERATIONS
 // Decodes FILE (from memory, to the premultiplied display format) ITERATIONS times and prints
 // "median_ms min_ms width height" — the same protocol as the peers in scripts/bench/.
@@ -17,7 +20,7 @@ do { data = try Data(contentsOf: URL(fileURLWithPath: args[2])) } catch {
 }
 var options = DecodeOptions()
 if args[1] == "straight" { options.pixelFormat = .rgba8 }  // straight RGBA: no premultiplication
-if args[1] == "rgb" { options.pixelFormat = .rgb8 }        // 3-byte RGB, what Pillow and libvips produce
+if args[1] == "rgb" { options.pixelFormat = .rgb8 }  // 3-byte RGB, what Pillow and libvips produce
 if args[1] == "scaled" {
     // 1/8 of the long side: JPEG decodes at DCT scale 1/8, WebP scales while decoding.
     if let info = try? ImageCoderRegistry.shared.info(of: data) {
@@ -43,8 +46,9 @@ for _ in 0..<iterations {
             for i in 0..<image.frameCount { _ = try image.frame(at: i) }
             size = PixelSize(width: image.pixelSize.width, height: image.frameCount)
         } else {
-            let image = args[1] == "thumb"
-                ? try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 256, height: 256))   // 256-px thumbnail
+            let image =
+                args[1] == "thumb"
+                ? try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 256, height: 256))  // 256-px thumbnail
                 : try ImageCoderRegistry.shared.decode(data, options: options)
             size = args[1].hasPrefix("anim") ? PixelSize(width: image.pixelSize.width, height: image.frameCount) : image.pixelSize
         }

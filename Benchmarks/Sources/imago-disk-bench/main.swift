@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Disk-cache benchmark in YYCache's shape: 1,000 items of ~1 KB and of 100 KB; write, replace,
 // random read, read again, miss. Imago's DiskCache beside plain file-per-key (write to a
 // temporary file and rename; read the file) and a bare SQLite blob table (WAL). Best of 3 runs,
@@ -84,7 +87,7 @@ func run(_ make: (URL) throws -> any Store, size: Int) throws -> [Double] {
             try ms { for i in 0..<itemCount { try store.set(values[(i + 1) % itemCount], keys[i]) } },
             try ms { for k in order { if try store.get(k) != nil { hits += 1 } } },
             try ms { for k in keys { if try store.get(k) != nil { hits += 1 } } },
-            try ms { for k in keys { if try store.get(k + "-missing") != nil { hits += 1 } } },
+            try ms { for k in keys { if try store.get(k + "-missing") != nil { hits += 1 } } }
         ]
         precondition(hits == 2 * itemCount, "round \(round): \(hits) hits")
         for k in 0..<t.count { best[k] = min(best[k], t[k]) }
@@ -101,8 +104,10 @@ for (label, size) in [("1 KB", 1024), ("100 KB", 100 * 1024)] {
     let files = try run({ try FileStore($0) }, size: size)
     let sqlite = try run({ try SQLiteStore($0) }, size: size)
     for k in 0..<phases.count {
-        print(String(format: "| %@ | %@ | %.1f | %.1f | %.1f | %.2fx | %.2fx |", label, phases[k], imago[k], files[k], sqlite[k],
-                     imago[k] / files[k], imago[k] / sqlite[k]))
+        print(
+            String(
+                format: "| %@ | %@ | %.1f | %.1f | %.1f | %.2fx | %.2fx |", label, phases[k], imago[k], files[k], sqlite[k],
+                imago[k] / files[k], imago[k] / sqlite[k]))
     }
     let worst = zip(imago, files).map { $0 / $1 }.max() ?? 0
     summary.append(String(format: "%@: worst Imago / plain files %.2fx", label, worst))

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Usage: imago-load-bench cold|coldwait|disk|memory|bare|keep|large|thumbs URLFILE CACHEDIR ROUNDS
 //
 // The Imago side of scripts/bench-loading. URLFILE lists one URL per line (nginx on loopback).
@@ -120,27 +123,29 @@ for _ in 0..<rounds {
         try? FileManager.default.removeItem(at: cacheDir)
         let memoryMB = Int(ProcessInfo.processInfo.environment["IMAGO_BENCH_MEMORY_MB"] ?? "256") ?? 256
         let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: 8))
-        let manager = ImageManager(configuration: ImageManager.Configuration(
-            memoryCache: MemoryCache<String, Image>(costLimit: memoryMB << 20), dataCache: try DiskCache(directory: cacheDir),
-            downloader: downloader))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                memoryCache: MemoryCache<String, Image>(costLimit: memoryMB << 20), dataCache: try DiskCache(directory: cacheDir),
+                downloader: downloader))
         let thumbs = mode == "thumbs"
         let start = clock.now
-        extra = Double(try await withThrowingTaskGroup(of: Int.self) { group in
-            for url in urls {
-                group.addTask {
-                    var request = ImageRequest(url: url)
-                    if thumbs { request.thumbnail = .init(maxPixelSize: PixelSize(width: 256, height: 256)) }
-                    let image = try await manager.loadImage(with: request).image
-                    guard thumbs else { return image.byteCount }
-                    return try await WorkQueue.processing.run {
-                        try ImageCoderRegistry.shared.encode(image, as: .jpeg, options: EncodeOptions(quality: 0.8)).count
+        extra = Double(
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for url in urls {
+                    group.addTask {
+                        var request = ImageRequest(url: url)
+                        if thumbs { request.thumbnail = .init(maxPixelSize: PixelSize(width: 256, height: 256)) }
+                        let image = try await manager.loadImage(with: request).image
+                        guard thumbs else { return image.byteCount }
+                        return try await WorkQueue.processing.run {
+                            try ImageCoderRegistry.shared.encode(image, as: .jpeg, options: EncodeOptions(quality: 0.8)).count
+                        }
                     }
                 }
-            }
-            var total = 0
-            for try await n in group { total += n }
-            return total
-        })
+                var total = 0
+                for try await n in group { total += n }
+                return total
+            })
         times.append((clock.now - start) / .milliseconds(1))
         await manager.finishPendingStores()
         try await downloader.shutdown()

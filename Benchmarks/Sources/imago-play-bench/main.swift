@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Usage: imago-play-bench auto|bounded|eager FILE SECONDS
 //
 // The Imago side of scripts/bench-play: plays FILE at 1× in real time for SECONDS through
@@ -42,7 +45,9 @@ player.setFrameHandler { frame in
         s.lastDuration = frame.duration
     }
 }
-stats.withLock { $0.last = ContinuousClock.now; $0.lastDuration = image.duration(at: 0) }
+stats.withLock {
+    $0.last = ContinuousClock.now; $0.lastDuration = image.duration(at: 0)
+}
 player.play()
 try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
 player.stop()

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /*
  * Imago's C glue: the one place libjpeg's and libpng's longjmp-based error handling lives.
  * Every function that can raise a library error runs it under its own setjmp and returns a

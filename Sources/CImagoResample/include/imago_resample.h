@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #ifndef IMAGO_RESAMPLE_H
 #define IMAGO_RESAMPLE_H
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -46,8 +49,10 @@ public struct FrameImage: AnimatedImage {
     ///   - options: Decode options. Default: the first frame of each, premultiplied.
     /// - Throws: as ``init(images:durations:loopCount:)``; the header errors of the first image
     ///   (its size sets ``bytesPerFrame``).
-    public init(encoded: [Data], durations: [Double], loopCount: Int = 0, coders: ImageCoderRegistry = .shared,
-                options: DecodeOptions = DecodeOptions(firstFrameOnly: true)) throws {
+    public init(
+        encoded: [Data], durations: [Double], loopCount: Int = 0, coders: ImageCoderRegistry = .shared,
+        options: DecodeOptions = DecodeOptions(firstFrameOnly: true)
+    ) throws {
         guard let first = encoded.first else { throw ImageCodingError.invalidArgument("a frame image needs at least one image") }
         self.durations = try Self.expand(durations, count: encoded.count)
         source = .encoded(encoded, coders, options)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCore
 
 /// An animation cut from one sheet (YYImage's `YYSpriteSheetImage`): every frame is the sheet,
@@ -22,8 +25,10 @@ public struct SpriteSheetImage: AnimatedImage {
     public init(sheet: Image, rects: [FrameRect], durations: [Double], loopCount: Int = 0) throws {
         guard !rects.isEmpty else { throw ImageCodingError.invalidArgument("a sprite sheet needs at least one rectangle") }
         let buffer = sheet.buffer.converted(to: .argb32Premultiplied)
-        for (i, r) in rects.enumerated() where r.width < 1 || r.height < 1 || r.x < 0 || r.y < 0
-            || r.x > buffer.width - r.width || r.y > buffer.height - r.height {
+        for (i, r) in rects.enumerated()
+        where r.width < 1 || r.height < 1 || r.x < 0 || r.y < 0
+            || r.x > buffer.width - r.width || r.y > buffer.height - r.height
+        {
             throw ImageCodingError.invalidArgument("sprite \(i) \(r) is empty or outside the \(buffer.size) sheet")
         }
         if durations.count == rects.count {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -115,7 +118,7 @@ public final class AnimatedImagePlayer: Sendable {
         state.withLock { s in
             s.cycle = Self.cycle(for: .normal, count: count)
             s.current = Frame(index: 0, loop: 0, buffer: first, contentsRect: image.contentsRect(at: 0), duration: image.duration(at: 0))
-            if self.maxBufferSize >= count { s.buffer[0] = first; s.peakBuffered = 1 }   // keeping every frame
+            if self.maxBufferSize >= count { s.buffer[0] = first; s.peakBuffered = 1 }  // keeping every frame
         }
         requestFetch()
     }
@@ -227,8 +230,9 @@ public final class AnimatedImagePlayer: Sendable {
                 s.loop = 0
                 s.position = 0
                 s.time = 0
-                let frame = Frame(index: first, loop: 0, buffer: pixels, contentsRect: image.contentsRect(at: first),
-                                  duration: image.duration(at: first))
+                let frame = Frame(
+                    index: first, loop: 0, buffer: pixels, contentsRect: image.contentsRect(at: first),
+                    duration: image.duration(at: first))
                 s.current = frame
                 return (true, frame)
             }
@@ -241,7 +245,9 @@ public final class AnimatedImagePlayer: Sendable {
         if let replayed { deliver(replayed, loopStarted: 0) }
         requestFetch()
         // The playback clock, one per player: it sleeps between frames and decodes nothing.
-        let task = Task(priority: .userInitiated) { [weak self] in guard let self else { return }; await self.drive() }
+        let task = Task(priority: .userInitiated) { [weak self] in
+            guard let self else { return }; await self.drive()
+        }
         state.withLock { $0.driver = task }
     }
 
@@ -283,8 +289,9 @@ public final class AnimatedImagePlayer: Sendable {
             s.loop = max(0, loop)
             s.time = 0
             s.finished = false
-            s.current = Frame(index: index, loop: s.loop, buffer: pixels, contentsRect: image.contentsRect(at: index),
-                              duration: image.duration(at: index))
+            s.current = Frame(
+                index: index, loop: s.loop, buffer: pixels, contentsRect: image.contentsRect(at: index),
+                duration: image.duration(at: index))
             if s.playing { s.lastUpdate = clock.now }
         }
         emitCurrent()
@@ -349,14 +356,15 @@ public final class AnimatedImagePlayer: Sendable {
             }
             s.time -= duration
             let nextDuration = Self.shownDuration(image.duration(at: nextIndex))
-            if s.time > nextDuration { s.time = nextDuration }   // never jump over a frame
+            if s.time > nextDuration { s.time = nextDuration }  // never jump over a frame
             if nextLoop != s.loop { loopStarted = nextLoop }
             s.position = nextPosition
             s.loop = nextLoop
-            let frame = Frame(index: nextIndex, loop: nextLoop, buffer: pixels, contentsRect: image.contentsRect(at: nextIndex),
-                              duration: image.duration(at: nextIndex))
+            let frame = Frame(
+                index: nextIndex, loop: nextLoop, buffer: pixels, contentsRect: image.contentsRect(at: nextIndex),
+                duration: image.duration(at: nextIndex))
             s.current = frame
-            if maxBufferSize < image.frameCount { s.buffer[nextIndex] = nil }   // on screen now, not ahead
+            if maxBufferSize < image.frameCount { s.buffer[nextIndex] = nil }  // on screen now, not ahead
             shown = frame
             wantFetch = true
         }
@@ -394,7 +402,9 @@ public final class AnimatedImagePlayer: Sendable {
             do { try await clock.sleep(until: clock.now + wait) } catch { return }
             update(now: clock.now)
             if state.withLock({ $0.finished }) {
-                state.withLock { $0.playing = false; $0.driver = nil }
+                state.withLock {
+                    $0.playing = false; $0.driver = nil
+                }
                 return
             }
         }
@@ -421,7 +431,9 @@ public final class AnimatedImagePlayer: Sendable {
         state.withLock { s in
             guard s.fetch == nil else { return }
             // One per player; its decodes run on the shared, bounded processing queue.
-            s.fetch = Task(priority: .utility) { [weak self] in guard let self else { return }; await self.fetchLoop() }
+            s.fetch = Task(priority: .utility) { [weak self] in
+                guard let self else { return }; await self.fetchLoop()
+            }
         }
     }
 
@@ -436,7 +448,7 @@ public final class AnimatedImagePlayer: Sendable {
                 s.buffer = s.buffer.filter { keep.contains($0.key) }
                 if let missing = window.first(where: { s.buffer[$0] == nil }) { return missing }
                 if s.bufferTarget < maxBufferSize {
-                    s.bufferTarget += 1   // grow one frame per pass
+                    s.bufferTarget += 1  // grow one frame per pass
                     return Self.window(s, size: s.bufferTarget).first { s.buffer[$0] == nil }
                 }
                 return nil

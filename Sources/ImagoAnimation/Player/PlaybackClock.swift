@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Synchronization
 
 /// The time source that drives an ``AnimatedImagePlayer``: real time by default, a manual clock
@@ -61,7 +64,9 @@ public final class ManualPlaybackClock: PlaybackClock {
     }
 
     public func sleep(until deadline: Duration) async throws {
-        let id = state.withLock { s -> Int in s.nextID += 1; return s.nextID }
+        let id = state.withLock { s -> Int in
+            s.nextID += 1; return s.nextID
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
                 let resume = state.withLock { s -> (any Error)?? in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// Which layers of a cache an operation touches.
 public enum ImageCacheType: String, Sendable, Hashable, CaseIterable {
     /// Neither: queries miss, stores and removals do nothing.

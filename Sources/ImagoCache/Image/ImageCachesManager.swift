@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -83,8 +86,10 @@ public final class ImageCachesManager: ImageStoring {
     }
 
     /// The first answer among `caches`: in order, or whichever arrives first when concurrent.
-    private func firstAnswer<R: Sendable>(_ policy: Policy,
-                                          _ ask: @escaping @Sendable (any ImageStoring) async throws -> R?) async throws -> R? {
+    private func firstAnswer<R: Sendable>(
+        _ policy: Policy,
+        _ ask: @escaping @Sendable (any ImageStoring) async throws -> R?
+    ) async throws -> R? {
         let targets = selected(policy)
         if policy != .concurrent {
             for cache in targets { if let r = try await ask(cache) { return r } }
@@ -111,8 +116,10 @@ public final class ImageCachesManager: ImageStoring {
     }
 
     /// Asks the caches per ``queryPolicy``.
-    nonisolated(nonsending) public func image(forKey key: String, cacheType: ImageCacheType = .all,
-                      options: DecodeOptions = .default) async throws -> ImageCacheResult? {
+    nonisolated(nonsending) public func image(
+        forKey key: String, cacheType: ImageCacheType = .all,
+        options: DecodeOptions = .default
+    ) async throws -> ImageCacheResult? {
         try await firstAnswer(queryPolicy) { try await $0.image(forKey: key, cacheType: cacheType, options: options) }
     }
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// The storage behind ``MemoryCache``: a dictionary from key to slot, entries in one array and
 /// the doubly linked recency list in another, most recent at `head`.
 ///

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -34,24 +37,36 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   - ageLimit: Longest an entry may go unused; `nil` (default) keeps entries regardless of age.
     ///   - entryCostRatio: The largest share of `costLimit` one entry may cost. Default 0.1.
     ///   - now: The time source for ages. Default the continuous clock; tests pass a manual one.
-    public init(costLimit: Int = MemoryCache.defaultCostLimit, countLimit: Int = .max,
-                ageLimit: Duration? = nil, entryCostRatio: Double = 0.1,
-                now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    public init(
+        costLimit: Int = MemoryCache.defaultCostLimit, countLimit: Int = .max,
+        ageLimit: Duration? = nil, entryCostRatio: Double = 0.1,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.now = now
-        state = Mutex(LRUList(costLimit: max(0, costLimit), countLimit: max(0, countLimit), ageLimit: ageLimit,
-                              entryCostRatio: entryCostRatio))
+        state = Mutex(
+            LRUList(
+                costLimit: max(0, costLimit), countLimit: max(0, countLimit), ageLimit: ageLimit,
+                entryCostRatio: entryCostRatio))
     }
 
     /// Most total cost kept; lowering it trims at once.
     public var costLimit: Int {
         get { state.withLock { $0.costLimit } }
-        set { state.withLock { $0.costLimit = max(0, newValue); $0.trim() } }
+        set {
+            state.withLock {
+                $0.costLimit = max(0, newValue); $0.trim()
+            }
+        }
     }
 
     /// Most entries kept; lowering it trims at once.
     public var countLimit: Int {
         get { state.withLock { $0.countLimit } }
-        set { state.withLock { $0.countLimit = max(0, newValue); $0.trim() } }
+        set {
+            state.withLock {
+                $0.countLimit = max(0, newValue); $0.trim()
+            }
+        }
     }
 
     /// Longest an entry may go unused, or `nil` for no age limit. Last-use times are kept only

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CAVIF
 import CImagoGlue
 #if canImport(FoundationEssentials)
@@ -63,14 +66,19 @@ extension AVIFCoder: ImageEncoding {
             let frame = try img.frame(at: index)
             let alpha = img.hasAlpha && !frame.buffer.isOpaque
             let pixels = frame.buffer.converted(to: .rgba8)
-            guard let avif = avifImageCreate(UInt32(pixels.width), UInt32(pixels.height), 8,
-                                             options.lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420) else {
+            guard
+                let avif = avifImageCreate(
+                    UInt32(pixels.width), UInt32(pixels.height), 8,
+                    options.lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420)
+            else {
                 throw ImageCodingError.encodingFailed(.avif, "libavif could not make an image")
             }
             defer { avifImageDestroy(avif) }
             avif.pointee.yuvRange = AVIF_RANGE_FULL
-            avif.pointee.matrixCoefficients = avifMatrixCoefficients(options.lossless ? AVIF_MATRIX_COEFFICIENTS_IDENTITY
-                                                                                      : AVIF_MATRIX_COEFFICIENTS_BT601)
+            avif.pointee.matrixCoefficients = avifMatrixCoefficients(
+                options.lossless
+                    ? AVIF_MATRIX_COEFFICIENTS_IDENTITY
+                    : AVIF_MATRIX_COEFFICIENTS_BT601)
             if let icc {
                 icc.withUnsafeBytes { avifImageSetProfileICC(avif, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
             } else {
@@ -83,7 +91,7 @@ extension AVIFCoder: ImageEncoding {
             var rgb = avifRGBImage()
             avifRGBImageSetDefaults(&rgb, avif)
             rgb.format = AVIF_RGB_FORMAT_RGBA
-            rgb.ignoreAlpha = alpha ? AVIF_FALSE : AVIF_TRUE   // an opaque frame gets no alpha plane
+            rgb.ignoreAlpha = alpha ? AVIF_FALSE : AVIF_TRUE  // an opaque frame gets no alpha plane
             rgb.depth = 8
             rgb.rowBytes = UInt32(pixels.bytesPerRow)
             let converted = pixels.withUnsafeBytes { raw -> avifResult in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CAVIF
 import CImagoGlue
 #if canImport(FoundationEssentials)
@@ -49,10 +52,11 @@ public struct AVIFCoder: ImageDecoding {
         let count = max(1, handle.frameCount)
         let durations = count > 1 ? (0..<count).map { handle.duration(at: $0) } : [0]
         let image = handle.image?.pointee
-        return ImageInfo(format: .avif, width: size.width, height: size.height, frameCount: count, loopCount: count > 1 ? plays : 1,
-                         durations: durations, hasAlpha: handle.hasAlpha, bitDepth: Int(image?.depth ?? 8),
-                         hasICCProfile: (image?.icc.size ?? 0) > 0,
-                         isGrayscale: image?.yuvFormat == AVIF_PIXEL_FORMAT_YUV400)
+        return ImageInfo(
+            format: .avif, width: size.width, height: size.height, frameCount: count, loopCount: count > 1 ? plays : 1,
+            durations: durations, hasAlpha: handle.hasAlpha, bitDepth: Int(image?.depth ?? 8),
+            hasICCProfile: (image?.icc.size ?? 0) > 0,
+            isGrayscale: image?.yuvFormat == AVIF_PIXEL_FORMAT_YUV400)
     }
 
     /// Decodes the image: a still, or a sequence (every frame, frame 0 alone with
@@ -80,8 +84,9 @@ public struct AVIFCoder: ImageDecoding {
             let status = avifDecoderNextImage(handle.decoder)
             guard status == AVIF_RESULT_OK else { throw AVIFDecoderHandle.failure(status, decoder: handle.decoder, during: "decoding the image") }
             let (buffer, kept) = try handle.currentFrame(manages: options.colorManagement, wanted: options.pixelFormat)
-            return Image(buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: .avif,
-                         metadata: ImageMetadata(iccProfile: kept, exif: handle.exif), hasAlpha: handle.hasAlpha)
+            return Image(
+                buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: .avif,
+                metadata: ImageMetadata(iccProfile: kept, exif: handle.exif), hasAlpha: handle.hasAlpha)
         }
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CAVIF
 import CImagoGlue
 import CLCMS2
@@ -21,7 +24,8 @@ final class AVIFDecoderHandle {
     ///   the size or frame count; `.truncated` or `.corrupt` with libavif's reason.
     init(data: Data, limits: DecodingLimits, owning: Bool) throws {
         guard imago_avif_available() != 0, avifCodecName(AVIF_CODEC_CHOICE_AUTO, AVIF_CODEC_FLAG_CAN_DECODE.rawValue) != nil,
-              let decoder = avifDecoderCreate() else {
+            let decoder = avifDecoderCreate()
+        else {
             throw ImageCodingError.unsupportedFeature(.avif, "libavif (libavif15) with an AV1 decoder is not installed")
         }
         self.decoder = decoder
@@ -65,11 +69,12 @@ final class AVIFDecoderHandle {
 
     static func failure(_ status: avifResult, decoder: UnsafeMutablePointer<avifDecoder>?, during step: String) -> ImageCodingError {
         let reason = String(cString: avifResultToString(status))
-        let detail: String = decoder.map { d in
-            withUnsafeBytes(of: d.pointee.diag.error) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-        } ?? ""
+        let detail: String =
+            decoder.map { d in
+                withUnsafeBytes(of: d.pointee.diag.error) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+            } ?? ""
         let message = detail.isEmpty ? "\(reason) (\(step))" : "\(reason): \(detail) (\(step))"
         switch status {
         case AVIF_RESULT_TRUNCATED_DATA: return .truncated(.avif, message)
@@ -92,9 +97,12 @@ final class AVIFDecoderHandle {
         var rect = avifCropRect()
         var clap = image.pointee.clap
         var diag = avifDiagnostics()
-        guard avifCropRectConvertCleanApertureBox(&rect, &clap, image.pointee.width, image.pointee.height,
-                                                  image.pointee.yuvFormat, &diag) != 0,
-              rect.width > 0, rect.height > 0 else { return nil }
+        guard
+            avifCropRectConvertCleanApertureBox(
+                &rect, &clap, image.pointee.width, image.pointee.height,
+                image.pointee.yuvFormat, &diag) != 0,
+            rect.width > 0, rect.height > 0
+        else { return nil }
         return rect
     }
 
@@ -174,7 +182,8 @@ final class AVIFDecoderHandle {
             guard status == AVIF_RESULT_OK else { throw Self.failure(status, decoder: decoder, during: "converting to RGB") }
         }
         if let rect = cropRect(), Int(rect.x) + Int(rect.width) <= w, Int(rect.y) + Int(rect.height) <= h,
-           Int(rect.width) < w || Int(rect.height) < h {
+            Int(rect.width) < w || Int(rect.height) < h
+        {
             let source = buffer
             let x = Int(rect.x), y = Int(rect.y), cw = Int(rect.width), ch = Int(rect.height)
             buffer = try PixelBuffer(uninitializedWidth: cw, height: ch, format: format) { out in
@@ -193,8 +202,9 @@ final class AVIFDecoderHandle {
             if manages {
                 let bw = buffer.width, bh = buffer.height, row = buffer.bytesPerRow
                 buffer.withUnsafeMutableBytes { p in
-                    _ = ColorManagement.convertToSRGB(p, width: bw, height: bh, bytesPerRow: row, profile: icc,
-                                                      layout: direct ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
+                    _ = ColorManagement.convertToSRGB(
+                        p, width: bw, height: bh, bytesPerRow: row, profile: icc,
+                        layout: direct ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
                 }
             } else {
                 kept = icc

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -23,8 +26,9 @@ enum AVIFRepetition {
             let children = boxes(r, trak.body)
             // The colour track: a picture track that is not an auxiliary (alpha, depth) one.
             guard let mdia = children.first(where: { $0.type == "mdia" }),
-                  let hdlr = boxes(r, mdia.body).first(where: { $0.type == "hdlr" }),
-                  r.matches("pict", at: hdlr.body.lowerBound + 8) else { continue }
+                let hdlr = boxes(r, mdia.body).first(where: { $0.type == "hdlr" }),
+                r.matches("pict", at: hdlr.body.lowerBound + 8)
+            else { continue }
             if let tref = children.first(where: { $0.type == "tref" }), boxes(r, tref.body).contains(where: { $0.type == "auxl" }) {
                 continue
             }
@@ -38,13 +42,16 @@ enum AVIFRepetition {
             }
             guard let edts = children.first(where: { $0.type == "edts" }) else { return 0 }
             guard let elst = boxes(r, edts.body).first(where: { $0.type == "elst" }),
-                  let elstVersion = r.u8(elst.body.lowerBound), let flags = r.u32be(elst.body.lowerBound) else { return nil }
+                let elstVersion = r.u8(elst.body.lowerBound), let flags = r.u32be(elst.body.lowerBound)
+            else { return nil }
             guard flags & 1 == 1 else { return 1 }
             guard let duration = trackDuration else { return nil }
             if duration == UInt64.max { return 0 }
             // elst: version and flags, entry count, then the first entry's segment duration.
-            let segment = elstVersion == 1 ? u64(r, elst.body.lowerBound + 8)
-                                           : r.u32be(elst.body.lowerBound + 8).map { UInt64($0) }
+            let segment =
+                elstVersion == 1
+                ? u64(r, elst.body.lowerBound + 8)
+                : r.u32be(elst.body.lowerBound + 8).map { UInt64($0) }
             guard let segment, segment > 0, duration > 0 else { return 0 }
             let plays = duration / segment + (duration % segment != 0 ? 1 : 0)
             return plays > UInt64(Int32.max) ? 0 : Int(plays)

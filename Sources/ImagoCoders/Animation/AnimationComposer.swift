@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 import Synchronization
 
@@ -60,8 +63,10 @@ final class AnimationComposer: Sendable {
     /// The format errors name.
     let format: ImageFormat
 
-    init(format: ImageFormat = .gif, canvas: PixelSize, layouts: [AnimationFrameLayout],
-         decodeFrame: @escaping @Sendable (Int) throws -> PixelBuffer) {
+    init(
+        format: ImageFormat = .gif, canvas: PixelSize, layouts: [AnimationFrameLayout],
+        decodeFrame: @escaping @Sendable (Int) throws -> PixelBuffer
+    ) {
         self.format = format
         self.canvas = canvas
         self.layouts = layouts
@@ -98,7 +103,7 @@ final class AnimationComposer: Sendable {
                 saved = s.saved
                 first = last + 1
                 continuing = true
-                s.canvas = nil   // keep the buffer uniquely referenced, so it is drawn on in place
+                s.canvas = nil  // keep the buffer uniquely referenced, so it is drawn on in place
             } else if isExactlyCanvas(layouts[start]) {
                 // A frame filling the canvas, drawn on a cleared one, is the canvas: no blank canvas
                 // to fill and copy onto. ("Previous" disposal of it clears the canvas, as it would.)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 
 /// What the GIF, APNG and WebP animation sources share: a composer over their frames, and the
@@ -18,15 +21,18 @@ extension ComposedAnimation {
     /// The decoded image: a still for one frame; frame 0 and this source with
     /// ``DecodeOptions/decodesFramesLazily``; otherwise every frame, within the limits. A damaged
     /// frame after the first ends the animation there, as browsers show what decodes.
-    func image(options: DecodeOptions, format: ImageFormat, metadata: ImageMetadata = ImageMetadata(),
-               orientation: ImageOrientation = .up, hasAlpha: Bool) throws -> Image {
+    func image(
+        options: DecodeOptions, format: ImageFormat, metadata: ImageMetadata = ImageMetadata(),
+        orientation: ImageOrientation = .up, hasAlpha: Bool
+    ) throws -> Image {
         let first = try frame(at: 0)
         var image: Image
         if frameCount == 1 {
             image = Image(buffer: first, orientation: orientation, format: format, metadata: metadata, hasAlpha: hasAlpha)
         } else if options.decodesFramesLazily {
-            image = try Image(animation: self, firstFrame: first, orientation: orientation, format: format,
-                              metadata: metadata, hasAlpha: hasAlpha)
+            image = try Image(
+                animation: self, firstFrame: first, orientation: orientation, format: format,
+                metadata: metadata, hasAlpha: hasAlpha)
         } else {
             try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
             var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
@@ -34,9 +40,10 @@ extension ComposedAnimation {
                 guard let buffer = try? frame(at: i) else { break }
                 frames.append(ImageFrame(buffer: buffer, duration: duration(at: i)))
             }
-            composer.reset()   // the frames are held by the image now; the composer's canvas is not needed
-            image = try Image(frames: frames, loopCount: loopCount, orientation: orientation, format: format,
-                              metadata: metadata, hasAlpha: hasAlpha)
+            composer.reset()  // the frames are held by the image now; the composer's canvas is not needed
+            image = try Image(
+                frames: frames, loopCount: loopCount, orientation: orientation, format: format,
+                metadata: metadata, hasAlpha: hasAlpha)
         }
         image.scale = options.scale
         return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -34,7 +37,7 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         var bitCount: Int
         var compression: Int
         var masks: (r: UInt32, g: UInt32, b: UInt32, a: UInt32)
-        var palette: [UInt32]        // opaque ARGB words
+        var palette: [UInt32]  // opaque ARGB words
         var pixelOffset: Int
         var hasAlpha: Bool
     }
@@ -78,7 +81,8 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
                 }
             }
             if dib >= 24, fileHeader, compression == 0, let sizeImage = r.u32le(start + 20), sizeImage > 0,
-               let offset = pixelOffset, offset + sizeImage > r.count {
+                let offset = pixelOffset, offset + sizeImage > r.count
+            {
                 throw ImageCodingError.truncated(.bmp, "the header gives \(sizeImage) bytes of pixels, more than the file holds")
             }
         }
@@ -118,7 +122,8 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
                 }
             }
         } else if dib >= 56, bits == 32, compression == 0, let ma = r.u32le(start + 52), ma == 0xFF00_0000,
-                  r.u32le(start + 40) == 0xFF_0000, r.u32le(start + 44) == 0xFF00, r.u32le(start + 48) == 0xFF {
+            r.u32le(start + 40) == 0xFF_0000, r.u32le(start + 44) == 0xFF00, r.u32le(start + 48) == 0xFF
+        {
             // A V3+ header that states the standard masks with alpha: the fourth byte is alpha.
             masks.3 = 0xFF00_0000
         }
@@ -136,7 +141,8 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
             palette.reserveCapacity(count)
             for i in 0..<count {
                 guard let b = r.u8(paletteStart + i * entry), let g = r.u8(paletteStart + i * entry + 1),
-                      let rr = r.u8(paletteStart + i * entry + 2) else {
+                    let rr = r.u8(paletteStart + i * entry + 2)
+                else {
                     throw ImageCodingError.truncated(.bmp, "the palette is incomplete")
                 }
                 palette.append(0xFF00_0000 | UInt32(rr) << 16 | UInt32(g) << 8 | UInt32(b))
@@ -145,9 +151,10 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         }
         let offset = pixelOffset ?? paletteStart
         guard offset >= 0, offset <= r.count else { throw ImageCodingError.corrupt(.bmp, "the pixel offset \(offset) is outside the file") }
-        return Header(width: width, height: abs(height), topDown: topDown, bitCount: bits, compression: compression,
-                      masks: masks, palette: palette, pixelOffset: offset,
-                      hasAlpha: masks.3 != 0 || compression == 1 || compression == 2)
+        return Header(
+            width: width, height: abs(height), topDown: topDown, bitCount: bits, compression: compression,
+            masks: masks, palette: palette, pixelOffset: offset,
+            hasAlpha: masks.3 != 0 || compression == 1 || compression == 2)
     }
 
     /// Size, depth and alpha from the headers.
@@ -155,8 +162,9 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
     /// - Throws: `.corrupt`, `.truncated` or `.unsupportedFeature`.
     public func info(of data: Data) throws -> ImageInfo {
         let h = try Self.header(data)
-        return ImageInfo(format: .bmp, width: h.width, height: h.height, hasAlpha: h.hasAlpha,
-                         bitDepth: h.bitCount <= 8 ? h.bitCount : 8)
+        return ImageInfo(
+            format: .bmp, width: h.width, height: h.height, hasAlpha: h.hasAlpha,
+            bitDepth: h.bitCount <= 8 ? h.bitCount : 8)
     }
 
     /// Decodes to ``DecodeOptions/pixelFormat``.
@@ -276,8 +284,11 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         func put(_ index: Int) {
             guard x < w, y < height, index < h.palette.count else {
                 if failure == nil {
-                    failure = .corrupt(.bmp, index < h.palette.count ? "the RLE data writes past row \(y)'s end"
-                                                                     : "the RLE data uses colour \(index) of a \(h.palette.count)-colour palette")
+                    failure = .corrupt(
+                        .bmp,
+                        index < h.palette.count
+                            ? "the RLE data writes past row \(y)'s end"
+                            : "the RLE data uses colour \(index) of a \(h.palette.count)-colour palette")
                 }
                 x += 1
                 return
@@ -286,7 +297,7 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
             x += 1
         }
         decoding: while y < height {
-            guard let count = r.u8(p), let value = r.u8(p + 1) else { break }   // truncated: what was drawn stays
+            guard let count = r.u8(p), let value = r.u8(p + 1) else { break }  // truncated: what was drawn stays
             p += 2
             if count > 0 {
                 for i in 0..<Int(count) { put(four ? Int(i % 2 == 0 ? value >> 4 : value & 0x0F) : Int(value)) }
@@ -310,8 +321,9 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
             }
         }
         if let failure { throw failure }
-        return try PixelBuffer(width: w, height: height, format: .argb32Premultiplied,
-                               bytes: pixels.withUnsafeBytes { Array($0) })
+        return try PixelBuffer(
+            width: w, height: height, format: .argb32Premultiplied,
+            bytes: pixels.withUnsafeBytes { Array($0) })
     }
 
     /// Writes bottom-up rows with a BITMAPV4HEADER tagged sRGB: 24-bit BGR for an opaque image,
@@ -368,14 +380,14 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         func u32(_ v: UInt32) { header += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
         header += Array("BM".utf8); u32(UInt32(122 + size)); u32(0); u32(122)
         u32(108); u32(UInt32(w)); u32(UInt32(h)); u16(1); u16(bpp * 8); u32(opaque ? 0 : 3); u32(UInt32(size))
-        u32(2835); u32(2835); u32(0); u32(0)                         // 72 dpi, no palette
+        u32(2835); u32(2835); u32(0); u32(0)  // 72 dpi, no palette
         if opaque {
-            for _ in 0..<4 { u32(0) }                                 // no masks with BI_RGB
+            for _ in 0..<4 { u32(0) }  // no masks with BI_RGB
         } else {
             u32(0x00FF_0000); u32(0x0000_FF00); u32(0x0000_00FF); u32(0xFF00_0000)
         }
-        u32(0x7352_4742)                                              // 'sRGB'
-        for _ in 0..<12 { u32(0) }                                    // endpoints and gamma (unused with sRGB)
+        u32(0x7352_4742)  // 'sRGB'
+        for _ in 0..<12 { u32(0) }  // endpoints and gamma (unused with sRGB)
         return (header, stride, size)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -49,7 +52,8 @@ public final class BMPRowEncoder: DecodedRowConsuming {
     /// - Throws: `.invalidArgument` for a row before ``begin(size:)``, short, or out of range.
     public func consume(row: UnsafeRawBufferPointer, y: Int) throws {
         guard let storage, let src = row.baseAddress?.assumingMemoryBound(to: UInt8.self), row.count >= width * 4,
-              (0..<height).contains(y) else {
+            (0..<height).contains(y)
+        else {
             throw ImageCodingError.invalidArgument("row \(y) arrived before the BMP began, short, or out of range")
         }
         let o = PixelFormat.argbOffsets

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CLCMS2
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -46,8 +49,10 @@ enum ColorManagement {
     /// RGB (3 bytes); the gray-profile table applies to the 4-byte layouts. Returns whether the
     /// pixels were converted. See ``Converter``.
     @discardableResult
-    static func convertToSRGB(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
-                              profile icc: Data, layout: cmsUInt32Number) -> Bool {
+    static func convertToSRGB(
+        _ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
+        profile icc: Data, layout: cmsUInt32Number
+    ) -> Bool {
         guard let converter = converter(for: icc, layout: layout) else { return false }
         converter.convert(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
         return true
@@ -144,14 +149,19 @@ enum ColorManagement {
             bytesPerPixel = layout == IMAGO_TYPE_RGB_8 ? 3 : 4
             switch cmsGetColorSpace(profile) {
             case cmsSigRgbData:
-                guard let t = cmsCreateTransform(profile, layout, srgb, layout, cmsUInt32Number(INTENT_PERCEPTUAL),
-                                                 cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE)) else { return nil }
+                guard
+                    let t = cmsCreateTransform(
+                        profile, layout, srgb, layout, cmsUInt32Number(INTENT_PERCEPTUAL),
+                        cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE))
+                else { return nil }
                 transform = t
                 grayTable = nil
             case cmsSigGrayData:
                 guard layout != IMAGO_TYPE_RGB_8,
-                      let t = cmsCreateTransform(profile, IMAGO_TYPE_GRAY_8, srgb, IMAGO_TYPE_RGB_8,
-                                                 cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE)) else { return nil }
+                    let t = cmsCreateTransform(
+                        profile, IMAGO_TYPE_GRAY_8, srgb, IMAGO_TYPE_RGB_8,
+                        cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE))
+                else { return nil }
                 defer { cmsDeleteTransform(t) }
                 var input = (0...255).map { UInt8($0) }
                 var table = [UInt8](repeating: 0, count: 768)
@@ -173,7 +183,8 @@ enum ColorManagement {
         func convert(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
             let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
             guard cores > 1, width * height >= Self.bandingThreshold, height >= cores,
-                  let base = pixels.baseAddress else {
+                let base = pixels.baseAddress
+            else {
                 convertRows(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
                 return
             }
@@ -186,15 +197,17 @@ enum ColorManagement {
                 let rows = min(rowsPerBand, height - first)
                 guard rows > 0, let start = UnsafeMutableRawPointer(bitPattern: address + first * bytesPerRow) else { return }
                 let length = min(total - first * bytesPerRow, (rows - 1) * bytesPerRow + width * pixelBytes)
-                convertRows(UnsafeMutableRawBufferPointer(start: start, count: length), width: width, height: rows,
-                            bytesPerRow: bytesPerRow)
+                convertRows(
+                    UnsafeMutableRawBufferPointer(start: start, count: length), width: width, height: rows,
+                    bytesPerRow: bytesPerRow)
             }
         }
 
         func convertRows(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
             if let transform {
-                ColorManagement.transformRows(transform, pixels, pixels, width: width, height: height, inStride: bytesPerRow,
-                                              outStride: bytesPerRow, bytesPerPixel: bytesPerPixel)
+                ColorManagement.transformRows(
+                    transform, pixels, pixels, width: width, height: height, inStride: bytesPerRow,
+                    outStride: bytesPerRow, bytesPerPixel: bytesPerPixel)
                 return
             }
             guard let table = grayTable, let base = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
@@ -219,18 +232,23 @@ enum ColorManagement {
     ///   - inverted: Adobe-style CMYK, where stored values are 255 minus the ink.
     ///   - profile: A CMYK ICC profile; when absent, unparsable, or colour management is off,
     ///     the naive conversion `R = 255 × (1 − C)(1 − K)` is used.
-    static func convertCMYK(_ src: UnsafeRawBufferPointer, to dst: UnsafeMutableRawBufferPointer,
-                            width: Int, height: Int, inverted: Bool, profile icc: Data?, bgra: Bool) {
+    static func convertCMYK(
+        _ src: UnsafeRawBufferPointer, to dst: UnsafeMutableRawBufferPointer,
+        width: Int, height: Int, inverted: Bool, profile icc: Data?, bgra: Bool
+    ) {
         if let icc, let profile = open(icc) {
             defer { cmsCloseProfile(profile) }
             if cmsGetColorSpace(profile) == cmsSigCmykData, let srgb = cmsCreate_sRGBProfile() {
                 defer { cmsCloseProfile(srgb) }
                 let out = bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8
-                if let t = cmsCreateTransform(profile, inverted ? IMAGO_TYPE_CMYK_8_REV : IMAGO_TYPE_CMYK_8, srgb, out,
-                                              cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE)) {
+                if let t = cmsCreateTransform(
+                    profile, inverted ? IMAGO_TYPE_CMYK_8_REV : IMAGO_TYPE_CMYK_8, srgb, out,
+                    cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_NOCACHE))
+                {
                     defer { cmsDeleteTransform(t) }
-                    transformRows(t, UnsafeMutableRawBufferPointer(mutating: src), dst, width: width, height: height,
-                                  inStride: width * 4, outStride: width * 4, bytesPerPixel: 4)
+                    transformRows(
+                        t, UnsafeMutableRawBufferPointer(mutating: src), dst, width: width, height: height,
+                        inStride: width * 4, outStride: width * 4, bytesPerPixel: 4)
                     // lcms leaves the extra channel alone when the input has none: make it opaque.
                     setAlpha(dst, count: width * height, offset: 3)
                     return
@@ -238,7 +256,8 @@ enum ColorManagement {
             }
         }
         guard let s = src.baseAddress?.assumingMemoryBound(to: UInt8.self),
-              let d = dst.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            let d = dst.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { return }
         let (rOff, bOff) = bgra ? (2, 0) : (0, 2)
         for i in 0..<(width * height) {
             let o = i * 4
@@ -258,8 +277,10 @@ enum ColorManagement {
     }
 
     /// Runs `t` over `height` rows, in batches small enough for lcms's 32-bit pixel counts.
-    fileprivate static func transformRows(_ t: cmsHTRANSFORM, _ src: UnsafeMutableRawBufferPointer, _ dst: UnsafeMutableRawBufferPointer,
-                                      width: Int, height: Int, inStride: Int, outStride: Int, bytesPerPixel: Int) {
+    fileprivate static func transformRows(
+        _ t: cmsHTRANSFORM, _ src: UnsafeMutableRawBufferPointer, _ dst: UnsafeMutableRawBufferPointer,
+        width: Int, height: Int, inStride: Int, outStride: Int, bytesPerPixel: Int
+    ) {
         guard let s = src.baseAddress, let d = dst.baseAddress else { return }
         if inStride == width * bytesPerPixel, outStride == width * bytesPerPixel {
             let rowsPerBatch = max(1, (1 << 24) / width)
@@ -312,7 +333,8 @@ enum ColorManagement {
     /// returns every 8-bit level to within half a level of itself. `nil` for other profiles.
     static func matrixShaperMatchesSRGB(_ profile: cmsHPROFILE) -> Bool? {
         guard cmsGetColorSpace(profile) == cmsSigRgbData, cmsIsMatrixShaper(profile) != 0,
-              let want = srgbColorants, let have = colorants(of: profile) else { return nil }
+            let want = srgbColorants, let have = colorants(of: profile)
+        else { return nil }
         for (a, b) in zip(have, want) where abs(a.X - b.X) > 0.0015 || abs(a.Y - b.Y) > 0.0015 || abs(a.Z - b.Z) > 0.0015 {
             return false
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -24,8 +27,9 @@ final class GIFAnimation: ComposedAnimation {
         }
         var canvas = PixelSize(width: structure.width, height: structure.height)
         if canvas.width == 0 || canvas.height == 0 {
-            canvas = PixelSize(width: max(1, frames.map { $0.x + $0.width }.max() ?? 1),
-                               height: max(1, frames.map { $0.y + $0.height }.max() ?? 1))
+            canvas = PixelSize(
+                width: max(1, frames.map { $0.x + $0.width }.max() ?? 1),
+                height: max(1, frames.map { $0.y + $0.height }.max() ?? 1))
         }
         try options.limits.check(width: canvas.width, height: canvas.height, format: .gif)
         self.data = data
@@ -33,9 +37,10 @@ final class GIFAnimation: ComposedAnimation {
         self.canvasSize = canvas
         self.frameCount = options.firstFrameOnly ? 1 : frames.count
         let layouts = frames.prefix(frameCount).map { f in
-            AnimationFrameLayout(x: f.x, y: f.y, width: f.width, height: f.height, duration: f.duration,
-                                 disposal: f.disposal == 2 ? .background : f.disposal == 3 ? .previous : .none,
-                                 blend: .over, mayBeTransparent: f.transparentIndex != nil)
+            AnimationFrameLayout(
+                x: f.x, y: f.y, width: f.width, height: f.height, duration: f.duration,
+                disposal: f.disposal == 2 ? .background : f.disposal == 3 ? .previous : .none,
+                blend: .over, mayBeTransparent: f.transparentIndex != nil)
         }
         let limits = options.limits
         composer = AnimationComposer(format: .gif, canvas: canvas, layouts: Array(layouts)) { [data, structure] index in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -63,7 +66,8 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
     /// A progressive decoder giving the frames complete so far.
     public func makeProgressiveDecoder(options: DecodeOptions) -> (any ProgressiveImageDecoding)? {
         let limits = options.limits
-        return AnimatedProgressiveDecoder(options: options, readInfo: { try? GIFStructure($0, limits: limits).info() },
-                                          decode: { try GIFCoder().decode($0, options: $1) })
+        return AnimatedProgressiveDecoder(
+            options: options, readInfo: { try? GIFStructure($0, limits: limits).info() },
+            decode: { try GIFCoder().decode($0, options: $1) })
     }
 }

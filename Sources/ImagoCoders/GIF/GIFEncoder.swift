@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -68,8 +71,9 @@ enum GIFEncoder {
             let plan = planner.plan(pixels, previousRect: pending?.frame.rect)
             if var previous = pending {
                 if let clear = plan.clearing { previous.frame.grow(to: clear) }
-                try writer.put(previous.frame, palette: previous.palette, delay: previous.delay,
-                               disposal: plan.clearing == nil ? 1 : 2)
+                try writer.put(
+                    previous.frame, palette: previous.palette, delay: previous.delay,
+                    disposal: plan.clearing == nil ? 1 : 2)
             }
             var palette = global
             var indexed: GIFIndexedFrame

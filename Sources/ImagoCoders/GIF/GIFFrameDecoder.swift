@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CGIF
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -101,16 +104,21 @@ enum GIFFrameDecoder {
         var error: Int32 = 0
         let context = Unmanaged.passRetained(reader)
         defer { context.release() }
-        guard let gif = DGifOpen(context.toOpaque(), { gif, buffer, count in
-            guard let gif, let buffer, let user = gif.pointee.UserData else { return 0 }
-            return Int32(Unmanaged<Reader>.fromOpaque(user).takeUnretainedValue().read(into: buffer, count: Int(count)))
-        }, &error) else {
+        guard
+            let gif = DGifOpen(
+                context.toOpaque(),
+                { gif, buffer, count in
+                    guard let gif, let buffer, let user = gif.pointee.UserData else { return 0 }
+                    return Int32(Unmanaged<Reader>.fromOpaque(user).takeUnretainedValue().read(into: buffer, count: Int(count)))
+                }, &error)
+        else {
             throw ImageCodingError.corrupt(.gif, message(error))
         }
         defer { DGifCloseFile(gif, nil) }
         var type = UNDEFINED_RECORD_TYPE
         guard DGifGetRecordType(gif, &type) == GIF_OK, type == IMAGE_DESC_RECORD_TYPE,
-              DGifGetImageDesc(gif) == GIF_OK else {
+            DGifGetImageDesc(gif) == GIF_OK
+        else {
             throw ImageCodingError.corrupt(.gif, "frame \(index): \(message(gif.pointee.Error))")
         }
         var indices = [UInt8](repeating: 0, count: width * height)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImageQuant
 import CImagoGlue
 #if canImport(FoundationEssentials)
@@ -44,8 +47,10 @@ final class GIFPalette {
     /// they fit, otherwise at most 255 colours quantized by libimagequant (at ``animationSpeed``
     /// with `animationFrames`); plus a transparent entry when `reservingTransparent` is set or
     /// the pixels need one; 256 colours without either.
-    init(quantizing frames: [GIFCanvasPixels], in rect: GIFRect? = nil, reservingTransparent: Bool,
-         animationFrames: Bool = false) throws {
+    init(
+        quantizing frames: [GIFCanvasPixels], in rect: GIFRect? = nil, reservingTransparent: Bool,
+        animationFrames: Bool = false
+    ) throws {
         if let exact = Self.distinctColors(frames, in: rect, reservingTransparent: reservingTransparent) {
             quantizer = nil
             colors = exact.colors.map { RGBA8(r: UInt8($0 & 0xFF), g: UInt8($0 >> 8 & 0xFF), b: UInt8($0 >> 16 & 0xFF)) }
@@ -109,8 +114,10 @@ final class GIFPalette {
 
     /// The distinct opaque colours of `frames` in `rect` (in order of first appearance), and
     /// whether a transparent pixel was met; `nil` when they need more entries than a palette has.
-    private static func distinctColors(_ frames: [GIFCanvasPixels], in rect: GIFRect?,
-                                       reservingTransparent: Bool) -> (colors: [UInt32], hasTransparent: Bool)? {
+    private static func distinctColors(
+        _ frames: [GIFCanvasPixels], in rect: GIFRect?,
+        reservingTransparent: Bool
+    ) -> (colors: [UInt32], hasTransparent: Bool)? {
         var seen = Set<UInt32>(minimumCapacity: 512)
         var order: [UInt32] = []
         var hasTransparent = false
@@ -250,8 +257,10 @@ final class GIFPalette {
     }
 
     /// A libimagequant image over `rect` of `pixels`, borrowed for the call.
-    private static func withImage(_ pixels: GIFCanvasPixels, in rect: GIFRect, attr: OpaquePointer,
-                                  _ body: (OpaquePointer) throws -> Void) throws {
+    private static func withImage(
+        _ pixels: GIFCanvasPixels, in rect: GIFRect, attr: OpaquePointer,
+        _ body: (OpaquePointer) throws -> Void
+    ) throws {
         try pixels.words.withUnsafeBufferPointer { p in
             guard let base = p.baseAddress else { return }
             // libimagequant only reads the rows; its API takes them as mutable pointers.

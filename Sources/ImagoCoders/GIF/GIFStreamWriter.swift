@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CGIF
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -24,11 +27,15 @@ final class GIFStreamWriter {
         self.globalPalette = globalPalette
         context = Unmanaged.passRetained(sink)
         var error: Int32 = 0
-        guard let gif = EGifOpen(context.toOpaque(), { gif, bytes, count in
-            guard let gif, let bytes, let user = gif.pointee.UserData else { return 0 }
-            Unmanaged<Sink>.fromOpaque(user).takeUnretainedValue().data.append(bytes, count: Int(count))
-            return count
-        }, &error) else {
+        guard
+            let gif = EGifOpen(
+                context.toOpaque(),
+                { gif, bytes, count in
+                    guard let gif, let bytes, let user = gif.pointee.UserData else { return 0 }
+                    Unmanaged<Sink>.fromOpaque(user).takeUnretainedValue().data.append(bytes, count: Int(count))
+                    return count
+                }, &error)
+        else {
             context.release()
             throw ImageCodingError.encodingFailed(.gif, "giflib could not start a GIF (error \(error))")
         }
@@ -72,8 +79,10 @@ final class GIFStreamWriter {
     func put(_ frame: GIFIndexedFrame, palette: GIFPalette, delay: Int?, disposal: UInt8) throws {
         if delay != nil || frame.transparent != nil {
             let d = delay ?? 0
-            var gce: [UInt8] = [disposal << 2 | (frame.transparent != nil ? 1 : 0), UInt8(d & 0xFF), UInt8(d >> 8),
-                                UInt8(frame.transparent ?? 0)]
+            var gce: [UInt8] = [
+                disposal << 2 | (frame.transparent != nil ? 1 : 0), UInt8(d & 0xFF), UInt8(d >> 8),
+                UInt8(frame.transparent ?? 0)
+            ]
             try check(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, &gce), "a frame's control block")
         }
         let r = frame.rect

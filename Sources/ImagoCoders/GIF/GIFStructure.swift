@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -97,8 +100,9 @@ struct GIFStructure {
                         pendingTransparent = Int(index)
                     }
                 } else if label == 0xFF, !sawLoop, r.u8(body) == 11,
-                          r.matches("NETSCAPE2.0", at: body + 1) || r.matches("ANIMEXTS1.0", at: body + 1),
-                          let subSize = r.u8(body + 12), subSize >= 3, r.u8(body + 13) == 1, let n = r.u16le(body + 14) {
+                    r.matches("NETSCAPE2.0", at: body + 1) || r.matches("ANIMEXTS1.0", at: body + 1),
+                    let subSize = r.u8(body + 12), subSize >= 3, r.u8(body + 13) == 1, let n = r.u16le(body + 14)
+                {
                     sawLoop = true
                     loopCount = n == 0 ? 0 : n + 1
                 }
@@ -106,7 +110,8 @@ struct GIFStructure {
                 offset = next
             case 0x2C:  // image descriptor
                 guard let x = r.u16le(offset + 1), let y = r.u16le(offset + 3), let fw = r.u16le(offset + 5),
-                      let fh = r.u16le(offset + 7), let packed = r.u8(offset + 9) else { break walk }
+                    let fh = r.u16le(offset + 7), let packed = r.u8(offset + 9)
+                else { break walk }
                 if frames.isEmpty { firstFrameInterlaced = packed & 0x40 != 0 }
                 var p = offset + 10
                 if packed & 0x80 != 0 { p += 3 << (Int(packed & 0x07) + 1) }
@@ -114,10 +119,12 @@ struct GIFStructure {
                 try limits.check(frameCount: frames.count + 1, framePixels: 1)
                 let delay = pendingDelay ?? 0
                 let next = skipSubBlocks(p)
-                frames.append(Frame(offset: offset, x: x, y: y, width: fw, height: fh, interlaced: packed & 0x40 != 0,
-                                    hasLocalPalette: packed & 0x80 != 0, disposal: pendingDisposal,
-                                    transparentIndex: pendingTransparent, duration: FrameTiming.displayedDuration(delay),
-                                    complete: next != nil))
+                frames.append(
+                    Frame(
+                        offset: offset, x: x, y: y, width: fw, height: fh, interlaced: packed & 0x40 != 0,
+                        hasLocalPalette: packed & 0x80 != 0, disposal: pendingDisposal,
+                        transparentIndex: pendingTransparent, duration: FrameTiming.displayedDuration(delay),
+                        complete: next != nil))
                 pendingDelay = nil
                 pendingDisposal = 0
                 pendingTransparent = nil
@@ -136,9 +143,10 @@ struct GIFStructure {
     }
 
     func info() -> ImageInfo {
-        ImageInfo(format: .gif, width: width, height: height, frameCount: frameCount,
-                  loopCount: frameCount > 1 ? loopCount : 1, durations: frameCount > 1 ? durations : [0],
-                  hasAlpha: hasTransparency, bitDepth: colorTableBits, hasICCProfile: false,
-                  progressive: firstFrameInterlaced)
+        ImageInfo(
+            format: .gif, width: width, height: height, frameCount: frameCount,
+            loopCount: frameCount > 1 ? loopCount : 1, durations: frameCount > 1 ? durations : [0],
+            hasAlpha: hasTransparency, bitDepth: colorTableBits, hasICCProfile: false,
+            progressive: firstFrameInterlaced)
     }
 }

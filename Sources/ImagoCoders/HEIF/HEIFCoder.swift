@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CHeif
 import CLCMS2
 #if canImport(FoundationEssentials)
@@ -123,11 +126,12 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
     public func info(of data: Data) throws -> ImageInfo {
         let format = Self.format(of: data)
         let c = try Context(data, format: format)
-        return ImageInfo(format: format, width: Int(heif_image_handle_get_width(c.handle)),
-                         height: Int(heif_image_handle_get_height(c.handle)),
-                         hasAlpha: heif_image_handle_has_alpha_channel(c.handle) != 0,
-                         bitDepth: max(1, Int(heif_image_handle_get_luma_bits_per_pixel(c.handle))),
-                         hasICCProfile: Self.profile(c.handle) != nil)
+        return ImageInfo(
+            format: format, width: Int(heif_image_handle_get_width(c.handle)),
+            height: Int(heif_image_handle_get_height(c.handle)),
+            hasAlpha: heif_image_handle_has_alpha_channel(c.handle) != 0,
+            bitDepth: max(1, Int(heif_image_handle_get_luma_bits_per_pixel(c.handle))),
+            hasICCProfile: Self.profile(c.handle) != nil)
     }
 
     /// Decodes the primary image (or an embedded thumbnail that covers
@@ -171,14 +175,17 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
                 _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8)
             }
         }
-        return Image(buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: format,
-                     metadata: ImageMetadata(iccProfile: managed ? nil : icc, exif: Self.exif(c.handle)),
-                     hasAlpha: heif_image_handle_has_alpha_channel(c.handle) != 0)
+        return Image(
+            buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: format,
+            metadata: ImageMetadata(iccProfile: managed ? nil : icc, exif: Self.exif(c.handle)),
+            hasAlpha: heif_image_handle_has_alpha_channel(c.handle) != 0)
     }
 
     /// The smallest embedded thumbnail whose size still covers what `options` asks for, or `nil`.
-    private static func coveringThumbnail(_ primary: OpaquePointer, target: PixelSize, size: PixelSize,
-                                          options: DecodeOptions) -> OpaquePointer? {
+    private static func coveringThumbnail(
+        _ primary: OpaquePointer, target: PixelSize, size: PixelSize,
+        options: DecodeOptions
+    ) -> OpaquePointer? {
         let count = Int(heif_image_handle_get_number_of_thumbnails(primary))
         guard count > 0, count < 64 else { return nil }
         var ids = [heif_item_id](repeating: 0, count: count)
@@ -215,7 +222,7 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard canEncode(format), let compression = Self.compression(for: format) else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
-        let (img, _, icc) = options.prepareBakingOrientation(image)   // irot would be the alternative
+        let (img, _, icc) = options.prepareBakingOrientation(image)  // irot would be the alternative
         let alpha = img.hasAlpha && !img.buffer.isOpaque
         let pixels = img.buffer.converted(to: alpha ? .rgba8 : .rgb8)
         guard let ctx = heif_context_alloc() else { throw ImageCodingError.encoderUnavailable(format) }
@@ -224,12 +231,15 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         var error = heif_context_get_encoder_for_format(ctx, compression, &encoder)
         guard error.code == heif_error_Ok, let encoder else { throw ImageCodingError.encoderUnavailable(format) }
         defer { heif_encoder_release(encoder) }
-        if options.lossless { _ = heif_encoder_set_lossless(encoder, 1) } else {
+        if options.lossless {
+            _ = heif_encoder_set_lossless(encoder, 1)
+        } else {
             _ = heif_encoder_set_lossy_quality(encoder, Int32((options.quality * 100).rounded()))
         }
         var himage: OpaquePointer?
-        error = heif_image_create(Int32(pixels.width), Int32(pixels.height), heif_colorspace_RGB,
-                                  alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &himage)
+        error = heif_image_create(
+            Int32(pixels.width), Int32(pixels.height), heif_colorspace_RGB,
+            alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &himage)
         guard error.code == heif_error_Ok, let himage else { throw Self.failure(error, format: format, during: "creating the image") }
         defer { heif_image_release(himage) }
         error = heif_image_add_plane(himage, heif_channel_interleaved, Int32(pixels.width), Int32(pixels.height), 8)
@@ -275,10 +285,11 @@ private final class HEIFSink {
     var data = Data()
 }
 
-
 /// libheif's writer callback: appends to the ``HEIFSink`` in `user`.
-private func heifWrite(_ context: OpaquePointer?, _ bytes: UnsafeRawPointer?, _ size: Int,
-                       _ user: UnsafeMutableRawPointer?) -> heif_error {
+private func heifWrite(
+    _ context: OpaquePointer?, _ bytes: UnsafeRawPointer?, _ size: Int,
+    _ user: UnsafeMutableRawPointer?
+) -> heif_error {
     let ok = heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
     guard let user, let bytes else { return ok }
     let sink = Unmanaged<HEIFSink>.fromOpaque(user).takeUnretainedValue()

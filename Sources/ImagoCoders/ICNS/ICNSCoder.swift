@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -42,8 +45,10 @@ public struct ICNSCoder: ImageDecoding {
             }
             let body = data.subdata(in: (data.startIndex + offset + 8)..<(data.startIndex + offset + length))
             let sniffed = ImageFormat(sniffing: body)
-            entries.append(Entry(type: String(decoding: typeBytes, as: UTF8.self), offset: offset + 8, length: length - 8,
-                                 format: sniffed == .png || sniffed == .jp2 ? sniffed : nil))
+            entries.append(
+                Entry(
+                    type: String(decoding: typeBytes, as: UTF8.self), offset: offset + 8, length: length - 8,
+                    format: sniffed == .png || sniffed == .jp2 ? sniffed : nil))
             offset += length
         }
         return entries

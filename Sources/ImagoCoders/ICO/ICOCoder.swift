@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -62,13 +65,16 @@ public struct ICOCoder: ImageDecoding {
         for i in 0..<count {
             let e = 6 + i * 16
             guard let w = r.u8(e), let h = r.u8(e + 1), let planes = r.u16le(e + 4), let bits = r.u16le(e + 6),
-                  let length = r.u32le(e + 8), let offset = r.u32le(e + 12) else {
+                let length = r.u32le(e + 8), let offset = r.u32le(e + 12)
+            else {
                 throw ImageCodingError.truncated(format, "directory entry \(i) is incomplete")
             }
             guard offset >= 6 + count * 16, length > 0, offset <= data.count, length <= data.count - offset else { continue }
-            entries.append(Entry(width: w == 0 ? 256 : Int(w), height: h == 0 ? 256 : Int(h), bitCount: type == 1 ? bits : 0,
-                                 hotspot: type == 2 ? Hotspot(x: planes, y: bits) : nil,
-                                 isPNG: r.u8(offset) == 0x89 && r.matches("PNG", at: offset + 1), offset: offset, length: length))
+            entries.append(
+                Entry(
+                    width: w == 0 ? 256 : Int(w), height: h == 0 ? 256 : Int(h), bitCount: type == 1 ? bits : 0,
+                    hotspot: type == 2 ? Hotspot(x: planes, y: bits) : nil,
+                    isPNG: r.u8(offset) == 0x89 && r.matches("PNG", at: offset + 1), offset: offset, length: length))
         }
         guard !entries.isEmpty else { throw ImageCodingError.corrupt(format, "no directory entry points inside the file") }
         return entries
@@ -89,8 +95,9 @@ public struct ICOCoder: ImageDecoding {
     public func info(of data: Data) throws -> ImageInfo {
         let format = ImageFormat(sniffing: data) ?? .ico
         guard let entry = Self.choose(try Self.entries(of: data), for: nil) else { throw ImageCodingError.corrupt(format, "no entry") }
-        return ImageInfo(format: format, width: entry.width, height: entry.height, hasAlpha: true,
-                         bitDepth: entry.bitCount >= 24 || entry.bitCount == 0 ? 8 : entry.bitCount)
+        return ImageInfo(
+            format: format, width: entry.width, height: entry.height, hasAlpha: true,
+            bitDepth: entry.bitCount >= 24 || entry.bitCount == 0 ? 8 : entry.bitCount)
     }
 
     /// Decodes the chosen entry.
@@ -111,9 +118,10 @@ public struct ICOCoder: ImageDecoding {
             image = try PNGCoder().decode(bytes, options: o)
         } else {
             let straight = !options.pixelFormat.isPremultiplied
-            image = Image(buffer: try Self.dib(bytes, format: format, straight: straight, limits: options.limits)
-                              .converted(to: options.pixelFormat),
-                          hasAlpha: true)
+            image = Image(
+                buffer: try Self.dib(bytes, format: format, straight: straight, limits: options.limits)
+                    .converted(to: options.pixelFormat),
+                hasAlpha: true)
         }
         image.format = format
         image.scale = options.scale

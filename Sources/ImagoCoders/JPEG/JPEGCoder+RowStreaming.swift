@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CJPEG
 import CLCMS2
@@ -23,8 +26,10 @@ extension JPEGCoder: RowStreamingImageDecoding {
     /// and then streamed.
     ///
     /// - Throws: as ``decode(_:options:)-(Data,_)``; the source's read errors; the consumer's errors.
-    public func decodeRows(from source: any ImageByteSource, options: DecodeOptions,
-                           into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
+    public func decodeRows(
+        from source: any ImageByteSource, options: DecodeOptions,
+        into consumer: any DecodedRowConsuming
+    ) throws -> StreamedImageAttributes {
         var display = options
         display.pixelFormat = .argb32Premultiplied
         display.page = nil
@@ -37,8 +42,9 @@ extension JPEGCoder: RowStreamingImageDecoding {
             _ = try d.check(imago_jpeg_start_decompress(d.handle), during: "before the first scan")
             let width = Int(d.cinfo.pointee.output_width), height = Int(d.cinfo.pointee.output_height)
             let image = plan.image(from: try PixelBuffer(width: 1, height: 1, format: .rgba8), header: header)
-            let attributes = StreamedImageAttributes(pixelSize: PixelSize(width: width, height: height), orientation: image.orientation,
-                                                     format: .jpeg, metadata: image.metadata, hasAlpha: false)
+            let attributes = StreamedImageAttributes(
+                pixelSize: PixelSize(width: width, height: height), orientation: image.orientation,
+                format: .jpeg, metadata: image.metadata, hasAlpha: false)
             try consumer.begin(size: attributes.pixelSize, attributes: attributes)
             #if _endian(little)
             let layout = IMAGO_TYPE_BGRA_8
@@ -52,8 +58,9 @@ extension JPEGCoder: RowStreamingImageDecoding {
             var y = 0
             while y < height {
                 var got: UInt32 = 0
-                let status = imago_jpeg_read_some_rows(d.handle, band.baseAddress?.assumingMemoryBound(to: UInt8.self), stride,
-                                                       UInt32(Self.bandRows), &got)
+                let status = imago_jpeg_read_some_rows(
+                    d.handle, band.baseAddress?.assumingMemoryBound(to: UInt8.self), stride,
+                    UInt32(Self.bandRows), &got)
                 _ = try d.check(status, during: "in the image data")
                 guard got > 0 else { throw ImageCodingError.truncated(.jpeg, "the data ends after \(y) of \(height) rows") }
                 let rows = Int(got)
@@ -74,8 +81,9 @@ extension JPEGCoder: RowStreamingImageDecoding {
     /// Hands a decoded image's rows to `consumer`, for files that do not stream.
     private static func streamWhole(_ image: Image, to consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
         let buffer = image.buffer.converted(to: .argb32Premultiplied)
-        let attributes = StreamedImageAttributes(pixelSize: buffer.size, orientation: image.orientation, format: image.format ?? .jpeg,
-                                                 metadata: image.metadata, hasAlpha: image.hasAlpha)
+        let attributes = StreamedImageAttributes(
+            pixelSize: buffer.size, orientation: image.orientation, format: image.format ?? .jpeg,
+            metadata: image.metadata, hasAlpha: image.hasAlpha)
         try consumer.begin(size: buffer.size, attributes: attributes)
         try buffer.withUnsafeBytes { all in
             for y in 0..<buffer.height {

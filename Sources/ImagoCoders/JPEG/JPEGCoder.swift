@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CJPEG
 import CLCMS2
@@ -195,8 +198,9 @@ struct JPEGOutputPlan {
         try limits.check(width: header.width, height: header.height, decoded: decodedSize, format: .jpeg)
         let declared = header.width.multipliedReportingOverflow(by: header.height)
         if header.progressive, declared.overflow || declared.partialValue > limits.maxPixels {
-            throw ImageCodingError.exceedsLimit(.maxPixels, found: declared.overflow ? Int.max : declared.partialValue,
-                                                limit: limits.maxPixels)
+            throw ImageCodingError.exceedsLimit(
+                .maxPixels, found: declared.overflow ? Int.max : declared.partialValue,
+                limit: limits.maxPixels)
         }
         let (bytes, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 8)
         if !overflow, bytes < Int.max - (64 << 20) {
@@ -254,8 +258,9 @@ struct JPEGOutputPlan {
             let profile = options.colorManagement ? header.icc : nil
             buffer.withUnsafeMutableBytes { dst in
                 cmyk.withUnsafeBytes { src in
-                    ColorManagement.convertCMYK(src, to: dst, width: cmyk.width, height: cmyk.height,
-                                                inverted: header.adobeInverted, profile: profile, bgra: bgra)
+                    ColorManagement.convertCMYK(
+                        src, to: dst, width: cmyk.width, height: cmyk.height,
+                        inverted: header.adobeInverted, profile: profile, bgra: bgra)
                 }
             }
         } else if options.colorManagement, let icc = header.icc, buffer.format != .gray8 {
@@ -270,8 +275,9 @@ struct JPEGOutputPlan {
 
     func image(from buffer: PixelBuffer, header: JPEGHeader, incremental: Bool = false) -> Image {
         let keepProfile = !options.colorManagement && !header.isCMYK
-        return Image(buffer: buffer, orientation: header.orientation, scale: options.scale, format: .jpeg,
-                     metadata: ImageMetadata(iccProfile: keepProfile ? header.icc : nil, exif: header.exif),
-                     hasAlpha: false, isIncremental: incremental)
+        return Image(
+            buffer: buffer, orientation: header.orientation, scale: options.scale, format: .jpeg,
+            metadata: ImageMetadata(iccProfile: keepProfile ? header.icc : nil, exif: header.exif),
+            hasAlpha: false, isIncremental: incremental)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CJPEG
 #if canImport(FoundationEssentials)
@@ -35,10 +38,12 @@ final class JPEGDecompressor {
     func pull(from source: any ImageByteSource, maxBytes: Int) throws {
         let bridge = JPEGSourceReader(source: source, maxBytes: maxBytes)
         reader = bridge
-        let status = imago_jpeg_decoder_set_reader(handle, { context, buffer, capacity in
-            guard let context, let buffer else { return -1 }
-            return Unmanaged<JPEGSourceReader>.fromOpaque(context).takeUnretainedValue().read(into: buffer, capacity: capacity)
-        }, Unmanaged.passUnretained(bridge).toOpaque(), 1 << 16)
+        let status = imago_jpeg_decoder_set_reader(
+            handle,
+            { context, buffer, capacity in
+                guard let context, let buffer else { return -1 }
+                return Unmanaged<JPEGSourceReader>.fromOpaque(context).takeUnretainedValue().read(into: buffer, capacity: capacity)
+            }, Unmanaged.passUnretained(bridge).toOpaque(), 1 << 16)
         guard status == Int32(IMAGO_OK) else {
             throw ImageCodingError.corrupt(.jpeg, "could not allocate libjpeg's input buffer (out of memory)")
         }
@@ -116,10 +121,11 @@ final class JPEGDecompressor {
                 xmp = Data(bytes.dropFirst(Self.xmpSignature.count))
             }
         }
-        return JPEGHeader(width: Int(c.image_width), height: Int(c.image_height),
-                          components: Int(c.num_components), colorSpace: c.jpeg_color_space,
-                          progressive: c.progressive_mode != 0, arithmetic: c.arith_code != 0,
-                          adobeInverted: c.saw_Adobe_marker != 0, hasICCMarker: hasICCMarker, icc: icc, exif: exif, xmp: xmp)
+        return JPEGHeader(
+            width: Int(c.image_width), height: Int(c.image_height),
+            components: Int(c.num_components), colorSpace: c.jpeg_color_space,
+            progressive: c.progressive_mode != 0, arithmetic: c.arith_code != 0,
+            adobeInverted: c.saw_Adobe_marker != 0, hasICCMarker: hasICCMarker, icc: icc, exif: exif, xmp: xmp)
     }
 
     /// The APP1 signature of an XMP packet.
@@ -148,9 +154,10 @@ struct JPEGHeader {
     var orientation: ImageOrientation { ImageOrientation(exif: exif, xmp: xmp) }
 
     func info() -> ImageInfo {
-        ImageInfo(format: .jpeg, width: width, height: height, orientation: orientation,
-                  hasAlpha: false, bitDepth: 8, hasICCProfile: hasICCMarker, progressive: progressive,
-                  isGrayscale: colorSpace == JCS_GRAYSCALE)
+        ImageInfo(
+            format: .jpeg, width: width, height: height, orientation: orientation,
+            hasAlpha: false, bitDepth: 8, hasICCProfile: hasICCMarker, progressive: progressive,
+            isGrayscale: colorSpace == JCS_GRAYSCALE)
     }
 }
 

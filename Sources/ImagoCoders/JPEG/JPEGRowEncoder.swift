@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CJPEG
 #if canImport(FoundationEssentials)
@@ -49,8 +52,11 @@ public final class JPEGRowEncoder: DecodedRowConsuming {
 
     /// Starts the stream without metadata; ``begin(size:attributes:)`` is what decoders call.
     public func begin(size: PixelSize) throws {
-        try begin(size: size, attributes: StreamedImageAttributes(pixelSize: size, orientation: .up, format: .jpeg,
-                                                                   metadata: ImageMetadata(), hasAlpha: false))
+        try begin(
+            size: size,
+            attributes: StreamedImageAttributes(
+                pixelSize: size, orientation: .up, format: .jpeg,
+                metadata: ImageMetadata(), hasAlpha: false))
     }
 
     /// Starts the JPEG stream with the source's EXIF and ICC profile when metadata is kept.
@@ -87,7 +93,8 @@ public final class JPEGRowEncoder: DecodedRowConsuming {
     /// - Throws: `.encodingFailed` with libjpeg's message.
     public func consume(row: UnsafeRawBufferPointer, y: Int) throws {
         guard let scratch, let src = row.baseAddress?.assumingMemoryBound(to: UInt8.self),
-              let dst = scratch.baseAddress?.assumingMemoryBound(to: UInt8.self), row.count >= width * 4 else {
+            let dst = scratch.baseAddress?.assumingMemoryBound(to: UInt8.self), row.count >= width * 4
+        else {
             throw ImageCodingError.invalidArgument("row \(y) arrived before the JPEG stream began, or short")
         }
         let o = PixelFormat.argbOffsets

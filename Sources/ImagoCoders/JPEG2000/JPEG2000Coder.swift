@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CLCMS2
 import COpenJPEG
 #if canImport(FoundationEssentials)
@@ -40,23 +43,26 @@ public struct JPEG2000Coder: ImageDecoding {
             source = Source(data)
             let isCodestream = data.count >= 4 && data[data.startIndex] == 0xFF && data[data.startIndex + 1] == 0x4F
             guard let codec = opj_create_decompress(isCodestream ? OPJ_CODEC_J2K : OPJ_CODEC_JP2),
-                  let stream = opj_stream_create(1 << 16, 1) else {
+                let stream = opj_stream_create(1 << 16, 1)
+            else {
                 throw ImageCodingError.corrupt(.jp2, "openjpeg could not start a decoder")
             }
             self.codec = codec
             self.stream = stream
             let user = Unmanaged.passUnretained(source).toOpaque()
-            opj_set_error_handler(codec, { message, user in
-                guard let message, let user else { return }
-                let s = Unmanaged<Source>.fromOpaque(user).takeUnretainedValue()
-                if s.message.isEmpty { s.message = PathName.trimmed(String(cString: message)) }
-            }, user)
+            opj_set_error_handler(
+                codec,
+                { message, user in
+                    guard let message, let user else { return }
+                    let s = Unmanaged<Source>.fromOpaque(user).takeUnretainedValue()
+                    if s.message.isEmpty { s.message = PathName.trimmed(String(cString: message)) }
+                }, user)
             opj_set_warning_handler(codec, { _, _ in }, nil)
             opj_set_info_handler(codec, { _, _ in }, nil)
             opj_stream_set_user_data(stream, user, nil)
             opj_stream_set_user_data_length(stream, UInt64(data.count))
             opj_stream_set_read_function(stream) { buffer, count, user in
-                guard let buffer, let user else { return -1 }   // (OPJ_SIZE_T)-1: the end
+                guard let buffer, let user else { return -1 }  // (OPJ_SIZE_T)-1: the end
                 let s = Unmanaged<Source>.fromOpaque(user).takeUnretainedValue()
                 let n = min(count, s.data.count - s.offset)
                 guard n > 0 else { return -1 }
@@ -120,8 +126,9 @@ public struct JPEG2000Coder: ImageDecoding {
         guard let image = d.image else { throw ImageCodingError.corrupt(.jp2, "no image header") }
         let comps = Int(image.pointee.numcomps)
         let prec = comps > 0 ? Int(image.pointee.comps[0].prec) : 8
-        return ImageInfo(format: .jp2, width: d.size.width, height: d.size.height, hasAlpha: comps == 2 || comps == 4,
-                         bitDepth: max(1, prec), hasICCProfile: image.pointee.icc_profile_len > 0)
+        return ImageInfo(
+            format: .jp2, width: d.size.width, height: d.size.height, hasAlpha: comps == 2 || comps == 4,
+            bitDepth: max(1, prec), hasICCProfile: image.pointee.icc_profile_len > 0)
     }
 
     /// Decodes to ``DecodeOptions/pixelFormat``.
@@ -190,7 +197,8 @@ public struct JPEG2000Coder: ImageDecoding {
                 _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8)
             }
         }
-        return Image(buffer: buffer.converted(to: options.pixelFormat), scale: options.scale, format: .jp2,
-                     metadata: ImageMetadata(iccProfile: managed ? nil : icc), hasAlpha: count == 2 || count == 4)
+        return Image(
+            buffer: buffer.converted(to: options.pixelFormat), scale: options.scale, format: .jp2,
+            metadata: ImageMetadata(iccProfile: managed ? nil : icc), hasAlpha: count == 2 || count == 4)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CJXL
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -48,16 +51,18 @@ final class JXLAnimation: AnimatedImageDecoding {
         let kept = reader.withLock { ImageMetadata(iccProfile: $0.color.keptProfile, exif: $0.exif) }
         var image: Image
         if options.decodesFramesLazily {
-            image = try Image(animation: self, firstFrame: first, orientation: header.info.orientation, format: .jxl,
-                              metadata: kept, hasAlpha: header.hasAlpha)
+            image = try Image(
+                animation: self, firstFrame: first, orientation: header.info.orientation, format: .jxl,
+                metadata: kept, hasAlpha: header.hasAlpha)
         } else {
             try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
             var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
             for i in 1..<max(1, frameCount) {
                 frames.append(ImageFrame(buffer: try frame(at: i), duration: duration(at: i)))
             }
-            image = try Image(frames: frames, loopCount: loopCount, orientation: header.info.orientation, format: .jxl,
-                              metadata: kept, hasAlpha: header.hasAlpha)
+            image = try Image(
+                frames: frames, loopCount: loopCount, orientation: header.info.orientation, format: .jxl,
+                metadata: kept, hasAlpha: header.hasAlpha)
         }
         image.scale = options.scale
         return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)
@@ -70,7 +75,8 @@ final class JXLAnimation: AnimatedImageDecoding {
         private var nextIndex = 0
         private(set) var color: JXLColorPlan
         private(set) var exif: Data?
-        private static let events = JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue
+        private static let events =
+            JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue
             | JXL_DEC_BOX.rawValue
 
         init(data: Data, manages: Bool, header: JXLFrameScan) throws {
@@ -80,7 +86,7 @@ final class JXLAnimation: AnimatedImageDecoding {
         }
 
         deinit {
-            session = nil   // the decoder goes before the bytes it reads
+            session = nil  // the decoder goes before the bytes it reads
             bytes.deallocate()
         }
 

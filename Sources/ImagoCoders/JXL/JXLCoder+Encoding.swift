@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CJXL
 #if canImport(FoundationEssentials)
@@ -61,8 +64,9 @@ extension JXLCoder {
         try encoder.check(JxlEncoderSetBasicInfo(e, &basic), "setting the header")
         if let icc, ColorManagement.space(of: icc) == (gray ? .gray : .rgb) {
             try icc.withUnsafeBytes { raw in
-                try encoder.check(JxlEncoderSetICCProfile(e, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count),
-                                  "setting the ICC profile")
+                try encoder.check(
+                    JxlEncoderSetICCProfile(e, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count),
+                    "setting the ICC profile")
             }
         } else {
             var srgb = JxlColorEncoding()
@@ -74,8 +78,9 @@ extension JXLCoder {
             let box = Data([0, 0, 0, 0]) + exif
             let type: [CChar] = Array("Exif".utf8).map { CChar(bitPattern: $0) }
             try box.withUnsafeBytes { raw in
-                try encoder.check(JxlEncoderAddBox(e, type, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, JXL_FALSE),
-                                  "adding the EXIF box")
+                try encoder.check(
+                    JxlEncoderAddBox(e, type, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, JXL_FALSE),
+                    "adding the EXIF box")
             }
             JxlEncoderCloseBoxes(e)
         }
@@ -133,8 +138,9 @@ extension JXLCoder {
         options.effort = effort
         let settings = try encoder.frameSettings(options: options, pixels: false)
         try jpeg.withUnsafeBytes { raw in
-            try encoder.check(JxlEncoderAddJPEGFrame(settings, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count),
-                              "adding the JPEG")
+            try encoder.check(
+                JxlEncoderAddJPEGFrame(settings, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count),
+                "adding the JPEG")
         }
         JxlEncoderCloseInput(e)
         return try encoder.output()
@@ -211,14 +217,15 @@ final class JXLEncoderHandle {
     func check(_ status: JxlEncoderStatus, _ step: String) throws {
         guard status == JXL_ENC_SUCCESS else {
             let error = JxlEncoderGetError(pointer)
-            let reason: String = switch error {
-            case JXL_ENC_ERR_OOM: "out of memory"
-            case JXL_ENC_ERR_JBRD: "the JPEG cannot be recompressed losslessly"
-            case JXL_ENC_ERR_BAD_INPUT: "the input was rejected"
-            case JXL_ENC_ERR_NOT_SUPPORTED: "not supported"
-            case JXL_ENC_ERR_API_USAGE: "libjxl refused the call"
-            default: "libjxl error \(error.rawValue)"
-            }
+            let reason: String =
+                switch error {
+                case JXL_ENC_ERR_OOM: "out of memory"
+                case JXL_ENC_ERR_JBRD: "the JPEG cannot be recompressed losslessly"
+                case JXL_ENC_ERR_BAD_INPUT: "the input was rejected"
+                case JXL_ENC_ERR_NOT_SUPPORTED: "not supported"
+                case JXL_ENC_ERR_API_USAGE: "libjxl refused the call"
+                default: "libjxl error \(error.rawValue)"
+                }
             throw ImageCodingError.encodingFailed(.jxl, "\(reason) (\(step))")
         }
     }
@@ -228,8 +235,9 @@ final class JXLEncoderHandle {
         guard let settings = JxlEncoderFrameSettingsCreate(pointer, nil) else {
             throw ImageCodingError.encodingFailed(.jxl, "libjxl could not make frame settings")
         }
-        try check(JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, Int64(options.effort ?? JXLCoder.defaultEffort)),
-                  "setting the effort")
+        try check(
+            JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, Int64(options.effort ?? JXLCoder.defaultEffort)),
+            "setting the effort")
         if pixels {
             if options.progressive {
                 // As cjxl's --progressive: DC first, then AC in passes, so partial bytes show the whole image.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CJXL
 import CLCMS2
@@ -64,8 +67,9 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
         let header = try data.withUnsafeBytes { raw in
-            try JXLFrameScan(input: raw, limits: options.limits, maxFrames: options.limits.maxFrames,
-                             readsAllFrames: !options.firstFrameOnly)
+            try JXLFrameScan(
+                input: raw, limits: options.limits, maxFrames: options.limits.maxFrames,
+                readsAllFrames: !options.firstFrameOnly)
         }
         if header.info.frameCount > 1 || (header.isAnimated && !options.firstFrameOnly) {
             let animation = try JXLAnimation(data: data, header: header, options: options)
@@ -76,10 +80,12 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
 
     /// The first frame of `input` as an image, colour managed as `options` asks.
     private static func decodeStill(_ input: UnsafeRawBufferPointer, header: JXLFrameScan, options: DecodeOptions) throws -> Image {
-        let events = JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue
+        let events =
+            JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue
             | JXL_DEC_FULL_IMAGE.rawValue | JXL_DEC_BOX.rawValue
-        let session = try JXLSession(input: input, events: events,
-                                     threads: JXLSession.threads(forPixels: header.info.pixelSize.pixelCount ?? 0))
+        let session = try JXLSession(
+            input: input, events: events,
+            threads: JXLSession.threads(forPixels: header.info.pixelSize.pixelCount ?? 0))
         _ = JxlDecoderSetDecompressBoxes(session.decoder, JXL_TRUE)
         var color = JXLColorPlan(manages: options.colorManagement, gray: header.isGray, alpha: header.hasAlpha)
         var buffer: PixelBuffer?
@@ -96,14 +102,16 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
                 session.continueBox()
             case JXL_DEC_FRAME:
                 session.finishBox()
-                guard buffer == nil else { break decoding }   // a second frame: the first is all a still needs
+                guard buffer == nil else { break decoding }  // a second frame: the first is all a still needs
                 let size = session.storedSize
                 // An opaque image wanted as premultiplied BGRA is decoded as RGBA into that
                 // very buffer and its bytes swapped there: no second full-size copy.
                 let inPlace = !header.hasAlpha && options.pixelFormat == .argb32Premultiplied && color.bufferFormat.isColor
                 let channels = inPlace ? 4 : color.bufferFormat.bytesPerPixel
-                buffer = try PixelBuffer(uninitializedWidth: size.width, height: size.height,
-                                         format: inPlace ? .argb32Premultiplied : color.bufferFormat) { out in
+                buffer = try PixelBuffer(
+                    uninitializedWidth: size.width, height: size.height,
+                    format: inPlace ? .argb32Premultiplied : color.bufferFormat
+                ) { out in
                     guard try session.decodeFrame(into: out, channels: channels, step: "decoding the image") else {
                         throw ImageCodingError.truncated(.jxl, "the file ends inside the image")
                     }
@@ -121,9 +129,10 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
         }
         guard var pixels = buffer else { throw ImageCodingError.corrupt(.jxl, "the file holds no frame") }
         if pixels.format != .argb32Premultiplied || options.pixelFormat != .argb32Premultiplied { color.convert(&pixels) }
-        return Image(buffer: pixels.converted(to: options.pixelFormat), orientation: session.orientation, scale: options.scale,
-                     format: .jxl, metadata: ImageMetadata(iccProfile: color.keptProfile, exif: session.exif),
-                     hasAlpha: header.hasAlpha)
+        return Image(
+            buffer: pixels.converted(to: options.pixelFormat), orientation: session.orientation, scale: options.scale,
+            format: .jxl, metadata: ImageMetadata(iccProfile: color.keptProfile, exif: session.exif),
+            hasAlpha: header.hasAlpha)
     }
 
     /// Decodes a JPEG XL as its bytes arrive: libjxl's DC pass first, then refinements, each

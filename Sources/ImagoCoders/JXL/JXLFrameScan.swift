@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CJXL
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -53,10 +56,11 @@ struct JXLFrameScan: Sendable {
         if durations.isEmpty { durations = [0] }
         let basic = session.basicInfo
         let frames = durations.count
-        info = ImageInfo(format: .jxl, width: Int(basic.xsize), height: Int(basic.ysize), orientation: session.orientation,
-                         frameCount: frames, loopCount: isAnimated && frames > 1 ? session.loopCount : 1,
-                         durations: isAnimated && frames > 1 ? durations.map(FrameTiming.displayedDuration) : [0],
-                         hasAlpha: hasAlpha, bitDepth: Int(basic.bits_per_sample), hasICCProfile: hasICC,
-                         progressive: false, isGrayscale: isGray)
+        info = ImageInfo(
+            format: .jxl, width: Int(basic.xsize), height: Int(basic.ysize), orientation: session.orientation,
+            frameCount: frames, loopCount: isAnimated && frames > 1 ? session.loopCount : 1,
+            durations: isAnimated && frames > 1 ? durations.map(FrameTiming.displayedDuration) : [0],
+            hasAlpha: hasAlpha, bitDepth: Int(basic.bits_per_sample), hasICCProfile: hasICC,
+            progressive: false, isGrayscale: isGray)
     }
 }

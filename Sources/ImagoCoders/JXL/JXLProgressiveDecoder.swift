@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CJXL
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -47,7 +50,8 @@ final class JXLProgressiveDecoder: ProgressiveImageDecoding {
                 session = current
                 try session.feed(rest, isFinal: false)
             } else {
-                let events = JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue
+                let events =
+                    JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue
                     | JXL_DEC_FULL_IMAGE.rawValue
                 session = try JXLSession(input: rest, events: events, isComplete: false)
                 self.session = session
@@ -65,9 +69,10 @@ final class JXLProgressiveDecoder: ProgressiveImageDecoding {
                 let size = session.storedSize
                 try options.limits.check(width: size.width, height: size.height, format: .jxl)
                 color = JXLColorPlan(manages: options.colorManagement, gray: session.isGray, alpha: true)
-                info = ImageInfo(format: .jxl, width: size.width, height: size.height, orientation: session.orientation,
-                                 hasAlpha: session.hasAlpha, bitDepth: Int(session.basicInfo.bits_per_sample),
-                                 progressive: true, isGrayscale: session.isGray)
+                info = ImageInfo(
+                    format: .jxl, width: size.width, height: size.height, orientation: session.orientation,
+                    hasAlpha: session.hasAlpha, bitDepth: Int(session.basicInfo.bits_per_sample),
+                    progressive: true, isGrayscale: session.isGray)
                 header = session.basicInfo
             case JXL_DEC_COLOR_ENCODING:
                 color.decide(session)
@@ -80,8 +85,10 @@ final class JXLProgressiveDecoder: ProgressiveImageDecoding {
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                 guard let storage else { throw ImageCodingError.corrupt(.jxl, "pixels before a frame header") }
                 var format = JXLSession.pixelFormat(channels: 4)
-                guard JxlDecoderSetImageOutBuffer(session.decoder, &format, storage.bytes.baseAddress, storage.bytes.count)
-                        == JXL_DEC_SUCCESS else {
+                guard
+                    JxlDecoderSetImageOutBuffer(session.decoder, &format, storage.bytes.baseAddress, storage.bytes.count)
+                        == JXL_DEC_SUCCESS
+                else {
                     throw ImageCodingError.corrupt(.jxl, "the frame does not fit the image's size")
                 }
             case JXL_DEC_FULL_IMAGE, JXL_DEC_SUCCESS:
@@ -101,8 +108,9 @@ final class JXLProgressiveDecoder: ProgressiveImageDecoding {
         guard JxlDecoderFlushImage(session.decoder) == JXL_DEC_SUCCESS else { return nil }
         var buffer = try storage.snapshot(width: info.width, height: info.height, format: .rgba8, bytesPerRow: info.width * 4)
         color.convert(&buffer)
-        return Image(buffer: buffer.converted(to: options.pixelFormat), orientation: info.orientation, scale: options.scale,
-                     format: .jxl, metadata: ImageMetadata(iccProfile: color.keptProfile), hasAlpha: info.hasAlpha,
-                     isIncremental: true)
+        return Image(
+            buffer: buffer.converted(to: options.pixelFormat), orientation: info.orientation, scale: options.scale,
+            format: .jxl, metadata: ImageMetadata(iccProfile: color.keptProfile), hasAlpha: info.hasAlpha,
+            isIncremental: true)
     }
 }

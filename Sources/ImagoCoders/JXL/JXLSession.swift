@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CJXL
 #if canImport(FoundationEssentials)
@@ -42,8 +45,9 @@ final class JXLSession {
             _ = JxlDecoderSetParallelRunner(decoder, JxlThreadParallelRunner, r)
         }
         guard JxlDecoderSubscribeEvents(decoder, Int32(bitPattern: events)) == JXL_DEC_SUCCESS,
-              JxlDecoderSetKeepOrientation(decoder, JXL_TRUE) == JXL_DEC_SUCCESS,
-              JxlDecoderSetUnpremultiplyAlpha(decoder, JXL_TRUE) == JXL_DEC_SUCCESS else {
+            JxlDecoderSetKeepOrientation(decoder, JXL_TRUE) == JXL_DEC_SUCCESS,
+            JxlDecoderSetUnpremultiplyAlpha(decoder, JXL_TRUE) == JXL_DEC_SUCCESS
+        else {
             JxlDecoderDestroy(decoder)
             throw ImageCodingError.unsupportedFeature(.jxl, "libjxl refused the decoder's settings")
         }
@@ -186,7 +190,8 @@ final class JXLSession {
     func outputProfile() -> Data? {
         var size = 0
         guard JxlDecoderGetICCProfileSize(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &size) == JXL_DEC_SUCCESS,
-              size > 0, size < 4 << 20 else { return nil }
+            size > 0, size < 4 << 20
+        else { return nil }
         var data = Data(count: size)
         let status = data.withUnsafeMutableBytes { raw -> JxlDecoderStatus in
             guard let p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return JXL_DEC_ERROR }
@@ -200,7 +205,8 @@ final class JXLSession {
         guard originalEncoding() == nil else { return nil }
         var size = 0
         guard JxlDecoderGetICCProfileSize(decoder, nil, JXL_COLOR_PROFILE_TARGET_ORIGINAL, &size) == JXL_DEC_SUCCESS,
-              size > 0, size < 4 << 20 else { return nil }
+            size > 0, size < 4 << 20
+        else { return nil }
         var data = Data(count: size)
         let status = data.withUnsafeMutableBytes { raw -> JxlDecoderStatus in
             guard let p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return JXL_DEC_ERROR }
@@ -235,7 +241,8 @@ final class JXLSession {
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                 var needed = 0
                 guard JxlDecoderImageOutBufferSize(decoder, &format, &needed) == JXL_DEC_SUCCESS, needed <= out.count,
-                      JxlDecoderSetImageOutBuffer(decoder, &format, out.baseAddress, out.count) == JXL_DEC_SUCCESS else {
+                    JxlDecoderSetImageOutBuffer(decoder, &format, out.baseAddress, out.count) == JXL_DEC_SUCCESS
+                else {
                     throw ImageCodingError.corrupt(.jxl, "the frame does not fit the image's size (\(step))")
                 }
                 bufferSet = true
@@ -244,8 +251,11 @@ final class JXLSession {
             case JXL_DEC_NEED_MORE_INPUT:
                 return false
             case JXL_DEC_SUCCESS:
-                throw ImageCodingError.corrupt(.jxl, bufferSet ? "the frame ended without its pixels (\(step))"
-                                                    : "the file has no more frames (\(step))")
+                throw ImageCodingError.corrupt(
+                    .jxl,
+                    bufferSet
+                        ? "the frame ended without its pixels (\(step))"
+                        : "the file has no more frames (\(step))")
             default:
                 continue
             }
@@ -309,7 +319,8 @@ final class JXLSession {
         collectBox()
         boxKind = nil
         if boxData.count > 4 {
-            let offset = Int(boxData[boxData.startIndex]) << 24 | Int(boxData[boxData.startIndex + 1]) << 16
+            let offset =
+                Int(boxData[boxData.startIndex]) << 24 | Int(boxData[boxData.startIndex + 1]) << 16
                 | Int(boxData[boxData.startIndex + 2]) << 8 | Int(boxData[boxData.startIndex + 3])
             if offset >= 0, 4 + offset < boxData.count { exif = EXIF.strippingPrefix(boxData.dropFirst(4 + offset)) }
         }

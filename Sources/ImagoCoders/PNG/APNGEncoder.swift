@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CPNG
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -26,9 +29,10 @@ enum APNGEncoder {
         var out = Data(PNGChunks.signature)
         var sequence: UInt32 = 0
         for (index, frame) in frames.enumerated() {
-            let png = try PNGCoder.write(frame.buffer.converted(to: alpha ? .rgba8 : .rgb8), colorType: colorType,
-                                         level: options.compressionLevel, interlace: false,
-                                         icc: index == 0 ? icc : nil, exif: index == 0 ? exif : nil)
+            let png = try PNGCoder.write(
+                frame.buffer.converted(to: alpha ? .rgba8 : .rgb8), colorType: colorType,
+                level: options.compressionLevel, interlace: false,
+                icc: index == 0 ? icc : nil, exif: index == 0 ? exif : nil)
             let chunks = try Self.chunks(of: png)
             if index == 0 {
                 // IHDR, then acTL, then the colour and metadata chunks, all before the first fcTL.
@@ -43,7 +47,7 @@ enum APNGEncoder {
             }
             var control = Self.be32(sequence) + Self.be32(UInt32(width)) + Self.be32(UInt32(height)) + Self.be32(0) + Self.be32(0)
             control += Self.delay(frame.duration)
-            control += Data([0, 0])   // dispose none, blend source
+            control += Data([0, 0])  // dispose none, blend source
             APNGStructure.appendChunk("fcTL", control, to: &out)
             sequence += 1
             for chunk in chunks where chunk.type == "IDAT" {

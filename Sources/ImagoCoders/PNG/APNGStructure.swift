@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CZlib
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -22,8 +25,8 @@ struct APNGStructure {
         var data: [Range<Int>]
     }
 
-    let ihdr: Range<Int>            // IHDR chunk body
-    let shared: [Range<Int>]        // whole chunks (length to CRC) before IDAT that every frame stream repeats
+    let ihdr: Range<Int>  // IHDR chunk body
+    let shared: [Range<Int>]  // whole chunks (length to CRC) before IDAT that every frame stream repeats
     let frames: [Frame]
     let plays: Int
     /// Whether IDAT is frame 0 (otherwise a default image outside the animation).
@@ -131,8 +134,9 @@ struct APNGStructure {
             case "fcTL":
                 try checkCRC(offset, length)
                 guard length == 26, let seq = r.u32be(body), let fw = r.u32be(body + 4), let fh = r.u32be(body + 8),
-                      let fx = r.u32be(body + 12), let fy = r.u32be(body + 16), let num = r.u16be(body + 20),
-                      let den = r.u16be(body + 22), let dispose = r.u8(body + 24), let blend = r.u8(body + 25) else {
+                    let fx = r.u32be(body + 12), let fy = r.u32be(body + 16), let num = r.u16be(body + 20),
+                    let den = r.u16be(body + 22), let dispose = r.u8(body + 24), let blend = r.u8(body + 25)
+                else {
                     throw Invalid(description: "fcTL has the wrong length")
                 }
                 guard seq == expectedSequence else { throw Invalid(description: "sequence number \(seq) where \(expectedSequence) was due") }
@@ -147,11 +151,14 @@ struct APNGStructure {
                     throw Invalid(description: "the fcTL before IDAT does not cover the image")
                 }
                 let seconds = Double(num) / Double(den == 0 ? 100 : den)
-                current = (AnimationFrameLayout(x: fx, y: fy, width: fw, height: fh,
-                                                duration: FrameTiming.displayedDuration(seconds),
-                                                disposal: dispose == 1 ? .background : dispose == 2 ? .previous : .none,
-                                                blend: blend == 0 ? .source : .over, mayBeTransparent: true),
-                           [], isDefault)
+                current = (
+                    AnimationFrameLayout(
+                        x: fx, y: fy, width: fw, height: fh,
+                        duration: FrameTiming.displayedDuration(seconds),
+                        disposal: dispose == 1 ? .background : dispose == 2 ? .previous : .none,
+                        blend: blend == 0 ? .source : .over, mayBeTransparent: true),
+                    [], isDefault
+                )
                 if isDefault { defaultIsFirst = true }
             case "IDAT":
                 guard !idatEnded else { throw Invalid(description: "IDAT chunks are not consecutive") }
@@ -190,10 +197,14 @@ struct APNGStructure {
         let f = frames[index]
         var out = Data(PNGChunks.signature)
         var header = data.subdata(in: (data.startIndex + ihdr.lowerBound)..<(data.startIndex + ihdr.upperBound))
-        header.replaceSubrange(0..<8, with: [UInt8(f.layout.width >> 24 & 0xFF), UInt8(f.layout.width >> 16 & 0xFF),
-                                             UInt8(f.layout.width >> 8 & 0xFF), UInt8(f.layout.width & 0xFF),
-                                             UInt8(f.layout.height >> 24 & 0xFF), UInt8(f.layout.height >> 16 & 0xFF),
-                                             UInt8(f.layout.height >> 8 & 0xFF), UInt8(f.layout.height & 0xFF)])
+        header.replaceSubrange(
+            0..<8,
+            with: [
+                UInt8(f.layout.width >> 24 & 0xFF), UInt8(f.layout.width >> 16 & 0xFF),
+                UInt8(f.layout.width >> 8 & 0xFF), UInt8(f.layout.width & 0xFF),
+                UInt8(f.layout.height >> 24 & 0xFF), UInt8(f.layout.height >> 16 & 0xFF),
+                UInt8(f.layout.height >> 8 & 0xFF), UInt8(f.layout.height & 0xFF)
+            ])
         Self.appendChunk("IHDR", header, to: &out)
         for chunk in shared { out.append(data.subdata(in: (data.startIndex + chunk.lowerBound)..<(data.startIndex + chunk.upperBound))) }
         var body = Data()

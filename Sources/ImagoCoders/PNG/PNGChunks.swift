@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -43,7 +46,8 @@ struct PNGChunks {
             throw ImageCodingError.corrupt(.png, "the PNG signature is damaged")
         }
         guard data.count >= 33, let len = r.u32be(8), let w = r.u32be(16), let h = r.u32be(20),
-              let depth = r.u8(24), let color = r.u8(25), let interlace = r.u8(28) else {
+            let depth = r.u8(24), let color = r.u8(25), let interlace = r.u8(28)
+        else {
             throw ImageCodingError.truncated(.png, "the IHDR chunk is incomplete")
         }
         guard len == 13, r.matches("IHDR", at: 12) else {
@@ -124,7 +128,7 @@ struct PNGChunks {
         let keyword = Array("XML:com.adobe.xmp".utf8) + [0]
         guard body.starts(with: keyword), body.count > keyword.count + 2, body[keyword.count] == 0 else { return nil }
         var i = keyword.count + 2
-        for _ in 0..<2 {   // language tag, translated keyword
+        for _ in 0..<2 {  // language tag, translated keyword
             guard let end = body[i...].firstIndex(of: 0) else { return nil }
             i = end + 1
         }
@@ -142,11 +146,12 @@ struct PNGChunks {
         try limits.check(frameCount: frames, framePixels: 0)
         var durations = animated ? Array(delays.prefix(frames)) : [0]
         if durations.count < frames { durations += Array(repeating: 0.1, count: frames - durations.count) }
-        return ImageInfo(format: format, width: ihdr.width, height: ihdr.height,
-                         orientation: ImageOrientation(exif: exif, xmp: xmp),
-                         frameCount: frames, loopCount: animated ? (animationPlays ?? 0) : 1,
-                         durations: durations, hasAlpha: ihdr.hasAlphaChannel || hasTRNS,
-                         bitDepth: ihdr.bitDepth, hasICCProfile: hasICC, progressive: ihdr.interlaced,
-                         isGrayscale: ihdr.colorType == 0 || ihdr.colorType == 4)
+        return ImageInfo(
+            format: format, width: ihdr.width, height: ihdr.height,
+            orientation: ImageOrientation(exif: exif, xmp: xmp),
+            frameCount: frames, loopCount: animated ? (animationPlays ?? 0) : 1,
+            durations: durations, hasAlpha: ihdr.hasAlphaChannel || hasTRNS,
+            bitDepth: ihdr.bitDepth, hasICCProfile: hasICC, progressive: ihdr.interlaced,
+            isGrayscale: ihdr.colorType == 0 || ihdr.colorType == 4)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CLCMS2
 #if canImport(FoundationEssentials)
@@ -23,8 +26,10 @@ extension PNGCoder: RowStreamingImageDecoding {
     ///
     /// - Throws: as ``decode(_:options:)-(Data,_)``; `.unsupportedFeature` for an interlaced PNG; the
     ///   source's and the consumer's own errors unchanged.
-    public func decodeRows(from source: any ImageByteSource, options: DecodeOptions,
-                           into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes {
+    public func decodeRows(
+        from source: any ImageByteSource, options: DecodeOptions,
+        into consumer: any DecodedRowConsuming
+    ) throws -> StreamedImageAttributes {
         let head = try source.read(maxLength: 1 << 16)
         let ihdr = try PNGChunks.readIHDR(head)
         guard canStreamRows(of: head) else {
@@ -35,8 +40,9 @@ extension PNGCoder: RowStreamingImageDecoding {
         let declared = ihdr.width.multipliedReportingOverflow(by: ihdr.height)
         let ceiling = max(options.limits.maxSourcePixels, options.limits.maxPixels)
         if declared.overflow || declared.partialValue > ceiling {
-            throw ImageCodingError.exceedsLimit(.maxSourcePixels, found: declared.overflow ? Int.max : declared.partialValue,
-                                                limit: ceiling)
+            throw ImageCodingError.exceedsLimit(
+                .maxSourcePixels, found: declared.overflow ? Int.max : declared.partialValue,
+                limit: ceiling)
         }
         var streamOptions = options
         streamOptions.pixelFormat = .argb32Premultiplied
@@ -52,20 +58,28 @@ extension PNGCoder: RowStreamingImageDecoding {
         let early = try? PNGChunks(head)
         // The consumer begins at the first row, when libpng has read every chunk before the
         // pixels (iCCP, eXIf, tRNS), so it can be told the image's attributes.
-        let bridge = PNGRowBridge(consumer: consumer, decoder: decoder, width: ihdr.width,
-                                  colorManagement: options.colorManagement, premultiplies: !straight) { header in
-            StreamedImageAttributes(pixelSize: size, orientation: ImageOrientation(exif: header.exif ?? early?.exif,
-                                                                                   xmp: header.xmp ?? early?.xmp),
-                                    format: format,
-                                    metadata: ImageMetadata(iccProfile: options.colorManagement && header.icc != nil ? nil : header.icc,
-                                                            exif: header.exif ?? early?.exif),
-                                    hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS, rowsArePremultiplied: !straight)
+        let bridge = PNGRowBridge(
+            consumer: consumer, decoder: decoder, width: ihdr.width,
+            colorManagement: options.colorManagement, premultiplies: !straight
+        ) { header in
+            StreamedImageAttributes(
+                pixelSize: size,
+                orientation: ImageOrientation(
+                    exif: header.exif ?? early?.exif,
+                    xmp: header.xmp ?? early?.xmp),
+                format: format,
+                metadata: ImageMetadata(
+                    iccProfile: options.colorManagement && header.icc != nil ? nil : header.icc,
+                    exif: header.exif ?? early?.exif),
+                hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS, rowsArePremultiplied: !straight)
         }
         try withExtendedLifetime(bridge) {
-            imago_png_decoder_set_row_sink(decoder.handle, { context, row, y in
-                guard let context, let row else { return 1 }
-                return Unmanaged<PNGRowBridge>.fromOpaque(context).takeUnretainedValue().take(row, y: Int(y))
-            }, Unmanaged.passUnretained(bridge).toOpaque())
+            imago_png_decoder_set_row_sink(
+                decoder.handle,
+                { context, row, y in
+                    guard let context, let row else { return 1 }
+                    return Unmanaged<PNGRowBridge>.fromOpaque(context).takeUnretainedValue().take(row, y: Int(y))
+                }, Unmanaged.passUnretained(bridge).toOpaque())
             var piece = head, total = head.count
             do {
                 while !piece.isEmpty, !decoder.isFinished {
@@ -75,7 +89,7 @@ extension PNGCoder: RowStreamingImageDecoding {
                     total += piece.count
                 }
             } catch {
-                throw bridge.failure ?? error   // the consumer's error, not libpng's report of the stop
+                throw bridge.failure ?? error  // the consumer's error, not libpng's report of the stop
             }
         }
         guard decoder.isFinished else {
@@ -84,11 +98,12 @@ extension PNGCoder: RowStreamingImageDecoding {
         let header = decoder.header()
         let icc = header.icc
         let convertedICC = options.colorManagement && icc != nil
-        return StreamedImageAttributes(pixelSize: PixelSize(width: ihdr.width, height: ihdr.height),
-                                       orientation: ImageOrientation(exif: header.exif ?? early?.exif, xmp: header.xmp ?? early?.xmp),
-                                       format: format,
-                                       metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: header.exif ?? early?.exif),
-                                       hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS, rowsArePremultiplied: !straight)
+        return StreamedImageAttributes(
+            pixelSize: PixelSize(width: ihdr.width, height: ihdr.height),
+            orientation: ImageOrientation(exif: header.exif ?? early?.exif, xmp: header.xmp ?? early?.xmp),
+            format: format,
+            metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: header.exif ?? early?.exif),
+            hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS, rowsArePremultiplied: !straight)
     }
 }
 
@@ -105,8 +120,10 @@ private final class PNGRowBridge {
     var prepared = false
     var failure: (any Error)?
 
-    init(consumer: any DecodedRowConsuming, decoder: PNGPushDecoder, width: Int, colorManagement: Bool, premultiplies: Bool,
-         attributes: @escaping ((icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool)) -> StreamedImageAttributes) {
+    init(
+        consumer: any DecodedRowConsuming, decoder: PNGPushDecoder, width: Int, colorManagement: Bool, premultiplies: Bool,
+        attributes: @escaping ((icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool)) -> StreamedImageAttributes
+    ) {
         self.consumer = consumer
         self.decoder = decoder
         self.width = width

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCore
 
 extension PNGCoder: StreamingImageDecoding {
@@ -40,7 +43,8 @@ extension PNGCoder: StreamingImageDecoding {
             }
         }
         guard let decoder else { throw ImageCodingError.corrupt(.png, "decoder was not created") }
-        return decoder.finish(&raw, icc: decoder.iccProfile(), exif: chunks.exif, xmp: decoder.xmp,
-                              hasAlpha: ihdr.hasAlphaChannel || chunks.hasTRNS, format: .png, incremental: false)
+        return decoder.finish(
+            &raw, icc: decoder.iccProfile(), exif: chunks.exif, xmp: decoder.xmp,
+            hasAlpha: ihdr.hasAlphaChannel || chunks.hasTRNS, format: .png, incremental: false)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CPNG
 #if canImport(FoundationEssentials)
@@ -77,8 +80,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             // The ICC profile is kept when it was not applied (the frames were converted with it otherwise).
             let icc = options.colorManagement ? nil : PNGPushDecoder.iccProfile(in: data)
             let animation = try APNGAnimation(data: data, structure: structure, options: options)
-            return try animation.image(options: options, metadata: ImageMetadata(iccProfile: icc, exif: exif),
-                                       orientation: ImageOrientation(exif: exif, xmp: chunks?.xmp))
+            return try animation.image(
+                options: options, metadata: ImageMetadata(iccProfile: icc, exif: exif),
+                orientation: ImageOrientation(exif: exif, xmp: chunks?.xmp))
         }
         var still = options
         still.sourceFormat = format
@@ -103,8 +107,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         guard let decoder else { throw ImageCodingError.corrupt(.png, "decoder was not created") }
         let chunks = try? PNGChunks(data)
         let hasAlpha = ihdr.hasAlphaChannel || chunks?.hasTRNS == true
-        return decoder.finish(&raw, icc: decoder.iccProfile(), exif: chunks?.exif, xmp: decoder.xmp, hasAlpha: hasAlpha,
-                              format: options.sourceFormat ?? ImageFormat(sniffing: data) ?? .png, incremental: false)
+        return decoder.finish(
+            &raw, icc: decoder.iccProfile(), exif: chunks?.exif, xmp: decoder.xmp, hasAlpha: hasAlpha,
+            format: options.sourceFormat ?? ImageFormat(sniffing: data) ?? .png, incremental: false)
     }
 
     /// A progressive decoder: rows so far, or for Adam7 the passes so far.
@@ -142,8 +147,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
             colorType = keepAlpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB
         }
         let (fitted, fittedType, profile) = PNGColorProfile.fit(pixels, colorType: colorType, icc: icc)
-        return try Self.write(fitted, colorType: fittedType, level: options.compressionLevel, interlace: options.progressive,
-                              icc: profile, exif: exif)
+        return try Self.write(
+            fitted, colorType: fittedType, level: options.compressionLevel, interlace: options.progressive,
+            icc: profile, exif: exif)
     }
 
     /// libpng's encoder over 8-bit pixels already in the layout of `colorType`.

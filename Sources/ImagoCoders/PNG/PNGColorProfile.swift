@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CPNG
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -33,12 +36,16 @@ enum PNGColorProfile {
         case "GRAY":
             guard hasColor else { return (pixels, colorType, icc) }
             guard isNeutral(pixels) else { return (pixels, colorType, nil) }
-            return (pixels.converted(to: hasAlpha ? .grayAlpha8 : .gray8),
-                    hasAlpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY, icc)
+            return (
+                pixels.converted(to: hasAlpha ? .grayAlpha8 : .gray8),
+                hasAlpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY, icc
+            )
         case "RGB ":
             guard !hasColor else { return (pixels, colorType, icc) }
-            return (pixels.converted(to: hasAlpha ? .rgba8 : .rgb8),
-                    hasAlpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, icc)
+            return (
+                pixels.converted(to: hasAlpha ? .rgba8 : .rgb8),
+                hasAlpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, icc
+            )
         default:
             return (pixels, colorType, nil)
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CLCMS2
 #if canImport(FoundationEssentials)
@@ -21,9 +24,12 @@ final class PNGPushDecoder {
         self.ihdr = ihdr
         self.options = options
         bgra = options.pixelFormat == .argb32Premultiplied && PixelFormat.argbOffsets.b == 0
-        guard let h = imago_png_decoder_create(output?.assumingMemoryBound(to: UInt8.self), stride, bgra ? 1 : 0,
-                                               options.colorManagement ? 1 : 0,
-                                               UInt32(clamping: ihdr.width), UInt32(clamping: ihdr.height)) else {
+        guard
+            let h = imago_png_decoder_create(
+                output?.assumingMemoryBound(to: UInt8.self), stride, bgra ? 1 : 0,
+                options.colorManagement ? 1 : 0,
+                UInt32(clamping: ihdr.width), UInt32(clamping: ihdr.height))
+        else {
             throw ImageCodingError.corrupt(.png, "could not create a libpng decoder (out of memory)")
         }
         handle = h
@@ -59,9 +65,11 @@ final class PNGPushDecoder {
     func header() -> (icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool) {
         var h = imago_png_header()
         guard imago_png_get_header(handle, &h) == Int32(IMAGO_OK) else { return (nil, nil, nil, false) }
-        return (h.icc.map { Data(bytes: $0, count: Int(h.icc_length)) },
-                h.exif.map { Data(bytes: $0, count: Int(h.exif_length)) },
-                h.xmp.map { Data(bytes: $0, count: min(h.xmp_length, XMP.scanLimit)) }, h.has_trns != 0)
+        return (
+            h.icc.map { Data(bytes: $0, count: Int(h.icc_length)) },
+            h.exif.map { Data(bytes: $0, count: Int(h.exif_length)) },
+            h.xmp.map { Data(bytes: $0, count: min(h.xmp_length, XMP.scanLimit)) }, h.has_trns != 0
+        )
     }
 
     /// The XMP packet read for its orientation, from the decoder's own copy.
@@ -70,7 +78,7 @@ final class PNGPushDecoder {
     /// The iCCP profile of a PNG, read by libpng from the chunks before image data (no pixels decoded).
     static func iccProfile(in data: Data) -> Data? {
         guard let ihdr = try? PNGChunks.readIHDR(data),
-              let decoder = try? PNGPushDecoder(ihdr: ihdr, options: DecodeOptions(colorManagement: false), output: nil, stride: 0)
+            let decoder = try? PNGPushDecoder(ihdr: ihdr, options: DecodeOptions(colorManagement: false), output: nil, stride: 0)
         else { return nil }
         let end = data.withUnsafeBytes { PNGChunks.offsetOfFirstIDAT(in: $0) }.map { min(data.count, $0 + 8) } ?? data.count
         try? data.prefix(end).withUnsafeBytes { try decoder.feed($0) }
@@ -87,14 +95,17 @@ final class PNGPushDecoder {
     /// Straight 4-byte pixels from libpng to the caller's format: ICC to sRGB, premultiply.
     ///
     /// Takes the buffer `inout` and works in place, so no copy of the pixels is made.
-    func finish(_ buffer: inout PixelBuffer, icc: Data?, exif: Data?, xmp: Data? = nil, hasAlpha: Bool, format: ImageFormat,
-                incremental: Bool) -> Image {
+    func finish(
+        _ buffer: inout PixelBuffer, icc: Data?, exif: Data?, xmp: Data? = nil, hasAlpha: Bool, format: ImageFormat,
+        incremental: Bool
+    ) -> Image {
         let convertedICC = options.colorManagement && icc != nil
         if convertedICC, let icc {
             let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
             buffer.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc,
-                                                  layout: bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
+                _ = ColorManagement.convertToSRGB(
+                    p, width: w, height: h, bytesPerRow: stride, profile: icc,
+                    layout: bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
             }
         }
         if options.pixelFormat == .argb32Premultiplied {
@@ -105,9 +116,10 @@ final class PNGPushDecoder {
         } else {
             buffer = buffer.converted(to: options.pixelFormat)
         }
-        return Image(buffer: buffer, orientation: ImageOrientation(exif: exif, xmp: xmp), scale: options.scale,
-                     format: format, metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: exif),
-                     hasAlpha: hasAlpha, isIncremental: incremental)
+        return Image(
+            buffer: buffer, orientation: ImageOrientation(exif: exif, xmp: xmp), scale: options.scale,
+            format: format, metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: exif),
+            hasAlpha: hasAlpha, isIncremental: incremental)
     }
 
     /// The format libpng writes into: display byte order, or straight RGBA.

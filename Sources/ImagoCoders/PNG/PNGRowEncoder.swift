@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CPNG
 #if canImport(FoundationEssentials)
@@ -55,8 +58,11 @@ public final class PNGRowEncoder: DecodedRowConsuming {
 
     /// Starts an RGBA stream without metadata; ``begin(size:attributes:)`` is what decoders call.
     public func begin(size: PixelSize) throws {
-        try begin(size: size, attributes: StreamedImageAttributes(pixelSize: size, orientation: .up, format: .png,
-                                                                   metadata: ImageMetadata(), hasAlpha: true))
+        try begin(
+            size: size,
+            attributes: StreamedImageAttributes(
+                pixelSize: size, orientation: .up, format: .png,
+                metadata: ImageMetadata(), hasAlpha: true))
     }
 
     /// Writes the header with the source's EXIF and fitting ICC profile when metadata is kept.
@@ -79,7 +85,9 @@ public final class PNGRowEncoder: DecodedRowConsuming {
         }
         channels = (colorIsGray ? 1 : 3) + (keepsAlpha ? 1 : 0)
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, size.width) * 4, alignment: 16)
-        let colorType = colorIsGray ? (keepsAlpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY)
+        let colorType =
+            colorIsGray
+            ? (keepsAlpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY)
             : (keepsAlpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB)
         let status = withOptionalBytes(profile) { iccPtr, iccLen in
             withOptionalBytes(exif) { exifPtr, exifLen in
@@ -102,7 +110,8 @@ public final class PNGRowEncoder: DecodedRowConsuming {
     /// - Throws: `.encodingFailed` with libpng's message.
     public func consume(row: UnsafeRawBufferPointer, y: Int) throws {
         guard let scratch, let src = row.baseAddress?.assumingMemoryBound(to: UInt8.self),
-              let dst = scratch.baseAddress?.assumingMemoryBound(to: UInt8.self), row.count >= width * 4 else {
+            let dst = scratch.baseAddress?.assumingMemoryBound(to: UInt8.self), row.count >= width * 4
+        else {
             throw ImageCodingError.invalidArgument("row \(y) arrived before the PNG stream began, or short")
         }
         let o = PixelFormat.argbOffsets

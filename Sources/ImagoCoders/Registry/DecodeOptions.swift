@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCore
 
 /// How to decode: output pixel format, size, colour handling and limits.
@@ -47,9 +50,11 @@ public struct DecodeOptions: Sendable, Hashable {
     package var sourceFormat: ImageFormat?
 
     /// Creates options; every parameter defaults as documented on its property.
-    public init(pixelFormat: PixelFormat = .argb32Premultiplied, scale: Double = 1, firstFrameOnly: Bool = false,
-                decodesFramesLazily: Bool = false, thumbnailPixelSize: PixelSize? = nil, preserveAspectRatio: Bool = true,
-                colorManagement: Bool = true, limits: DecodingLimits = .default) {
+    public init(
+        pixelFormat: PixelFormat = .argb32Premultiplied, scale: Double = 1, firstFrameOnly: Bool = false,
+        decodesFramesLazily: Bool = false, thumbnailPixelSize: PixelSize? = nil, preserveAspectRatio: Bool = true,
+        colorManagement: Bool = true, limits: DecodingLimits = .default
+    ) {
         self.pixelFormat = pixelFormat
         self.scale = scale
         self.firstFrameOnly = firstFrameOnly

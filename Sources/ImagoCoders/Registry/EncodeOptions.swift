@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -54,10 +57,12 @@ public struct EncodeOptions: Sendable, Hashable {
     func optimizesHuffman(pixels: Int) -> Bool { optimizesHuffmanTables ?? (pixels <= Self.optimizedHuffmanPixelLimit) }
 
     /// Creates options; every parameter defaults as documented on its property.
-    public init(quality: Double = 0.9, lossless: Bool = false, progressive: Bool = false,
-                compressionLevel: Int = 6, orientation: OrientationHandling = .bake,
-                keepMetadata: Bool = true, backgroundColor: RGBA8 = RGBA8(r: 255, g: 255, b: 255),
-                embeddedThumbnailSize: Int? = nil) {
+    public init(
+        quality: Double = 0.9, lossless: Bool = false, progressive: Bool = false,
+        compressionLevel: Int = 6, orientation: OrientationHandling = .bake,
+        keepMetadata: Bool = true, backgroundColor: RGBA8 = RGBA8(r: 255, g: 255, b: 255),
+        embeddedThumbnailSize: Int? = nil
+    ) {
         self.embeddedThumbnailSize = embeddedThumbnailSize
         self.quality = quality
         self.lossless = lossless
@@ -98,8 +103,9 @@ public struct EncodeOptions: Sendable, Hashable {
     /// ``prepare(_:)`` gives for the whole image, with a turned source's orientation written to
     /// EXIF, since rows cannot be turned.
     func streamedMetadata(_ attributes: StreamedImageAttributes) throws -> (exif: Data?, icc: Data?) {
-        var stand = Image(buffer: try PixelBuffer(width: 1, height: 1, format: .rgba8), orientation: attributes.orientation,
-                          format: attributes.format, metadata: attributes.metadata, hasAlpha: attributes.hasAlpha)
+        var stand = Image(
+            buffer: try PixelBuffer(width: 1, height: 1, format: .rgba8), orientation: attributes.orientation,
+            format: attributes.format, metadata: attributes.metadata, hasAlpha: attributes.hasAlpha)
         stand.metadata = attributes.metadata
         var options = self
         if attributes.orientation != .up { options.orientation = .writeEXIF }
@@ -118,4 +124,3 @@ public struct EncodeOptions: Sendable, Hashable {
         return (img, exif, keepMetadata ? img.metadata.iccProfile : nil)
     }
 }
-

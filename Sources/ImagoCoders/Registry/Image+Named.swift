@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -23,8 +26,10 @@ extension Image {
     ///   - coders: Default ``ImageCoderRegistry/shared``.
     /// - Returns: The image, or `nil` when no candidate file exists.
     /// - Throws: the file's read errors and the decoder's `ImageCodingError`.
-    public static func named(_ name: String, in directory: URL, preferredScales: [Int] = [1, 2, 3],
-                             options: DecodeOptions = .default, coders: ImageCoderRegistry = .shared) throws -> Image? {
+    public static func named(
+        _ name: String, in directory: URL, preferredScales: [Int] = [1, 2, 3],
+        options: DecodeOptions = .default, coders: ImageCoderRegistry = .shared
+    ) throws -> Image? {
         guard let url = resourceURL(named: name, in: directory, preferredScales: preferredScales, coders: coders) else { return nil }
         var decodeOptions = options
         decodeOptions.scale = Double(PathName.displayScale(of: url.lastPathComponent))
@@ -33,8 +38,10 @@ extension Image {
     }
 
     /// The file ``named(_:in:preferredScales:options:coders:)`` would load, or `nil`.
-    public static func resourceURL(named name: String, in directory: URL, preferredScales: [Int] = [1, 2, 3],
-                                   coders: ImageCoderRegistry = .shared) -> URL? {
+    public static func resourceURL(
+        named name: String, in directory: URL, preferredScales: [Int] = [1, 2, 3],
+        coders: ImageCoderRegistry = .shared
+    ) -> URL? {
         let (stem, givenExtension) = PathName.splitExtension(name)
         let extensions: [String]
         if !givenExtension.isEmpty, ImageFormat(fileExtension: givenExtension) != nil {

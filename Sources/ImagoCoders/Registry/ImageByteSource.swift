@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -99,8 +102,10 @@ public final class FileByteSource: ImageByteSource {
 /// (the end), retrying interrupted calls; returns how many bytes it holds.
 ///
 /// - Throws: `CocoaError(.fileReadUnknown)` when a read fails.
-func fill(_ buffer: UnsafeMutableRawBufferPointer,
-          with read: (UnsafeMutableRawPointer, Int, Int) -> Int) throws -> Int {
+func fill(
+    _ buffer: UnsafeMutableRawBufferPointer,
+    with read: (UnsafeMutableRawPointer, Int, Int) -> Int
+) throws -> Int {
     guard let base = buffer.baseAddress else { return 0 }
     var filled = 0
     while filled < buffer.count {

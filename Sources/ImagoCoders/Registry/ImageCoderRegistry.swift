@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -46,9 +49,12 @@ public final class ImageCoderRegistry: Sendable {
     /// on first use (decoding).
     public static func makeDefault() -> ImageCoderRegistry {
         // Later entries are asked first: AVIF goes to libavif before libheif.
-        ImageCoderRegistry(decoders: [PDFCoder(), SVGCoder(), JXLCoder(), ICNSCoder(), JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(),
-                               WebPCoder(), PNGCoder(), JPEGCoder()],
-                    encoders: [JXLCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
+        ImageCoderRegistry(
+            decoders: [
+                PDFCoder(), SVGCoder(), JXLCoder(), ICNSCoder(), JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(),
+                WebPCoder(), PNGCoder(), JPEGCoder()
+            ],
+            encoders: [JXLCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
     }
 
     /// The shared registry used when no other is given. Starts with ``makeDefault()``'s coders.
@@ -158,8 +164,9 @@ public final class ImageCoderRegistry: Sendable {
         }
         let frame = page == 0 ? image.frames[0] : try image.frame(at: page)
         let buffer = frame.buffer.format == options.pixelFormat ? frame.buffer : frame.buffer.converted(to: options.pixelFormat)
-        return try Image(frames: [ImageFrame(buffer: buffer)], loopCount: 1, orientation: image.orientation, scale: image.scale,
-                         format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
+        return try Image(
+            frames: [ImageFrame(buffer: buffer)], loopCount: 1, orientation: image.orientation, scale: image.scale,
+            format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
     }
 
     /// Encodes `image`. With `format` `nil`, picks SDWebImage's rule: PNG for an image with

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -52,8 +55,10 @@ public struct StreamedImageAttributes: Sendable, Equatable {
     public var rowsArePremultiplied: Bool
 
     /// Creates attributes; rows are premultiplied unless `rowsArePremultiplied` says otherwise.
-    public init(pixelSize: PixelSize, orientation: ImageOrientation, format: ImageFormat, metadata: ImageMetadata, hasAlpha: Bool,
-                rowsArePremultiplied: Bool = true) {
+    public init(
+        pixelSize: PixelSize, orientation: ImageOrientation, format: ImageFormat, metadata: ImageMetadata, hasAlpha: Bool,
+        rowsArePremultiplied: Bool = true
+    ) {
         self.pixelSize = pixelSize
         self.orientation = orientation
         self.format = format
@@ -81,8 +86,10 @@ public protocol RowStreamingImageDecoding: ImageDecoding {
     ///
     /// - Throws: what ``ImageDecoding/decode(_:options:)`` throws, `.unsupportedFeature` when
     ///   ``canStreamRows(of:)`` is `false`, the source's read errors, and any error the consumer throws.
-    func decodeRows(from source: any ImageByteSource, options: DecodeOptions,
-                    into consumer: any DecodedRowConsuming) throws -> StreamedImageAttributes
+    func decodeRows(
+        from source: any ImageByteSource, options: DecodeOptions,
+        into consumer: any DecodedRowConsuming
+    ) throws -> StreamedImageAttributes
 }
 
 extension RowStreamingImageDecoding {

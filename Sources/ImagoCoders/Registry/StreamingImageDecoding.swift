@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -40,7 +43,8 @@ extension ImageCoderRegistry {
         var options = options
         options.sourceFormat = format
         if options.page == nil, case .file(let file) = input.storage, let streaming = decoder as? any StreamingImageDecoding,
-           let image = try streaming.decode(file, options: options) {
+            let image = try streaming.decode(file, options: options)
+        {
             return image
         }
         return try decode(input.contents(), with: decoder, options: options)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -13,9 +16,13 @@ func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafePointer<UInt8>?, Int) th
 }
 
 /// Runs a glue encoder that returns a malloc'd buffer, copies it into `Data`, and frees it.
-func runEncoder(_ format: ImageFormat,
-                _ call: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>,
-                         UnsafeMutablePointer<CChar>, Int) -> Int32) throws -> Data {
+func runEncoder(
+    _ format: ImageFormat,
+    _ call: (
+        UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>,
+        UnsafeMutablePointer<CChar>, Int
+    ) -> Int32
+) throws -> Data {
     var out: UnsafeMutablePointer<UInt8>?
     var length = 0
     var message = [CChar](repeating: 0, count: 256)

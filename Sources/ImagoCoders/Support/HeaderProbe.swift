@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -28,14 +31,16 @@ enum HeaderProbe {
                 throw ImageCodingError.truncated(.bmp, "the info header is incomplete")
             }
             let h = Int(Int32(truncatingIfNeeded: hRaw)).magnitude
-            return ImageInfo(format: .bmp, width: Int(Int32(truncatingIfNeeded: w)), height: Int(h),
-                             hasAlpha: bpp == 32, bitDepth: bpp >= 24 ? 8 : bpp)
+            return ImageInfo(
+                format: .bmp, width: Int(Int32(truncatingIfNeeded: w)), height: Int(h),
+                hasAlpha: bpp == 32, bitDepth: bpp >= 24 ? 8 : bpp)
         case .ico, .cur:
             guard let count = r.u16le(4), count > 0, let w = r.u8(6), let h = r.u8(7) else {
                 throw ImageCodingError.truncated(format, "the icon directory is incomplete")
             }
-            return ImageInfo(format: format, width: w == 0 ? 256 : Int(w), height: h == 0 ? 256 : Int(h),
-                             frameCount: 1, hasAlpha: true)
+            return ImageInfo(
+                format: format, width: w == 0 ? 256 : Int(w), height: h == 0 ? 256 : Int(h),
+                frameCount: 1, hasAlpha: true)
         case .tiff:
             return try TIFFHeader(r).info()
         case .jp2:

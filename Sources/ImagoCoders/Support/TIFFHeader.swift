@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -81,8 +84,11 @@ struct TIFFHeader {
                     // One value inline; several (one per sample) stored elsewhere: read the first.
                     let n = big ? (u64(e + 4) ?? 1) : (u32(e + 4) ?? 1)
                     let inlineCapacity = big ? 4 : 2
-                    if n <= inlineCapacity { bitsPerSample = u16(valueOffset) ?? 1 }
-                    else if let at = big ? u64(valueOffset) : u32(valueOffset) { bitsPerSample = u16(at) ?? 1 }
+                    if n <= inlineCapacity {
+                        bitsPerSample = u16(valueOffset) ?? 1
+                    } else if let at = big ? u64(valueOffset) : u32(valueOffset) {
+                        bitsPerSample = u16(at) ?? 1
+                    }
                 case 274: orientation = value().flatMap(ImageOrientation.init(exifValue:)) ?? .up
                 case 277: samplesPerPixel = value() ?? 1
                 case 338: hasAlpha = true
@@ -97,9 +103,10 @@ struct TIFFHeader {
 
     func info() throws -> ImageInfo {
         guard width > 0, height > 0 else { throw ImageCodingError.corrupt(.tiff, "the first directory has no image size") }
-        return ImageInfo(format: .tiff, width: width, height: height, orientation: orientation,
-                         frameCount: max(1, pageCount), loopCount: 1, durations: Array(repeating: 0, count: max(1, pageCount)),
-                         hasAlpha: hasAlpha, bitDepth: bitsPerSample, hasICCProfile: hasICC, progressive: false)
+        return ImageInfo(
+            format: .tiff, width: width, height: height, orientation: orientation,
+            frameCount: max(1, pageCount), loopCount: 1, durations: Array(repeating: 0, count: max(1, pageCount)),
+            hasAlpha: hasAlpha, bitDepth: bitsPerSample, hasICCProfile: hasICC, progressive: false)
     }
 }
 
@@ -136,7 +143,8 @@ struct JPEG2000Header {
                 let kind = String(decoding: type, as: UTF8.self)
                 if kind == "jp2h" { try walk(from: body, to: min(end, o + size)) }
                 if kind == "ihdr", let h = r.u32be(body), let w = r.u32be(body + 4), let nc = r.u16be(body + 8),
-                   let bpc = r.u8(body + 10) {
+                    let bpc = r.u8(body + 10)
+                {
                     height = h; width = w; components = nc
                     bitDepth = Int(bpc & 0x7F) + 1
                     found = true
@@ -154,7 +162,8 @@ struct JPEG2000Header {
 
     private mutating func readSIZ(_ r: DataReader, at o: Int) throws {
         guard r.u16be(o) == 0xFF51, let xs = r.u32be(o + 6), let ys = r.u32be(o + 10),
-              let xo = r.u32be(o + 14), let yo = r.u32be(o + 18), let c = r.u16be(o + 38), let ssiz = r.u8(o + 40) else {
+            let xo = r.u32be(o + 14), let yo = r.u32be(o + 18), let c = r.u16be(o + 38), let ssiz = r.u8(o + 40)
+        else {
             throw ImageCodingError.truncated(.jp2, "the SIZ marker is incomplete")
         }
         guard xs > xo, ys > yo else { throw ImageCodingError.corrupt(.jp2, "the SIZ marker gives an empty image") }
@@ -165,7 +174,8 @@ struct JPEG2000Header {
     }
 
     func info() -> ImageInfo {
-        ImageInfo(format: .jp2, width: width, height: height, hasAlpha: components == 2 || components == 4,
-                  bitDepth: bitDepth, hasICCProfile: hasICC)
+        ImageInfo(
+            format: .jp2, width: width, height: height, hasAlpha: components == 2 || components == 4,
+            bitDepth: bitDepth, hasICCProfile: hasICC)
     }
 }

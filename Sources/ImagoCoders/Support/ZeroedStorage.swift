@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 
 /// Zero-filled pixel memory with a stable address that a C decoder writes into across

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 import CLCMS2
 import CTIFF
@@ -42,12 +45,15 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
 
         init(_ data: Data, limits: DecodingLimits) throws {
             self.data = data
-            guard let h = data.withUnsafeBytes({ raw in
-                // No single libtiff allocation may exceed a 16-bit RGBA frame of the pixel limit.
-                let (bytes, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 8)
-                return imago_tiff_open_memory(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count,
-                                              UInt64(overflow ? Int.max : max(1 << 20, bytes)))
-            }) else { throw ImageCodingError.corrupt(.tiff, "could not allocate a libtiff reader") }
+            guard
+                let h = data.withUnsafeBytes({ raw in
+                    // No single libtiff allocation may exceed a 16-bit RGBA frame of the pixel limit.
+                    let (bytes, overflow) = limits.maxPixels.multipliedReportingOverflow(by: 8)
+                    return imago_tiff_open_memory(
+                        raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count,
+                        UInt64(overflow ? Int.max : max(1 << 20, bytes)))
+                })
+            else { throw ImageCodingError.corrupt(.tiff, "could not allocate a libtiff reader") }
             handle = h
             guard let t = imago_tiff_handle(h) else {
                 let message = String(cString: imago_tiff_message(h))
@@ -74,10 +80,13 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
                 _ = imago_tiff_get_extra_samples(t, &extraCount, &extras)
                 var iccLength: UInt32 = 0
                 var iccBytes: UnsafePointer<UInt8>?
-                let icc = imago_tiff_get_icc(t, &iccLength, &iccBytes) != 0 && iccLength > 0 && iccLength < 16 << 20
+                let icc =
+                    imago_tiff_get_icc(t, &iccLength, &iccBytes) != 0 && iccLength > 0 && iccLength < 16 << 20
                     ? iccBytes.map { Data(bytes: $0, count: Int(iccLength)) } : nil
-                pages.append(Page(width: Int(w), height: Int(h), orientation: ImageOrientation(exifValue: Int(orientation)) ?? .up,
-                                  hasAlpha: extraCount > 0, bitsPerSample: Int(bits), icc: icc))
+                pages.append(
+                    Page(
+                        width: Int(w), height: Int(h), orientation: ImageOrientation(exifValue: Int(orientation)) ?? .up,
+                        hasAlpha: extraCount > 0, bitsPerSample: Int(bits), icc: icc))
             }
             guard !pages.isEmpty else { throw ImageCodingError.corrupt(.tiff, "the first directory cannot be read") }
         }
@@ -139,9 +148,10 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
     public func info(of data: Data) throws -> ImageInfo {
         let file = try File(data, limits: .default)
         let first = file.pages[0]
-        return ImageInfo(format: .tiff, width: first.width, height: first.height, orientation: first.orientation,
-                         frameCount: file.pages.count, loopCount: 1, durations: Array(repeating: 0, count: file.pages.count),
-                         hasAlpha: first.hasAlpha, bitDepth: first.bitsPerSample, hasICCProfile: first.icc != nil)
+        return ImageInfo(
+            format: .tiff, width: first.width, height: first.height, orientation: first.orientation,
+            frameCount: file.pages.count, loopCount: 1, durations: Array(repeating: 0, count: file.pages.count),
+            hasAlpha: first.hasAlpha, bitDepth: first.bitsPerSample, hasICCProfile: first.icc != nil)
     }
 
     /// Decodes every page (or the first, with ``DecodeOptions/firstFrameOnly``), on a canvas of
@@ -160,9 +170,10 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
             }
             let page = file.pages[index]
             let buffer = try file.decodePage(index, limits: limits, colorManagement: options.colorManagement)
-            let image = try Image(frames: [ImageFrame(buffer: buffer)], loopCount: 1, orientation: page.orientation,
-                                  scale: options.scale, format: .tiff,
-                                  metadata: ImageMetadata(iccProfile: options.colorManagement ? nil : page.icc), hasAlpha: page.hasAlpha)
+            let image = try Image(
+                frames: [ImageFrame(buffer: buffer)], loopCount: 1, orientation: page.orientation,
+                scale: options.scale, format: .tiff,
+                metadata: ImageMetadata(iccProfile: options.colorManagement ? nil : page.icc), hasAlpha: page.hasAlpha)
             return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)
         }
         let count = options.firstFrameOnly ? 1 : file.pages.count
@@ -178,9 +189,10 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
             frames.append(ImageFrame(buffer: buffer))
         }
         let first = file.pages[0]
-        let image = try Image(frames: frames, loopCount: count > 1 ? 0 : 1, orientation: first.orientation, scale: options.scale,
-                              format: .tiff, metadata: ImageMetadata(iccProfile: options.colorManagement ? nil : first.icc),
-                              hasAlpha: first.hasAlpha || canvas != PixelSize(width: first.width, height: first.height))
+        let image = try Image(
+            frames: frames, loopCount: count > 1 ? 0 : 1, orientation: first.orientation, scale: options.scale,
+            format: .tiff, metadata: ImageMetadata(iccProfile: options.colorManagement ? nil : first.icc),
+            hasAlpha: first.hasAlpha || canvas != PixelSize(width: first.width, height: first.height))
         return options.pixelFormat == .argb32Premultiplied ? image : image.converted(to: options.pixelFormat)
     }
 
@@ -214,7 +226,8 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
         for frame in frames {
             let alpha = !frame.buffer.isOpaque
             let pixels = frame.buffer.converted(to: alpha ? .rgba8 : .rgb8)
-            let ok = imago_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), UInt32(pixels.width)) != 0
+            let ok =
+                imago_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH), UInt32(pixels.width)) != 0
                 && imago_tiff_set_u32(tif, UInt32(TIFFTAG_IMAGELENGTH), UInt32(pixels.height)) != 0
                 && imago_tiff_set_u16(tif, UInt32(TIFFTAG_BITSPERSAMPLE), 8) != 0
                 && imago_tiff_set_u16(tif, UInt32(TIFFTAG_SAMPLESPERPIXEL), alpha ? 4 : 3) != 0
@@ -224,7 +237,8 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
                 && imago_tiff_set_u16(tif, UInt32(TIFFTAG_ORIENTATION), UInt16(ORIENTATION_TOPLEFT)) != 0
                 && imago_tiff_set_u32(tif, UInt32(TIFFTAG_ROWSPERSTRIP), UInt32(max(1, 65536 / max(1, pixels.bytesPerRow)))) != 0
                 && (!alpha || imago_tiff_set_extra_alpha(tif, UInt16(EXTRASAMPLE_UNASSALPHA)) != 0)
-                && (icc.map { d in d.withUnsafeBytes { imago_tiff_set_icc(tif, UInt32(d.count), $0.baseAddress?.assumingMemoryBound(to: UInt8.self)) } } ?? 1) != 0
+                && (icc.map { d in d.withUnsafeBytes { imago_tiff_set_icc(tif, UInt32(d.count), $0.baseAddress?.assumingMemoryBound(to: UInt8.self)) } } ?? 1)
+                    != 0
             guard ok else { throw ImageCodingError.corrupt(.tiff, "libtiff refused a tag: \(String(cString: imago_tiff_message(handle)))") }
             try pixels.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress else { return }

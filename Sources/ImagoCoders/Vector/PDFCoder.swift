@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -36,8 +39,9 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
     public func info(of data: Data) throws -> ImageInfo {
         let document = try Document(data, limits: .default)
         let size = try document.pageSize(0)
-        return ImageInfo(format: .pdf, width: VectorRender.covering(size.width), height: VectorRender.covering(size.height),
-                         pageCount: document.pageCount)
+        return ImageInfo(
+            format: .pdf, width: VectorRender.covering(size.width), height: VectorRender.covering(size.height),
+            pageCount: document.pageCount)
     }
 
     /// Renders page ``DecodeOptions/page`` (default 0) into ``DecodeOptions/pixelFormat``.
@@ -55,11 +59,13 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
         let points = try document.pageSize(index)
         let size = VectorRender.size(natural: points, naturalDPI: 72, roundsUp: true, options: options)
         try options.limits.check(width: size.width, height: size.height, format: .pdf)
-        var buffer = try document.render(index, size: size, scaleX: Double(size.width) / points.width,
-                                         scaleY: Double(size.height) / points.height, limits: options.limits)
+        var buffer = try document.render(
+            index, size: size, scaleX: Double(size.width) / points.width,
+            scaleY: Double(size.height) / points.height, limits: options.limits)
         buffer.convert(to: options.pixelFormat)
-        return Image(buffer: buffer, orientation: .up, scale: options.scale, format: .pdf,
-                     metadata: ImageMetadata(), hasAlpha: false)
+        return Image(
+            buffer: buffer, orientation: .up, scale: options.scale, format: .pdf,
+            metadata: ImageMetadata(), hasAlpha: false)
     }
 
     /// An open document.
@@ -109,14 +115,16 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
         func render(_ index: Int, size: PixelSize, scaleX: Double, scaleY: Double, limits: DecodingLimits) throws -> PixelBuffer {
             var buffer = try PixelBuffer(uninitializedWidth: size.width, height: size.height, format: .argb32Premultiplied) { _ in }
             guard let w = Int32(exactly: size.width), let h = Int32(exactly: size.height),
-                  let s = Int32(exactly: buffer.bytesPerRow), let i = Int32(exactly: index) else {
+                let s = Int32(exactly: buffer.bytesPerRow), let i = Int32(exactly: index)
+            else {
                 throw ImageCodingError.exceedsLimit(.bytes, found: Int.max, limit: PixelBuffer.maxByteCount)
             }
             var message = [CChar](repeating: 0, count: 512)
             let started = ContinuousClock.now
             let result = buffer.withUnsafeMutableBytes { raw in
-                imago_pdf_render(handle, i, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, scaleX, scaleY,
-                                 limits.maxRenderSeconds, &message, message.count)
+                imago_pdf_render(
+                    handle, i, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, scaleX, scaleY,
+                    limits.maxRenderSeconds, &message, message.count)
             }
             try VectorRender.check(Int(result), started: started, limits: limits, format: .pdf, message: glueMessage(message))
             return buffer

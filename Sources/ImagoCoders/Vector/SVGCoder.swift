@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -56,7 +59,8 @@ public struct SVGCoder: ImageDecoding {
         try options.limits.check(width: size.width, height: size.height, format: .svg)
         var buffer = try document.render(size: size, limits: options.limits)
         buffer.convert(to: options.pixelFormat)
-        return Image(buffer: buffer, orientation: .up, scale: options.scale, format: .svg,
-                     metadata: ImageMetadata(), hasAlpha: true)
+        return Image(
+            buffer: buffer, orientation: .up, scale: options.scale, format: .svg,
+            metadata: ImageMetadata(), hasAlpha: true)
     }
 }

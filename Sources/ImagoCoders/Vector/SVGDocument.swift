@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CImagoGlue
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -75,17 +78,18 @@ final class SVGDocument {
     /// A width or height attribute in CSS pixels, or `nil` when it is absent or relative.
     private static func pixels(_ d: imago_svg_dimension) -> Double? {
         guard d.present != 0 else { return nil }
-        let perUnit: Double? = switch d.unit {
-        case 1: 1                   // px
-        case 2: 16                  // em, at the CSS default font size
-        case 3: 8                   // ex
-        case 4: 96                  // in
-        case 5: 96 / 2.54           // cm
-        case 6: 96 / 25.4           // mm
-        case 7: 96.0 / 72           // pt
-        case 8: 16                  // pc
-        default: nil                // percent
-        }
+        let perUnit: Double? =
+            switch d.unit {
+            case 1: 1  // px
+            case 2: 16  // em, at the CSS default font size
+            case 3: 8  // ex
+            case 4: 96  // in
+            case 5: 96 / 2.54  // cm
+            case 6: 96 / 25.4  // mm
+            case 7: 96.0 / 72  // pt
+            case 8: 16  // pc
+            default: nil  // percent
+            }
         return perUnit.map { d.length * $0 }
     }
 
@@ -103,9 +107,10 @@ final class SVGDocument {
         var message = [CChar](repeating: 0, count: 512)
         let started = ContinuousClock.now
         let result = buffer.withUnsafeMutableBytes { raw in
-            imago_svg_render(handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, width, height,
-                             Double(size.width) / width, Double(size.height) / height, limits.maxRenderSeconds,
-                             &message, message.count)
+            imago_svg_render(
+                handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, width, height,
+                Double(size.width) / width, Double(size.height) / height, limits.maxRenderSeconds,
+                &message, message.count)
         }
         try VectorRender.check(Int(result), started: started, limits: limits, format: .svg, message: glueMessage(message))
         return buffer
@@ -115,8 +120,10 @@ final class SVGDocument {
 /// What vector renders share: the outcome of a render, and the size to render at.
 enum VectorRender {
     /// Maps the glue's render result to an error.
-    static func check(_ result: Int, started: ContinuousClock.Instant, limits: DecodingLimits, format: ImageFormat,
-                      message: String) throws {
+    static func check(
+        _ result: Int, started: ContinuousClock.Instant, limits: DecodingLimits, format: ImageFormat,
+        message: String
+    ) throws {
         switch result {
         case Int(IMAGO_RENDER_OK): return
         case Int(IMAGO_RENDER_TIMED_OUT):
@@ -135,8 +142,10 @@ enum VectorRender {
     /// otherwise the intrinsic size at ``DecodeOptions/renderDPI``.
     /// Without a thumbnail size, SVG rounds each side to the nearest pixel (librsvg's rule) and
     /// PDF rounds up (`roundsUp`, pdftoppm's rule).
-    static func size(natural: (width: Double, height: Double), naturalDPI: Double, roundsUp: Bool = false,
-                     options: DecodeOptions) -> PixelSize {
+    static func size(
+        natural: (width: Double, height: Double), naturalDPI: Double, roundsUp: Bool = false,
+        options: DecodeOptions
+    ) -> PixelSize {
         if let box = options.thumbnailPixelSize, box.width > 0, box.height > 0 {
             guard options.preserveAspectRatio else { return box }
             let f = min(Double(box.width) / natural.width, Double(box.height) / natural.height)

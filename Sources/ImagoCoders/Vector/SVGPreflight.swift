@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 
 /// A read of an SVG document's markup before librsvg parses it, to refuse what would cost more

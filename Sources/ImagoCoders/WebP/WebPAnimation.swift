@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CLCMS2
 import CWebP
 #if canImport(FoundationEssentials)
@@ -42,12 +45,13 @@ final class WebPAnimation: ComposedAnimation {
                 let start = bytes - base
                 fragments.append(start..<(start + iter.fragment.size))
                 let ms = Int(iter.duration)
-                layouts.append(AnimationFrameLayout(
-                    x: Int(iter.x_offset), y: Int(iter.y_offset), width: Int(iter.width), height: Int(iter.height),
-                    duration: FrameTiming.displayedDuration(Double(ms) / 1000),
-                    disposal: iter.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND ? .background : .none,
-                    blend: iter.blend_method == WEBP_MUX_BLEND ? .over : .source,
-                    mayBeTransparent: iter.has_alpha != 0))
+                layouts.append(
+                    AnimationFrameLayout(
+                        x: Int(iter.x_offset), y: Int(iter.y_offset), width: Int(iter.width), height: Int(iter.height),
+                        duration: FrameTiming.displayedDuration(Double(ms) / 1000),
+                        disposal: iter.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND ? .background : .none,
+                        blend: iter.blend_method == WEBP_MUX_BLEND ? .over : .source,
+                        mayBeTransparent: iter.has_alpha != 0))
             } while layouts.count < wanted && WebPDemuxNextFrame(&iter) != 0
         }
         guard !layouts.isEmpty else { throw ImageCodingError.corrupt(.webp, "the animation has no readable frame") }
@@ -89,7 +93,8 @@ final class WebPAnimation: ComposedAnimation {
     func image(options: DecodeOptions) throws -> Image {
         let metadata = ImageMetadata(iccProfile: options.colorManagement ? nil : container.icc, exif: container.exif)
         let hasAlpha = container.hasAlpha || !composer.layouts.allSatisfy { $0.covers(canvasSize) }
-        return try image(options: options, format: .webp, metadata: metadata,
-                         orientation: container.orientation, hasAlpha: hasAlpha)
+        return try image(
+            options: options, format: .webp, metadata: metadata,
+            orientation: container.orientation, hasAlpha: hasAlpha)
     }
 }

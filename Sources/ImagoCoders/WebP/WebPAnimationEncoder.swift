@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CWebP
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,8 +13,10 @@ import ImagoCore
 /// the quality asked or lossless, with per-frame durations (milliseconds) and the loop count.
 /// libwebp finds the changed rectangle of each frame and the best blend and dispose methods.
 enum WebPAnimationEncoder {
-    static func encode(_ frames: [ImageFrame], loopCount: Int, options: EncodeOptions, method: Int,
-                       icc: Data?, exif: Data?) throws -> Data {
+    static func encode(
+        _ frames: [ImageFrame], loopCount: Int, options: EncodeOptions, method: Int,
+        icc: Data?, exif: Data?
+    ) throws -> Data {
         guard let first = frames.first else { throw ImageCodingError.invalidArgument("an animation needs at least one frame") }
         let width = first.buffer.width, height = first.buffer.height
         var encoderOptions = WebPAnimEncoderOptions()
@@ -19,7 +24,7 @@ enum WebPAnimationEncoder {
             throw ImageCodingError.encoderUnavailable(.webp)
         }
         encoderOptions.anim_params.loop_count = Int32(clamping: max(0, loopCount))
-        encoderOptions.anim_params.bgcolor = 0   // transparent: what "dispose to background" shows in browsers
+        encoderOptions.anim_params.bgcolor = 0  // transparent: what "dispose to background" shows in browsers
         guard let encoder = WebPAnimEncoderNewInternal(Int32(width), Int32(height), &encoderOptions, WEBP_MUX_ABI_VERSION) else {
             throw ImageCodingError.encodingFailed(.webp, "libwebp could not create an animation encoder for \(width)x\(height)")
         }

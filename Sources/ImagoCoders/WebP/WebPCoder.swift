@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CLCMS2
 import CWebP
 #if canImport(FoundationEssentials)
@@ -48,8 +51,9 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
             return try WebPAnimation(data: data, container: container, options: options).image(options: options)
         }
         let plan = WebPOutputPlan(container: container, options: options)
-        try options.limits.check(width: container.width, height: container.height,
-                                 decoded: PixelSize(width: plan.width, height: plan.height), format: .webp)
+        try options.limits.check(
+            width: container.width, height: container.height,
+            decoded: PixelSize(width: plan.width, height: plan.height), format: .webp)
         let raw = try PixelBuffer(uninitializedWidth: plan.width, height: plan.height, format: plan.rawFormat) { p in
             var config = plan.makeConfig(output: p)
             let status = data.withUnsafeBytes { WebPDecode($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &config) }
@@ -75,8 +79,9 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         try options.validate()
         let (img, exif, icc) = options.prepare(image)
         if img.isAnimated {
-            return try WebPAnimationEncoder.encode(try img.allFrames(), loopCount: img.loopCount, options: options,
-                                                   method: method, icc: icc, exif: exif)
+            return try WebPAnimationEncoder.encode(
+                try img.allFrames(), loopCount: img.loopCount, options: options,
+                method: method, icc: icc, exif: exif)
         }
         let keepAlpha = img.hasAlpha && !img.buffer.isOpaque
         let pixels = img.buffer.converted(to: keepAlpha ? .rgba8 : .rgb8)
@@ -93,8 +98,9 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         picture.height = Int32(pixels.height)
         let imported = pixels.withUnsafeBytes { p -> Int32 in
             let base = p.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            return keepAlpha ? WebPPictureImportRGBA(&picture, base, Int32(pixels.bytesPerRow))
-                             : WebPPictureImportRGB(&picture, base, Int32(pixels.bytesPerRow))
+            return keepAlpha
+                ? WebPPictureImportRGBA(&picture, base, Int32(pixels.bytesPerRow))
+                : WebPPictureImportRGB(&picture, base, Int32(pixels.bytesPerRow))
         }
         guard imported != 0 else { throw ImageCodingError.corrupt(.webp, "libwebp could not import the pixels (out of memory)") }
         return try Self.encode(&picture, config: &config, icc: icc, exif: exif)
@@ -211,9 +217,10 @@ struct WebPOutputPlan {
         var buffer = raw
         if convertsICC, let icc = container.icc { Self.applyICC(icc, to: &buffer, display: display) }
         buffer = buffer.converted(to: options.pixelFormat)
-        return Image(buffer: buffer, orientation: container.orientation,
-                     scale: options.scale, format: .webp,
-                     metadata: ImageMetadata(iccProfile: convertsICC ? nil : container.icc, exif: container.exif),
-                     hasAlpha: container.hasAlpha || incremental, isIncremental: incremental)
+        return Image(
+            buffer: buffer, orientation: container.orientation,
+            scale: options.scale, format: .webp,
+            metadata: ImageMetadata(iccProfile: convertsICC ? nil : container.icc, exif: container.exif),
+            hasAlpha: container.hasAlpha || incremental, isIncremental: incremental)
     }
 }

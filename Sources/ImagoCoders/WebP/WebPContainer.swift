@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CWebP
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -112,9 +115,10 @@ struct WebPContainer {
     ///   `limits.maxFrames`.
     func info(limits: DecodingLimits = .default) throws -> ImageInfo {
         try limits.check(frameCount: frameCount, framePixels: 0)
-        return ImageInfo(format: .webp, width: width, height: height,
-                  orientation: orientation,
-                  frameCount: frameCount, loopCount: loopCount, durations: durations,
-                  hasAlpha: hasAlpha, bitDepth: 8, hasICCProfile: icc != nil, progressive: false)
+        return ImageInfo(
+            format: .webp, width: width, height: height,
+            orientation: orientation,
+            frameCount: frameCount, loopCount: loopCount, durations: durations,
+            hasAlpha: hasAlpha, bitDepth: 8, hasICCProfile: icc != nil, progressive: false)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import CWebP
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -59,8 +62,11 @@ public final class WebPRowEncoder: DecodedRowConsuming {
 
     /// Starts an opaque stream without metadata; ``begin(size:attributes:)`` is what decoders call.
     public func begin(size: PixelSize) throws {
-        try begin(size: size, attributes: StreamedImageAttributes(pixelSize: size, orientation: .up, format: .webp,
-                                                                   metadata: ImageMetadata(), hasAlpha: false))
+        try begin(
+            size: size,
+            attributes: StreamedImageAttributes(
+                pixelSize: size, orientation: .up, format: .webp,
+                metadata: ImageMetadata(), hasAlpha: false))
     }
 
     /// Allocates the picture's planes (with an alpha plane when the source has alpha) and keeps

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Synchronization
 
 /// How urgent a piece of work is: a download waiting for a connection slot, a decode waiting for

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Synchronization
 
 /// Admits at most `limit` holders at once; the others wait, highest priority first (read when a

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// Something whose priority can change while its work waits in a queue: a caller's request, or a
 /// shared stage whose priority is the highest of its subscribers'.
 ///

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// Which of several waiting items of equal priority goes first.
 public enum QueueOrder: String, Sendable, Hashable {
     /// First in, first out (the default).
@@ -52,7 +55,10 @@ struct WaitList<Item> {
                 if p == b.priority {
                     if b.continues && !entry.continues { continue }
                     if b.continues == entry.continues,
-                       order == .fifo ? entry.sequence > b.sequence : entry.sequence < b.sequence { continue }
+                        order == .fifo ? entry.sequence > b.sequence : entry.sequence < b.sequence
+                    {
+                        continue
+                    }
                 }
             }
             best = (id, p, entry.continues, entry.sequence)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Synchronization
 
 /// What a subscriber of a shared task receives: events while it runs, then its value.
@@ -67,8 +70,10 @@ package final class SharedTasks<Key: Hashable & Sendable, Value: Sendable, Event
     /// - Parameters:
     ///   - priority: This subscriber's priority; it may change later.
     ///   - accepts: Which events this subscriber wants; `nil` (the default) for the value only.
-    package func subscribe(_ key: Key, priority: any PrioritySource, accepts: (@Sendable (Event) -> Bool)? = nil,
-                           operation: @escaping Operation) -> Subscription {
+    package func subscribe(
+        _ key: Key, priority: any PrioritySource, accepts: (@Sendable (Event) -> Bool)? = nil,
+        operation: @escaping Operation
+    ) -> Subscription {
         PipelineProbe.record(ProbeEvent.lookup(name))
         let (stream, continuation) = Stream.makeStream(bufferingPolicy: .bufferingNewest(2))
         let (entry, id, raised) = state.withLock { s -> (Context, Int, Bool) in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -81,8 +84,10 @@ public final class WorkQueue: Sendable {
     ///   - maxConcurrentCount: Default ``defaultConcurrency``; values under 1 count as 1.
     ///   - order: Default ``QueueOrder/fifo``.
     ///   - laneHooks: What each lane's thread does around its work. Default `nil`: nothing.
-    public init(label: String, maxConcurrentCount: Int = WorkQueue.defaultConcurrency, order: QueueOrder = .fifo,
-                laneHooks: LaneHooks? = nil) {
+    public init(
+        label: String, maxConcurrentCount: Int = WorkQueue.defaultConcurrency, order: QueueOrder = .fifo,
+        laneHooks: LaneHooks? = nil
+    ) {
         self.label = label
         self.maxConcurrentCount = max(1, maxConcurrentCount)
         self.order = order
@@ -109,14 +114,18 @@ public final class WorkQueue: Sendable {
     ///   - work: The blocking work.
     /// - Throws: `CancellationError` when the calling task is cancelled before `work` starts
     ///   (it then never runs); otherwise whatever `work` throws.
-    public func run<T: Sendable>(priority: ImagePriority = .normal, continuing: Bool = false,
-                                 _ work: @escaping @Sendable () throws -> T) async throws -> T {
+    public func run<T: Sendable>(
+        priority: ImagePriority = .normal, continuing: Bool = false,
+        _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         try await run(priority: PriorityCell(priority), continuing: continuing, work)
     }
 
     /// Runs `work` with a priority that may change while it waits.
-    package func run<T: Sendable>(priority: any PrioritySource, continuing: Bool = false,
-                                  _ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(
+        priority: any PrioritySource, continuing: Bool = false,
+        _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         let id = state.withLock { s -> Int in
             s.nextID += 1
             return s.nextID
@@ -125,8 +134,9 @@ public final class WorkQueue: Sendable {
         let work = PipelineProbe.current.map { probe in { @Sendable in try PipelineProbe.$current.withValue(probe) { try work() } } } ?? work
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let job = Job(run: { continuation.resume(with: Result { try work() }) },
-                              cancel: { continuation.resume(throwing: CancellationError()) })
+                let job = Job(
+                    run: { continuation.resume(with: Result { try work() }) },
+                    cancel: { continuation.resume(throwing: CancellationError()) })
                 enqueue(job, id: id, priority: priority, continuing: continuing, cancellable: true)
             }
         } onCancel: {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Synchronization
 
 /// Counts the steps one piece of work takes (format sniffs, header parses, lookups in each

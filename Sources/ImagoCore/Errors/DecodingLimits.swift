@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// Bounds a decoder enforces from the header, before it allocates for the pixels.
 ///
 /// The defaults accept every real photo and animation while refusing decompression
@@ -76,10 +79,12 @@ public struct DecodingLimits: Sendable, Hashable {
     public var maxRenderSeconds: Double
 
     /// Creates limits; each defaults to the documented default.
-    public init(maxPixels: Int = 100_000_000, maxFrames: Int = 10_000,
-                maxTotalFramePixels: Int = 1_000_000_000, maxBytes: Int = 256 << 20,
-                maxSourcePixels: Int = 1_000_000_000, maxPages: Int = 10_000, maxElements: Int = 1_000_000,
-                maxNestingDepth: Int = 1_000, maxRenderSeconds: Double = 20) {
+    public init(
+        maxPixels: Int = 100_000_000, maxFrames: Int = 10_000,
+        maxTotalFramePixels: Int = 1_000_000_000, maxBytes: Int = 256 << 20,
+        maxSourcePixels: Int = 1_000_000_000, maxPages: Int = 10_000, maxElements: Int = 1_000_000,
+        maxNestingDepth: Int = 1_000, maxRenderSeconds: Double = 20
+    ) {
         self.maxPixels = maxPixels
         self.maxSourcePixels = maxSourcePixels
         self.maxFrames = maxFrames
@@ -94,9 +99,10 @@ public struct DecodingLimits: Sendable, Hashable {
     /// The defaults.
     public static let `default` = DecodingLimits()
     /// No limits beyond memory arithmetic. Use only for trusted input.
-    public static let unlimited = DecodingLimits(maxPixels: .max, maxFrames: .max, maxTotalFramePixels: .max, maxBytes: .max,
-                                                   maxSourcePixels: .max, maxPages: .max, maxElements: .max,
-                                                   maxNestingDepth: .max, maxRenderSeconds: .infinity)
+    public static let unlimited = DecodingLimits(
+        maxPixels: .max, maxFrames: .max, maxTotalFramePixels: .max, maxBytes: .max,
+        maxSourcePixels: .max, maxPages: .max, maxElements: .max,
+        maxNestingDepth: .max, maxRenderSeconds: .infinity)
 
     /// Checks a frame size from a header.
     ///

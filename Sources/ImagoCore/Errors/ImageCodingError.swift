@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// The one error type for decoding and encoding. Each case names the cause.
 public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The data is empty.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import struct FoundationEssentials.Data
 #else
@@ -29,12 +32,21 @@ extension ImageFormat {
         if b.hasPrefix(Array("GIF87a".utf8)) || b.hasPrefix(Array("GIF89a".utf8)) { return .gif }
         if b.hasPrefix(Array("RIFF".utf8)), b.matches(Array("WEBP".utf8), at: 8) { return .webp }
         if b.hasPrefix([0x49, 0x49, 0x2A, 0x00]) || b.hasPrefix([0x4D, 0x4D, 0x00, 0x2A])
-            || b.hasPrefix([0x49, 0x49, 0x2B, 0x00]) || b.hasPrefix([0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }
+            || b.hasPrefix([0x49, 0x49, 0x2B, 0x00]) || b.hasPrefix([0x4D, 0x4D, 0x00, 0x2B])
+        {
+            return .tiff
+        }
         if b.matches(Array("ftyp".utf8), at: 4), let f = isoBMFFFormat(b) { return f }
         if b.hasPrefix([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A])
-            || b.hasPrefix([0xFF, 0x4F, 0xFF, 0x51]) { return .jp2 }
+            || b.hasPrefix([0xFF, 0x4F, 0xFF, 0x51])
+        {
+            return .jp2
+        }
         if b.hasPrefix([0xFF, 0x0A])
-            || b.hasPrefix([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
+            || b.hasPrefix([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A])
+        {
+            return .jxl
+        }
         if b.hasPrefix(Array("icns".utf8)) { return .icns }
         if b.hasPrefix(Array("%PDF-".utf8)) { return .pdf }
         if b.hasPrefix(Array("BM".utf8)), isBMP(b) { return .bmp }
@@ -51,7 +63,7 @@ extension ImageFormat {
     private static func isAPNG(_ b: Bytes) -> Bool {
         var offset = 8
         while let length = b.uint32BE(at: offset), let type = b.uint32BE(at: offset + 4) {
-            if type == 0x6163_544C { return true }   // acTL
+            if type == 0x6163_544C { return true }  // acTL
             if type == 0x4944_4154 { return false }  // IDAT
             // length + type + data + crc; a length past 2^31 is invalid PNG: stop.
             guard length < 0x8000_0000 else { return false }

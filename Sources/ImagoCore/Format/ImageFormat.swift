@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -66,14 +69,15 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// Common aliases are accepted: `image/jpg`, `image/pjpeg`, `image/vnd.microsoft.icon`,
     /// `image/x-png`, `image/vnd.mozilla.apng`, `image/x-icns`.
     public init?(mimeType: String) {
-        let base = mimeType.split(separator: ";", maxSplits: 1).first.map {
-            PathName.trimmed($0).lowercased()
-        } ?? ""
+        let base =
+            mimeType.split(separator: ";", maxSplits: 1).first.map {
+                PathName.trimmed($0).lowercased()
+            } ?? ""
         let aliases: [String: ImageFormat] = [
             "image/jpg": .jpeg, "image/pjpeg": .jpeg, "image/x-png": .png, "image/vnd.mozilla.apng": .apng,
             "image/vnd.microsoft.icon": .ico, "image/x-ico": .ico, "image/x-icns": .icns,
             "image/x-ms-bmp": .bmp, "image/x-bmp": .bmp, "image/jpx": .jp2, "image/jpm": .jp2,
-            "image/heic-sequence": .heic, "image/heif-sequence": .heif, "image/avif-sequence": .avif,
+            "image/heic-sequence": .heic, "image/heif-sequence": .heif, "image/avif-sequence": .avif
         ]
         if let f = ImageFormat.allCases.first(where: { $0.mimeType == base }) ?? aliases[base] {
             self = f

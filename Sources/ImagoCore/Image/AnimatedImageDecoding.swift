@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// An animation whose frames are decoded on demand from the encoded data, as YYImage keeps its
 /// decoder: memory holds the data and a few canvases, not every frame.
 ///
@@ -33,8 +36,10 @@ public final class TransformedAnimation: AnimatedImageDecoding {
     private let transform: @Sendable (PixelBuffer) throws -> PixelBuffer
 
     /// Wraps `base`; `transform` must turn every canvas into one of `canvasSize` in `pixelFormat`.
-    public init(_ base: any AnimatedImageDecoding, canvasSize: PixelSize, pixelFormat: PixelFormat,
-                transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer) {
+    public init(
+        _ base: any AnimatedImageDecoding, canvasSize: PixelSize, pixelFormat: PixelFormat,
+        transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer
+    ) {
         self.base = base
         self.canvasSize = canvasSize
         self.pixelFormat = pixelFormat

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// Converting between frames with their own durations and a sequence of equal-duration frames,
 /// as SDWebImage's coder helper does for `UIImage.animatedImage(with:duration:)`, which can only
 /// show every frame for the same time.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// A decoded image: one frame for a still, several for an animation, plus how to show it.
 ///
 /// `Image` is a value type and `Sendable`. Pixels are stored as decoded, *before*
@@ -43,9 +46,11 @@ public struct Image: Sendable, Equatable {
     ///   - metadata: EXIF, ICC and the like. Default empty.
     ///   - hasAlpha: Defaults to whether `buffer`'s format has an alpha channel.
     ///   - isIncremental: Whether this is a partial image of a progressive decode. Default `false`.
-    public init(buffer: PixelBuffer, orientation: ImageOrientation = .up, scale: Double = 1,
-                format: ImageFormat? = nil, metadata: ImageMetadata = ImageMetadata(),
-                hasAlpha: Bool? = nil, isIncremental: Bool = false) {
+    public init(
+        buffer: PixelBuffer, orientation: ImageOrientation = .up, scale: Double = 1,
+        format: ImageFormat? = nil, metadata: ImageMetadata = ImageMetadata(),
+        hasAlpha: Bool? = nil, isIncremental: Bool = false
+    ) {
         self.frames = [ImageFrame(buffer: buffer)]
         self.orientation = orientation
         self.scale = scale
@@ -68,9 +73,11 @@ public struct Image: Sendable, Equatable {
     ///   - hasAlpha: Defaults to whether the first frame's format has an alpha channel.
     /// - Throws: ``ImageCodingError/invalidArgument(_:)`` when `frames` is empty or the frames
     ///   differ in size.
-    public init(frames: [ImageFrame], loopCount: Int? = nil, orientation: ImageOrientation = .up,
-                scale: Double = 1, format: ImageFormat? = nil, metadata: ImageMetadata = ImageMetadata(),
-                hasAlpha: Bool? = nil) throws {
+    public init(
+        frames: [ImageFrame], loopCount: Int? = nil, orientation: ImageOrientation = .up,
+        scale: Double = 1, format: ImageFormat? = nil, metadata: ImageMetadata = ImageMetadata(),
+        hasAlpha: Bool? = nil
+    ) throws {
         guard let first = frames.first else { throw ImageCodingError.invalidArgument("an image needs at least one frame") }
         guard frames.allSatisfy({ $0.buffer.size == first.buffer.size }) else {
             throw ImageCodingError.invalidArgument("all frames of an image must be the size of its canvas")
@@ -90,9 +97,11 @@ public struct Image: Sendable, Equatable {
     ///
     /// - Throws: ``ImageCodingError/invalidArgument(_:)`` when `firstFrame` is not the size of the
     ///   animation's canvas.
-    public init(animation: any AnimatedImageDecoding, firstFrame: PixelBuffer, orientation: ImageOrientation = .up,
-                scale: Double = 1, format: ImageFormat? = nil, metadata: ImageMetadata = ImageMetadata(),
-                hasAlpha: Bool? = nil) throws {
+    public init(
+        animation: any AnimatedImageDecoding, firstFrame: PixelBuffer, orientation: ImageOrientation = .up,
+        scale: Double = 1, format: ImageFormat? = nil, metadata: ImageMetadata = ImageMetadata(),
+        hasAlpha: Bool? = nil
+    ) throws {
         guard firstFrame.size == animation.canvasSize else {
             throw ImageCodingError.invalidArgument("the first frame (\(firstFrame.size)) is not the canvas size \(animation.canvasSize)")
         }
@@ -162,8 +171,10 @@ public struct Image: Sendable, Equatable {
     /// give every canvas the same new size and `format`; lazy frames stay lazy.
     ///
     /// - Throws: `transform`'s errors on the decoded frames.
-    public func mappingFrames(to size: PixelSize, format: PixelFormat,
-                              _ transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer) throws -> Image {
+    public func mappingFrames(
+        to size: PixelSize, format: PixelFormat,
+        _ transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer
+    ) throws -> Image {
         var copy = self
         copy.frames = try frames.map { ImageFrame(buffer: try transform($0.buffer), duration: $0.duration) }
         if let animation {
@@ -215,8 +226,10 @@ public struct Image: Sendable, Equatable {
         let orientation = orientation
         copy.frames = frames.map { ImageFrame(buffer: $0.buffer.applyingOrientation(orientation), duration: $0.duration) }
         if let animation {
-            copy.animation = TransformedAnimation(animation, canvasSize: orientation.orientedSize(animation.canvasSize),
-                                                  pixelFormat: animation.pixelFormat) { $0.applyingOrientation(orientation) }
+            copy.animation = TransformedAnimation(
+                animation, canvasSize: orientation.orientedSize(animation.canvasSize),
+                pixelFormat: animation.pixelFormat
+            ) { $0.applyingOrientation(orientation) }
         }
         copy.orientation = .up
         if let exif = metadata.exif { copy.metadata.exif = EXIF.settingOrientation(.up, in: exif) }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// One frame of an ``Image``: its pixels and how long it is shown.
 public struct ImageFrame: Sendable, Equatable {
     /// The frame's pixels, the size of the image's canvas.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 extension ImageInfo {
     /// The header facts as `imago info --json` prints them and the service's `/info` answers:
     /// exactly these keys, encoded with sorted keys.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// What an image's header says, read without decoding its pixels.
 ///
 /// This is the record behind `imago info`. Sizes are as stored, before orientation.
@@ -32,10 +35,12 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     public var isGrayscale: Bool
 
     /// Creates a header record; the optional fields default to a still, opaque, 8-bit sRGB image.
-    public init(format: ImageFormat, width: Int, height: Int, orientation: ImageOrientation = .up,
-                frameCount: Int = 1, loopCount: Int = 1, durations: [Double] = [0], hasAlpha: Bool = false,
-                bitDepth: Int = 8, hasICCProfile: Bool = false, progressive: Bool = false, isGrayscale: Bool = false,
-                pageCount: Int = 1) {
+    public init(
+        format: ImageFormat, width: Int, height: Int, orientation: ImageOrientation = .up,
+        frameCount: Int = 1, loopCount: Int = 1, durations: [Double] = [0], hasAlpha: Bool = false,
+        bitDepth: Int = 8, hasICCProfile: Bool = false, progressive: Bool = false, isGrayscale: Bool = false,
+        pageCount: Int = 1
+    ) {
         self.format = format
         self.width = width
         self.height = height

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// How stored pixels must be turned to appear upright: the EXIF/TIFF orientation tag, 1–8.
 ///
 /// Raw values are the EXIF values. Case names follow `UIImage.Orientation`, the vocabulary

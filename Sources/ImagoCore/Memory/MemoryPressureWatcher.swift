@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -89,7 +92,9 @@ public final class MemoryPressureWatcher: Sendable {
 
     /// Stops polling.
     public func stop() {
-        task.withLock { $0?.cancel(); $0 = nil }
+        task.withLock {
+            $0?.cancel(); $0 = nil
+        }
     }
 
     /// Reads the current level once and, at warning or above, calls the handlers.
@@ -125,7 +130,8 @@ public final class MemoryPressureWatcher: Sendable {
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard let kind = fields.first,
-                  let avg = fields.first(where: { $0.hasPrefix("avg10=") }).flatMap({ Double($0.dropFirst(6)) }) else { continue }
+                let avg = fields.first(where: { $0.hasPrefix("avg10=") }).flatMap({ Double($0.dropFirst(6)) })
+            else { continue }
             if kind == "some" { some = avg } else if kind == "full" { full = avg }
         }
         guard let some else { return nil }
@@ -141,14 +147,16 @@ public final class MemoryPressureWatcher: Sendable {
     /// Usage against the cgroup v2 limit; `nil` when there is no limit ("max") or no cgroup.
     package static func cgroupLevel(current: String, max: String) -> MemoryPressureLevel? {
         guard let limit = Double(PathName.trimmed(max)), limit > 0,
-              let used = Double(PathName.trimmed(current)) else { return nil }
+            let used = Double(PathName.trimmed(current))
+        else { return nil }
         let share = used / limit
         return share >= 0.95 ? .critical : share >= 0.90 ? .warning : .normal
     }
 
     package static func cgroupLevel(directory: String) -> MemoryPressureLevel? {
         guard let current = try? String(contentsOfFile: directory + "/memory.current", encoding: .utf8),
-              let max = try? String(contentsOfFile: directory + "/memory.max", encoding: .utf8) else { return nil }
+            let max = try? String(contentsOfFile: directory + "/memory.max", encoding: .utf8)
+        else { return nil }
         return cgroupLevel(current: current, max: max)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import struct FoundationEssentials.Data
 #else
@@ -23,8 +26,10 @@ extension EXIF {
         }
         func u32(_ o: Int) -> Int? {
             guard o >= 0, o + 4 <= b.count else { return nil }
-            let v = big ? (UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3]))
-                        : (UInt32(b[o + 3]) << 24 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 1]) << 8 | UInt32(b[o]))
+            let v =
+                big
+                ? (UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3]))
+                : (UInt32(b[o + 3]) << 24 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 1]) << 8 | UInt32(b[o]))
             return Int(v)
         }
         guard u16(2) == 42, let ifd = u32(4), let count = u16(ifd) else { return nil }

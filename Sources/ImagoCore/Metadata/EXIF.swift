@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import struct FoundationEssentials.Data
 #else
@@ -42,9 +45,13 @@ public enum EXIF {
             let b = Bytes(raw)
             if b.hasPrefix([0x45, 0x78, 0x69, 0x66, 0, 0]) { base = 6 }
             let big: Bool
-            if b.matches([0x4D, 0x4D, 0x00, 0x2A], at: base) { big = true }
-            else if b.matches([0x49, 0x49, 0x2A, 0x00], at: base) { big = false }
-            else { return nil }
+            if b.matches([0x4D, 0x4D, 0x00, 0x2A], at: base) {
+                big = true
+            } else if b.matches([0x49, 0x49, 0x2A, 0x00], at: base) {
+                big = false
+            } else {
+                return nil
+            }
             func u16(_ o: Int) -> UInt16? {
                 guard o >= 0, o <= b.count - 2 else { return nil }
                 return big ? UInt16(b[o]) << 8 | UInt16(b[o + 1]) : UInt16(b[o + 1]) << 8 | UInt16(b[o])

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 extension PixelBuffer {
     /// Returns the buffer in `target` format with tight rows.
     ///
@@ -7,7 +10,7 @@ extension PixelBuffer {
     public func converted(to target: PixelFormat) -> PixelBuffer {
         if target == format { return self }
         let w = width, h = height, srcRow = bytesPerRow, src = format
-        let total = w * target.bytesPerPixel * h // cannot overflow: a 4-byte layout of this size already exists
+        let total = w * target.bytesPerPixel * h  // cannot overflow: a 4-byte layout of this size already exists
         let out = [UInt8](unsafeUninitializedCapacity: total) { dst, count in
             bytes.withUnsafeBufferPointer { s in
                 guard let sp = s.baseAddress, let dp = dst.baseAddress else { return }
@@ -43,8 +46,10 @@ extension PixelBuffer {
     }
 
     /// The conversion loop; `dst` may be `src` when the target has no more bytes per pixel.
-    private static func convert(_ s: UnsafeRawPointer, _ src: PixelFormat, _ srcRow: Int, to dst: UnsafeMutableRawPointer,
-                                _ target: PixelFormat, width w: Int, height h: Int) {
+    private static func convert(
+        _ s: UnsafeRawPointer, _ src: PixelFormat, _ srcRow: Int, to dst: UnsafeMutableRawPointer,
+        _ target: PixelFormat, width w: Int, height h: Int
+    ) {
         #if _endian(little)
         // The resampler's round trip, word by word: straight RGBA to premultiplied BGRA and back.
         if src == .rgba8, target == .argb32Premultiplied {
@@ -146,7 +151,7 @@ extension PixelBuffer {
     @inline(__always)
     private static func premultiplyRGBARow(_ s: UnsafeRawPointer, into d: UnsafeMutableRawPointer, width: Int) {
         for x in 0..<width {
-            let px = s.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)   // R, G, B, A from the low byte
+            let px = s.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)  // R, G, B, A from the low byte
             let a = px >> 24
             let swapped = (px & 0xFF00_FF00) | (px & 0xFF) << 16 | (px >> 16) & 0xFF
             var rb = (swapped & 0x00FF_00FF) &* a &+ 0x0080_0080
@@ -162,7 +167,7 @@ extension PixelBuffer {
     @inline(__always)
     private static func unpremultiplyARGBRow(_ s: UnsafeRawPointer, into d: UnsafeMutableRawPointer, width: Int) {
         for x in 0..<width {
-            let px = s.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)   // B, G, R, A from the low byte
+            let px = s.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)  // B, G, R, A from the low byte
             let a = px >> 24
             let out: UInt32
             if a == 255 {

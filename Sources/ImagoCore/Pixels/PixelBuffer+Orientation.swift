@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 extension PixelBuffer {
     /// Returns the upright pixels for a buffer stored with EXIF `orientation`.
     ///
@@ -17,10 +20,10 @@ extension PixelBuffer {
         case .upMirrored: map = { (w - 1 - $0, $1) }
         case .down: map = { (w - 1 - $0, h - 1 - $1) }
         case .downMirrored: map = { ($0, h - 1 - $1) }
-        case .leftMirrored: map = { dx, dy in (dy, dx) }              // 5: transpose
-        case .right: map = { dx, dy in (dy, h - 1 - dx) }             // 6: rotate 90° clockwise
-        case .rightMirrored: map = { dx, dy in (w - 1 - dy, h - 1 - dx) } // 7: transverse
-        case .left: map = { dx, dy in (w - 1 - dy, dx) }              // 8: rotate 90° counter-clockwise
+        case .leftMirrored: map = { dx, dy in (dy, dx) }  // 5: transpose
+        case .right: map = { dx, dy in (dy, h - 1 - dx) }  // 6: rotate 90° clockwise
+        case .rightMirrored: map = { dx, dy in (w - 1 - dy, h - 1 - dx) }  // 7: transverse
+        case .left: map = { dx, dy in (w - 1 - dy, dx) }  // 8: rotate 90° counter-clockwise
         }
         let out = [UInt8](unsafeUninitializedCapacity: dstRow * dh) { dst, count in
             bytes.withUnsafeBufferPointer { s in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// A rectangle of pixels in memory: width, height, bytes per row, a ``PixelFormat`` and the bytes.
 ///
 /// `PixelBuffer` has value semantics with copy-on-write (its storage is a `[UInt8]`),
@@ -33,8 +36,10 @@ public struct PixelBuffer: Sendable, Equatable {
     /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for a dimension under 1 or a stride
     ///   shorter than a row; ``ImageCodingError/exceedsLimit(_:found:limit:)`` (kind `.bytes`)
     ///   when the byte count overflows or passes ``maxByteCount``.
-    public static func layout(width: Int, height: Int, format: PixelFormat,
-                              bytesPerRow: Int? = nil) throws -> (bytesPerRow: Int, byteCount: Int) {
+    public static func layout(
+        width: Int, height: Int, format: PixelFormat,
+        bytesPerRow: Int? = nil
+    ) throws -> (bytesPerRow: Int, byteCount: Int) {
         guard width > 0, height > 0 else {
             throw ImageCodingError.invalidArgument("pixel buffer size \(width)x\(height) must be at least 1x1")
         }
@@ -90,8 +95,10 @@ public struct PixelBuffer: Sendable, Equatable {
     /// about to overwrite every byte. An error thrown by `initializer` is rethrown.
     ///
     /// - Throws: as ``layout(width:height:format:bytesPerRow:)``, or `initializer`'s error.
-    public init(uninitializedWidth width: Int, height: Int, format: PixelFormat, bytesPerRow: Int? = nil,
-                initializer: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
+    public init(
+        uninitializedWidth width: Int, height: Int, format: PixelFormat, bytesPerRow: Int? = nil,
+        initializer: (UnsafeMutableRawBufferPointer) throws -> Void
+    ) throws {
         let (row, total) = try Self.layout(width: width, height: height, format: format, bytesPerRow: bytesPerRow)
         var failure: (any Error)?
         let storage = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
@@ -144,7 +151,9 @@ public struct PixelBuffer: Sendable, Equatable {
     /// Whether every pixel is fully opaque. Formats without alpha answer `true` at once.
     public var isOpaque: Bool {
         guard format.hasAlphaChannel else { return true }
-        let (step, offset) = format == .grayAlpha8 ? (2, 1)
+        let (step, offset) =
+            format == .grayAlpha8
+            ? (2, 1)
             : format == .rgba8 ? (4, 3) : (4, PixelFormat.argbOffsets.a)
         return bytes.withUnsafeBufferPointer { p in
             for y in 0..<height {
@@ -172,8 +181,9 @@ public struct RGBA8: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Creates a colour from premultiplied channel values, undoing the premultiplication.
     public init(premultipliedR r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
-        self.init(r: PixelMath.unpremultiply(r, a), g: PixelMath.unpremultiply(g, a),
-                  b: PixelMath.unpremultiply(b, a), a: a)
+        self.init(
+            r: PixelMath.unpremultiply(r, a), g: PixelMath.unpremultiply(g, a),
+            b: PixelMath.unpremultiply(b, a), a: a)
     }
 
     /// `rgba(r,g,b,a)`.

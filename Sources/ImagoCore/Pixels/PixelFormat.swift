@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// The memory layout of one pixel in a ``PixelBuffer``.
 ///
 /// Every format has 8 bits per channel. The display format, ``argb32Premultiplied``,

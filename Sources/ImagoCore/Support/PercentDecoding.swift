@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// `%XX` escapes in URL text, decoded once for every layer that reads them (`data:` URLs, the
 /// service's plain sources and file names).
 package enum PercentDecoding {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// Bytes received so far, and how many were announced.
 public struct ImageDownloadProgress: Sendable, Hashable {
     /// Bytes received.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -27,9 +30,11 @@ public struct ImageDownloadRequest: Sendable {
     public var cachedResponse: CachedResponse?
 
     /// Creates a request; every parameter defaults as documented on its property.
-    public init(url: URL, priority: ImagePriority = .normal, headers: [String: String] = [:],
-                credentials: DataLoadRequest.Credentials? = nil, timeouts: ImageDownloadTimeouts? = nil,
-                progressive: Bool = false, allowsInvalidCertificates: Bool = false, cachedResponse: CachedResponse? = nil) {
+    public init(
+        url: URL, priority: ImagePriority = .normal, headers: [String: String] = [:],
+        credentials: DataLoadRequest.Credentials? = nil, timeouts: ImageDownloadTimeouts? = nil,
+        progressive: Bool = false, allowsInvalidCertificates: Bool = false, cachedResponse: CachedResponse? = nil
+    ) {
         self.url = url
         self.priority = priority
         self.headers = headers

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -44,8 +47,10 @@ public final class ImageDownloadTask: Sendable {
     /// calling task leaves the download.
     ///
     /// - Throws: ``ImageLoadingError``; ``ImageLoadingError/cancelled`` when this caller left.
-    public func value(progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil,
-                      partialData: (@Sendable (Data) -> Void)? = nil) async throws(ImageLoadingError) -> ImageDownloadResult {
+    public func value(
+        progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil,
+        partialData: (@Sendable (Data) -> Void)? = nil
+    ) async throws(ImageLoadingError) -> ImageDownloadResult {
         do {
             return try await subscription.value { event in
                 switch event {

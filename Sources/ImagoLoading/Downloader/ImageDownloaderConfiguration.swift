@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -43,21 +46,24 @@ public struct ImageDownloaderConfiguration: Sendable {
     public var proxies: ProxySettings = .none
 
     /// The default `Accept` value: the formats Imago decodes, then any image.
-    public static let defaultAccept = "image/avif,image/webp,image/apng,image/png,image/jpeg,image/gif,image/heic,image/tiff,image/bmp,image/jp2,image/*;q=0.8,*/*;q=0.5"
+    public static let defaultAccept =
+        "image/avif,image/webp,image/apng,image/png,image/jpeg,image/gif,image/heic,image/tiff,image/bmp,image/jp2,image/*;q=0.8,*/*;q=0.5"
 
     /// The default `User-Agent` value.
     public static let defaultUserAgent = "Imago/0.1 (Swift; Linux)"
 
     /// Creates a configuration; every parameter defaults as documented on its property.
-    public init(maxConcurrentDownloads: Int = 6, executionOrder: ImageDownloadExecutionOrder = .fifo,
-                timeouts: ImageDownloadTimeouts = ImageDownloadTimeouts(),
-                headers: [String: String] = ["Accept": defaultAccept, "User-Agent": defaultUserAgent],
-                acceptableStatusCodes: Set<Int> = Set(200..<300), acceptableContentTypes: Set<String>? = nil,
-                maxRedirects: Int = 10, maxBodyBytes: Int = DecodingLimits.default.maxBytes,
-                progressInterval: Duration = .milliseconds(100),
-                requestModifier: (@Sendable (DataLoadRequest) async throws -> DataLoadRequest)? = nil,
-                responseModifier: (@Sendable (DataLoadResponse) throws -> DataLoadResponse)? = nil,
-                bodyTransform: (@Sendable (Data, DataLoadResponse?) throws -> Data)? = nil) {
+    public init(
+        maxConcurrentDownloads: Int = 6, executionOrder: ImageDownloadExecutionOrder = .fifo,
+        timeouts: ImageDownloadTimeouts = ImageDownloadTimeouts(),
+        headers: [String: String] = ["Accept": defaultAccept, "User-Agent": defaultUserAgent],
+        acceptableStatusCodes: Set<Int> = Set(200..<300), acceptableContentTypes: Set<String>? = nil,
+        maxRedirects: Int = 10, maxBodyBytes: Int = DecodingLimits.default.maxBytes,
+        progressInterval: Duration = .milliseconds(100),
+        requestModifier: (@Sendable (DataLoadRequest) async throws -> DataLoadRequest)? = nil,
+        responseModifier: (@Sendable (DataLoadResponse) throws -> DataLoadResponse)? = nil,
+        bodyTransform: (@Sendable (Data, DataLoadResponse?) throws -> Data)? = nil
+    ) {
         self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
         self.executionOrder = executionOrder
         self.timeouts = timeouts

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -26,14 +29,20 @@ final class TransferTimer: Sendable {
         granularity = max(.milliseconds(5), shortest / 4)
     }
 
-    func headArrived() { state.withLock { $0.headArrived = true; $0.lastActivity = .now } }
+    func headArrived() {
+        state.withLock {
+            $0.headArrived = true; $0.lastActivity = .now
+        }
+    }
     func bytesArrived() { state.withLock { $0.lastActivity = .now } }
 
     /// The earliest deadline, and which timeout it is.
     private func deadline() -> (ContinuousClock.Instant, ImageLoadingError.Timeout) {
         state.withLock { s in
-            var next = s.headArrived ? (s.lastActivity + timeouts.read, ImageLoadingError.Timeout.read)
-                                     : (s.start + timeouts.connect, .connect)
+            var next =
+                s.headArrived
+                ? (s.lastActivity + timeouts.read, ImageLoadingError.Timeout.read)
+                : (s.start + timeouts.connect, .connect)
             if let total = timeouts.total, s.start + total < next.0 { next = (s.start + total, .total) }
             return next
         }

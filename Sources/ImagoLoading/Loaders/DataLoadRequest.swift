@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -35,9 +38,11 @@ public struct DataLoadRequest: Sendable, Hashable {
     public var allowsInvalidCertificates: Bool
 
     /// Creates a request; every parameter defaults as documented on its property.
-    public init(url: URL, headers: [String: String] = [:], credentials: Credentials? = nil,
-                timeouts: ImageDownloadTimeouts = ImageDownloadTimeouts(), maxRedirects: Int = 10,
-                allowsInvalidCertificates: Bool = false) {
+    public init(
+        url: URL, headers: [String: String] = [:], credentials: Credentials? = nil,
+        timeouts: ImageDownloadTimeouts = ImageDownloadTimeouts(), maxRedirects: Int = 10,
+        allowsInvalidCertificates: Bool = false
+    ) {
         self.url = url
         self.headers = headers
         self.credentials = credentials

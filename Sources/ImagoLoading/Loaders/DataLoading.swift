@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -18,6 +21,7 @@ public protocol DataLoading: Sendable {
     /// calling task stops the transfer.
     ///
     /// - Throws: ``ImageLoadingError`` for transport failures; the callbacks' errors.
-    func load(_ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
-              chunk: (Data) throws -> Void) async throws
+    func load(
+        _ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
+        chunk: (Data) throws -> Void) async throws
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -17,11 +20,15 @@ public struct DataURLLoader: DataLoading {
     /// (default `text/plain`) and the payload's length.
     ///
     /// - Throws: ``ImageLoadingError/malformedDataURL``; the callbacks' errors.
-    public func load(_ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
-                     chunk: (Data) throws -> Void) async throws {
+    public func load(
+        _ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
+        chunk: (Data) throws -> Void
+    ) async throws {
         let (type, payload) = try Self.decode(request.url.absoluteString)
-        try response(DataLoadResponse(url: request.url, statusCode: 200,
-                                      headers: ["Content-Type": type, "Content-Length": String(payload.count)]))
+        try response(
+            DataLoadResponse(
+                url: request.url, statusCode: 200,
+                headers: ["Content-Type": type, "Content-Length": String(payload.count)]))
         if !payload.isEmpty { try chunk(payload) }
     }
 

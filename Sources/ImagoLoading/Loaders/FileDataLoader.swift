@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -17,8 +20,10 @@ public struct FileDataLoader: DataLoading {
     ///
     /// - Throws: ``ImageLoadingError/fileUnreadable(_:)``; ``ImageLoadingError/cancelled``; the
     ///   callbacks' errors.
-    public func load(_ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
-                     chunk: (Data) throws -> Void) async throws {
+    public func load(
+        _ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
+        chunk: (Data) throws -> Void
+    ) async throws {
         let source: FileByteSource
         let size: Int
         do {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 package import AsyncHTTPClient
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
@@ -29,8 +32,10 @@ package final class PinnedHTTPConnector: HTTPConnecting {
     /// Pinned clients kept open at once. Default 64.
     package let maxPinnedClients: Int
 
-    package init(proxies: ProxySettings, maxPinnedClients: Int = 64,
-                 makeClient: @escaping @Sendable (HTTPProxy?, [String: String]) -> HTTPClient) {
+    package init(
+        proxies: ProxySettings, maxPinnedClients: Int = 64,
+        makeClient: @escaping @Sendable (HTTPProxy?, [String: String]) -> HTTPClient
+    ) {
         self.makeClient = makeClient
         self.proxies = proxies
         self.maxPinnedClients = max(1, maxPinnedClients)

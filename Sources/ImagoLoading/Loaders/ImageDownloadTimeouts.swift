@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// The timeouts of a download. SDWebImage's `downloadTimeout` is the idle one.
 public struct ImageDownloadTimeouts: Sendable, Hashable {
     /// Until the response head arrives: connecting, TLS and the server's first byte. Default 15 s.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -58,9 +61,11 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
             rest = rest[rest.index(after: at)...]
             let parts = userInfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             guard let user = DataURLLoader.percentDecoded(String(parts[0])),
-                  let password = DataURLLoader.percentDecoded(parts.count > 1 ? String(parts[1]) : "") else { return nil }
-            credentials = DataLoadRequest.Credentials(user: String(decoding: user, as: UTF8.self),
-                                                      password: String(decoding: password, as: UTF8.self))
+                let password = DataURLLoader.percentDecoded(parts.count > 1 ? String(parts[1]) : "")
+            else { return nil }
+            credentials = DataLoadRequest.Credentials(
+                user: String(decoding: user, as: UTF8.self),
+                password: String(decoding: password, as: UTF8.self))
         }
         var host = rest, port = 1080
         if host.hasPrefix("[") {
@@ -147,7 +152,7 @@ public struct ProxySettings: Sendable, Hashable {
         for entry in noProxy {
             var pattern = entry.lowercased()
             if pattern == "*" { return true }
-            if pattern.hasPrefix("[") , pattern.hasSuffix("]") { pattern = String(pattern.dropFirst().dropLast()) }
+            if pattern.hasPrefix("["), pattern.hasSuffix("]") { pattern = String(pattern.dropFirst().dropLast()) }
             while pattern.hasPrefix(".") { pattern.removeFirst() }
             guard !pattern.isEmpty else { continue }
             if host == pattern || host.hasSuffix("." + pattern) { return true }

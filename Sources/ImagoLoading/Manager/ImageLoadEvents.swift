@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// The events of one ``ImageTask``: progress, partial images, then ``ImageLoadEvent/completed(_:)``.
 /// Iterating throws ``ImageLoadingError``; stopping early leaves the load.
 public struct ImageLoadEvents: AsyncSequence, Sendable {

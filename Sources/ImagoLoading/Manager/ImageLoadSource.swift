@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// Where a loaded image came from.
 public enum ImageLoadSource: String, Sendable, Hashable {
     /// The memory cache: nothing was read or decoded.

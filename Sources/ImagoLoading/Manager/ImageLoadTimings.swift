@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// How long each stage of a load took: the per-task breakdown that ``ImageLoadResult``,
 /// ``EncodedImageResult`` and ``LoadedSource`` carry (Nuke's task metrics), and what the
 /// service's `Server-Timing` header sends.
@@ -25,8 +28,10 @@ public struct ImageLoadTimings: Sendable, Hashable {
     /// The stages that took time, in pipeline order, with their `Server-Timing` names:
     /// `disk`, `download`, `queue`, `decode`, `transform`, `encode`.
     public var stages: [(name: String, duration: Duration)] {
-        [("disk", diskRead), ("download", download), ("queue", queueWait), ("decode", decode), ("transform", transform),
-         ("encode", encode)].filter { $0.1 > .zero }
+        [
+            ("disk", diskRead), ("download", download), ("queue", queueWait), ("decode", decode), ("transform", transform),
+            ("encode", encode)
+        ].filter { $0.1 > .zero }
     }
 
     /// The `Server-Timing` header's value: each stage that took time as `name;dur=milliseconds`.

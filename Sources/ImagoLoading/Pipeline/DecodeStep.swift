@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -15,9 +18,10 @@ struct DecodeStep: Sendable {
 
     /// The coders' options: pixel format, scale, frames, colour management, limits.
     var options: DecodeOptions {
-        var o = DecodeOptions(pixelFormat: spec.pixelFormat, scale: spec.scale, firstFrameOnly: spec.frames == .first,
-                              decodesFramesLazily: spec.frames == .lazy, thumbnailPixelSize: spec.sizeHint,
-                              colorManagement: spec.colorManagement, limits: spec.limits)
+        var o = DecodeOptions(
+            pixelFormat: spec.pixelFormat, scale: spec.scale, firstFrameOnly: spec.frames == .first,
+            decodesFramesLazily: spec.frames == .lazy, thumbnailPixelSize: spec.sizeHint,
+            colorManagement: spec.colorManagement, limits: spec.limits)
         o.page = spec.page
         return o
     }
@@ -61,14 +65,16 @@ struct DecodeStep: Sendable {
     func finishPartial(_ image: Image) throws -> Image {
         if let t = spec.thumbnail {
             let upright = image.applyingOrientation()
-            let target = Thumbnailer.targetSize(for: upright.pixelSize, within: t.maxPixelSize,
-                                                preserveAspectRatio: t.preserveAspectRatio)
+            let target = Thumbnailer.targetSize(
+                for: upright.pixelSize, within: t.maxPixelSize,
+                preserveAspectRatio: t.preserveAspectRatio)
             guard target != upright.pixelSize else { return upright }
             let frames = try upright.frames.map { frame in
                 ImageFrame(buffer: try Resampler.resize(frame.buffer, to: target, limits: spec.limits), duration: frame.duration)
             }
-            return try Image(frames: frames, loopCount: upright.loopCount, scale: upright.scale, format: upright.format,
-                             metadata: upright.metadata, hasAlpha: upright.hasAlpha)
+            return try Image(
+                frames: frames, loopCount: upright.loopCount, scale: upright.scale, format: upright.format,
+                metadata: upright.metadata, hasAlpha: upright.hasAlpha)
         }
         if let limit = spec.scaleDownLimitBytes { return try image.scaledDown(limitBytes: limit) }
         return image

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -11,8 +14,10 @@ extension ImagePipeline {
 
     /// Joins (or starts) the decode of `request`; `fetched`, when given, is the source already in
     /// hand (the encode stage fetched it to plan), decoded without another fetch.
-    func decode(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool,
-                fetched: FetchedData? = nil) -> DecodeSubscription {
+    func decode(
+        _ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool,
+        fetched: FetchedData? = nil
+    ) -> DecodeSubscription {
         decodes.subscribe(keys.decode, priority: priority, accepts: events ? acceptAll : nil) { [self] (context: DecodeContext) async throws -> DecodedImage in
             try await self.runDecode(request, keys: keys, context: context, fetched: fetched)
         }
@@ -20,8 +25,10 @@ extension ImagePipeline {
 
     /// The decode stage: partial images while the bytes arrive (progressive requests), then the
     /// whole bytes through the same decode step, on the processing queue.
-    private func runDecode(_ request: ImageRequest, keys: ImageRequestKeys, context: DecodeContext,
-                           fetched given: FetchedData?) async throws -> DecodedImage {
+    private func runDecode(
+        _ request: ImageRequest, keys: ImageRequestKeys, context: DecodeContext,
+        fetched given: FetchedData?
+    ) async throws -> DecodedImage {
         let step = DecodeStep(spec: keys.decode.spec, coders: configuration.coders)
         let fetched: FetchedData
         if let given {
@@ -30,12 +37,14 @@ extension ImagePipeline {
             var partials: LatestWork<ReceivedBytes, Image>?
             if request.options.contains(.progressive) {
                 let decoder = ProgressiveDecoder(step: step)
-                partials = LatestWork(queue: configuration.processingQueue, priority: context,
-                                      work: { decoder.partialImage($0.snapshot) }, deliver: { context.send(.partialImage($0)) })
+                partials = LatestWork(
+                    queue: configuration.processingQueue, priority: context,
+                    work: { decoder.partialImage($0.snapshot) }, deliver: { context.send(.partialImage($0)) })
             }
             // Progress travels only when somebody listens (a progressive load needs the partial bytes).
-            let fetch = self.fetch(request, keys: keys, priority: context,
-                                   events: partials != nil || context.hasEventSubscribers)
+            let fetch = self.fetch(
+                request, keys: keys, priority: context,
+                events: partials != nil || context.hasEventSubscribers)
             do {
                 fetched = try await fetch.value { event in
                     switch event {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -27,8 +30,10 @@ extension ImagePipeline {
     }
 
     /// The encode stage's body, inside its span: the failed-URL list kept, results retained.
-    private func encodeTraced(_ request: ImageRequest, keys: ImageRequestKeys, context: EncodeContext,
-                              fetched: FetchedData?) async throws -> EncodedImage {
+    private func encodeTraced(
+        _ request: ImageRequest, keys: ImageRequestKeys, context: EncodeContext,
+        fetched: FetchedData?
+    ) async throws -> EncodedImage {
         do {
             encodesStarted.add(1, ordering: .relaxed)
             let result = try await self.encodeBody(request, keys: keys, context: context, fetched: fetched)
@@ -50,8 +55,10 @@ extension ImagePipeline {
     /// passed through untouched, converted in rows with no bitmap, or decoded (in the exact
     /// pixel format when nothing resamples), transformed and encoded, the encode right after the
     /// transform, ahead of decodes that start other loads.
-    private func encodeBody(_ request: ImageRequest, keys: ImageRequestKeys, context: EncodeContext,
-                            fetched given: FetchedData?) async throws -> EncodedImage {
+    private func encodeBody(
+        _ request: ImageRequest, keys: ImageRequestKeys, context: EncodeContext,
+        fetched given: FetchedData?
+    ) async throws -> EncodedImage {
         let unprocessed = Self.changesNoPixels(request)
         if given == nil, !unprocessed, keys.process.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
             return try await encode(image, request: request, context: context, source: .memory, revalidated: false, timings: ImageLoadTimings())
@@ -73,13 +80,15 @@ extension ImagePipeline {
                 case .data(let data): contents = .data(data)
                 case .file(let file): contents = .file(file)
                 }
-                return EncodedImage(contents: contents, format: info.format, pixelSize: info.pixelSize, source: fetched.source,
-                                    revalidated: fetched.revalidated, method: .passedThrough, timings: fetched.timings)
+                return EncodedImage(
+                    contents: contents, format: info.format, pixelSize: info.pixelSize, source: fetched.source,
+                    revalidated: fetched.revalidated, method: .passedThrough, timings: fetched.timings)
             }
             let effect = request.transformers.map { $0.pixelEffect(on: info) }.max() ?? .none
             let reduces = request.thumbnail != nil || request.scaleDownLimitBytes != nil || request.decodeSizeHint != nil
             if effect == .none, !reduces, request.page == nil, configuration.streamsConversions,
-               let streamed = try await streamed(fetched, info: info, request: request, context: context) {
+                let streamed = try await streamed(fetched, info: info, request: request, context: context)
+            {
                 await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
                 encodesStreamed.add(1, ordering: .relaxed)
                 return streamed
@@ -92,14 +101,17 @@ extension ImagePipeline {
             }
         }
         let processed = try await process(request, keys: keys, priority: context, events: false, fetched: fetched).value()
-        return try await encode(processed.image, request: request, context: context, source: processed.source,
-                                revalidated: processed.revalidated, timings: processed.timings)
+        return try await encode(
+            processed.image, request: request, context: context, source: processed.source,
+            revalidated: processed.revalidated, timings: processed.timings)
     }
 
     /// Encodes a finished image as the request's output asks, on the processing queue, ahead of
     /// work that starts something new: the bitmap is let go as soon as it can be.
-    private func encode(_ image: Image, request: ImageRequest, context: EncodeContext, source: ImageLoadSource,
-                        revalidated: Bool, timings: ImageLoadTimings) async throws -> EncodedImage {
+    private func encode(
+        _ image: Image, request: ImageRequest, context: EncodeContext, source: ImageLoadSource,
+        revalidated: Bool, timings: ImageLoadTimings
+    ) async throws -> EncodedImage {
         let coders = configuration.coders
         let output = request.output
         let encoded = try await configuration.processingQueue.measured("imago.encode", priority: context, continuing: true) {
@@ -120,8 +132,9 @@ extension ImagePipeline {
                         data = try coders.encode(out, as: format, options: options)
                     }
                 }
-                return EncodedImage(contents: .data(data), format: format, pixelSize: out.pixelSize, source: source,
-                                    revalidated: revalidated, method: .rendered)
+                return EncodedImage(
+                    contents: .data(data), format: format, pixelSize: out.pixelSize, source: source,
+                    revalidated: revalidated, method: .rendered)
             } catch let error as ImageCodingError {
                 throw ImageLoadingError.encodingFailed(error)
             }
@@ -135,26 +148,31 @@ extension ImagePipeline {
 
     /// A conversion that leaves every pixel as decoded, in rows from decoder to encoder on one
     /// worker (`StreamedTranscoding`), or `nil` when this one cannot stream.
-    private func streamed(_ fetched: FetchedData, info: ImageInfo, request: ImageRequest,
-                          context: EncodeContext) async throws -> EncodedImage? {
+    private func streamed(
+        _ fetched: FetchedData, info: ImageInfo, request: ImageRequest,
+        context: EncodeContext
+    ) async throws -> EncodedImage? {
         let output = request.output
         guard output.maxBytes == nil, info.frameCount == 1 else { return nil }
         let format = output.format ?? info.format
         guard format == .jpeg || format == .webp || format == .bmp,
-              StreamedTranscoding.streams(info, to: format, options: output.options, coders: configuration.coders) else { return nil }
+            StreamedTranscoding.streams(info, to: format, options: output.options, coders: configuration.coders)
+        else { return nil }
         var decodeOptions = DecodeOptions(colorManagement: request.colorManagement)
         decodeOptions.limits = request.limits ?? configuration.decodingLimits
         let decoding = decodeOptions, coders = configuration.coders, input = fetched.input
         let streamed = try await configuration.processingQueue.measured("imago.transcode", priority: context) { () throws -> Data? in
-            try StreamedTranscoding.transcode(input, to: format, options: output.options, decodeOptions: decoding, coders: coders,
-                                              metadata: { output.written($0) })
+            try StreamedTranscoding.transcode(
+                input, to: format, options: output.options, decodeOptions: decoding, coders: coders,
+                metadata: { output.written($0) })
         }
         var timings = fetched.timings
         timings.queueWait += streamed.wait
         timings.decode += streamed.run
         return streamed.value.map {
-            EncodedImage(contents: .data($0), format: format, pixelSize: info.pixelSize, source: fetched.source,
-                         revalidated: fetched.revalidated, method: .streamed, timings: timings)
+            EncodedImage(
+                contents: .data($0), format: format, pixelSize: info.pixelSize, source: fetched.source,
+                revalidated: fetched.revalidated, method: .streamed, timings: timings)
         }
     }
 

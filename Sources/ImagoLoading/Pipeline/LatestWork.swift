@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 import Synchronization
 
@@ -20,8 +23,10 @@ final class LatestWork<Input: Sendable, Output: Sendable>: Sendable {
     /// - Parameters:
     ///   - work: Runs on `queue`; `nil` means nothing to deliver.
     ///   - deliver: Gets each output, in order, off the queue.
-    init(queue: WorkQueue, priority: any PrioritySource, work: @escaping @Sendable (Input) -> Output?,
-         deliver: @escaping @Sendable (Output) -> Void) {
+    init(
+        queue: WorkQueue, priority: any PrioritySource, work: @escaping @Sendable (Input) -> Output?,
+        deliver: @escaping @Sendable (Output) -> Void
+    ) {
         self.queue = queue
         self.priority = priority
         self.work = work

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 import Tracing
 
@@ -11,8 +14,10 @@ struct Measured<Value: Sendable>: Sendable {
 extension WorkQueue {
     /// Runs `work` on the queue inside a span named `name` (`imago.decode`, say), recording in
     /// the span and the result how long it waited for a worker and how long it ran.
-    func measured<T: Sendable>(_ name: String, priority: any PrioritySource, continuing: Bool = false,
-                               _ work: @escaping @Sendable () throws -> T) async throws -> Measured<T> {
+    func measured<T: Sendable>(
+        _ name: String, priority: any PrioritySource, continuing: Bool = false,
+        _ work: @escaping @Sendable () throws -> T
+    ) async throws -> Measured<T> {
         try await withSpan(name) { span in
             let enqueued = ContinuousClock.now
             let (value, started, ended) = try await run(priority: priority, continuing: continuing) {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -55,7 +58,11 @@ public final class ImagePrefetcher: Sendable {
         let task = Task { [self] in await self.run(urls, progress: progress) }
         running.withLock { $0[id] = task }
         defer { _ = running.withLock { $0.removeValue(forKey: id) } }
-        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        return await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// Cancels every prefetch in progress.

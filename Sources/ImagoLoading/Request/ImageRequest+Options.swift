@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 extension ImageRequest {
     /// How a load uses the caches and the network: SDWebImage's `SDWebImageOptions` and Nuke's
     /// request options, where they make sense off Apple's UI frameworks.

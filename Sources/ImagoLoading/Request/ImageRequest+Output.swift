@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCoders
 public import ImagoCore
 
@@ -53,8 +56,10 @@ extension ImageRequest {
         public var passesThroughUnchanged: Bool
 
         /// Creates an output; every parameter defaults as documented on its property.
-        public init(format: ImageFormat? = nil, options: EncodeOptions = .default, metadata: Metadata = .keep,
-                    keepsColorProfile: Bool = true, maxBytes: Int? = nil, passesThroughUnchanged: Bool = true) {
+        public init(
+            format: ImageFormat? = nil, options: EncodeOptions = .default, metadata: Metadata = .keep,
+            keepsColorProfile: Bool = true, maxBytes: Int? = nil, passesThroughUnchanged: Bool = true
+        ) {
             self.format = format
             self.options = options
             self.metadata = metadata
@@ -65,10 +70,13 @@ extension ImageRequest {
 
         /// Creates an output of `format` at `quality` (0 to 1); every other parameter defaults as
         /// documented on its property.
-        public init(format: ImageFormat?, quality: Double, metadata: Metadata = .keep, keepsColorProfile: Bool = true,
-                    maxBytes: Int? = nil) {
-            self.init(format: format, options: EncodeOptions(quality: quality), metadata: metadata,
-                      keepsColorProfile: keepsColorProfile, maxBytes: maxBytes)
+        public init(
+            format: ImageFormat?, quality: Double, metadata: Metadata = .keep, keepsColorProfile: Bool = true,
+            maxBytes: Int? = nil
+        ) {
+            self.init(
+                format: format, options: EncodeOptions(quality: quality), metadata: metadata,
+                keepsColorProfile: keepsColorProfile, maxBytes: maxBytes)
         }
 
         /// The lossy formats ``maxBytes`` lowers the quality of.

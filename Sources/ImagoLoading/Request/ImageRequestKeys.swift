@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -76,8 +79,9 @@ struct ImageRequestKeys: Sendable {
     /// request (no processing, default decoding) is keyed by its data key without building the rest.
     static func imageKey(of request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?, limits: DecodingLimits) -> String {
         if request.thumbnail == nil, request.scaleDownLimitBytes == nil, request.decodeSizeHint == nil,
-           request.transformers.isEmpty, request.frames == .all, request.page == nil,
-           request.pixelFormat == .argb32Premultiplied, request.colorManagement, request.scale == nil {
+            request.transformers.isEmpty, request.frames == .all, request.page == nil,
+            request.pixelFormat == .argb32Premultiplied, request.colorManagement, request.scale == nil
+        {
             return dataKey(of: request, cacheKeyFilter: cacheKeyFilter)
         }
         return ImageRequestKeys(request: request, cacheKeyFilter: cacheKeyFilter, limits: limits).imageKey
@@ -87,28 +91,32 @@ struct ImageRequestKeys: Sendable {
         let url = request.url
         let dataKey = Self.dataKey(of: request, cacheKeyFilter: cacheKeyFilter)
         let options = request.options
-        let spec = DecodeSpec(thumbnail: request.thumbnail, scaleDownLimitBytes: request.scaleDownLimitBytes,
-                              sizeHint: request.decodeSizeHint,
-                              frames: request.frames, page: request.page, pixelFormat: request.pixelFormat,
-                              colorManagement: request.colorManagement,
-                              scale: request.scale ?? Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)),
-                              limits: request.limits ?? limits)
+        let spec = DecodeSpec(
+            thumbnail: request.thumbnail, scaleDownLimitBytes: request.scaleDownLimitBytes,
+            sizeHint: request.decodeSizeHint,
+            frames: request.frames, page: request.page, pixelFormat: request.pixelFormat,
+            colorManagement: request.colorManagement,
+            scale: request.scale ?? Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)),
+            limits: request.limits ?? limits)
         let transformers = request.transformers.map { $0.key }
         var parts = spec.keyParts(defaultScale: Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)))
         if !transformers.isEmpty {
-            parts.append("transform=" + transformers.joined(separator: "|")
-                         + (options.contains(.transformAnimatedImage) ? ",animated" : ""))
+            parts.append(
+                "transform=" + transformers.joined(separator: "|")
+                    + (options.contains(.transformAnimatedImage) ? ",animated" : ""))
         }
         self.dataKey = dataKey
         imageKey = parts.isEmpty ? dataKey : dataKey + " [" + parts.joined(separator: "; ") + "]"
-        fetch = FetchKey(dataKey: dataKey, url: url?.absoluteString, headers: request.headers,
-                         progressive: options.contains(.progressive), readsDisk: options.readsDisk, writesDisk: options.writesDisk,
-                         refresh: options.contains(.refreshCached), cacheOnly: options.contains(.fromCacheOnly),
-                         waitsForDisk: options.contains(.waitStoreCache))
+        fetch = FetchKey(
+            dataKey: dataKey, url: url?.absoluteString, headers: request.headers,
+            progressive: options.contains(.progressive), readsDisk: options.readsDisk, writesDisk: options.writesDisk,
+            refresh: options.contains(.refreshCached), cacheOnly: options.contains(.fromCacheOnly),
+            waitsForDisk: options.contains(.waitStoreCache))
         decode = DecodeKey(fetch: fetch, spec: spec)
-        process = ProcessKey(decode: decode, transformers: transformers,
-                             transformsAnimations: options.contains(.transformAnimatedImage),
-                             readsMemory: options.readsMemory, writesMemory: options.writesMemory)
+        process = ProcessKey(
+            decode: decode, transformers: transformers,
+            transformsAnimations: options.contains(.transformAnimatedImage),
+            readsMemory: options.readsMemory, writesMemory: options.writesMemory)
         encode = EncodeKey(process: process, output: request.output, sourceDigest: nil)
     }
 

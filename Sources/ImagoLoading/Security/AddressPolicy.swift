@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// Which addresses a source may be fetched from: the defence against server-side request
 /// forgery, checked on the address actually connected to.
 ///

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 /// An IPv4 or IPv6 address, parsed from every spelling a resolver accepts, and classified for
 /// ``AddressPolicy``.
 ///
@@ -98,9 +101,9 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         if b[0] == 0xFE && b[1] & 0xC0 == 0x80 { return .linkLocal }
         if b[0] == 0xFE && b[1] & 0xC0 == 0xC0 { return .private }
         if b[0] & 0xFE == 0xFC { return .private }
-        if b[0..<8] == [0x01, 0, 0, 0, 0, 0, 0, 0] { return .reserved }                 // 100::/64 discard
-        if b[0..<4] == [0x20, 0x01, 0x0D, 0xB8] { return .reserved }                     // documentation
-        if b[0] & 0xE0 != 0x20 { return .reserved }                                     // outside 2000::/3
+        if b[0..<8] == [0x01, 0, 0, 0, 0, 0, 0, 0] { return .reserved }  // 100::/64 discard
+        if b[0..<4] == [0x20, 0x01, 0x0D, 0xB8] { return .reserved }  // documentation
+        if b[0] & 0xE0 != 0x20 { return .reserved }  // outside 2000::/3
         return .global
     }
 

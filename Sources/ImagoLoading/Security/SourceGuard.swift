@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -21,8 +24,10 @@ public struct SourceGuard: Sendable {
     public var permitsURL: @Sendable (URL) -> Bool
 
     /// Creates a guard; every parameter defaults as documented on its property.
-    public init(policy: AddressPolicy = .globalOnly, resolver: any HostResolving = SystemHostResolver(),
-                permitsURL: @escaping @Sendable (URL) -> Bool = { _ in true }) {
+    public init(
+        policy: AddressPolicy = .globalOnly, resolver: any HostResolving = SystemHostResolver(),
+        permitsURL: @escaping @Sendable (URL) -> Bool = { _ in true }
+    ) {
         self.policy = policy
         self.resolver = resolver
         self.permitsURL = permitsURL

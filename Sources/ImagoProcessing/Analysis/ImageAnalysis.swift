@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCore
 #if canImport(Glibc)
 import Glibc
@@ -12,9 +15,12 @@ public enum ImageAnalysis {
     ///
     /// With `equalHorizontal` the same amount is cut from the left and the right (the smaller
     /// of the two); `equalVertical` does the same for top and bottom.
-    public static func trimRect(_ buffer: PixelBuffer, color: RGBA8? = nil, threshold: Double = 10,
-                                equalHorizontal: Bool = false, equalVertical: Bool = false)
-        -> (x: Int, y: Int, width: Int, height: Int)? {
+    public static func trimRect(
+        _ buffer: PixelBuffer, color: RGBA8? = nil, threshold: Double = 10,
+        equalHorizontal: Bool = false, equalVertical: Bool = false
+    )
+        -> (x: Int, y: Int, width: Int, height: Int)?
+    {
         let src = buffer.converted(to: .rgba8)
         let w = src.width, h = src.height
         let reference = color ?? src.color(atX: 0, y: 0) ?? RGBA8(r: 0, g: 0, b: 0)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCoders
 public import ImagoCore
 
@@ -120,12 +123,15 @@ public enum DecodePlanner {
                 image = try coders.decode(input, options: options)
                 if let resampleTo {
                     let frames = try image.frames.map { frame in
-                        ImageFrame(buffer: try Resampler.resize(frame.buffer, to: resampleTo, quality: goal.quality,
-                                                                limits: goal.options.limits),
-                                   duration: frame.duration)
+                        ImageFrame(
+                            buffer: try Resampler.resize(
+                                frame.buffer, to: resampleTo, quality: goal.quality,
+                                limits: goal.options.limits),
+                            duration: frame.duration)
                     }
-                    image = try Image(frames: frames, loopCount: image.loopCount, orientation: image.orientation, scale: image.scale,
-                                      format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
+                    image = try Image(
+                        frames: frames, loopCount: image.loopCount, orientation: image.orientation, scale: image.scale,
+                        format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
                 }
                 if let limit = scaleDownLimit { image = try image.scaledDown(limitBytes: limit) }
             }
@@ -147,10 +153,12 @@ public enum DecodePlanner {
             let info = try input.info(coders: coders)
             // The box is in display orientation; the decoder works on stored pixels.
             let storedBox = info.orientation.swapsDimensions ? PixelSize(width: box.height, height: box.width) : box
-            let target = Thumbnailer.targetSize(for: info.pixelSize, within: storedBox, preserveAspectRatio: preserve,
-                                                enlarges: info.format.isVector)
+            let target = Thumbnailer.targetSize(
+                for: info.pixelSize, within: storedBox, preserveAspectRatio: preserve,
+                enlarges: info.format.isVector)
             if goal.quality == .lanczos3, info.frameCount == 1, goal.options.page == nil, target != info.pixelSize,
-               let decoder = try streamingDecoder(for: input, info: info, coders: coders) {
+                let decoder = try streamingDecoder(for: input, info: info, coders: coders)
+            {
                 return Plan(method: .streamedRows(target: target), decoder: decoder, orients: true)
             }
             return Plan(method: .whole(hint: storedBox, resampleTo: target), orients: true)
@@ -159,19 +167,25 @@ public enum DecodePlanner {
             let info = try input.info(coders: coders)
             let target = ScaleDown.targetSize(for: info.pixelSize, limitBytes: limit, frameCount: info.frameCount)
             if target != info.pixelSize, info.frameCount == 1, goal.options.page == nil,
-               let decoder = try streamingDecoder(for: input, info: info, coders: coders) {
+                let decoder = try streamingDecoder(for: input, info: info, coders: coders)
+            {
                 return Plan(method: .streamedRows(target: target), decoder: decoder, orients: false)
             }
-            return Plan(method: .whole(hint: target != info.pixelSize ? target : nil, resampleTo: nil), orients: false,
-                        scaleDownLimit: limit)
+            return Plan(
+                method: .whole(hint: target != info.pixelSize ? target : nil, resampleTo: nil), orients: false,
+                scaleDownLimit: limit)
         }
     }
 
     /// The registry's row-streaming decoder for the input's format, when it can stream this input.
-    static func streamingDecoder(for input: ImageInput, info: ImageInfo, coders: ImageCoderRegistry) throws
-        -> (any RowStreamingImageDecoding)? {
+    static func streamingDecoder(
+        for input: ImageInput, info: ImageInfo, coders: ImageCoderRegistry
+    ) throws
+        -> (any RowStreamingImageDecoding)?
+    {
         guard let decoder = coders.decoder(for: info.format) as? any RowStreamingImageDecoding,
-              decoder.canStreamRows(of: try input.head()) else { return nil }
+            decoder.canStreamRows(of: try input.head())
+        else { return nil }
         return decoder
     }
 }

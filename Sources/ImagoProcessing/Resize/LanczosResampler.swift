@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 #if canImport(Glibc)
 import Glibc
@@ -23,7 +26,7 @@ enum LanczosResampler {
         var starts: [Int]
         var counts: [Int]
         var taps: Int
-        var values: [Int32]   // counts[i] weights at i * taps
+        var values: [Int32]  // counts[i] weights at i * taps
         /// The weights as 16-bit pairs for the two-taps-a-multiply pass: `pairStride` a output,
         /// tap 2j in the low half of `pairs[i * pairStride + j]`, tap 2j + 1 in the high half;
         /// empty when some weight does not fit 16 bits (then the 32-bit loop runs).
@@ -108,8 +111,10 @@ enum LanczosResampler {
     /// multiply-add on the 16-bit weight pairs (`imago_lanczos_horizontal_pairs`), or the 32-bit
     /// loop (`imago_lanczos_horizontal`) when a weight does not fit 16 bits. Both give the same bytes.
     @inline(__always)
-    static func horizontal(_ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, weights wx: Weights,
-                           values w: UnsafeBufferPointer<Int32>, columns: Range<Int>? = nil) {
+    static func horizontal(
+        _ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, weights wx: Weights,
+        values w: UnsafeBufferPointer<Int32>, columns: Range<Int>? = nil
+    ) {
         let lo = columns?.lowerBound ?? 0, n = columns?.count ?? wx.starts.count
         wx.starts.withUnsafeBufferPointer { starts in
             wx.counts.withUnsafeBufferPointer { counts in
@@ -130,9 +135,11 @@ enum LanczosResampler {
     /// `wy.starts[y] ..< wy.starts[y] + wy.counts[y]`, found through `row`, then keeps every
     /// colour within its alpha (Lanczos rings).
     @inline(__always)
-    static func vertical(y: Int, width: Int, weights wy: Weights, values w: UnsafeBufferPointer<Int32>,
-                         accumulator acc: UnsafeMutablePointer<Int32>, into out: UnsafeMutablePointer<UInt8>,
-                         row: (Int) -> UnsafePointer<UInt8>) {
+    static func vertical(
+        y: Int, width: Int, weights wy: Weights, values w: UnsafeBufferPointer<Int32>,
+        accumulator acc: UnsafeMutablePointer<Int32>, into out: UnsafeMutablePointer<UInt8>,
+        row: (Int) -> UnsafePointer<UInt8>
+    ) {
         let n = width * 4
         acc.update(repeating: 0, count: n)
         let wbase = y * wy.taps
@@ -167,8 +174,10 @@ enum LanczosResampler {
     /// output pixel is computed from its own window with the same integers, so the bytes are
     /// ``resize(_:to:)``'s. The frames of an animation, which usually change in a corner, cost
     /// that corner.
-    static func resize(_ src: PixelBuffer, to size: PixelSize, updating previous: PixelBuffer,
-                       changed: (x0: Int, y0: Int, x1: Int, y1: Int)) throws -> PixelBuffer {
+    static func resize(
+        _ src: PixelBuffer, to size: PixelSize, updating previous: PixelBuffer,
+        changed: (x0: Int, y0: Int, x1: Int, y1: Int)
+    ) throws -> PixelBuffer {
         let inW = src.width, outW = size.width
         let wx = Weights.shared(input: inW, output: outW), wy = Weights.shared(input: src.height, output: size.height)
         let columns = reach(of: wx, from: changed.x0, to: changed.x1), rows = reach(of: wy, from: changed.y0, to: changed.y1)
@@ -227,8 +236,10 @@ enum LanczosResampler {
 
     /// The vertical pass over output rows `rows`: each from the horizontally filtered rows in
     /// `middle` (`width` pixels each, the first being input row `firstRow`), written at `out(y)`.
-    static func verticalPass(_ middle: [UInt8], width: Int, firstRow: Int, weights wy: Weights, rows: Range<Int>,
-                             into out: (Int) -> UnsafeMutablePointer<UInt8>) {
+    static func verticalPass(
+        _ middle: [UInt8], width: Int, firstRow: Int, weights wy: Weights, rows: Range<Int>,
+        into out: (Int) -> UnsafeMutablePointer<UInt8>
+    ) {
         let acc = UnsafeMutablePointer<Int32>.allocate(capacity: width * 4)
         defer { acc.deallocate() }
         middle.withUnsafeBufferPointer { mid in

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,8 +40,10 @@ public enum Resampler {
     ///   - limits: The output may have at most `limits.maxPixels` pixels. Default `DecodingLimits.default`.
     /// - Throws: `ImageCodingError.invalidArgument(_:)` for a size under 1×1,
     ///   `ImageCodingError.exceedsLimit(_:found:limit:)` for an output over the limit.
-    public static func resize(_ buffer: PixelBuffer, to size: PixelSize, quality: ResamplingQuality = .lanczos3,
-                              limits: DecodingLimits = .default) throws -> PixelBuffer {
+    public static func resize(
+        _ buffer: PixelBuffer, to size: PixelSize, quality: ResamplingQuality = .lanczos3,
+        limits: DecodingLimits = .default
+    ) throws -> PixelBuffer {
         guard size.width > 0, size.height > 0 else {
             throw ImageCodingError.invalidArgument("resize target \(size) must be at least 1x1")
         }
@@ -63,11 +68,14 @@ public enum Resampler {
     /// Bilinear resizes, and a `previous` of another size or format, are resized whole.
     ///
     /// - Throws: as ``resize(_:to:quality:limits:)``.
-    public static func resize(_ buffer: PixelBuffer, to size: PixelSize, quality: ResamplingQuality = .lanczos3,
-                              limits: DecodingLimits = .default, reusing previous: PixelBuffer,
-                              changed: (x0: Int, y0: Int, x1: Int, y1: Int)) throws -> PixelBuffer {
+    public static func resize(
+        _ buffer: PixelBuffer, to size: PixelSize, quality: ResamplingQuality = .lanczos3,
+        limits: DecodingLimits = .default, reusing previous: PixelBuffer,
+        changed: (x0: Int, y0: Int, x1: Int, y1: Int)
+    ) throws -> PixelBuffer {
         guard quality == .lanczos3, previous.size == size, previous.format == .argb32Premultiplied,
-              size.width > 0, size.height > 0, size != buffer.size else {
+            size.width > 0, size.height > 0, size != buffer.size
+        else {
             return try resize(buffer, to: size, quality: quality, limits: limits)
         }
         let pixels = size.pixelCount ?? Int.max
@@ -78,8 +86,9 @@ public enum Resampler {
         let (kx, ky) = boxFactors(from: source.size, to: size)
         if kx > 1 || ky > 1 { source = try boxShrink(source, kx: kx, ky: ky) }
         // A box covers whole blocks: the blocks the change touches changed.
-        return try LanczosResampler.resize(source, to: size, updating: previous,
-                                           changed: (x0 / kx, y0 / ky, (x1 + kx - 1) / kx, (y1 + ky - 1) / ky))
+        return try LanczosResampler.resize(
+            source, to: size, updating: previous,
+            changed: (x0 / kx, y0 / ky, (x1 + kx - 1) / kx, (y1 + ky - 1) / ky))
     }
 
     /// The whole factors of the box pre-shrink from `source` to `target`: as large as possible
@@ -111,12 +120,16 @@ public enum Resampler {
         let sx = Double(src.width) / Double(size.width), sy = Double(src.height) / Double(size.height)
         return try PixelBuffer(uninitializedWidth: size.width, height: size.height, format: .argb32Premultiplied) { out in
             try source.withUnsafeMutableBytes { raw in
-                guard let srcImage = pixman_image_create_bits(PIXMAN_a8r8g8b8, Int32(src.width), Int32(src.height),
-                                                              raw.baseAddress?.assumingMemoryBound(to: UInt32.self),
-                                                              Int32(src.bytesPerRow)),
-                      let dstImage = pixman_image_create_bits(PIXMAN_a8r8g8b8, Int32(size.width), Int32(size.height),
-                                                              out.baseAddress?.assumingMemoryBound(to: UInt32.self),
-                                                              Int32(size.width * 4)) else {
+                guard
+                    let srcImage = pixman_image_create_bits(
+                        PIXMAN_a8r8g8b8, Int32(src.width), Int32(src.height),
+                        raw.baseAddress?.assumingMemoryBound(to: UInt32.self),
+                        Int32(src.bytesPerRow)),
+                    let dstImage = pixman_image_create_bits(
+                        PIXMAN_a8r8g8b8, Int32(size.width), Int32(size.height),
+                        out.baseAddress?.assumingMemoryBound(to: UInt32.self),
+                        Int32(size.width * 4))
+                else {
                     throw ImageCodingError.invalidArgument("pixman could not wrap a \(src.size) or \(size) buffer")
                 }
                 defer { pixman_image_unref(srcImage); pixman_image_unref(dstImage) }
@@ -131,18 +144,21 @@ public enum Resampler {
                     var count: Int32 = 0
                     // Upscaling reconstructs with Lanczos3; downscaling samples with a Lanczos3 widened by the factor.
                     let up = sx < 1 && sy < 1
-                    guard let params = pixman_filter_create_separable_convolution(
-                        &count, fixed(max(sx, 1)), fixed(max(sy, 1)),
-                        up ? PIXMAN_KERNEL_LANCZOS3 : PIXMAN_KERNEL_IMPULSE, up ? PIXMAN_KERNEL_LANCZOS3 : PIXMAN_KERNEL_IMPULSE,
-                        up ? PIXMAN_KERNEL_IMPULSE : PIXMAN_KERNEL_LANCZOS3, up ? PIXMAN_KERNEL_IMPULSE : PIXMAN_KERNEL_LANCZOS3,
-                        4, 4) else {
+                    guard
+                        let params = pixman_filter_create_separable_convolution(
+                            &count, fixed(max(sx, 1)), fixed(max(sy, 1)),
+                            up ? PIXMAN_KERNEL_LANCZOS3 : PIXMAN_KERNEL_IMPULSE, up ? PIXMAN_KERNEL_LANCZOS3 : PIXMAN_KERNEL_IMPULSE,
+                            up ? PIXMAN_KERNEL_IMPULSE : PIXMAN_KERNEL_LANCZOS3, up ? PIXMAN_KERNEL_IMPULSE : PIXMAN_KERNEL_LANCZOS3,
+                            4, 4)
+                    else {
                         throw ImageCodingError.invalidArgument("pixman could not build a Lanczos3 filter")
                     }
                     defer { free(params) }
                     pixman_image_set_filter(srcImage, PIXMAN_FILTER_SEPARABLE_CONVOLUTION, params, count)
                 }
-                pixman_image_composite32(PIXMAN_OP_SRC, srcImage, nil, dstImage, 0, 0, 0, 0, 0, 0,
-                                         Int32(size.width), Int32(size.height))
+                pixman_image_composite32(
+                    PIXMAN_OP_SRC, srcImage, nil, dstImage, 0, 0, 0, 0, 0, 0,
+                    Int32(size.width), Int32(size.height))
             }
         }
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,8 +13,10 @@ import ImagoCore
 /// shrink while loading (PNG): the full-size bitmap is never allocated.
 enum StreamedDecoding {
     /// Streams `source` through `decoder` into a resampler to `target`.
-    static func decode(from source: any ImageByteSource, decoder: any RowStreamingImageDecoding, to target: PixelSize,
-                       options: DecodeOptions) throws -> Image {
+    static func decode(
+        from source: any ImageByteSource, decoder: any RowStreamingImageDecoding, to target: PixelSize,
+        options: DecodeOptions
+    ) throws -> Image {
         let resampler = try StreamingResampler(target: target, limits: options.limits)
         // A decoder that shrinks while decoding (JPEG) hands over rows at the smallest scale that
         // still covers the target in both dimensions; the resampler does the rest.
@@ -21,8 +26,8 @@ enum StreamedDecoding {
         let attributes = try decoder.decodeRows(from: source, options: rowOptions, into: resampler)
         var buffer = try resampler.result()
         if options.pixelFormat != .argb32Premultiplied { buffer = buffer.converted(to: options.pixelFormat) }
-        return Image(buffer: buffer, orientation: attributes.orientation, scale: options.scale, format: attributes.format,
-                     metadata: attributes.metadata, hasAlpha: attributes.hasAlpha)
+        return Image(
+            buffer: buffer, orientation: attributes.orientation, scale: options.scale, format: attributes.format,
+            metadata: attributes.metadata, hasAlpha: attributes.hasAlpha)
     }
 }
-

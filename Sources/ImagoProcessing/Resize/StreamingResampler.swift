@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCoders
 public import ImagoCore
 
@@ -63,7 +66,7 @@ public final class StreamingResampler: DecodedRowConsuming {
         guard size.width > 0, size.height > 0 else { throw ImageCodingError.invalidArgument("source size \(size) is empty") }
         source = size
         output = [UInt8](repeating: 0, count: target.width * target.height * 4)
-        guard size != target else { return }   // rows are copied straight through
+        guard size != target else { return }  // rows are copied straight through
         let (kx, ky) = Resampler.boxFactors(from: size, to: target)
         var middle = size
         if kx > 1 || ky > 1 {
@@ -96,7 +99,8 @@ public final class StreamingResampler: DecodedRowConsuming {
     /// Takes source row `y`.
     public func consume(row: UnsafeRawBufferPointer, y: Int) throws {
         guard y == rowsSeen, y < source.height, row.count >= source.width * 4,
-              let base = row.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            let base = row.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else {
             throw ImageCodingError.invalidArgument("row \(y) arrived out of order or short (expected row \(rowsSeen))")
         }
         rowsSeen += 1
@@ -131,8 +135,10 @@ public final class StreamingResampler: DecodedRowConsuming {
             guard let o = out.baseAddress else { return }
             wy.values.withUnsafeBufferPointer { w in
                 while nextOutput < target.height, readyAfter[nextOutput] < middleRows {
-                    LanczosResampler.vertical(y: nextOutput, width: target.width, weights: wy, values: w,
-                                              accumulator: accumulator, into: o + nextOutput * rowBytes) {
+                    LanczosResampler.vertical(
+                        y: nextOutput, width: target.width, weights: wy, values: w,
+                        accumulator: accumulator, into: o + nextOutput * rowBytes
+                    ) {
                         UnsafePointer(ring + ($0 % ringRows) * rowBytes)
                     }
                     nextOutput += 1

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCore
 public import ImagoCoders
 
@@ -17,7 +20,7 @@ public enum ScaleDown {
         let f = (allowed / pixels).squareRoot()
         var w = max(1, Int((Double(source.width) * f).rounded(.down)))
         var h = max(1, Int((Double(source.height) * f).rounded(.down)))
-        while Double(w) * Double(h) > allowed, w > 1 || h > 1 {   // rounding can leave one row too many
+        while Double(w) * Double(h) > allowed, w > 1 || h > 1 {  // rounding can leave one row too many
             if w >= h { w -= 1 } else { h -= 1 }
         }
         return PixelSize(width: w, height: h)
@@ -39,8 +42,10 @@ public enum ScaleDown {
     ///   - coders: Default `ImageCoderRegistry.shared`.
     /// - Throws: `ImageCodingError` from decoding (a file's read errors as corrupt data),
     ///   `.invalidArgument` for a limit under 4 bytes.
-    public static func decode(_ input: ImageInput, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
-                              coders: ImageCoderRegistry = .shared) throws -> Image {
+    public static func decode(
+        _ input: ImageInput, limitBytes: Int = defaultLimitBytes, options: DecodeOptions = .default,
+        coders: ImageCoderRegistry = .shared
+    ) throws -> Image {
         try DecodePlanner.decode(input, goal: DecodeGoal(size: .scaledDown(limitBytes: limitBytes), options: options), coders: coders)
     }
 }
@@ -55,7 +60,8 @@ extension Image {
         let target = ScaleDown.targetSize(for: pixelSize, limitBytes: limitBytes, frameCount: frames.count)
         guard target != pixelSize else { return converted(to: .argb32Premultiplied) }
         let scaled = try frames.map { ImageFrame(buffer: try Resampler.resize($0.buffer, to: target), duration: $0.duration) }
-        return try Image(frames: scaled, loopCount: loopCount, orientation: orientation, scale: scale, format: format,
-                         metadata: metadata, hasAlpha: hasAlpha)
+        return try Image(
+            frames: scaled, loopCount: loopCount, orientation: orientation, scale: scale, format: format,
+            metadata: metadata, hasAlpha: hasAlpha)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import ImagoCore
 public import ImagoCoders
 
@@ -14,15 +17,18 @@ public enum Thumbnailer {
     /// With `preserveAspectRatio` (default) the result fits inside `box`; without, it is `box`
     /// itself. Never larger than the source in either dimension, unless `enlarges` (a vector
     /// source, drawn at any size); never smaller than 1×1.
-    public static func targetSize(for source: PixelSize, within box: PixelSize, preserveAspectRatio: Bool = true,
-                                  enlarges: Bool = false) -> PixelSize {
+    public static func targetSize(
+        for source: PixelSize, within box: PixelSize, preserveAspectRatio: Bool = true,
+        enlarges: Bool = false
+    ) -> PixelSize {
         guard preserveAspectRatio else {
             if enlarges { return PixelSize(width: max(1, box.width), height: max(1, box.height)) }
             return PixelSize(width: max(1, min(box.width, source.width)), height: max(1, min(box.height, source.height)))
         }
         let f = min(Double(box.width) / Double(source.width), Double(box.height) / Double(source.height), enlarges ? .infinity : 1)
-        return PixelSize(width: max(1, Int((Double(source.width) * f).rounded())),
-                         height: max(1, Int((Double(source.height) * f).rounded())))
+        return PixelSize(
+            width: max(1, Int((Double(source.width) * f).rounded())),
+            height: max(1, Int((Double(source.height) * f).rounded())))
     }
 
     /// Makes a thumbnail of `input` fitting `box` (as displayed), upright, as
@@ -44,11 +50,16 @@ public enum Thumbnailer {
     ///   - coders: Default `ImageCoderRegistry.shared`.
     /// - Throws: `ImageCodingError` from decoding (a file's read errors as corrupt data), or
     ///   `.invalidArgument` for a box under 1×1.
-    public static func thumbnail(of input: ImageInput, fitting box: PixelSize, preserveAspectRatio: Bool = true,
-                                 quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
-                                 coders: ImageCoderRegistry = .shared) throws -> Image {
-        try DecodePlanner.decode(input, goal: DecodeGoal(size: .fitting(box, preserveAspectRatio: preserveAspectRatio),
-                                                          options: options, quality: quality),
-                                 coders: coders)
+    public static func thumbnail(
+        of input: ImageInput, fitting box: PixelSize, preserveAspectRatio: Bool = true,
+        quality: ResamplingQuality = .lanczos3, options: DecodeOptions = .default,
+        coders: ImageCoderRegistry = .shared
+    ) throws -> Image {
+        try DecodePlanner.decode(
+            input,
+            goal: DecodeGoal(
+                size: .fitting(box, preserveAspectRatio: preserveAspectRatio),
+                options: options, quality: quality),
+            coders: coders)
     }
 }

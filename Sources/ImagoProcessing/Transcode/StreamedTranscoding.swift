@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -33,21 +36,27 @@ public enum StreamedTranscoding {
     ///   - metadata: Rewrites the source's metadata before it is written (a service stripping
     ///     it, say); default `nil` writes it as `options.keepMetadata` says.
     /// - Throws: `ImageCodingError` from the header, decoding or encoding; the file's read errors.
-    public static func transcode(_ input: ImageInput, to format: ImageFormat, options: EncodeOptions = .default,
-                                 decodeOptions: DecodeOptions = .default, coders: ImageCoderRegistry = .shared,
-                                 metadata: (@Sendable (ImageMetadata) -> ImageMetadata)? = nil) throws -> Data? {
+    public static func transcode(
+        _ input: ImageInput, to format: ImageFormat, options: EncodeOptions = .default,
+        decodeOptions: DecodeOptions = .default, coders: ImageCoderRegistry = .shared,
+        metadata: (@Sendable (ImageMetadata) -> ImageMetadata)? = nil
+    ) throws -> Data? {
         guard canEncodeRows(format, options, coders) else { return nil }
         let info = try input.info(coders: coders)
         guard streams(info, to: format, options: options, coders: coders),
-              let decoder = try DecodePlanner.streamingDecoder(for: input, info: info, coders: coders) else { return nil }
-        return try transcode(info: info, decoder: decoder, source: input.makeByteSource(), to: format, options: options,
-                             decodeOptions: decodeOptions, coders: coders, metadata: metadata)
+            let decoder = try DecodePlanner.streamingDecoder(for: input, info: info, coders: coders)
+        else { return nil }
+        return try transcode(
+            info: info, decoder: decoder, source: input.makeByteSource(), to: format, options: options,
+            decodeOptions: decodeOptions, coders: coders, metadata: metadata)
     }
 
     /// Whether a conversion of a still with this header to `format` streams (see the type's
     /// description); the decoder must also stream this input's rows.
-    public static func streams(_ info: ImageInfo, to format: ImageFormat, options: EncodeOptions = .default,
-                               coders: ImageCoderRegistry = .shared) -> Bool {
+    public static func streams(
+        _ info: ImageInfo, to format: ImageFormat, options: EncodeOptions = .default,
+        coders: ImageCoderRegistry = .shared
+    ) -> Bool {
         guard canEncodeRows(format, options, coders), info.frameCount == 1 else { return false }
         // BMP carries no EXIF to record a turn in, and only its opaque rows stream.
         if format == .bmp { return info.orientation == .up && !info.hasAlpha }
@@ -65,9 +74,11 @@ public enum StreamedTranscoding {
         }
     }
 
-    private static func transcode(info: ImageInfo, decoder: any RowStreamingImageDecoding, source: any ImageByteSource,
-                                  to format: ImageFormat, options: EncodeOptions, decodeOptions: DecodeOptions,
-                                  coders: ImageCoderRegistry, metadata: (@Sendable (ImageMetadata) -> ImageMetadata)? = nil) throws -> Data? {
+    private static func transcode(
+        info: ImageInfo, decoder: any RowStreamingImageDecoding, source: any ImageByteSource,
+        to format: ImageFormat, options: EncodeOptions, decodeOptions: DecodeOptions,
+        coders: ImageCoderRegistry, metadata: (@Sendable (ImageMetadata) -> ImageMetadata)? = nil
+    ) throws -> Data? {
         guard info.frameCount == 1, info.orientation == .up || options.orientation == .writeEXIF else { return nil }
         func into(_ encoder: any DecodedRowConsuming) -> any DecodedRowConsuming {
             metadata.map { MetadataRewriter(encoder, rewrite: $0) } ?? encoder
@@ -77,13 +88,13 @@ public enum StreamedTranscoding {
         rowOptions.thumbnailPixelSize = nil
         rowOptions.page = nil
         if format == .png {
-            rowOptions.pixelFormat = .rgba8   // straight rows where the decoder can give them
+            rowOptions.pixelFormat = .rgba8  // straight rows where the decoder can give them
             let encoder = try PNGRowEncoder(options: options, gray: info.isGrayscale)
             _ = try decoder.decodeRows(from: source, options: rowOptions, into: into(encoder))
             return try encoder.finish()
         }
         if format == .webp {
-            rowOptions.pixelFormat = .rgba8   // straight rows where the decoder can give them
+            rowOptions.pixelFormat = .rgba8  // straight rows where the decoder can give them
             let encoder = try WebPRowEncoder(options: options, method: (coders.encoder(for: .webp) as? WebPCoder)?.method ?? 4)
             _ = try decoder.decodeRows(from: source, options: rowOptions, into: into(encoder))
             return try encoder.finish()

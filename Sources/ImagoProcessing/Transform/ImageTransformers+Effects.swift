@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -114,7 +117,7 @@ extension ImageTransformers {
                 for i in stride(from: 0, to: raw.count, by: 4) {
                     let a = UInt32(p[i + off.a])
                     for (ch, c) in [(off.r, color.r), (off.g, color.g), (off.b, color.b)] {
-                        let tint = UInt32(c) * a / 255   // the colour, premultiplied by the image's alpha
+                        let tint = UInt32(c) * a / 255  // the colour, premultiplied by the image's alpha
                         switch blendMode {
                         case .sourceAtop: p[i + ch] = UInt8((tint * ca + UInt32(p[i + ch]) * (255 - ca) + 127) / 255)
                         case .sourceIn: p[i + ch] = UInt8(tint)
@@ -154,16 +157,18 @@ extension ImageTransformers {
                 var line = [UInt32](repeating: 0, count: max(w, h) * 4)
                 for size in sizes where size > 1 {
                     let r = size / 2
-                    Self.pass(p, count: h, length: w, step: 4, lineStride: w * 4, radius: r, line: &line)   // rows
-                    Self.pass(p, count: w, length: h, step: w * 4, lineStride: 4, radius: r, line: &line)   // columns
+                    Self.pass(p, count: h, length: w, step: 4, lineStride: w * 4, radius: r, line: &line)  // rows
+                    Self.pass(p, count: w, length: h, step: w * 4, lineStride: 4, radius: r, line: &line)  // columns
                 }
             }
             return out
         }
 
         /// One box pass along `count` lines of `length` pixels, with clamped edges (running sums).
-        static func pass(_ p: UnsafeMutablePointer<UInt8>, count: Int, length: Int, step: Int, lineStride: Int,
-                         radius r: Int, line: inout [UInt32]) {
+        static func pass(
+            _ p: UnsafeMutablePointer<UInt8>, count: Int, length: Int, step: Int, lineStride: Int,
+            radius r: Int, line: inout [UInt32]
+        ) {
             let window = UInt32(2 * r + 1)
             for l in 0..<count {
                 let base = p + l * lineStride

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,16 +44,20 @@ public enum ImageTransformers {
                 return try Resampler.resize(buffer, to: size, quality: quality)
             case .aspectFit:
                 let f = min(sx, sy)
-                let fit = PixelSize(width: max(1, Int((Double(buffer.width) * f).rounded())),
-                                    height: max(1, Int((Double(buffer.height) * f).rounded())))
+                let fit = PixelSize(
+                    width: max(1, Int((Double(buffer.width) * f).rounded())),
+                    height: max(1, Int((Double(buffer.height) * f).rounded())))
                 return try Resampler.resize(buffer, to: fit, quality: quality)
             case .aspectFill:
                 let f = max(sx, sy)
-                let cover = PixelSize(width: max(size.width, Int((Double(buffer.width) * f).rounded())),
-                                      height: max(size.height, Int((Double(buffer.height) * f).rounded())))
+                let cover = PixelSize(
+                    width: max(size.width, Int((Double(buffer.width) * f).rounded())),
+                    height: max(size.height, Int((Double(buffer.height) * f).rounded())))
                 let scaled = try Resampler.resize(buffer, to: cover, quality: quality)
-                return try Crop(x: (cover.width - size.width) / 2, y: (cover.height - size.height) / 2,
-                                width: size.width, height: size.height).transform(scaled)
+                return try Crop(
+                    x: (cover.width - size.width) / 2, y: (cover.height - size.height) / 2,
+                    width: size.width, height: size.height
+                ).transform(scaled)
             }
         }
     }
@@ -135,7 +142,7 @@ public enum ImageTransformers {
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
             guard degrees.isFinite else { throw ImageCodingError.invalidArgument("rotation \(degrees) is not finite") }
             let turns = (degrees / 90).rounded()
-            if abs(degrees / 90 - turns) < 1e-9 {   // exact quarter turns move whole pixels, in any format
+            if abs(degrees / 90 - turns) < 1e-9 {  // exact quarter turns move whole pixels, in any format
                 switch ((Int(turns) % 4) + 4) % 4 {
                 case 0: return buffer
                 case 1: return fitSize ? buffer.applyingOrientation(.left) : try Self.general(buffer, 90, fit: false)
@@ -155,10 +162,14 @@ public enum ImageTransformers {
             var source = src
             return try PixelBuffer(width: max(1, ow), height: max(1, oh), format: .argb32Premultiplied).withTransform { out in
                 try source.withUnsafeMutableBytes { raw in
-                    guard let si = pixman_image_create_bits(PIXMAN_a8r8g8b8, Int32(src.width), Int32(src.height),
-                                                            raw.baseAddress?.assumingMemoryBound(to: UInt32.self), Int32(src.bytesPerRow)),
-                          let di = pixman_image_create_bits(PIXMAN_a8r8g8b8, Int32(max(1, ow)), Int32(max(1, oh)),
-                                                            out.baseAddress?.assumingMemoryBound(to: UInt32.self), Int32(max(1, ow) * 4)) else {
+                    guard
+                        let si = pixman_image_create_bits(
+                            PIXMAN_a8r8g8b8, Int32(src.width), Int32(src.height),
+                            raw.baseAddress?.assumingMemoryBound(to: UInt32.self), Int32(src.bytesPerRow)),
+                        let di = pixman_image_create_bits(
+                            PIXMAN_a8r8g8b8, Int32(max(1, ow)), Int32(max(1, oh)),
+                            out.baseAddress?.assumingMemoryBound(to: UInt32.self), Int32(max(1, ow) * 4))
+                    else {
                         throw ImageCodingError.invalidArgument("pixman could not wrap the buffers")
                     }
                     defer { pixman_image_unref(si); pixman_image_unref(di) }

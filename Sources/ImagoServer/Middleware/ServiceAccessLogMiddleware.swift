@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import Hummingbird
 import HTTPTypes
 public import Logging
@@ -15,8 +18,10 @@ public struct ServiceAccessLogMiddleware<Context: RequestContext>: RouterMiddlew
     }
 
     /// Logs the request once it is answered.
-    public func handle(_ request: Request, context: Context,
-                       next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let started = ContinuousClock.now
         do {
             let response = try await next(request, context)
@@ -31,10 +36,12 @@ public struct ServiceAccessLogMiddleware<Context: RequestContext>: RouterMiddlew
     private func log(_ request: Request, status: Int, since started: ContinuousClock.Instant) {
         let scope = ServiceRequestScope.current
         let elapsed = ContinuousClock.now - started
-        logger.info("\(request.method.rawValue) \(status)", metadata: [
-            "request_id": "\(scope?.id ?? "-")", "status": "\(status)",
-            "duration_ms": "\(Int((elapsed / .milliseconds(1)).rounded()))",
-            "source_host": "\(scope?.sourceHost ?? "-")", "path": "\(request.uri.path.prefix(300))",
-        ])
+        logger.info(
+            "\(request.method.rawValue) \(status)",
+            metadata: [
+                "request_id": "\(scope?.id ?? "-")", "status": "\(status)",
+                "duration_ms": "\(Int((elapsed / .milliseconds(1)).rounded()))",
+                "source_host": "\(scope?.sourceHost ?? "-")", "path": "\(request.uri.path.prefix(300))"
+            ])
     }
 }

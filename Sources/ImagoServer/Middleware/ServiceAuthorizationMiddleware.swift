@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import Hummingbird
 
 /// Refuses requests without `Authorization: Bearer <secret>` (`IMAGO_SECRET`) with 403
@@ -13,8 +16,10 @@ public struct ServiceAuthorizationMiddleware<Context: RequestContext>: RouterMid
     }
 
     /// Checks the header, then goes on.
-    public func handle(_ request: Request, context: Context,
-                       next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         try ServiceAuthorization.check(request.headers, secret: secret)
         return try await next(request, context)
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import Hummingbird
 
 /// Bounds a request's time (`IMAGO_REQUEST_TIMEOUT`): past `limit` its work is cancelled and
@@ -13,8 +16,10 @@ public struct ServiceDeadlineMiddleware<Context: RequestContext>: RouterMiddlewa
     }
 
     /// Runs the rest within the limit.
-    public func handle(_ request: Request, context: Context,
-                       next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         // `next` runs once, in the group's child task, and the group returns only after that task
         // has ended: it never runs beside its caller nor outlives this call, so handing it to
         // the child is sound although Hummingbird neither marks it `@Sendable` nor escaping.

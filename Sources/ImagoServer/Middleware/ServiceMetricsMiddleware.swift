@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import Hummingbird
 import HTTPTypes
 
@@ -12,8 +15,10 @@ public struct ServiceMetricsMiddleware<Context: RequestContext>: RouterMiddlewar
     }
 
     /// Counts the request in, and out with its status and duration.
-    public func handle(_ request: Request, context: Context,
-                       next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let started = ContinuousClock.now
         metrics.requestStarted()
         do {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import Hummingbird
 import HTTPTypes
 public import Logging
@@ -16,8 +19,10 @@ public struct ServiceRequestIDMiddleware<Context: RequestContext>: RouterMiddlew
     }
 
     /// Binds the scope, answers errors, adds the headers.
-    public func handle(_ request: Request, context: Context,
-                       next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let scope = ServiceRequestScope(requestID: request.headers[.xRequestID])
         var response = await ServiceRequestScope.$current.withValue(scope) { () async -> Response in
             do {

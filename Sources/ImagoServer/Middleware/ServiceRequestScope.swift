@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Synchronization
 
 /// What the service knows of the request in flight, shared by its middleware and handler through

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Dispatch
 
 /// Runs blocking work on a Dispatch thread and resumes the caller with its result, so a long

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 
 /// A one-line progress bar on standard error: done/total, a bar, the rate and the time left.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // GET /avatars/{name}?size=64 → the origin's image {name}, cropped square and resized to 32,
 // 64, 128 or 256 px, as WebP when the client accepts it and JPEG otherwise.
 //
@@ -21,8 +24,9 @@ let cacheDirectory = URL(fileURLWithPath: environment["AVATAR_CACHE"] ?? "avatar
 
 // Both caches: decoded thumbnails in memory (at most 64 MiB), original bytes on disk (at most
 // 1 GiB, kept 30 days after their last use).
-let disk = try DiskCache(directory: cacheDirectory,
-                         configuration: .init(maxAge: .seconds(30 * 24 * 3600), maxSize: 1 << 30))
+let disk = try DiskCache(
+    directory: cacheDirectory,
+    configuration: .init(maxAge: .seconds(30 * 24 * 3600), maxSize: 1 << 30))
 let manager = ImageManager(cache: ImageCache(memory: MemoryCache(costLimit: 64 << 20), disk: disk))
 let sizes: Set<Int> = [32, 64, 128, 256]
 
@@ -56,10 +60,13 @@ router.get("/avatars/:name") { request, context -> Response in
     }
 
     let webp = request.headers[.accept]?.contains("image/webp") == true
-    let body = try ImageCoderRegistry.shared.encode(result.image, as: webp ? .webp : .jpeg,
-                                                    options: EncodeOptions(quality: 0.82))
-    var headers: HTTPFields = [.contentType: webp ? "image/webp" : "image/jpeg",
-                               .cacheControl: "public, max-age=86400"]
+    let body = try ImageCoderRegistry.shared.encode(
+        result.image, as: webp ? .webp : .jpeg,
+        options: EncodeOptions(quality: 0.82))
+    var headers: HTTPFields = [
+        .contentType: webp ? "image/webp" : "image/jpeg",
+        .cacheControl: "public, max-age=86400"
+    ]
     headers[.vary] = "Accept"
     headers[HTTPField.Name("X-Image-Source")!] = result.source.rawValue
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
