@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 public import HTTPTypes
 import ImagoCore
 import ImagoLoading
@@ -36,8 +39,9 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     static let invalidSecret = ServiceError(status: 403, code: "invalid_secret", message: "invalid or missing authorization")
     static let sourceNotAllowed = ServiceError(status: 403, code: "source_not_allowed", message: "the source is not allowed")
     static func unprocessable(_ message: String) -> ServiceError { ServiceError(status: 422, code: "unprocessable_image", message: message) }
-    static let queueFull = ServiceError(status: 429, code: "queue_full", message: "too many requests are waiting; try again shortly",
-                                        retryAfter: 1)
+    static let queueFull = ServiceError(
+        status: 429, code: "queue_full", message: "too many requests are waiting; try again shortly",
+        retryAfter: 1)
     static let requestTimeout = ServiceError(status: 503, code: "timeout", message: "the request took too long", retryAfter: 1)
     /// The client went away before the answer: nginx's 499, seen only in logs and metrics.
     static let clientClosedRequest = ServiceError(status: 499, code: "client_closed_request", message: "the client closed the connection")
@@ -68,7 +72,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .timedOut:
             self.init(status: 504, code: "source_timeout", message: "the source took too long to answer")
         case .connectionFailed, .invalidResponse, .truncatedBody, .invalidContentEncoding, .tooManyRedirects, .redirectLoop,
-             .notModifiedWithoutCachedData:
+            .notModifiedWithoutCachedData:
             self.init(status: 502, code: "source_error", message: "the source could not be fetched (\(Self.sourceReason(error)))")
         case .bodyTooLarge(let limit, _):
             self.init(status: 422, code: "source_too_large", message: "the source is larger than \(limit) bytes")
@@ -80,13 +84,18 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(status: 404, code: "source_not_found", message: "the local source cannot be read")
         case .decodingFailed(let e), .encodingFailed(let e):
             self.init(e)
-        case .processingFailed(_, let reason):
-            self = .unprocessable("the image cannot be processed: \(reason)")
+        case .processingFailed(_, let underlying):
+            // A limit reached while processing (a result too large) is the limit's 422.
+            if case .exceedsLimit = underlying {
+                self.init(underlying)
+            } else {
+                self = .unprocessable("the image cannot be processed: \(underlying)")
+            }
         case .rejected(let reason):
             self = .unprocessable(reason)
         case .cancelled:
             self = .requestTimeout
-        case .notCached, .blockedFailedURL, .cacheFailed:
+        case .notCached, .blockedFailedURL, .cacheFailed, .unexpected:
             self.init(status: 502, code: "source_error", message: "the source could not be fetched")
         }
     }

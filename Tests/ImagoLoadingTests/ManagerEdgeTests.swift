@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -16,7 +19,7 @@ struct ManagerEdgeTests {
         let manager = makePipeline(loader: loader, memory: nil, disk: nil)
         for _ in 0..<3 { #expect(try await manager.loadImage(with: loader.url("/a.png")).source == .network) }
         #expect(loader.count("/a.png") == 3)
-        try manager.removeCachedImage(for: ImageRequest(url: loader.url("/a.png")))
+        try await manager.cache.remove(ImageRequest(url: loader.url("/a.png")))
         await manager.finishPendingStores()
     }
 
@@ -26,16 +29,17 @@ struct ManagerEdgeTests {
         loader.register("/a.png", data: pngFixture(width: 12))
         let disk = MockDataCache()
         let registry = ImageCoderRegistry(decoders: [InstrumentedDecoder()], encoders: [PNGCoder()])
-        let manager = ImageManager(configuration: ImageManager.Configuration(
-            memoryCache: nil, dataCache: disk,
-            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]), coders: registry,
-            cacheKeyFilter: { url in url.absoluteString.components(separatedBy: "?").first ?? url.absoluteString }))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                memoryCache: nil, dataCache: disk,
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]), coders: registry,
+                cacheKeyFilter: { url in url.absoluteString.components(separatedBy: "?").first ?? url.absoluteString }))
         let signed = URL(string: loader.url("/a.png").absoluteString + "?sig=1")!
         let resigned = URL(string: loader.url("/a.png").absoluteString + "?sig=2")!
         #expect(try await manager.loadImage(with: ImageRequest(url: signed, options: .waitStoreCache)).source == .network)
         #expect(disk.keys == [loader.url("/a.png").absoluteString])
         #expect(try await manager.loadImage(with: resigned).source == .disk)
-        #expect(loader.count("/a.png") == 1)   // the second URL was served from the first's entry
+        #expect(loader.count("/a.png") == 1)  // the second URL was served from the first's entry
     }
 
     @Test("refreshCached goes past a processed result on disk to revalidate the source")
@@ -44,8 +48,9 @@ struct ManagerEdgeTests {
         loader.register("/a.png", data: pngFixture(width: 40))
         let disk = MockDataCache()
         let manager = makePipeline(loader: loader, memory: nil, disk: disk, policy: .all)
-        let request = ImageRequest(url: loader.url("/a.png"), thumbnail: .init(maxPixelSize: PixelSize(width: 10, height: 10)),
-                                   options: .waitStoreCache)
+        let request = ImageRequest(
+            url: loader.url("/a.png"), thumbnail: .init(maxPixelSize: PixelSize(width: 10, height: 10)),
+            options: .waitStoreCache)
         _ = try await manager.loadImage(with: request)
         await manager.finishPendingStores()
         #expect(try await manager.loadImage(with: request).source == .disk)
@@ -69,8 +74,10 @@ struct ManagerEdgeTests {
         let bytes = try ImageCoderRegistry.shared.encode(Image(buffer: PixelBuffer(width: 700, height: 500, format: .rgba8, bytes: noise)), as: .png)
         #expect(bytes.count > 256 << 10)
         try bytes.write(to: file)
-        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(
-            configuration: ImageDownloaderConfiguration(progressInterval: .zero))))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                downloader: ImageDownloader(
+                    configuration: ImageDownloaderConfiguration(progressInterval: .zero))))
         var seen: [Int] = []
         var result: ImageLoadResult?
         for try await event in manager.imageEvents(with: ImageRequest(url: file)) {

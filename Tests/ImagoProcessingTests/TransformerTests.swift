@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCore
 import ImagoProcessing
@@ -46,7 +49,7 @@ struct TransformerTests {
         let src = try coords()
         let quarter = try T.Rotate(degrees: 90).transform(src)
         #expect(quarter.size == PixelSize(width: 20, height: 40))
-        #expect(quarter.color(atX: 0, y: 0) == src.color(atX: 39, y: 0))   // top-right goes to top-left
+        #expect(quarter.color(atX: 0, y: 0) == src.color(atX: 39, y: 0))  // top-right goes to top-left
         #expect(try T.Rotate(degrees: 180).transform(src).color(atX: 0, y: 0) == src.color(atX: 39, y: 19))
         // The general path agrees with the exact one at 90 degrees, away from the edges.
         let general = try T.Rotate(degrees: 90.0000001).transform(src)
@@ -109,15 +112,6 @@ struct TransformerTests {
         #expect(p.key == "Crop(0,0,20,20)-Flip(1,0)")
         let src = try coords()
         #expect(try p.transform(src).color(atX: 0, y: 0) == src.color(atX: 19, y: 0))
-    }
-
-    @Test("transformed and thumbnail cache keys go before the extension and keep the query")
-    func keys() {
-        #expect(TransformedKey.key("https://x.test/a/b.png?v=2", transformerKey: "Flip(1,0)") == "https://x.test/a/b-Flip(1,0).png?v=2")
-        #expect(TransformedKey.key("https://x.test/noext", transformerKey: "Blur(2.0)") == "https://x.test/noext-Blur(2.0)")
-        #expect(TransformedKey.key("local/photo.jpg", transformerKey: "K") == "local/photo-K.jpg")
-        #expect(TransformedKey.thumbnailKey("https://x.test/p.jpg", size: PixelSize(width: 100, height: 50), preserveAspectRatio: true)
-                == "https://x.test/p-Thumbnail(100x50,1).jpg")
     }
 
     @Test("images: turned upright first, every frame transformed, or only the first when asked")

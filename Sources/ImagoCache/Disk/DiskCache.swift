@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -79,9 +82,11 @@ public final class DiskCache: DataCaching {
         public var mappingThreshold: Int?
 
         /// Creates a configuration; every parameter defaults as documented on its property.
-        public init(namespace: String = "default", maxAge: Duration? = .seconds(7 * 24 * 3600), maxSize: Int = 0,
-                    expirationDate: ExpirationDate = .accessDate, inlineThreshold: Int = 16 << 10, durable: Bool = false,
-                    accessTimeResolution: Duration = .seconds(60), mappingThreshold: Int? = nil) {
+        public init(
+            namespace: String = "default", maxAge: Duration? = .seconds(7 * 24 * 3600), maxSize: Int = 0,
+            expirationDate: ExpirationDate = .accessDate, inlineThreshold: Int = 16 << 10, durable: Bool = false,
+            accessTimeResolution: Duration = .seconds(60), mappingThreshold: Int? = nil
+        ) {
             self.mappingThreshold = mappingThreshold.map { max(0, $0) }
             self.namespace = namespace
             self.maxAge = maxAge
@@ -114,28 +119,30 @@ public final class DiskCache: DataCaching {
     /// The limits and choices it was opened with.
     public let configuration: Configuration
 
-    private let database: Mutex<SQLiteDatabase>
-    private let filesDirectory: URL
-    private let now: @Sendable () -> Date
-    private let maxAgeSeconds: Double?
-    private let resolutionSeconds: Double
-    private let writesSinceTrim = Mutex(0)
+    let database: Mutex<SQLiteDatabase>
+    let filesDirectory: URL
+    let now: @Sendable () -> Date
+    let maxAgeSeconds: Double?
+    let resolutionSeconds: Double
+    let writesSinceTrim = Mutex(0)
     /// Access times not yet written to the manifest: flushed in one transaction every
     /// ``accessFlushThreshold`` reads and before trimming or listing. A crash loses only
     /// LRU precision, never data.
-    private let pendingAccess = Mutex<[String: Double]>([:])
-    private static let accessFlushThreshold = 128
+    let pendingAccess = Mutex<[String: Double]>([:])
+    static let accessFlushThreshold = 128
 
     /// Opens (creating if needed) the cache at `directory/namespace`, removes files left by dead
     /// writers, and trims to the limits.
     ///
     /// - Parameters:
     ///   - directory: The parent directory, for example ``defaultDirectory``.
-    ///   - configuration: Default ``Configuration/init(namespace:maxAge:maxSize:expirationDate:inlineThreshold:durable:accessTimeResolution:mappingThreshold:)``'s defaults.
+    ///   - configuration: Default: a ``Configuration`` with every setting at its default.
     ///   - now: The time source; tests pass their own. Default: the wall clock.
     /// - Throws: ``DiskCacheError`` when the directory or manifest cannot be created or opened.
-    public init(directory: URL, configuration: Configuration = Configuration(),
-                now: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        directory: URL, configuration: Configuration = Configuration(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         self.configuration = configuration
         self.directory = directory.appendingPathComponent(Self.sanitized(configuration.namespace), isDirectory: true)
         self.now = now
@@ -150,7 +157,8 @@ public final class DiskCache: DataCaching {
         let manifest = self.directory.appendingPathComponent("manifest.sqlite").path
         let db = try Self.mapped { try SQLiteDatabase(path: manifest) }
         try Self.mapped {
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS entries(
                     key TEXT PRIMARY KEY, filename TEXT NOT NULL, size INTEGER NOT NULL, crc INTEGER NOT NULL,
                     created REAL NOT NULL, modified REAL NOT NULL, accessed REAL NOT NULL, metadata BLOB, inline BLOB,
@@ -184,13 +192,13 @@ public final class DiskCache: DataCaching {
         return home.appendingPathComponent(".cache/imago", isDirectory: true)
     }
 
-    private static func seconds(_ d: Duration) -> Double {
+    static func seconds(_ d: Duration) -> Double {
         let (s, atto) = d.components
         return Double(s) + Double(atto) / 1e18
     }
 
     /// Runs a manifest operation, turning SQLite's error into ``DiskCacheError/database(_:)``.
-    private static func mapped<R>(_ body: () throws -> R) throws(DiskCacheError) -> R {
+    static func mapped<R>(_ body: () throws -> R) throws(DiskCacheError) -> R {
         do {
             return try body()
         } catch let e as DiskCacheError {
@@ -204,7 +212,7 @@ public final class DiskCache: DataCaching {
         }
     }
 
-    private func withDatabase<R>(_ body: (SQLiteDatabase) throws -> R) throws(DiskCacheError) -> R {
+    func withDatabase<R>(_ body: (SQLiteDatabase) throws -> R) throws(DiskCacheError) -> R {
         try Self.mapped { try database.withLock { db in try body(db) } }
     }
 
@@ -244,7 +252,8 @@ public final class DiskCache: DataCaching {
             return nil
         }
         if found.inline == nil, found.entry.size > 0,
-           let opened = DiskFile.open(path(of: found.filename), expectedSize: found.entry.size, signature: found.signature) {
+            let opened = DiskFile.open(path(of: found.filename), expectedSize: found.entry.size, signature: found.signature)
+        {
             guard opened.unchanged else {
                 DiskFile.close(opened.descriptor)
                 return try read(key).map { CachedEntry(contents: .data($0.data), metadata: $0.entry.metadata, digest: Checksum.fast64($0.data)) }
@@ -262,7 +271,7 @@ public final class DiskCache: DataCaching {
         try withDatabase { db in try row(key, db) }.map { !isExpired($0) } ?? false
     }
 
-    private func readFile(_ path: String, expectedSize: Int, signature: FileSignature) -> (data: Data, unchanged: Bool)? {
+    func readFile(_ path: String, expectedSize: Int, signature: FileSignature) -> (data: Data, unchanged: Bool)? {
         if let threshold = configuration.mappingThreshold, expectedSize >= threshold {
             return DiskFile.map(path, expectedSize: expectedSize, signature: signature)
                 ?? DiskFile.read(path, expectedSize: expectedSize, signature: signature)
@@ -270,19 +279,21 @@ public final class DiskCache: DataCaching {
         return DiskFile.read(path, expectedSize: expectedSize, signature: signature)
     }
 
-    private func read(_ key: String) throws -> (data: Data, entry: Entry)? {
+    func read(_ key: String) throws -> (data: Data, entry: Entry)? {
         for attempt in 0..<2 {
             guard let found = try withDatabase({ db in try row(key, db) }) else { return nil }
             if isExpired(found) {
                 try removeValue(forKey: key)
                 return nil
             }
-            let stored: (data: Data, unchanged: Bool)? = found.inline.map { ($0, true) }
+            let stored: (data: Data, unchanged: Bool)? =
+                found.inline.map { ($0, true) }
                 ?? readFile(path(of: found.filename), expectedSize: found.entry.size, signature: found.signature)
             // Inline values are covered by SQLite; a file whose inode and ctime are as published
             // has not been touched since, so only changed files need their checksum verified.
             if let stored, stored.data.count == found.entry.size,
-               stored.unchanged || Checksum.fast64(stored.data) == found.checksum {
+                stored.unchanged || Checksum.fast64(stored.data) == found.checksum
+            {
                 return (stored.data, touched(found))
             }
             // Missing or damaged; another process may have replaced it between our two reads: look once more.
@@ -294,22 +305,25 @@ public final class DiskCache: DataCaching {
 
     /// Records a use of the entry (in memory, flushed to the manifest in batches) and returns
     /// its record as used now.
-    private func touched(_ found: Row) -> Entry {
+    func touched(_ found: Row) -> Entry {
         let key = found.entry.key
         let t = now().timeIntervalSince1970
         let recorded = found.entry.accessed.timeIntervalSince1970
-        let due = t - recorded < resolutionSeconds ? false : pendingAccess.withLock { pending -> Bool in
-            if let p = pending[key], t - p < resolutionSeconds { return false }
-            pending[key] = t
-            return pending.count >= Self.accessFlushThreshold
-        }
-        if due { try? flushAccessTimes() }   // bookkeeping; never fails a read
+        let due =
+            t - recorded < resolutionSeconds
+            ? false
+            : pendingAccess.withLock { pending -> Bool in
+                if let p = pending[key], t - p < resolutionSeconds { return false }
+                pending[key] = t
+                return pending.count >= Self.accessFlushThreshold
+            }
+        if due { try? flushAccessTimes() }  // bookkeeping; never fails a read
         var entry = found.entry
         entry.accessed = Date(timeIntervalSince1970: t)
         return entry
     }
 
-    private struct Row {
+    struct Row {
         var filename: String
         var checksum: UInt64
         var entry: Entry
@@ -319,23 +333,25 @@ public final class DiskCache: DataCaching {
         var signature: FileSignature
     }
 
-    private func row(_ key: String, _ db: SQLiteDatabase) throws -> Row? {
+    func row(_ key: String, _ db: SQLiteDatabase) throws -> Row? {
         var result: Row?
         try db.query("SELECT filename, size, crc, created, modified, accessed, metadata, inline, inode, ctime FROM entries WHERE key = ?", [.text(key)]) { r in
             let metadata = r.blob(6).flatMap { try? JSONDecoder().decode([String: String].self, from: $0) } ?? [:]
-            result = Row(filename: r.text(0) ?? "", checksum: UInt64(bitPattern: r.int64(2)),
-                         entry: Entry(key: key, size: Int(r.int64(1)),
-                                      created: Date(timeIntervalSince1970: r.double(3)),
-                                      modified: Date(timeIntervalSince1970: r.double(4)),
-                                      accessed: Date(timeIntervalSince1970: r.double(5)),
-                                      metadata: metadata),
-                         inline: r.blob(7),
-                         signature: FileSignature(inode: UInt64(bitPattern: r.int64(8)), ctime: r.int64(9)))
+            result = Row(
+                filename: r.text(0) ?? "", checksum: UInt64(bitPattern: r.int64(2)),
+                entry: Entry(
+                    key: key, size: Int(r.int64(1)),
+                    created: Date(timeIntervalSince1970: r.double(3)),
+                    modified: Date(timeIntervalSince1970: r.double(4)),
+                    accessed: Date(timeIntervalSince1970: r.double(5)),
+                    metadata: metadata),
+                inline: r.blob(7),
+                signature: FileSignature(inode: UInt64(bitPattern: r.int64(8)), ctime: r.int64(9)))
         }
         return result
     }
 
-    private func isExpired(_ row: Row) -> Bool {
+    func isExpired(_ row: Row) -> Bool {
         guard let maxAgeSeconds else { return false }
         let reference: Double
         switch configuration.expirationDate {
@@ -346,257 +362,5 @@ public final class DiskCache: DataCaching {
         case .creationDate: reference = row.entry.created.timeIntervalSince1970
         }
         return now().timeIntervalSince1970 - reference > maxAgeSeconds
-    }
-
-    // MARK: Writing
-
-    /// Stores `data` for `key` with `metadata`, atomically: readers see the old bytes or the new,
-    /// never a mix, whatever happens to this process.
-    ///
-    /// - Throws: ``DiskCacheError/io(path:reason:)`` when the file cannot be written (the disk
-    ///   is full, for example), leaving the previous entry intact; ``DiskCacheError/database(_:)``.
-    public func setData(_ data: Data, forKey key: String, metadata: [String: String]) throws {
-        let inline = data.count <= configuration.inlineThreshold
-        var filename = ""
-        var signature = FileSignature(inode: 0, ctime: 0)
-        if !inline {
-            // A new file of its own: the entry it replaces keeps its file until the manifest moves on.
-            filename = Self.newFilename(for: key)
-            let temporary = path(of: ".tmp-\(DiskFile.processID)-\(UInt64.random(in: 0...UInt64.max))")
-            let final = path(of: filename)
-            try Self.mapped {
-                try DiskFile.write(data, to: temporary, sync: configuration.durable)
-                do {
-                    try DiskFile.rename(temporary, to: final)
-                } catch {
-                    DiskFile.remove(temporary)
-                    throw error
-                }
-            }
-            // Recorded after the rename, which itself updates ctime.
-            signature = FileSignature(path: final) ?? signature
-        }
-        let t = now().timeIntervalSince1970
-        let encoded = metadata.isEmpty ? nil : try? JSONEncoder().encode(metadata)
-        let replaced: String?
-        do {
-            replaced = try recordEntry(key: key, filename: filename, data: data, inline: inline, signature: signature,
-                                       time: t, metadata: encoded)
-        } catch {
-            // The manifest could not record the new file (the disk may be full): do not leave an
-            // unlisted file taking space. The old entry stays as it was.
-            if !inline { DiskFile.remove(path(of: filename)) }
-            throw error
-        }
-        if let replaced, !replaced.isEmpty, replaced != filename { DiskFile.remove(path(of: replaced)) }
-        let due = writesSinceTrim.withLock { n -> Bool in
-            n += 1
-            if n >= 64 { n = 0; return true }
-            return false
-        }
-        if due, configuration.maxSize > 0 { try trim() }
-    }
-
-    /// Points the manifest at the new value; returns the file the old entry used, if any.
-    private func recordEntry(key: String, filename: String, data: Data, inline: Bool, signature: FileSignature,
-                             time t: Double, metadata encoded: Data?) throws -> String? {
-        try withDatabase { db in
-            try db.transaction {
-                var old: String?
-                try db.query("SELECT filename FROM entries WHERE key = ? AND inline IS NULL", [.text(key)]) { r in old = r.text(0) }
-                try db.query("""
-                    INSERT INTO entries(key, filename, size, crc, created, modified, accessed, metadata, inline, inode, ctime)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(key) DO UPDATE SET filename = excluded.filename, size = excluded.size, crc = excluded.crc,
-                        modified = excluded.modified, accessed = excluded.accessed, metadata = excluded.metadata,
-                        inline = excluded.inline, inode = excluded.inode, ctime = excluded.ctime
-                    """, [.text(key), .text(filename), .int(Int64(data.count)), .int(Int64(bitPattern: Checksum.fast64(data))),
-                          .real(t), .real(t), .real(t), .blob(encoded), inline ? .blob(data) : .blob(nil),
-                          .int(Int64(bitPattern: signature.inode)), .int(signature.ctime)])
-                return old
-            }
-        }
-    }
-
-    /// Replaces the metadata of an existing entry (for example after a 304 revalidation).
-    /// Does nothing when `key` is absent.
-    ///
-    /// - Throws: ``DiskCacheError/database(_:)``.
-    public func setMetadata(_ metadata: [String: String], forKey key: String) throws {
-        let encoded = metadata.isEmpty ? nil : try? JSONEncoder().encode(metadata)
-        try withDatabase { db in
-            try db.query("UPDATE entries SET metadata = ? WHERE key = ?", [.blob(encoded), .text(key)])
-        }
-    }
-
-    /// Removes the entry for `key`, if any.
-    ///
-    /// The file goes first, then the manifest row: on a full disk SQLite needs space to record a
-    /// deletion, and unlinking frees it. A crash in between leaves a row without a file, which
-    /// reads already treat as a miss.
-    ///
-    /// - Throws: ``DiskCacheError/database(_:)``.
-    public func removeValue(forKey key: String) throws {
-        let filename: String? = try withDatabase { db in
-            var name: String?
-            try db.query("SELECT filename FROM entries WHERE key = ? AND inline IS NULL", [.text(key)]) { r in
-                name = r.text(0)
-            }
-            return name
-        }
-        if let filename, !filename.isEmpty { DiskFile.remove(path(of: filename)) }
-        try withDatabase { db in try db.query("DELETE FROM entries WHERE key = ?", [.text(key)]) }
-        pendingAccess.withLock { _ = $0.removeValue(forKey: key) }
-    }
-
-    /// Removes every entry.
-    ///
-    /// - Throws: ``DiskCacheError/database(_:)``.
-    public func removeAll() throws {
-        try withDatabase { db in try db.execute("DELETE FROM entries") }
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: filesDirectory.path)) ?? []
-        for name in files { DiskFile.remove(path(of: name)) }
-    }
-
-    // MARK: Limits and statistics
-
-    /// Removes expired entries, then, when the total passes ``Configuration/maxSize``, the least
-    /// recently used (per ``Configuration/expirationDate``) until at most half of it remains.
-    ///
-    /// - Throws: ``DiskCacheError/database(_:)``.
-    public func trim() throws {
-        try? flushAccessTimes()   // best effort: trimming must work even when the disk is full
-        let column = expirationColumn
-        let maxSize = configuration.maxSize
-        var doomed: [String] = []
-        try withDatabase { db in
-            try db.transaction {
-                if let maxAgeSeconds {
-                    let cutoff = now().timeIntervalSince1970 - maxAgeSeconds
-                    try db.query("DELETE FROM entries WHERE \(column) < ? RETURNING filename", [.real(cutoff)]) { r in
-                        if let f = r.text(0) { doomed.append(f) }
-                    }
-                }
-                guard maxSize > 0 else { return }
-                var total: Int64 = 0
-                try db.query("SELECT total(size) FROM entries") { r in total = Int64(r.double(0)) }
-                guard total > Int64(maxSize) else { return }
-                let target = Int64(maxSize / 2)
-                var victims: [String] = []
-                try db.query("SELECT key, filename, size FROM entries ORDER BY \(column) ASC") { r in
-                    guard total > target, let key = r.text(0) else { return }
-                    victims.append(key)
-                    if let f = r.text(1) { doomed.append(f) }
-                    total -= r.int64(2)
-                }
-                for key in victims { try db.query("DELETE FROM entries WHERE key = ?", [.text(key)]) }
-            }
-        }
-        for f in doomed where !f.isEmpty { DiskFile.remove(path(of: f)) }
-    }
-
-    /// Number of entries and their total size in bytes.
-    ///
-    /// - Throws: ``DiskCacheError/database(_:)``.
-    public func statistics() throws -> (count: Int, totalSize: Int) {
-        try withDatabase { db in
-            var result = (count: 0, totalSize: 0)
-            try db.query("SELECT count(*), total(size) FROM entries") { r in
-                result = (Int(r.int64(0)), Int(r.double(1)))
-            }
-            return result
-        }
-    }
-
-    /// Writes buffered access times to the manifest in one transaction. Reads call this every
-    /// 128 hits, trimming and listing call it first; call it before handing the directory to
-    /// another process if its LRU view must be exact.
-    ///
-    /// - Throws: ``DiskCacheError/database(_:)``.
-    public func flushAccessTimes() throws {
-        let batch = pendingAccess.withLock { pending -> [String: Double] in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
-        }
-        guard !batch.isEmpty else { return }
-        try withDatabase { db in
-            try db.transaction {
-                for (key, t) in batch {
-                    try db.query("UPDATE entries SET accessed = max(accessed, ?) WHERE key = ?", [.real(t), .text(key)])
-                }
-            }
-        }
-    }
-
-    /// Every entry, least recently used first (per ``Configuration/expirationDate``).
-    ///
-    /// - Throws: ``DiskCacheError/database(_:)``.
-    public func entries() throws -> [Entry] {
-        try? flushAccessTimes()
-        let keys: [String] = try withDatabase { db in
-            var keys: [String] = []
-            try db.query("SELECT key FROM entries ORDER BY \(expirationColumn) ASC") { r in
-                if let k = r.text(0) { keys.append(k) }
-            }
-            return keys
-        }
-        return try keys.compactMap { key in try withDatabase { db in try row(key, db) }?.entry }
-    }
-
-    private var expirationColumn: String {
-        switch configuration.expirationDate {
-        case .accessDate: "accessed"
-        case .modificationDate: "modified"
-        case .creationDate: "created"
-        }
-    }
-
-    // MARK: Files
-
-    private func path(of filename: String) -> String {
-        filesDirectory.appendingPathComponent(filename).path
-    }
-
-    /// 128 random bits in hex, plus the key's path extension when it is short and alphanumeric.
-    static func newFilename(for key: String) -> String {
-        let hex = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        let hex2 = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        let name = String(repeating: "0", count: 16 - hex.count) + hex + String(repeating: "0", count: 16 - hex2.count) + hex2
-        let path = URL(string: key)?.path ?? key
-        let ext = PathName.pathExtension(path).lowercased()
-        let clean = !ext.isEmpty && ext.count <= 8 && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        return clean ? "\(name).\(ext)" : name
-    }
-
-    static func sanitized(_ namespace: String) -> String {
-        let s = namespace.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") ? $0 : "_" }
-        var name = Substring(String(s))
-        while name.first == "." { name.removeFirst() }
-        while name.last == "." { name.removeLast() }
-        return name.isEmpty ? "default" : String(name)
-    }
-
-    /// Removes files left by writers that died more than an hour ago: temporary files, and files
-    /// no entry points at (a writer killed between writing its file and recording it). Younger
-    /// ones may belong to another process writing right now.
-    private func removeStrayFiles() {
-        let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: filesDirectory.path) else { return }
-        let cutoff = Date().addingTimeInterval(-3600)
-        func isOld(_ name: String) -> Bool {
-            guard let modified = (try? fm.attributesOfItem(atPath: path(of: name)))?[.modificationDate] as? Date else { return false }
-            return modified < cutoff
-        }
-        for name in names where name.hasPrefix(".tmp-") && isOld(name) { DiskFile.remove(path(of: name)) }
-        // Listing every file name the manifest knows is only worth it when there are more files than entries.
-        let files = names.filter { !$0.hasPrefix(".tmp-") }
-        var filed = 0
-        try? withDatabase { db in try db.query("SELECT count(*) FROM entries WHERE inline IS NULL") { r in filed = Int(r.int64(0)) } }
-        guard files.count > filed else { return }
-        var known = Set<String>()
-        try? withDatabase { db in
-            try db.query("SELECT filename FROM entries WHERE inline IS NULL") { r in if let f = r.text(0) { known.insert(f) } }
-        }
-        for name in files where !known.contains(name) && isOld(name) { DiskFile.remove(path(of: name)) }
     }
 }

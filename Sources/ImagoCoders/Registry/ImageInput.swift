@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -29,9 +32,12 @@ public final class ImageInput: Sendable {
         indirect case file(ImageFile)
     }
 
-    /// How much of a file is read to tell its format: enough for every header the sniffer reads,
-    /// an APNG's chunk walk to its first `IDAT` included in all but pathological files.
-    public static let headLength = 1 << 16
+    /// How much of a file is read to tell its format: 4 KiB, enough for every header the sniffer
+    /// reads; a PNG's first 64 KiB, so that an APNG's chunk walk to its first `IDAT` (past a
+    /// large `iCCP`, say) is covered in all but pathological files. Requests waiting for a worker
+    /// each hold one, so it is kept small.
+    public static let headLength = 1 << 12
+    static let pngHeadLength = 1 << 16
 
     /// The bytes, or the file holding them.
     public let storage: Storage
@@ -82,7 +88,8 @@ public final class ImageInput: Sendable {
         return nil
     }
 
-    /// The first bytes: all of them in memory, or the first ``headLength`` of a file (read once).
+    /// The first bytes: all of them in memory, or the first ``headLength`` of a file (64 KiB of a
+    /// PNG), read once.
     ///
     /// - Throws: the file's read errors.
     public func head() throws -> Data {
@@ -90,7 +97,10 @@ public final class ImageInput: Sendable {
         case .data(let data): return data
         case .file(let file):
             if let head = cache.withLock({ $0.head }) { return head }
-            let head = try file.read(at: 0, maxLength: Self.headLength)
+            var head = try file.read(at: 0, maxLength: Self.headLength)
+            if head.starts(with: [0x89, 0x50, 0x4E, 0x47]), file.size > head.count {
+                head = try file.read(at: 0, maxLength: Self.pngHeadLength)
+            }
             cache.withLock { $0.head = head }
             return head
         }

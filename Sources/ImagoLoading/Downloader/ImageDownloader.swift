@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -69,7 +72,7 @@ public final class ImageDownloader: Sendable {
     /// Creates a downloader.
     ///
     /// - Parameters:
-    ///   - configuration: Default ``ImageDownloaderConfiguration/init(maxConcurrentDownloads:executionOrder:timeouts:headers:acceptableStatusCodes:acceptableContentTypes:maxRedirects:maxBodyBytes:progressInterval:requestModifier:responseModifier:bodyTransform:)``'s defaults.
+    ///   - configuration: Default: an ``ImageDownloaderConfiguration`` with every setting at its default.
     ///   - loaders: Default: HTTP(S) through AsyncHTTPClient, `file` and `data` URLs.
     public init(configuration: ImageDownloaderConfiguration = ImageDownloaderConfiguration(), loaders: [any DataLoading]? = nil) {
         self.configuration = configuration
@@ -78,9 +81,10 @@ public final class ImageDownloader: Sendable {
             self.loaders = loaders
             httpLoader = nil
         } else {
-            let http = HTTPDataLoader(connectTimeout: configuration.timeouts.connect,
-                                      maxConnectionsPerHost: max(8, configuration.maxConcurrentDownloads),
-                                      proxies: configuration.proxies)
+            let http = HTTPDataLoader(
+                connectTimeout: configuration.timeouts.connect,
+                maxConnectionsPerHost: max(8, configuration.maxConcurrentDownloads),
+                proxies: configuration.proxies)
             self.loaders = [http, FileDataLoader(), DataURLLoader()]
             httpLoader = http
         }
@@ -103,9 +107,10 @@ public final class ImageDownloader: Sendable {
 
     /// Joins the transfer for `request` with a priority that follows `priority` (a pipeline stage's).
     func subscribe(_ request: ImageDownloadRequest, priority: any PrioritySource, events: Bool = true) -> Transfers.Subscription {
-        let key = TransferKey(url: request.url.absoluteString, headers: request.headers, credentials: request.credentials,
-                              timeouts: request.timeouts, allowsInvalidCertificates: request.allowsInvalidCertificates,
-                              cached: request.cachedResponse)
+        let key = TransferKey(
+            url: request.url.absoluteString, headers: request.headers, credentials: request.credentials,
+            timeouts: request.timeouts, allowsInvalidCertificates: request.allowsInvalidCertificates,
+            cached: request.cachedResponse)
         let progressive = request.progressive
         // The place in the queue is taken now, in the order callers ask, not when the transfer's
         // task first runs.
@@ -127,9 +132,11 @@ public final class ImageDownloader: Sendable {
     /// task leaves the transfer to any other callers.
     ///
     /// - Throws: ``ImageLoadingError``.
-    public func download(_ request: ImageDownloadRequest,
-                         progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil,
-                         partialData: (@Sendable (Data) -> Void)? = nil) async throws(ImageLoadingError) -> ImageDownloadResult {
+    public func download(
+        _ request: ImageDownloadRequest,
+        progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil,
+        partialData: (@Sendable (Data) -> Void)? = nil
+    ) async throws(ImageLoadingError) -> ImageDownloadResult {
         try await task(for: request).value(progress: progress, partialData: partialData)
     }
 
@@ -182,9 +189,10 @@ public final class ImageDownloader: Sendable {
 
     /// The transfer itself: modifier, loader, validation, progress, timeouts.
     private func perform(_ r: ImageDownloadRequest, context: Transfers.Context) async throws -> (Data, DataLoadResponse?, Bool) {
-        var request = DataLoadRequest(url: r.url, headers: configuration.headers, credentials: r.credentials,
-                                      timeouts: r.timeouts ?? configuration.timeouts, maxRedirects: configuration.maxRedirects,
-                                      allowsInvalidCertificates: r.allowsInvalidCertificates)
+        var request = DataLoadRequest(
+            url: r.url, headers: configuration.headers, credentials: r.credentials,
+            timeouts: r.timeouts ?? configuration.timeouts, maxRedirects: configuration.maxRedirects,
+            allowsInvalidCertificates: r.allowsInvalidCertificates)
         for (name, value) in r.headers { request.setHeader(name, value) }
         if let cached = r.cachedResponse {
             if let etag = cached.etag { request.setHeader("If-None-Match", etag) }
@@ -205,18 +213,23 @@ public final class ImageDownloader: Sendable {
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { [self] in
-                    try await loader.load(outgoing, response: { head in
-                        try self.accept(head, request: r, sink: sink, timer: timer)
-                    }, chunk: { piece in
-                        try self.receive(piece, url: r.url, sink: sink, timer: timer, progress: progress, context: context)
-                    })
+                    try await loader.load(
+                        outgoing,
+                        response: { head in
+                            try self.accept(head, request: r, sink: sink, timer: timer)
+                        },
+                        chunk: { piece in
+                            try self.receive(piece, url: r.url, sink: sink, timer: timer, progress: progress, context: context)
+                        })
                 }
                 group.addTask { try await timer.watch() }
                 try await group.next()
                 group.cancelAll()
             }
-        } catch ImageLoadingError.connectionFailed(_, transient: true) where
-                    sink.response?.expectedContentLength.map({ sink.received.count < $0 }) == true {
+        } catch ImageLoadingError.connectionFailed(_, transient: true)
+            where
+            sink.response?.expectedContentLength.map({ sink.received.count < $0 }) == true
+        {
             // The connection went away mid-body: say how much of the declared length arrived.
             throw ImageLoadingError.truncatedBody(received: sink.received.count, expected: sink.response?.expectedContentLength ?? 0)
         }
@@ -268,8 +281,10 @@ public final class ImageDownloader: Sendable {
     }
 
     /// Takes a piece of the body: limit, progress, partial bytes.
-    private func receive(_ piece: Data, url: URL, sink: TransferSink, timer: TransferTimer, progress: ProgressThrottle,
-                         context: Transfers.Context) throws {
+    private func receive(
+        _ piece: Data, url: URL, sink: TransferSink, timer: TransferTimer, progress: ProgressThrottle,
+        context: Transfers.Context
+    ) throws {
         timer.bytesArrived()
         if sink.notModified { return }
         let count = sink.received.count + piece.count

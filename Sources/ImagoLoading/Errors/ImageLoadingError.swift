@@ -1,10 +1,13 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
 public import ImagoCore
-import ImagoCache
+public import ImagoCache
 
 /// Why a download or a load failed. Each case names its cause; ``isTransient`` tells a failure
 /// worth retrying (a timeout, a dropped connection) from one that will happen again.
@@ -64,11 +67,13 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
     /// The finished image could not be encoded as the request's output asks (no encoder for the
     /// format, or the encoder failed).
     case encodingFailed(ImageCodingError)
-    /// A transformer (its `ImageTransforming.key`) failed on the decoded image.
-    case processingFailed(transformer: String, reason: String)
+    /// A transformer (its `ImageTransforming.key`) failed on the decoded image, with the error it
+    /// threw (a transformer's own error type is described as `ImageCodingError.invalidArgument(_:)`).
+    case processingFailed(transformer: String, underlying: ImageCodingError)
     /// The disk cache failed where the load needed it (``ImageRequest/Options/fromCacheOnly``
-    /// with an unreadable cache). Elsewhere a failing cache is skipped and logged, never fatal.
-    case cacheFailed(String)
+    /// with an unreadable cache, a cached file that cannot be read). Elsewhere a failing cache is
+    /// skipped and logged, never fatal.
+    case cacheFailed(DiskCacheError)
     /// The URL (the first, or a redirect's target) is not on the loader's allow-list (``SourceGuard``).
     case sourceNotAllowed(String)
     /// The host resolves only to addresses the ``AddressPolicy`` refuses: loopback, private,
@@ -78,6 +83,9 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
     case rejected(String)
     /// The caller cancelled (or every caller of a shared transfer did).
     case cancelled
+    /// An error of none of the kinds above, from outside Imago's own types (an app's own loader,
+    /// say), described. Not known to be worth retrying.
+    case unexpected(String)
 
     /// Whether trying again later may succeed: timeouts, dropped or refused connections,
     /// cancellation, and server errors (5xx, 408, 429). SDWebImage's rule for the failed-URL
@@ -117,25 +125,27 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
         case .malformedDataURL: "malformed data: URL"
         case .decodingFailed(let e): "the data does not decode: \(e)"
         case .encodingFailed(let e): "the image cannot be encoded: \(e)"
-        case .processingFailed(let t, let reason): "the transformer \(t) failed: \(reason)"
-        case .cacheFailed(let m): "the disk cache failed: \(m)"
+        case .processingFailed(let t, let underlying): "the transformer \(t) failed: \(underlying)"
+        case .cacheFailed(let e): "the disk cache failed: \(e)"
         case .sourceNotAllowed(let u): "\(u) is not an allowed source"
         case .addressNotAllowed(let host, let kind): "\(host) resolves to a \(kind.rawValue) address, which sources may not use"
         case .rejected(let m): "rejected: \(m)"
         case .cancelled: "cancelled"
+        case .unexpected(let m): "unexpected failure: \(m)"
         }
     }
 
     /// The one mapping from any error met while loading to this type, applied where errors leave
     /// a stage: transport errors become the case that names them, coding errors
-    /// ``decodingFailed(_:)``, disk-cache errors ``cacheFailed(_:)``, cancellation ``cancelled``.
+    /// ``decodingFailed(_:)``, disk-cache errors ``cacheFailed(_:)``, cancellation ``cancelled``,
+    /// and anything else ``unexpected(_:)``.
     package init(_ error: any Error) {
         switch error {
         case let e as ImageLoadingError: self = e
         case is CancellationError: self = .cancelled
         case let e as ImageCodingError: self = .decodingFailed(e)
-        case let e as DiskCacheError: self = .cacheFailed(e.description)
-        default: self = HTTPDataLoader.map(error) as? ImageLoadingError ?? .connectionFailed(String(describing: error), transient: true)
+        case let e as DiskCacheError: self = .cacheFailed(e)
+        default: self = HTTPDataLoader.map(error) as? ImageLoadingError ?? .unexpected(String(describing: error))
         }
     }
 }

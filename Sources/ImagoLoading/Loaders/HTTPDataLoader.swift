@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 #if canImport(Glibc)
 import Glibc
@@ -49,27 +52,38 @@ public final class HTTPDataLoader: DataLoading {
     ///   - proxies: Default ``ProxySettings/none``; ``ProxySettings/environment(_:)`` reads
     ///     `http_proxy` and the other variables curl reads.
     ///   - sourceGuard: Checks before each connection. Default `nil`: none.
-    public convenience init(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8, proxies: ProxySettings = .none,
-                            sourceGuard: SourceGuard? = nil) {
-        self.init(connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost, proxies: proxies,
-                  sourceGuard: sourceGuard, connector: nil)
+    public convenience init(
+        connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8, proxies: ProxySettings = .none,
+        sourceGuard: SourceGuard? = nil
+    ) {
+        self.init(
+            connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost, proxies: proxies,
+            sourceGuard: sourceGuard, connector: nil)
     }
 
     /// Creates a loader with its own connector (tests count connection attempts with one).
-    package init(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8, proxies: ProxySettings = .none,
-                 sourceGuard: SourceGuard? = nil, connector: (any HTTPConnecting)?) {
+    package init(
+        connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8, proxies: ProxySettings = .none,
+        sourceGuard: SourceGuard? = nil, connector: (any HTTPConnecting)?
+    ) {
         self.proxies = proxies
         self.sourceGuard = sourceGuard
-        self.connector = connector ?? Self.makeConnector(connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost,
-                                                         proxies: proxies)
+        self.connector =
+            connector
+            ?? Self.makeConnector(
+                connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost,
+                proxies: proxies)
     }
 
     /// The default connector: AsyncHTTPClient clients configured as this loader needs.
-    package static func makeConnector(connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8,
-                                      proxies: ProxySettings = .none) -> PinnedHTTPConnector {
+    package static func makeConnector(
+        connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8,
+        proxies: ProxySettings = .none
+    ) -> PinnedHTTPConnector {
         PinnedHTTPConnector(proxies: proxies) { proxy, dnsOverride in
-            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
-                                                         timeout: .init(connect: .nanoseconds(Int64(connectTimeout.nanoseconds)), read: nil))
+            var configuration = HTTPClient.Configuration(
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: .nanoseconds(Int64(connectTimeout.nanoseconds)), read: nil))
             configuration.dnsOverride = dnsOverride
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, maxConnectionsPerHost)
             // Fail fast: AsyncHTTPClient would otherwise retry a refused connection or a failed TLS
@@ -79,8 +93,9 @@ public final class HTTPDataLoader: DataLoading {
             if let proxy {
                 switch proxy.kind {
                 case .http:
-                    configuration.proxy = .server(host: proxy.host, port: proxy.port,
-                                                  authorization: proxy.credentials.map { .basic(username: $0.user, password: $0.password) })
+                    configuration.proxy = .server(
+                        host: proxy.host, port: proxy.port,
+                        authorization: proxy.credentials.map { .basic(username: $0.user, password: $0.password) })
                 case .socks5:
                     configuration.proxy = .socksServer(host: proxy.host, port: proxy.port)
                 }
@@ -110,8 +125,10 @@ public final class HTTPDataLoader: DataLoading {
     ///   (a gzip or deflate body expanding more than 50 times), ``ImageLoadingError/invalidContentEncoding(_:)``,
     ///   ``ImageLoadingError/cancelled``; the callbacks' errors. A kept-alive connection that closes
     ///   before any answer is retried once on a fresh one.
-    public func load(_ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
-                     chunk: (Data) throws -> Void) async throws {
+    public func load(
+        _ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
+        chunk: (Data) throws -> Void
+    ) async throws {
         var url = request.url
         var visited: Set<String> = [url.absoluteString]
         var headers = request.headers
@@ -182,7 +199,7 @@ public final class HTTPDataLoader: DataLoading {
         for attempt in 1...2 {
             do {
                 return try await connector.execute(request, for: url, at: address)
-            } catch where attempt == 1 && Self.isStaleConnection(error) && !Task.isCancelled {
+            } catch  where attempt == 1 && Self.isStaleConnection(error) && !Task.isCancelled {
                 continue
             } catch {
                 throw Self.map(error, url: url)
@@ -207,7 +224,8 @@ public final class HTTPDataLoader: DataLoading {
 
     /// AsyncHTTPClient's and NIO's errors as ``ImageLoadingError``: TLS failures, replies that
     /// are not HTTP and bodies that do not decompress are lasting; other connection failures are
-    /// transient (SDWebImage does not block a URL for them).
+    /// transient (SDWebImage does not block a URL for them). An error of none of these kinds is
+    /// returned as it is.
     static func map(_ error: any Error, url: URL? = nil) -> any Error {
         let endpoint = url.map(ConnectionFailure.endpoint(of:)) ?? "the server"
         if error is ImageLoadingError { return error }
@@ -219,8 +237,9 @@ public final class HTTPDataLoader: DataLoading {
             case .connectTimeout, .deadlineExceeded: return ImageLoadingError.timedOut(.connect)
             case .readTimeout: return ImageLoadingError.timedOut(.read)
             default:
-                return ImageLoadingError.connectionFailed(ConnectionFailure.message(for: e, endpoint: endpoint) ?? "\(endpoint): \(e.description)",
-                                                          transient: true)
+                return ImageLoadingError.connectionFailed(
+                    ConnectionFailure.message(for: e, endpoint: endpoint) ?? "\(endpoint): \(e.description)",
+                    transient: true)
             }
         }
         if let e = error as? NIOHTTPDecompression.DecompressionError {
@@ -240,6 +259,10 @@ public final class HTTPDataLoader: DataLoading {
         if let message = ConnectionFailure.message(for: error, endpoint: endpoint) {
             return ImageLoadingError.connectionFailed(message, transient: true)
         }
-        return ImageLoadingError.connectionFailed("\(endpoint): \(error)", transient: true)
+        if error is ChannelError || error is IOError {
+            return ImageLoadingError.connectionFailed("\(endpoint): \(error)", transient: true)
+        }
+        // Not a transport failure this knows: left as it is, for ImageLoadingError.unexpected.
+        return error
     }
 }

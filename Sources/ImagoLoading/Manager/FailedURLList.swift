@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -32,7 +35,7 @@ public final class FailedURLList: Sendable {
     /// Whether a load that failed with `error` blocks its URL.
     public static func blocks(_ error: ImageLoadingError) -> Bool {
         switch error {
-        case .notCached, .blockedFailedURL, .rejected, .processingFailed, .encodingFailed, .cacheFailed: false
+        case .notCached, .blockedFailedURL, .rejected, .processingFailed, .encodingFailed, .cacheFailed, .unexpected: false
         default: !error.isTransient
         }
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -56,7 +59,7 @@ public final class ImageTask: Sendable {
     /// Waits for the result. Cancelling the calling task leaves the load.
     ///
     /// - Throws: ``ImageLoadingError``: the download's errors, ``ImageLoadingError/decodingFailed(_:)``,
-    ///   ``ImageLoadingError/processingFailed(transformer:reason:)``, ``ImageLoadingError/notCached``,
+    ///   ``ImageLoadingError/processingFailed(transformer:underlying:)``, ``ImageLoadingError/notCached``,
     ///   ``ImageLoadingError/blockedFailedURL(_:)``, ``ImageLoadingError/cancelled``.
     public var value: ImageLoadResult {
         get async throws(ImageLoadingError) {
@@ -75,8 +78,9 @@ public final class ImageTask: Sendable {
         if p.source == .memory, data == nil, request.options.contains(.queryMemoryData) {
             data = try? await pipeline.readDisk(dataKey, priority: priorityCell, strict: false)?.data
         }
-        return ImageLoadResult(image: p.image, data: data, source: p.source, request: request, cacheKey: cacheKey,
-                               revalidated: p.revalidated, timings: p.timings)
+        return ImageLoadResult(
+            image: p.image, data: data, source: p.source, request: request, cacheKey: cacheKey,
+            revalidated: p.revalidated, timings: p.timings)
     }
 
     var subscription: ImagePipeline.ProcessSubscription? {

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -34,8 +37,10 @@ extension ImagePipeline {
 
     /// The fetch stage: bytes given in the request; else a pending or finished disk write; else
     /// the network (revalidating the disk copy when asked), staging what it downloads for the disk.
-    private func runFetch(_ request: ImageRequest, keys: ImageRequestKeys,
-                          context: FetchContext) async throws -> FetchedData {
+    private func runFetch(
+        _ request: ImageRequest, keys: ImageRequestKeys,
+        context: FetchContext
+    ) async throws -> FetchedData {
         let options = request.options
         let url: URL
         switch request.source {
@@ -49,13 +54,17 @@ extension ImagePipeline {
         if options.readsDisk {
             if let pending = writer?.pending(forKey: keys.dataKey) {
                 guard options.contains(.refreshCached) else {
-                    return FetchedData(input: ImageInput(pending.data), response: nil, source: .disk, revalidated: false,
-                                       validators: pending.metadata, digest: nil, write: nil)
+                    return FetchedData(
+                        input: ImageInput(pending.data), response: nil, source: .disk, revalidated: false,
+                        validators: pending.metadata, digest: nil, write: nil)
                 }
                 revalidate = CachedResponse(data: pending.data, etag: pending.metadata["etag"], lastModified: pending.metadata["last-modified"])
-            } else if case let (entry?, read) = try await timedSpan("imago.cache.read", { _ in
-                try await openDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly))
-            }) {
+            } else if case let (entry?, read) = try await timedSpan(
+                "imago.cache.read",
+                { _ in
+                    try await openDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly))
+                })
+            {
                 let input: ImageInput
                 switch entry.contents {
                 case .data(let data): input = ImageInput(data)
@@ -64,19 +73,22 @@ extension ImagePipeline {
                 guard options.contains(.refreshCached) else {
                     var timings = ImageLoadTimings()
                     timings.diskRead = read
-                    return FetchedData(input: input, response: nil, source: .disk, revalidated: false, validators: entry.metadata,
-                                       digest: entry.digest, write: nil, timings: timings)
+                    return FetchedData(
+                        input: input, response: nil, source: .disk, revalidated: false, validators: entry.metadata,
+                        digest: entry.digest, write: nil, timings: timings)
                 }
                 // Revalidating: the bytes are needed in hand, in case the answer is 304.
-                revalidate = CachedResponse(data: try Self.contents(of: input), etag: entry.metadata["etag"],
-                                            lastModified: entry.metadata["last-modified"])
+                revalidate = CachedResponse(
+                    data: try Self.contents(of: input), etag: entry.metadata["etag"],
+                    lastModified: entry.metadata["last-modified"])
             }
         }
         if options.contains(.fromCacheOnly) { throw ImageLoadingError.notCached }
 
         let download = configuration.downloader.subscribe(
-            ImageDownloadRequest(url: url, priority: request.priority, headers: request.headers,
-                                 progressive: options.contains(.progressive), cachedResponse: revalidate),
+            ImageDownloadRequest(
+                url: url, priority: request.priority, headers: request.headers,
+                progressive: options.contains(.progressive), cachedResponse: revalidate),
             priority: context, events: options.contains(.progressive) || context.hasEventSubscribers)
         let (result, downloading) = try await timedSpan("imago.download") { span in
             span.attributes["url.full"] = url.absoluteString
@@ -98,8 +110,9 @@ extension ImagePipeline {
         if options.writesDisk, !result.notModified, storesOriginal(request), let writer {
             write = writer.stage(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey)
         }
-        return FetchedData(input: ImageInput(result.data), response: result.response, source: .network, revalidated: result.notModified,
-                           validators: metadata, digest: CachedEntry.digest(of: result.data), write: write, timings: timings)
+        return FetchedData(
+            input: ImageInput(result.data), response: result.response, source: .network, revalidated: result.notModified,
+            validators: metadata, digest: CachedEntry.digest(of: result.data), write: write, timings: timings)
     }
 
     /// All of a cached input's bytes (a disk-cache entry is mapped, not copied).
@@ -109,7 +122,7 @@ extension ImagePipeline {
         do {
             return try input.contents()
         } catch {
-            throw ImageLoadingError.cacheFailed("the cached file cannot be read: \(error)")
+            throw ImageLoadingError.cacheFailed(.io(path: input.file?.path ?? "", reason: "the cached file cannot be read: \(error)"))
         }
     }
 }

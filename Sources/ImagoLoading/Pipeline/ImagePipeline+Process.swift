@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,17 +17,22 @@ extension ImagePipeline {
 
     /// Joins (or starts) the whole load of `request`; `fetched`, when given, is the source already
     /// in hand, decoded without another fetch.
-    func process(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool,
-                 fetched: FetchedData? = nil) -> ProcessSubscription {
-        processes.subscribe(keys.process, priority: priority, accepts: events ? acceptAll : nil) { [self] (context: ProcessContext) async throws -> ProcessedImage in
+    func process(
+        _ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, events: Bool,
+        fetched: FetchedData? = nil
+    ) -> ProcessSubscription {
+        processes.subscribe(keys.process, priority: priority, accepts: events ? acceptAll : nil) {
+            [self] (context: ProcessContext) async throws -> ProcessedImage in
             try await self.runProcess(request, keys: keys, context: context, fetched: fetched)
         }
     }
 
     /// The process stage, and the boundary where errors are typed (once, for every subscriber)
     /// and the failed-URL list is kept.
-    private func runProcess(_ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext,
-                            fetched: FetchedData?) async throws -> ProcessedImage {
+    private func runProcess(
+        _ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext,
+        fetched: FetchedData?
+    ) async throws -> ProcessedImage {
         do {
             let result = try await processBody(request, keys: keys, context: context, fetched: fetched)
             if result.source == .network, let url = request.url { failedURLs.remove(url) }
@@ -38,8 +46,10 @@ extension ImagePipeline {
 
     /// Memory once more (another load may have just stored it); the finished image on disk when
     /// the policy keeps it; else decode and transform, partial images too, and store.
-    private func processBody(_ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext,
-                             fetched: FetchedData?) async throws -> ProcessedImage {
+    private func processBody(
+        _ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext,
+        fetched: FetchedData?
+    ) async throws -> ProcessedImage {
         let options = request.options
         let queue = configuration.processingQueue
         if keys.process.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
@@ -47,7 +57,8 @@ extension ImagePipeline {
         }
         let processedOnDisk = storesProcessed(request)
         if processedOnDisk, options.readsDisk, !options.contains(.refreshCached),
-           let cached = try await readDisk(keys.imageKey, priority: context, strict: false) {
+            let cached = try await readDisk(keys.imageKey, priority: context, strict: false)
+        {
             var spec = keys.decode.spec
             spec.thumbnail = nil
             spec.scaleDownLimitBytes = nil
@@ -68,13 +79,16 @@ extension ImagePipeline {
         let limits = keys.decode.spec.limits
         var partials: LatestWork<Image, Image>?
         if !transformers.isEmpty, options.contains(.progressive) {
-            partials = LatestWork(queue: queue, priority: context, work: { image in
-                try? Self.transform(image, with: transformers, animated: animated, limits: limits)
-            }, deliver: { context.send(.partialImage($0)) })
+            partials = LatestWork(
+                queue: queue, priority: context,
+                work: { image in
+                    try? Self.transform(image, with: transformers, animated: animated, limits: limits)
+                }, deliver: { context.send(.partialImage($0)) })
         }
         // Events travel only when somebody listens: a caller of loadImage wants the result alone.
-        let decode = self.decode(request, keys: keys, priority: context,
-                                 events: options.contains(.progressive) || context.hasEventSubscribers, fetched: fetched)
+        let decode = self.decode(
+            request, keys: keys, priority: context,
+            events: options.contains(.progressive) || context.hasEventSubscribers, fetched: fetched)
         let decoded: DecodedImage
         do {
             decoded = try await decode.value { event in
@@ -113,21 +127,26 @@ extension ImagePipeline {
                 writer.store(forKey: keys.imageKey) { CachedData(data: try serializer.serialize(finished)) }
             }
         }
-        return ProcessedImage(image: image, data: decoded.fetched.data, source: decoded.fetched.source,
-                              revalidated: decoded.fetched.revalidated, timings: timings)
+        return ProcessedImage(
+            image: image, data: decoded.fetched.data, source: decoded.fetched.source,
+            revalidated: decoded.fetched.revalidated, timings: timings)
     }
 
     /// Applies `transformers` in order; a failure names the transformer. A lazy animation is
     /// decoded whole (within `limits`) before the first transformer that does not take one.
-    static func transform(_ image: Image, with transformers: [any ImageTransforming], animated: Bool,
-                          limits: DecodingLimits) throws -> Image {
+    static func transform(
+        _ image: Image, with transformers: [any ImageTransforming], animated: Bool,
+        limits: DecodingLimits
+    ) throws -> Image {
         var out = image
         for t in transformers {
             if out.animation != nil, !t.acceptsLazyAnimations { out = try out.decodingAllFrames(limits: limits) }
             do {
                 out = try t.transform(out, animated: animated)
             } catch {
-                throw ImageLoadingError.processingFailed(transformer: t.key, reason: String(describing: error))
+                throw ImageLoadingError.processingFailed(
+                    transformer: t.key,
+                    underlying: error as? ImageCodingError ?? .invalidArgument(String(describing: error)))
             }
         }
         return out

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -81,14 +84,16 @@ final class ImagePipeline: Sendable {
     }
 
     /// Runs a blocking cache call on the data-cache queue, never on the cooperative pool.
-    private func onDataCacheQueue<T: Sendable>(_ key: String, priority: any PrioritySource, strict: Bool,
-                                               _ body: @escaping @Sendable () throws -> T?) async throws -> T? {
+    private func onDataCacheQueue<T: Sendable>(
+        _ key: String, priority: any PrioritySource, strict: Bool,
+        _ body: @escaping @Sendable () throws -> T?
+    ) async throws -> T? {
         do {
             return try await configuration.dataCacheQueue.run(priority: priority, body)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            if strict { throw ImageLoadingError.cacheFailed(String(describing: error)) }
+            if strict { throw ImageLoadingError.cacheFailed(error as? DiskCacheError ?? .store(String(describing: error))) }
             logger.warning("disk cache read failed", metadata: ["key": "\(key)", "error": "\(error)"])
             return nil
         }

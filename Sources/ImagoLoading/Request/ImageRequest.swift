@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -107,9 +110,9 @@ public struct ImageRequest: Sendable {
     /// Headers added to this request's download. Default none.
     public var headers: [String: String]
     /// What ``ImageManager/loadEncodedImage(with:source:)`` encodes the finished image as:
-    /// format, encoder options, metadata, byte budget. Other loads ignore it. Default
-    /// ``Output/init(format:options:metadata:keepsColorProfile:maxBytes:passesThroughUnchanged:)``'s
-    /// defaults: the image's own format (or PNG or JPEG), quality 0.9, metadata kept.
+    /// format, encoder options, metadata, byte budget. Other loads ignore it. Default: an
+    /// ``Output`` at its defaults (the image's own format, or PNG or JPEG; quality 0.9;
+    /// metadata kept).
     public var output: Output
     /// Names the source for the caches instead of its URL (to drop a signature from the query,
     /// say). Default `nil`: the manager's ``ImageManager/Configuration/cacheKeyFilter``, else
@@ -117,27 +120,35 @@ public struct ImageRequest: Sendable {
     public var cacheKey: String?
 
     /// Creates a request for `url`; every other property defaults as documented on it.
-    public init(url: URL, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
-                priority: ImagePriority = .normal, options: Options = []) {
+    public init(
+        url: URL, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
+        priority: ImagePriority = .normal, options: Options = []
+    ) {
         self.init(source: .url(url), thumbnail: thumbnail, transformers: transformers, priority: priority, options: options)
     }
 
     /// Creates a request for bytes in hand, named `key` in the caches; every other property
     /// defaults as documented on it.
-    public init(data: Data, key: String, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
-                priority: ImagePriority = .normal, options: Options = []) {
+    public init(
+        data: Data, key: String, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
+        priority: ImagePriority = .normal, options: Options = []
+    ) {
         self.init(source: .data(data, key: key), thumbnail: thumbnail, transformers: transformers, priority: priority, options: options)
     }
 
     /// Creates a request for an open file, named `key` in the caches, decoded where it lies (a
     /// JPEG or PNG still a piece at a time); every other property defaults as documented on it.
-    public init(file: ImageFile, key: String, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
-                priority: ImagePriority = .normal, options: Options = []) {
+    public init(
+        file: ImageFile, key: String, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
+        priority: ImagePriority = .normal, options: Options = []
+    ) {
         self.init(source: .file(file, key: key), thumbnail: thumbnail, transformers: transformers, priority: priority, options: options)
     }
 
-    private init(source: Source, thumbnail: Thumbnail?, transformers: [any ImageTransforming], priority: ImagePriority,
-                 options: Options) {
+    private init(
+        source: Source, thumbnail: Thumbnail?, transformers: [any ImageTransforming], priority: ImagePriority,
+        options: Options
+    ) {
         self.source = source
         self.thumbnail = thumbnail
         scaleDownLimitBytes = nil

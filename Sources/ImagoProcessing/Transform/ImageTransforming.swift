@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -67,34 +70,8 @@ extension ImageTransforming {
             let frame = try upright.frame(at: index)
             return ImageFrame(buffer: try transform(frame.buffer), duration: frame.duration)
         }
-        return try Image(frames: transformed, loopCount: upright.loopCount, scale: upright.scale, format: upright.format,
-                         metadata: upright.metadata, hasAlpha: upright.hasAlpha || transformed[0].buffer.format.hasAlphaChannel)
-    }
-}
-
-/// Cache keys for transformed and thumbnailed images, as SDWebImage composes them: the suffix
-/// goes before the path extension of a URL's path, and the query is kept.
-public enum TransformedKey {
-    /// `https://x/a.png?v=1` with `Resize(…)` gives `https://x/a-Resize(…).png?v=1`.
-    public static func key(_ key: String, transformerKey: String) -> String {
-        insert("-" + transformerKey, into: key)
-    }
-
-    /// The key of a thumbnail of `size`, preserving the aspect ratio or not.
-    public static func thumbnailKey(_ key: String, size: PixelSize, preserveAspectRatio: Bool) -> String {
-        insert("-Thumbnail(\(size.width)x\(size.height),\(preserveAspectRatio ? 1 : 0))", into: key)
-    }
-
-    private static func insert(_ suffix: String, into key: String) -> String {
-        if var components = URLComponents(string: key), components.scheme != nil {
-            let path = components.percentEncodedPath
-            let (stem, ext) = PathName.splitExtension(path)
-            let encodedSuffix = PathName.percentEncodedPath(suffix)
-            components.percentEncodedPath = ext.isEmpty ? path + encodedSuffix
-                : stem + encodedSuffix + "." + ext
-            return components.string ?? key + suffix
-        }
-        let (stem, ext) = PathName.splitExtension(key)
-        return ext.isEmpty ? key + suffix : stem + suffix + "." + ext
+        return try Image(
+            frames: transformed, loopCount: upright.loopCount, scale: upright.scale, format: upright.format,
+            metadata: upright.metadata, hasAlpha: upright.hasAlpha || transformed[0].buffer.format.hasAlphaChannel)
     }
 }
