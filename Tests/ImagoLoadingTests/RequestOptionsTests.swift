@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCache
 import ImagoCoders
@@ -77,12 +80,16 @@ struct RequestOptionsTests {
         let frames = try [Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10)]
             .map { ImageFrame(buffer: $0, duration: 0.1) }
         loader.register("/anim.gif", data: try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif))
-        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         let flip = ImageTransformers.Resize(size: PixelSize(width: 10, height: 5))
         let untouched = try await manager.loadImage(with: ImageRequest(url: loader.url("/anim.gif"), transformers: [flip]))
         #expect(untouched.image.frameCount == 2 && untouched.image.pixelSize == PixelSize(width: 20, height: 10))
-        let every = try await manager.loadImage(with: ImageRequest(url: loader.url("/anim.gif"), transformers: [flip],
-                                                                   options: .transformAnimatedImage))
+        let every = try await manager.loadImage(
+            with: ImageRequest(
+                url: loader.url("/anim.gif"), transformers: [flip],
+                options: .transformAnimatedImage))
         #expect(every.image.frameCount == 2 && every.image.frames.allSatisfy { $0.buffer.size == PixelSize(width: 10, height: 5) })
         #expect(every.cacheKey != untouched.cacheKey)
     }
@@ -109,10 +116,14 @@ struct RequestOptionsTests {
     @Test("a lazy animation reaches a transformer that accepts one as it is; others get every frame decoded first")
     func lazyTransformers() async throws {
         let loader = MockDataLoader()
-        let frames = try [Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10),
-                          Fixtures.gradient(width: 20, height: 10, alpha: true)].map { ImageFrame(buffer: $0, duration: 0.1) }
+        let frames = try [
+            Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10),
+            Fixtures.gradient(width: 20, height: 10, alpha: true)
+        ].map { ImageFrame(buffer: $0, duration: 0.1) }
         loader.register("/anim.gif", data: try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif))
-        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         let all = try await manager.loadImage(with: ImageRequest(url: loader.url("/anim.gif"))).image.decodingAllFrames()
         for accepts in [true, false] {
             let probe = LazyProbe(acceptsLazyAnimations: accepts)
@@ -131,10 +142,14 @@ struct RequestOptionsTests {
     @Test("frames: first gives a still, lazy decodes frames on demand, all decodes them now")
     func frameModes() async throws {
         let loader = MockDataLoader()
-        let frames = try [Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10),
-                          Fixtures.gradient(width: 20, height: 10, alpha: true)].map { ImageFrame(buffer: $0, duration: 0.1) }
+        let frames = try [
+            Fixtures.gradient(width: 20, height: 10), Fixtures.coordinates(width: 20, height: 10),
+            Fixtures.gradient(width: 20, height: 10, alpha: true)
+        ].map { ImageFrame(buffer: $0, duration: 0.1) }
         loader.register("/anim.gif", data: try ImageCoderRegistry.shared.encode(try Image(frames: frames, loopCount: 0), as: .gif))
-        let manager = ImageManager(configuration: ImageManager.Configuration(downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
         var request = ImageRequest(url: loader.url("/anim.gif"))
         request.frames = .lazy
         let lazy = try await manager.loadImage(with: request).image
@@ -176,11 +191,12 @@ struct RequestOptionsTests {
     @Test("DataCachePolicy.all keeps both the original bytes and the processed image")
     func policyAll() async throws {
         let (loader, disk, _, manager) = setUp(policy: .all)
-        let request = ImageRequest(url: loader.url("/a.png"), thumbnail: .init(maxPixelSize: PixelSize(width: 8, height: 8)),
-                                   options: .waitStoreCache)
+        let request = ImageRequest(
+            url: loader.url("/a.png"), thumbnail: .init(maxPixelSize: PixelSize(width: 8, height: 8)),
+            options: .waitStoreCache)
         _ = try await manager.loadImage(with: request)
         #expect(disk.keys == [loader.url("/a.png").absoluteString, manager.imageKey(for: request)])
-        try manager.removeCachedImage(for: request)
+        try await manager.cache.remove(request)
         #expect(disk.keys.isEmpty)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -5,6 +8,7 @@ public import Foundation
 #endif
 public import ImagoCore
 public import ImagoCoders
+import ImagoProcessing
 import Synchronization
 
 /// Memory in front of disk, as SDWebImage's `SDImageCache`: decoded images in a
@@ -31,8 +35,10 @@ import Synchronization
 /// try await cache.removeImage(forKey: "avatar/42", cacheType: .memory)
 /// ```
 ///
-/// `ImageManager` takes its two layers (``memory`` and ``disk``) and does its own decoding, with
-/// the request's processing; this type's decoding serves direct queries.
+/// A disk hit is opened where it lies and decoded by `DecodePlanner`, as the pipeline decodes;
+/// every disk call runs on ``workQueue``, never on the cooperative pool. An `ImageManager` made
+/// over this cache (`ImageManager(cache:)`) takes its layers, coders, serializer and queue, and
+/// its `cache` front door (`manager.cache[request]`) then reads the same entries by request.
 public final class ImageCache: ImageStoring {
     /// Hit, miss and size counts.
     public struct Statistics: Sendable, Hashable {
@@ -79,9 +85,11 @@ public final class ImageCache: ImageStoring {
     ///   - coders: Default `ImageCoderRegistry.shared`.
     ///   - serializer: Default ``DefaultImageSerializer``.
     ///   - workQueue: Default `WorkQueue.processing`.
-    public init(memory: MemoryCache<String, Image> = MemoryCache(), disk: (any DataCaching)? = nil,
-                coders: ImageCoderRegistry = .shared, serializer: any ImageSerializing = DefaultImageSerializer(),
-                workQueue: WorkQueue = .processing) {
+    public init(
+        memory: MemoryCache<String, Image> = MemoryCache(), disk: (any DataCaching)? = nil,
+        coders: ImageCoderRegistry = .shared, serializer: any ImageSerializing = DefaultImageSerializer(),
+        workQueue: WorkQueue = .processing
+    ) {
         self.memory = memory
         self.disk = disk
         self.coders = coders
@@ -93,8 +101,10 @@ public final class ImageCache: ImageStoring {
     ///
     /// - Throws: ``DiskCacheError`` when the disk manifest cannot be read. Bytes that do not
     ///   decode count as a miss.
-    nonisolated(nonsending) public func image(forKey key: String, cacheType: ImageCacheType = .all,
-                      options: DecodeOptions = .default) async throws -> ImageCacheResult? {
+    nonisolated(nonsending) public func image(
+        forKey key: String, cacheType: ImageCacheType = .all,
+        options: DecodeOptions = .default
+    ) async throws -> ImageCacheResult? {
         if cacheType.includesMemory, let image = memory.image(forKey: key) {
             counters.withLock { $0.memoryHits += 1 }
             return ImageCacheResult(image: image, data: nil, source: .memory)
@@ -110,10 +120,16 @@ public final class ImageCache: ImageStoring {
         let promote = cacheType.includesMemory
         let query = diskQueries.subscribe(flight, priority: PriorityCell(.normal)) { context in
             try await workQueue.run(priority: context) { () throws -> ImageCacheResult? in
-                guard let data = try disk.data(forKey: key) else { return nil }
-                guard let image = try? coders.decode(data, options: fixedOptions) else { return nil }
+                // Opened where it lies and decoded by the one planner, as the pipeline decodes.
+                guard let entry = try disk.openEntry(forKey: key) else { return nil }
+                let input: ImageInput
+                switch entry.contents {
+                case .data(let data): input = ImageInput(data)
+                case .file(let file): input = ImageInput(file)
+                }
+                guard let image = try? DecodePlanner.decode(input, goal: DecodeGoal(options: fixedOptions), coders: coders) else { return nil }
                 if promote { memory.setImage(image, forKey: key) }
-                return ImageCacheResult(image: image, data: data, source: .disk)
+                return ImageCacheResult(image: image, data: try? input.contents(), source: .disk)
             }
         }
         let result = try await query.value()
@@ -148,20 +164,20 @@ public final class ImageCache: ImageStoring {
     /// Removes `key` from the chosen layers.
     public func removeImage(forKey key: String, cacheType: ImageCacheType = .all) async throws {
         if cacheType.includesMemory { memory.removeImage(forKey: key) }
-        if cacheType.includesDisk { try disk?.removeValue(forKey: key) }
+        if cacheType.includesDisk, let disk { try await workQueue.run { try disk.removeValue(forKey: key) } }
     }
 
     /// Where `key` is cached (memory first), without decoding, or `nil`.
     public func containsImage(forKey key: String, cacheType: ImageCacheType = .all) async throws -> ImageCacheSource? {
         if cacheType.includesMemory, memory.contains(key) { return .memory }
-        if cacheType.includesDisk, try disk?.contains(key) == true { return .disk }
+        if cacheType.includesDisk, let disk, try await workQueue.run({ try disk.contains(key) }) { return .disk }
         return nil
     }
 
     /// Empties the chosen layers.
     public func clear(cacheType: ImageCacheType = .all) async throws {
         if cacheType.includesMemory { memory.removeAll() }
-        if cacheType.includesDisk { try disk?.removeAll() }
+        if cacheType.includesDisk, let disk { try await workQueue.run { try disk.removeAll() } }
     }
 
     /// Entry and byte counts for both layers, and the hit and miss counts since creation.
@@ -170,8 +186,9 @@ public final class ImageCache: ImageStoring {
     public func statistics() throws -> Statistics {
         let diskStats = try disk?.statistics() ?? (count: 0, totalSize: 0)
         let c = counters.withLock { $0 }
-        return Statistics(memoryEntries: memory.count, memoryBytes: memory.totalCost,
-                          diskEntries: diskStats.count, diskBytes: diskStats.totalSize,
-                          memoryHits: c.memoryHits, diskHits: c.diskHits, misses: c.misses)
+        return Statistics(
+            memoryEntries: memory.count, memoryBytes: memory.totalCost,
+            diskEntries: diskStats.count, diskBytes: diskStats.totalSize,
+            memoryHits: c.memoryHits, diskHits: c.diskHits, misses: c.misses)
     }
 }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -56,8 +59,8 @@ public final class ImageManager: Sendable {
 
     /// Creates a manager.
     ///
-    /// - Parameter configuration: Default ``Configuration/init(memoryCache:dataCache:dataCachePolicy:serializer:downloader:coders:processingQueue:dataCacheQueue:decodingLimits:cacheKeyFilter:)``'s
-    ///   defaults: a memory cache, no disk cache, a new downloader.
+    /// - Parameter configuration: Default: a ``Configuration`` with every setting at its default
+    ///   (a memory cache, no disk cache, a new downloader).
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         pipeline = ImagePipeline(configuration: configuration, failedURLs: failedURLs)
@@ -98,14 +101,15 @@ public final class ImageManager: Sendable {
     /// the work of a miss runs in shared stages off the caller.
     ///
     /// - Throws: ``ImageLoadingError``: the download's errors, ``ImageLoadingError/decodingFailed(_:)``,
-    ///   ``ImageLoadingError/processingFailed(transformer:reason:)``,
+    ///   ``ImageLoadingError/processingFailed(transformer:underlying:)``,
     ///   ``ImageLoadingError/notCached`` (``ImageRequest/Options/fromCacheOnly``),
     ///   ``ImageLoadingError/blockedFailedURL(_:)``, ``ImageLoadingError/cancelled`` when the
     ///   calling task is cancelled.
     nonisolated(nonsending) public func loadImage(with request: ImageRequest) async throws(ImageLoadingError) -> ImageLoadResult {
         if request.options.readsMemory, !request.options.contains(.queryMemoryData), let memory = configuration.memoryCache {
-            let key = ImageRequestKeys.imageKey(of: request, cacheKeyFilter: configuration.cacheKeyFilter,
-                                                limits: configuration.decodingLimits)
+            let key = ImageRequestKeys.imageKey(
+                of: request, cacheKeyFilter: configuration.cacheKeyFilter,
+                limits: configuration.decodingLimits)
             if let image = memory.image(forKey: key) {
                 return ImageLoadResult(image: image, data: nil, source: .memory, request: request, cacheKey: key)
             }
@@ -133,8 +137,10 @@ public final class ImageManager: Sendable {
     /// - Parameters:
     ///   - request: What to load; its processing settings are ignored.
     ///   - progress: Called as bytes arrive. Default `nil`.
-    public func loadData(with request: ImageRequest,
-                         progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil) async throws(ImageLoadingError) -> DataLoadResult {
+    public func loadData(
+        with request: ImageRequest,
+        progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil
+    ) async throws(ImageLoadingError) -> DataLoadResult {
         let loaded = try await loadSource(with: request, progress: progress)
         let data: Data
         do {
@@ -142,8 +148,9 @@ public final class ImageManager: Sendable {
         } catch {
             throw ImageLoadingError(error)
         }
-        return DataLoadResult(data: data, response: loaded.response, source: loaded.source, revalidated: loaded.revalidated,
-                              etag: loaded.etag, lastModified: loaded.lastModified)
+        return DataLoadResult(
+            data: data, response: loaded.response, source: loaded.source, revalidated: loaded.revalidated,
+            etag: loaded.etag, lastModified: loaded.lastModified)
     }
 
     /// Fetches the source of `request` (the disk cache, else one download shared by every load of
@@ -163,8 +170,10 @@ public final class ImageManager: Sendable {
     ///   - request: What to load; its processing settings are ignored.
     ///   - progress: Called as bytes arrive. Default `nil`.
     /// - Throws: ``ImageLoadingError``, as ``loadImage(with:)-(ImageRequest)`` but for decoding.
-    public func loadSource(with request: ImageRequest,
-                           progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil) async throws(ImageLoadingError) -> LoadedSource {
+    public func loadSource(
+        with request: ImageRequest,
+        progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil
+    ) async throws(ImageLoadingError) -> LoadedSource {
         if let failure = refusal(of: request) { throw failure }
         let keys = pipeline.keys(for: request)
         do {
@@ -208,8 +217,10 @@ public final class ImageManager: Sendable {
             if let kept = pipeline.results?.value(forKey: keys.encode) {
                 encoded = kept
             } else {
-                encoded = try await pipeline.encode(request, keys: keys, priority: PriorityCell(request.priority),
-                                                    fetched: source?.fetched).value()
+                encoded = try await pipeline.encode(
+                    request, keys: keys, priority: PriorityCell(request.priority),
+                    fetched: source?.fetched
+                ).value()
             }
             var timings = encoded.timings
             if source != nil {
@@ -217,8 +228,9 @@ public final class ImageManager: Sendable {
                 timings.diskRead = .zero
                 timings.download = .zero
             }
-            return EncodedImageResult(contents: encoded.contents, format: encoded.format, pixelSize: encoded.pixelSize, source: encoded.source,
-                                      revalidated: encoded.revalidated, method: encoded.method, request: request, timings: timings)
+            return EncodedImageResult(
+                contents: encoded.contents, format: encoded.format, pixelSize: encoded.pixelSize, source: encoded.source,
+                revalidated: encoded.revalidated, method: encoded.method, request: request, timings: timings)
         } catch {
             throw ImageLoadingError(error)
         }
@@ -245,19 +257,6 @@ public final class ImageManager: Sendable {
         await pipeline.writer?.flush()
     }
 
-    // MARK: Caches
-
-    /// Removes the finished image of `request` from memory and its bytes (original and processed)
-    /// from disk.
-    ///
-    /// - Throws: the disk cache's error.
-    public func removeCachedImage(for request: ImageRequest) throws {
-        let keys = pipeline.keys(for: request)
-        configuration.memoryCache?.removeImage(forKey: keys.imageKey)
-        try configuration.dataCache?.removeValue(forKey: keys.imageKey)
-        try configuration.dataCache?.removeValue(forKey: keys.dataKey)
-    }
-
     // MARK: Tasks
 
     private func makeTask(_ request: ImageRequest, keys: ImageRequestKeys, events: Bool) -> ImageTask {
@@ -278,7 +277,8 @@ public final class ImageManager: Sendable {
     private func refusal(of request: ImageRequest) -> ImageLoadingError? {
         guard let url = request.url else { return nil }
         guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty,
-              scheme == "file" || scheme == "data" || url.host?.isEmpty == false else {
+            scheme == "file" || scheme == "data" || url.host?.isEmpty == false
+        else {
             failedURLs.insert(url)
             return .invalidURL(url.absoluteString)
         }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -84,12 +87,14 @@ extension ImageManager {
         package var streamsConversions = true
 
         /// Creates a configuration; every parameter defaults as documented on its property.
-        public init(memoryCache: (any ImageCaching)? = MemoryCache<String, Image>(), dataCache: (any DataCaching)? = nil,
-                    dataCachePolicy: DataCachePolicy = .originalData, serializer: any ImageSerializing = DefaultImageSerializer(),
-                    downloader: ImageDownloader = ImageDownloader(), coders: ImageCoderRegistry = .shared,
-                    processingQueue: WorkQueue = .processing,
-                    dataCacheQueue: WorkQueue = WorkQueue(label: "imago.disk-reads", maxConcurrentCount: 2),
-                    decodingLimits: DecodingLimits = .default, cacheKeyFilter: (@Sendable (URL) -> String)? = nil) {
+        public init(
+            memoryCache: (any ImageCaching)? = MemoryCache<String, Image>(), dataCache: (any DataCaching)? = nil,
+            dataCachePolicy: DataCachePolicy = .originalData, serializer: any ImageSerializing = DefaultImageSerializer(),
+            downloader: ImageDownloader = ImageDownloader(), coders: ImageCoderRegistry = .shared,
+            processingQueue: WorkQueue = .processing,
+            dataCacheQueue: WorkQueue = WorkQueue(label: "imago.disk-reads", maxConcurrentCount: 2),
+            decodingLimits: DecodingLimits = .default, cacheKeyFilter: (@Sendable (URL) -> String)? = nil
+        ) {
             self.memoryCache = memoryCache
             self.dataCache = dataCache
             self.dataCachePolicy = dataCachePolicy
@@ -102,9 +107,12 @@ extension ImageManager {
             self.cacheKeyFilter = cacheKeyFilter
         }
 
-        /// A configuration with `cache`'s memory and disk layers and its coders.
+        /// A configuration with `cache`'s memory and disk layers, its coders, its serializer (for
+        /// processed images on disk) and its work queue (for decoding).
         public init(cache: ImageCache, downloader: ImageDownloader = ImageDownloader()) {
-            self.init(memoryCache: cache.memory, dataCache: cache.disk, downloader: downloader, coders: cache.coders)
+            self.init(
+                memoryCache: cache.memory, dataCache: cache.disk, serializer: cache.serializer, downloader: downloader,
+                coders: cache.coders, processingQueue: cache.workQueue)
         }
     }
 }
