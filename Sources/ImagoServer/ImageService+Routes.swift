@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import HTTPTypes
 public import Hummingbird
 public import NIOCore
@@ -38,24 +41,30 @@ extension ImageService {
     ///
     /// With ``ServerConfiguration/playground`` on, `GET /` (under `prefix`) serves the
     /// playground page.
-    public func addRoutes<Methods: RouterMethods>(to router: Methods, at prefix: String = "", operations: Bool = true,
-                                                  middleware: Bool = true) {
+    public func addRoutes<Methods: RouterMethods>(
+        to router: Methods, at prefix: String = "", operations: Bool = true,
+        middleware: Bool = true
+    ) {
         let mount = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
         let group = mount.isEmpty ? router.group() : router.group(RouterPath(mount))
         if operations {
             group.get("health") { _, _ -> Response in
-                Response(status: .ok, headers: [.contentType: "text/plain", .cacheControl: "no-store"],
-                         body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+                Response(
+                    status: .ok, headers: [.contentType: "text/plain", .cacheControl: "no-store"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
             }
             group.get("metrics") { [metrics] _, _ -> Response in
-                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
-                         body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render())))
+                Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render())))
             }
         }
         if configuration.playground {
             let page = ByteBuffer(string: Playground.page(mount: mount, signed: signer != nil))
-            let headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                                       .contentSecurityPolicy: Playground.contentSecurityPolicy, .xContentTypeOptions: "nosniff"]
+            let headers: HTTPFields = [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy: Playground.contentSecurityPolicy, .xContentTypeOptions: "nosniff"
+            ]
             group.get("/") { _, _ -> Response in
                 Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: page))
             }
@@ -76,36 +85,7 @@ extension ImageService {
                 if !mount.isEmpty, path.hasPrefix(mount) { path = path.dropFirst(mount.count) }
                 let client = (context as? ImageServiceRequestContext).flatMap { connections.connection($0.channelID) }
                 let answer = try await self.handle(method: request.method, path: String(path), headers: request.headers, client: client)
-                return Response(status: answer.status, headers: answer.headers, body: self.responseBody(answer.body))
-            }
-        }
-    }
-
-    /// A Hummingbird body: a buffer as it is, or a file read 256 KiB at a time on the service's
-    /// file queue (never on the cooperative pool) straight into the buffers written out.
-    func responseBody(_ body: ServiceResponse.Body) -> ResponseBody {
-        switch body {
-        case .bytes(let buffer):
-            return ResponseBody(byteBuffer: buffer)
-        case .file(let file):
-            let reads = fileReads
-            return ResponseBody(contentLength: file.size) { writer in
-                var offset = 0
-                while offset < file.size {
-                    let start = offset
-                    let piece = try await reads.run { () throws -> ByteBuffer in
-                        var buffer = ByteBufferAllocator().buffer(capacity: min(1 << 18, file.size - start))
-                        let count = buffer.writableBytes
-                        _ = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
-                            try file.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
-                        }
-                        return buffer
-                    }
-                    guard piece.readableBytes > 0 else { throw ServiceError(status: 500, code: "source_unreadable", message: "the file ended early") }
-                    offset += piece.readableBytes
-                    try await writer.write(piece)
-                }
-                try await writer.finish(nil)
+                return Response(status: answer.status, headers: answer.headers, body: answer.body.hummingbird(reads: self.fileReads))
             }
         }
     }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -50,7 +53,7 @@ public final class ImageService: Sendable {
     let httpLoader: HTTPDataLoader
     let fileReads: WorkQueue
     /// Requests past parsing, for `IMAGO_QUEUE_SIZE`.
-    let admitted = Mutex(0)
+    let admitted: ServiceAdmission
     /// Requests received so far: the heap trimmer's sign of work since its last trim.
     let requestsReceived = Atomic<Int>(0)
     /// The open connections of ``ImageServer`` (or of a server given ``clientWatchHandlers()``).
@@ -75,18 +78,23 @@ public final class ImageService: Sendable {
     ///     the workers are left to the scheduler.
     /// - Throws: ``ConfigurationError`` for unusable keys or salts, or a cache directory that
     ///   cannot be opened.
-    public convenience init(configuration: ServerConfiguration, logger: Logger = Logger(label: "imago.server"),
-                            resolver: any HostResolving = SystemHostResolver(),
-                            metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-                            laneHooks: WorkQueue.LaneHooks? = nil) throws(ConfigurationError) {
-        try self.init(configuration: configuration, logger: logger, resolver: resolver, metricsRegistry: metricsRegistry, connector: nil,
-                      laneHooks: laneHooks)
+    public convenience init(
+        configuration: ServerConfiguration, logger: Logger = Logger(label: "imago.server"),
+        resolver: any HostResolving = SystemHostResolver(),
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        laneHooks: WorkQueue.LaneHooks? = nil
+    ) throws(ConfigurationError) {
+        try self.init(
+            configuration: configuration, logger: logger, resolver: resolver, metricsRegistry: metricsRegistry, connector: nil,
+            laneHooks: laneHooks)
     }
 
     /// Creates a service whose downloads connect through `connector` (tests count attempts).
-    package init(configuration: ServerConfiguration, logger: Logger, resolver: any HostResolving,
-                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-                 connector: (any HTTPConnecting)?, laneHooks: WorkQueue.LaneHooks? = nil) throws(ConfigurationError) {
+    package init(
+        configuration: ServerConfiguration, logger: Logger, resolver: any HostResolving,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        connector: (any HTTPConnecting)?, laneHooks: WorkQueue.LaneHooks? = nil
+    ) throws(ConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         if let keys = configuration.keys {
@@ -101,6 +109,7 @@ public final class ImageService: Sendable {
         coders = .shared
         workers = WorkQueue(label: "imago.server.workers", maxConcurrentCount: configuration.workers, laneHooks: laneHooks)
         renderSlots = PriorityGate(limit: configuration.workers + 1)
+        admitted = ServiceAdmission(limit: configuration.queueSize > 0 ? configuration.workers + configuration.queueSize : nil)
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
         metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, slots: renderSlots)
 
@@ -161,8 +170,12 @@ public final class ImageService: Sendable {
         let token = client.onGone { work.cancel() }
         defer { client.remove(token) }
         do {
-            return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
-        } catch where client.isGone {
+            return try await withTaskCancellationHandler {
+                try await work.value
+            } onCancel: {
+                work.cancel()
+            }
+        } catch  where client.isGone {
             // Whatever the cancelled work threw on its way out, the client left first.
             throw ServiceError.clientClosedRequest
         }
@@ -183,8 +196,9 @@ public final class ImageService: Sendable {
         do {
             parsed = try ServicePath(parsing: path)
             if let signer, !signer.verify(parsed.signature, for: parsed.signedPath) { throw ServiceURLError.invalidSignature }
-            var o = try ProcessingOptions(parsing: parsed.options, presets: configuration.presets,
-                                          allowSecurityOptions: configuration.allowSecurityOptions)
+            var o = try ProcessingOptions(
+                parsing: parsed.options, presets: configuration.presets,
+                allowSecurityOptions: configuration.allowSecurityOptions)
             if let ext = parsed.extensionName {
                 guard let format = ImageFormat(serviceExtension: ext) else {
                     throw ServiceURLError.invalidArgument(option: "extension", reason: "'\(ext)' is not an image format")
@@ -196,8 +210,8 @@ public final class ImageService: Sendable {
         } catch let error as ServiceURLError {
             throw ServiceError(error)
         }
-        try admit()
-        defer { admitted.withLock { $0 -= 1 } }
+        try admitted.enter()
+        defer { admitted.leave() }
         // The source first (a cached one is only opened); then, in turn, the render.
         let source = try await loadSource(parsed.source, options: options)
         ServiceRequestScope.current?.sourceHost = source.host
@@ -214,42 +228,6 @@ public final class ImageService: Sendable {
     /// No request is past parsing and no worker is busy or awaited.
     var isIdle: Bool {
         let counts = workers.counts
-        return admitted.withLock { $0 } == 0 && counts.waiting == 0 && counts.running == 0 && renderSlots.counts.holding == 0
-    }
-
-    /// Counts the request in, or refuses it with 429 when `IMAGO_WORKERS + IMAGO_QUEUE_SIZE`
-    /// requests are already past parsing.
-    private func admit() throws(ServiceError) {
-        let limit = configuration.queueSize > 0 ? configuration.workers + configuration.queueSize : Int.max
-        let accepted = admitted.withLock { n -> Bool in
-            guard n < limit else { return false }
-            n += 1
-            return true
-        }
-        guard accepted else { throw .queueFull }
-    }
-}
-
-/// The `IMAGO_SECRET` check, shared by ``ServiceAuthorizationMiddleware`` and
-/// ``ImageService/respond(method:path:headers:)``.
-enum ServiceAuthorization {
-    /// Checks `Authorization: Bearer <secret>` in constant time; no secret, no check.
-    ///
-    /// - Throws: 403 ``ServiceError/invalidSecret``.
-    static func check(_ headers: HTTPFields, secret: String?) throws(ServiceError) {
-        guard let secret else { return }
-        guard ConstantTime.equals(headers[.authorization] ?? "", "Bearer \(secret)") else { throw .invalidSecret }
-    }
-}
-
-/// Constant-time comparison of secrets.
-enum ConstantTime {
-    static func equals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var diff = UInt8(x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) {
-            diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-        }
-        return diff == 0
+        return admitted.count == 0 && counts.waiting == 0 && counts.running == 0 && renderSlots.counts.holding == 0
     }
 }

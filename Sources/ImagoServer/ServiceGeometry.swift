@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ImagoCore
 import ImagoServiceURL
 
@@ -13,8 +16,10 @@ struct ServiceGeometry {
     /// A `w`×`h` window placed in a `width`×`height` container by `gravity`; offsets of 1 or more
     /// are pixels (times `pixelScale`), under 1 fractions of the container. Smart gravity is
     /// placed by the caller; here it is the centre.
-    static func place(_ w: Int, _ h: Int, in width: Int, _ height: Int, gravity: ProcessingOptions.Gravity,
-                      pixelScale: Double = 1) -> (x: Int, y: Int) {
+    static func place(
+        _ w: Int, _ h: Int, in width: Int, _ height: Int, gravity: ProcessingOptions.Gravity,
+        pixelScale: Double = 1
+    ) -> (x: Int, y: Int) {
         func offset(_ v: Double, _ extent: Int) -> Int {
             abs(v) >= 1 ? Int((v * pixelScale).rounded()) : Int((v * Double(extent)).rounded())
         }
@@ -99,7 +104,7 @@ struct ServiceGeometry {
         let rw = max(1, Int((srcW * sx).rounded()))
         let rh = max(1, Int((srcH * sy).rounded()))
         var fillBox: PixelSize?
-        if (type == .fill || type == .fillDown), w > 0, h > 0 {
+        if type == .fill || type == .fillDown, w > 0, h > 0 {
             let bw = Int(w.rounded()), bh = Int(h.rounded())
             if type == .fillDown, rw < bw || rh < bh {
                 // Smaller than asked: crop to the asked aspect ratio instead of growing.
@@ -139,10 +144,11 @@ struct ServiceGeometry {
         if vector {
             guard scale.isFinite, scale > 0, abs(scale - 1) > 1e-9 else { return nil }
         } else {
-            guard scale < 0.5 else { return nil }   // no decoder reduction below 1/2 would help
+            guard scale < 0.5 else { return nil }  // no decoder reduction below 1/2 would help
         }
-        return PixelSize(width: max(1, Int((Double(sourceWidth) * scale).rounded(.up))),
-                         height: max(1, Int((Double(sourceHeight) * scale).rounded(.up))))
+        return PixelSize(
+            width: max(1, Int((Double(sourceWidth) * scale).rounded(.up))),
+            height: max(1, Int((Double(sourceHeight) * scale).rounded(.up))))
     }
 
     /// `hint` rounded up to the exact size of the reduction a decoder that shrinks only by

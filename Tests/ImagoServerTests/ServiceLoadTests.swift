@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 import Foundation
 import ImagoCoders
@@ -33,8 +36,8 @@ struct ServiceLoadTests {
             try await eventually { waiting() == 3 }
             #expect(h.service.renderSlots.limit == 2)
             #expect(h.service.workers.counts.waiting == 2 && h.service.renderSlots.counts.waiting == 1)
-            for c in clients { c.cancel() }   // the client closes its connection
-            try await eventually { waiting() == 0 && h.service.admitted.withLock { $0 } == 0 }
+            for c in clients { c.cancel() }  // the client closes its connection
+            try await eventually { waiting() == 0 && h.service.admitted.count == 0 }
             #expect(h.service.workers.counts.running == 1, "the worker is still held: the queued work was dropped, not run")
             for c in clients { #expect((try? await c.value) == nil) }
 
@@ -52,9 +55,9 @@ struct ServiceLoadTests {
     func clientGoneDuringDownload() async throws {
         try await ServiceHarness.with { h in
             let client = Task { try await h.get(h.plain("w:10", "/nohead")) }
-            try await eventually { h.origin.count("/nohead") == 1 && h.service.admitted.withLock { $0 } == 1 }
+            try await eventually { h.origin.count("/nohead") == 1 && h.service.admitted.count == 1 }
             client.cancel()
-            try await eventually { h.service.admitted.withLock { $0 } == 0 }
+            try await eventually { h.service.admitted.count == 0 }
             // Counted by the metrics middleware as the cancelled handler unwinds, just after it is let go.
             try await eventually { h.service.metrics.render().contains("imago_http_requests_total{status=\"499\"} 1") }
         }
@@ -84,16 +87,19 @@ struct ServiceLoadTests {
         #expect(ServiceGeometry.reductionHint(PixelSize(width: 505, height: 300), source: source) == PixelSize(width: 1008, height: 756))
         #expect(ServiceGeometry.reductionHint(PixelSize(width: 2017, height: 10), source: source) == nil)
         // Odd sizes round up, as libjpeg's scaled output does.
-        #expect(ServiceGeometry.reductionHint(PixelSize(width: 10, height: 10), source: PixelSize(width: 4001, height: 3001))
-            == PixelSize(width: 501, height: 376))
+        #expect(
+            ServiceGeometry.reductionHint(PixelSize(width: 10, height: 10), source: PixelSize(width: 4001, height: 3001))
+                == PixelSize(width: 501, height: 376))
     }
 
     @Test("IMAGO_MALLOC_ARENAS, IMAGO_MALLOC_MMAP_THRESHOLD, IMAGO_FREE_MEMORY_INTERVAL and IMAGO_PLAYGROUND read and checked")
     func settings() throws {
         let defaults = ServerConfiguration()
         #expect(defaults.mallocArenas == 2 && defaults.freeMemoryInterval == .seconds(10) && !defaults.playground)
-        let set = try ServerConfiguration(environment: ["IMAGO_MALLOC_ARENAS": "0", "IMAGO_FREE_MEMORY_INTERVAL": "0",
-                                                        "IMAGO_PLAYGROUND": "true"])
+        let set = try ServerConfiguration(environment: [
+            "IMAGO_MALLOC_ARENAS": "0", "IMAGO_FREE_MEMORY_INTERVAL": "0",
+            "IMAGO_PLAYGROUND": "true"
+        ])
         #expect(set.mallocArenas == 0 && set.freeMemoryInterval == .zero && set.playground)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_ARENAS": "-1"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_FREE_MEMORY_INTERVAL": "soon"]) }

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -112,7 +115,7 @@ struct ServiceStatusTests {
     @Test("422: not an image, an unsupported output, sources over the resolution, size and frame limits")
     func unprocessable() async throws {
         try await ServiceHarness.with({
-            $0.maxSourceResolution = 0.01      // 10 000 pixels
+            $0.maxSourceResolution = 0.01  // 10 000 pixels
             $0.maxSourceFileSize = 50_000
             $0.maxAnimationFrames = 4
             $0.maxResultDimension = 300
@@ -161,7 +164,7 @@ struct ServiceStatusTests {
             // Two requests held by a slow origin take the one worker's place and the one queue place.
             let route = "/slow/a.png?chunk=\(png.count / 15 + 1)&delay=100"
             let held = [h.plain("w:10", route), h.plain("w:12", route)].map { path in Task { try await h.get(path) } }
-            try await eventually { h.service.admitted.withLock { $0 } == 2 }
+            try await eventually { h.service.admitted.count == 2 }
             let refused = try await h.get(h.plain("", "/img/a.png"))
             #expect(refused.status == 429 && refused["retry-after"] == "1" && refused.errorFields["error"] == "queue_full")
             #expect(refused["cache-control"] == "no-store")
