@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?= --help
 
-.PHONY: bootstrap build run test docs bench bench-server cluster clean
+.PHONY: bootstrap build run test lint format docs bench bench-server cluster clean
 
 bootstrap:
 	./scripts/bootstrap
@@ -15,15 +15,26 @@ build: bootstrap
 run: build
 	.build/release/imago $(ARGS)
 
-# Installs system packages, builds, and runs every test (unit, corpus conformance, CLI), then
+# Installs system packages, checks the format and licence headers, builds, and runs every test
+# (unit, corpus conformance, CLI), then
 # checks Imago as a dependency: the README's quick start built and run as printed, the examples,
 # the documentation (scripts/check-as-dependency).
 # Warnings in Imago's own targets are errors here (and so in CI); dependencies keep theirs.
 test: export IMAGO_WARNINGS_AS_ERRORS := 1
-test: bootstrap
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+test: bootstrap lint
+	$(SWIFT) build --build-tests --traits OTLP
+	$(SWIFT) test --skip-build --traits OTLP
 	./scripts/check-as-dependency
+
+# The house style (.swift-format) and the licence header on every source file; `make format`
+# applies both.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Examples/*/Sources Examples/*/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Benchmarks/Package.swift Package.swift
+	./scripts/check-headers
+
+format:
+	$(SWIFT) format format --in-place --recursive Sources Tests Examples/*/Sources Examples/*/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Benchmarks/Package.swift Package.swift
+	./scripts/check-headers --fix
 
 # The API reference of every library target with the articles of the Imago catalog, in
 # .build/plugins/Swift-DocC/outputs/Imago.doccarchive (preview: add --transform-for-static-hosting).

@@ -1,4 +1,7 @@
 // swift-tools-version: 6.2
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import PackageDescription
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -13,10 +16,11 @@ let warningsAsErrors = ProcessInfo.processInfo.environment["IMAGO_WARNINGS_AS_ER
 
 let warnings: [SwiftSetting] = warningsAsErrors ? [.treatAllWarnings(as: .error)] : []
 
-let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
-] + warnings
+let strict: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault")
+    ] + warnings
 
 let strictC: [CSetting] = warningsAsErrors ? [.treatAllWarnings(as: .error)] : []
 
@@ -35,8 +39,12 @@ let package = Package(
         .library(name: "ImagoServer", targets: ["ImagoServer"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
         .executable(name: "imago-fetch", targets: ["ImagoFetchCLI"]),
-        .executable(name: "imago-server", targets: ["ImagoServerCLI"]),
+        .executable(name: "imago-server", targets: ["ImagoServerCLI"])
     ],
+    // OTLP: imago-server exports spans over OTLP with swift-otel (`swift build --traits OTLP`;
+    // `make test` builds with it). Off by default: swift-otel brings SwiftProtobuf, which links
+    // Foundation with ICU, about 9 MB of resident size in every process, exporting or not.
+    traits: [.trait(name: "OTLP", description: "imago-server exports spans over OTLP/HTTP with swift-otel")],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
@@ -55,22 +63,26 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         // Spans for the pipeline's stages (the API only; nothing is exported without a tracer).
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.6.0"),
-        // OTLP export of those spans, in imago-server only; OTLP over HTTP alone (no gRPC stack).
+        // OTLP export of those spans, in imago-server only, with the OTLP trait; OTLP over HTTP
+        // alone (no gRPC stack).
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
         // `swift package generate-documentation --target Imago`; a plugin only, nothing is linked.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0")
     ],
     targets: [
         // Pure Swift: pixel buffers, Image, formats and sniffing, errors, limits.
         .target(name: "ImagoCore", swiftSettings: strict),
 
         // C libraries, each through a module-map system-library target.
-        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg",
-                       providers: [.apt(["libjpeg62-turbo-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
-                       providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebp",
-                       providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(
+            name: "CJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(
+            name: "CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CWebP", pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CImageQuant", pkgConfig: "imagequant", providers: [.apt(["libimagequant-dev"])]),
         // libheif's headers only: the library is loaded on first use (CImagoGlue/heif_loader.c).
@@ -84,12 +96,15 @@ let package = Package(
         .systemLibrary(name: "COpenJPEG", pkgConfig: "libopenjp2", providers: [.apt(["libopenjp2-7-dev"])]),
         // giflib ships no pkg-config file.
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
-        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2",
-                       providers: [.apt(["liblcms2-dev"])]),
-        .systemLibrary(name: "CPixman", pkgConfig: "pixman-1",
-                       providers: [.apt(["libpixman-1-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CLCMS2", pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(
+            name: "CPixman", pkgConfig: "pixman-1",
+            providers: [.apt(["libpixman-1-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
         // The coders' C: setjmp/longjmp trampolines and I/O managers for libjpeg and libpng,
         // libtiff's variadic tag accessors and va_list error handler, which Swift cannot call, and
         // the stand-ins that load libheif on first use.
@@ -105,122 +120,163 @@ let package = Package(
         // The disk cache's system layer: the SQLite manifest and POSIX file I/O, the only C pointers below the coders.
         .target(name: "ImagoDiskIO", dependencies: ["CSQLite"], swiftSettings: strict),
 
-        .target(name: "ImagoCoders",
-                dependencies: ["ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CJXL", "CAVIF", "CImageQuant", "CLCMS2", "COpenJPEG", "CZlib"],
-                swiftSettings: strict),
+        .target(
+            name: "ImagoCoders",
+            dependencies: [
+                "ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CJXL", "CAVIF", "CImageQuant", "CLCMS2", "COpenJPEG", "CZlib"
+            ],
+            swiftSettings: strict),
 
-        .target(name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman", "CImagoResample"],
-                swiftSettings: strict),
+        .target(
+            name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman", "CImagoResample"],
+            swiftSettings: strict),
 
-        .target(name: "ImagoCache",
-                dependencies: ["ImagoCore", "ImagoCoders", "ImagoDiskIO"],
-                swiftSettings: strict),
+        .target(
+            name: "ImagoCache",
+            dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoDiskIO"],
+            swiftSettings: strict),
 
-        .target(name: "ImagoLoading",
-                dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache",
-                               .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                               .product(name: "NIOCore", package: "swift-nio"),
-                               .product(name: "NIOPosix", package: "swift-nio"),
-                               .product(name: "NIOHTTP1", package: "swift-nio"),
-                               .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                               .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
-                               .product(name: "Logging", package: "swift-log"),
-                               .product(name: "Metrics", package: "swift-metrics"),
-                               .product(name: "Tracing", package: "swift-distributed-tracing")],
-                swiftSettings: strict),
+        .target(
+            name: "ImagoLoading",
+            dependencies: [
+                "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing")
+            ],
+            swiftSettings: strict),
 
         .target(name: "ImagoAnimation", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict),
 
         // The service's URL contract (imgproxy's): options, parser, signer, builder. Apps that only
         // build signed URLs depend on this alone (swift-crypto for the HMAC, nothing else).
-        .target(name: "ImagoServiceURL",
-                dependencies: ["ImagoCore", .product(name: "Crypto", package: "swift-crypto")],
-                swiftSettings: strict),
+        .target(
+            name: "ImagoServiceURL",
+            dependencies: ["ImagoCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
 
         // The HTTP image service: imgproxy's URLs over the loading pipeline, on Hummingbird 2.
-        .target(name: "ImagoServer",
-                dependencies: ["CImagoHeap", "CImagoThreads", "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoDiskIO", "ImagoServiceURL",
-                               .product(name: "Hummingbird", package: "hummingbird"),
-                               .product(name: "HTTPTypes", package: "swift-http-types"),
-                               .product(name: "NIOCore", package: "swift-nio"),
-                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                               .product(name: "Prometheus", package: "swift-prometheus"),
-                               .product(name: "Metrics", package: "swift-metrics"),
-                               .product(name: "Logging", package: "swift-log"),
-                               .product(name: "Tracing", package: "swift-distributed-tracing")],
-                swiftSettings: strict),
+        .target(
+            name: "ImagoServer",
+            dependencies: [
+                "CImagoHeap", "CImagoThreads", "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoDiskIO", "ImagoServiceURL",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing")
+            ],
+            swiftSettings: strict),
 
-        .target(name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoAnimation"],
-                swiftSettings: strict),
+        .target(
+            name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoAnimation"],
+            swiftSettings: strict),
 
         // What both executables share: console output, error lines, format names.
-        .target(name: "ImagoCommandLine",
-                dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "CImagoCLIGlue",
-                               .product(name: "ArgumentParser", package: "swift-argument-parser")],
-                swiftSettings: strict),
+        .target(
+            name: "ImagoCommandLine",
+            dependencies: [
+                "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "CImagoCLIGlue",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
+            swiftSettings: strict),
         // `imago`: everything but the network, which would add about 2 MB to every command's start-up.
-        .executableTarget(name: "ImagoCLI",
-                          dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "ImagoCommandLine", "CImagoCLIGlue",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
-                          swiftSettings: strict),
+        .executableTarget(
+            name: "ImagoCLI",
+            dependencies: [
+                "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "ImagoCommandLine", "CImagoCLIGlue",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
+            swiftSettings: strict),
         // `imago-fetch`, which `imago fetch` runs: the loading pipeline over AsyncHTTPClient.
-        .executableTarget(name: "ImagoFetchCLI",
-                          dependencies: ["Imago", "ImagoCommandLine",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
-                          swiftSettings: strict),
+        .executableTarget(
+            name: "ImagoFetchCLI",
+            dependencies: [
+                "Imago", "ImagoCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ],
+            swiftSettings: strict),
 
         // `imago-server`, which `imago serve` runs: the service, its settings as flags, `sign`.
-        .executableTarget(name: "ImagoServerCLI",
-                          dependencies: ["CImagoServerStart", "ImagoServer", "ImagoServiceURL", "ImagoCommandLine",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                                         .product(name: "Prometheus", package: "swift-prometheus"),
-                                         .product(name: "Metrics", package: "swift-metrics"),
-                                         .product(name: "Logging", package: "swift-log"),
-                                         .product(name: "Tracing", package: "swift-distributed-tracing"),
-                                         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                                         .product(name: "OTel", package: "swift-otel")],
-                          swiftSettings: strict),
+        .executableTarget(
+            name: "ImagoServerCLI",
+            dependencies: [
+                "CImagoServerStart", "ImagoServer", "ImagoServiceURL", "ImagoCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLP"]))
+            ],
+            swiftSettings: strict),
 
         // Helpers shared by the test targets: corpus location, MD5, synthetic fixtures, a scripted
         // HTTP server, mocks of the pipeline's loader and caches, and the SSRF tests' resolver and
         // connection counter.
-        .target(name: "ImagoTestSupport",
-                dependencies: ["ImagoCore", "ImagoCache", "ImagoLoading", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                               .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                               .product(name: "AsyncHTTPClient", package: "async-http-client")],
-                path: "Tests/ImagoTestSupport", swiftSettings: warnings),
+        .target(
+            name: "ImagoTestSupport",
+            dependencies: [
+                "ImagoCore", "ImagoCache", "ImagoLoading", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client")
+            ],
+            path: "Tests/ImagoTestSupport", swiftSettings: warnings),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),
         // Child process for the disk cache's kill -9 test: writes until killed.
-        .executableTarget(name: "ImagoCacheCrashWriter", dependencies: ["ImagoCache"],
-                          path: "Tests/ImagoCacheCrashWriter", swiftSettings: strict),
-        .testTarget(name: "ImagoProcessingTests", dependencies: ["ImagoProcessing", "ImagoTestSupport"],
-                    swiftSettings: strict),
-        .testTarget(name: "ImagoCacheTests", dependencies: ["ImagoCache", "ImagoTestSupport", "ImagoCacheCrashWriter"],
-                    swiftSettings: strict),
+        .executableTarget(
+            name: "ImagoCacheCrashWriter", dependencies: ["ImagoCache"],
+            path: "Tests/ImagoCacheCrashWriter", swiftSettings: strict),
+        .testTarget(
+            name: "ImagoProcessingTests", dependencies: ["ImagoProcessing", "ImagoTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ImagoCacheTests", dependencies: ["ImagoCache", "ImagoTestSupport", "ImagoCacheCrashWriter"],
+            swiftSettings: strict),
         // Child process for the exit-flush test: loads one URL and returns from main.
-        .executableTarget(name: "ImagoLoadingExitProbe", dependencies: ["ImagoLoading", "ImagoCache"],
-                          path: "Tests/ImagoLoadingExitProbe", swiftSettings: strict),
-        .testTarget(name: "ImagoLoadingTests",
-                    dependencies: ["ImagoLoading", "ImagoTestSupport", "ImagoLoadingExitProbe",
-                                   .product(name: "AsyncHTTPClient", package: "async-http-client")],
-                    swiftSettings: strict),
+        .executableTarget(
+            name: "ImagoLoadingExitProbe", dependencies: ["ImagoLoading", "ImagoCache"],
+            path: "Tests/ImagoLoadingExitProbe", swiftSettings: strict),
+        .testTarget(
+            name: "ImagoLoadingTests",
+            dependencies: [
+                "ImagoLoading", "ImagoTestSupport", "ImagoLoadingExitProbe",
+                .product(name: "AsyncHTTPClient", package: "async-http-client")
+            ],
+            swiftSettings: strict),
         // Child process for the tracing test: a library load exported over OTLP, as an app sets it up.
-        .executableTarget(name: "ImagoTracingProbe",
-                          dependencies: ["ImagoLoading", "ImagoCore", .product(name: "OTel", package: "swift-otel"),
-                                         .product(name: "Tracing", package: "swift-distributed-tracing"),
-                                         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                                         .product(name: "Logging", package: "swift-log")],
-                          path: "Tests/ImagoTracingProbe", swiftSettings: strict),
+        .executableTarget(
+            name: "ImagoTracingProbe",
+            dependencies: [
+                "ImagoLoading", "ImagoCore", .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLP"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log")
+            ],
+            path: "Tests/ImagoTracingProbe", swiftSettings: strict),
         .testTarget(name: "ImagoServiceURLTests", dependencies: ["ImagoServiceURL"], swiftSettings: strict),
-        .testTarget(name: "ImagoServerTests",
-                    dependencies: ["ImagoServer", "ImagoServiceURL", "ImagoServerCLI", "ImagoCLI", "ImagoTracingProbe", "ImagoTestSupport", "ImagoCore", "ImagoCoders",
-                                   "ImagoLoading", "ImagoProcessing",
-                                   .product(name: "Hummingbird", package: "hummingbird"),
-                                   .product(name: "AsyncHTTPClient", package: "async-http-client")],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "ImagoServerTests",
+            dependencies: [
+                "ImagoServer", "ImagoServiceURL", "ImagoServerCLI", "ImagoCLI", "ImagoTracingProbe", "ImagoTestSupport", "ImagoCore", "ImagoCoders",
+                "ImagoLoading", "ImagoProcessing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client")
+            ],
+            swiftSettings: strict),
         .testTarget(name: "ImagoAnimationTests", dependencies: ["ImagoAnimation", "ImagoTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoFetchCLI", "ImagoCommandLine", "ImagoTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoFetchCLI", "ImagoCommandLine", "ImagoTestSupport"], swiftSettings: strict)
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import ArgumentParser
 import CImagoServerStart
 #if canImport(FoundationEssentials)
@@ -10,7 +13,9 @@ import ImagoServer
 import ImagoServiceURL
 import Logging
 import Metrics
+#if OTLP
 import OTel
+#endif
 import Prometheus
 import ServiceLifecycle
 import Tracing
@@ -78,10 +83,12 @@ struct ServeCommand: AsyncParsableCommand {
             guard parts.count == 2, parts[0].hasPrefix("IMAGO_") else { throw ValidationError("--set takes IMAGO_NAME=VALUE, not '\(item)'") }
             flags[parts[0]] = parts[1]
         }
-        let named: [(String, String?)] = [("IMAGO_BIND", bind), ("IMAGO_MAX_SRC_RESOLUTION", maxSrcResolution),
-                                          ("IMAGO_MAX_SRC_FILE_SIZE", maxSrcFileSize), ("IMAGO_MAX_REDIRECTS", maxRedirects),
-                                          ("IMAGO_DOWNLOAD_TIMEOUT", downloadTimeout), ("IMAGO_REQUEST_TIMEOUT", requestTimeout),
-                                          ("IMAGO_MAX_RESULT_DIMENSION", maxResultDimension)]
+        let named: [(String, String?)] = [
+            ("IMAGO_BIND", bind), ("IMAGO_MAX_SRC_RESOLUTION", maxSrcResolution),
+            ("IMAGO_MAX_SRC_FILE_SIZE", maxSrcFileSize), ("IMAGO_MAX_REDIRECTS", maxRedirects),
+            ("IMAGO_DOWNLOAD_TIMEOUT", downloadTimeout), ("IMAGO_REQUEST_TIMEOUT", requestTimeout),
+            ("IMAGO_MAX_RESULT_DIMENSION", maxResultDimension)
+        ]
         for case let (name, value?) in named { flags[name] = value }
         var configuration: ServerConfiguration
         do {
@@ -110,8 +117,9 @@ struct ServeCommand: AsyncParsableCommand {
         let pinning = WorkerPinning.plan(configuration.workerAffinity, workers: configuration.workers, allowed: WorkerPinning.allowedCPUs)
         let service: ImageService
         do {
-            service = try ImageService(configuration: configuration, logger: logger, metricsRegistry: registry,
-                                       laneHooks: pinning?.laneHooks)
+            service = try ImageService(
+                configuration: configuration, logger: logger, metricsRegistry: registry,
+                laneHooks: pinning?.laneHooks)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -130,7 +138,10 @@ struct ServeCommand: AsyncParsableCommand {
     /// Makes swift-otel's OTLP/HTTP span exporter the process's tracer (W3C trace context
     /// propagation, batched export; the `OTEL_*` variables of the OpenTelemetry specification
     /// still tune it) and returns the service that exports, to run beside the server.
+    ///
+    /// - Throws: `ValidationError` when this binary was built without the `OTLP` trait.
     static func bootstrapTracing(_ configuration: ServerConfiguration) throws -> any Service {
+        #if OTLP
         var otel = OTel.Configuration.default
         otel.serviceName = configuration.otelServiceName
         otel.logs.enabled = false
@@ -142,6 +153,11 @@ struct ServeCommand: AsyncParsableCommand {
         let (tracer, exporter) = try OTel.makeTracingBackend(configuration: otel)
         InstrumentationSystem.bootstrap(tracer)
         return exporter
+        #else
+        throw ValidationError(
+            "IMAGO_OTEL_ENABLE is set, but this imago-server was built without OTLP export: "
+                + "build it with `swift build -c release --product imago-server --traits OTLP`")
+        #endif
     }
 }
 

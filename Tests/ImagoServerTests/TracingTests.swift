@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
@@ -7,6 +10,13 @@ import ImagoTestSupport
 import Logging
 import Synchronization
 import Testing
+
+/// Whether imago-server and the probe were built with the `OTLP` trait (swift-otel linked).
+#if OTLP
+let otlpExportBuilt = true
+#else
+let otlpExportBuilt = false
+#endif
 
 /// A loopback OTLP/HTTP receiver: every `POST /v1/traces` (OTLP JSON) is kept, spans listed.
 final class OTLPReceiver: Sendable {
@@ -33,9 +43,10 @@ final class OTLPReceiver: Sendable {
             receiver.keep(Data(body.readableBytesView))
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: "{}")))
         }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in receiver.portBox.withLock { $0 = channel.localAddress?.port } },
-                              logger: Logger(label: "otlp-receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in receiver.portBox.withLock { $0 = channel.localAddress?.port } },
+            logger: Logger(label: "otlp-receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
         let running = Task { try await app.runService(gracefulShutdownSignals: []) }
         receiver.task.withLock { $0 = running }
         try await eventually { receiver.port != nil }
@@ -58,9 +69,11 @@ final class OTLPReceiver: Sendable {
         for resource in root["resourceSpans"] as? [[String: Any]] ?? [] {
             for scope in resource["scopeSpans"] as? [[String: Any]] ?? [] {
                 for span in scope["spans"] as? [[String: Any]] ?? [] {
-                    found.append(Span(name: span["name"] as? String ?? "", traceID: Self.hex(span["traceId"] as? String ?? ""),
-                                      spanID: Self.hex(span["spanId"] as? String ?? ""),
-                                      parentID: Self.hex(span["parentSpanId"] as? String ?? "")))
+                    found.append(
+                        Span(
+                            name: span["name"] as? String ?? "", traceID: Self.hex(span["traceId"] as? String ?? ""),
+                            spanID: Self.hex(span["spanId"] as? String ?? ""),
+                            parentID: Self.hex(span["parentSpanId"] as? String ?? "")))
                 }
             }
         }
@@ -69,8 +82,9 @@ final class OTLPReceiver: Sendable {
 }
 
 /// Spans of a service request and of a library load reach a collector over OTLP; stage
-/// durations reach clients in `Server-Timing` and callers in their results.
-@Suite("Tracing: spans over OTLP, Server-Timing, per-load timings", .serialized)
+/// durations reach clients in `Server-Timing` and callers in their results. The export needs
+/// the package's `OTLP` trait, which `make test` builds with.
+@Suite("Tracing: spans over OTLP, Server-Timing, per-load timings", .serialized, .enabled(if: otlpExportBuilt))
 struct TracingTests {
     @Test("imago-server with IMAGO_OTEL_*: a request's spans continue the caller's traceparent and arrive over OTLP; Server-Timing names the stages")
     func serverSpans() async throws {
@@ -82,9 +96,13 @@ struct TracingTests {
         origin.register("a.png", data: try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.noisy(width: 300, height: 200)), as: .png))
         let child = try ServerProcessTests.Child(
             arguments: ["--bind", "127.0.0.1:0"],
-            environment: ["IMAGO_ALLOW_LOOPBACK_SOURCES": "1", "IMAGO_CACHE_DIR": cache.path, "IMAGO_SERVER_TIMING": "1",
-                          "IMAGO_OTEL_ENABLE": "1", "IMAGO_OTEL_ENDPOINT": "http://127.0.0.1:\(receiver.port ?? 0)",
-                          "IMAGO_OTEL_PROTOCOL": "http/json", "OTEL_BSP_SCHEDULE_DELAY": "100"])
+            environment: [
+                "IMAGO_ALLOW_LOOPBACK_SOURCES": "1", "IMAGO_CACHE_DIR": cache.path, "IMAGO_SERVER_TIMING": "1",
+                "IMAGO_OTEL_ENABLE": "1", "IMAGO_OTEL_ENDPOINT": "http://127.0.0.1:\(receiver.port ?? 0)",
+                "IMAGO_OTEL_PROTOCOL": "http/json", "OTEL_BSP_SCHEDULE_DELAY": "100"
+            ])
+        // A failing expectation must not leave the child serving after the test.
+        defer { if child.process.isRunning { child.process.terminate() } }
         let port = try await child.port()
         let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -127,9 +145,10 @@ struct TracingTests {
         defer { receiver.stop() }
         let origin = try await TestHTTPServer.start()
         origin.register("b.png", data: try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.noisy(width: 320, height: 240)), as: .png))
-        let (status, out, err) = try await Subprocess.run(TestFiles.builtProduct("ImagoTracingProbe"),
-                                                          ["http://127.0.0.1:\(receiver.port ?? 0)", origin.url("/img/b.png").absoluteString],
-                                                          environment: [:])
+        let (status, out, err) = try await Subprocess.run(
+            TestFiles.builtProduct("ImagoTracingProbe"),
+            ["http://127.0.0.1:\(receiver.port ?? 0)", origin.url("/img/b.png").absoluteString],
+            environment: [:])
         #expect(status == 0, "\(err)")
         #expect(out.contains("download;dur=") && out.contains("decode;dur=") && out.contains("encode;dur="), "\(out)")
         try await eventually { receiver.spans.contains { $0.name == "probe" } && receiver.spans.contains { $0.name == "imago.encode" } }

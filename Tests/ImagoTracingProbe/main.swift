@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 // Test helper for the tracing test, and what an app does to export Imago's spans: it makes
 // swift-otel's OTLP/HTTP (JSON) exporter the process's tracer, loads URL through an
 // ImageManager (a 64-px thumbnail encoded as JPEG) inside a span named "probe", prints the
@@ -7,7 +10,9 @@ import Foundation
 import ImagoCore
 import ImagoLoading
 import Logging
+#if OTLP
 import OTel
+#endif
 import ServiceLifecycle
 import Tracing
 
@@ -16,6 +21,7 @@ guard args.count == 3, let url = URL(string: args[2]) else {
     FileHandle.standardError.write(Data("usage: ImagoTracingProbe ENDPOINT URL\n".utf8))
     exit(2)
 }
+#if OTLP
 do {
     var configuration = OTel.Configuration.default
     configuration.serviceName = "imago-tracing-probe"
@@ -41,3 +47,7 @@ do {
     FileHandle.standardError.write(Data("probe failed: \(error)\n".utf8))
     exit(1)
 }
+#else
+FileHandle.standardError.write(Data("built without the OTLP trait: nothing to export with\n".utf8))
+exit(3)
+#endif
