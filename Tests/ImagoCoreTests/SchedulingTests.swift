@@ -1,6 +1,10 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Dispatch
 import Foundation
 @testable import ImagoCore
+import ImagoTestSupport
 import Synchronization
 import Testing
 
@@ -88,11 +92,12 @@ struct PriorityOrderTests {
         let log = EventLog()
         var waiters: [Task<Void, any Error>] = []
         for name in ["first", "second", "third"] {
-            waiters.append(Task {
-                try await gate.enter(priority: PriorityCell(.normal))
-                log.append(name)
-                gate.leave()
-            })
+            waiters.append(
+                Task {
+                    try await gate.enter(priority: PriorityCell(.normal))
+                    log.append(name)
+                    gate.leave()
+                })
             let expected = waiters.count
             try await pollUntil { gate.counts.waiting == expected }
         }
@@ -149,7 +154,11 @@ struct WorkQueueBehaviourTests {
     func runningWorkFinishes() async throws {
         let queue = WorkQueue(label: "running", maxConcurrentCount: 1)
         let release = DispatchSemaphore(value: 0)
-        let task = Task { try await queue.run { () -> Int in release.wait(); return 7 } }
+        let task = Task {
+            try await queue.run { () -> Int in
+                release.wait(); return 7
+            }
+        }
         try await pollUntil { queue.counts.running == 1 }
         task.cancel()
         release.signal()
@@ -161,7 +170,7 @@ struct WorkQueueBehaviourTests {
         let queue = WorkQueue(label: "submit", maxConcurrentCount: 1)
         let release = DispatchSemaphore(value: 0)
         let log = EventLog()
-        await queue.waitUntilIdle()   // idle: returns at once
+        await queue.waitUntilIdle()  // idle: returns at once
         queue.submit { release.wait() }
         #expect(queue.counts == (0, 1), "started at once on the free lane")
         queue.submit(priority: .low) { log.append("low") }
@@ -174,14 +183,14 @@ struct WorkQueueBehaviourTests {
     }
 
     @Test("blockUntilIdle: true at once when idle, false when the time runs out first, true once the work ends")
-    func blockUntilIdle() {
+    func blockUntilIdle() async {
         let queue = WorkQueue(label: "block", maxConcurrentCount: 2)
         #expect(queue.blockUntilIdle(timeout: .zero))
         let release = DispatchSemaphore(value: 0)
         queue.submit { release.wait() }
         #expect(!queue.blockUntilIdle(timeout: .milliseconds(20)))
         release.signal()
-        #expect(queue.blockUntilIdle(timeout: .seconds(60)))
+        #expect(await blocking { queue.blockUntilIdle(timeout: .seconds(60)) })
         #expect(queue.counts == (0, 0))
     }
 
@@ -212,8 +221,10 @@ struct PipelineProbeTests {
     static func record(_ event: String) async { PipelineProbe.record(event) }
 
     /// Subscribes with `probe` bound, as a request running under it would.
-    static func subscribe(_ tasks: SharedTasks<String, Int, Never>, _ probe: PipelineProbe,
-                          _ operation: @escaping SharedTasks<String, Int, Never>.Operation) -> SharedTasks<String, Int, Never>.Subscription {
+    static func subscribe(
+        _ tasks: SharedTasks<String, Int, Never>, _ probe: PipelineProbe,
+        _ operation: @escaping SharedTasks<String, Int, Never>.Operation
+    ) -> SharedTasks<String, Int, Never>.Subscription {
         PipelineProbe.$current.withValue(probe) { tasks.subscribe("k", priority: PriorityCell(.normal), operation: operation) }
     }
 
@@ -365,7 +376,7 @@ struct SharedTasksBehaviourTests {
         let oldStarted = OneShot(), oldRelease = OneShot(), oldDone = OneShot(), newRelease = OneShot()
         let old = tasks.subscribe("k", priority: PriorityCell(.normal)) { _ in
             oldStarted.open()
-            await oldRelease.wait()   // deaf to its cancellation
+            await oldRelease.wait()  // deaf to its cancellation
             oldDone.open()
             return 1
         }

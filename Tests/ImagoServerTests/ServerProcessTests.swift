@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import AsyncHTTPClient
 import Foundation
 import ImagoCoders
@@ -30,13 +33,15 @@ struct ServerProcessTests {
             try process.run()
             let handle = err.fileHandleForReading
             let output = self.output
-            DispatchQueue.global().async {
+            // A thread of its own reads the child's output for as long as it runs, holding none
+            // of the threads Swift's tasks share.
+            Thread {
                 while true {
                     let data = handle.availableData
                     if data.isEmpty { break }
                     output.withLock { $0 += String(decoding: data, as: UTF8.self) }
                 }
-            }
+            }.start()
         }
 
         /// The port from the "listening on" line.
@@ -51,11 +56,10 @@ struct ServerProcessTests {
 
         /// Waits for the exit off the cooperative pool; its status.
         func exitStatus() async -> Int32 {
-            await withCheckedContinuation { c in
-                DispatchQueue.global().async {
-                    self.process.waitUntilExit()
-                    c.resume(returning: self.process.terminationStatus)
-                }
+            let process = self.process
+            return await blocking {
+                process.waitUntilExit()
+                return process.terminationStatus
             }
         }
 
@@ -74,9 +78,12 @@ struct ServerProcessTests {
         defer { try? FileManager.default.removeItem(at: cache) }
         let png = try ImageCoderRegistry.shared.encode(Image(buffer: try Fixtures.gradient(width: 100, height: 100)), as: .png)
         origin.register("a.png", data: png)
-        let child = try Child(arguments: ["--bind", "127.0.0.1:0"],
-                              environment: ["IMAGO_ALLOW_LOOPBACK_SOURCES": "1", "IMAGO_CACHE_DIR": cache.path,
-                                            "IMAGO_GRACEFUL_STOP_TIMEOUT": "60", "IMAGO_DOWNLOAD_TIMEOUT": "60", "IMAGO_REQUEST_TIMEOUT": "120"])
+        let child = try Child(
+            arguments: ["--bind", "127.0.0.1:0"],
+            environment: [
+                "IMAGO_ALLOW_LOOPBACK_SOURCES": "1", "IMAGO_CACHE_DIR": cache.path,
+                "IMAGO_GRACEFUL_STOP_TIMEOUT": "60", "IMAGO_DOWNLOAD_TIMEOUT": "60", "IMAGO_REQUEST_TIMEOUT": "120"
+            ])
         let port = try await child.port()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         // About 2 s of trickled body: the request is surely in flight when the signal comes.
@@ -88,7 +95,7 @@ struct ServerProcessTests {
             return (Int(response.status.code), image.pixelSize.width)
         }
         try await eventually { origin.count("/slow/a.png") == 1 }
-        child.process.terminate()   // SIGTERM
+        child.process.terminate()  // SIGTERM
         let (status, width) = try await request.value
         #expect(status == 200 && width == 50)
         #expect(await child.exitStatus() == 0)
@@ -107,8 +114,9 @@ struct ServerProcessTests {
             child.process.terminate()
             #expect(await child.exitStatus() == 0)
             #if os(Linux)
-            #expect(child.output.withLock { $0 }.contains("malloc arenas capped before start: \(expected)"),
-                    "IMAGO_MALLOC_ARENAS=\(setting ?? "(unset)")")
+            #expect(
+                child.output.withLock { $0 }.contains("malloc arenas capped before start: \(expected)"),
+                "IMAGO_MALLOC_ARENAS=\(setting ?? "(unset)")")
             #endif
         }
     }
@@ -118,14 +126,18 @@ struct ServerProcessTests {
         let origin = try await TestHTTPServer.start()
         let cache = try TestFiles.temporaryDirectory("imago-server-process")
         defer { try? FileManager.default.removeItem(at: cache) }
-        let child = try Child(arguments: ["--bind", "127.0.0.1:0", "--download-timeout", "300", "--request-timeout", "300"],
-                              environment: ["IMAGO_ALLOW_LOOPBACK_SOURCES": "1", "IMAGO_CACHE_DIR": cache.path,
-                                            "IMAGO_GRACEFUL_STOP_TIMEOUT": "1"])
+        let child = try Child(
+            arguments: ["--bind", "127.0.0.1:0", "--download-timeout", "300", "--request-timeout", "300"],
+            environment: [
+                "IMAGO_ALLOW_LOOPBACK_SOURCES": "1", "IMAGO_CACHE_DIR": cache.path,
+                "IMAGO_GRACEFUL_STOP_TIMEOUT": "1"
+            ])
         let port = try await child.port()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let request = Task {
-            try? await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/_/plain/http://127.0.0.1:\(origin.port)/nohead"),
-                                      timeout: .seconds(120))
+            try? await client.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)/_/plain/http://127.0.0.1:\(origin.port)/nohead"),
+                timeout: .seconds(120))
         }
         try await eventually { origin.count("/nohead") == 1 }
         let stopped = ContinuousClock.now
@@ -139,9 +151,11 @@ struct ServerProcessTests {
 
     @Test("sign: imgproxy's published vector, from imago-server and from imago")
     func sign() async throws {
-        let args = ["sign", "--key", "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
-                    "--salt", "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5",
-                    "/rs:fit:300:300/plain/http://img.example.com/pretty/image.jpg"]
+        let args = [
+            "sign", "--key", "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
+            "--salt", "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5",
+            "/rs:fit:300:300/plain/http://img.example.com/pretty/image.jpg"
+        ]
         let expected = "/m3k5QADfcKPDj-SDI2AIogZbC3FlAXszuwhtWXYqavc/rs:fit:300:300/plain/http://img.example.com/pretty/image.jpg\n"
         let direct = try await Self.run("imago-server", args)
         #expect(direct.0 == 0 && direct.1 == expected, "\(direct)")
@@ -155,9 +169,11 @@ struct ServerProcessTests {
     @Test("--help lists every setting; a bad value names its variable and stops the start")
     func settings() async throws {
         let help = try await Self.run("imago-server", ["serve", "--help"])
-        for name in ["IMAGO_BIND", "IMAGO_MAX_SRC_RESOLUTION", "IMAGO_MAX_SRC_FILE_SIZE", "IMAGO_MAX_REDIRECTS", "IMAGO_DOWNLOAD_TIMEOUT",
-                     "IMAGO_REQUEST_TIMEOUT", "IMAGO_MAX_RESULT_DIMENSION", "IMAGO_ALLOW_LOOPBACK_SOURCES", "IMAGO_KEY", "IMAGO_TTL",
-                     "--max-src-resolution", "--bind", "--set"] {
+        for name in [
+            "IMAGO_BIND", "IMAGO_MAX_SRC_RESOLUTION", "IMAGO_MAX_SRC_FILE_SIZE", "IMAGO_MAX_REDIRECTS", "IMAGO_DOWNLOAD_TIMEOUT",
+            "IMAGO_REQUEST_TIMEOUT", "IMAGO_MAX_RESULT_DIMENSION", "IMAGO_ALLOW_LOOPBACK_SOURCES", "IMAGO_KEY", "IMAGO_TTL",
+            "--max-src-resolution", "--bind", "--set"
+        ] {
             #expect(help.1.contains(name), "\(name)")
         }
         let bad = try await Self.run("imago-server", [], environment: ["IMAGO_QUALITY": "500"])

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
 import Foundation
 import ImagoTestSupport
 
@@ -12,13 +15,11 @@ enum CLI {
 
     static let executable = TestFiles.builtProduct("imago")
 
-    /// Runs the tool and waits for it on a Dispatch thread, off Swift's cooperative pool: a
+    /// Runs the tool and waits for it on a thread of its own, off Swift's cooperative pool: a
     /// test waiting for a child must not hold one of the pool's few threads, or every other
     /// test's tasks (servers, pipelines) stall behind it.
     static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
-        try await withCheckedThrowingContinuation { c in
-            DispatchQueue.global().async { c.resume(with: Swift.Result { try runBlocking(arguments, environment: environment) }) }
-        }
+        try await blocking { try runBlocking(arguments, environment: environment) }
     }
 
     static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
@@ -35,10 +36,11 @@ enum CLI {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self),
-                      crashed: process.terminationReason == .uncaughtSignal)
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self),
+            crashed: process.terminationReason == .uncaughtSignal)
     }
 
     static func temporaryDirectory() throws -> URL { try TestFiles.temporaryDirectory() }
