@@ -23,12 +23,14 @@ final class CountingAnimation: AnimatedImage, @unchecked Sendable {
 
     var frameCount: Int { durations.count }
     var bytesPerFrame: Int { 16 }
+    var canvasSize: PixelSize { PixelSize(width: 2, height: 2) }
+    var pixelFormat: PixelFormat { .argb32Premultiplied }
     func duration(at index: Int) -> Double { durations[index] }
     var decodes: [Int] { gate.withLock { $0.decodes } }
     func hold() { gate.withLock { $0.open = false } }
     func release() { gate.withLock { $0.open = true } }
 
-    func animationFrame(at index: Int) throws -> PixelBuffer {
+    func canvas(at index: Int) throws -> PixelBuffer {
         while !gate.withLock({ $0.open }) { usleep(1000) }
         gate.withLock { $0.decodes.append(index) }
         return try PixelBuffer(width: 2, height: 2, format: .argb32Premultiplied, bytes: [UInt8](repeating: UInt8(index % 256), count: 16))
@@ -225,14 +227,14 @@ struct AnimatedImagePlayerTests {
         let a = try Fixtures.gradient(width: 8, height: 6), b = try Fixtures.coordinates(width: 8, height: 6)
         let frames = try FrameImage(images: [Image(buffer: a), Image(buffer: b)], durations: [0.2])
         #expect(frames.frameCount == 2 && frames.duration(at: 1) == 0.2 && frames.loopCount == 0)
-        #expect(try frames.animationFrame(at: 1) == b.converted(to: .argb32Premultiplied))
+        #expect(try frames.canvas(at: 1) == b.converted(to: .argb32Premultiplied))
         let encoded = try FrameImage(
             encoded: [
                 ImageCoderRegistry.shared.encode(Image(buffer: a), as: .png),
                 ImageCoderRegistry.shared.encode(Image(buffer: b), as: .png)
             ],
             durations: [0.1, 0.3], loopCount: 2)
-        #expect(try encoded.animationFrame(at: 1) == b.converted(to: .argb32Premultiplied))
+        #expect(try encoded.canvas(at: 1) == b.converted(to: .argb32Premultiplied))
         #expect(encoded.bytesPerFrame == 8 * 6 * 4 && encoded.duration(at: 1) == 0.3)
         #expect(throws: ImageCodingError.self) { try FrameImage(images: [Image(buffer: a)], durations: [0.1, 0.2]) }
 

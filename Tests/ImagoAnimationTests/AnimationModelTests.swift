@@ -10,7 +10,7 @@ import Synchronization
 import Testing
 
 /// A lazily decoded 2×2 animation: frame i is (10 i, 0, 0) at alpha 128, shown 50 ms. Decodes are recorded.
-final class LazyStrip: AnimatedImageDecoding {
+final class LazyStrip: AnimatedImage {
     let frameCount: Int
     let loopCount = 0
     let canvasSize = PixelSize(width: 2, height: 2)
@@ -23,7 +23,7 @@ final class LazyStrip: AnimatedImageDecoding {
 
     func duration(at index: Int) -> Double { index >= 0 && index < frameCount ? 0.05 : 0 }
 
-    func frame(at index: Int) throws -> PixelBuffer {
+    func canvas(at index: Int) throws -> PixelBuffer {
         guard index >= 0, index < frameCount else { throw ImageCodingError.invalidArgument("no frame \(index)") }
         decoded.withLock { $0.append(index) }
         return try Self.pixels(index)
@@ -36,16 +36,17 @@ final class LazyStrip: AnimatedImageDecoding {
 
 @Suite("What plays: Image, FrameImage and SpriteSheetImage")
 struct AnimationModelTests {
-    @Test("an Image plays as an animation: frames premultiplied, its durations and loop count, the canvas × 4 bytes a frame")
+    @Test("an Image is an AnimatedImage: its frames as stored, its durations and loop count, the canvas × 4 bytes a frame")
     func imageConformance() throws {
         let a = try Fixtures.gradient(width: 4, height: 3, alpha: true), b = try Fixtures.coordinates(width: 4, height: 3)
         let image = try Image(frames: [ImageFrame(buffer: a, duration: 0.1), ImageFrame(buffer: b, duration: 0.3)], loopCount: 2)
         let animated: any AnimatedImage = image
         #expect(animated.frameCount == 2 && animated.loopCount == 2 && animated.bytesPerFrame == 4 * 3 * 4)
         #expect(animated.duration(at: 1) == 0.3 && animated.duration(at: 2) == 0 && animated.contentsRect(at: 0) == nil)
-        #expect(try animated.animationFrame(at: 0) == a.converted(to: .argb32Premultiplied))
-        #expect(try animated.animationFrame(at: 1) == b.converted(to: .argb32Premultiplied))
-        #expect(throws: ImageCodingError.self) { try animated.animationFrame(at: 2) }
+        #expect(animated.canvasSize == PixelSize(width: 4, height: 3) && animated.pixelFormat == a.format)
+        #expect(try animated.canvas(at: 0) == a)
+        #expect(try animated.canvas(at: 1) == b)
+        #expect(throws: ImageCodingError.self) { try animated.canvas(at: 2) }
     }
 
     @Test("a lazily decoded Image plays its frames as they come due, decoding them only then")
@@ -74,8 +75,8 @@ struct AnimationModelTests {
         #expect(frames.frameCount == 2 && frames.loopCount == 0)
         #expect(frames.duration(at: 0) == 0 && frames.duration(at: 1) == 0.2 && frames.duration(at: 2) == 0)
         #expect(frames.bytesPerFrame == 8 * 6 * 4 && frames.contentsRect(at: 0) == nil)
-        #expect(try frames.animationFrame(at: 0) == small.buffer.converted(to: .argb32Premultiplied))
-        #expect(throws: ImageCodingError.invalidArgument("frame 2 is out of range: 2 frame(s)")) { try frames.animationFrame(at: 2) }
+        #expect(try frames.canvas(at: 0) == small.buffer.converted(to: .argb32Premultiplied))
+        #expect(throws: ImageCodingError.invalidArgument("frame 2 is out of range: 2 frame(s)")) { try frames.canvas(at: 2) }
         #expect(throws: ImageCodingError.invalidArgument("a frame image needs at least one image")) {
             try FrameImage(images: [], durations: [0.1])
         }
@@ -95,8 +96,8 @@ struct AnimationModelTests {
         let png = try ImageCoderRegistry.shared.encode(small, as: .png)
         let mixed = try FrameImage(encoded: [png, Data("hello".utf8), png], durations: [0.1])
         #expect(mixed.frameCount == 3 && mixed.bytesPerFrame == 4 * 3 * 4 && mixed.duration(at: 2) == 0.1)
-        #expect(try mixed.animationFrame(at: 2) == small.buffer.converted(to: .argb32Premultiplied))
-        #expect(throws: ImageCodingError.unsupportedFormat(nil)) { try mixed.animationFrame(at: 1) }
+        #expect(try mixed.canvas(at: 2) == small.buffer.converted(to: .argb32Premultiplied))
+        #expect(throws: ImageCodingError.unsupportedFormat(nil)) { try mixed.canvas(at: 1) }
     }
 
     @Test("a sprite sheet cut into a 3 × 2 grid shows each cell in turn over one shared sheet")
@@ -109,7 +110,7 @@ struct AnimationModelTests {
         #expect(sprites.contentsRect(at: 4) == FrameRect(x: 16, y: 8, width: 16, height: 8) && sprites.contentsRect(at: 6) == nil)
         for (i, r) in rects.enumerated() {
             // Each cell's top-left pixel is where the grid puts it: red is x, green is y.
-            #expect(try sprites.animationFrame(at: i).color(atX: r.x, y: r.y) == RGBA8(r: UInt8(r.x), g: UInt8(r.y), b: 7), "cell \(i)")
+            #expect(try sprites.canvas(at: i).color(atX: r.x, y: r.y) == RGBA8(r: UInt8(r.x), g: UInt8(r.y), b: 7), "cell \(i)")
         }
         let player = try AnimatedImagePlayer(image: sprites, maxBufferSize: 6)
         let log = PlayLog(player)

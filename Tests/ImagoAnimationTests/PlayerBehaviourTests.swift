@@ -15,9 +15,11 @@ struct ScriptedAnimation: AnimatedImage {
 
     var frameCount: Int { durations.count }
     var bytesPerFrame: Int { 8 }
+    var canvasSize: PixelSize { PixelSize(width: 2, height: 1) }
+    var pixelFormat: PixelFormat { .argb32Premultiplied }
     func duration(at index: Int) -> Double { durations.indices.contains(index) ? durations[index] : 0 }
 
-    func animationFrame(at index: Int) throws -> PixelBuffer {
+    func canvas(at index: Int) throws -> PixelBuffer {
         if failing.contains(index) { throw ImageCodingError.corrupt(.gif, "frame \(index) is damaged") }
         return try PixelBuffer(width: 2, height: 1, format: .argb32Premultiplied, bytes: [UInt8](repeating: UInt8(index), count: 8))
     }

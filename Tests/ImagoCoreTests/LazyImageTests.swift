@@ -8,7 +8,7 @@ import Testing
 
 /// An animation decoded on demand: frame i of a w×h canvas has pixel (x, y) = (x, y, i, 255),
 /// shown for 0.1 × (i + 1) s. It records which frames were decoded.
-final class RecordingAnimation: AnimatedImageDecoding {
+final class RecordingAnimation: AnimatedImage {
     let frameCount: Int
     let loopCount: Int
     let canvasSize: PixelSize
@@ -25,7 +25,7 @@ final class RecordingAnimation: AnimatedImageDecoding {
 
     func duration(at index: Int) -> Double { index >= 0 && index < frameCount ? 0.1 * Double(index + 1) : 0 }
 
-    func frame(at index: Int) throws -> PixelBuffer {
+    func canvas(at index: Int) throws -> PixelBuffer {
         guard index >= 0, index < frameCount else { throw ImageCodingError.invalidArgument("no frame \(index)") }
         decoded.withLock { $0.append(index) }
         return try Self.pixels(index, canvasSize)
@@ -129,7 +129,7 @@ struct LazyImageTests {
             $0.applyingOrientation(.right)
         }
         #expect(wrapped.base === base && wrapped.frameCount == 2 && wrapped.loopCount == 7 && wrapped.duration(at: 1) == 0.2)
-        #expect(try wrapped.frame(at: 1).size == PixelSize(width: 2, height: 3))
-        #expect(throws: ImageCodingError.invalidArgument("no frame 5")) { try wrapped.frame(at: 5) }
+        #expect(try wrapped.canvas(at: 1).size == PixelSize(width: 2, height: 3))
+        #expect(throws: ImageCodingError.invalidArgument("no frame 5")) { try wrapped.canvas(at: 5) }
     }
 }

@@ -10,7 +10,8 @@ public import ImagoCoders
 public import ImagoCore
 
 /// An animation made of separate images (YYImage's `YYFrameImage`): decoded images, or encoded
-/// ones decoded when their frame is asked for, each shown for its own duration.
+/// ones decoded when their frame is asked for, each shown for its own duration. Frames may
+/// differ in size: each canvas is the size of its image.
 public struct FrameImage: AnimatedImage {
     private enum Source: Sendable {
         case decoded([PixelBuffer])
@@ -20,7 +21,12 @@ public struct FrameImage: AnimatedImage {
     private let source: Source
     private let durations: [Double]
     public let loopCount: Int
+    /// The largest frame's pixels × 4 bytes.
     public let bytesPerFrame: Int
+    /// The size of the first frame.
+    public let canvasSize: PixelSize
+    /// Premultiplied ARGB32, the format frames are drawn in.
+    public var pixelFormat: PixelFormat { .argb32Premultiplied }
 
     /// Frames from decoded images (the first frame of each).
     ///
@@ -37,6 +43,7 @@ public struct FrameImage: AnimatedImage {
         source = .decoded(buffers)
         self.loopCount = max(0, loopCount)
         bytesPerFrame = buffers.map { $0.width * $0.height * 4 }.max() ?? 0
+        canvasSize = buffers[0].size
     }
 
     /// Frames from encoded images, decoded one at a time when the player asks.
@@ -59,6 +66,7 @@ public struct FrameImage: AnimatedImage {
         self.loopCount = max(0, loopCount)
         let info = try coders.info(of: first)
         bytesPerFrame = info.width * info.height * 4
+        canvasSize = info.pixelSize
     }
 
     public var frameCount: Int { durations.count }
@@ -68,7 +76,7 @@ public struct FrameImage: AnimatedImage {
     /// The image at `index`; an encoded one is decoded now.
     ///
     /// - Throws: `ImageCodingError.invalidArgument(_:)` out of range; decoding errors.
-    public func animationFrame(at index: Int) throws -> PixelBuffer {
+    public func canvas(at index: Int) throws -> PixelBuffer {
         guard durations.indices.contains(index) else {
             throw ImageCodingError.invalidArgument("frame \(index) is out of range: \(frameCount) frame(s)")
         }

@@ -44,10 +44,21 @@ public struct SpriteSheetImage: AnimatedImage {
     }
 
     public var frameCount: Int { rects.count }
+    /// The sheet's size: every frame's canvas is the whole sheet.
+    public var canvasSize: PixelSize { sheet.size }
+    /// Premultiplied ARGB32, the format frames are drawn in.
+    public var pixelFormat: PixelFormat { .argb32Premultiplied }
     /// The largest sprite's bytes: the sheet is shared, so a buffered frame costs no more.
     public var bytesPerFrame: Int { rects.map { $0.width * $0.height * 4 }.max() ?? 0 }
     public func duration(at index: Int) -> Double { durations.indices.contains(index) ? durations[index] : 0 }
     /// The sheet itself; ``contentsRect(at:)`` says which part is the frame.
-    public func animationFrame(at index: Int) throws -> PixelBuffer { sheet }
+    ///
+    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for an index out of range.
+    public func canvas(at index: Int) throws -> PixelBuffer {
+        guard rects.indices.contains(index) else {
+            throw ImageCodingError.invalidArgument("frame \(index) is out of range: \(frameCount) frame(s)")
+        }
+        return sheet
+    }
     public func contentsRect(at index: Int) -> FrameRect? { rects.indices.contains(index) ? rects[index] : nil }
 }

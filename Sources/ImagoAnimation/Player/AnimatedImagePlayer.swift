@@ -21,7 +21,7 @@ public enum AnimationPlaybackMode: String, Sendable, Hashable, CaseIterable {
     case reversedBounce
 }
 
-/// Plays an ``AnimatedImage`` against a clock, headless (SDWebImage's `SDAnimatedImagePlayer`,
+/// Plays an `AnimatedImage` against a clock, headless (SDWebImage's `SDAnimatedImagePlayer`,
 /// YYImage's `YYAnimatedImageView` engine).
 ///
 /// ```swift
@@ -114,7 +114,7 @@ public final class AnimatedImagePlayer: Sendable {
         self.clock = clock
         let count = max(1, image.frameCount)
         self.maxBufferSize = maxBufferSize > 0 ? min(maxBufferSize, count) : Self.automaticBufferSize(bytesPerFrame: image.bytesPerFrame, frameCount: count)
-        let first = try image.animationFrame(at: 0)
+        let first = try Self.drawable(image, 0)
         state.withLock { s in
             s.cycle = Self.cycle(for: .normal, count: count)
             s.current = Frame(index: 0, loop: 0, buffer: first, contentsRect: image.contentsRect(at: 0), duration: image.duration(at: 0))
@@ -283,7 +283,7 @@ public final class AnimatedImagePlayer: Sendable {
             throw ImageCodingError.invalidArgument("frame \(index) is out of range: \(image.frameCount) frame(s)")
         }
         let buffered = state.withLock { $0.buffer[index] }
-        let pixels = try buffered ?? image.animationFrame(at: index)
+        let pixels = try buffered ?? Self.drawable(image, index)
         state.withLock { s in
             s.position = s.cycle.firstIndex(of: index) ?? 0
             s.loop = max(0, loop)
@@ -474,11 +474,17 @@ public final class AnimatedImagePlayer: Sendable {
         }
     }
 
+    /// Frame `index`'s canvas in the format frames are drawn in, premultiplied ARGB32 (a no-op for
+    /// animations that decode to it, as every decoder's lazy animation does).
+    private static func drawable(_ image: any AnimatedImage, _ index: Int) throws -> PixelBuffer {
+        try image.canvas(at: index).converted(to: .argb32Premultiplied)
+    }
+
     /// Frame `index`, decoded on the shared processing queue; `nil` when it cannot be.
     private func decodeFrame(_ index: Int) async -> PixelBuffer? {
         let image = self.image
         do {
-            return try await WorkQueue.processing.run(priority: .low) { try image.animationFrame(at: index) }
+            return try await WorkQueue.processing.run(priority: .low) { try Self.drawable(image, index) }
         } catch {
             return nil
         }

@@ -102,7 +102,7 @@ extension AVIFDecoderHandle {
 
 /// An AVIF image sequence's frames, decoded on demand: libavif decodes from the nearest key
 /// frame to the one asked for, and playing in order costs one frame each.
-final class AVIFAnimation: AnimatedImageDecoding {
+final class AVIFAnimation: AnimatedImage {
     let frameCount: Int
     let loopCount: Int
     let canvasSize: PixelSize
@@ -135,7 +135,7 @@ final class AVIFAnimation: AnimatedImageDecoding {
 
     func duration(at index: Int) -> Double { durations.indices.contains(index) ? durations[index] : 0 }
 
-    func frame(at index: Int) throws -> PixelBuffer {
+    func canvas(at index: Int) throws -> PixelBuffer {
         guard (0..<frameCount).contains(index) else {
             throw ImageCodingError.invalidArgument("frame \(index) is out of range: the animation has \(frameCount) frame(s)")
         }
@@ -154,14 +154,14 @@ final class AVIFAnimation: AnimatedImageDecoding {
 
     /// Every frame, frame 0 alone, or frame 0 and this source, as ``DecodeOptions`` asks.
     func image(options: DecodeOptions) throws -> Image {
-        let first = try frame(at: 0)
+        let first = try canvas(at: 0)
         var image: Image
         if options.decodesFramesLazily {
             image = try Image(animation: self, firstFrame: first, format: .avif, metadata: metadata, hasAlpha: hasAlpha)
         } else {
             try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
             var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
-            for i in 1..<max(1, frameCount) { frames.append(ImageFrame(buffer: try frame(at: i), duration: duration(at: i))) }
+            for i in 1..<max(1, frameCount) { frames.append(ImageFrame(buffer: try canvas(at: i), duration: duration(at: i))) }
             image = try Image(frames: frames, loopCount: loopCount, format: .avif, metadata: metadata, hasAlpha: hasAlpha)
         }
         image.scale = options.scale

@@ -5,7 +5,7 @@ import ImagoCore
 
 /// What the GIF, APNG and WebP animation sources share: a composer over their frames, and the
 /// way a decode turns them into an `Image`.
-protocol ComposedAnimation: AnimatedImageDecoding {
+protocol ComposedAnimation: AnimatedImage, AnyObject {
     var composer: AnimationComposer { get }
 }
 
@@ -16,7 +16,7 @@ extension ComposedAnimation {
         composer.layouts.indices.contains(index) ? composer.layouts[index].duration : 0
     }
 
-    func frame(at index: Int) throws -> PixelBuffer { try composer.frame(at: index) }
+    func canvas(at index: Int) throws -> PixelBuffer { try composer.frame(at: index) }
 
     /// The decoded image: a still for one frame; frame 0 and this source with
     /// ``DecodeOptions/decodesFramesLazily``; otherwise every frame, within the limits. A damaged
@@ -25,7 +25,7 @@ extension ComposedAnimation {
         options: DecodeOptions, format: ImageFormat, metadata: ImageMetadata = ImageMetadata(),
         orientation: ImageOrientation = .up, hasAlpha: Bool
     ) throws -> Image {
-        let first = try frame(at: 0)
+        let first = try canvas(at: 0)
         var image: Image
         if frameCount == 1 {
             image = Image(buffer: first, orientation: orientation, format: format, metadata: metadata, hasAlpha: hasAlpha)
@@ -37,7 +37,7 @@ extension ComposedAnimation {
             try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
             var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
             for i in 1..<frameCount {
-                guard let buffer = try? frame(at: i) else { break }
+                guard let buffer = try? canvas(at: i) else { break }
                 frames.append(ImageFrame(buffer: buffer, duration: duration(at: i)))
             }
             composer.reset()  // the frames are held by the image now; the composer's canvas is not needed

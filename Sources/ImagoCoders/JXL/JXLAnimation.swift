@@ -15,7 +15,7 @@ import Synchronization
 /// decoder runs on from frame to frame; a jump rewinds it and skips to the frame, using the
 /// frame positions libjxl has learnt. The file's bytes are copied once and kept while frames
 /// may be asked for.
-final class JXLAnimation: AnimatedImageDecoding {
+final class JXLAnimation: AnimatedImage {
     let frameCount: Int
     let loopCount: Int
     let canvasSize: PixelSize
@@ -38,7 +38,7 @@ final class JXLAnimation: AnimatedImageDecoding {
 
     func duration(at index: Int) -> Double { durations.indices.contains(index) ? durations[index] : 0 }
 
-    func frame(at index: Int) throws -> PixelBuffer {
+    func canvas(at index: Int) throws -> PixelBuffer {
         guard (0..<frameCount).contains(index) else {
             throw ImageCodingError.invalidArgument("frame \(index) is out of range: the animation has \(frameCount) frame(s)")
         }
@@ -47,7 +47,7 @@ final class JXLAnimation: AnimatedImageDecoding {
 
     /// Every frame, frame 0 alone, or frame 0 and this source, as ``DecodeOptions`` asks.
     func image(options: DecodeOptions) throws -> Image {
-        let first = try frame(at: 0)
+        let first = try canvas(at: 0)
         let kept = reader.withLock { ImageMetadata(iccProfile: $0.color.keptProfile, exif: $0.exif) }
         var image: Image
         if options.decodesFramesLazily {
@@ -58,7 +58,7 @@ final class JXLAnimation: AnimatedImageDecoding {
             try options.limits.check(frameCount: frameCount, framePixels: canvasSize.pixelCount ?? Int.max)
             var frames = [ImageFrame(buffer: first, duration: duration(at: 0))]
             for i in 1..<max(1, frameCount) {
-                frames.append(ImageFrame(buffer: try frame(at: i), duration: duration(at: i)))
+                frames.append(ImageFrame(buffer: try canvas(at: i), duration: duration(at: i)))
             }
             image = try Image(
                 frames: frames, loopCount: loopCount, orientation: header.info.orientation, format: .jxl,

@@ -14,7 +14,7 @@ public struct DecodeOptions: Sendable, Hashable {
     /// Decode only the first frame of an animation. Default `false`.
     public var firstFrameOnly: Bool
     /// Decode an animation's frames on demand: the image holds frame 0 and an
-    /// `AnimatedImageDecoding` source that keeps the encoded data and composites
+    /// `AnimatedImage` source that keeps the encoded data and composites
     /// later frames when asked (YYImage, `SDAnimatedImage`), so memory holds a few canvases
     /// rather than every frame. Default `false`: every frame is decoded now (SDWebImage's
     /// animated `UIImage`), within ``limits``.

@@ -17,7 +17,7 @@ public struct Image: Sendable, Equatable {
     /// animation (see ``animation``) and for a still.
     public private(set) var frames: [ImageFrame]
     /// The source of a lazily decoded animation's frames, or `nil` when ``frames`` is complete.
-    public private(set) var animation: (any AnimatedImageDecoding)?
+    public private(set) var animation: (any AnimatedImage & AnyObject)?
     /// How the stored pixels must be turned to appear upright. Default ``ImageOrientation/up``.
     public var orientation: ImageOrientation
     /// Points-to-pixels scale (1, 2 or 3 for `@2x`/`@3x` assets). Default 1.
@@ -98,7 +98,7 @@ public struct Image: Sendable, Equatable {
     /// - Throws: ``ImageCodingError/invalidArgument(_:)`` when `firstFrame` is not the size of the
     ///   animation's canvas.
     public init(
-        animation: any AnimatedImageDecoding, firstFrame: PixelBuffer, orientation: ImageOrientation = .up,
+        animation: any AnimatedImage & AnyObject, firstFrame: PixelBuffer, orientation: ImageOrientation = .up,
         scale: Double = 1, format: ImageFormat? = nil, metadata: ImageMetadata = ImageMetadata(),
         hasAlpha: Bool? = nil
     ) throws {
@@ -142,7 +142,7 @@ public struct Image: Sendable, Equatable {
         }
         if index < frames.count { return frames[index] }
         guard let animation else { throw ImageCodingError.invalidArgument("frame \(index) is out of range") }
-        return ImageFrame(buffer: try animation.frame(at: index), duration: animation.duration(at: index))
+        return ImageFrame(buffer: try animation.canvas(at: index), duration: animation.duration(at: index))
     }
 
     /// Every frame, decoding a lazy animation's frames now.
