@@ -42,6 +42,8 @@ public final class BMPRowEncoder: DecodedRowConsuming {
         self.stride = stride
         total = header.count + pixelBytes
         let storage = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: 16)
+        // A 12-megapixel BMP is 36 MB of fresh memory: huge pages take it in 18 faults, not 9 000.
+        LargeBuffers.preferHugePages(UnsafeMutableRawBufferPointer(start: storage, count: total))
         for (i, byte) in header.enumerated() { storage.storeBytes(of: byte, toByteOffset: i, as: UInt8.self) }
         offset = header.count
         self.storage = storage

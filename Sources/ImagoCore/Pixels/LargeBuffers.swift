@@ -6,15 +6,15 @@ import Glibc
 #endif
 
 /// Advice to the kernel about large pixel buffers.
-enum LargeBuffers {
+package enum LargeBuffers {
     /// Buffers at least this large are worth the advice: a 12-megapixel bitmap is 48 MB.
-    static let threshold = 4 << 20
+    package static let threshold = 4 << 20
 
     /// Asks Linux to back the 2 MB-aligned interior of a fresh buffer with transparent huge pages
     /// (when THP is in `madvise` mode, the default on many distributions). Filling a 48 MB bitmap
     /// then takes 24 page faults instead of 12 000, which is about a third of the kernel time a
     /// full decode spends on fresh memory. Nothing else changes: the memory is written anyway.
-    static func preferHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
+    package static func preferHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
         #if os(Linux)
         guard buffer.count >= threshold, let base = buffer.baseAddress else { return }
         let huge = 2 << 20
