@@ -53,7 +53,7 @@ public struct SpriteSheetImage: AnimatedImage {
     public func duration(at index: Int) -> Double { durations.indices.contains(index) ? durations[index] : 0 }
     /// The sheet itself; ``contentsRect(at:)`` says which part is the frame.
     ///
-    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for an index out of range.
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for an index out of range.
     public func canvas(at index: Int) throws -> PixelBuffer {
         guard rects.indices.contains(index) else {
             throw ImageCodingError.invalidArgument("frame \(index) is out of range: \(frameCount) frame(s)")
