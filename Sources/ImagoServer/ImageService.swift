@@ -19,7 +19,7 @@ public import Prometheus
 
 /// The image service: answers imgproxy-style URLs with processed images, independent of the
 /// HTTP server in front of it. ``respond(method:path:headers:)`` takes a request's method, raw
-/// path and headers and returns the whole response; ``addRoutes(to:at:operations:)`` mounts it in a
+/// path and headers and returns the whole response; ``addRoutes(to:at:operations:middleware:)`` mounts it in a
 /// Hummingbird router, and ``ImageServer`` runs it as `imago-server`.
 ///
 /// ```swift

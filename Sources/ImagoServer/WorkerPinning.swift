@@ -47,7 +47,7 @@ public struct WorkerPinning: Sendable, Equatable {
         return WorkerPinning(cpus: (0..<workers).map { allowed[$0 % allowed.count] })
     }
 
-    /// Hooks for ``WorkQueue``: a lane pins its thread as it starts work and gives it back its
+    /// Hooks for `WorkQueue`: a lane pins its thread as it starts work and gives it back its
     /// former CPU set before returning it to Dispatch's pool. A pin the system refuses (a CPU
     /// taken away since the plan) leaves the thread unpinned; the work runs all the same.
     public var laneHooks: WorkQueue.LaneHooks {

@@ -72,19 +72,21 @@ struct ImageDownloaderTests {
             let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: 6))
             defer { Task { try? await downloader.shutdown() } }
             for i in 0..<20 { server.register("f\(i).png", data: LoadingFixtures.png(seed: i)) }
-            // 1000 callers over 20 URLs; the body trickles so every caller joins a running transfer.
+            // 1000 callers over 20 URLs; each body's second half is held until every caller has
+            // asked, so every caller joins a transfer still running (or still queued).
             var tasks: [(Int, ImageDownloadTask)] = []
             for n in 0..<1000 {
                 let i = n % 20
-                let request = ImageDownloadRequest(url: server.url("/slow/f\(i).png?chunk=256&delay=30"), progressive: n % 2 == 0)
+                let request = ImageDownloadRequest(url: server.url("/gated/f\(i).png?parts=2"), progressive: n % 2 == 0)
                 tasks.append((i, downloader.task(for: request)))
             }
+            server.openGate()
             for (i, task) in tasks {
                 let result = try await task.value()
                 #expect(result.data == LoadingFixtures.png(seed: i) && !result.notModified)
             }
             #expect(server.totalCount == 20)
-            for i in 0..<20 { #expect(server.count("/slow/f\(i).png") == 1) }
+            for i in 0..<20 { #expect(server.count("/gated/f\(i).png") == 1) }
         }
     }
 

@@ -3,6 +3,7 @@
 
 import Foundation
 import ImagoTestSupport
+import Synchronization
 
 /// Runs the built `imago` executable (next to the test bundle) and captures its output.
 enum CLI {
@@ -33,8 +34,18 @@ enum CLI {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // Both pipes are drained at once: a child filling one while the other is read would wait
+        // for the reader forever.
+        let errors = Mutex(Data())
+        let drained = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errors.withLock { $0 = data }
+            drained.signal()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
+        let stderr = errors.withLock { $0 }
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus,

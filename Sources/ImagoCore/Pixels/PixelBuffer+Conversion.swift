@@ -4,7 +4,7 @@
 extension PixelBuffer {
     /// Returns the buffer in `target` format with tight rows.
     ///
-    /// Colour to gray uses Rec. 601 luma weights; premultiplication is exact (see ``PixelMath``);
+    /// Colour to gray uses Rec. 601 luma weights; premultiplication is exact (see `PixelMath`);
     /// dropping alpha keeps the straight colour (composite first to flatten against a colour:
     /// ``flattened(over:)``). Converting to the same format returns `self` unchanged.
     public func converted(to target: PixelFormat) -> PixelBuffer {
@@ -128,7 +128,7 @@ extension PixelBuffer {
     /// turning it into ``PixelFormat/argb32Premultiplied``.
     ///
     /// Works on whole 32-bit words: red and blue share one multiply, green takes another,
-    /// and the rounding is exact (`round(c × a / 255)`), as ``PixelMath/premultiply(_:_:)``.
+    /// and the rounding is exact (`round(c × a / 255)`), as `PixelMath.premultiply(_:_:)`.
     /// Decoders call this after the codec wrote straight alpha.
     public static func premultiplyARGB32InPlace(_ p: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
         guard let base = p.baseAddress else { return }

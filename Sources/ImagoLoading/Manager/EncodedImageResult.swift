@@ -48,7 +48,7 @@ public struct EncodedImageResult: Sendable {
     /// The request.
     public var request: ImageRequest
     /// How long each stage took: disk read or download (unless the caller fetched the source
-    /// with ``ImageManager/loadSource(with:)``, whose ``LoadedSource/timings`` has them), queue
+    /// with ``ImageManager/loadSource(with:progress:)``, whose ``LoadedSource/timings`` has them), queue
     /// wait, decode, transform, encode.
     public var timings = ImageLoadTimings()
 

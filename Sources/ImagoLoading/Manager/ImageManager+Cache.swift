@@ -44,7 +44,9 @@ extension ImageManager {
         /// (with `.disk` in `caches`) the disk, where a processed entry or the original bytes are
         /// decoded and processed as the request asks, by the same stages a load runs.
         ///
-        /// - Parameter caches: Which layers to look in. Default ``ImageCacheType/all``.
+        /// - Parameters:
+        ///   - request: The request whose finished image is wanted; its keys name the entries.
+        ///   - caches: Which layers to look in. Default `.all`.
         /// - Returns: The image, or `nil` when neither layer has it.
         /// - Throws: ``ImageLoadingError``: a disk cache that cannot be read
         ///   (``ImageLoadingError/cacheFailed(_:)``), bytes that do not decode, a transformer's failure.

@@ -204,7 +204,7 @@ public final class ImageManager: Sendable {
     ///
     /// - Parameters:
     ///   - request: What to load and how to encode it.
-    ///   - source: The source, already fetched with ``loadSource(with:)`` for this request.
+    ///   - source: The source, already fetched with ``loadSource(with:progress:)`` for this request.
     ///     Default `nil`: fetched here.
     /// - Throws: ``ImageLoadingError``: as ``loadImage(with:)-(ImageRequest)``, and
     ///   ``ImageLoadingError/encodingFailed(_:)`` when the output cannot be written.

@@ -5,7 +5,7 @@ import ImagoCache
 public import ImagoCoders
 public import ImagoCore
 
-/// A request's source fetched, no pixel decoded (``ImageManager/loadSource(with:)``): what a
+/// A request's source fetched, no pixel decoded (``ImageManager/loadSource(with:progress:)``): what a
 /// caller needs to decide the output before asking for it (a service choosing a format from the
 /// source's and the client's, checking limits, computing an `ETag`). Handed to
 /// ``ImageManager/loadEncodedImage(with:source:)``, it is decoded without a second fetch or a

@@ -5,7 +5,7 @@ public import ImagoCoders
 public import ImagoCore
 
 extension ImageRequest {
-    /// What the finished image is encoded as, for ``ImageManager/loadEncodedImage(with:)``: the
+    /// What the finished image is encoded as, for ``ImageManager/loadEncodedImage(with:source:)``: the
     /// format, its encoder's options, what metadata goes with it, and a byte budget.
     ///
     /// The encode is a stage of the pipeline like the decode: identical requests with identical

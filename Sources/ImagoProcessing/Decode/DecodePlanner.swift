@@ -42,7 +42,7 @@ public struct DecodeGoal: Sendable, Hashable {
     }
 }
 
-/// Chooses how an input becomes pixels, from its header (read once, by the ``ImageInput``) and a
+/// Chooses how an input becomes pixels, from its header (read once, by the `ImageInput`) and a
 /// ``DecodeGoal``, and carries it out:
 ///
 /// - **streamed rows**: a still whose decoder hands rows (JPEG, a non-interlaced PNG) goes
@@ -66,7 +66,7 @@ public enum DecodePlanner {
 
     /// How `goal` will decode `input`.
     ///
-    /// - Throws: the header's errors (``ImageInput/info(coders:)``), `.invalidArgument` for a
+    /// - Throws: the header's errors (`ImageInput.info(coders:)`), `.invalidArgument` for a
     ///   box under 1×1 or a scale-down limit under one pixel.
     public static func method(for input: ImageInput, goal: DecodeGoal, coders: ImageCoderRegistry = .shared) throws -> Method {
         try plan(for: input, goal: goal, coders: coders).method

@@ -4,7 +4,7 @@
 public import Hummingbird
 
 /// Refuses requests without `Authorization: Bearer <secret>` (`IMAGO_SECRET`) with 403
-/// ``ServiceError/invalidSecret``, comparing in constant time. Without a secret it lets every
+/// (`invalid_secret`), comparing in constant time. Without a secret it lets every
 /// request through.
 public struct ServiceAuthorizationMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The secret, or `nil` for none.

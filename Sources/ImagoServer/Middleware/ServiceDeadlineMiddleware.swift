@@ -4,7 +4,7 @@
 public import Hummingbird
 
 /// Bounds a request's time (`IMAGO_REQUEST_TIMEOUT`): past `limit` its work is cancelled and
-/// it is answered 503 ``ServiceError/requestTimeout``; a request cancelled from outside (its
+/// it is answered 503 (`timeout`); a request cancelled from outside (its
 /// client went away) becomes 499, which only the log and metrics see.
 public struct ServiceDeadlineMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The longest a request may take.
