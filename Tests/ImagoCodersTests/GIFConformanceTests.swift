@@ -27,22 +27,22 @@ struct GIFConformanceTests {
             var crc: UInt32 = 0
             for i in structure.frames.indices {
                 let frame = try GIFFrameDecoder.indexed(data, structure: structure, index: i, limits: .default)
-                var table = [[UInt8]](repeating: [0, 0, 0, 0], count: 256)
+                var table = [UInt32](repeating: 0, count: 256)  // RGBA bytes, little-endian
                 for i in 0..<256 {
                     let c = frame.palette[i]
-                    table[i] = [
-                        UInt8(truncatingIfNeeded: c >> 16), UInt8(truncatingIfNeeded: c >> 8), UInt8(truncatingIfNeeded: c),
-                        i == frame.transparentIndex ? 0 : UInt8(c >> 24)
-                    ]
+                    let alpha = i == frame.transparentIndex ? 0 : c >> 24
+                    table[i] = (c >> 16 & 0xFF) | (c & 0xFF00) | (c & 0xFF) << 16 | alpha << 24
                 }
-                var rgba = [UInt8](repeating: 0, count: frame.indices.count * 4)
-                rgba.withUnsafeMutableBufferPointer { out in
-                    for (p, index) in frame.indices.enumerated() {
-                        let t = table[Int(index)]
-                        out[p * 4] = t[0]; out[p * 4 + 1] = t[1]; out[p * 4 + 2] = t[2]; out[p * 4 + 3] = t[3]
+                var rgba = [UInt32](repeating: 0, count: frame.indices.count)
+                table.withUnsafeBufferPointer { table in
+                    frame.indices.withUnsafeBufferPointer { indices in
+                        rgba.withUnsafeMutableBufferPointer { out in
+                            for p in 0..<indices.count { out[p] = table[Int(indices[p])] }
+                        }
                     }
                 }
-                crc = CRC32.checksum(rgba, continuing: crc)
+                let bytes = rgba.withUnsafeBytes { [UInt8]($0) }
+                crc = CRC32.checksum(bytes, continuing: crc)
             }
             #expect(crc == expected, "\(name)")
         }

@@ -9,6 +9,18 @@ public enum CRC32 {
         return c
     }
 
+    /// The checksum of `bytes`, continuing from `crc` (0 to start); over buffer pointers, which
+    /// keeps it quick in debug builds.
+    public static func checksum(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
+        var c = ~crc
+        table.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { bytes in
+                for i in 0..<bytes.count { c = table[Int((c ^ UInt32(bytes[i])) & 0xFF)] ^ (c >> 8) }
+            }
+        }
+        return ~c
+    }
+
     /// The checksum of `bytes`, continuing from `crc` (0 to start).
     public static func checksum<S: Sequence>(_ bytes: S, continuing crc: UInt32 = 0) -> UInt32 where S.Element == UInt8 {
         var c = ~crc
