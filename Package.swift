@@ -185,7 +185,7 @@ let package = Package(
         .target(
             name: "ImagoCommandLine",
             dependencies: [
-                "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoAnimation", "CImagoCLIGlue",
+                "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoDiskIO", "ImagoAnimation", "CImagoCLIGlue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strict),

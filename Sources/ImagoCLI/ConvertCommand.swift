@@ -117,14 +117,14 @@ struct ConvertCommand: ParsableCommand {
             if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
                 let moved = try losslessJPEGMove(source, to: target)
             {
-                try moved.write(to: URL(fileURLWithPath: output), options: .atomic)
+                try OutputFile.write(moved, to: URL(fileURLWithPath: output))
                 return
             }
             // A plain conversion to JPEG, PNG or lossy WebP flows from decoder to encoder in rows when the source allows.
             if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
                 let streamed = try StreamedTranscoding.transcode(source, to: target, options: options, decodeOptions: decodeOptions)
             {
-                try streamed.write(to: URL(fileURLWithPath: output), options: .atomic)
+                try OutputFile.write(streamed, to: URL(fileURLWithPath: output))
                 return
             }
             // Thumbnails and scale-downs stream their rows where the source allows; the planner chooses.
@@ -158,7 +158,7 @@ struct ConvertCommand: ParsableCommand {
                     scale: image.scale, format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
             }
             let encoded = try ImageCoderRegistry.shared.encode(image, as: target, options: options)
-            try encoded.write(to: URL(fileURLWithPath: output), options: .atomic)
+            try OutputFile.write(encoded, to: URL(fileURLWithPath: output))
         } catch {
             throw CLIFailure.exit(error, file: input)
         }

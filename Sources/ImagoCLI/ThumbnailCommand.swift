@@ -84,7 +84,7 @@ struct ThumbnailCommand: ParsableCommand {
                     try FileManager.default.createDirectory(
                         at: job.outputStem.deletingLastPathComponent(),
                         withIntermediateDirectories: true)
-                    try encoded.write(to: job.outputStem.appendingPathExtension(target.preferredFileExtension), options: .atomic)
+                    try OutputFile.write(encoded, to: job.outputStem.appendingPathExtension(target.preferredFileExtension))
                 } catch let e as ImageCodingError {
                     failure = "imago: \(job.input.path): \(e.description)"
                 } catch {

@@ -33,6 +33,7 @@ package enum CLIFailure {
         switch error {
         case let e as ImageCodingError: return e.description
         case let e as DiskCacheError: return e.description
+        case let e as OutputFileError: return e.description
         case let e as CocoaError where e.code == .fileReadNoSuchFile || e.code == .fileNoSuchFile: return "no such file"
         case let e as CocoaError where e.code == .fileReadNoPermission || e.code == .fileWriteNoPermission:
             return "permission denied"

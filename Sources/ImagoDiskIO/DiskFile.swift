@@ -7,6 +7,7 @@ package import FoundationEssentials
 package import Foundation
 #endif
 import Glibc
+import Synchronization
 
 /// Why a file operation failed: the path and the system's reason (`strerror`).
 package struct DiskIOError: Error, Sendable, Hashable {
@@ -81,6 +82,31 @@ package enum DiskFile {
             throw failure
         }
     }
+
+    /// Replaces the file at `path` with `data` atomically: the bytes go to a new temporary file
+    /// in the same folder, which is then renamed over `path`, so a reader sees the old file or
+    /// the whole new one, never a part. With `sync` the temporary file is `fsync`ed first (the
+    /// new file survives a power loss); without it the write is as `cp` and `djpeg` make it,
+    /// and the kernel writes it back in its own time. A failure leaves `path` as it was and no
+    /// temporary file behind.
+    ///
+    /// - Throws: ``DiskIOError`` with the `errno` of the failed create, write, sync or rename.
+    package static func replace(_ path: String, with data: Data, sync: Bool) throws(DiskIOError) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = folder + ".\(name).imago-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
+        try write(data, to: temporary, sync: sync)
+        do {
+            try rename(temporary, to: path)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Numbers the temporary files of ``replace(_:with:sync:)`` within this process.
+    private static let temporaryCounter = Atomic<Int>(0)
 
     /// Reads a whole file with one `open`, `fstat` and `read` loop into a buffer of the
     /// expected size; `nil` when it is missing, unreadable, or not exactly that size.

@@ -50,14 +50,14 @@ struct SavePlan: Sendable {
         let original = data.flatMap { ImageFormat(sniffing: $0) }
         if !processed, let data, wanted == nil || wanted == original || (wanted == .png && original == .apng) {
             let target = destination(for: url, index: index, format: original ?? image?.format ?? .png, original: true, written: written)
-            try data.write(to: target, options: .atomic)
+            try OutputFile.write(data, to: target)
             return target.path
         }
         guard let image else { throw ImageLoadingError.decodingFailed(.unsupportedFormat(original)) }
         let format = wanted ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: image)
         let bytes = try ImageCoderRegistry.shared.encode(image, as: format, options: EncodeOptions(quality: Double(quality) / 100))
         let target = destination(for: url, index: index, format: format, original: false, written: written)
-        try bytes.write(to: target, options: .atomic)
+        try OutputFile.write(bytes, to: target)
         return target.path
     }
 
@@ -67,7 +67,7 @@ struct SavePlan: Sendable {
         guard output != nil else { return nil }
         let target = destination(for: url, index: index, format: encoded.format, original: encoded.method == .passedThrough, written: written)
         try await writes.run(continuing: true) {
-            try encoded.data().write(to: target, options: .atomic)
+            try OutputFile.write(encoded.data(), to: target)
         }
         return target.path
     }
