@@ -80,13 +80,20 @@ extension PNGCoder: RowStreamingImageDecoding {
                     guard let context, let row else { return 1 }
                     return Unmanaged<PNGRowBridge>.fromOpaque(context).takeUnretainedValue().take(row, y: Int(y))
                 }, Unmanaged.passUnretained(bridge).toOpaque())
-            var piece = head, total = head.count
+            // After the head, the file goes through one buffer: a fresh 256 KiB piece per read
+            // would leave the service's heap holding freed pieces (below its mmap threshold).
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+            defer { buffer.deallocate() }
+            var total = head.count
             do {
-                while !piece.isEmpty, !decoder.isFinished {
+                try options.limits.check(inputBytes: total)
+                try head.withUnsafeBytes { try decoder.feed($0) }
+                while !head.isEmpty, !decoder.isFinished {
+                    let count = try source.read(into: buffer)
+                    guard count > 0 else { break }
+                    total += count
                     try options.limits.check(inputBytes: total)
-                    try piece.withUnsafeBytes { try decoder.feed($0) }
-                    piece = try source.read(maxLength: 1 << 18)
-                    total += piece.count
+                    try decoder.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
                 }
             } catch {
                 throw bridge.failure ?? error  // the consumer's error, not libpng's report of the stop
