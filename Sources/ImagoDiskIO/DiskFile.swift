@@ -88,14 +88,12 @@ package enum DiskFile {
     /// the whole new one, never a part. With `sync` the temporary file is `fsync`ed first (the
     /// new file survives a power loss); without it the write is as `cp` and `djpeg` make it,
     /// and the kernel writes it back in its own time. A failure leaves `path` as it was and no
-    /// temporary file behind.
+    /// temporary file behind. `temporary` names the temporary file (it must be on the same file
+    /// system); by default `.NAME.imago-PID-N` beside `path`.
     ///
     /// - Throws: ``DiskIOError`` with the `errno` of the failed create, write, sync or rename.
-    package static func replace(_ path: String, with data: Data, sync: Bool) throws(DiskIOError) {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = folder + ".\(name).imago-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
+    package static func replace(_ path: String, with data: Data, sync: Bool, temporary: String? = nil) throws(DiskIOError) {
+        let temporary = temporary ?? defaultTemporary(for: path)
         try write(data, to: temporary, sync: sync)
         do {
             try rename(temporary, to: path)
@@ -105,7 +103,15 @@ package enum DiskFile {
         }
     }
 
-    /// Numbers the temporary files of ``replace(_:with:sync:)`` within this process.
+    /// `.NAME.imago-PID-N` in the folder of `path`.
+    private static func defaultTemporary(for path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        return folder + ".\(name).imago-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
+    }
+
+    /// Numbers the temporary files of ``replace(_:with:sync:temporary:)`` within this process.
     private static let temporaryCounter = Atomic<Int>(0)
 
     /// Reads a whole file with one `open`, `fstat` and `read` loop into a buffer of the

@@ -28,15 +28,7 @@ extension DiskCache {
             filename = Self.newFilename(for: key)
             let temporary = path(of: ".tmp-\(DiskFile.processID)-\(UInt64.random(in: 0...UInt64.max))")
             let final = path(of: filename)
-            try Self.mapped {
-                try DiskFile.write(data, to: temporary, sync: configuration.durable)
-                do {
-                    try DiskFile.rename(temporary, to: final)
-                } catch {
-                    DiskFile.remove(temporary)
-                    throw error
-                }
-            }
+            try Self.mapped { try DiskFile.replace(final, with: data, sync: configuration.durable, temporary: temporary) }
             // Recorded after the rename, which itself updates ctime.
             signature = FileSignature(path: final) ?? signature
         }
