@@ -88,20 +88,20 @@ struct ProgressiveLoadingTests {
             let manager = ImageManager()
             var partials: [Image] = []
             var final: ImageLoadResult?
-            // The body comes in 12 pieces, each sent once a partial image of the ones before has
-            // arrived, or after a second without one (a piece may not add a pass): paced by what
-            // the loader has shown, not by the wall clock, so a busy machine cannot skip them.
+            // The body comes in 8 pieces, each sent once a partial image of the ones before has
+            // arrived, or after 0.4 s without one (a piece may not add a pass): paced by what the
+            // loader has shown, so a busy machine cannot outrun its partial decodes.
             let opened = Counter()
             let pacer = Task {
                 var last = -1
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
+                    try? await Task.sleep(for: .milliseconds(400))
                     if opened.count == last { opened.increment(); server.openGate() }
                     last = opened.count
                 }
             }
             defer { pacer.cancel() }
-            let url = server.url("/gated/p.jxl?parts=12")
+            let url = server.url("/gated/p.jxl?parts=8")
             for try await event in manager.imageEvents(with: ImageRequest(url: url, options: .progressive)) {
                 switch event {
                 case .partialImage(let image):
