@@ -20,9 +20,11 @@ run: build
 # checks Imago as a dependency: the README's quick start built and run as printed, the examples,
 # the documentation (scripts/check-as-dependency).
 # Warnings in Imago's own targets are errors here (and so in CI); dependencies keep theirs.
-# Built with the OTLP trait (IMAGO_TRAITS), which check-as-dependency's documentation build reuses.
+# Built with the OTLP trait (IMAGO_TRAITS) and the compiler writing the documented targets' symbol
+# graphs (IMAGO_SYMBOL_GRAPHS), so check-as-dependency's documentation reuses this build as it is.
 test: export IMAGO_WARNINGS_AS_ERRORS := 1
 test: export IMAGO_TRAITS := OTLP
+test: export IMAGO_SYMBOL_GRAPHS := $(CURDIR)/.build/symbol-graphs
 test: bootstrap lint
 	$(SWIFT) build --build-tests --traits $(IMAGO_TRAITS)
 	$(SWIFT) test --skip-build --traits $(IMAGO_TRAITS)
@@ -39,12 +41,10 @@ format:
 	./scripts/check-headers --fix
 
 # The API reference of every library target with the articles of the Imago catalog, in
-# .build/plugins/Swift-DocC/outputs/Imago.doccarchive (preview: DOCS_FLAGS=--transform-for-static-hosting;
+# .build/docs/Imago.doccarchive (scripts/docs; preview: DOCS_FLAGS=--transform-for-static-hosting;
 # check-as-dependency passes --warnings-as-errors).
 docs:
-	$(SWIFT) package $(if $(IMAGO_TRAITS),--traits $(IMAGO_TRAITS)) generate-documentation --enable-experimental-combined-documentation \
-	  --target Imago --target ImagoCore --target ImagoCoders --target ImagoProcessing --target ImagoCache \
-	  --target ImagoLoading --target ImagoAnimation --target ImagoServiceURL --target ImagoServer $(DOCS_FLAGS)
+	IMAGO_TRAITS="$(IMAGO_TRAITS)" IMAGO_DOCS_BUILD="$(DOCS_BUILD)" ./scripts/docs $(DOCS_FLAGS)
 
 # Benchmarks: decoding beside libjpeg-turbo/libpng/libwebp, Pillow and libvips; the memory
 # cache beside NSCache and a locked dictionary (see README).

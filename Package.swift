@@ -22,6 +22,22 @@ let strict: [SwiftSetting] =
         .enableUpcomingFeature("InternalImportsByDefault")
     ] + warnings
 
+/// `IMAGO_SYMBOL_GRAPHS=DIR` (set by `scripts/docs`, and by `make test`, whose build the
+/// documentation then reuses) has the compiler write each documented library's symbol graph into
+/// DIR/TARGET as it compiles the target, so the documentation needs no second build per target.
+/// Only for this package as the root: a package that depends on Imago never sees the setting.
+let symbolGraphs = ProcessInfo.processInfo.environment["IMAGO_SYMBOL_GRAPHS"] ?? ""
+
+func documented(_ target: String) -> [SwiftSetting] {
+    guard !symbolGraphs.isEmpty else { return [] }
+    return [
+        .unsafeFlags([
+            "-emit-symbol-graph", "-emit-symbol-graph-dir", "\(symbolGraphs)/\(target)",
+            "-symbol-graph-minimum-access-level", "public", "-emit-extension-block-symbols"
+        ])
+    ]
+}
+
 let strictC: [CSetting] = warningsAsErrors ? [.treatAllWarnings(as: .error)] : []
 
 let package = Package(
@@ -71,7 +87,7 @@ let package = Package(
     ],
     targets: [
         // Pure Swift: pixel buffers, Image, formats and sniffing, errors, limits.
-        .target(name: "ImagoCore", swiftSettings: strict),
+        .target(name: "ImagoCore", swiftSettings: strict + documented("ImagoCore")),
 
         // C libraries, each through a module-map system-library target.
         .systemLibrary(
@@ -125,16 +141,16 @@ let package = Package(
             dependencies: [
                 "ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CJXL", "CAVIF", "CImageQuant", "CLCMS2", "COpenJPEG", "CZlib"
             ],
-            swiftSettings: strict),
+            swiftSettings: strict + documented("ImagoCoders")),
 
         .target(
             name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman", "CImagoResample"],
-            swiftSettings: strict),
+            swiftSettings: strict + documented("ImagoProcessing")),
 
         .target(
             name: "ImagoCache",
             dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoDiskIO"],
-            swiftSettings: strict),
+            swiftSettings: strict + documented("ImagoCache")),
 
         .target(
             name: "ImagoLoading",
@@ -150,16 +166,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
-            swiftSettings: strict),
+            swiftSettings: strict + documented("ImagoLoading")),
 
-        .target(name: "ImagoAnimation", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict),
+        .target(name: "ImagoAnimation", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict + documented("ImagoAnimation")),
 
         // The service's URL contract (imgproxy's): options, parser, signer, builder. Apps that only
         // build signed URLs depend on this alone (swift-crypto for the HMAC, nothing else).
         .target(
             name: "ImagoServiceURL",
             dependencies: ["ImagoCore", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strict),
+            swiftSettings: strict + documented("ImagoServiceURL")),
 
         // The HTTP image service: imgproxy's URLs over the loading pipeline, on Hummingbird 2.
         .target(
@@ -175,7 +191,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
-            swiftSettings: strict),
+            swiftSettings: strict + documented("ImagoServer")),
 
         .target(
             name: "Imago", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoAnimation"],
