@@ -140,6 +140,43 @@ struct ManagerCachingTests {
         #expect(disk.keys == [loader.url("/a.png").absoluteString])
     }
 
+    @Test("a download of 1 MiB or more goes to the disk before it decodes and decodes from the file; bytes that do not decode are removed again")
+    func largeDownloadsAreWrittenAhead() async throws {
+        var noise = [UInt8](repeating: 255, count: 640 * 640 * 4)
+        var x: UInt32 = 2_463_534_242
+        for i in noise.indices where i % 4 != 3 {
+            x ^= x << 13
+            x ^= x >> 17
+            x ^= x << 5
+            noise[i] = UInt8(truncatingIfNeeded: x)
+        }
+        let image = Image(buffer: try PixelBuffer(width: 640, height: 640, format: .rgba8, bytes: noise))
+        let big = try ImageCoderRegistry.shared.encode(image, as: .png)
+        #expect(big.count >= ImagePipeline.writeAheadBytes)
+        let loader = MockDataLoader()
+        loader.register("/big.png", data: big)
+        loader.register("/junk.png", data: Data(repeating: 7, count: ImagePipeline.writeAheadBytes + 1))
+        let disk = EventRecordingCache(try DiskCache(directory: TestFiles.temporaryDirectory("imago-write-ahead")))
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                memoryCache: nil, dataCache: disk,
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+
+        let loaded = try await manager.loadImage(with: loader.url("/big.png"))
+        #expect(loaded.source == .network && loaded.image.pixelSize == PixelSize(width: 640, height: 640))
+        #expect(Fixtures.difference(loaded.image.buffer, image.buffer).max == 0)
+        let key = loader.url("/big.png").absoluteString
+        // Not on disk; written, then opened (the decode's input), before the load answered.
+        #expect(disk.events == ["open \(key)", "set \(key)", "open \(key)"], "\(disk.events)")
+        #expect(try disk.contains(key))
+
+        _ = await failure { _ = try await manager.loadImage(with: loader.url("/junk.png")) }
+        await manager.finishPendingStores()
+        let junk = loader.url("/junk.png").absoluteString
+        #expect(disk.events.suffix(4) == ["open \(junk)", "set \(junk)", "open \(junk)", "remove \(junk)"], "\(disk.events)")
+        #expect(try !disk.contains(junk) && disk.contains(key))
+    }
+
     @Test("a failing disk cache is skipped (the network answers), except when only the cache may answer")
     func failingDiskCache() async throws {
         let loader = MockDataLoader()
@@ -189,4 +226,30 @@ struct ManagerCachingTests {
         #expect(e == .processingFailed(transformer: "Counting(x)", underlying: .invalidArgument("told to fail")), "\(String(describing: e))")
         #expect(!manager.failedURLs.contains(loader.url("/a.png")) && runs.count == 1)
     }
+}
+
+/// A disk cache that records the writes, opens and removals made through it, in order.
+final class EventRecordingCache: DataCaching {
+    private let base: DiskCache
+    private let recorded = Mutex<[String]>([])
+    var events: [String] { recorded.withLock { $0 } }
+
+    init(_ base: DiskCache) { self.base = base }
+
+    func cachedData(forKey key: String) throws -> CachedData? { try base.cachedData(forKey: key) }
+    func openEntry(forKey key: String) throws -> CachedEntry? {
+        recorded.withLock { $0.append("open \(key)") }
+        return try base.openEntry(forKey: key)
+    }
+    func contains(_ key: String) throws -> Bool { try base.contains(key) }
+    func setData(_ data: Data, forKey key: String, metadata: [String: String]) throws {
+        recorded.withLock { $0.append("set \(key)") }
+        try base.setData(data, forKey: key, metadata: metadata)
+    }
+    func removeValue(forKey key: String) throws {
+        recorded.withLock { $0.append("remove \(key)") }
+        try base.removeValue(forKey: key)
+    }
+    func removeAll() throws { try base.removeAll() }
+    func statistics() throws -> (count: Int, totalSize: Int) { try base.statistics() }
 }

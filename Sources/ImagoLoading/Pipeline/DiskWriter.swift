@@ -76,6 +76,14 @@ final class DiskWriter: Sendable {
         await write(value, forKey: key, id: id)
     }
 
+    /// Writes `value` now, for bytes too large to hold in memory until they decode (the caller
+    /// goes on from the written file). The handle removes the entry again unless it is
+    /// committed, so bytes that do not decode still leave nothing on the disk.
+    func writeAhead(_ value: CachedData, forKey key: String) async -> PendingWrite {
+        await storeNow(value, forKey: key)
+        return PendingWrite(writer: self, key: key, value: nil, id: 0)
+    }
+
     /// Returns once every write queued so far is done.
     func flush() async {
         await queue.waitUntilIdle()
@@ -104,6 +112,17 @@ final class DiskWriter: Sendable {
         }
     }
 
+    /// Removes a written-ahead entry that nobody committed, in order with the writes.
+    fileprivate func remove(_ key: String) {
+        queue.submit { [self] in
+            do {
+                try cache.removeValue(forKey: key)
+            } catch {
+                logger.warning("disk cache removal failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+        }
+    }
+
     fileprivate func unstage(_ key: String, id: Int) {
         staged.withLock { s in if s.byKey[key]?.id == id { s.byKey[key] = nil } }
     }
@@ -118,15 +137,17 @@ final class DiskWriter: Sendable {
 }
 
 /// Downloaded bytes staged for the disk cache, written when committed (once, however many
-/// stages commit them) and dropped from the staging area if nobody does.
+/// stages commit them) and dropped from the staging area if nobody does; or, for bytes written
+/// ahead (``DiskWriter/writeAhead(_:forKey:)``, no `value`), kept when committed and removed
+/// from the disk if nobody does.
 final class PendingWrite: Sendable {
     private let writer: DiskWriter
     private let key: String
-    private let value: CachedData
+    private let value: CachedData?
     private let id: Int
     private let committed = Atomic(false)
 
-    fileprivate init(writer: DiskWriter, key: String, value: CachedData, id: Int) {
+    fileprivate init(writer: DiskWriter, key: String, value: CachedData?, id: Int) {
         self.writer = writer
         self.key = key
         self.value = value
@@ -135,17 +156,18 @@ final class PendingWrite: Sendable {
 
     /// Queues the write (the first call only).
     func commit() {
-        guard !committed.exchange(true, ordering: .relaxed) else { return }
+        guard !committed.exchange(true, ordering: .relaxed), let value else { return }
         writer.submit(value, forKey: key, id: id)
     }
 
     /// Writes now and returns once the bytes are on disk (the first call writes; later ones return at once).
     func commitAndWait() async {
-        guard !committed.exchange(true, ordering: .relaxed) else { return }
+        guard !committed.exchange(true, ordering: .relaxed), let value else { return }
         await writer.write(value, forKey: key, id: id)
     }
 
     deinit {
-        if !committed.load(ordering: .relaxed) { writer.unstage(key, id: id) }
+        guard !committed.load(ordering: .relaxed) else { return }
+        if value == nil { writer.remove(key) } else { writer.unstage(key, id: id) }
     }
 }

@@ -108,12 +108,31 @@ extension ImagePipeline {
         if let etag = result.response?.etag { metadata["etag"] = etag }
         if let modified = result.response?.lastModified { metadata["last-modified"] = modified }
         if options.writesDisk, !result.notModified, storesOriginal(request), let writer {
-            write = writer.stage(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey)
+            let value = CachedData(data: result.data, metadata: metadata)
+            guard result.data.count >= Self.writeAheadBytes else {
+                write = writer.stage(value, forKey: keys.dataKey)
+                return FetchedData(
+                    input: ImageInput(result.data), response: result.response, source: .network, revalidated: false,
+                    validators: metadata, digest: CachedEntry.digest(of: result.data), write: write, timings: timings)
+            }
+            // Large bytes go to the disk before they decode, and the load goes on from the mapped
+            // file: a request waiting for a worker holds no copy in memory (they are removed
+            // again if they do not decode).
+            write = await writer.writeAhead(value, forKey: keys.dataKey)
+            if let entry = try? await openDisk(keys.dataKey, priority: context, strict: false), case .file(let file) = entry.contents {
+                return FetchedData(
+                    input: ImageInput(file), response: result.response, source: .network, revalidated: false,
+                    validators: metadata, digest: entry.digest, write: write, timings: timings)
+            }
         }
         return FetchedData(
             input: ImageInput(result.data), response: result.response, source: .network, revalidated: result.notModified,
             validators: metadata, digest: CachedEntry.digest(of: result.data), write: write, timings: timings)
     }
+
+    /// Downloaded bytes of at least this size are written to the disk cache before they decode
+    /// and read back mapped, rather than held in memory until a worker decodes them.
+    static let writeAheadBytes = 1 << 20
 
     /// All of a cached input's bytes (a disk-cache entry is mapped, not copied).
     ///
