@@ -19,6 +19,9 @@ import Synchronization
 /// they have decoded (``PendingWrite/commit()``), as SDWebImage stores after decoding: bytes that
 /// do not decode never reach the disk, and the write does not compete with the decode for the
 /// CPU. Bytes nobody commits are dropped from the staging area when the last reference goes.
+/// Downloads of ``ImagePipeline/writeAheadBytes`` or more are the exception: they are written
+/// at once (``writeAhead(_:forKey:)``) and decoded from the mapped file, so a request waiting
+/// for a worker holds no copy in memory, and removed again if nobody commits them.
 ///
 /// Writes still queued when the process exits normally are finished first (``ExitFlush``).
 ///
