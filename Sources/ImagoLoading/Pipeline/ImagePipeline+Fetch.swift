@@ -107,27 +107,26 @@ extension ImagePipeline {
         var metadata: [String: String] = [:]
         if let etag = result.response?.etag { metadata["etag"] = etag }
         if let modified = result.response?.lastModified { metadata["last-modified"] = modified }
+        var input = ImageInput(result.data)
+        var digest: UInt64?
         if options.writesDisk, !result.notModified, storesOriginal(request), let writer {
             let value = CachedData(data: result.data, metadata: metadata)
-            guard result.data.count >= Self.writeAheadBytes else {
+            if result.data.count < Self.writeAheadBytes {
                 write = writer.stage(value, forKey: keys.dataKey)
-                return FetchedData(
-                    input: ImageInput(result.data), response: result.response, source: .network, revalidated: false,
-                    validators: metadata, digest: CachedEntry.digest(of: result.data), write: write, timings: timings)
-            }
-            // Large bytes go to the disk before they decode, and the load goes on from the mapped
-            // file: a request waiting for a worker holds no copy in memory (they are removed
-            // again if they do not decode).
-            write = await writer.writeAhead(value, forKey: keys.dataKey)
-            if let entry = try? await openDisk(keys.dataKey, priority: context, strict: false), case .file(let file) = entry.contents {
-                return FetchedData(
-                    input: ImageInput(file), response: result.response, source: .network, revalidated: false,
-                    validators: metadata, digest: entry.digest, write: write, timings: timings)
+            } else {
+                // Large bytes go to the disk before they decode, and the load goes on from the
+                // mapped file: a request waiting for a worker holds no copy in memory (they are
+                // removed again if they do not decode).
+                write = await writer.writeAhead(value, forKey: keys.dataKey)
+                if let entry = try? await openDisk(keys.dataKey, priority: context, strict: false), case .file(let file) = entry.contents {
+                    input = ImageInput(file)
+                    digest = entry.digest
+                }
             }
         }
         return FetchedData(
-            input: ImageInput(result.data), response: result.response, source: .network, revalidated: result.notModified,
-            validators: metadata, digest: CachedEntry.digest(of: result.data), write: write, timings: timings)
+            input: input, response: result.response, source: .network, revalidated: result.notModified,
+            validators: metadata, digest: digest ?? CachedEntry.digest(of: result.data), write: write, timings: timings)
     }
 
     /// Downloaded bytes of at least this size are written to the disk cache before they decode
