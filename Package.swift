@@ -288,7 +288,8 @@ let package = Package(
                 "ImagoServer", "ImagoServiceURL", "ImagoServerCLI", "ImagoCLI", "ImagoTracingProbe", "ImagoTestSupport", "ImagoCore", "ImagoCoders",
                 "ImagoLoading", "ImagoProcessing",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client")
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict),
         .testTarget(name: "ImagoAnimationTests", dependencies: ["ImagoAnimation", "ImagoTestSupport"], swiftSettings: strict),

@@ -9,9 +9,10 @@ extension ImageService {
     /// Mounts the service in a Hummingbird router (or route group): `GET /health`, `GET /metrics`
     /// and every image URL, under `prefix`.
     ///
-    /// The image routes run behind the service's middleware, outermost first: Hummingbird's
-    /// `TracingMiddleware` (a server span per request, continuing a W3C `traceparent`; the
-    /// pipeline's stage spans are its children), ``ServiceRequestIDMiddleware`` (the request id, errors answered as their JSON, the common
+    /// The image routes run behind the service's middleware, outermost first:
+    /// ``ServiceTracingMiddleware`` (while a tracer is active, Hummingbird's `TracingMiddleware`:
+    /// a server span per request, continuing a W3C `traceparent`; the pipeline's stage spans are
+    /// its children), ``ServiceRequestIDMiddleware`` (the request id, errors answered as their JSON, the common
     /// headers), ``ServiceAccessLogMiddleware``, ``ServiceMetricsMiddleware``,
     /// ``ServiceDeadlineMiddleware`` (`IMAGO_REQUEST_TIMEOUT`) and
     /// ``ServiceAuthorizationMiddleware`` (`IMAGO_SECRET`). Pass `middleware: false` to add them
@@ -71,8 +72,9 @@ extension ImageService {
         }
         let images = group.group()
         if middleware {
-            // A span per request, continuing the caller's trace (W3C traceparent) when it sends one.
-            images.add(middleware: TracingMiddleware())
+            // A span per request, continuing the caller's trace (W3C traceparent) when it sends
+            // one, while a tracer is active.
+            images.add(middleware: ServiceTracingMiddleware())
                 .add(middleware: ServiceRequestIDMiddleware(logger: logger))
                 .add(middleware: ServiceAccessLogMiddleware(logger: logger))
                 .add(middleware: ServiceMetricsMiddleware(metrics: metrics))

@@ -265,7 +265,7 @@ public final class ImageManager: Sendable {
         if let failure = refusal(of: request) {
             outcome = .finished(.failure(failure))
         } else if request.options.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
-            outcome = .finished(.success(ProcessedImage(image: image, data: nil, source: .memory, revalidated: false)))
+            outcome = .finished(.success(ProcessedImage(image: image, bytes: nil, source: .memory, revalidated: false)))
         } else {
             outcome = .running(pipeline.process(request, keys: keys, priority: cell, events: events))
         }

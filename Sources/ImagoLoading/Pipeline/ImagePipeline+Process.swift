@@ -53,7 +53,7 @@ extension ImagePipeline {
         let options = request.options
         let queue = configuration.processingQueue
         if keys.process.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
-            return ProcessedImage(image: image, data: nil, source: .memory, revalidated: false)
+            return ProcessedImage(image: image, bytes: nil, source: .memory, revalidated: false)
         }
         let processedOnDisk = storesProcessed(request)
         if processedOnDisk, options.readsDisk, !options.contains(.refreshCached),
@@ -70,7 +70,7 @@ extension ImagePipeline {
                 var timings = ImageLoadTimings()
                 timings.queueWait = decoded.wait
                 timings.decode = decoded.run
-                return ProcessedImage(image: decoded.value, data: cached.data, source: .disk, revalidated: false, timings: timings)
+                return ProcessedImage(image: decoded.value, bytes: input, source: .disk, revalidated: false, timings: timings)
             }
         }
 
@@ -128,7 +128,7 @@ extension ImagePipeline {
             }
         }
         return ProcessedImage(
-            image: image, data: decoded.fetched.data, source: decoded.fetched.source,
+            image: image, bytes: decoded.fetched.input, source: decoded.fetched.source,
             revalidated: decoded.fetched.revalidated, timings: timings)
     }
 

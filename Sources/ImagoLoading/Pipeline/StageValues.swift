@@ -33,12 +33,15 @@ struct FetchedData: Sendable {
         if wait { await write.commitAndWait() } else { write.commit() }
     }
 
+}
+
+extension ImageInput {
     /// The bytes when they are in memory, or a disk-cache file mapped (no copy); `nil` for a file
     /// that would have to be read.
-    var data: Data? {
-        switch input.storage {
+    var mappedData: Data? {
+        switch storage {
         case .data(let data): data
-        case .file(let file): file.mapsContents ? try? input.contents() : nil
+        case .file(let file): file.mapsContents ? try? contents() : nil
         }
     }
 }
@@ -66,12 +69,17 @@ enum ImageStageEvent: Sendable {
 /// The finished image: the process stage's value, shared by every load of the same key.
 struct ProcessedImage: Sendable {
     var image: Image
-    /// The original bytes, or the processed image's encoded bytes when it came from disk.
-    var data: Data?
+    /// The original bytes, or the processed image's encoded bytes when it came from disk; a file
+    /// is mapped only when somebody asks for ``data`` (a library load's result), never for an
+    /// encode that does not keep it.
+    var bytes: ImageInput?
     var source: ImageLoadSource
     var revalidated: Bool
     /// Every stage's timings so far.
     var timings = ImageLoadTimings()
+
+    /// ``bytes`` in memory, or mapped from their file.
+    var data: Data? { bytes?.mappedData }
 }
 
 /// The encoded result: the encode stage's value, shared by every load of the same key and output.
