@@ -57,6 +57,21 @@ struct WebPConformanceTests {
         }
     }
 
+    @Test("decoded as RGB, every reference vector has the RGBA decode's colours: libwebp's own RGB output for opaque stills, alpha dropped otherwise")
+    func rgbMatchesRGBA() throws {
+        var opaque = 0
+        for file in try Self.referenceSums().keys.sorted() {
+            let data = try Corpus.data("libwebp-test-data/\(file)")
+            let rgba = try coders.decode(data, options: DecodeOptions(pixelFormat: .rgba8, colorManagement: false))
+            let rgb = try coders.decode(data, options: DecodeOptions(pixelFormat: .rgb8, colorManagement: false))
+            #expect(rgb.buffer.format == .rgb8, "\(file)")
+            #expect(rgb.buffer.bytesPerRow == rgb.buffer.width * 3, "\(file)")
+            #expect(rgb.buffer.bytes == rgba.buffer.converted(to: .rgb8).bytes, "\(file)")
+            if try !coders.info(of: data).hasAlpha { opaque += 1 }
+        }
+        #expect(opaque >= 40, "the opaque vectors take libwebp's RGB output")
+    }
+
     @Test("every vector decodes or fails with a typed error; odd sizes keep their size")
     func allVectors() throws {
         for url in Corpus.files(in: "libwebp-test-data", extensions: ["webp"]) {

@@ -50,7 +50,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         if container.isAnimated {
             return try WebPAnimation(data: data, container: container, options: options).image(options: options)
         }
-        let plan = WebPOutputPlan(container: container, options: options)
+        let plan = WebPOutputPlan(container: container, options: options, oneShot: true)
         try options.limits.check(
             width: container.width, height: container.height,
             decoded: PixelSize(width: plan.width, height: plan.height), format: .webp)
@@ -149,8 +149,13 @@ struct WebPOutputPlan {
     let height: Int
     /// ICC conversion needs straight alpha first; otherwise libwebp premultiplies itself.
     let convertsICC: Bool
+    /// libwebp writes three bytes a pixel itself: RGB asked for, no alpha in the file, no ICC
+    /// conversion (which works on four-byte layouts) and a one-shot decode (partial images of an
+    /// incremental one show what is missing as transparent). An opaque photo then needs no
+    /// RGBA buffer converted afterwards: a quarter less memory, and no pass over every pixel.
+    let decodesRGB: Bool
 
-    init(container: WebPContainer, options: DecodeOptions) {
+    init(container: WebPContainer, options: DecodeOptions, oneShot: Bool = false) {
         self.container = container
         self.options = options
         let size = PixelSize(width: container.width, height: container.height)
@@ -163,13 +168,14 @@ struct WebPOutputPlan {
             height = container.height
         }
         convertsICC = options.colorManagement && container.icc != nil
+        decodesRGB = oneShot && options.pixelFormat == .rgb8 && !container.hasAlpha && !convertsICC
     }
 
     var scaled: Bool { width != container.width || height != container.height }
     var display: Bool { options.pixelFormat == .argb32Premultiplied }
-    var rawFormat: PixelFormat { display ? .argb32Premultiplied : .rgba8 }
+    var rawFormat: PixelFormat { display ? .argb32Premultiplied : decodesRGB ? .rgb8 : .rgba8 }
 
-    var colorspace: WEBP_CSP_MODE { Self.colorspace(display: display, convertsICC: convertsICC) }
+    var colorspace: WEBP_CSP_MODE { decodesRGB ? MODE_RGB : Self.colorspace(display: display, convertsICC: convertsICC) }
 
     /// libwebp's output mode: the display format (premultiplied by libwebp, or straight when an
     /// ICC conversion must come first), or straight RGBA.
@@ -207,7 +213,7 @@ struct WebPOutputPlan {
         config.output.colorspace = colorspace
         config.output.is_external_memory = 1
         config.output.u.RGBA.rgba = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        config.output.u.RGBA.stride = Int32(width * 4)
+        config.output.u.RGBA.stride = Int32(width * rawFormat.bytesPerPixel)
         config.output.u.RGBA.size = output.count
         return config
     }
