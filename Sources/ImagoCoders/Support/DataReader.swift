@@ -51,13 +51,20 @@ struct DataReader: RandomByteReading {
     }
 }
 
-/// Bounds-checked reads from a file through one small window: walking chunk headers reads a
-/// few bytes per chunk where it lies, never what the chunks hold. A failed read reads as the end.
+/// Bounds-checked reads from a file through one window: walking chunk headers reads a few
+/// bytes per chunk where it lies, not what large chunks hold. A failed read reads as the end.
+///
+/// The window starts at 4 KiB and doubles, up to 256 KiB, while the reads keep moving forward
+/// past it: a PNG written in 8 KiB IDAT chunks has a header every 8 KiB, and one read per
+/// header cost 2,700 system calls for a 12-MP photo (14 ms on the benchmark machine, more than
+/// reading the whole file in large pieces). A read behind the window starts small again.
 final class FileWindow: RandomByteReading {
     private let file: ImageFile
     private var start = 0
     private var window = Data()
-    private static let size = 4096
+    private var size = FileWindow.smallest
+    private static let smallest = 4096
+    private static let largest = 256 << 10
 
     init(_ file: ImageFile) { self.file = file }
 
@@ -67,11 +74,12 @@ final class FileWindow: RandomByteReading {
             let from = window.startIndex + (o - start)
             return window.subdata(in: from..<(from + n))
         }
-        if n > Self.size {
+        if n > Self.largest {
             guard let whole = try? file.read(at: o, maxLength: n), whole.count == n else { return nil }
             return whole
         }
-        guard let fresh = try? file.read(at: o, maxLength: Self.size), fresh.count >= n else { return nil }
+        size = !window.isEmpty && o >= start + window.count ? min(size * 2, Self.largest) : Self.smallest
+        guard let fresh = try? file.read(at: o, maxLength: max(size, n)), fresh.count >= n else { return nil }
         start = o
         window = fresh
         return window.subdata(in: window.startIndex..<(window.startIndex + n))
