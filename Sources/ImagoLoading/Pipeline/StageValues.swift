@@ -32,7 +32,6 @@ struct FetchedData: Sendable {
         guard let write else { return }
         if wait { await write.commitAndWait() } else { write.commit() }
     }
-
 }
 
 extension ImageInput {
