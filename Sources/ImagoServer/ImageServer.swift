@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import Hummingbird
+import HummingbirdCore
 import ImagoCore
 public import Logging
 public import ServiceLifecycle
@@ -15,6 +16,10 @@ public import ServiceLifecycle
 /// (``ServerConfiguration/mallocMmapThreshold``, both with ``ProcessHeap``), pins the workers
 /// (``WorkerPinning``) and runs a ``HeapTrimmer`` beside it. An app embedding the server decides
 /// those for itself.
+///
+/// Connections are capped (``ConnectionLimits``): past ``ServerConfiguration/maxClients`` (at
+/// most three quarters of the open-file limit) it stops accepting until one closes, and a
+/// connection whose request head is late is closed.
 ///
 /// On SIGTERM or SIGINT it stops accepting connections, lets the requests in flight finish
 /// within ``ServerConfiguration/gracefulStopTimeout`` (then cancels them), writes the source
@@ -55,7 +60,9 @@ public struct ImageServer: Sendable {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: service.clientWatchHandlers())),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(service.connectionLimits.maxConnections, logger: logger)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 logger.info("imago-server listening on \(host):\(bound), \(workers)")

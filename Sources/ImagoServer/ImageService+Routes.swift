@@ -92,9 +92,17 @@ extension ImageService {
         }
     }
 
-    /// The channel handlers that tell the service when a client goes away, for
-    /// `.http1(additionalChannelHandlers:)` in your `Application`. ``ImageServer`` adds them.
+    /// The channel handlers that tell the service when a client goes away, and close
+    /// connections whose request head does not arrive in time (`IMAGO_READ_REQUEST_TIMEOUT`,
+    /// `IMAGO_KEEP_ALIVE_TIMEOUT`; see ``ConnectionLimits``), for
+    /// `.http1(additionalChannelHandlers:)` in your `Application`. ``ImageServer`` adds them;
+    /// an app should also cap its connections at ``connectionLimits``'s
+    /// ``ConnectionLimits/maxConnections`` (Hummingbird's `availableConnectionsDelegate`).
     public func clientWatchHandlers() -> [any RemovableChannelHandler] {
-        [ClientGoneHandler(connections: connections)]
+        [ClientGoneHandler(connections: connections), ConnectionGuardHandler(table: waitingConnections)]
     }
+
+    /// The connection limits in force: the settings, with ``ServerConfiguration/maxClients``
+    /// held to the process's open-file limit as it was when the service was made.
+    public var connectionLimits: ConnectionLimits { waitingConnections.limits }
 }

@@ -58,6 +58,9 @@ public final class ImageService: Sendable {
     let requestsReceived = Atomic<Int>(0)
     /// The open connections of ``ImageServer`` (or of a server given ``clientWatchHandlers()``).
     let connections = ClientConnections()
+    /// The connections waiting for a request head, and their limits (``ConnectionLimits``), for
+    /// ``clientWatchHandlers()``.
+    let waitingConnections: WaitingConnections
     /// Renders started (decodes, transforms and encodes in the pipeline's encode stage): what
     /// the coalescing tests count.
     package var renderCount: Int { manager.encodeCounts.started }
@@ -112,6 +115,7 @@ public final class ImageService: Sendable {
         admitted = ServiceAdmission(limit: configuration.queueSize > 0 ? configuration.workers + configuration.queueSize : nil)
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
         metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, slots: renderSlots)
+        waitingConnections = WaitingConnections(limits: configuration.connectionLimits(openFiles: ProcessLimits.openFiles))
 
         let pipeline = try ServicePipeline(configuration: configuration, resolver: resolver, connector: connector, workers: workers)
         httpLoader = pipeline.httpLoader

@@ -54,6 +54,18 @@ public struct ServerConfiguration: Sendable {
     public var downloadTimeout: Duration = .seconds(5)
     /// `IMAGO_REQUEST_TIMEOUT`: seconds for a whole request, queueing included. Default 10.
     public var requestTimeout: Duration = .seconds(10)
+    /// `IMAGO_READ_REQUEST_TIMEOUT`: seconds from a connection's opening (or the end of its last
+    /// answer) to the end of a request's head; a client slower than that is disconnected.
+    /// Default 10 (imgproxy's).
+    public var readRequestTimeout: Duration = .seconds(10)
+    /// `IMAGO_KEEP_ALIVE_TIMEOUT`: seconds an idle keep-alive connection is kept for its next
+    /// request; 0 closes each connection after its answer. Default 10 (imgproxy's).
+    public var keepAliveTimeout: Duration = .seconds(10)
+    /// `IMAGO_MAX_CLIENTS`: connections open at once. Default 2048 (imgproxy's), and never more
+    /// than three quarters of the process's open-file limit, so that sources, the cache and the
+    /// logs always have descriptors; when the table is nearly full, new connections close the
+    /// ones that have waited longest for a request (see ``ConnectionLimits``).
+    public var maxClients: Int = 2048
     /// `IMAGO_MAX_RESULT_DIMENSION`: pixels on a result's longer side. Default: no limit.
     public var maxResultDimension: Int?
     /// `IMAGO_ALLOW_SECURITY_OPTIONS`: let URLs override the source limits. Default `false`.
@@ -148,94 +160,12 @@ public struct ServerConfiguration: Sendable {
         try apply(environment)
     }
 
-    /// Overrides settings from `IMAGO_*` variables (or flags given under the same names).
-    ///
-    /// - Throws: ``ConfigurationError``.
-    public mutating func apply(_ environment: [String: String]) throws(ConfigurationError) {
-        let env = Reader(values: environment)
-        if let v = env["IMAGO_BIND"] { bind = v }
-        keys = env["IMAGO_KEY"] ?? keys
-        salts = env["IMAGO_SALT"] ?? salts
-        signatureSize = try env.int("IMAGO_SIGNATURE_SIZE", in: 1...32) ?? signatureSize
-        secret = env["IMAGO_SECRET"] ?? secret
-        cacheDirectory = env["IMAGO_CACHE_DIR"] ?? cacheDirectory
-        cacheSize = try env.int("IMAGO_CACHE_SIZE", in: 0...Int.max) ?? cacheSize
-        localRoot = env["IMAGO_LOCAL_ROOT"] ?? localRoot
-        if let v = env["IMAGO_ALLOWED_SOURCES"] { allowedSources = v.split(separator: ",").map { PathName.trimmed($0) }.filter { !$0.isEmpty } }
-        allowLoopbackSources = try env.bool("IMAGO_ALLOW_LOOPBACK_SOURCES") ?? allowLoopbackSources
-        allowPrivateSources = try env.bool("IMAGO_ALLOW_PRIVATE_SOURCES") ?? allowPrivateSources
-        allowLinkLocalSources = try env.bool("IMAGO_ALLOW_LINK_LOCAL_SOURCES") ?? allowLinkLocalSources
-        maxSourceResolution = try env.double("IMAGO_MAX_SRC_RESOLUTION") ?? maxSourceResolution
-        maxSourceFileSize = try env.int("IMAGO_MAX_SRC_FILE_SIZE", in: 1...Int.max) ?? maxSourceFileSize
-        maxRedirects = try env.int("IMAGO_MAX_REDIRECTS", in: 0...100) ?? maxRedirects
-        downloadTimeout = try env.seconds("IMAGO_DOWNLOAD_TIMEOUT") ?? downloadTimeout
-        requestTimeout = try env.seconds("IMAGO_REQUEST_TIMEOUT") ?? requestTimeout
-        maxResultDimension = try env.int("IMAGO_MAX_RESULT_DIMENSION", in: 1...Int.max) ?? maxResultDimension
-        allowSecurityOptions = try env.bool("IMAGO_ALLOW_SECURITY_OPTIONS") ?? allowSecurityOptions
-        quality = try env.int("IMAGO_QUALITY", in: 1...100) ?? quality
-        if let v = env["IMAGO_FORMAT_QUALITY"] {
-            for pair in v.split(separator: ",") {
-                let parts = pair.split(separator: "=").map { PathName.trimmed($0) }
-                guard parts.count == 2, let format = ImageFormat(serviceExtension: parts[0]), let q = Int(parts[1]), (1...100).contains(q) else {
-                    throw ConfigurationError(variable: "IMAGO_FORMAT_QUALITY", reason: "'\(pair)' is not format=quality (1-100)")
-                }
-                formatQuality[format] = q
-            }
-        }
-        autoWebP = try env.bool("IMAGO_AUTO_WEBP") ?? autoWebP
-        autoAVIF = try env.bool("IMAGO_AUTO_AVIF") ?? autoAVIF
-        maxAnimationFrames = try env.int("IMAGO_MAX_ANIMATION_FRAMES", in: 1...100_000) ?? maxAnimationFrames
-        maxAnimationPixels = try env.double("IMAGO_MAX_ANIMATION_FRAME_PIXELS") ?? maxAnimationPixels
-        ttl = try env.int("IMAGO_TTL", in: 0...Int.max) ?? ttl
-        stripMetadata = try env.bool("IMAGO_STRIP_METADATA") ?? stripMetadata
-        keepCopyright = try env.bool("IMAGO_KEEP_COPYRIGHT") ?? keepCopyright
-        stripColorProfile = try env.bool("IMAGO_STRIP_COLOR_PROFILE") ?? stripColorProfile
-        autoRotate = try env.bool("IMAGO_AUTO_ROTATE") ?? autoRotate
-        returnAttachment = try env.bool("IMAGO_RETURN_ATTACHMENT") ?? returnAttachment
-        if let v = env["IMAGO_PRESETS"] {
-            for entry in v.split(separator: ",") {
-                let parts = entry.split(separator: "=", maxSplits: 1).map { PathName.trimmed($0) }
-                guard parts.count == 2, !parts[0].isEmpty else {
-                    throw ConfigurationError(variable: "IMAGO_PRESETS", reason: "'\(entry)' is not name=options")
-                }
-                presets[parts[0]] = parts[1].split(separator: "/").map(String.init)
-            }
-        }
-        workers = try env.int("IMAGO_WORKERS", in: 1...1024) ?? workers
-        if let v = env["IMAGO_WORKER_AFFINITY"] {
-            guard let affinity = WorkerAffinity(rawValue: PathName.trimmed(v).lowercased()) else {
-                throw ConfigurationError(variable: "IMAGO_WORKER_AFFINITY", reason: "'\(v)' is not auto, pinned or none")
-            }
-            workerAffinity = affinity
-        }
-        queueSize = try env.int("IMAGO_QUEUE_SIZE", in: 0...1_000_000) ?? queueSize
-        gracefulStopTimeout = try env.seconds("IMAGO_GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
-        mallocArenas = try env.int("IMAGO_MALLOC_ARENAS", in: 0...4096) ?? mallocArenas
-        mallocMmapThreshold = try env.int("IMAGO_MALLOC_MMAP_THRESHOLD", in: 0...(32 << 20)) ?? mallocMmapThreshold
-        if mallocMmapThreshold > 0, mallocMmapThreshold < 4096 {
-            throw ConfigurationError(variable: "IMAGO_MALLOC_MMAP_THRESHOLD", reason: "'\(mallocMmapThreshold)' is not 0 or 4096-33554432")
-        }
-        if env["IMAGO_FREE_MEMORY_INTERVAL"] == "0" {
-            freeMemoryInterval = .zero
-        } else {
-            freeMemoryInterval = try env.seconds("IMAGO_FREE_MEMORY_INTERVAL") ?? freeMemoryInterval
-        }
-        playground = try env.bool("IMAGO_PLAYGROUND") ?? playground
-        serverTiming = try env.bool("IMAGO_SERVER_TIMING") ?? serverTiming
-        otelEnabled = try env.bool("IMAGO_OTEL_ENABLE") ?? otelEnabled
-        if let endpoint = env["IMAGO_OTEL_ENDPOINT"] {
-            guard endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://") else {
-                throw ConfigurationError(variable: "IMAGO_OTEL_ENDPOINT", reason: "'\(endpoint)' is not an http or https URL")
-            }
-            otelEndpoint = endpoint
-        }
-        if let value = env["IMAGO_OTEL_PROTOCOL"] {
-            guard value == "http/protobuf" || value == "http/json" else {
-                throw ConfigurationError(variable: "IMAGO_OTEL_PROTOCOL", reason: "'\(value)' is not http/protobuf or http/json")
-            }
-            otelProtocol = value
-        }
-        if let name = env["IMAGO_OTEL_SERVICE_NAME"], !name.isEmpty { otelServiceName = name }
+    /// The connection limits for a process allowed `openFiles` descriptors (`nil`: unknown):
+    /// ``maxClients``, held to three quarters of `openFiles`.
+    public func connectionLimits(openFiles: Int?) -> ConnectionLimits {
+        var cap = maxClients
+        if let openFiles, openFiles > 0 { cap = min(cap, max(16, openFiles - max(64, openFiles / 4))) }
+        return ConnectionLimits(readRequestTimeout: readRequestTimeout, keepAliveTimeout: keepAliveTimeout, maxConnections: cap)
     }
 
     /// The host and port of ``bind``.
@@ -248,138 +178,5 @@ public struct ServerConfiguration: Sendable {
         var host = String(bind[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return (host.isEmpty ? "0.0.0.0" : host, port)
-    }
-
-    /// Every variable with its current value, for `--help` and the start-up log (keys, salts and
-    /// the secret masked).
-    public var summary: [(String, String)] {
-        [
-            ("IMAGO_BIND", bind), ("IMAGO_KEY", keys == nil ? "(none)" : "(set)"), ("IMAGO_SALT", salts == nil ? "(none)" : "(set)"),
-            ("IMAGO_SIGNATURE_SIZE", "\(signatureSize)"), ("IMAGO_SECRET", secret == nil ? "(none)" : "(set)"),
-            ("IMAGO_CACHE_DIR", cacheDirectory ?? "(default)"), ("IMAGO_CACHE_SIZE", "\(cacheSize)"),
-            ("IMAGO_LOCAL_ROOT", localRoot ?? "(none)"), ("IMAGO_ALLOWED_SOURCES", allowedSources.isEmpty ? "(any)" : allowedSources.joined(separator: ",")),
-            ("IMAGO_ALLOW_LOOPBACK_SOURCES", "\(allowLoopbackSources)"), ("IMAGO_ALLOW_PRIVATE_SOURCES", "\(allowPrivateSources)"),
-            ("IMAGO_ALLOW_LINK_LOCAL_SOURCES", "\(allowLinkLocalSources)"), ("IMAGO_MAX_SRC_RESOLUTION", "\(maxSourceResolution)"),
-            ("IMAGO_MAX_SRC_FILE_SIZE", "\(maxSourceFileSize)"), ("IMAGO_MAX_REDIRECTS", "\(maxRedirects)"),
-            ("IMAGO_DOWNLOAD_TIMEOUT", "\(downloadTimeout)"), ("IMAGO_REQUEST_TIMEOUT", "\(requestTimeout)"),
-            ("IMAGO_MAX_RESULT_DIMENSION", maxResultDimension.map(String.init) ?? "(none)"),
-            ("IMAGO_ALLOW_SECURITY_OPTIONS", "\(allowSecurityOptions)"), ("IMAGO_QUALITY", "\(quality)"),
-            ("IMAGO_FORMAT_QUALITY", formatQuality.isEmpty ? "(none)" : formatQuality.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: ",")),
-            ("IMAGO_AUTO_WEBP", "\(autoWebP)"), ("IMAGO_AUTO_AVIF", "\(autoAVIF)"), ("IMAGO_MAX_ANIMATION_FRAMES", "\(maxAnimationFrames)"),
-            ("IMAGO_MAX_ANIMATION_FRAME_PIXELS", "\(maxAnimationPixels)"),
-            ("IMAGO_TTL", "\(ttl)"), ("IMAGO_STRIP_METADATA", "\(stripMetadata)"), ("IMAGO_KEEP_COPYRIGHT", "\(keepCopyright)"),
-            ("IMAGO_STRIP_COLOR_PROFILE", "\(stripColorProfile)"), ("IMAGO_AUTO_ROTATE", "\(autoRotate)"),
-            ("IMAGO_RETURN_ATTACHMENT", "\(returnAttachment)"), ("IMAGO_PRESETS", presets.isEmpty ? "(none)" : presets.keys.sorted().joined(separator: ",")),
-            ("IMAGO_WORKERS", "\(workers)"), ("IMAGO_WORKER_AFFINITY", workerAffinity.rawValue),
-            ("IMAGO_QUEUE_SIZE", queueSize == 0 ? "(no limit)" : "\(queueSize)"),
-            ("IMAGO_GRACEFUL_STOP_TIMEOUT", "\(gracefulStopTimeout)"),
-            ("IMAGO_MALLOC_ARENAS", mallocArenas == 0 ? "(glibc default)" : "\(mallocArenas)"),
-            ("IMAGO_MALLOC_MMAP_THRESHOLD", mallocMmapThreshold == 0 ? "(glibc default)" : "\(mallocMmapThreshold)"),
-            ("IMAGO_FREE_MEMORY_INTERVAL", freeMemoryInterval == .zero ? "(off)" : "\(freeMemoryInterval)"),
-            ("IMAGO_PLAYGROUND", "\(playground)"), ("IMAGO_SERVER_TIMING", "\(serverTiming)"),
-            ("IMAGO_OTEL_ENABLE", "\(otelEnabled)"), ("IMAGO_OTEL_ENDPOINT", otelEndpoint), ("IMAGO_OTEL_PROTOCOL", otelProtocol),
-            ("IMAGO_OTEL_SERVICE_NAME", otelServiceName)
-        ]
-    }
-}
-
-extension ServerConfiguration {
-    /// What each variable means, in ``summary``'s order: for `imago-server --help`.
-    public static let meanings: [String: String] = [
-        "IMAGO_BIND": "host:port to listen on",
-        "IMAGO_KEY": "hex signing keys, comma-separated; none: URLs are not signed",
-        "IMAGO_SALT": "hex salts, one per key",
-        "IMAGO_SIGNATURE_SIZE": "bytes of the HMAC-SHA256 kept in signatures, 1-32",
-        "IMAGO_SECRET": "require Authorization: Bearer <secret>",
-        "IMAGO_CACHE_DIR": "where source bytes are cached ($XDG_CACHE_HOME/imago by default), namespace 'sources'",
-        "IMAGO_CACHE_SIZE": "bytes of sources kept on disk; 0 disables the source cache",
-        "IMAGO_LOCAL_ROOT": "folder local:///path sources are read from; none: local sources refused",
-        "IMAGO_ALLOWED_SOURCES": "comma-separated URL prefixes, * matching within a host or path segment",
-        "IMAGO_ALLOW_LOOPBACK_SOURCES": "let sources resolve to 127.0.0.0/8 and ::1",
-        "IMAGO_ALLOW_PRIVATE_SOURCES": "let sources resolve to RFC 1918, 100.64/10 and fc00::/7 addresses",
-        "IMAGO_ALLOW_LINK_LOCAL_SOURCES": "let sources resolve to 169.254/16 and fe80::/10 (cloud metadata)",
-        "IMAGO_MAX_SRC_RESOLUTION": "megapixels of a source",
-        "IMAGO_MAX_SRC_FILE_SIZE": "bytes of a source (Content-Length and streamed length)",
-        "IMAGO_MAX_REDIRECTS": "redirects followed per source",
-        "IMAGO_DOWNLOAD_TIMEOUT": "seconds for a source download",
-        "IMAGO_REQUEST_TIMEOUT": "seconds for a whole request (503 past it)",
-        "IMAGO_MAX_RESULT_DIMENSION": "pixels on a result's longer side",
-        "IMAGO_ALLOW_SECURITY_OPTIONS": "let URLs override the source limits",
-        "IMAGO_QUALITY": "lossy quality, 1-100",
-        "IMAGO_FORMAT_QUALITY": "quality per format, e.g. webp=79,avif=63",
-        "IMAGO_AUTO_WEBP": "answer WebP to clients whose Accept names image/webp",
-        "IMAGO_AUTO_AVIF": "answer AVIF to clients whose Accept names image/avif",
-        "IMAGO_MAX_ANIMATION_FRAMES": "frames of an animated source",
-        "IMAGO_MAX_ANIMATION_FRAME_PIXELS": "megapixels summed over an animation's frames",
-        "IMAGO_TTL": "Cache-Control max-age of results, seconds",
-        "IMAGO_STRIP_METADATA": "drop EXIF from results",
-        "IMAGO_KEEP_COPYRIGHT": "keep EXIF Copyright and Artist when stripping",
-        "IMAGO_STRIP_COLOR_PROFILE": "convert to sRGB and drop ICC profiles",
-        "IMAGO_AUTO_ROTATE": "apply EXIF orientation",
-        "IMAGO_RETURN_ATTACHMENT": "Content-Disposition: attachment",
-        "IMAGO_PRESETS": "name=opt/opt,... ('default' applies to every URL)",
-        "IMAGO_WORKERS": "decodes, transforms and encodes at once",
-        "IMAGO_WORKER_AFFINITY": "auto: a CPU per worker when they match the CPUs allowed; pinned: always; none: never",
-        "IMAGO_QUEUE_SIZE": "requests waiting beyond the workers before 429 (0: no limit)",
-        "IMAGO_GRACEFUL_STOP_TIMEOUT": "seconds to finish in-flight requests on SIGTERM/SIGINT",
-        "IMAGO_MALLOC_ARENAS": "glibc malloc arenas (M_ARENA_MAX); 0: glibc's default",
-        "IMAGO_MALLOC_MMAP_THRESHOLD": "bytes from which allocations are mapped apart and unmapped when freed; 0: glibc's default",
-        "IMAGO_FREE_MEMORY_INTERVAL": "seconds between malloc_trim calls (also when idle); 0: never",
-        "IMAGO_PLAYGROUND": "serve the playground page at /",
-        "IMAGO_SERVER_TIMING": "send Server-Timing with each stage's duration",
-        "IMAGO_OTEL_ENABLE": "export spans of each request's stages over OTLP/HTTP",
-        "IMAGO_OTEL_ENDPOINT": "the OTLP/HTTP collector's base URL",
-        "IMAGO_OTEL_PROTOCOL": "http/protobuf or http/json",
-        "IMAGO_OTEL_SERVICE_NAME": "the service.name spans carry"
-    ]
-}
-
-/// A configuration value that cannot be used: which variable, and why.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    /// The variable (`IMAGO_…`) whose value is unusable.
-    public var variable: String
-    /// What is wrong with it.
-    public var reason: String
-
-    /// Creates an error for `variable`.
-    public init(variable: String, reason: String) {
-        self.variable = variable
-        self.reason = reason
-    }
-
-    public var description: String { "\(variable): \(reason)" }
-}
-
-/// Typed reads of environment values.
-private struct Reader {
-    let values: [String: String]
-
-    subscript(_ name: String) -> String? {
-        values[name].map { PathName.trimmed($0) }.flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    func bool(_ name: String) throws(ConfigurationError) -> Bool? {
-        guard let v = self[name] else { return nil }
-        switch v.lowercased() {
-        case "1", "t", "true", "yes", "on": return true
-        case "0", "f", "false", "no", "off": return false
-        default: throw ConfigurationError(variable: name, reason: "'\(v)' is not true or false")
-        }
-    }
-
-    func int(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
-        guard let v = self[name] else { return nil }
-        guard let n = Int(v), range.contains(n) else { throw ConfigurationError(variable: name, reason: "'\(v)' is not an integer in \(range)") }
-        return n
-    }
-
-    func double(_ name: String) throws(ConfigurationError) -> Double? {
-        guard let v = self[name] else { return nil }
-        guard let d = Double(v), d.isFinite, d > 0 else { throw ConfigurationError(variable: name, reason: "'\(v)' is not a positive number") }
-        return d
-    }
-
-    func seconds(_ name: String) throws(ConfigurationError) -> Duration? {
-        try double(name).map { .milliseconds(Int64(($0 * 1000).rounded())) }
     }
 }

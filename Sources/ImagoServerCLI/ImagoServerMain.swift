@@ -114,6 +114,8 @@ struct ServeCommand: AsyncParsableCommand {
         let arenas = imago_server_start_arenas()
         if configuration.mallocArenas > 0 { ProcessHeap.limitArenas(configuration.mallocArenas) }
         if configuration.mallocMmapThreshold > 0 { ProcessHeap.mapLargeAllocations(from: configuration.mallocMmapThreshold) }
+        // As Go's runtime does for imgproxy: the connection cap is taken from this limit.
+        ProcessLimits.raiseOpenFiles()
         let pinning = WorkerPinning.plan(configuration.workerAffinity, workers: configuration.workers, allowed: WorkerPinning.allowedCPUs)
         let service: ImageService
         do {

@@ -22,10 +22,17 @@ struct ServerProcessTests {
         let process: Process
         let output = Output()
 
-        init(arguments: [String], environment: [String: String]) throws {
+        /// Starts `imago-server` with `arguments`; `launcher` (say `prlimit --nofile=…`) runs it
+        /// when given.
+        init(arguments: [String], environment: [String: String], launcher: [String] = []) throws {
             process = Process()
-            process.executableURL = TestFiles.builtProduct("imago-server")
-            process.arguments = arguments
+            if let tool = launcher.first {
+                process.executableURL = URL(fileURLWithPath: tool)
+                process.arguments = Array(launcher.dropFirst()) + [TestFiles.builtProduct("imago-server").path] + arguments
+            } else {
+                process.executableURL = TestFiles.builtProduct("imago-server")
+                process.arguments = arguments
+            }
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             let err = Pipe()
             process.standardError = err

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+import ImagoServiceURL
+
+extension ServerConfiguration {
+    /// Overrides settings from `IMAGO_*` variables (or flags given under the same names).
+    ///
+    /// - Throws: ``ConfigurationError``.
+    public mutating func apply(_ environment: [String: String]) throws(ConfigurationError) {
+        let env = EnvironmentReader(values: environment)
+        if let v = env["IMAGO_BIND"] { bind = v }
+        keys = env["IMAGO_KEY"] ?? keys
+        salts = env["IMAGO_SALT"] ?? salts
+        signatureSize = try env.int("IMAGO_SIGNATURE_SIZE", in: 1...32) ?? signatureSize
+        secret = env["IMAGO_SECRET"] ?? secret
+        cacheDirectory = env["IMAGO_CACHE_DIR"] ?? cacheDirectory
+        cacheSize = try env.int("IMAGO_CACHE_SIZE", in: 0...Int.max) ?? cacheSize
+        localRoot = env["IMAGO_LOCAL_ROOT"] ?? localRoot
+        if let v = env["IMAGO_ALLOWED_SOURCES"] { allowedSources = v.split(separator: ",").map { PathName.trimmed($0) }.filter { !$0.isEmpty } }
+        allowLoopbackSources = try env.bool("IMAGO_ALLOW_LOOPBACK_SOURCES") ?? allowLoopbackSources
+        allowPrivateSources = try env.bool("IMAGO_ALLOW_PRIVATE_SOURCES") ?? allowPrivateSources
+        allowLinkLocalSources = try env.bool("IMAGO_ALLOW_LINK_LOCAL_SOURCES") ?? allowLinkLocalSources
+        maxSourceResolution = try env.double("IMAGO_MAX_SRC_RESOLUTION") ?? maxSourceResolution
+        maxSourceFileSize = try env.int("IMAGO_MAX_SRC_FILE_SIZE", in: 1...Int.max) ?? maxSourceFileSize
+        maxRedirects = try env.int("IMAGO_MAX_REDIRECTS", in: 0...100) ?? maxRedirects
+        downloadTimeout = try env.seconds("IMAGO_DOWNLOAD_TIMEOUT") ?? downloadTimeout
+        requestTimeout = try env.seconds("IMAGO_REQUEST_TIMEOUT") ?? requestTimeout
+        readRequestTimeout = try env.seconds("IMAGO_READ_REQUEST_TIMEOUT") ?? readRequestTimeout
+        if env["IMAGO_KEEP_ALIVE_TIMEOUT"] == "0" {
+            keepAliveTimeout = .zero
+        } else {
+            keepAliveTimeout = try env.seconds("IMAGO_KEEP_ALIVE_TIMEOUT") ?? keepAliveTimeout
+        }
+        maxClients = try env.int("IMAGO_MAX_CLIENTS", in: 1...1_000_000) ?? maxClients
+        maxResultDimension = try env.int("IMAGO_MAX_RESULT_DIMENSION", in: 1...Int.max) ?? maxResultDimension
+        allowSecurityOptions = try env.bool("IMAGO_ALLOW_SECURITY_OPTIONS") ?? allowSecurityOptions
+        quality = try env.int("IMAGO_QUALITY", in: 1...100) ?? quality
+        if let v = env["IMAGO_FORMAT_QUALITY"] {
+            for pair in v.split(separator: ",") {
+                let parts = pair.split(separator: "=").map { PathName.trimmed($0) }
+                guard parts.count == 2, let format = ImageFormat(serviceExtension: parts[0]), let q = Int(parts[1]), (1...100).contains(q) else {
+                    throw ConfigurationError(variable: "IMAGO_FORMAT_QUALITY", reason: "'\(pair)' is not format=quality (1-100)")
+                }
+                formatQuality[format] = q
+            }
+        }
+        autoWebP = try env.bool("IMAGO_AUTO_WEBP") ?? autoWebP
+        autoAVIF = try env.bool("IMAGO_AUTO_AVIF") ?? autoAVIF
+        maxAnimationFrames = try env.int("IMAGO_MAX_ANIMATION_FRAMES", in: 1...100_000) ?? maxAnimationFrames
+        maxAnimationPixels = try env.double("IMAGO_MAX_ANIMATION_FRAME_PIXELS") ?? maxAnimationPixels
+        ttl = try env.int("IMAGO_TTL", in: 0...Int.max) ?? ttl
+        stripMetadata = try env.bool("IMAGO_STRIP_METADATA") ?? stripMetadata
+        keepCopyright = try env.bool("IMAGO_KEEP_COPYRIGHT") ?? keepCopyright
+        stripColorProfile = try env.bool("IMAGO_STRIP_COLOR_PROFILE") ?? stripColorProfile
+        autoRotate = try env.bool("IMAGO_AUTO_ROTATE") ?? autoRotate
+        returnAttachment = try env.bool("IMAGO_RETURN_ATTACHMENT") ?? returnAttachment
+        if let v = env["IMAGO_PRESETS"] {
+            for entry in v.split(separator: ",") {
+                let parts = entry.split(separator: "=", maxSplits: 1).map { PathName.trimmed($0) }
+                guard parts.count == 2, !parts[0].isEmpty else {
+                    throw ConfigurationError(variable: "IMAGO_PRESETS", reason: "'\(entry)' is not name=options")
+                }
+                presets[parts[0]] = parts[1].split(separator: "/").map(String.init)
+            }
+        }
+        workers = try env.int("IMAGO_WORKERS", in: 1...1024) ?? workers
+        if let v = env["IMAGO_WORKER_AFFINITY"] {
+            guard let affinity = WorkerAffinity(rawValue: PathName.trimmed(v).lowercased()) else {
+                throw ConfigurationError(variable: "IMAGO_WORKER_AFFINITY", reason: "'\(v)' is not auto, pinned or none")
+            }
+            workerAffinity = affinity
+        }
+        queueSize = try env.int("IMAGO_QUEUE_SIZE", in: 0...1_000_000) ?? queueSize
+        gracefulStopTimeout = try env.seconds("IMAGO_GRACEFUL_STOP_TIMEOUT") ?? gracefulStopTimeout
+        mallocArenas = try env.int("IMAGO_MALLOC_ARENAS", in: 0...4096) ?? mallocArenas
+        mallocMmapThreshold = try env.int("IMAGO_MALLOC_MMAP_THRESHOLD", in: 0...(32 << 20)) ?? mallocMmapThreshold
+        if mallocMmapThreshold > 0, mallocMmapThreshold < 4096 {
+            throw ConfigurationError(variable: "IMAGO_MALLOC_MMAP_THRESHOLD", reason: "'\(mallocMmapThreshold)' is not 0 or 4096-33554432")
+        }
+        if env["IMAGO_FREE_MEMORY_INTERVAL"] == "0" {
+            freeMemoryInterval = .zero
+        } else {
+            freeMemoryInterval = try env.seconds("IMAGO_FREE_MEMORY_INTERVAL") ?? freeMemoryInterval
+        }
+        playground = try env.bool("IMAGO_PLAYGROUND") ?? playground
+        serverTiming = try env.bool("IMAGO_SERVER_TIMING") ?? serverTiming
+        otelEnabled = try env.bool("IMAGO_OTEL_ENABLE") ?? otelEnabled
+        if let endpoint = env["IMAGO_OTEL_ENDPOINT"] {
+            guard endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://") else {
+                throw ConfigurationError(variable: "IMAGO_OTEL_ENDPOINT", reason: "'\(endpoint)' is not an http or https URL")
+            }
+            otelEndpoint = endpoint
+        }
+        if let value = env["IMAGO_OTEL_PROTOCOL"] {
+            guard value == "http/protobuf" || value == "http/json" else {
+                throw ConfigurationError(variable: "IMAGO_OTEL_PROTOCOL", reason: "'\(value)' is not http/protobuf or http/json")
+            }
+            otelProtocol = value
+        }
+        if let name = env["IMAGO_OTEL_SERVICE_NAME"], !name.isEmpty { otelServiceName = name }
+    }
+}
+
+/// Typed reads of environment values.
+struct EnvironmentReader {
+    let values: [String: String]
+
+    subscript(_ name: String) -> String? {
+        values[name].map { PathName.trimmed($0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func bool(_ name: String) throws(ConfigurationError) -> Bool? {
+        guard let v = self[name] else { return nil }
+        switch v.lowercased() {
+        case "1", "t", "true", "yes", "on": return true
+        case "0", "f", "false", "no", "off": return false
+        default: throw ConfigurationError(variable: name, reason: "'\(v)' is not true or false")
+        }
+    }
+
+    func int(_ name: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let v = self[name] else { return nil }
+        guard let n = Int(v), range.contains(n) else { throw ConfigurationError(variable: name, reason: "'\(v)' is not an integer in \(range)") }
+        return n
+    }
+
+    func double(_ name: String) throws(ConfigurationError) -> Double? {
+        guard let v = self[name] else { return nil }
+        guard let d = Double(v), d.isFinite, d > 0 else { throw ConfigurationError(variable: name, reason: "'\(v)' is not a positive number") }
+        return d
+    }
+
+    func seconds(_ name: String) throws(ConfigurationError) -> Duration? {
+        try double(name).map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    }
+}
