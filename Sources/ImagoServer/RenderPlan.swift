@@ -159,15 +159,13 @@ struct RenderPlan: Sendable {
         let transformer = ServiceTransformer(
             options: options, autoRotate: plan.autoRotate,
             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
-            flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension)
+            flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension, vectorSource: info.format.isVector)
         var request = source.request
         request.transformers = [transformer]
         request.options = [.transformAnimatedImage, .retryFailed]
         // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
         if !pageAlone,
-            var hint = ServiceGeometry(options: options).decodeHint(
-                sourceWidth: upright.width, sourceHeight: upright.height,
-                vector: info.format.isVector)
+            var hint = transformer.geometry.decodeHint(sourceWidth: upright.width, sourceHeight: upright.height)
         {
             // The hint is in the decoder's (stored) orientation.
             if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {

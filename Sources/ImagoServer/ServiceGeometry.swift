@@ -5,143 +5,235 @@ import ImagoCore
 import ImagoServiceURL
 
 /// The sizes and rectangles of imgproxy's pipeline, computed from the image's size and the
-/// options: pure arithmetic, tested on its own.
+/// options as imgproxy computes them (its `processing/prepare.go` and `calc_position.go`): pure
+/// arithmetic, tested against imgproxy's own tables.
 ///
-/// Sizes are in the pixels of the image being processed. `sourceScale` is that image's size over
-/// the source's (below 1 when the decoder shrank it on load), so that option values meant in
-/// source pixels (absolute crop sizes and offsets) can be brought to it.
+/// ``sizes(width:height:)`` works in the source's pixels, as shown (after the EXIF orientation,
+/// `rotate` and trimming); the transformer brings crop sizes and offsets to the pixels of the
+/// image it holds when the decoder shrank it on load. Go's rounding is kept: `math.Round` (half
+/// away from zero) for sizes, `math.RoundToEven` for positions, offsets and padding.
 struct ServiceGeometry {
     let options: ProcessingOptions
+    /// The longer side a result may have, padding and extension included; a larger result is
+    /// scaled down to fit (`max_result_dimension`).
+    var maxResultDimension: Int?
+    /// A vector source (SVG, PDF) is drawn at any scale: `enlarge` does not hold it back.
+    var vectorSource = false
 
-    /// A `w`×`h` window placed in a `width`×`height` container by `gravity`; offsets of 1 or more
-    /// are pixels (times `pixelScale`), under 1 fractions of the container. Smart gravity is
-    /// placed by the caller; here it is the centre.
+    init(options: ProcessingOptions, maxResultDimension: Int? = nil, vectorSource: Bool = false) {
+        self.options = options
+        self.maxResultDimension = maxResultDimension
+        self.vectorSource = vectorSource
+    }
+
+    /// Every size of one request, in the source's pixels and the result's.
+    struct Sizes: Equatable {
+        /// The region `crop` cuts before resizing (0: the whole extent), source pixels.
+        var cropWidth = 0, cropHeight = 0
+        /// The factor from the (cropped) source to the resized image, per axis.
+        var wScale = 1.0, hScale = 1.0
+        /// The factor applied to pixel values in the options (offsets, padding, target sizes).
+        var dprScale = 1.0
+        /// The requested size times the `dpr` and zoom (0: not given).
+        var targetWidth = 0, targetHeight = 0
+        /// The resized image.
+        var scaledWidth = 0, scaledHeight = 0
+        /// The crop after resizing (fill, fill-down); 0: the whole extent.
+        var resultCropWidth = 0, resultCropHeight = 0
+        /// The canvas `extend_aspect_ratio` extends to (0: none).
+        var aspectWidth = 0, aspectHeight = 0
+    }
+
+    static func round(_ v: Double) -> Int { Int(v.rounded(.toNearestOrAwayFromZero)) }
+    static func roundToEven(_ v: Double) -> Int { Int(v.rounded(.toNearestOrEven)) }
+    static func scale(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : round(Double(a) * s) }
+    static func scaleToEven(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : roundToEven(Double(a) * s) }
+    static func minNonZero(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
+
+    /// The size `crop` asks for on one axis of `extent` pixels: 0 none, at least 1 pixels
+    /// (truncated), under 1 a fraction (rounded, at least 1).
+    static func cropExtent(_ extent: Int, _ crop: Double) -> Int {
+        if crop == 0 { return 0 }
+        if crop >= 1 { return Int(crop) }
+        return max(1, scale(extent, crop))
+    }
+
+    /// imgproxy's sizes for a `width`×`height` source (as shown).
+    func sizes(width: Int, height: Int) -> Sizes {
+        var s = Sizes()
+        if let crop = options.crop {
+            s.cropWidth = Self.cropExtent(width, crop.width)
+            s.cropHeight = Self.cropExtent(height, crop.height)
+        }
+        let w = Self.minNonZero(s.cropWidth, width), h = Self.minNonZero(s.cropHeight, height)
+        scale(&s, width: w, height: h)
+        measure(&s, width: w, height: h)
+        limit(&s, width: w, height: h)
+        return s
+    }
+
+    /// The resize factors and the `dpr` left to apply (imgproxy's `calcScale`).
+    private func scale(_ s: inout Sizes, width: Int, height: Int) {
+        let o = options
+        var wShrink = 1.0, hShrink = 1.0
+        let srcW = Double(width), srcH = Double(height)
+        let dstW = o.width != 0 ? Double(o.width) : srcW
+        let dstH = o.height != 0 ? Double(o.height) : srcH
+        if dstW != srcW { wShrink = srcW / dstW }
+        if dstH != srcH { hShrink = srcH / dstH }
+        if wShrink != 1 || hShrink != 1 {
+            var type = o.resizingType
+            if type == .auto {
+                let srcD = srcW - srcH, dstD = dstW - dstH
+                type = (srcD >= 0 && dstD >= 0) || (srcD < 0 && dstD < 0) ? .fill : .fit
+            }
+            if o.width == 0 && type != .force {
+                wShrink = hShrink
+            } else if o.height == 0 && type != .force {
+                hShrink = wShrink
+            } else if type == .fit {
+                wShrink = max(wShrink, hShrink)
+                hShrink = wShrink
+            } else if type == .fill || type == .fillDown {
+                wShrink = min(wShrink, hShrink)
+                hShrink = wShrink
+            }
+        }
+        wShrink /= o.zoomX
+        hShrink /= o.zoomY
+        s.dprScale = o.dpr
+        if !o.enlarge && !vectorSource {
+            let minShrink = min(wShrink, hShrink)
+            if minShrink < 1 {
+                wShrink /= minShrink
+                hShrink /= minShrink
+                if !o.extend { s.dprScale /= minShrink }
+            }
+            s.dprScale = min(s.dprScale, min(wShrink, hShrink))
+        }
+        if o.minWidth > 0 {
+            let minShrink = srcW / Double(o.minWidth)
+            if minShrink < wShrink {
+                hShrink /= wShrink / minShrink
+                wShrink = minShrink
+            }
+        }
+        if o.minHeight > 0 {
+            let minShrink = srcH / Double(o.minHeight)
+            if minShrink < hShrink {
+                wShrink /= hShrink / minShrink
+                hShrink = minShrink
+            }
+        }
+        wShrink /= s.dprScale
+        hShrink /= s.dprScale
+        wShrink = min(wShrink, srcW)
+        hShrink = min(hShrink, srcH)
+        s.wScale = 1 / wShrink
+        s.hScale = 1 / hShrink
+    }
+
+    /// The target, resized, result-crop and aspect-ratio sizes (imgproxy's `calcSizes`).
+    private func measure(_ s: inout Sizes, width: Int, height: Int) {
+        let o = options
+        s.targetWidth = Self.scale(o.width, s.dprScale * o.zoomX)
+        s.targetHeight = Self.scale(o.height, s.dprScale * o.zoomY)
+        s.scaledWidth = Self.scale(width, s.wScale)
+        s.scaledHeight = Self.scale(height, s.hScale)
+        s.resultCropWidth = s.targetWidth
+        s.resultCropHeight = s.targetHeight
+        if o.resizingType == .fillDown && !o.enlarge {
+            let diffW = Double(s.targetWidth) / Double(s.scaledWidth)
+            let diffH = Double(s.targetHeight) / Double(s.scaledHeight)
+            if diffW > diffH && diffW > 1 {
+                s.resultCropHeight = Self.scale(s.scaledWidth, Double(s.targetHeight) / Double(s.targetWidth))
+                s.resultCropWidth = s.scaledWidth
+            } else if diffH > diffW && diffH > 1 {
+                s.resultCropWidth = Self.scale(s.scaledHeight, Double(s.targetWidth) / Double(s.targetHeight))
+                s.resultCropHeight = s.scaledHeight
+            }
+        }
+        s.aspectWidth = 0
+        s.aspectHeight = 0
+        if o.extendAspectRatio && s.targetWidth > 0 && s.targetHeight > 0 {
+            let outW = Self.minNonZero(s.scaledWidth, s.resultCropWidth)
+            let outH = Self.minNonZero(s.scaledHeight, s.resultCropHeight)
+            let diffW = Double(s.targetWidth) / Double(outW), diffH = Double(s.targetHeight) / Double(outH)
+            if diffH > diffW {
+                s.aspectHeight = Self.scale(outW, Double(s.targetHeight) / Double(s.targetWidth))
+                s.aspectWidth = outW
+            } else if diffW > diffH {
+                s.aspectWidth = Self.scale(outH, Double(s.targetWidth) / Double(s.targetHeight))
+                s.aspectHeight = outH
+            }
+        }
+    }
+
+    /// Scales everything down when the result, extension and padding included, would be larger
+    /// than ``maxResultDimension`` (imgproxy's `limitScale`).
+    private func limit(_ s: inout Sizes, width: Int, height: Int) {
+        guard let limit = maxResultDimension, limit > 0 else { return }
+        let o = options
+        var outW = Self.minNonZero(s.scaledWidth, s.resultCropWidth)
+        var outH = Self.minNonZero(s.scaledHeight, s.resultCropHeight)
+        if o.extend {
+            outW = max(outW, s.targetWidth)
+            outH = max(outH, s.targetHeight)
+        } else if o.extendAspectRatio {
+            outW = max(outW, s.aspectWidth)
+            outH = max(outH, s.aspectHeight)
+        }
+        if let p = o.padding {
+            outW += Self.scaleToEven(p.left, s.dprScale) + Self.scaleToEven(p.right, s.dprScale)
+            outH += Self.scaleToEven(p.top, s.dprScale) + Self.scaleToEven(p.bottom, s.dprScale)
+        }
+        guard outW > limit || outH > limit else { return }
+        let down = Double(limit) / Double(max(outW, outH))
+        s.wScale = max(s.wScale * down, 1 / Double(width))
+        s.hScale = max(s.hScale * down, 1 / Double(height))
+        s.dprScale *= down
+        measure(&s, width: width, height: height)
+    }
+
+    /// Where a `w`×`h` window goes in a `width`×`height` container by `gravity`, as imgproxy
+    /// places it: the middle at round-half-to-even of (free + 1) / 2, offsets of 1 or more are
+    /// pixels times `pixelScale` (the `dpr`, or the decoder's shrink for a crop), under 1
+    /// fractions of the container; east and south offsets push inward. The window stays inside
+    /// (or, when larger, at 0). Smart gravity is placed by the caller; here it is the centre.
     static func place(
         _ w: Int, _ h: Int, in width: Int, _ height: Int, gravity: ProcessingOptions.Gravity,
         pixelScale: Double = 1
     ) -> (x: Int, y: Int) {
-        func offset(_ v: Double, _ extent: Int) -> Int {
-            abs(v) >= 1 ? Int((v * pixelScale).rounded()) : Int((v * Double(extent)).rounded())
-        }
-        let freeX = width - w, freeY = height - h
         var x: Int, y: Int
-        switch gravity.kind {
-        case .focusPoint:
-            x = Int((gravity.x * Double(width) - Double(w) / 2).rounded())
-            y = Int((gravity.y * Double(height) - Double(h) / 2).rounded())
-        default:
-            let ox = offset(gravity.x, width), oy = offset(gravity.y, height)
+        if gravity.kind == .focusPoint {
+            x = scaleToEven(width, gravity.x) - w / 2
+            y = scaleToEven(height, gravity.y) - h / 2
+        } else {
+            let ox = abs(gravity.x) >= 1 ? roundToEven(gravity.x * pixelScale) : scaleToEven(width, gravity.x)
+            let oy = abs(gravity.y) >= 1 ? roundToEven(gravity.y * pixelScale) : scaleToEven(height, gravity.y)
             switch gravity.kind {
             case .west, .northWest, .southWest: x = ox
-            case .east, .northEast, .southEast: x = freeX - ox
-            default: x = freeX / 2 + ox
+            case .east, .northEast, .southEast: x = width - w - ox
+            default: x = roundToEven(Double(width - w + 1) / 2) + ox
             }
             switch gravity.kind {
             case .north, .northEast, .northWest: y = oy
-            case .south, .southEast, .southWest: y = freeY - oy
-            default: y = freeY / 2 + oy
+            case .south, .southEast, .southWest: y = height - h - oy
+            default: y = roundToEven(Double(height - h + 1) / 2) + oy
             }
         }
-        return (min(max(0, x), max(0, freeX)), min(max(0, y), max(0, freeY)))
-    }
-
-    /// The region `crop` cuts from a `width`×`height` image (before resizing): sizes of 1 or more
-    /// are source pixels (times `sourceScale`), under 1 fractions, 0 the whole extent.
-    func cropSize(width: Int, height: Int, sourceScale: Double) -> (w: Int, h: Int)? {
-        guard let crop = options.crop else { return nil }
-        func extent(_ v: Double, _ full: Int) -> Int {
-            if v == 0 { return full }
-            let px = v >= 1 ? Int((v * sourceScale).rounded()) : Int((v * Double(full)).rounded())
-            return min(full, max(1, px))
-        }
-        return (extent(crop.width, width), extent(crop.height, height))
-    }
-
-    /// What to resize a `width`×`height` region of this image to, and the box a `fill` crops
-    /// the result to, both in the result's pixels. The region is brought back to source pixels
-    /// by `sourceScale` first, so a source the decoder shrank on load gives the same result.
-    func resize(width: Int, height: Int, sourceScale: Double) -> (size: PixelSize, fillBox: PixelSize?) {
-        let o = options
-        // Everything in source pixels: the region's size, and the request's.
-        let srcW = Double(width) / sourceScale, srcH = Double(height) / sourceScale
-        let w = Double(o.width) * o.dpr, h = Double(o.height) * o.dpr
-        let minW = Double(o.minWidth) * o.dpr, minH = Double(o.minHeight) * o.dpr
-        var type = o.resizingType
-        if type == .auto {
-            type = w > 0 && h > 0 && (srcW >= srcH) == (w >= h) ? .fill : .fit
-        }
-        var sx: Double, sy: Double
-        if w == 0 && h == 0 {
-            sx = 1
-            sy = 1
-        } else if type == .force {
-            sx = w > 0 ? w / srcW : 1
-            sy = h > 0 ? h / srcH : 1
-        } else {
-            let rw = w > 0 ? w / srcW : nil, rh = h > 0 ? h / srcH : nil
-            let s: Double
-            switch (rw, rh) {
-            case let (a?, b?): s = type == .fit ? min(a, b) : max(a, b)
-            case let (a?, nil): s = a
-            case let (nil, b?): s = b
-            default: s = 1
-            }
-            sx = s
-            sy = s
-        }
-        if minW > 0 { let m = minW / srcW; if sx < m { sy *= m / sx; sx = m } }
-        if minH > 0 { let m = minH / srcH; if sy < m { sx *= m / sy; sy = m } }
-        sx *= o.zoomX
-        sy *= o.zoomY
-        if !o.enlarge {
-            let m = max(sx, sy)
-            if m > 1 {
-                sx /= m
-                sy /= m
-            }
-        }
-        // The result's pixels: what the request asked for, whatever the decoder delivered.
-        let rw = max(1, Int((srcW * sx).rounded()))
-        let rh = max(1, Int((srcH * sy).rounded()))
-        var fillBox: PixelSize?
-        if type == .fill || type == .fillDown, w > 0, h > 0 {
-            let bw = Int(w.rounded()), bh = Int(h.rounded())
-            if type == .fillDown, rw < bw || rh < bh {
-                // Smaller than asked: crop to the asked aspect ratio instead of growing.
-                let ratio = w / h
-                let cw = min(Double(rw), Double(rh) * ratio), ch = min(Double(rh), Double(rw) / ratio)
-                fillBox = PixelSize(width: max(1, Int(cw.rounded())), height: max(1, Int(ch.rounded())))
-            } else {
-                fillBox = PixelSize(width: min(rw, max(1, bw)), height: min(rh, max(1, bh)))
-            }
-        }
-        return (PixelSize(width: rw, height: rh), fillBox)
-    }
-
-    /// The canvas `extend` pads a `width`×`height` result to (result pixels), or `nil` when it
-    /// is not smaller.
-    func extendCanvas(width: Int, height: Int) -> PixelSize? {
-        guard options.extend else { return nil }
-        let w = Int((Double(options.width) * options.dpr).rounded())
-        let h = Int((Double(options.height) * options.dpr).rounded())
-        let cw = max(width, w), ch = max(height, h)
-        return cw == width && ch == height ? nil : PixelSize(width: cw, height: ch)
+        return (max(0, min(x, width - w)), max(0, min(y, height - h)))
     }
 
     /// The box to decode at least, for shrink-on-load: the whole source scaled by the largest
     /// factor the resize will use, or `nil` when the result needs the full resolution (or trim
-    /// is asked for, which needs every pixel to find the border). A `vector` source (SVG, PDF)
-    /// gets a hint for any scale, enlarging too, since it is drawn at the hint's size.
-    func decodeHint(sourceWidth: Int, sourceHeight: Int, vector: Bool = false) -> PixelSize? {
+    /// is asked for, which needs every pixel to find the border). A vector source gets a hint
+    /// for any scale, enlarging too, since it is drawn at the hint's size.
+    func decodeHint(sourceWidth: Int, sourceHeight: Int) -> PixelSize? {
         guard options.trim == nil, sourceWidth > 0, sourceHeight > 0 else { return nil }
-        var regionW = sourceWidth, regionH = sourceHeight
-        if let c = cropSize(width: sourceWidth, height: sourceHeight, sourceScale: 1) {
-            regionW = c.w
-            regionH = c.h
-        }
-        let r = resize(width: regionW, height: regionH, sourceScale: 1).size
-        let scale = max(Double(r.width) / Double(regionW), Double(r.height) / Double(regionH))
-        if vector {
+        let s = sizes(width: sourceWidth, height: sourceHeight)
+        let scale = max(s.wScale, s.hScale)
+        if vectorSource {
             guard scale.isFinite, scale > 0, abs(scale - 1) > 1e-9 else { return nil }
         } else {
             guard scale < 0.5 else { return nil }  // no decoder reduction below 1/2 would help

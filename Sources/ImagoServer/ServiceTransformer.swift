@@ -24,17 +24,36 @@ struct ServiceTransformer: ImageTransforming {
     /// Flatten transparency over this colour at the end: the `background` option, or the colour
     /// an output format without alpha needs.
     let flattenColor: RGBA8?
-    /// Results larger than this on either side are refused (`IMAGO_MAX_RESULT_DIMENSION`).
+    /// Results larger than this on either side, extension and padding included, are scaled
+    /// down to fit (`max_result_dimension`, `IMAGO_MAX_RESULT_DIMENSION`).
     let maxResultDimension: Int?
+    /// The source is a vector (SVG, PDF), drawn at any scale: `enlarge` does not apply.
+    var vectorSource = false
 
     var key: String {
         "Service(\(options.canonicalPath);ar=\(autoRotate ? 1 : 0);flat=\(flattenColor.map { "\($0.r),\($0.g),\($0.b)" } ?? "-");"
-            + "max=\(maxResultDimension ?? 0))"
+            + "max=\(maxResultDimension ?? 0);vec=\(vectorSource ? 1 : 0))"
+    }
+
+    var geometry: ServiceGeometry {
+        ServiceGeometry(options: options, maxResultDimension: maxResultDimension, vectorSource: vectorSource)
+    }
+
+    /// The turn (`rotate`, clockwise) and then the flips: the picture as it will be shown,
+    /// which every size and gravity after it means (imgproxy maps its gravities back to the
+    /// stored orientation instead, to the same effect).
+    func orient(_ buffer: PixelBuffer) throws -> PixelBuffer {
+        // imgproxy turns clockwise; Imago's Rotate counter-clockwise.
+        var out = options.rotate != 0 ? try ImageTransformers.Rotate(degrees: Double(-options.rotate)).transform(buffer) : buffer
+        if options.flipHorizontal || options.flipVertical {
+            out = try ImageTransformers.Flip(horizontal: options.flipHorizontal, vertical: options.flipVertical).transform(out)
+        }
+        return out
     }
 
     /// One buffer, for callers that hand frames one by one; the geometry is worked out for it.
     func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
-        let turned = options.rotate != 0 ? try ImageTransformers.Rotate(degrees: Double(-options.rotate)).transform(buffer) : buffer
+        let turned = try orient(buffer)
         return try apply(try plan(for: turned), to: turned)
     }
 
@@ -44,9 +63,6 @@ struct ServiceTransformer: ImageTransforming {
 
     func transform(_ image: Image, animated: Bool) throws -> Image {
         let upright = autoRotate ? image.applyingOrientation() : image
-        // Turned before everything else, as imgproxy does: sizes and gravity then mean the
-        // picture as it will be shown. (imgproxy turns clockwise; Imago's Rotate counter-clockwise.)
-        let turn = options.rotate != 0 ? ImageTransformers.Rotate(degrees: Double(-options.rotate)) : nil
         // The decode usually delivers the page alone (`ImageRequest.page`); a caller that hands
         // every frame gets page N picked here.
         let indices: Range<Int>
@@ -64,7 +80,7 @@ struct ServiceTransformer: ImageTransforming {
         var previous: (input: PixelBuffer, output: PixelBuffer)?
         for index in indices {
             let frame = try upright.frame(at: index)
-            let turned = try turn.map { try $0.transform(frame.buffer) } ?? frame.buffer
+            let turned = try orient(frame.buffer)
             let framePlan = try plan ?? self.plan(for: turned)
             plan = framePlan
             // Frames of an animation mostly repeat their predecessor: an equal frame gives the
@@ -99,6 +115,7 @@ struct ServiceTransformer: ImageTransforming {
         var resize: PixelSize?
         var fill: (x: Int, y: Int, width: Int, height: Int)?
         var extend: (top: Int, right: Int, bottom: Int, left: Int)?
+        var aspect: (top: Int, right: Int, bottom: Int, left: Int)?
         var padding: (top: Int, right: Int, bottom: Int, left: Int)?
     }
 
@@ -123,15 +140,17 @@ struct ServiceTransformer: ImageTransforming {
             options.trim == nil, options.page == nil, orientation == .up, flattenColor == nil || opaque,
             let plan = try? plan(width: size.width, height: size.height, pixels: nil)
         else { return false }
-        return plan.trim == nil && plan.crop == nil && plan.resize == nil && plan.fill == nil && plan.extend == nil && plan.padding == nil
+        return plan.trim == nil && plan.crop == nil && plan.resize == nil && plan.fill == nil && plan.extend == nil && plan.aspect == nil
+            && plan.padding == nil
     }
 
     /// The plan for a frame of `width` by `height`; `nil` when it needs to look at `pixels`
     /// (trim, smart gravity) and has none.
     private func plan(width: Int, height: Int, pixels: PixelBuffer?) throws -> Plan? {
-        let geometry = ServiceGeometry(options: options)
         var plan = Plan()
         var w = width, h = height
+        // The decoder may have shrunk the source on load: sizes are worked out in the source's
+        // pixels, and crop sizes and offsets brought to the decoded ones.
         let sourceScale = sourceSize.width > 0 ? Double(w) / Double(sourceSize.width) : 1
         if let t = options.trim {
             guard let buffer = pixels else { return nil }
@@ -146,26 +165,32 @@ struct ServiceTransformer: ImageTransforming {
             w = rect.width
             h = rect.height
         }
-        if let c = geometry.cropSize(width: w, height: h, sourceScale: sourceScale), c.w < w || c.h < h {
+        let s = geometry.sizes(
+            width: max(1, ServiceGeometry.round(Double(w) / sourceScale)), height: max(1, ServiceGeometry.round(Double(h) / sourceScale)))
+        let cw = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropWidth, sourceScale), w)
+        let ch = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropHeight, sourceScale), h)
+        if cw < w || ch < h {
             let gravity = options.crop?.gravity ?? options.gravity
             let origin: (x: Int, y: Int)
             if gravity.kind == .smart {
                 guard let buffer = pixels else { return nil }
-                let region =
-                    plan.trim.map { r in (try? ImageTransformers.Crop(x: r.x, y: r.y, width: r.width, height: r.height).transform(buffer)) ?? buffer } ?? buffer
-                origin = ImageAnalysis.smartCropOrigin(region, width: c.w, height: c.h)
+                let region = try cut(buffer, plan.trim)
+                origin = ImageAnalysis.smartCropOrigin(region, width: cw, height: ch)
             } else {
-                origin = ServiceGeometry.place(c.w, c.h, in: w, h, gravity: gravity, pixelScale: sourceScale)
+                // Crop offsets are the source's pixels, whatever the dpr.
+                origin = ServiceGeometry.place(cw, ch, in: w, h, gravity: gravity, pixelScale: sourceScale)
             }
-            plan.crop = (origin.x, origin.y, c.w, c.h)
-            w = c.w
-            h = c.h
+            plan.crop = (origin.x, origin.y, cw, ch)
+            w = cw
+            h = ch
         }
-        let (size, fillBox) = geometry.resize(width: w, height: h, sourceScale: sourceScale)
+        let size = PixelSize(width: max(1, s.scaledWidth), height: max(1, s.scaledHeight))
         if size.width != w || size.height != h { plan.resize = size }
         w = size.width
         h = size.height
-        if let box = fillBox, box.width < w || box.height < h {
+        let fw = ServiceGeometry.minNonZero(s.resultCropWidth, w), fh = ServiceGeometry.minNonZero(s.resultCropHeight, h)
+        if fw < w || fh < h {
+            let box = PixelSize(width: min(fw, w), height: min(fh, h))
             let origin: (x: Int, y: Int)
             if options.gravity.kind == .smart {
                 // Smart gravity looks at the picture as it will be cropped: the resized frame.
@@ -175,30 +200,32 @@ struct ServiceTransformer: ImageTransforming {
                 preview = try Resampler.resize(preview, to: PixelSize(width: w, height: h), quality: .bilinear)
                 origin = ImageAnalysis.smartCropOrigin(preview, width: box.width, height: box.height)
             } else {
-                origin = ServiceGeometry.place(box.width, box.height, in: w, h, gravity: options.gravity, pixelScale: options.dpr)
+                origin = ServiceGeometry.place(box.width, box.height, in: w, h, gravity: options.gravity, pixelScale: s.dprScale)
             }
             plan.fill = (origin.x, origin.y, box.width, box.height)
             w = box.width
             h = box.height
         }
         // From here on sizes are the result's pixels.
-        if let canvas = geometry.extendCanvas(width: w, height: h) {
-            let at = ServiceGeometry.place(
-                w, h, in: canvas.width, canvas.height, gravity: options.extendGravity,
-                pixelScale: options.dpr)
-            plan.extend = (at.y, canvas.width - w - at.x, canvas.height - h - at.y, at.x)
-            w = canvas.width
-            h = canvas.height
+        func embed(_ tw: Int, _ th: Int, _ gravity: ProcessingOptions.Gravity) -> (top: Int, right: Int, bottom: Int, left: Int)? {
+            guard tw > w || th > h else { return nil }
+            let cw = max(w, tw > 0 ? tw : w), ch = max(h, th > 0 ? th : h)
+            let at = ServiceGeometry.place(w, h, in: cw, ch, gravity: gravity, pixelScale: s.dprScale)
+            defer {
+                w = cw
+                h = ch
+            }
+            return (at.y, cw - w - at.x, ch - h - at.y, at.x)
+        }
+        if options.extend { plan.extend = embed(s.targetWidth, s.targetHeight, options.extendGravity) }
+        if options.extendAspectRatio, s.aspectWidth > 0, s.aspectHeight > 0 {
+            plan.aspect = embed(s.aspectWidth, s.aspectHeight, options.extendAspectRatioGravity)
         }
         if let p = options.padding {
-            let s = options.dpr
-            func px(_ v: Int) -> Int { Int((Double(v) * s).rounded()) }
+            func px(_ v: Int) -> Int { ServiceGeometry.scaleToEven(v, s.dprScale) }
             plan.padding = (px(p.top), px(p.right), px(p.bottom), px(p.left))
             w += px(p.left) + px(p.right)
             h += px(p.top) + px(p.bottom)
-        }
-        if let limit = maxResultDimension, max(w, h) > limit {
-            throw ImageCodingError.exceedsLimit(.maxPixels, found: max(w, h), limit: limit)
         }
         return plan
     }
@@ -210,8 +237,8 @@ struct ServiceTransformer: ImageTransforming {
         _ plan: Plan, to buffer: PixelBuffer, previous: PixelBuffer,
         changed: (x0: Int, y0: Int, x1: Int, y1: Int)
     ) throws -> PixelBuffer? {
-        guard let size = plan.resize, plan.trim == nil, plan.crop == nil, plan.fill == nil, plan.extend == nil, plan.padding == nil,
-            !options.flipHorizontal, !options.flipVertical, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
+        guard let size = plan.resize, plan.trim == nil, plan.crop == nil, plan.fill == nil, plan.extend == nil, plan.aspect == nil,
+            plan.padding == nil, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
             flattenColor == nil
         else { return nil }
         return try Resampler.resize(buffer, to: size, reusing: previous, changed: changed)
@@ -222,26 +249,22 @@ struct ServiceTransformer: ImageTransforming {
         // only resampling, padding and the filters need premultiplied alpha. A buffer decoded
         // with straight alpha (see `keepsPixelsExact`) stays so, and loses nothing.
         let premultiply =
-            plan.resize != nil || plan.extend != nil || plan.padding != nil
+            plan.resize != nil || plan.extend != nil || plan.aspect != nil || plan.padding != nil
             || options.blur > 0 || options.sharpen > 0 || options.pixelate > 1
         var out = premultiply ? buffer.converted(to: .argb32Premultiplied) : buffer
         out = try cut(out, plan.trim)
         out = try cut(out, plan.crop)
         if let size = plan.resize { out = try Resampler.resize(out, to: size) }
         out = try cut(out, plan.fill)
-        let padColor = options.background ?? RGBA8(r: 0, g: 0, b: 0, a: 0)
-        if let e = plan.extend {
-            out = try ImageTransformers.Pad(top: e.top, right: e.right, bottom: e.bottom, left: e.left, color: padColor).transform(out)
-        }
-        if let p = plan.padding {
-            out = try ImageTransformers.Pad(top: p.top, right: p.right, bottom: p.bottom, left: p.left, color: padColor).transform(out)
-        }
-        if options.flipHorizontal || options.flipVertical {
-            out = try ImageTransformers.Flip(horizontal: options.flipHorizontal, vertical: options.flipVertical).transform(out)
-        }
+        // The filters see the picture alone, before any extension or padding (as imgproxy's).
         if options.blur > 0 { out = try ImageTransformers.Blur(radius: options.blur).transform(out) }
         if options.sharpen > 0 { out = try ImageTransformers.Sharpen(sigma: options.sharpen).transform(out) }
         if options.pixelate > 1 { out = try ImageTransformers.Pixelate(size: options.pixelate).transform(out) }
+        let padColor = options.background ?? RGBA8(r: 0, g: 0, b: 0, a: 0)
+        for e in [plan.extend, plan.aspect, plan.padding] {
+            guard let e else { continue }
+            out = try ImageTransformers.Pad(top: e.top, right: e.right, bottom: e.bottom, left: e.left, color: padColor).transform(out)
+        }
         if let color = flattenColor, !out.isOpaque { out = out.flattened(over: color) }
         return out
     }

@@ -25,6 +25,7 @@ extension ProcessingOptions {
         if dpr != 1 { out.append("dpr:\(Self.number(dpr))") }
         if enlarge { out.append("enlarge:1") }
         if extend { out.append("extend:1:" + Self.gravity(extendGravity)) }
+        if extendAspectRatio { out.append("extend_aspect_ratio:1:" + Self.gravity(extendAspectRatioGravity)) }
         if gravity != .center { out.append("gravity:" + Self.gravity(gravity)) }
         if let c = crop {
             out.append("crop:\(Self.number(c.width)):\(Self.number(c.height))" + (c.gravity.map { ":" + Self.gravity($0) } ?? ""))

@@ -110,6 +110,10 @@ extension ProcessingOptions {
             try a.require(1)
             extend = try a.bool(0) ?? false
             extendGravity = try a.gravity(from: 1, allowSmart: false) ?? .center
+        case "extend_aspect_ratio", "extend_ar", "exar":
+            try a.require(1)
+            extendAspectRatio = try a.bool(0) ?? false
+            extendAspectRatioGravity = try a.gravity(from: 1, allowSmart: false) ?? .center
         case "gravity", "g":
             try a.require(1)
             gravity = try a.gravity(from: 0, allowSmart: true) ?? .center

@@ -135,6 +135,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var extend: Bool = false
     /// Where the image sits when extended. Default centre.
     public var extendGravity: Gravity = .center
+    /// `extend_aspect_ratio` (`exar`, `extend_ar`): extend the result to the requested aspect
+    /// ratio (not to the size), when both width and height are given. Default `false`.
+    public var extendAspectRatio: Bool = false
+    /// Where the image sits when extended to the aspect ratio. Default centre.
+    public var extendAspectRatioGravity: Gravity = .center
     /// `gravity` (`g`). Default centre.
     public var gravity: Gravity = .center
     /// `crop` (`c`). Default none.

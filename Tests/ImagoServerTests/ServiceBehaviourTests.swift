@@ -257,7 +257,10 @@ struct ServiceBehaviourTests {
             #expect(try await h.get(h.plain("msr:0.01", "/img/photo.png")).status == 422)
             #expect(try await h.get(h.plain("max_src_file_size:100", "/img/photo.png")).status == 422)
             #expect(try await h.get(h.plain("maf:2", "/img/anim.gif")).status == 422)
-            #expect(try await h.get(h.plain("mrd:50/w:100", "/img/photo.png")).status == 422)
+            let limited = try await h.get(h.plain("mrd:50/w:100/pd:10", "/img/photo.png"))
+            // 120x70 with its padding, scaled to 50 on the longer side: padding too.
+            #expect(limited.status == 200)
+            #expect(try limited.image().pixelSize == PixelSize(width: 50, height: 29))
             #expect(try await h.get(h.plain("mrd:500/w:100", "/img/photo.png")).status == 200)
         }
     }

@@ -25,8 +25,9 @@ struct ServiceOptionsTests {
                 ("rs:force:100:50", "photo.jpg", 100, 50),
                 ("rs:fill-down:800:400", "photo.jpg", 400, 200), ("rs:fill-down:200:200", "photo.jpg", 200, 200),
                 ("rs:auto:100:200", "photo.jpg", 100, 75), ("rs:auto:200:100", "photo.jpg", 200, 100),
-                ("w:100/mh:150", "photo.jpg", 200, 150), ("h:30/mw:200", "photo.jpg", 200, 150),
-                ("h:30/min-width:200", "photo.jpg", 200, 150),
+                // A minimum size grows the resize; the asked width or height still crops it (imgproxy's rule).
+                ("w:100/mh:150", "photo.jpg", 100, 150), ("h:30/mw:200", "photo.jpg", 200, 30),
+                ("h:30/min-width:200", "photo.jpg", 200, 30), ("mw:200", "photo.jpg", 400, 300), ("mh:600/el:1", "photo.jpg", 800, 600),
                 ("z:0.5", "photo.jpg", 200, 150), ("zoom:0.5:0.25", "photo.jpg", 200, 75),
                 ("dpr:2/w:100", "photo.jpg", 200, 150),
                 ("w:800", "photo.jpg", 400, 300), ("w:800/el:1", "photo.jpg", 800, 600), ("w:800/enlarge:true", "photo.jpg", 800, 600),

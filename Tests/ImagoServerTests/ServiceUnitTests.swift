@@ -13,15 +13,23 @@ struct ServiceUnitTests {
         try ProcessingOptions(parsing: segments.split(separator: "/").map(String.init))
     }
 
-    @Test("resize arithmetic in source pixels, also when the decoder already shrank the image")
+    @Test("resize arithmetic in source pixels; the transformer gives the same result when the decoder already shrank the image")
     func resize() throws {
         let fit = ServiceGeometry(options: try options("rs:fit:100:100"))
-        #expect(fit.resize(width: 400, height: 300, sourceScale: 1).size == PixelSize(width: 100, height: 75))
-        // Decoded at 1/2 by shrink-on-load: the same result from half the pixels.
-        #expect(fit.resize(width: 200, height: 150, sourceScale: 0.5).size == PixelSize(width: 100, height: 75))
-        let fill = ServiceGeometry(options: try options("rs:fill:100:100"))
-        let (size, box) = fill.resize(width: 400, height: 300, sourceScale: 1)
-        #expect(size == PixelSize(width: 133, height: 100) && box == PixelSize(width: 100, height: 100))
+        let fitted = fit.sizes(width: 400, height: 300)
+        #expect(fitted.scaledWidth == 100 && fitted.scaledHeight == 75)
+        let fill = ServiceGeometry(options: try options("rs:fill:100:100")).sizes(width: 400, height: 300)
+        #expect(fill.scaledWidth == 133 && fill.scaledHeight == 100 && fill.resultCropWidth == 100 && fill.resultCropHeight == 100)
+        // Decoded at 1/2 by shrink-on-load: the same plan from half the pixels.
+        for path in ["rs:fit:100:100", "rs:fill:100:100/g:ea:10", "c:200:100:nowe:20:10/w:50"] {
+            let transformer = ServiceTransformer(
+                options: try options(path), autoRotate: true, sourceSize: PixelSize(width: 400, height: 300), flattenColor: nil,
+                maxResultDimension: nil)
+            let full = try transformer.plan(for: try PixelBuffer(width: 400, height: 300, format: .argb32Premultiplied))
+            let half = try transformer.plan(for: try PixelBuffer(width: 200, height: 150, format: .argb32Premultiplied))
+            #expect(full.resize == half.resize && full.fill.map { [$0.x, $0.y, $0.width, $0.height] } == half.fill.map { [$0.x, $0.y, $0.width, $0.height] })
+            #expect(full.crop.map { [$0.x / 2, $0.y / 2, $0.width / 2, $0.height / 2] } == half.crop.map { [$0.x, $0.y, $0.width, $0.height] })
+        }
         // The decode hint asks for no more than the resize needs.
         #expect(fit.decodeHint(sourceWidth: 4000, sourceHeight: 3000) == PixelSize(width: 100, height: 75))
         #expect(ServiceGeometry(options: try options("w:3000")).decodeHint(sourceWidth: 4000, sourceHeight: 3000) == nil)
@@ -66,7 +74,7 @@ struct ServiceUnitTests {
             let out = try transformer.transform(image, animated: true)
             #expect(out.frameCount == frames.count)
             for (i, frame) in frames.enumerated() {
-                let alone = try transformer.apply(try transformer.plan(for: frame), to: frame)
+                let alone = try transformer.transform(frame)
                 #expect(out.frames[i].buffer == alone, "\(path): frame \(i)")
             }
         }
@@ -75,7 +83,9 @@ struct ServiceUnitTests {
     @Test("gravity placement clamps inside the container")
     func placement() {
         #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.southEast)) == (90, 40))
-        #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.north, x: 5, y: 1000)) == (50, 40))
+        // The middle is round-half-to-even of (free + 1) / 2, as imgproxy places it: 45.5 → 46.
+        #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.center)) == (46, 20))
+        #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.north, x: 5, y: 1000)) == (51, 40))
         #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.focusPoint, x: 0, y: 1)) == (0, 40))
         #expect(ServiceGeometry.place(10, 10, in: 100, 50, gravity: .init(.west, x: 0.5, y: 0)) == (50, 20))
     }

@@ -11,7 +11,9 @@ import Glibc
 public enum ImageAnalysis {
     /// The rectangle left after cutting away a border of `color` (by default the top-left
     /// pixel's) from every side: pixels whose channels all lie within `threshold` of it count as
-    /// border. `nil` when the whole image is border.
+    /// border. `nil` when the whole image is border. An image with transparency is first
+    /// flattened over magenta (255, 0, 255), as libvips's trim in imgproxy does, so a transparent
+    /// border is cut by default and by the colour `ff00ff`; the colour's own alpha is ignored.
     ///
     /// With `equalHorizontal` the same amount is cut from the left and the right (the smaller
     /// of the two); `equalVertical` does the same for top and bottom.
@@ -21,18 +23,17 @@ public enum ImageAnalysis {
     )
         -> (x: Int, y: Int, width: Int, height: Int)?
     {
-        let src = buffer.converted(to: .rgba8)
+        var src = buffer.converted(to: .rgba8)
+        if !src.isOpaque { src = src.flattened(over: RGBA8(r: 255, g: 0, b: 255)).converted(to: .rgba8) }
         let w = src.width, h = src.height
         let reference = color ?? src.color(atX: 0, y: 0) ?? RGBA8(r: 0, g: 0, b: 0)
-        let ref = [Int(reference.r), Int(reference.g), Int(reference.b), Int(reference.a)]
+        let ref = [Int(reference.r), Int(reference.g), Int(reference.b)]
         let t = Int(threshold.rounded())
         return src.withUnsafeBytes { raw -> (Int, Int, Int, Int)? in
             let p = raw.bindMemory(to: UInt8.self)
             func isBorder(_ x: Int, _ y: Int) -> Bool {
                 let o = (y * w + x) * 4
-                // Fully transparent pixels match a transparent reference whatever their colour.
-                if ref[3] == 0 && p[o + 3] <= UInt8(min(255, t)) { return true }
-                for c in 0..<4 where abs(Int(p[o + c]) - ref[c]) > t { return false }
+                for c in 0..<3 where abs(Int(p[o + c]) - ref[c]) > t { return false }
                 return true
             }
             func rowIsBorder(_ y: Int) -> Bool { (0..<w).allSatisfy { isBorder($0, y) } }
