@@ -17,7 +17,7 @@ extension ImageService {
     /// limits and the source guard, stored before the request goes on; or a `local:///path` file
     /// under `IMAGO_LOCAL_ROOT`. Counts the source-cache metrics.
     ///
-    /// - Throws: ``ServiceError``: 400 for an unusable source URL, 403 when it is not allowed,
+    /// - Throws: ``ServiceError``: 404 for an unusable source URL or one that is not allowed (as imgproxy answers),
     ///   422 when it is larger than the limit, the download's statuses (see
     ///   ``ServiceError/init(_:)-(ImageLoadingError)``).
     func loadSource(_ source: String, options: ProcessingOptions) async throws -> ServiceSource {
@@ -34,7 +34,7 @@ extension ImageService {
             guard let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                 let h = url.host, !h.isEmpty
             else {
-                throw ServiceError(status: 400, code: "invalid_source", message: "the source must be an http, https or local URL")
+                throw ServiceError(status: 404, code: "invalid_source", message: "the source must be an http, https or local URL")
             }
             request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
             host = h

@@ -199,11 +199,19 @@ public final class ImageService: Sendable {
         let options: ProcessingOptions
         do {
             parsed = try ServicePath(parsing: path)
-            if let signer, !signer.verify(parsed.signature, for: parsed.signedPath) { throw ServiceURLError.invalidSignature }
+            if let signer {
+                if !signer.verify(parsed.signature, for: parsed.signedPath) { throw ServiceURLError.invalidSignature }
+            } else if parsed.signature.contains(":") {
+                // Without keys any signature segment is accepted, but an option where it should
+                // be means the client left it out: its first option would silently vanish.
+                throw ServiceError(
+                    status: 403, code: "signature_missing",
+                    message: "the signature segment looks like a processing option; the path is /{signature}/{options}/{source}")
+            }
             var o = try ProcessingOptions(
                 parsing: parsed.options, presets: configuration.presets,
                 allowSecurityOptions: configuration.allowSecurityOptions)
-            if let ext = parsed.extensionName {
+            if let ext = parsed.extensionName, !o.raw {
                 guard let format = ImageFormat(serviceExtension: ext) else {
                     throw ServiceURLError.invalidArgument(option: "extension", reason: "'\(ext)' is not an image format")
                 }

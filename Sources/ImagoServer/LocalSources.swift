@@ -18,13 +18,13 @@ struct LocalSources {
     /// outside the root.
     func read(_ source: String, maxBytes: Int) async throws -> (Data, String) {
         guard let root = configuration.localRoot else {
-            throw ServiceError(status: 403, code: "source_not_allowed", message: "local sources are not enabled on this service")
+            throw ServiceError(status: 404, code: "source_not_allowed", message: "local sources are not enabled on this service")
         }
         guard SourcePattern.permits(source, patterns: configuration.allowedSources) else { throw ServiceError.sourceNotAllowed }
         var path = Substring(source.dropFirst("local://".count))
         if let q = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<q] }
         guard path.hasPrefix("/") else {
-            throw ServiceError(status: 400, code: "invalid_source", message: "a local source is local:///path")
+            throw ServiceError(status: 404, code: "invalid_source", message: "a local source is local:///path")
         }
         let components = path.split(separator: "/").map(String.init)
         let data: Data
@@ -37,7 +37,7 @@ struct LocalSources {
             case .notFound:
                 throw ServiceError(status: 404, code: "source_not_found", message: "no such local source")
             case .invalidComponent, .notAllowed:
-                throw ServiceError(status: 403, code: "source_not_allowed", message: "the local path is not allowed")
+                throw ServiceError(status: 404, code: "source_not_allowed", message: "the local path is not allowed")
             case .tooLarge(_, let limit):
                 throw ServiceError(status: 422, code: "source_too_large", message: "the source is larger than \(limit) bytes")
             case .rootUnavailable, .io:

@@ -23,6 +23,13 @@ extension ServerConfiguration {
         cacheDirectory = env["IMAGO_CACHE_DIR"] ?? cacheDirectory
         cacheSize = try env.int("IMAGO_CACHE_SIZE", in: 0...Int.max) ?? cacheSize
         localRoot = env["IMAGO_LOCAL_ROOT"] ?? localRoot
+        if let root = env["IMAGO_LOCAL_ROOT"] {
+            // Checked at start: a root that is not there would refuse every local source.
+            let type = (try? FileManager.default.attributesOfItem(atPath: root))?[.type] as? FileAttributeType
+            guard type == .typeDirectory else {
+                throw ConfigurationError(variable: "IMAGO_LOCAL_ROOT", reason: "'\(root)' is not a folder")
+            }
+        }
         if let v = env["IMAGO_ALLOWED_SOURCES"] { allowedSources = v.split(separator: ",").map { PathName.trimmed($0) }.filter { !$0.isEmpty } }
         allowLoopbackSources = try env.bool("IMAGO_ALLOW_LOOPBACK_SOURCES") ?? allowLoopbackSources
         allowPrivateSources = try env.bool("IMAGO_ALLOW_PRIVATE_SOURCES") ?? allowPrivateSources
@@ -61,13 +68,25 @@ extension ServerConfiguration {
         stripColorProfile = try env.bool("IMAGO_STRIP_COLOR_PROFILE") ?? stripColorProfile
         autoRotate = try env.bool("IMAGO_AUTO_ROTATE") ?? autoRotate
         returnAttachment = try env.bool("IMAGO_RETURN_ATTACHMENT") ?? returnAttachment
-        if let v = env["IMAGO_PRESETS"] {
-            for entry in v.split(separator: ",") {
-                let parts = entry.split(separator: "=", maxSplits: 1).map { PathName.trimmed($0) }
-                guard parts.count == 2, !parts[0].isEmpty else {
-                    throw ConfigurationError(variable: "IMAGO_PRESETS", reason: "'\(entry)' is not name=options")
-                }
-                presets[parts[0]] = parts[1].split(separator: "/").map(String.init)
+        // imgproxy's rules: `name=options` entries, blank ones and `#` comments skipped; a file
+        // of one per line in IMAGO_PRESETS_PATH; every preset applied once here, so a bad one
+        // stops the start instead of failing each request that uses it.
+        var definitions: [String] = []
+        presetsPath = env["IMAGO_PRESETS_PATH"] ?? presetsPath
+        if let path = presetsPath {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ConfigurationError(variable: "IMAGO_PRESETS_PATH", reason: "'\(path)' cannot be read")
+            }
+            definitions += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        }
+        if let v = env["IMAGO_PRESETS"] { definitions += v.split(separator: ",").map(String.init) }
+        if !definitions.isEmpty {
+            let variable = env["IMAGO_PRESETS"] != nil ? "IMAGO_PRESETS" : "IMAGO_PRESETS_PATH"
+            do {
+                presets.merge(try ProcessingOptions.presets(parsing: definitions)) { $1 }
+                try ProcessingOptions.validate(presets: presets, allowSecurityOptions: allowSecurityOptions)
+            } catch {
+                throw ConfigurationError(variable: variable, reason: "\(error)")
             }
         }
         workers = try env.int("IMAGO_WORKERS", in: 1...1024) ?? workers

@@ -95,8 +95,13 @@ public struct ServerConfiguration: Sendable {
     public var autoRotate = true
     /// `IMAGO_RETURN_ATTACHMENT`. Default `false`.
     public var returnAttachment = false
-    /// `IMAGO_PRESETS`: `name=opt/opt,name2=opt`. A preset named `default` applies to every URL.
+    /// `IMAGO_PRESETS`: `name=opt/opt,name2=opt`. A preset named `default` applies to every URL;
+    /// a preset already in use further up is skipped (imgproxy's rule). Every preset is applied
+    /// once at start: a bad one stops the start.
     public var presets: [String: [String]] = [:]
+    /// `IMAGO_PRESETS_PATH`: a file of presets, one `name=options` per line (blank lines and
+    /// `#` comments skipped), read at start with ``presets``. Default none.
+    public var presetsPath: String?
     /// `IMAGO_WORKERS`: decodes, transforms and encodes at once. Default: the cores.
     public var workers: Int = WorkQueue.defaultConcurrency
     /// `IMAGO_WORKER_AFFINITY`: `auto`, `pinned` or `none`; see ``WorkerAffinity``. Default

@@ -34,10 +34,12 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
 
     // MARK: The status table
 
-    static func badRequest(_ message: String) -> ServiceError { ServiceError(status: 400, code: "invalid_url", message: message) }
+    /// A URL the parser refused: imgproxy answers 404 for every such URL.
+    static func badRequest(_ message: String) -> ServiceError { ServiceError(status: 404, code: "invalid_url", message: message) }
     static let invalidSignature = ServiceError(status: 403, code: "invalid_signature", message: "invalid or missing signature")
     static let invalidSecret = ServiceError(status: 403, code: "invalid_secret", message: "invalid or missing authorization")
-    static let sourceNotAllowed = ServiceError(status: 403, code: "source_not_allowed", message: "the source is not allowed")
+    /// A source outside `IMAGO_ALLOWED_SOURCES` or at a refused address: 404, as imgproxy's.
+    static let sourceNotAllowed = ServiceError(status: 404, code: "source_not_allowed", message: "the source is not allowed")
     static func unprocessable(_ message: String) -> ServiceError { ServiceError(status: 422, code: "unprocessable_image", message: message) }
     static let queueFull = ServiceError(
         status: 429, code: "queue_full", message: "too many requests are waiting; try again shortly",
@@ -51,9 +53,9 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     init(_ error: ServiceURLError) {
         switch error {
         case .invalidSignature: self = .invalidSignature
-        case .expired: self.init(status: 410, code: "expired", message: error.description)
-        case .unknownOption: self.init(status: 400, code: "unknown_option", message: error.description)
-        case .securityOptionNotAllowed: self.init(status: 400, code: "security_option_not_allowed", message: error.description)
+        case .expired: self.init(status: 404, code: "expired", message: error.description)
+        case .unknownOption: self.init(status: 404, code: "unknown_option", message: error.description)
+        case .securityOptionNotAllowed: self.init(status: 403, code: "security_option_not_allowed", message: error.description)
         default: self = .badRequest(error.description)
         }
     }
@@ -62,17 +64,24 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     init(_ error: ImageLoadingError) {
         switch error {
         case .invalidURL, .unsupportedScheme:
-            self.init(status: 400, code: "invalid_source", message: "the source URL cannot be fetched: \(error)")
+            self.init(status: 404, code: "invalid_source", message: "the source URL cannot be fetched: \(error)")
         case .sourceNotAllowed, .addressNotAllowed:
             self = .sourceNotAllowed
         case .unacceptableStatusCode(let code) where (400..<500).contains(code):
             self.init(status: code, code: code == 404 ? "source_not_found" : "source_error", message: "the source answered \(code)")
-        case .unacceptableStatusCode(let code):
+        case .unacceptableStatusCode(let code) where code >= 500:
             self.init(status: 502, code: "source_error", message: "the source answered \(code)")
+        case .unacceptableStatusCode(let code):
+            // Neither an image nor an error: imgproxy's "source is unreachable".
+            self.init(status: 404, code: "source_unreachable", message: "the source answered \(code)")
         case .timedOut:
             self.init(status: 504, code: "source_timeout", message: "the source took too long to answer")
-        case .connectionFailed, .invalidResponse, .truncatedBody, .invalidContentEncoding, .tooManyRedirects, .redirectLoop,
-            .notModifiedWithoutCachedData:
+        case .connectionFailed, .invalidResponse, .tooManyRedirects, .redirectLoop:
+            // imgproxy answers 404 when the origin cannot be reached at all (no such host, refused).
+            self.init(status: 404, code: "source_unreachable", message: "the source could not be fetched (\(Self.sourceReason(error)))")
+        case .truncatedBody, .invalidContentEncoding:
+            self.init(status: 422, code: "source_incomplete", message: "the source could not be read (\(Self.sourceReason(error)))")
+        case .notModifiedWithoutCachedData:
             self.init(status: 502, code: "source_error", message: "the source could not be fetched (\(Self.sourceReason(error)))")
         case .bodyTooLarge(let limit, _):
             self.init(status: 422, code: "source_too_large", message: "the source is larger than \(limit) bytes")

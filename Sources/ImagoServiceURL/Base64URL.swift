@@ -21,15 +21,17 @@ enum Base64URL {
             })
     }
 
-    /// The bytes, or `nil` for text that is not base64url (padding is optional).
+    /// The bytes, or `nil` for text that is not base64url. Padding is optional, and only at the
+    /// end (as imgproxy trims it): a `=` inside is an error.
     static func decode(_ text: String) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ $0.isBase64URL || $0 == UInt8(ascii: "=") }) else { return nil }
+        var body = Substring(text)
+        while body.hasSuffix("=") { body = body.dropLast() }
+        guard body.utf8.allSatisfy(\.isBase64URL) else { return nil }
         var s = String(
-            text.compactMap { c -> Character? in
+            body.map { c -> Character in
                 switch c {
                 case "-": "+"
                 case "_": "/"
-                case "=": nil
                 default: c
                 }
             })

@@ -50,6 +50,8 @@ extension ProcessingOptions {
         if let s = stripMetadata { out.append("strip_metadata:\(s ? 1 : 0)") }
         if let k = keepCopyright { out.append("keep_copyright:\(k ? 1 : 0)") }
         if let s = stripColorProfile { out.append("strip_color_profile:\(s ? 1 : 0)") }
+        if let p = preserveHDR { out.append("preserve_hdr:\(p ? 1 : 0)") }
+        if let e = enforceThumbnail { out.append("enforce_thumbnail:\(e ? 1 : 0)") }
         if let cb = cacheBuster { out.append("cachebuster:\(cb)") }
         if let e = expires { out.append("expires:\(e)") }
         if let f = filename { out.append("filename:" + Base64URL.encode(Array(f.utf8)) + ":1") }
@@ -62,6 +64,7 @@ extension ProcessingOptions {
         if let m = maxSourceResolution { out.append("max_src_resolution:\(Self.number(m))") }
         if let m = maxSourceFileSize { out.append("max_src_file_size:\(m)") }
         if let m = maxAnimationFrames { out.append("max_animation_frames:\(m)") }
+        if let m = maxAnimationFrameResolution { out.append("max_animation_frame_resolution:\(m)") }
         if let m = maxResultDimension { out.append("max_result_dimension:\(m)") }
         if let f = format { out.append("format:\(f.preferredFileExtension)") }
         return out

@@ -44,165 +44,155 @@ extension ProcessingOptions {
 
     private mutating func apply(
         _ segments: [String], presets: [String: [String]], allowSecurityOptions: Bool,
-        depth: Int
+        depth: Int, using: [String] = []
     ) throws(ServiceURLError) {
         for segment in segments where !segment.isEmpty {
             let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             let name = parts[0]
             let args = Array(parts.dropFirst())
             if name == "preset" || name == "pr" {
-                guard depth < 8 else { throw .invalidArgument(option: name, reason: "presets nest more than 8 deep") }
-                for preset in args where !preset.isEmpty {
+                for preset in args {
                     guard let options = presets[preset] else { throw .unknownPreset(preset) }
-                    try apply(options, presets: presets, allowSecurityOptions: allowSecurityOptions, depth: depth + 1)
+                    // A preset already being applied further up is skipped, as imgproxy does.
+                    if using.contains(preset) { continue }
+                    try apply(options, presets: presets, allowSecurityOptions: allowSecurityOptions, depth: depth + 1, using: using + [preset])
                 }
                 continue
             }
-            try applyOption(name, args, allowSecurityOptions: allowSecurityOptions)
+            try applyOption(name, args.isEmpty ? [""] : args, allowSecurityOptions: allowSecurityOptions)
         }
     }
 
+    /// One option, with imgproxy's rules for its arguments: each option takes at most so many
+    /// (more is an error), a compound option's empty argument leaves that part as it was, a
+    /// single value must be there, and a boolean that is not one of Go's spellings is false.
     // swiftlint:disable:next cyclomatic_complexity function_body_length
     private mutating func applyOption(_ name: String, _ args: [String], allowSecurityOptions: Bool) throws(ServiceURLError) {
-        let a = Arguments(option: name, values: args)
+        let a = OptionArguments(option: name, values: args)
         switch name {
         case "resize", "rs":
-            if let t = try a.resizingType(0) { resizingType = t }
-            if let w = try a.size(1) { width = w }
-            if let h = try a.size(2) { height = h }
-            if let e = try a.bool(3) { enlarge = e }
-            if let e = try a.bool(4) { extend = e }
-            if let g = try a.gravity(from: 5, allowSmart: false) { extendGravity = g }
+            try a.atMost(8)
+            if !args[0].isEmpty { resizingType = try a.resizingType(0) }
+            if args.count > 1 { try applySize(OptionArguments(option: name, values: Array(args.dropFirst()))) }
         case "size", "s":
-            if let w = try a.size(0) { width = w }
-            if let h = try a.size(1) { height = h }
-            if let e = try a.bool(2) { enlarge = e }
-            if let e = try a.bool(3) { extend = e }
-            if let g = try a.gravity(from: 4, allowSmart: false) { extendGravity = g }
+            try applySize(a)
         case "resizing_type", "rt":
-            try a.require(1)
-            if let t = try a.resizingType(0) { resizingType = t }
+            try a.atMost(1)
+            resizingType = try a.resizingType(0)
         case "width", "w":
-            try a.require(1)
-            width = try a.size(0) ?? 0
+            width = try a.single(try a.size(0))
         case "height", "h":
-            try a.require(1)
-            height = try a.size(0) ?? 0
+            height = try a.single(try a.size(0))
         case "min-width", "mw", "min_width":
-            try a.require(1)
-            minWidth = try a.size(0) ?? 0
+            minWidth = try a.single(try a.size(0))
         case "min-height", "mh", "min_height":
-            try a.require(1)
-            minHeight = try a.size(0) ?? 0
+            minHeight = try a.single(try a.size(0))
         case "zoom", "z":
-            try a.require(1)
-            let x = try a.positive(0) ?? 1
-            zoomX = x
-            zoomY = try a.positive(1) ?? x
+            try a.atMost(2)
+            zoomX = try a.positive(0)
+            zoomY = args.count > 1 ? try a.positive(1) : zoomX
         case "dpr":
-            try a.require(1)
-            dpr = try a.positive(0) ?? 1
+            dpr = try a.single(try a.positive(0))
             guard dpr <= 8 else { throw .invalidArgument(option: name, reason: "dpr \(dpr) is over 8") }
         case "enlarge", "el":
-            try a.require(1)
-            enlarge = try a.bool(0) ?? false
+            enlarge = try a.single(a.bool(0))
         case "extend", "ex":
-            try a.require(1)
-            extend = try a.bool(0) ?? false
-            extendGravity = try a.gravity(from: 1, allowSmart: false) ?? .center
+            try a.atMost(4)
+            extend = a.bool(0)
+            if args.count > 1 { extendGravity = try a.gravity(from: 1, current: extendGravity, smart: false) }
         case "extend_aspect_ratio", "extend_ar", "exar":
-            try a.require(1)
-            extendAspectRatio = try a.bool(0) ?? false
-            extendAspectRatioGravity = try a.gravity(from: 1, allowSmart: false) ?? .center
+            try a.atMost(4)
+            extendAspectRatio = a.bool(0)
+            if args.count > 1 {
+                extendAspectRatioGravity = try a.gravity(from: 1, current: extendAspectRatioGravity, smart: false)
+            }
         case "gravity", "g":
-            try a.require(1)
-            gravity = try a.gravity(from: 0, allowSmart: true) ?? .center
+            gravity = try a.gravity(from: 0, current: gravity, smart: true)
         case "crop", "c":
-            try a.require(2)
-            let w = try a.nonNegative(0) ?? 0, h = try a.nonNegative(1) ?? 0
-            crop = Crop(width: w, height: h, gravity: try a.gravity(from: 2, allowSmart: true))
+            var c = crop ?? Crop(width: 0, height: 0)
+            c.width = try a.nonNegative(0)
+            if args.count > 1 { c.height = try a.nonNegative(1) }
+            if args.count > 2 { c.gravity = try a.gravity(from: 2, current: c.gravity ?? .center, smart: true) }
+            crop = c.width == 0 && c.height == 0 && c.gravity == nil ? nil : c
         case "trim", "t":
-            try a.require(1)
-            let threshold = try a.nonNegative(0) ?? 10
-            trim = Trim(
-                threshold: threshold, color: try a.color(1), equalHorizontal: try a.bool(2) ?? false,
-                equalVertical: try a.bool(3) ?? false)
+            try a.atMost(4)
+            var t = trim ?? Trim(threshold: 10)
+            if args[0].isEmpty {
+                trim = nil
+                return
+            }
+            t.threshold = try a.number(0)
+            t.color = args.count > 1 && !args[1].isEmpty ? try a.hexColor(1) : nil
+            if args.count > 2, !args[2].isEmpty { t.equalHorizontal = a.bool(2) }
+            if args.count > 3, !args[3].isEmpty { t.equalVertical = a.bool(3) }
+            trim = t
         case "padding", "pd":
-            try a.require(1)
-            let top = try a.count(0) ?? 0
-            let right = try a.count(1) ?? top
-            let bottom = try a.count(2) ?? top
-            let left = try a.count(3) ?? right
-            padding =
-                top == 0 && right == 0 && bottom == 0 && left == 0
-                ? nil
-                : Padding(top: top, right: right, bottom: bottom, left: left)
+            try a.atMost(4)
+            let old = padding ?? Padding(top: 0, right: 0, bottom: 0, left: 0)
+            let top = args[0].isEmpty ? old.top : try a.count(0)
+            let right = args.count > 1 && !args[1].isEmpty ? try a.count(1) : top
+            let bottom = args.count > 2 && !args[2].isEmpty ? try a.count(2) : top
+            let left = args.count > 3 && !args[3].isEmpty ? try a.count(3) : right
+            let p = Padding(top: top, right: right, bottom: bottom, left: left)
+            padding = top == 0 && right == 0 && bottom == 0 && left == 0 ? nil : p
         case "auto_rotate", "ar":
-            try a.require(1)
-            autoRotate = try a.bool(0)
+            autoRotate = try a.single(a.bool(0))
         case "rotate", "rot":
-            try a.require(1)
-            let degrees = try a.integer(0) ?? 0
+            let degrees = try a.single(try a.integer(0))
             guard degrees % 90 == 0 else { throw .invalidArgument(option: name, reason: "\(degrees) is not a multiple of 90") }
             rotate = ((degrees % 360) + 360) % 360
         case "flip", "fl":
-            try a.require(1)
-            flipHorizontal = try a.bool(0) ?? false
-            flipVertical = try a.bool(1) ?? false
+            try a.atMost(2)
+            if !args[0].isEmpty { flipHorizontal = a.bool(0) }
+            if args.count > 1, !args[1].isEmpty { flipVertical = a.bool(1) }
         case "background", "bg":
-            if args.count >= 3 {
-                background = RGBA8(r: try a.channel(0), g: try a.channel(1), b: try a.channel(2))
-            } else if let c = try a.color(0) {
-                background = c
-            } else {
-                background = nil
+            switch args.count {
+            case 1: background = args[0].isEmpty ? nil : try a.hexColor(0)
+            case 3: background = RGBA8(r: try a.channel(0), g: try a.channel(1), b: try a.channel(2))
+            default: throw .invalidArgument(option: name, reason: "expects a hex colour or three channels")
             }
         case "blur", "bl":
-            try a.require(1)
-            blur = try a.nonNegative(0) ?? 0
+            blur = try a.single(try a.nonNegative(0))
             guard blur <= 100 else { throw .invalidArgument(option: name, reason: "sigma \(blur) is over 100") }
         case "sharpen", "sh":
-            try a.require(1)
-            sharpen = try a.nonNegative(0) ?? 0
+            sharpen = try a.single(try a.nonNegative(0))
             guard sharpen <= 100 else { throw .invalidArgument(option: name, reason: "sigma \(sharpen) is over 100") }
         case "pixelate", "pix":
-            try a.require(1)
-            pixelate = try a.count(0) ?? 0
+            pixelate = try a.single(try a.count(0))
         case "quality", "q":
-            try a.require(1)
-            quality = try a.quality(0) ?? 0
+            quality = try a.single(try a.quality(0))
         case "format_quality", "fq":
-            guard args.count % 2 == 0, !args.isEmpty else {
+            guard args.count % 2 == 0 else {
                 throw .invalidArgument(option: name, reason: "expects pairs of format and quality")
             }
             for i in stride(from: 0, to: args.count, by: 2) {
-                guard let format = try a.format(i) else { continue }
-                formatQuality[format] = try a.quality(i + 1) ?? 0
+                formatQuality[try a.format(i)] = try a.quality(i + 1)
             }
         case "max_bytes", "mb":
-            try a.require(1)
-            maxBytes = try a.count(0) ?? 0
+            maxBytes = try a.single(try a.count(0))
         case "format", "f", "ext":
-            try a.require(1)
-            format = try a.format(0)
+            format = try a.single(try a.format(0))
         case "strip_metadata", "sm":
-            try a.require(1)
-            stripMetadata = try a.bool(0)
+            stripMetadata = try a.single(a.bool(0))
         case "keep_copyright", "kcr":
-            try a.require(1)
-            keepCopyright = try a.bool(0)
+            keepCopyright = try a.single(a.bool(0))
         case "strip_color_profile", "scp":
-            try a.require(1)
-            stripColorProfile = try a.bool(0)
+            stripColorProfile = try a.single(a.bool(0))
+        case "preserve_hdr", "ph":
+            preserveHDR = try a.single(a.bool(0))
+        case "enforce_thumbnail", "eth":
+            enforceThumbnail = try a.single(a.bool(0))
         case "cachebuster", "cb":
-            cacheBuster = args.joined(separator: ":")
+            try a.atMost(1)
+            cacheBuster = args[0].isEmpty ? nil : args[0]
         case "expires", "exp":
-            try a.require(1)
+            try a.atMost(1)
             guard let t = Int64(args[0]) else { throw .invalidArgument(option: name, reason: "'\(args[0])' is not a Unix time") }
-            expires = t
+            // 0 or less: never expires.
+            expires = t > 0 ? t : nil
         case "filename", "fn":
-            try a.require(1)
-            if try a.bool(1) == true {
+            try a.atMost(2)
+            if args.count > 1, a.bool(1) {
                 guard let decoded = Base64URL.decode(args[0]).flatMap({ String(bytes: $0, encoding: .utf8) }) else {
                     throw .invalidArgument(option: name, reason: "not base64url")
                 }
@@ -214,153 +204,43 @@ extension ProcessingOptions {
                 filename = decoded
             }
         case "return_attachment", "att":
-            try a.require(1)
-            returnAttachment = try a.bool(0)
+            returnAttachment = try a.single(a.bool(0))
         case "page", "pg":
-            try a.require(1)
-            page = try a.count(0)
+            page = try a.single(try a.count(0))
         case "skip_processing", "skp":
-            skipProcessing = []
-            for i in args.indices { if let f = try a.format(i) { skipProcessing.insert(f) } }
+            for i in args.indices { skipProcessing.insert(try a.format(i)) }
         case "raw":
-            try a.require(1)
-            raw = try a.bool(0) ?? false
+            raw = try a.single(a.bool(0))
         case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
-            "max_result_dimension", "mrd":
+            "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             guard allowSecurityOptions else { throw .securityOptionNotAllowed(name) }
-            try a.require(1)
+            try a.atMost(1)
             switch name {
-            case "max_src_resolution", "msr": maxSourceResolution = try a.positive(0)
-            case "max_src_file_size", "msfs": maxSourceFileSize = try a.count(0)
-            case "max_animation_frames", "maf": maxAnimationFrames = try a.count(0)
-            default: maxResultDimension = try a.count(0)
+            case "max_src_resolution", "msr": maxSourceResolution = try a.nonNegative(0)
+            case "max_src_file_size", "msfs": maxSourceFileSize = try a.integer(0)
+            case "max_animation_frames", "maf":
+                let n = try a.integer(0)
+                guard n > 0 else { throw .invalidArgument(option: name, reason: "\(n) is not above 0") }
+                maxAnimationFrames = n
+            case "max_animation_frame_resolution", "mafr": maxAnimationFrameResolution = try a.nonNegative(0)
+            default: maxResultDimension = try a.integer(0)
             }
         default:
             throw .unknownOption(name)
         }
     }
-}
 
-/// One option's arguments, read by position with the checks each kind needs.
-private struct Arguments {
-    let option: String
-    let values: [String]
-
-    /// The argument at `i`, or `nil` when absent or empty.
-    func raw(_ i: Int) -> String? {
-        i < values.count && !values[i].isEmpty ? values[i] : nil
-    }
-
-    func fail(_ reason: String) -> ServiceURLError { .invalidArgument(option: option, reason: reason) }
-
-    func require(_ n: Int) throws(ServiceURLError) {
-        guard values.count >= n, values.prefix(n).contains(where: { !$0.isEmpty }) else {
-            throw fail(n == 1 ? "an argument is required" : "\(n) arguments are required")
-        }
-    }
-
-    func bool(_ i: Int) throws(ServiceURLError) -> Bool? {
-        guard let v = raw(i) else { return nil }
-        switch v.lowercased() {
-        case "1", "t", "true": return true
-        case "0", "f", "false": return false
-        default: throw fail("'\(v)' is not a boolean (1, t, true, 0, f, false)")
-        }
-    }
-
-    func integer(_ i: Int) throws(ServiceURLError) -> Int? {
-        guard let v = raw(i) else { return nil }
-        guard let n = Int(v) else { throw fail("'\(v)' is not an integer") }
-        return n
-    }
-
-    /// A non-negative integer.
-    func count(_ i: Int) throws(ServiceURLError) -> Int? {
-        guard let n = try integer(i) else { return nil }
-        guard n >= 0 else { throw fail("\(n) is negative") }
-        return n
-    }
-
-    /// A width or height: 0 through 100 000 pixels.
-    func size(_ i: Int) throws(ServiceURLError) -> Int? {
-        guard let n = try count(i) else { return nil }
-        guard n <= 100_000 else { throw fail("\(n) pixels is more than 100000") }
-        return n
-    }
-
-    func number(_ i: Int) throws(ServiceURLError) -> Double? {
-        guard let v = raw(i) else { return nil }
-        guard let d = Double(v), d.isFinite else { throw fail("'\(v)' is not a number") }
-        return d
-    }
-
-    func nonNegative(_ i: Int) throws(ServiceURLError) -> Double? {
-        guard let d = try number(i) else { return nil }
-        guard d >= 0 else { throw fail("\(d) is negative") }
-        return d
-    }
-
-    func positive(_ i: Int) throws(ServiceURLError) -> Double? {
-        guard let d = try number(i) else { return nil }
-        guard d > 0 else { throw fail("\(d) is not above 0") }
-        return d
-    }
-
-    func quality(_ i: Int) throws(ServiceURLError) -> Int? {
-        guard let q = try count(i) else { return nil }
-        guard q <= 100 else { throw fail("quality \(q) is over 100") }
-        return q
-    }
-
-    func channel(_ i: Int) throws(ServiceURLError) -> UInt8 {
-        guard let n = try count(i), n <= 255 else { throw fail("a colour channel is 0-255") }
-        return UInt8(n)
-    }
-
-    /// `RRGGBB`, `RRGGBBAA` or `RGB` in hex.
-    func color(_ i: Int) throws(ServiceURLError) -> RGBA8? {
-        guard let v = raw(i) else { return nil }
-        var hex = v
-        if hex.count == 3 { hex = hex.map { "\($0)\($0)" }.joined() }
-        guard hex.count == 6 || hex.count == 8, let n = UInt32(hex, radix: 16) else {
-            throw fail("'\(v)' is not a hex colour")
-        }
-        if hex.count == 6 {
-            return RGBA8(r: UInt8(n >> 16 & 0xFF), g: UInt8(n >> 8 & 0xFF), b: UInt8(n & 0xFF))
-        }
-        return RGBA8(r: UInt8(n >> 24 & 0xFF), g: UInt8(n >> 16 & 0xFF), b: UInt8(n >> 8 & 0xFF), a: UInt8(n & 0xFF))
-    }
-
-    func resizingType(_ i: Int) throws(ServiceURLError) -> ProcessingOptions.ResizingType? {
-        guard let v = raw(i) else { return nil }
-        guard let t = ProcessingOptions.ResizingType(rawValue: v) else {
-            throw fail("'\(v)' is not a resizing type (fit, fill, fill-down, force, auto)")
-        }
-        return t
-    }
-
-    func format(_ i: Int) throws(ServiceURLError) -> ImageFormat? {
-        guard let v = raw(i) else { return nil }
-        guard let f = ImageFormat(serviceExtension: v) else { throw fail("'\(v)' is not an image format") }
-        return f
-    }
-
-    /// A gravity from argument `start` on: its kind, then offsets (or a focus point's x and y).
-    func gravity(from start: Int, allowSmart: Bool) throws(ServiceURLError) -> ProcessingOptions.Gravity? {
-        guard let v = raw(start) else { return nil }
-        guard let kind = ProcessingOptions.Gravity.Kind(rawValue: v) else {
-            throw fail("'\(v)' is not a gravity (no, so, ea, we, noea, nowe, soea, sowe, ce, sm, fp)")
-        }
-        switch kind {
-        case .smart:
-            guard allowSmart else { throw fail("smart gravity is not allowed here") }
-            return .init(.smart)
-        case .focusPoint:
-            let x = try number(start + 1) ?? 0.5, y = try number(start + 2) ?? 0.5
-            guard (0...1).contains(x), (0...1).contains(y) else { throw fail("a focus point is between 0 and 1") }
-            return .init(.focusPoint, x: x, y: y)
-        default:
-            return .init(kind, x: try number(start + 1) ?? 0, y: try number(start + 2) ?? 0)
+    /// `size`'s arguments (and `resize`'s after the type): width, height, enlarge, then
+    /// extend and its gravity; an empty one leaves its part as it was.
+    private mutating func applySize(_ a: OptionArguments) throws(ServiceURLError) {
+        try a.atMost(7)
+        let args = a.values
+        if !args[0].isEmpty { width = try a.size(0) }
+        if args.count > 1, !args[1].isEmpty { height = try a.size(1) }
+        if args.count > 2, !args[2].isEmpty { enlarge = a.bool(2) }
+        if args.count > 3, !args[3].isEmpty {
+            extend = a.bool(3)
+            if args.count > 4 { extendGravity = try a.gravity(from: 4, current: extendGravity, smart: false) }
         }
     }
 }

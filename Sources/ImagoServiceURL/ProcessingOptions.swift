@@ -194,12 +194,22 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var raw: Bool = false
     /// `max_src_resolution` (`msr`), megapixels. A security option.
     public var maxSourceResolution: Double?
-    /// `max_src_file_size` (`msfs`), bytes. A security option.
+    /// `max_src_file_size` (`msfs`), bytes; 0 or less: no limit. A security option.
     public var maxSourceFileSize: Int?
     /// `max_animation_frames` (`maf`). A security option.
     public var maxAnimationFrames: Int?
-    /// `max_result_dimension` (`mrd`). A security option.
+    /// `max_animation_frame_resolution` (`mafr`), megapixels of one frame; 0: no limit. A
+    /// security option.
+    public var maxAnimationFrameResolution: Double?
+    /// `max_result_dimension` (`mrd`): a larger result is scaled down to fit; 0 or less: no
+    /// limit. A security option.
     public var maxResultDimension: Int?
+    /// `preserve_hdr` (`ph`): keep a high-bit-depth source's depth where the output format can
+    /// hold it. `nil` follows the service's setting.
+    public var preserveHDR: Bool?
+    /// `enforce_thumbnail` (`eth`): use the thumbnail embedded in the source (HEIF, AVIF) when
+    /// there is one. `nil` follows the service's setting.
+    public var enforceThumbnail: Bool?
 
     /// The defaults.
     public init() {}

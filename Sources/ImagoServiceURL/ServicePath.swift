@@ -21,10 +21,16 @@ public struct ServicePath: Sendable, Hashable {
     /// Everything after the signature segment, starting with `/`: what the signature signs.
     public var signedPath: String
 
-    /// Parses a request path, as it arrived (still percent-encoded).
+    /// Parses a request path, as it arrived (still percent-encoded), as imgproxy does: the
+    /// signature segment, then the path after it with CDN rewrites undone (`%3A` back to `:` in
+    /// the options, `scheme:/x` back to `scheme://x` in a plain source), which is also what the
+    /// signature covers; option segments until one without a `:`; then a plain source with at
+    /// most one `@` (an empty extension names no format) or a base64url one with at most one
+    /// `.` (`=` padding only at its end).
     ///
     /// - Throws: ``ServiceURLError/malformedPath(_:)`` for a path without a signature or
-    ///   source, ``ServiceURLError/invalidSource(_:)`` for a source that does not decode.
+    ///   source, several extensions, or imgproxy's retired basic URL format;
+    ///   ``ServiceURLError/invalidSource(_:)`` for a source that does not decode.
     public init(parsing rawPath: String) throws(ServiceURLError) {
         var path = Substring(rawPath)
         if let query = path.firstIndex(of: "?") { path = path[..<query] }
@@ -38,51 +44,88 @@ public struct ServicePath: Sendable, Hashable {
         guard let slash = path.firstIndex(of: "/") else { throw .malformedPath("no source after the signature") }
         signature = String(path[..<slash])
         guard !signature.isEmpty else { throw .malformedPath("the signature segment is empty") }
-        let rest = path[slash...]
-        signedPath = String(rest)
-
-        var options: [String] = []
-        var remainder = rest.dropFirst()
-        var plain = false
-        while let end = remainder.firstIndex(of: "/") ?? (remainder.isEmpty ? nil : remainder.endIndex) {
-            let segment = remainder[..<end]
-            if segment == "plain" {
-                plain = true
-                remainder = end < remainder.endIndex ? remainder[remainder.index(after: end)...] : remainder[end...]
-                break
-            }
-            // Options hold a colon; base64url text never does.
-            guard segment.contains(":") else { break }
-            options.append(String(segment))
-            remainder = end < remainder.endIndex ? remainder[remainder.index(after: end)...] : remainder[end...]
+        var rest = Self.redenormalize(String(path[path.index(after: slash)...]))
+        guard !rest.isEmpty, rest != "/" else { throw .malformedPath("no source after the signature") }
+        signedPath = "/" + rest
+        // One empty segment after the signature (`/sig//plain/…`) is no segment.
+        if rest.hasPrefix("/") { rest.removeFirst() }
+        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+        if let first = parts.first, ProcessingOptions.ResizingType(rawValue: String(first)) != nil {
+            throw .malformedPath("this is imgproxy's retired basic URL format; use options like rs:fill:300:200")
         }
-        self.options = options
-        guard !remainder.isEmpty else { throw .malformedPath("no source URL") }
-
-        if plain {
-            var encoded = String(remainder)
-            extensionName = nil
-            if let at = encoded.lastIndex(of: "@") {
-                let ext = String(encoded[encoded.index(after: at)...])
-                guard !ext.isEmpty, !ext.contains("/") else { throw .malformedPath("an empty extension after @") }
-                extensionName = ext
-                encoded = String(encoded[..<at])
-            }
-            guard let decoded = PercentEncoding.decode(encoded), !decoded.isEmpty else {
+        let optionCount = parts.firstIndex { !$0.contains(":") } ?? parts.count
+        options = parts[..<optionCount].map(String.init)
+        let sourceParts = parts[optionCount...]
+        guard !sourceParts.isEmpty else { throw .malformedPath("no source URL") }
+        if sourceParts.first == "plain", sourceParts.count > 1 {
+            let encoded = sourceParts.dropFirst().joined(separator: "/")
+            let pieces = encoded.split(separator: "@", omittingEmptySubsequences: false)
+            guard pieces.count <= 2 else { throw .malformedPath("several formats after @") }
+            extensionName = pieces.count == 2 && !pieces[1].isEmpty ? String(pieces[1]) : nil
+            guard !pieces[0].isEmpty else { throw .malformedPath("no source URL") }
+            guard let decoded = PercentEncoding.decode(String(pieces[0])), !decoded.isEmpty else {
                 throw .invalidSource("broken percent-escape in the plain source")
             }
             source = decoded
         } else {
-            var joined = remainder.filter { $0 != "/" }
-            extensionName = nil
-            if let dot = joined.lastIndex(of: ".") {
-                extensionName = String(joined[joined.index(after: dot)...])
-                joined = String(joined[..<dot])
-            }
-            guard let bytes = Base64URL.decode(joined), let decoded = String(validating: bytes, as: UTF8.self), !decoded.isEmpty else {
+            let joined = sourceParts.joined()
+            let pieces = joined.split(separator: ".", omittingEmptySubsequences: false)
+            guard pieces.count <= 2 else { throw .malformedPath("several formats after .") }
+            extensionName = pieces.count == 2 && !pieces[1].isEmpty ? String(pieces[1]) : nil
+            guard !pieces[0].isEmpty else { throw .malformedPath("no source URL") }
+            guard let bytes = Base64URL.decode(String(pieces[0])), let decoded = String(validating: bytes, as: UTF8.self), !decoded.isEmpty
+            else {
                 throw .invalidSource("the source is neither plain/ nor base64url")
             }
             source = decoded
         }
+    }
+
+    /// A path after the signature with what CDNs and proxies rewrite put back, as imgproxy does
+    /// before checking the signature: `%3A` in the options becomes `:` again, and a plain
+    /// source's `scheme:/host` (slashes merged) becomes `scheme://host` (`local:///path`).
+    public static func redenormalize(_ path: String) -> String {
+        let options: String, plain: String?
+        if path.hasPrefix("plain/") {
+            options = ""
+            plain = String(path.dropFirst(6))
+        } else if let at = Self.ranges(of: "/plain/", in: path).first {
+            options = String(path[..<at.lowerBound])
+            plain = String(path[at.upperBound...])
+        } else {
+            options = path
+            plain = nil
+        }
+        var fixed = ""
+        var rest = Substring(options)
+        for range in Self.ranges(of: "%3A", in: options) {
+            fixed += options[rest.startIndex..<range.lowerBound] + ":"
+            rest = options[range.upperBound...]
+        }
+        fixed += rest
+        guard var source = plain else { return fixed.hasPrefix("/") ? String(fixed.dropFirst()) : fixed }
+        // Go's `^(\S+):/([^/])`: the last `:/` followed by something other than `/` whose
+        // prefix has no white space.
+        for colon in Self.ranges(of: ":/", in: source).reversed() {
+            let prefix = source[..<colon.lowerBound]
+            guard !prefix.isEmpty, !prefix.contains(where: \.isWhitespace) else { continue }
+            guard let next = source[colon.upperBound...].first, next != "/" else { continue }
+            source = prefix + (prefix == "local" ? ":///" : "://") + source[colon.upperBound...]
+            break
+        }
+        let joined = fixed + "/plain/" + source
+        return joined.hasPrefix("/") ? String(joined.dropFirst()) : joined
+    }
+
+    /// Where `needle` occurs in `text`, left to right, not overlapping.
+    static func ranges(of needle: String, in text: String) -> [Range<String.Index>] {
+        var found: [Range<String.Index>] = []
+        var start = text.startIndex
+        while start < text.endIndex {
+            guard let range = text[start...].firstRange(of: needle) else { break }
+            found.append(range)
+            start = range.upperBound
+        }
+        return found
     }
 }

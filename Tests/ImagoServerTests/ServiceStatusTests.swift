@@ -13,28 +13,31 @@ import Testing
 /// Every row of the status table, through a real HTTP client against a loopback origin.
 @Suite("Service statuses: each failure has its status and a JSON body", .serialized)
 struct ServiceStatusTests {
-    @Test("400: malformed paths, unknown options (named), bad arguments, bad sources")
+    @Test("404 as imgproxy answers: malformed paths, unknown options (named), bad arguments, bad sources; 403 for security options")
     func badRequests() async throws {
         try await ServiceHarness.with { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
             for path in ["/_", "/_/rs:fit:10:10", "/_/rs:fit:10:10/plain/", "/_/%zz/plain/x", "/_/plain/%E0%A4%A"] {
                 let r = try await h.get(path)
-                #expect(r.status == 400, "\(path)")
+                #expect(r.status == 404, "\(path)")
                 #expect(r["content-type"] == "application/json" && r["cache-control"] == "no-store")
                 #expect(r.errorFields["requestId"] == r["x-request-id"] && r.errorFields["message"]?.isEmpty == false)
             }
             let unknown = try await h.get(h.plain("bogus:1", "/img/a.png"))
-            #expect(unknown.status == 400 && unknown.errorFields["error"] == "unknown_option")
+            #expect(unknown.status == 404 && unknown.errorFields["error"] == "unknown_option")
             #expect(unknown.errorFields["message"]?.contains("bogus") == true)
-            for options in ["rs:fit:abc", "w:-5", "q:101", "rt:sideways", "rot:45", "g:up", "bg:zz0000"] {
+            for options in ["rs:fit:abc", "w:-5", "q:101", "rt:sideways", "rot:45", "g:up", "bg:zz0000", "pd:1:2:3:4:5", "bg:ff000080", "g:sm:1:1"] {
                 let r = try await h.get(h.plain(options, "/img/a.png"))
-                #expect(r.status == 400, "\(options): \(r.errorFields)")
+                #expect(r.status == 404, "\(options): \(r.errorFields)")
             }
-            #expect(try await h.get(h.plain("", "/img/a.png", ext: "exe")).status == 400)
-            #expect(try await h.get("/_/plain/ftp://127.0.0.1/a.png").status == 400)
-            #expect(try await h.get("/_/plain/file:///etc/passwd").status == 400)
+            #expect(try await h.get(h.plain("", "/img/a.png", ext: "exe")).status == 404)
+            #expect(try await h.get("/_/plain/ftp://127.0.0.1/a.png").status == 404)
+            #expect(try await h.get("/_/plain/file:///etc/passwd").status == 404)
             // A security option without IMAGO_ALLOW_SECURITY_OPTIONS.
-            #expect(try await h.get(h.plain("msr:1000", "/img/a.png")).status == 400)
+            #expect(try await h.get(h.plain("msr:1000", "/img/a.png")).status == 403)
+            // Without keys, a signature segment that is an option means the client left it out.
+            let missing = try await h.get("/rs:fit:10:10/plain/" + h.source("/img/a.png"))
+            #expect(missing.status == 403 && missing.errorFields["error"] == "signature_missing")
             // Methods other than GET and HEAD never reach the pipeline.
             #expect(try await h.get(h.plain("", "/img/a.png"), method: .POST).status != 200)
         }
@@ -69,30 +72,30 @@ struct ServiceStatusTests {
         }
     }
 
-    @Test("403 for sources outside the allow-list (checked on redirects too) and for loopback by default")
+    @Test("404 (imgproxy's status) for sources outside the allow-list (checked on redirects too) and for loopback by default")
     func sourceNotAllowed() async throws {
         try await ServiceHarness.with({ $0.allowedSources = ["http://127.0.0.1:*/img/", "http://127.0.0.1:*/away"] }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
             #expect(try await h.get(h.plain("", "/img/a.png")).status == 200)
             let outside = try await h.get(h.plain("", "/status/200"))
-            #expect(outside.status == 403 && outside.errorFields["error"] == "source_not_allowed")
+            #expect(outside.status == 404 && outside.errorFields["error"] == "source_not_allowed")
             // An allowed URL redirecting outside the list: the hop is checked, and refused.
             let hop = try await h.get(h.plain("", "/away?to=" + h.source("/status/200")))
-            #expect(hop.status == 403)
+            #expect(hop.status == 404)
             #expect(try await h.get(h.plain("", "/away?to=" + h.source("/img/a.png"))).status == 200)
             #expect(h.origin.count("/status/200") == 0)
         }
         try await ServiceHarness.with({ $0.allowLoopbackSources = false }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
             let r = try await h.get(h.plain("", "/img/a.png"))
-            #expect(r.status == 403 && r.errorFields["error"] == "source_not_allowed")
+            #expect(r.status == 404 && r.errorFields["error"] == "source_not_allowed")
             // The message names no address.
             #expect(r.errorFields["message"]?.contains("127.0.0.1") == false)
             #expect(h.origin.totalCount == 0)
         }
     }
 
-    @Test("a source's 4xx passes through; 5xx and broken connections are 502; expired URLs 410")
+    @Test("a source's 4xx passes through; 5xx is 502; an unreachable origin 404 and a cut body 422 (imgproxy's); expired URLs 404")
     func sourceStatuses() async throws {
         try await ServiceHarness.with { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
@@ -100,13 +103,15 @@ struct ServiceStatusTests {
             #expect(missing.status == 404 && missing.errorFields["error"] == "source_not_found")
             #expect(missing.errorFields["message"] == "the source answered 404")
             for code in [401, 403, 410, 451] { #expect(try await h.get(h.plain("", "/status/\(code)")).status == code) }
-            for route in ["/status/500", "/status/503", "/drop", "/garbage", "/short/a.png", "/loop/a"] {
+            for (route, status) in [
+                ("/status/500", 502), ("/status/503", 502), ("/drop", 404), ("/garbage", 404), ("/short/a.png", 422), ("/loop/a", 404)
+            ] {
                 let r = try await h.get(h.plain("", route))
-                #expect(r.status == 502, "\(route): \(r.status) \(r.errorFields)")
+                #expect(r.status == status, "\(route): \(r.status) \(r.errorFields)")
                 #expect(r.errorFields["message"]?.contains("127.0.0.1") == false)
             }
             let expired = try await h.get(h.plain("exp:1000", "/img/a.png"))
-            #expect(expired.status == 410 && expired.errorFields["error"] == "expired")
+            #expect(expired.status == 404 && expired.errorFields["error"] == "expired")
             let future = Int(Date().timeIntervalSince1970) + 3600
             #expect(try await h.get(h.plain("exp:\(future)", "/img/a.png")).status == 200)
         }

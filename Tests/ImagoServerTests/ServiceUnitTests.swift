@@ -115,12 +115,23 @@ struct ServiceUnitTests {
         #expect(c.presets["thumb"] == ["rs:fit:50:50", "q:70"])
         for (name, value) in [
             ("IMAGO_QUALITY", "0"), ("IMAGO_SIGNATURE_SIZE", "33"), ("IMAGO_AUTO_AVIF", "maybe"),
-            ("IMAGO_MAX_SRC_RESOLUTION", "-1"), ("IMAGO_FORMAT_QUALITY", "webp:70"), ("IMAGO_PRESETS", "=x"),
+            ("IMAGO_MAX_SRC_RESOLUTION", "-1"), ("IMAGO_FORMAT_QUALITY", "webp:70"), ("IMAGO_PRESETS", "=x"), ("IMAGO_PRESETS", "default=w:-1"),
+            ("IMAGO_PRESETS", "a=w:1/blur"),
+            ("IMAGO_PRESETS", "a=msr:3"), ("IMAGO_PRESETS_PATH", "/nonexistent/presets"),
+            ("IMAGO_LOCAL_ROOT", "/nonexistent/folder"), ("IMAGO_LOCAL_ROOT", "/etc/hostname"), ("IMAGO_READ_REQUEST_TIMEOUT", "0"),
+            ("IMAGO_MAX_CLIENTS", "0"),
             ("IMAGO_WORKER_AFFINITY", "cpu0")
         ] {
             #expect(throws: ConfigurationError.self, "\(name)=\(value)") { _ = try ServerConfiguration(environment: [name: value]) }
             do { _ = try ServerConfiguration(environment: [name: value]) } catch { #expect(error.variable == name) }
         }
+        // imgproxy's preset rules: comments and blank entries skipped, a file of one per line.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("imago-presets-\(UUID().uuidString)")
+        try Data("# thumbnails\n\nsmall=rs:fit:10:10\n  big = w:900 \n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let p = try ServerConfiguration(environment: ["IMAGO_PRESETS_PATH": file.path, "IMAGO_PRESETS": "#x=w:1, ,hq=q:95"])
+        #expect(p.presets == ["small": ["rs:fit:10:10"], "big": ["w:900"], "hq": ["q:95"]])
+        #expect(throws: Never.self) { _ = try ServerConfiguration(environment: ["IMAGO_PRESETS": "a=msr:3", "IMAGO_ALLOW_SECURITY_OPTIONS": "1"]) }
         #expect(ServerConfiguration().summary.count == ServerConfiguration.meanings.count)
         #expect(ServerConfiguration().summary.allSatisfy { ServerConfiguration.meanings[$0.0] != nil })
     }

@@ -31,7 +31,7 @@ struct BuilderContractTests {
         o.autoRotate = false
         o.rotate = 90
         o.flipVertical = true
-        o.background = RGBA8(r: 10, g: 20, b: 30, a: 40)
+        o.background = RGBA8(r: 10, g: 20, b: 30)
         o.blur = 0.5
         o.sharpen = 1.25
         o.pixelate = 4

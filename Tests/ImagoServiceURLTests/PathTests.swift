@@ -39,7 +39,7 @@ struct PathTests {
     func malformed() {
         for path in [
             "", "nope", "/", "/sig", "/sig/", "/sig/rs:fit:1:1", "/sig/plain/", "//plain/http://x/a.png",
-            "/sig/plain/http://x/a.png@", "/sig/%%%", "/sig/plain/%zz"
+            "/sig/plain/http://x/a@b.png@png", "/sig/%%%", "/sig/plain/%zz"
         ] {
             #expect(throws: ServiceURLError.self, "\(path)") { try ServicePath(parsing: path) }
         }

@@ -18,17 +18,25 @@ struct ServicePathContractTests {
         let base64 = try ServicePath(parsing: "/_/w:1/rs:fill::2/\(Self.splitSource)")
         #expect(base64.options == ["w:1", "rs:fill::2"] && base64.source == "http://x.test/a.png")
         // An option without arguments has no colon: it starts the source, which then fails to decode.
-        let bare = #expect(throws: ServiceURLError.self) { try ServicePath(parsing: "/_/raw/plain/http://x.test/a.png") }
-        #expect(bare?.caseName == "invalidSource")
+        #expect(throws: ServiceURLError.self) { try ServicePath(parsing: "/_/raw/plain/http://x.test/a.png") }
         // So does an empty segment between options.
-        let empty = #expect(throws: ServiceURLError.self) { try ServicePath(parsing: "/_/w:1//plain/http://x.test/a.png") }
-        #expect(empty?.caseName == "invalidSource")
+        #expect(throws: ServiceURLError.self) { try ServicePath(parsing: "/_/w:1//plain/http://x.test/a.png") }
+        // One empty segment right after the signature is no segment, as imgproxy reads it.
+        let leading = try ServicePath(parsing: "/_//w:1/plain/http://x.test/a.png")
+        #expect(leading.options == ["w:1"] && leading.source == "http://x.test/a.png")
+        // imgproxy's retired basic URL format is named as such.
+        #expect(throws: ServiceURLError.self) { try ServicePath(parsing: "/_/fill/300/400/sm/0/aHR0cDovL3gudGVzdC9hLnBuZw") }
     }
 
-    @Test("plain sources are percent-decoded once; the extension follows the last raw @")
+    @Test("plain sources are percent-decoded once; one raw @ names the format, two are an error, an empty one names none")
     func plainSources() throws {
-        let retina = try ServicePath(parsing: "/_/plain/http://x.test/a@2x.png@webp")
+        #expect(throws: ServiceURLError.malformedPath("several formats after @")) {
+            try ServicePath(parsing: "/_/plain/http://x.test/a@2x.png@webp")
+        }
+        let retina = try ServicePath(parsing: "/_/plain/http://x.test/a%402x.png@webp")
         #expect(retina.source == "http://x.test/a@2x.png" && retina.extensionName == "webp")
+        let bare = try ServicePath(parsing: "/_/plain/http://x.test/a.png@")
+        #expect(bare.source == "http://x.test/a.png" && bare.extensionName == nil)
         let unicode = try ServicePath(parsing: "/_/plain/http://x.test/%C3%BC%20%e2%82%ac.jpg")
         #expect(unicode.source == "http://x.test/ü €.jpg" && unicode.extensionName == nil)
         let twice = try ServicePath(parsing: "/_/plain/http://x.test/a%2520b.jpg")
@@ -45,12 +53,12 @@ struct ServicePathContractTests {
         #expect(escaped.source == "http://x.test/a.png?v=2")
         let query = try ServicePath(parsing: "/sig/plain/http://x.test/a.png@avif?v=2")
         #expect(query.extensionName == "avif" && query.signedPath == "/plain/http://x.test/a.png@avif")
-        // A raw @ inside the URL (user info) reads as an extension holding a slash, and is refused.
-        let userInfo = #expect(throws: ServiceURLError.self) { try ServicePath(parsing: "/_/plain/http://user@x.test/a.png") }
-        #expect(userInfo?.caseName == "malformedPath")
+        // A raw @ inside the URL (user info) reads as an extension holding a slash, which names no
+        // format: the service refuses it, as imgproxy does.
+        let userInfo = try ServicePath(parsing: "/_/plain/http://user@x.test/a.png")
+        #expect(userInfo.extensionName == "x.test/a.png" && ImageFormat(serviceExtension: "x.test/a.png") == nil)
         // Nothing before @ext is no source.
-        let nothing = #expect(throws: ServiceURLError.self) { try ServicePath(parsing: "/_/plain/@png") }
-        #expect(nothing?.caseName == "invalidSource")
+        #expect(throws: ServiceURLError.malformedPath("no source URL")) { try ServicePath(parsing: "/_/plain/@png") }
     }
 
     @Test("base64url sources may be split at any point; padding is optional; the extension follows the dot")
@@ -79,12 +87,20 @@ struct ServicePathContractTests {
         "base64url sources that are not base64url, or not UTF-8, or empty, are invalid sources",
         arguments: [
             "/_/%%%", "/_/abcde", "/_/aHR0cDovL3gudGVz+C9hLnBuZw", "/_/aHR0cDovL3gudGVz/dC9hLn*uZw.png",
-            "/_/_w", "/_/_w.png", "/_/.png", "/_/w:1/.webp"
+            "/_/_w", "/_/_w.png", "/_/aHR0cDovL3g=udGVzdC9hLnBuZw"
         ])
     func invalidBase64(path: String) {
         #expect(throws: ServiceURLError.invalidSource("the source is neither plain/ nor base64url")) {
             try ServicePath(parsing: path)
         }
+    }
+
+    @Test(
+        "a base64url source names no source before its extension, or several extensions: malformed",
+        arguments: ["/_/.png", "/_/w:1/.webp", "/_/aHR0cDovL3gudGVzdC9hLnBuZw.png.webp"])
+    func base64Shapes(path: String) {
+        let error = #expect(throws: ServiceURLError.self) { try ServicePath(parsing: path) }
+        #expect(error?.caseName == "malformedPath")
     }
 
     @Test("info paths take the same shapes after /info/, and the signature does not cover /info")
@@ -114,13 +130,12 @@ struct ServicePathContractTests {
             ("/info/sig", .malformedPath("no source after the signature")),
             ("//plain/http://x.test/a.png", .malformedPath("the signature segment is empty")),
             ("/info//plain/http://x.test/a.png", .malformedPath("the signature segment is empty")),
-            ("/sig/", .malformedPath("no source URL")),
+            ("/sig/", .malformedPath("no source after the signature")),
             ("/sig/w:100", .malformedPath("no source URL")),
             ("/sig/w:100/", .malformedPath("no source URL")),
-            ("/sig/plain", .malformedPath("no source URL")),
+            ("/sig/plain", .invalidSource("the source is neither plain/ nor base64url")),
             ("/sig/w:1/plain/", .malformedPath("no source URL")),
             ("/sig/plain/?x=1", .malformedPath("no source URL")),
-            ("/sig/plain/http://x.test/a.png@", .malformedPath("an empty extension after @")),
             ("/sig/plain/%zz", .invalidSource("broken percent-escape in the plain source")),
             ("/sig/plain/http://x.test/a%2.png", .invalidSource("broken percent-escape in the plain source")),
             ("/sig/plain/http://x.test/%C3%28.png", .invalidSource("broken percent-escape in the plain source"))
