@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import HTTPTypes
 public import Hummingbird
 public import NIOCore
@@ -37,7 +42,8 @@ extension ImageService {
     ///   - router: The router or group.
     ///   - prefix: Where the routes sit, with a leading `/` and no trailing one. Default `""`,
     ///     the root. Signatures cover the path after it, as imgproxy's do.
-    ///   - operations: Add `/health` and `/metrics` too. Default `true`.
+    ///   - operations: Add `/health`, `/metrics` and `POST /purge` (with `IMAGO_PURGE_SECRET`) too.
+    ///     Default `true`.
     ///   - middleware: Put the image routes behind the service's middleware. Default `true`.
     ///
     /// With ``ServerConfiguration/playground`` on, `GET /` (under `prefix`) serves the
@@ -53,6 +59,13 @@ extension ImageService {
                 Response(
                     status: .ok, headers: [.contentType: "text/plain", .cacheControl: "no-store"],
                     body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+            }
+            group.post("purge") { [self] request, _ -> Response in
+                let source = try await purgeRoute(query: request.uri.query, headers: request.headers)
+                let body = (try? JSONEncoder().encode(["purged": source])) ?? Data()
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
             }
             group.get("metrics") { [metrics] _, _ -> Response in
                 Response(

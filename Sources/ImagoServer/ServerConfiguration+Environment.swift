@@ -20,8 +20,21 @@ extension ServerConfiguration {
         salts = env["IMAGO_SALT"] ?? salts
         signatureSize = try env.int("IMAGO_SIGNATURE_SIZE", in: 1...32) ?? signatureSize
         secret = env["IMAGO_SECRET"] ?? secret
+        purgeSecret = env["IMAGO_PURGE_SECRET"] ?? purgeSecret
         cacheDirectory = env["IMAGO_CACHE_DIR"] ?? cacheDirectory
         cacheSize = try env.int("IMAGO_CACHE_SIZE", in: 0...Int.max) ?? cacheSize
+        for (name, keyPath) in [
+            ("IMAGO_SOURCE_TTL", \ServerConfiguration.sourceTTL), ("IMAGO_SOURCE_TTL_MIN", \.sourceTTLMin), ("IMAGO_SOURCE_TTL_MAX", \.sourceTTLMax)
+        ] {
+            if env[name] == "0" {
+                self[keyPath: keyPath] = .zero
+            } else if let v = try env.seconds(name) {
+                self[keyPath: keyPath] = v
+            }
+        }
+        guard sourceTTLMin <= sourceTTLMax else {
+            throw ConfigurationError(variable: "IMAGO_SOURCE_TTL_MIN", reason: "it is longer than IMAGO_SOURCE_TTL_MAX")
+        }
         localRoot = env["IMAGO_LOCAL_ROOT"] ?? localRoot
         if let root = env["IMAGO_LOCAL_ROOT"] {
             // Checked at start: a root that is not there would refuse every local source.

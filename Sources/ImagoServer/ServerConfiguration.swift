@@ -22,6 +22,9 @@ public struct ServerConfiguration: Sendable {
     public var signatureSize: Int = 32
     /// `IMAGO_SECRET`: when set, requests need `Authorization: Bearer <secret>`.
     public var secret: String?
+    /// `IMAGO_PURGE_SECRET`: when set, `POST /purge?url=…` with `Authorization: Bearer <it>`
+    /// forgets a cached source (``ImageService/purge(source:)``). Default none: no purge route.
+    public var purgeSecret: String?
     /// `IMAGO_CACHE_DIR`: where source bytes are cached. Default: the user's cache folder
     /// (`$XDG_CACHE_HOME/imago`), namespace `sources`.
     public var cacheDirectory: String?
@@ -31,6 +34,16 @@ public struct ServerConfiguration: Sendable {
     /// Whether a conversion that leaves the pixels alone flows from decoder to encoder in rows
     /// (see ``ImageService``). Tests turn it off to compare with the whole-image path.
     var streamsConversions = true
+    /// `IMAGO_SOURCE_TTL`: seconds a cached source is fresh when its origin sends no
+    /// `Cache-Control` lifetime or `Expires`. Default 3600. Past its lifetime a source is
+    /// revalidated (`If-None-Match`, `If-Modified-Since`) before use and kept on 304; `no-store`
+    /// sources are not kept, `no-cache` ones are revalidated every time.
+    public var sourceTTL: Duration = .seconds(3600)
+    /// `IMAGO_SOURCE_TTL_MIN`: the shortest lifetime an origin's headers may give (not
+    /// `no-cache`). Default 0.
+    public var sourceTTLMin: Duration = .zero
+    /// `IMAGO_SOURCE_TTL_MAX`: the longest lifetime any source gets. Default 30 days.
+    public var sourceTTLMax: Duration = .seconds(30 * 86_400)
     /// `IMAGO_LOCAL_ROOT`: the folder `local:///path` sources are read from. Default: none
     /// (local sources refused).
     public var localRoot: String?

@@ -71,6 +71,9 @@ struct ServicePipeline {
         // finished (a client's next connection, a CDN's second miss) still share it.
         managed.resultRetention = .init(costLimit: 32 << 20, ageLimit: .seconds(2))
         managed.streamsConversions = configuration.streamsConversions
+        // Sources follow their origin's freshness: revalidated when stale, never kept under
+        // no-store (imgproxy downloads on every miss; this keeps its freshness without the cost).
+        managed.freshness = CacheFreshness(default: configuration.sourceTTL, minimum: configuration.sourceTTLMin, maximum: configuration.sourceTTLMax)
         manager = ImageManager(configuration: managed)
     }
 }

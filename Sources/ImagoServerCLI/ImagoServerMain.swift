@@ -31,7 +31,7 @@ struct ImagoServerMain: AsyncParsableCommand {
             are environment variables (default):
             \(ServeCommand.variableTable)
             """,
-        subcommands: [ServeCommand.self, SignCommand.self],
+        subcommands: [ServeCommand.self, SignCommand.self, CacheCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

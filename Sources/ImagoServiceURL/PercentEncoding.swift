@@ -4,10 +4,10 @@
 import ImagoCore
 
 /// Percent-escapes in URL text.
-enum PercentEncoding {
+package enum PercentEncoding {
     /// `text` with its `%XX` escapes turned into bytes and read as UTF-8; `nil` for a broken
     /// escape or bytes that are not UTF-8.
-    static func decode(_ text: String) -> String? {
+    package static func decode(_ text: String) -> String? {
         PercentDecoding.bytes(text).flatMap { String(validating: $0, as: UTF8.self) }
     }
 

@@ -42,6 +42,8 @@ public final class TestHTTPServer: Sendable {
     public struct File: Sendable {
         var data: Data
         var contentType: String
+        /// More header fields for `/img/` answers (200 and 304): `Cache-Control`, `Expires`.
+        var headers: [(String, String)] = []
     }
 
     private let files = Mutex<[String: File]>([:])
@@ -102,8 +104,11 @@ public final class TestHTTPServer: Sendable {
 
     public func url(_ path: String) -> URL { URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")! }
 
-    public func register(_ name: String, data: Data, contentType: String = "image/png") {
-        files.withLock { $0[name] = File(data: data, contentType: contentType) }
+    /// Serves `data` at `/img/{name}` (and the other routes that take a file name), with an
+    /// `ETag` of its size and name, answering a matching `If-None-Match` with 304; `headers`
+    /// are added to both answers.
+    public func register(_ name: String, data: Data, contentType: String = "image/png", headers: [(String, String)] = []) {
+        files.withLock { $0[name] = File(data: data, contentType: contentType, headers: headers) }
     }
 
     /// Requests seen for `path` (without query).
@@ -226,7 +231,7 @@ public final class TestHTTPServer: Sendable {
             guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
             let etag = "\"\(f.data.count)-\(parts[1])\""
             if r.headers["if-none-match"] == etag {
-                try await head("304 Not Modified", [("ETag", etag), ("Content-Length", "0")])
+                try await head("304 Not Modified", [("ETag", etag), ("Content-Length", "0")] + f.headers)
                 return true
             }
             try await head(
@@ -234,7 +239,7 @@ public final class TestHTTPServer: Sendable {
                 [
                     ("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType), ("ETag", etag),
                     ("Last-Modified", "Sun, 22 Nov 2026 08:00:00 GMT")
-                ])
+                ] + f.headers)
             try await send(f.data)
             return true
         case "slow":

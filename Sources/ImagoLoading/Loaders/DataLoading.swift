@@ -24,4 +24,14 @@ public protocol DataLoading: Sendable {
     func load(
         _ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
         chunk: (Data) throws -> Void) async throws
+
+    /// Whether bytes this loader fetched for `url` along `route` (kept in a cache, see
+    /// ``DataLoadResponse/route``) may still be used under its policy as it is now; `nil` when
+    /// it cannot tell (no route was recorded), and the caller should fetch them again through
+    /// the loader (a conditional request). Default: `true` (a loader without a policy).
+    func permitsCached(_ url: URL, route: [DataLoadResponse.Hop]?) -> Bool?
+}
+
+extension DataLoading {
+    public func permitsCached(_ url: URL, route: [DataLoadResponse.Hop]?) -> Bool? { true }
 }

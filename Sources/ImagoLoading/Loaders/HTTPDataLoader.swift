@@ -134,6 +134,7 @@ public final class HTTPDataLoader: DataLoading {
         var headers = request.headers
         var credentials = request.credentials
         var redirects = 0
+        var route: [DataLoadResponse.Hop] = []
         while true {
             guard url.host?.isEmpty == false else { throw ImageLoadingError.invalidURL(url.absoluteString) }
             var outgoing = HTTPClientRequest(url: url.absoluteString)
@@ -149,6 +150,7 @@ public final class HTTPDataLoader: DataLoading {
                 outgoing.tlsConfiguration = tls
             }
             let address = try await sourceGuard?.address(for: url)
+            route.append(DataLoadResponse.Hop(url: url, addressKind: address?.kind))
             let head = try await send(outgoing, to: url, at: address)
             let status = Int(head.status.code)
             if [301, 302, 303, 307, 308].contains(status), let location = head.headers.first(name: "location") {
@@ -178,7 +180,9 @@ public final class HTTPDataLoader: DataLoading {
                 let name = field.name.lowercased()
                 fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
             }
-            try response(DataLoadResponse(url: url, statusCode: status, headers: fields))
+            var received = DataLoadResponse(url: url, statusCode: status, headers: fields)
+            received.route = route
+            try response(received)
             do {
                 for try await part in head.body {
                     try chunk(Data(part.readableBytesView))
@@ -190,6 +194,16 @@ public final class HTTPDataLoader: DataLoading {
             }
             return
         }
+    }
+
+    /// Whether cached bytes fetched along `route` pass the ``sourceGuard`` as it is now (see
+    /// ``SourceGuard/permits(route:)``); any do without a guard. Bytes cached without a route
+    /// (by an older version, or stored by hand) are refused when their URL is, and otherwise
+    /// unknown (`nil`): the caller revalidates them through the guard.
+    public func permitsCached(_ url: URL, route: [DataLoadResponse.Hop]?) -> Bool? {
+        guard let sourceGuard else { return true }
+        guard let route else { return sourceGuard.permitsURL(url) ? nil : false }
+        return sourceGuard.permits(route: route)
     }
 
     /// Sends `request` and waits for the response head. A kept-alive connection the server closed

@@ -135,6 +135,24 @@ extension ImageManager {
             try await onDataCacheQueue { for key in keys { try disk.removeValue(forKey: key) } }
         }
 
+        /// Forgets everything kept of `request`'s source: its finished image in memory, its
+        /// bytes (original and processed) on disk or waiting to be written, and the encoded
+        /// results kept a short while (``Configuration/resultRetention``, all of them: they live
+        /// seconds). The next load downloads the source again. For an origin that replaced an
+        /// image before its cache lifetime ran out.
+        ///
+        /// - Throws: ``ImageLoadingError/cacheFailed(_:)`` when the disk cannot be written.
+        public func purge(_ request: ImageRequest) async throws(ImageLoadingError) {
+            self[request] = nil
+            manager.pipeline.results?.removeAll()
+            let keys = [manager.imageKey(for: request), manager.dataKey(for: request)]
+            if let writer = manager.pipeline.writer {
+                for key in keys { await writer.purge(forKey: key) }
+            } else if let disk = manager.configuration.dataCache {
+                try await onDataCacheQueue { for key in keys { try disk.removeValue(forKey: key) } }
+            }
+        }
+
         /// Empties the layers in `caches`.
         ///
         /// - Throws: ``ImageLoadingError/cacheFailed(_:)`` when the disk cannot be written.

@@ -82,6 +82,10 @@ extension ImageManager {
         /// client's next connection, a CDN's second miss) share them as they share one in flight.
         /// Default `nil`: none kept.
         public var resultRetention: ResultRetention?
+        /// How long downloaded bytes stay fresh on disk, from the origin's headers; a stale entry
+        /// is revalidated before use. Default ``CacheFreshness/origin``: the origin's word, and
+        /// bytes that carry none kept until evicted.
+        public var freshness: CacheFreshness = .origin
         /// Conversions that leave every pixel as decoded stream rows from decoder to encoder
         /// (tests turn it off to compare with the whole-image path). Default `true`.
         package var streamsConversions = true

@@ -87,6 +87,18 @@ final class DiskWriter: Sendable {
         return PendingWrite(writer: self, key: key, value: nil, id: 0)
     }
 
+    /// Forgets what is staged for `key` and removes its entry, after the writes queued before.
+    func purge(forKey key: String) async {
+        staged.withLock { _ = $0.byKey.removeValue(forKey: key) }
+        _ = try? await queue.run { [self] in
+            do {
+                try cache.removeValue(forKey: key)
+            } catch {
+                logger.warning("disk cache removal failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+        }
+    }
+
     /// Returns once every write queued so far is done.
     func flush() async {
         await queue.waitUntilIdle()

@@ -51,14 +51,17 @@ extension ImagePipeline {
         case .url(let u): url = u
         }
         var revalidate: CachedResponse?
+        var kept: [String: String] = [:]
         if options.readsDisk {
             if let pending = writer?.pending(forKey: keys.dataKey) {
-                guard options.contains(.refreshCached) else {
+                let check = try cachedUse(url, metadata: pending.metadata)
+                guard options.contains(.refreshCached) || (check == .stale && !options.contains(.fromCacheOnly)) else {
                     return FetchedData(
                         input: ImageInput(pending.data), response: nil, source: .disk, revalidated: false,
                         validators: pending.metadata, digest: nil, write: nil)
                 }
                 revalidate = CachedResponse(data: pending.data, etag: pending.metadata["etag"], lastModified: pending.metadata["last-modified"])
+                kept = pending.metadata
             } else if case let (entry?, read) = try await timedSpan(
                 "imago.cache.read",
                 { _ in
@@ -70,7 +73,8 @@ extension ImagePipeline {
                 case .data(let data): input = ImageInput(data)
                 case .file(let file): input = ImageInput(file)
                 }
-                guard options.contains(.refreshCached) else {
+                let check = try cachedUse(url, metadata: entry.metadata)
+                guard options.contains(.refreshCached) || (check == .stale && !options.contains(.fromCacheOnly)) else {
                     var timings = ImageLoadTimings()
                     timings.diskRead = read
                     return FetchedData(
@@ -81,6 +85,7 @@ extension ImagePipeline {
                 revalidate = CachedResponse(
                     data: try Self.contents(of: input), etag: entry.metadata["etag"],
                     lastModified: entry.metadata["last-modified"])
+                kept = entry.metadata
             }
         }
         if options.contains(.fromCacheOnly) { throw ImageLoadingError.notCached }
@@ -104,12 +109,25 @@ extension ImagePipeline {
         // Staged now (a load of the same key reads it at once), written once the bytes have
         // decoded (or, for a bytes-only load, once they arrive).
         var write: PendingWrite?
-        var metadata: [String: String] = [:]
+        // A 304 keeps the validators it does not repeat.
+        var metadata: [String: String] = result.notModified ? kept.filter { $0.key == "etag" || $0.key == "last-modified" } : [:]
         if let etag = result.response?.etag { metadata["etag"] = etag }
         if let modified = result.response?.lastModified { metadata["last-modified"] = modified }
+        var stores = true
+        if let response = result.response {
+            switch configuration.freshness.lifetime(headers: response.headers) {
+            case .noStore: stores = false
+            case .fresh(let until): if let until { metadata["expires"] = String(until.timeIntervalSince1970) }
+            }
+            if !response.route.isEmpty { metadata["route"] = DataLoadResponse.Hop.encode(response.route) }
+        }
         var input = ImageInput(result.data)
         var digest: UInt64?
-        if options.writesDisk, !result.notModified, storesOriginal(request), let writer {
+        // A 304 rewrites the entry with its new lifetime and route (`no-store` drops it).
+        if result.notModified, !stores, let disk = configuration.dataCache {
+            try? await configuration.dataCacheQueue.run { try disk.removeValue(forKey: keys.dataKey) }
+        }
+        if options.writesDisk, stores, storesOriginal(request), let writer {
             let value = CachedData(data: result.data, metadata: metadata)
             if result.data.count < Self.writeAheadBytes {
                 write = writer.stage(value, forKey: keys.dataKey)
@@ -127,6 +145,29 @@ extension ImagePipeline {
         return FetchedData(
             input: input, response: result.response, source: .network, revalidated: result.notModified,
             validators: metadata, digest: digest ?? CachedEntry.digest(of: result.data), write: write, timings: timings)
+    }
+
+    /// What a cached entry may be used for now.
+    enum CachedUse: Equatable {
+        /// As it is.
+        case fresh
+        /// Only after the origin confirms it (past its lifetime, or fetched under no known route).
+        case stale
+    }
+
+    /// Whether an entry cached for `url` with `metadata` may be used: refused (thrown) when the
+    /// loader's policy now refuses its route, stale past its `expires` time or when its route is
+    /// unknown to a loader with a policy, else fresh.
+    ///
+    /// - Throws: ``ImageLoadingError/sourceNotAllowed(_:)`` when the policy refuses it.
+    func cachedUse(_ url: URL, metadata: [String: String]) throws -> CachedUse {
+        let route = metadata["route"].flatMap(DataLoadResponse.Hop.decode)
+        let loader = configuration.downloader.loaders.first { $0.canLoad(url) }
+        let permitted = loader?.permitsCached(url, route: route) ?? true
+        if permitted == false { throw ImageLoadingError.sourceNotAllowed(url.absoluteString) }
+        if permitted == nil { return .stale }
+        if let expires = metadata["expires"].flatMap(Double.init), expires <= Date().timeIntervalSince1970 { return .stale }
+        return .fresh
     }
 
     /// Downloaded bytes of at least this size are written to the disk cache before they decode

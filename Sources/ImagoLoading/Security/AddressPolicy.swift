@@ -27,7 +27,12 @@ public struct AddressPolicy: Sendable, Hashable {
 
     /// Whether `address` may be connected to.
     public func permits(_ address: IPAddress) -> Bool {
-        switch address.kind {
+        permits(address.kind)
+    }
+
+    /// Whether addresses of `kind` may be connected to.
+    public func permits(_ kind: IPAddress.Kind) -> Bool {
+        switch kind {
         case .global: true
         case .loopback: allowsLoopback
         case .private: allowsPrivate

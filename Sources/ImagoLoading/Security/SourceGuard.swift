@@ -33,6 +33,14 @@ public struct SourceGuard: Sendable {
         self.permitsURL = permitsURL
     }
 
+    /// Whether bytes fetched along `route` (a cached response's) may be used under this guard
+    /// as it is now: every URL on it allowed, and every address it came from of a kind the
+    /// policy allows. A route that recorded no address kind (fetched without a guard) is not
+    /// known to be safe.
+    public func permits(route: [DataLoadResponse.Hop]) -> Bool {
+        !route.isEmpty && route.allSatisfy { hop in permitsURL(hop.url) && hop.addressKind.map(policy.permits) == true }
+    }
+
     /// The address to connect to for `url`: the first of its host's addresses the policy allows.
     ///
     /// - Throws: ``ImageLoadingError/sourceNotAllowed(_:)`` for a URL the allow-list refuses,
