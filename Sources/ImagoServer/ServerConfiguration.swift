@@ -170,12 +170,20 @@ public struct ServerConfiguration: Sendable {
     /// The defaults.
     public init() {}
 
-    /// The defaults, overridden by the `IMAGO_*` variables present in `environment`.
+    /// What reading the environment found worth saying: imgproxy settings without an
+    /// equivalent, unknown `IMAGO_` settings (see ``migrate(_:)``). The executable logs them.
+    public var warnings: [String] = []
+
+    /// The defaults, overridden by the `IMAGO_*` variables present in `environment`, and by the
+    /// `IMGPROXY_*` ones with an equivalent (``imgproxyEquivalents``; an `IMAGO_` one wins).
     ///
-    /// - Throws: ``ConfigurationError`` naming the variable and what is wrong with its value.
+    /// - Throws: ``ConfigurationError`` naming the variable and what is wrong with its value, an
+    ///   imgproxy security setting without an equivalent, or a misspelt `IMAGO_` setting.
     public init(environment: [String: String]) throws(ConfigurationError) {
         self.init()
-        try apply(environment)
+        let (migrated, warnings) = try Self.migrate(environment)
+        try apply(migrated)
+        self.warnings = warnings
     }
 
     /// The connection limits for a process allowed `openFiles` descriptors (`nil`: unknown):

@@ -97,7 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        let levelName = logLevel ?? environment["IMAGO_LOG_LEVEL"] ?? "info"
+        let levelName = logLevel ?? environment["IMAGO_LOG_LEVEL"] ?? environment["IMGPROXY_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else { throw ValidationError("unknown log level '\(levelName)'") }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -126,6 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         for (name, value) in configuration.summary { logger.debug("\(name)=\(value)") }
+        for warning in configuration.warnings { logger.warning("\(warning)") }
         logger.debug("malloc arenas capped before start: \(arenas > 0 ? String(arenas) : arenas == 0 ? "no" : "not glibc")")
         let placement = pinning.map { "pinned to CPUs \($0.description)" } ?? "not pinned"
         logger.info("\(configuration.workers) workers, \(placement)")

@@ -190,4 +190,27 @@ struct ServerProcessTests {
         let badBind = try await Self.run("imago-server", ["--bind", "nowhere"])
         #expect(badBind.0 != 0 && badBind.2.contains("IMAGO_BIND"))
     }
+
+    @Test("an imgproxy operator's first day: IMGPROXY_KEY signs, an unknown setting is a warning, a misspelt one stops the start")
+    func imgproxySettings() async throws {
+        let child = try Child(
+            arguments: ["--bind", "127.0.0.1:0"],
+            environment: ["IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656c6c6f", "IMGPROXY_ENFORCE_AVIF": "1"])
+        let port = try await child.port()
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let unsigned = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/_/w:10/plain/http://x.test/a.png"), timeout: .seconds(30))
+        #expect(unsigned.status.code == 403)
+        try await client.shutdown()
+        child.process.terminate()
+        #expect(await child.exitStatus() == 0)
+        #expect(child.output.withLock { $0 }.contains("IMGPROXY_ENFORCE_AVIF"))
+        let typo = try await Self.run("imago-server", [], environment: ["IMAGO_MAX_SRC_RESOLUTON": "10"])
+        #expect(typo.0 != 0 && typo.2.contains("IMAGO_MAX_SRC_RESOLUTION"))
+        let security = try await Self.run("imago-server", [], environment: ["IMGPROXY_TRUSTED_SIGNATURES": "x"])
+        #expect(security.0 != 0 && security.2.contains("IMGPROXY_TRUSTED_SIGNATURES"))
+        let badPreset = try await Self.run("imago-server", [], environment: ["IMAGO_PRESETS": "default=w:-1"])
+        #expect(badPreset.0 != 0 && badPreset.2.contains("IMAGO_PRESETS"))
+        let noRoot = try await Self.run("imago-server", [], environment: ["IMAGO_LOCAL_ROOT": "/nonexistent/imago"])
+        #expect(noRoot.0 != 0 && noRoot.2.contains("IMAGO_LOCAL_ROOT"))
+    }
 }

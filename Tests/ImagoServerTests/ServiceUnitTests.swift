@@ -136,6 +136,27 @@ struct ServiceUnitTests {
         #expect(ServerConfiguration().summary.allSatisfy { ServerConfiguration.meanings[$0.0] != nil })
     }
 
+    @Test("IMGPROXY_ settings with an equivalent are read under that name; unknown and misspelt IMAGO_ ones are named")
+    func migration() throws {
+        let c = try ServerConfiguration(environment: [
+            "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656c6c6f", "IMGPROXY_TIMEOUT": "7",
+            "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_QUALITY": "70", "IMAGO_QUALITY": "60",
+            "IMGPROXY_ENFORCE_WEBP": "true", "IMAGO_SOMETHING_ELSE_ENTIRELY": "1", "IMGPROXY_MAX_RESULT_DIMENSION": "0", "PORT": "9999"
+        ])
+        #expect(c.keys == "736563726574" && c.salts == "68656c6c6f" && c.requestTimeout == .seconds(7) && c.allowLoopbackSources)
+        #expect(c.quality == 60 && c.maxResultDimension == nil && c.bind == ":9999")
+        #expect(c.warnings.contains { $0.contains("IMGPROXY_ENFORCE_WEBP") })
+        #expect(c.warnings.contains { $0.contains("IMAGO_SOMETHING_ELSE_ENTIRELY") })
+        #expect(c.warnings.contains { $0.contains("IMGPROXY_QUALITY") && $0.contains("IMAGO_QUALITY") })
+        for (name, value) in [("IMAGO_KYE", "00"), ("IMAGO_QUALTY", "80"), ("IMGPROXY_TRUSTED_SIGNATURES", "abc"), ("IMGPROXY_S3_ALLOWED_BUCKETS", "b")] {
+            let error = #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: [name: value]) }
+            #expect(error?.variable == name)
+        }
+        #expect(ServerConfiguration.distance("IMAGO_KYE", "IMAGO_KEY") == 1 && ServerConfiguration.distance("abc", "abc") == 0)
+        // Every equivalent names a setting this version has.
+        #expect(Set(ServerConfiguration.imgproxyEquivalents.values).isSubset(of: ServerConfiguration.knownNames))
+    }
+
     @Test("worker pinning: auto pins one worker per allowed CPU only when they match; pinned wraps; none never")
     func pinningPlans() {
         let four = [0, 1, 2, 3]

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+extension ServerConfiguration {
+    /// imgproxy's settings that have an equivalent here, by imgproxy's name: the Imago setting
+    /// they set, with the same meaning and value. An `IMAGO_` setting given too wins.
+    public static let imgproxyEquivalents: [String: String] = [
+        "IMGPROXY_BIND": "IMAGO_BIND", "IMGPROXY_KEY": "IMAGO_KEY", "IMGPROXY_SALT": "IMAGO_SALT",
+        "IMGPROXY_SIGNATURE_SIZE": "IMAGO_SIGNATURE_SIZE", "IMGPROXY_SECRET": "IMAGO_SECRET",
+        "IMGPROXY_ALLOWED_SOURCES": "IMAGO_ALLOWED_SOURCES",
+        "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "IMAGO_ALLOW_LOOPBACK_SOURCES",
+        "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES": "IMAGO_ALLOW_PRIVATE_SOURCES",
+        "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": "IMAGO_ALLOW_LINK_LOCAL_SOURCES",
+        "IMGPROXY_ALLOW_SECURITY_OPTIONS": "IMAGO_ALLOW_SECURITY_OPTIONS",
+        "IMGPROXY_LOCAL_FILESYSTEM_ROOT": "IMAGO_LOCAL_ROOT",
+        "IMGPROXY_MAX_SRC_RESOLUTION": "IMAGO_MAX_SRC_RESOLUTION", "IMGPROXY_MAX_SRC_FILE_SIZE": "IMAGO_MAX_SRC_FILE_SIZE",
+        "IMGPROXY_MAX_ANIMATION_FRAMES": "IMAGO_MAX_ANIMATION_FRAMES", "IMGPROXY_MAX_REDIRECTS": "IMAGO_MAX_REDIRECTS",
+        "IMGPROXY_MAX_RESULT_DIMENSION": "IMAGO_MAX_RESULT_DIMENSION",
+        "IMGPROXY_DOWNLOAD_TIMEOUT": "IMAGO_DOWNLOAD_TIMEOUT", "IMGPROXY_TIMEOUT": "IMAGO_REQUEST_TIMEOUT",
+        "IMGPROXY_READ_REQUEST_TIMEOUT": "IMAGO_READ_REQUEST_TIMEOUT", "IMGPROXY_KEEP_ALIVE_TIMEOUT": "IMAGO_KEEP_ALIVE_TIMEOUT",
+        "IMGPROXY_MAX_CLIENTS": "IMAGO_MAX_CLIENTS", "IMGPROXY_WORKERS": "IMAGO_WORKERS",
+        "IMGPROXY_REQUESTS_QUEUE_SIZE": "IMAGO_QUEUE_SIZE", "IMGPROXY_GRACEFUL_STOP_TIMEOUT": "IMAGO_GRACEFUL_STOP_TIMEOUT",
+        "IMGPROXY_FREE_MEMORY_INTERVAL": "IMAGO_FREE_MEMORY_INTERVAL",
+        "IMGPROXY_QUALITY": "IMAGO_QUALITY", "IMGPROXY_FORMAT_QUALITY": "IMAGO_FORMAT_QUALITY",
+        "IMGPROXY_AUTO_WEBP": "IMAGO_AUTO_WEBP", "IMGPROXY_AUTO_AVIF": "IMAGO_AUTO_AVIF",
+        "IMGPROXY_STRIP_METADATA": "IMAGO_STRIP_METADATA", "IMGPROXY_KEEP_COPYRIGHT": "IMAGO_KEEP_COPYRIGHT",
+        "IMGPROXY_STRIP_COLOR_PROFILE": "IMAGO_STRIP_COLOR_PROFILE", "IMGPROXY_AUTO_ROTATE": "IMAGO_AUTO_ROTATE",
+        "IMGPROXY_RETURN_ATTACHMENT": "IMAGO_RETURN_ATTACHMENT", "IMGPROXY_TTL": "IMAGO_TTL",
+        "IMGPROXY_PRESETS": "IMAGO_PRESETS", "IMGPROXY_PRESETS_PATH": "IMAGO_PRESETS_PATH",
+        "IMGPROXY_LOG_LEVEL": "IMAGO_LOG_LEVEL", "IMGPROXY_OPEN_TELEMETRY_ENABLE": "IMAGO_OTEL_ENABLE"
+    ]
+
+    /// Words in an imgproxy setting's name that make it a security setting: one of them without
+    /// an equivalent here stops the start, since running without it would be less safe than the
+    /// operator asked.
+    static let securityWords = ["KEY", "SALT", "SECRET", "ALLOWED", "DENIED", "TRUSTED", "SIGNATURE", "PASSWORD", "TOKEN", "CERT"]
+
+    /// Settings read outside ``ServerConfiguration`` (by the `imago-server` executable).
+    static let executableNames: Set<String> = ["IMAGO_LOG_LEVEL"]
+
+    /// Every `IMAGO_` setting this version knows.
+    public static var knownNames: Set<String> { Set(meanings.keys).union(executableNames) }
+
+    /// Reads an environment as the service is configured from it: `IMGPROXY_` settings with an
+    /// equivalent become their `IMAGO_` setting (which wins when both are set); others are named
+    /// in a warning, or stop the start when they concern security. An unknown `IMAGO_` setting
+    /// is named in a warning, or stops the start when it is a letter or two away from a known
+    /// one (a misspelling would otherwise run with the default).
+    ///
+    /// - Returns: the environment to read, and the warnings to log.
+    /// - Throws: ``ConfigurationError`` naming the variable.
+    public static func migrate(_ environment: [String: String]) throws(ConfigurationError) -> (environment: [String: String], warnings: [String]) {
+        var out = environment
+        var warnings: [String] = []
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
+            if name.hasPrefix("IMGPROXY_") || name == "PORT" {
+                if name == "PORT" {
+                    if environment["IMAGO_BIND"] == nil, environment["IMGPROXY_BIND"] == nil { out["IMAGO_BIND"] = ":" + value }
+                    continue
+                }
+                if let imago = imgproxyEquivalents[name] {
+                    if let own = environment[imago] {
+                        if own != value { warnings.append("\(name) is ignored: \(imago) is set too, and wins") }
+                    } else {
+                        out[imago] = value
+                    }
+                    continue
+                }
+                let words = name.dropFirst("IMGPROXY_".count).split(separator: "_").map(String.init)
+                if words.contains(where: securityWords.contains) {
+                    throw ConfigurationError(
+                        variable: name,
+                        reason: "this imgproxy security setting has no equivalent in Imago; remove it to run without it")
+                }
+                warnings.append("\(name) has no equivalent in Imago and is ignored")
+            } else if name.hasPrefix("IMAGO_"), !knownNames.contains(name) {
+                if let near = knownNames.filter({ Self.distance(name, $0) <= 2 }).min() {
+                    throw ConfigurationError(variable: name, reason: "not a setting; did you mean \(near)?")
+                }
+                warnings.append("\(name) is not a setting of this version and is ignored")
+            }
+        }
+        // imgproxy's "0: no limit", where Imago's settings take a positive number.
+        if out["IMAGO_MAX_RESULT_DIMENSION"] == "0", environment["IMAGO_MAX_RESULT_DIMENSION"] == nil { out["IMAGO_MAX_RESULT_DIMENSION"] = nil }
+        if out["IMAGO_MAX_SRC_FILE_SIZE"] == "0", environment["IMAGO_MAX_SRC_FILE_SIZE"] == nil {
+            out["IMAGO_MAX_SRC_FILE_SIZE"] = nil
+            warnings.append("IMGPROXY_MAX_SRC_FILE_SIZE=0 (no limit) is not followed: IMAGO_MAX_SRC_FILE_SIZE keeps its limit")
+        }
+        return (out, warnings)
+    }
+
+    /// The Damerau-Levenshtein distance: insertions, deletions, substitutions and swaps of
+    /// neighbours, one each.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: y.count + 1), count: x.count + 1)
+        for i in 0...x.count { d[i][0] = i }
+        for j in 0...y.count { d[0][j] = j }
+        for i in 1...x.count {
+            for j in 1...y.count {
+                let cost = x[i - 1] == y[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[x.count][y.count]
+    }
+}
