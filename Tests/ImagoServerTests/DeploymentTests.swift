@@ -170,6 +170,53 @@ struct DeploymentTests {
         await origin.stop()
     }
 
+    @Test(
+        "an origin's 502s through nginx and three instances: answered once, never retried on another instance, no instance marked down; /metrics is not public",
+        .enabled(if: tool("nginx") != nil && tool("python3") != nil, "nginx or python3 is missing: run scripts/bootstrap"))
+    func failingOrigin() async throws {
+        let origin = try await TestHTTPServer.start()
+        origin.register("ok.png", data: try ServerFixtures.png(width: 64, height: 48))
+        let directory = try TestFiles.temporaryDirectory("imago-cluster-502")
+        let cluster = Self.root.appendingPathComponent("scripts/cluster").path
+        let python = try #require(Self.tool("python3"))
+        let (started, out, err) = try await Self.run(
+            python,
+            [
+                cluster, "--detach", "--dir", directory.path, "--instances", "3", "--port", "0",
+                "--binary", TestFiles.builtProduct("imago-server").path, "--env", "IMAGO_ALLOW_LOOPBACK_SOURCES=1"
+            ])
+        #expect(started == 0, "\(out)\(err)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let state = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("cluster.json"))) as? [String: Any]
+            let front = try #require(state?["front"] as? String)
+            func get(_ path: String) async throws -> Int {
+                let response = try await client.execute(HTTPClientRequest(url: front + path), timeout: .seconds(60))
+                _ = try await response.body.collect(upTo: 1 << 24)
+                return Int(response.status.code)
+            }
+            // Twelve dead source URLs: each answered 502 once, from one instance.
+            for n in 0..<12 {
+                #expect(try await get("/_/w:10/plain/http://127.0.0.1:\(origin.port)/status/502/\(n)") == 502)
+            }
+            for n in 0..<12 {
+                #expect(origin.count("/status/502/\(n)") == 1, "URL \(n) fetched \(origin.count("/status/502/\(n)")) times")
+            }
+            // Every instance still takes its share: good URLs all over the ring are answered.
+            for n in 0..<30 { #expect(try await get("/_/w:\(20 + n)/plain/http://127.0.0.1:\(origin.port)/img/ok.png") == 200) }
+            let errors = (try? String(contentsOf: directory.appendingPathComponent("nginx/error.log"), encoding: .utf8)) ?? ""
+            #expect(!errors.contains("temporarily disabled") && !errors.contains("no live upstreams"), "\(errors)")
+            #expect(try await get("/metrics") == 404)
+            #expect(try await get("/purge?url=x") == 404)
+        } catch {
+            Issue.record(error)
+        }
+        try? await client.shutdown()
+        _ = try? await Self.run(python, [cluster, "--dir", directory.path, "--stop"])
+        await origin.stop()
+    }
+
     /// The load's shared counters.
     final class LoadState: Sendable {
         private let counter = Atomic<Int>(0)
