@@ -69,8 +69,22 @@ public struct ImageServer: Sendable {
                 await onListening(host, bound)
             },
             logger: logger)
+        var all: [any Service] = [app] + services
+        if let metricsBind = configuration.metricsBind {
+            // /metrics on an address of its own (imgproxy's IMGPROXY_PROMETHEUS_BIND).
+            let (metricsHost, metricsPort) = try ServerConfiguration.hostAndPort(metricsBind, variable: "IMAGO_METRICS_BIND")
+            let metricsRouter = Router()
+            service.addMetricsRoute(to: metricsRouter)
+            all.append(
+                Application(
+                    router: metricsRouter, configuration: ApplicationConfiguration(address: .hostname(metricsHost, port: metricsPort), serverName: nil),
+                    onServerRunning: { channel in
+                        logger.info("metrics listening on \(metricsHost):\(channel.localAddress?.port ?? metricsPort)")
+                    },
+                    logger: logger))
+        }
         var group = ServiceGroupConfiguration(
-            services: [app] + services, gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+            services: all, gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
             logger: logger)
         group.maximumGracefulShutdownDuration = configuration.gracefulStopTimeout
         do {

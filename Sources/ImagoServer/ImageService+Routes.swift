@@ -67,11 +67,7 @@ extension ImageService {
                     status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
             }
-            group.get("metrics") { [metrics] _, _ -> Response in
-                Response(
-                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render())))
-            }
+            if configuration.metricsBind == nil { addMetricsRoute(to: group) }
         }
         if configuration.playground {
             let page = ByteBuffer(string: Playground.page(mount: mount, signed: signer != nil))
@@ -102,6 +98,16 @@ extension ImageService {
                 let answer = try await self.handle(method: request.method, path: String(path), headers: request.headers, client: client)
                 return Response(status: answer.status, headers: answer.headers, body: answer.body.hummingbird(reads: self.fileReads))
             }
+        }
+    }
+
+    /// `GET /metrics` (Prometheus text) on `router`: beside the images, or on its own address
+    /// (`IMAGO_METRICS_BIND`, which ``ImageServer`` serves).
+    public func addMetricsRoute<Methods: RouterMethods>(to router: Methods) {
+        router.get("metrics") { [metrics] _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render())))
         }
     }
 

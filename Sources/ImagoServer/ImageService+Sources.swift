@@ -38,6 +38,8 @@ extension ImageService {
             }
             request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
             host = h
+            // Known before the fetch, so a failed one is logged with it.
+            ServiceRequestScope.current?.sourceHost = h
             baseName = ServiceHeaders.baseName(url.lastPathComponent)
         }
         let loaded: LoadedSource

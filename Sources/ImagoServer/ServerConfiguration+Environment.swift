@@ -121,6 +121,17 @@ extension ServerConfiguration {
         } else {
             freeMemoryInterval = try env.seconds("IMAGO_FREE_MEMORY_INTERVAL") ?? freeMemoryInterval
         }
+        if let v = env["IMAGO_METRICS_BIND"] {
+            metricsBind = v
+            _ = try Self.hostAndPort(v, variable: "IMAGO_METRICS_BIND")
+        }
+        if let v = env["IMAGO_LOG_FORMAT"] {
+            switch v.lowercased() {
+            case "text", "pretty", "structured": logFormat = "text"
+            case "json", "gcp": logFormat = "json"
+            default: throw ConfigurationError(variable: "IMAGO_LOG_FORMAT", reason: "'\(v)' is not text or json")
+            }
+        }
         playground = try env.bool("IMAGO_PLAYGROUND") ?? playground
         serverTiming = try env.bool("IMAGO_SERVER_TIMING") ?? serverTiming
         otelEnabled = try env.bool("IMAGO_OTEL_ENABLE") ?? otelEnabled

@@ -40,7 +40,8 @@ extension ServerConfiguration {
             ("IMAGO_MALLOC_ARENAS", mallocArenas == 0 ? "(glibc default)" : "\(mallocArenas)"),
             ("IMAGO_MALLOC_MMAP_THRESHOLD", mallocMmapThreshold == 0 ? "(glibc default)" : "\(mallocMmapThreshold)"),
             ("IMAGO_FREE_MEMORY_INTERVAL", freeMemoryInterval == .zero ? "(off)" : "\(freeMemoryInterval)"),
-            ("IMAGO_PLAYGROUND", "\(playground)"), ("IMAGO_SERVER_TIMING", "\(serverTiming)"),
+            ("IMAGO_METRICS_BIND", metricsBind ?? "(beside the images)"), ("IMAGO_LOG_FORMAT", logFormat), ("IMAGO_PLAYGROUND", "\(playground)"),
+            ("IMAGO_SERVER_TIMING", "\(serverTiming)"),
             ("IMAGO_OTEL_ENABLE", "\(otelEnabled)"), ("IMAGO_OTEL_ENDPOINT", otelEndpoint), ("IMAGO_OTEL_PROTOCOL", otelProtocol),
             ("IMAGO_OTEL_SERVICE_NAME", otelServiceName)
         ]
@@ -97,6 +98,8 @@ extension ServerConfiguration {
         "IMAGO_MALLOC_ARENAS": "glibc malloc arenas (M_ARENA_MAX); 0: glibc's default",
         "IMAGO_MALLOC_MMAP_THRESHOLD": "bytes from which allocations are mapped apart and unmapped when freed; 0: glibc's default",
         "IMAGO_FREE_MEMORY_INTERVAL": "seconds between malloc_trim calls (also when idle); 0: never",
+        "IMAGO_METRICS_BIND": "host:port serving /metrics on its own, instead of beside the images",
+        "IMAGO_LOG_FORMAT": "text or json (one object per line)",
         "IMAGO_PLAYGROUND": "serve the playground page at /",
         "IMAGO_SERVER_TIMING": "send Server-Timing with each stage's duration",
         "IMAGO_OTEL_ENABLE": "export spans of each request's stages over OTLP/HTTP",

@@ -149,6 +149,14 @@ public struct ServerConfiguration: Sendable {
     /// (`malloc_trim`); the heap is also trimmed as soon as the service goes idle. Default 10
     /// (imgproxy's); 0 turns trimming off.
     public var freeMemoryInterval: Duration = .seconds(10)
+    /// `IMAGO_METRICS_BIND`: `host:port` where `/metrics` is served on its own (as imgproxy's
+    /// `IMGPROXY_PROMETHEUS_BIND`); the main address then has no `/metrics`. Default none:
+    /// `/metrics` beside the images.
+    public var metricsBind: String?
+    /// `IMAGO_LOG_FORMAT`: `text` (swift-log's lines) or `json` (one object per line, see
+    /// ``JSONLogHandler``); imgproxy's `pretty` and `structured` read as `text`, `gcp` as `json`.
+    /// Default `text`.
+    public var logFormat = "text"
     /// `IMAGO_PLAYGROUND`: serve the playground page at `/`, to try options on a source and
     /// see the URL, the result and its size. Default `false`.
     public var playground = false
@@ -198,10 +206,17 @@ public struct ServerConfiguration: Sendable {
     ///
     /// - Throws: ``ConfigurationError`` when it is not `host:port`.
     public func bindAddress() throws(ConfigurationError) -> (host: String, port: Int) {
-        guard let colon = bind.lastIndex(of: ":"), let port = Int(bind[bind.index(after: colon)...]), (0...65535).contains(port) else {
-            throw ConfigurationError(variable: "IMAGO_BIND", reason: "'\(bind)' is not host:port")
+        try Self.hostAndPort(bind, variable: "IMAGO_BIND")
+    }
+
+    /// The host and port of `text` (`host:port`, `[v6]:port`, `:port` for every address).
+    ///
+    /// - Throws: ``ConfigurationError`` for `variable` when it is not `host:port`.
+    static func hostAndPort(_ text: String, variable: String) throws(ConfigurationError) -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ConfigurationError(variable: variable, reason: "'\(text)' is not host:port")
         }
-        var host = String(bind[..<colon])
+        var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return (host.isEmpty ? "0.0.0.0" : host, port)
     }

@@ -32,6 +32,22 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(status.code) \(code): \(message)" }
 
+    /// Where the request failed, for logs and metrics: `url` (the path, its options or
+    /// signature), `auth`, `source` (finding or fetching the source), `image` (the source as an
+    /// image, its limits, the output), `admission` (the queue), `deadline`, `client`, `service`.
+    public var stage: String {
+        switch code {
+        case "invalid_url", "unknown_option", "expired", "security_option_not_allowed", "invalid_signature", "signature_missing": "url"
+        case "invalid_secret": "auth"
+        case "queue_full": "admission"
+        case "timeout": "deadline"
+        case "client_closed_request": "client"
+        case "not_found", "method_not_allowed", "internal": "service"
+        case let c where c.hasPrefix("source_") || c == "invalid_source": "source"
+        default: "image"
+        }
+    }
+
     // MARK: The status table
 
     /// A URL the parser refused: imgproxy answers 404 for every such URL.

@@ -99,7 +99,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let levelName = logLevel ?? environment["IMAGO_LOG_LEVEL"] ?? environment["IMGPROXY_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else { throw ValidationError("unknown log level '\(levelName)'") }
+        let json = configuration.logFormat == "json"
         LoggingSystem.bootstrap { label in
+            if json {
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler

@@ -53,9 +53,9 @@ struct ServerProcessTests {
 
         /// The port from the "listening on" line.
         func port() async throws -> Int {
-            try await eventually { output.withLock { $0.contains("listening on") } || !process.isRunning }
+            try await eventually { output.withLock { $0.contains("imago-server listening on") } || !process.isRunning }
             let text = output.withLock { $0 }
-            guard let range = text.range(of: "listening on 127.0.0.1:") else { throw ChildError.noPort(text) }
+            guard let range = text.range(of: "imago-server listening on 127.0.0.1:") else { throw ChildError.noPort(text) }
             let digits = text[range.upperBound...].prefix { $0.isNumber }
             guard let port = Int(digits) else { throw ChildError.noPort(text) }
             return port
@@ -212,5 +212,39 @@ struct ServerProcessTests {
         #expect(badPreset.0 != 0 && badPreset.2.contains("IMAGO_PRESETS"))
         let noRoot = try await Self.run("imago-server", [], environment: ["IMAGO_LOCAL_ROOT": "/nonexistent/imago"])
         #expect(noRoot.0 != 0 && noRoot.2.contains("IMAGO_LOCAL_ROOT"))
+    }
+
+    @Test("IMAGO_LOG_FORMAT=json: one object per line; a failure's line has its code, stage and source host; IMAGO_METRICS_BIND serves /metrics apart")
+    func logsAndMetrics() async throws {
+        let origin = try await TestHTTPServer.start()
+        let child = try Child(
+            arguments: ["--bind", "127.0.0.1:0"],
+            environment: ["IMAGO_LOG_FORMAT": "json", "IMAGO_METRICS_BIND": "127.0.0.1:0", "IMAGO_ALLOW_LOOPBACK_SOURCES": "1"])
+        let port = try await child.port()
+        try await eventually(.seconds(60)) { child.output.withLock { $0.contains("metrics listening on") } }
+        let text = child.output.withLock { $0 }
+        let range = try #require(text.range(of: "metrics listening on 127.0.0.1:"))
+        let metricsPort = try #require(Int(text[range.upperBound...].prefix { $0.isNumber }))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        func get(_ url: String) async throws -> Int {
+            let r = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+            _ = try await r.body.collect(upTo: 1 << 20)
+            return Int(r.status.code)
+        }
+        #expect(try await get("http://127.0.0.1:\(port)/_/w:10/plain/http://127.0.0.1:\(origin.port)/status/502/x") == 502)
+        #expect(try await get("http://127.0.0.1:\(metricsPort)/metrics") == 200)
+        #expect(try await get("http://127.0.0.1:\(port)/metrics") == 404)
+        try await client.shutdown()
+        child.process.terminate()
+        #expect(await child.exitStatus() == 0)
+        let lines = child.output.withLock { $0 }.split(separator: "\n").filter { !$0.isEmpty }
+        for line in lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not JSON: \(line)")
+        }
+        let failure = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+            .first { $0["status"] == "502" }
+        #expect(failure?["error"] == "source_error" && failure?["stage"] == "source" && failure?["source_host"] == "127.0.0.1")
+        #expect(failure?["level"] == "error" && failure?["request_id"] != nil && failure?["time"]?.hasSuffix("Z") == true)
+        await origin.stop()
     }
 }

@@ -28,20 +28,27 @@ public struct ServiceAccessLogMiddleware<Context: RequestContext>: RouterMiddlew
             log(request, status: response.status.code, since: started)
             return response
         } catch {
-            log(request, status: (error as? any HTTPResponseError)?.status.code ?? 500, since: started)
+            log(request, status: (error as? any HTTPResponseError)?.status.code ?? 500, since: started, failure: error as? ServiceError)
             throw error
         }
     }
 
-    private func log(_ request: Request, status: Int, since started: ContinuousClock.Instant) {
+    /// One line per request: method and status, the request id, the time taken, the source's
+    /// host and the path; for a failure also its code, stage and message (5xx at error level,
+    /// the rest at info).
+    private func log(_ request: Request, status: Int, since started: ContinuousClock.Instant, failure: ServiceError? = nil) {
         let scope = ServiceRequestScope.current
         let elapsed = ContinuousClock.now - started
-        logger.info(
-            "\(request.method.rawValue) \(status)",
-            metadata: [
-                "request_id": "\(scope?.id ?? "-")", "status": "\(status)",
-                "duration_ms": "\(Int((elapsed / .milliseconds(1)).rounded()))",
-                "source_host": "\(scope?.sourceHost ?? "-")", "path": "\(request.uri.path.prefix(300))"
-            ])
+        var metadata: Logger.Metadata = [
+            "request_id": "\(scope?.id ?? "-")", "status": "\(status)",
+            "duration_ms": "\(Int((elapsed / .milliseconds(1)).rounded()))",
+            "source_host": "\(scope?.sourceHost ?? "-")", "path": "\(request.uri.path.prefix(300))"
+        ]
+        if let failure {
+            metadata["error"] = "\(failure.code)"
+            metadata["stage"] = "\(failure.stage)"
+            metadata["message"] = "\(failure.message.prefix(300))"
+        }
+        logger.log(level: status >= 500 && status != 499 ? .error : .info, "\(request.method.rawValue) \(status)", metadata: metadata)
     }
 }
