@@ -21,7 +21,9 @@ extension ImageService {
     ///   422 when it is larger than the limit, the download's statuses (see
     ///   ``ServiceError/init(_:)-(ImageLoadingError)``).
     func loadSource(_ source: String, options: ProcessingOptions) async throws -> ServiceSource {
-        let maxBytes = min(options.maxSourceFileSize ?? configuration.maxSourceFileSize, configuration.maxSourceFileSize)
+        // 0 or less in the URL: no limit of its own (imgproxy's reading); never above the service's.
+        let asked = options.maxSourceFileSize.flatMap { $0 > 0 ? $0 : nil }
+        let maxBytes = min(asked ?? configuration.maxSourceFileSize, configuration.maxSourceFileSize)
         let request: ImageRequest
         let host: String
         let baseName: String

@@ -63,7 +63,8 @@ struct RenderPlan: Sendable {
         info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration,
         coders: ImageCoderRegistry
     ) throws {
-        let maxResolution = options.maxSourceResolution ?? configuration.maxSourceResolution
+        // 0 in the URL: the service's limit.
+        let maxResolution = options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
         let pixels = info.width.multipliedReportingOverflow(by: info.height)
         guard !pixels.overflow, Double(pixels.partialValue) <= maxResolution * 1_000_000 else {
@@ -73,34 +74,8 @@ struct RenderPlan: Sendable {
         }
         let sourceAnimated = info.frameCount > 1 && options.page == nil
 
-        var variesByAccept = false
-        let format: ImageFormat
-        if let asked = options.format {
-            guard coders.canEncode(asked) else {
-                throw ServiceError(status: 422, code: "unsupported_format", message: "\(asked.rawValue) results cannot be encoded here")
-            }
-            format = asked
-        } else {
-            var chosen: ImageFormat?
-            if configuration.autoAVIF || configuration.autoWebP {
-                variesByAccept = true
-                let accepts = AcceptHeader(accept)
-                if configuration.autoAVIF, !sourceAnimated, coders.canEncode(.avif), accepts.explicitlyAccepts("image/avif") {
-                    chosen = .avif
-                } else if configuration.autoWebP, coders.canEncode(.webp), accepts.explicitlyAccepts("image/webp") {
-                    chosen = .webp
-                }
-            }
-            if let chosen {
-                format = chosen
-            } else if coders.canEncode(info.format), !sourceAnimated || Self.animatedFormats.contains(info.format) {
-                format = info.format
-            } else if sourceAnimated {
-                format = coders.canEncode(.webp) ? .webp : .gif
-            } else {
-                format = info.hasAlpha ? .png : .jpeg
-            }
-        }
+        let format = try Self.format(info: info, options: options, accept: accept, configuration: configuration, coders: coders)
+        let variesByAccept = configuration.negotiatesByAccept
         let animated = sourceAnimated && Self.animatedFormats.contains(format)
         if animated {
             guard info.frameCount <= maxFrames else {
@@ -135,10 +110,64 @@ struct RenderPlan: Sendable {
             quality: quality,
             flattenColor: options.background ?? (Self.hasAlpha(format) ? nil : RGBA8(r: 255, g: 255, b: 255)),
             limits: limits,
-            maxResultDimension: options.maxResultDimension ?? configuration.maxResultDimension)
+            maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
     }
 
     static func hasAlpha(_ format: ImageFormat) -> Bool { format != .jpeg }
+
+    /// The longer side a result may have: `max_result_dimension` (0 or less: none), else the
+    /// service's; an icon at most 256 (imgproxy scales a larger result down to fit, too).
+    static func maxResultDimension(options: ProcessingOptions, configuration: ServerConfiguration, format: ImageFormat) -> Int? {
+        let limit = options.maxResultDimension.map { $0 > 0 ? $0 : nil } ?? configuration.maxResultDimension
+        guard format == .ico else { return limit }
+        return min(limit ?? ICOCoder.maxSide, ICOCoder.maxSide)
+    }
+
+    /// The output format as imgproxy chooses it. Asked for (`format`, the extension): that one,
+    /// unless an `IMAGO_ENFORCE_*` format the client's `Accept` takes overrides it. Not asked
+    /// for: a format `IMAGO_AUTO_*` (or `_ENFORCE_*`) negotiates with `Accept` (JPEG XL, then
+    /// AVIF for stills, then WebP); else the source's own format when it is one of
+    /// `IMAGO_PREFERRED_FORMATS` (or with `IMAGO_KEEP_SOURCE_FORMAT`, any it can be written in);
+    /// else the first preferred format that holds what the result needs (an animation,
+    /// transparency); else the first preferred one.
+    ///
+    /// - Throws: 422 ``ServiceError`` for a format that cannot be written here.
+    static func format(
+        info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration, coders: ImageCoderRegistry
+    ) throws -> ImageFormat {
+        let animated = info.frameCount > 1 && options.page == nil
+        let accepts = AcceptHeader(accept)
+        func negotiated(enforcedOnly: Bool) -> ImageFormat? {
+            guard configuration.negotiatesByAccept else { return nil }
+            let candidates: [(ImageFormat, String, Bool, Bool)] = [
+                (.jxl, "image/jxl", configuration.enforceJXL, configuration.autoJXL && !animated),
+                (.avif, "image/avif", configuration.enforceAVIF, configuration.autoAVIF),
+                (.webp, "image/webp", configuration.enforceWebP, configuration.autoWebP)
+            ]
+            for (format, type, enforced, auto) in candidates where enforced || (!enforcedOnly && auto) {
+                // AVIF and JPEG XL are offered for stills only, as imgproxy does.
+                if format != .webp, animated { continue }
+                if coders.canEncode(format), accepts.explicitlyAccepts(type) { return format }
+            }
+            return nil
+        }
+        if let asked = options.format {
+            let format = negotiated(enforcedOnly: true) ?? asked
+            guard coders.canEncode(format) else {
+                throw ServiceError(status: 422, code: "unsupported_format", message: "\(format.rawValue) results cannot be encoded here")
+            }
+            return format
+        }
+        if let chosen = negotiated(enforcedOnly: false) { return chosen }
+        let source = info.format
+        if configuration.keepSourceFormat, coders.canEncode(source), !animated || animatedFormats.contains(source) { return source }
+        let preferred = configuration.preferredFormats.filter(coders.canEncode)
+        if preferred.contains(source) { return source }
+        let transparent = options.background == nil && (info.hasAlpha || options.padding != nil || options.extend || options.extendAspectRatio)
+        if let fit = preferred.first(where: { (!animated || animatedFormats.contains($0)) && (!transparent || hasAlpha($0)) }) { return fit }
+        if let first = preferred.first { return first }
+        return transparent ? .png : .jpeg
+    }
 
     static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18

@@ -73,6 +73,22 @@ extension ServerConfiguration {
         }
         autoWebP = try env.bool("IMAGO_AUTO_WEBP") ?? autoWebP
         autoAVIF = try env.bool("IMAGO_AUTO_AVIF") ?? autoAVIF
+        autoJXL = try env.bool("IMAGO_AUTO_JXL") ?? autoJXL
+        enforceWebP = try env.bool("IMAGO_ENFORCE_WEBP") ?? enforceWebP
+        enforceAVIF = try env.bool("IMAGO_ENFORCE_AVIF") ?? enforceAVIF
+        enforceJXL = try env.bool("IMAGO_ENFORCE_JXL") ?? enforceJXL
+        keepSourceFormat = try env.bool("IMAGO_KEEP_SOURCE_FORMAT") ?? keepSourceFormat
+        if let v = env["IMAGO_PREFERRED_FORMATS"] {
+            var formats: [ImageFormat] = []
+            for name in v.split(separator: ",") {
+                guard let format = ImageFormat(serviceExtension: PathName.trimmed(name)) else {
+                    throw ConfigurationError(variable: "IMAGO_PREFERRED_FORMATS", reason: "'\(name)' is not an image format")
+                }
+                formats.append(format)
+            }
+            guard !formats.isEmpty else { throw ConfigurationError(variable: "IMAGO_PREFERRED_FORMATS", reason: "name one format at least") }
+            preferredFormats = formats
+        }
         maxAnimationFrames = try env.int("IMAGO_MAX_ANIMATION_FRAMES", in: 1...100_000) ?? maxAnimationFrames
         maxAnimationPixels = try env.double("IMAGO_MAX_ANIMATION_FRAME_PIXELS") ?? maxAnimationPixels
         ttl = try env.int("IMAGO_TTL", in: 0...Int.max) ?? ttl

@@ -92,6 +92,21 @@ public struct ServerConfiguration: Sendable {
     public var autoWebP = false
     /// `IMAGO_AUTO_AVIF`: the same for AVIF, preferred over WebP. Default `false`.
     public var autoAVIF = false
+    /// `IMAGO_AUTO_JXL`: the same for JPEG XL (stills), preferred over AVIF. Default `false`.
+    public var autoJXL = false
+    /// `IMAGO_ENFORCE_WEBP`, `IMAGO_ENFORCE_AVIF`, `IMAGO_ENFORCE_JXL`: as `AUTO`, and even over
+    /// a format the URL names (imgproxy's). Default `false`.
+    public var enforceWebP = false, enforceAVIF = false, enforceJXL = false
+    /// `IMAGO_PREFERRED_FORMATS`: what a result is written in when the URL names no format and
+    /// the source's own format is not among them: the first that holds what the result needs
+    /// (animation, transparency). Default `jpeg,png,gif` (imgproxy's).
+    public var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
+    /// `IMAGO_KEEP_SOURCE_FORMAT`: without a format in the URL, keep the source's format whenever
+    /// it can be written (and animated), instead of ``preferredFormats``. Default `false`.
+    public var keepSourceFormat = false
+
+    /// Whether answers may depend on `Accept` (any `AUTO` or `ENFORCE` format on).
+    public var negotiatesByAccept: Bool { autoWebP || autoAVIF || autoJXL || enforceWebP || enforceAVIF || enforceJXL }
     /// `IMAGO_MAX_ANIMATION_FRAMES`: frames of an animated source. Default 500.
     public var maxAnimationFrames: Int = 500
     /// `IMAGO_MAX_ANIMATION_FRAME_PIXELS`: megapixels summed over an animation's frames. Default 500.

@@ -57,9 +57,17 @@ struct ServiceBehaviourTests {
             #expect(refused["content-type"] == "image/jpeg" && refused["vary"] == "Accept")
             let browser = try await h.get(path, headers: ["Accept": "*/*"])
             #expect(browser["content-type"] == "image/jpeg" && browser["etag"] != webp["etag"])
-            // A format in the URL wins, and then the answer does not vary.
+            // A format in the URL wins (the answer still says Vary: Accept, as imgproxy's does).
             let named = try await h.get(h.plain("w:50", "/img/photo.jpg", ext: "png"), headers: ["Accept": "image/webp"])
-            #expect(named["content-type"] == "image/png" && named["vary"] == nil)
+            #expect(named["content-type"] == "image/png" && named["vary"] == "Accept")
+        }
+        try await ServiceHarness.with({ $0.enforceWebP = true }) { h in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 100, height: 80), contentType: "image/jpeg")
+            // IMAGO_ENFORCE_WEBP: even over the URL's format, for a client that takes WebP.
+            let enforced = try await h.get(h.plain("w:50", "/img/photo.jpg", ext: "png"), headers: ["Accept": "image/webp"])
+            #expect(enforced["content-type"] == "image/webp" && enforced["vary"] == "Accept")
+            let other = try await h.get(h.plain("w:50", "/img/photo.jpg", ext: "png"), headers: ["Accept": "image/*"])
+            #expect(other["content-type"] == "image/png")
         }
         try await ServiceHarness.with { h in
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 100, height: 80), contentType: "image/jpeg")
@@ -200,6 +208,13 @@ struct ServiceBehaviourTests {
     @Test("animations stay animated (GIF, WebP, APNG, AVIF out), a still when the format cannot animate")
     func animation() async throws {
         try await ServiceHarness.with { h in
+            // imgproxy's preferred formats: an animated WebP with no format asked becomes an animated GIF.
+            h.origin.register("anim.webp", data: try ServerFixtures.animation(.webp, frames: 4, width: 80, height: 60))
+            let r = try await h.get(h.plain("rs:fit:40:40", "/img/anim.webp"))
+            #expect(r["content-type"] == "image/gif")
+            #expect(try ImageCoderRegistry.shared.decode(r.body).frameCount == 4)
+        }
+        try await ServiceHarness.with({ $0.keepSourceFormat = true }) { h in
             h.origin.register("anim.gif", data: try ServerFixtures.animation(frames: 3, width: 80, height: 60))
             h.origin.register("anim.webp", data: try ServerFixtures.animation(.webp, frames: 4, width: 80, height: 60))
             for (file, ext, frames, type) in [

@@ -145,7 +145,11 @@ struct ServiceStatusTests {
             #expect(grown.status == 200, "\(grown.errorFields)")
             #expect(try grown.image().pixelSize == PixelSize(width: 300, height: 300))
             // An output format no encoder here writes.
-            #expect(try await h.get(h.plain("", "/img/small.png", ext: "ico")).status == 422)
+            #expect(try await h.get(h.plain("", "/img/small.png", ext: "pdf")).status == 422)
+            // An icon: one PNG entry, scaled down to 256 a side at most, as imgproxy writes it.
+            let icon = try await h.get(h.plain("rs:fit:400:400:1", "/img/small.png", ext: "ico"))
+            #expect(icon.status == 200 && icon["content-type"] == "image/x-icon")
+            #expect(try ImageCoderRegistry.shared.decode(icon.body).pixelSize == PixelSize(width: 256, height: 256))
             if JXLCoder().canEncode(.jxl) {
                 // JPEG XL out, and back in as a source.
                 let jxl = try await h.get(h.plain("", "/img/small.png", ext: "jxl"))

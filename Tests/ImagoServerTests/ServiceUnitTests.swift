@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
+import ImagoCoders
 import ImagoCore
 @testable import ImagoServer
 import ImagoServiceURL
@@ -141,11 +142,11 @@ struct ServiceUnitTests {
         let c = try ServerConfiguration(environment: [
             "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656c6c6f", "IMGPROXY_TIMEOUT": "7",
             "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_QUALITY": "70", "IMAGO_QUALITY": "60",
-            "IMGPROXY_ENFORCE_WEBP": "true", "IMAGO_SOMETHING_ELSE_ENTIRELY": "1", "IMGPROXY_MAX_RESULT_DIMENSION": "0", "PORT": "9999"
+            "IMGPROXY_USE_LINEAR_COLORSPACE": "true", "IMAGO_SOMETHING_ELSE_ENTIRELY": "1", "IMGPROXY_MAX_RESULT_DIMENSION": "0", "PORT": "9999"
         ])
         #expect(c.keys == "736563726574" && c.salts == "68656c6c6f" && c.requestTimeout == .seconds(7) && c.allowLoopbackSources)
         #expect(c.quality == 60 && c.maxResultDimension == nil && c.bind == ":9999")
-        #expect(c.warnings.contains { $0.contains("IMGPROXY_ENFORCE_WEBP") })
+        #expect(c.warnings.contains { $0.contains("IMGPROXY_USE_LINEAR_COLORSPACE") })
         #expect(c.warnings.contains { $0.contains("IMAGO_SOMETHING_ELSE_ENTIRELY") })
         #expect(c.warnings.contains { $0.contains("IMGPROXY_QUALITY") && $0.contains("IMAGO_QUALITY") })
         for (name, value) in [("IMAGO_KYE", "00"), ("IMAGO_QUALTY", "80"), ("IMGPROXY_TRUSTED_SIGNATURES", "abc"), ("IMGPROXY_S3_ALLOWED_BUCKETS", "b")] {
@@ -155,6 +156,48 @@ struct ServiceUnitTests {
         #expect(ServerConfiguration.distance("IMAGO_KYE", "IMAGO_KEY") == 1 && ServerConfiguration.distance("abc", "abc") == 0)
         // Every equivalent names a setting this version has.
         #expect(Set(ServerConfiguration.imgproxyEquivalents.values).isSubset(of: ServerConfiguration.knownNames))
+    }
+
+    @Test("output formats as imgproxy chooses them: the source's when preferred, else the first preferred that holds the result")
+    func outputFormats() throws {
+        func format(
+            _ source: ImageFormat, alpha: Bool = false, frames: Int = 1, options: String = "", accept: String? = nil,
+            _ configure: (inout ServerConfiguration) -> Void = { _ in }
+        ) throws -> ImageFormat {
+            var c = ServerConfiguration()
+            configure(&c)
+            let info = ImageInfo(format: source, width: 10, height: 10, frameCount: frames, hasAlpha: alpha)
+            return try RenderPlan.format(info: info, options: try self.options(options), accept: accept, configuration: c, coders: .shared)
+        }
+        #expect(try format(.jpeg) == .jpeg && format(.png, alpha: true) == .png && format(.gif, frames: 3) == .gif)
+        #expect(try format(.webp) == .jpeg && format(.webp, alpha: true) == .png && format(.webp, frames: 4) == .gif)
+        #expect(try format(.tiff) == .jpeg && format(.bmp) == .jpeg && format(.heic) == .jpeg && format(.svg, alpha: true) == .png)
+        // Transparency the result needs: padding or extension without a background.
+        #expect(try format(.webp, options: "pd:10") == .png && format(.webp, options: "pd:10/bg:fff") == .jpeg)
+        #expect(try format(.webp, options: "rs:fit:20:20/ex:1") == .png)
+        #expect(try format(.webp, options: "f:webp") == .webp)
+        // Settings: the preferred list, keeping the source's format, negotiation.
+        #expect(try format(.tiff, { $0.preferredFormats = [.webp, .png] }) == .webp)
+        #expect(try format(.webp, frames: 4, { $0.keepSourceFormat = true }) == .webp && format(.tiff, { $0.keepSourceFormat = true }) == .tiff)
+        #expect(try format(.jpeg, accept: "image/webp", { $0.autoWebP = true }) == .webp)
+        #expect(try format(.jpeg, options: "f:png", accept: "image/webp", { $0.autoWebP = true }) == .png)
+        #expect(try format(.jpeg, options: "f:png", accept: "image/webp", { $0.enforceWebP = true }) == .webp)
+        #expect(try format(.jpeg, options: "f:png", accept: "image/png", { $0.enforceWebP = true }) == .png)
+        if ImageCoderRegistry.shared.canEncode(.jxl) {
+            #expect(
+                try format(
+                    .jpeg, accept: "image/jxl,image/webp",
+                    {
+                        $0.autoJXL = true; $0.autoWebP = true
+                    }) == .jxl)
+            #expect(
+                try format(
+                    .gif, frames: 3, accept: "image/jxl,image/webp",
+                    {
+                        $0.autoJXL = true; $0.autoWebP = true
+                    }) == .webp)
+        }
+        #expect(throws: ServiceError.self) { try format(.jpeg, options: "f:pdf") }
     }
 
     @Test("worker pinning: auto pins one worker per allowed CPU only when they match; pinned wraps; none never")

@@ -17,12 +17,52 @@ public import ImagoCore
 /// Decoding picks the largest entry (most pixels, then most bits), or with
 /// ``DecodeOptions/thumbnailPixelSize`` the smallest entry that covers that size.
 /// ``entries(of:)`` lists every entry, as `imago info` shows them.
-public struct ICOCoder: ImageDecoding {
+///
+/// Encoding writes an icon of one PNG entry (as imgproxy and browsers' favicons do), for images
+/// of at most 256 pixels a side: scale larger ones down first.
+public struct ICOCoder: ImageDecoding, ImageEncoding {
     /// Creates the coder.
     public init() {}
 
     /// `true` for `ImageFormat.ico` and `ImageFormat.cur`.
     public func canDecode(_ format: ImageFormat) -> Bool { format == .ico || format == .cur }
+
+    /// `true` for `ImageFormat.ico` when PNG can be written.
+    public func canEncode(_ format: ImageFormat) -> Bool { format == .ico && PNGCoder().canEncode(.png) }
+
+    /// The largest side an icon entry has.
+    public static let maxSide = 256
+
+    /// An icon holding the first frame as one PNG entry.
+    ///
+    /// - Throws: `ImageCodingError.encoderUnavailable(_:)` for another format,
+    ///   `ImageCodingError.exceedsLimit(_:found:limit:)` for a side over 256 pixels, and
+    ///   ``PNGCoder``'s errors.
+    public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
+        guard format == .ico else { throw ImageCodingError.encoderUnavailable(format) }
+        let size = image.pixelSize
+        guard size.width <= Self.maxSide, size.height <= Self.maxSide else {
+            throw ImageCodingError.exceedsLimit(.maxPixels, found: max(size.width, size.height), limit: Self.maxSide)
+        }
+        let still = try Image(buffer: try image.frame(at: 0).buffer)
+        let png = try PNGCoder().encode(still, as: .png, options: options)
+        var out = Data(capacity: 22 + png.count)
+        func u16(_ v: Int) { out.append(UInt8(v & 0xFF)); out.append(UInt8(v >> 8 & 0xFF)) }
+        func u32(_ v: Int) { u16(v & 0xFFFF); u16(v >> 16 & 0xFFFF) }
+        u16(0)  // reserved
+        u16(1)  // an icon
+        u16(1)  // one entry
+        out.append(UInt8(size.width == 256 ? 0 : size.width))  // 0 means 256
+        out.append(UInt8(size.height == 256 ? 0 : size.height))
+        out.append(0)  // no palette
+        out.append(0)  // reserved
+        u16(1)  // colour planes
+        u16(32)  // bits per pixel
+        u32(png.count)
+        u32(22)  // the PNG follows the directory
+        out.append(png)
+        return out
+    }
 
     /// A cursor's hotspot: the pixel that points, from the top-left corner.
     public struct Hotspot: Sendable, Equatable {

@@ -54,7 +54,7 @@ public final class ImageCoderRegistry: Sendable {
                 PDFCoder(), SVGCoder(), JXLCoder(), ICNSCoder(), JPEG2000Coder(), ICOCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(),
                 WebPCoder(), PNGCoder(), JPEGCoder()
             ],
-            encoders: [JXLCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder()])
+            encoders: [JXLCoder(), BMPCoder(), TIFFCoder(), HEIFCoder(), AVIFCoder(), GIFCoder(), WebPCoder(), PNGCoder(), JPEGCoder(), ICOCoder()])
     }
 
     /// The shared registry used when no other is given. Starts with ``makeDefault()``'s coders.
