@@ -198,7 +198,7 @@ public final class ImageService: Sendable {
         let parsed: ServicePath
         let options: ProcessingOptions
         do {
-            parsed = try ServicePath(parsing: path)
+            parsed = try ServicePath(parsing: path, onlyPresets: configuration.onlyPresets)
             if let signer {
                 if !signer.verify(parsed.signature, for: parsed.signedPath) { throw ServiceURLError.invalidSignature }
             } else if parsed.signature.contains(":") {
@@ -207,6 +207,12 @@ public final class ImageService: Sendable {
                 throw ServiceError(
                     status: 403, code: "signature_missing",
                     message: "the signature segment looks like a processing option; the path is /{signature}/{options}/{source}")
+            }
+            if !configuration.allowedProcessingOptions.isEmpty, !configuration.onlyPresets {
+                for segment in parsed.options {
+                    let name = String(segment.prefix { $0 != ":" })
+                    if !configuration.allowedProcessingOptions.contains(name) { throw ServiceURLError.forbiddenOption(name) }
+                }
             }
             var o = try ProcessingOptions(
                 parsing: parsed.options, presets: configuration.presets,
@@ -225,11 +231,22 @@ public final class ImageService: Sendable {
         try admitted.enter()
         defer { admitted.leave() }
         // The source first (a cached one is only opened); then, in turn, the render.
-        let source = try await loadSource(parsed.source, options: options)
-        ServiceRequestScope.current?.sourceHost = source.host
+        let source: ServiceSource
+        var failure: ServiceError?
+        do {
+            source = try await loadSource(configuration.resolveSource(parsed.source), options: options)
+        } catch let error as ServiceError where Self.fallbackCodes.contains(error.code) && configuration.hasFallbackImage {
+            // The fallback image stands in, processed with the same options (imgproxy's).
+            guard let fallback = try await fallbackSource() else { throw error }
+            logger.warning("the source could not be fetched: the fallback image answers", metadata: ["error": "\(error.code)"])
+            source = fallback
+            failure = error
+        }
+        if failure == nil { ServiceRequestScope.current?.sourceHost = source.host }
         try await renderSlots.enter(priority: PriorityCell(.normal))
         defer { renderSlots.leave() }
         var response = try await answer(source: source, options: options, info: parsed.isInfo, headers: headers)
+        if let failure { markFallback(&response, failure: failure) }
         if method == .head { response.body = .bytes(ByteBuffer()) }
         return response
     }

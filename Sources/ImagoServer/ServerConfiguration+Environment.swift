@@ -36,6 +36,7 @@ extension ServerConfiguration {
             throw ConfigurationError(variable: "IMAGO_SOURCE_TTL_MIN", reason: "it is longer than IMAGO_SOURCE_TTL_MAX")
         }
         localRoot = env["IMAGO_LOCAL_ROOT"] ?? localRoot
+        try applySourceSettings(env)
         if let root = env["IMAGO_LOCAL_ROOT"] {
             // Checked at start: a root that is not there would refuse every local source.
             let type = (try? FileManager.default.attributesOfItem(atPath: root))?[.type] as? FileAttributeType
@@ -198,5 +199,50 @@ struct EnvironmentReader {
 
     func seconds(_ name: String) throws(ConfigurationError) -> Duration? {
         try double(name).map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    }
+}
+
+extension ServerConfiguration {
+    /// The fallback image, the base URL, URL replacements, only-presets mode and the allowed
+    /// options; the fallback image is read and checked here, at start.
+    mutating func applySourceSettings(_ env: EnvironmentReader) throws(ConfigurationError) {
+        if let data = env["IMAGO_FALLBACK_IMAGE_DATA"] {
+            guard let bytes = Data(base64Encoded: data), ImageFormat(sniffing: bytes) != nil else {
+                throw ConfigurationError(variable: "IMAGO_FALLBACK_IMAGE_DATA", reason: "not base64 of an image")
+            }
+            fallbackImageData = bytes
+        }
+        if let path = env["IMAGO_FALLBACK_IMAGE_PATH"] {
+            guard let bytes = FileManager.default.contents(atPath: path), ImageFormat(sniffing: bytes) != nil else {
+                throw ConfigurationError(variable: "IMAGO_FALLBACK_IMAGE_PATH", reason: "'\(path)' is not a readable image")
+            }
+            fallbackImageData = bytes
+        }
+        if let url = env["IMAGO_FALLBACK_IMAGE_URL"] {
+            guard url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
+                throw ConfigurationError(variable: "IMAGO_FALLBACK_IMAGE_URL", reason: "'\(url)' is not an http or https URL")
+            }
+            fallbackImageURL = url
+        }
+        fallbackImageHTTPCode = try env.int("IMAGO_FALLBACK_IMAGE_HTTP_CODE", in: 0...599) ?? fallbackImageHTTPCode
+        if fallbackImageHTTPCode != 0, fallbackImageHTTPCode < 100 {
+            throw ConfigurationError(variable: "IMAGO_FALLBACK_IMAGE_HTTP_CODE", reason: "'\(fallbackImageHTTPCode)' is not 0 or 100-599")
+        }
+        fallbackImageTTL = try env.int("IMAGO_FALLBACK_IMAGE_TTL", in: 0...Int.max) ?? fallbackImageTTL
+        baseURL = env["IMAGO_BASE_URL"] ?? baseURL
+        if let v = env["IMAGO_URL_REPLACEMENTS"] {
+            urlReplacements = []
+            for entry in v.split(separator: ";") {
+                let parts = entry.split(separator: "=", maxSplits: 1).map { PathName.trimmed($0) }
+                guard parts.count == 2, !parts[0].isEmpty else {
+                    throw ConfigurationError(variable: "IMAGO_URL_REPLACEMENTS", reason: "'\(entry)' is not pattern=replacement")
+                }
+                urlReplacements.append((parts[0], parts[1]))
+            }
+        }
+        onlyPresets = try env.bool("IMAGO_ONLY_PRESETS") ?? onlyPresets
+        if let v = env["IMAGO_ALLOWED_PROCESSING_OPTIONS"] {
+            allowedProcessingOptions = Set(v.split(separator: ",").map { PathName.trimmed($0) }.filter { !$0.isEmpty })
+        }
     }
 }

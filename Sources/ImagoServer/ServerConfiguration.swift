@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
 public import Foundation
 #endif
@@ -44,6 +44,35 @@ public struct ServerConfiguration: Sendable {
     public var sourceTTLMin: Duration = .zero
     /// `IMAGO_SOURCE_TTL_MAX`: the longest lifetime any source gets. Default 30 days.
     public var sourceTTLMax: Duration = .seconds(30 * 86_400)
+    /// `IMAGO_FALLBACK_IMAGE_DATA` (base64) or `IMAGO_FALLBACK_IMAGE_PATH` (a file, read at
+    /// start): the image answered, processed with the request's options, when a source cannot
+    /// be fetched. Default none.
+    public var fallbackImageData: Data?
+    /// `IMAGO_FALLBACK_IMAGE_URL`: a fallback image fetched (and cached) like a source. Default none.
+    public var fallbackImageURL: String?
+    /// `IMAGO_FALLBACK_IMAGE_HTTP_CODE`: the status of an answer made from the fallback image;
+    /// 0 keeps the failure's. Default 200 (imgproxy's).
+    public var fallbackImageHTTPCode = 200
+    /// `IMAGO_FALLBACK_IMAGE_TTL`: `Cache-Control: max-age` of such answers. Default
+    /// ``ttl``'s.
+    public var fallbackImageTTL: Int?
+    /// `IMAGO_BASE_URL`: put before every source that does not start with it, so URLs may name
+    /// sources relative to it (imgproxy's). Default none.
+    public var baseURL: String?
+    /// `IMAGO_URL_REPLACEMENTS`: `pattern=replacement;…` applied to sources, in order, before
+    /// ``baseURL``; `*` in a pattern matches within a path segment and `${1}`… in the
+    /// replacement brings it back (imgproxy's). Default none.
+    public var urlReplacements: [(pattern: String, replacement: String)] = []
+    /// `IMAGO_ONLY_PRESETS`: the path's first segment is a list of preset names and nothing else
+    /// is read as options (imgproxy's). Default `false`.
+    public var onlyPresets = false
+    /// `IMAGO_ALLOWED_PROCESSING_OPTIONS`: the option names (as written) a URL may use; options
+    /// inside presets are not checked. Default: any.
+    public var allowedProcessingOptions: Set<String> = []
+
+    /// Whether a fallback image is configured.
+    public var hasFallbackImage: Bool { fallbackImageData != nil || fallbackImageURL != nil }
+
     /// `IMAGO_LOCAL_ROOT`: the folder `local:///path` sources are read from. Default: none
     /// (local sources refused).
     public var localRoot: String?

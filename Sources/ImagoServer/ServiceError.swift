@@ -37,7 +37,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// image, its limits, the output), `admission` (the queue), `deadline`, `client`, `service`.
     public var stage: String {
         switch code {
-        case "invalid_url", "unknown_option", "expired", "security_option_not_allowed", "invalid_signature", "signature_missing": "url"
+        case "invalid_url", "unknown_option", "forbidden_option", "expired", "security_option_not_allowed", "invalid_signature", "signature_missing": "url"
         case "invalid_secret": "auth"
         case "queue_full": "admission"
         case "timeout": "deadline"
@@ -71,6 +71,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidSignature: self = .invalidSignature
         case .expired: self.init(status: 404, code: "expired", message: error.description)
         case .unknownOption: self.init(status: 404, code: "unknown_option", message: error.description)
+        case .forbiddenOption: self.init(status: 404, code: "forbidden_option", message: error.description)
         case .securityOptionNotAllowed: self.init(status: 403, code: "security_option_not_allowed", message: error.description)
         default: self = .badRequest(error.description)
         }

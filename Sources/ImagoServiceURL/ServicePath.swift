@@ -31,7 +31,10 @@ public struct ServicePath: Sendable, Hashable {
     /// - Throws: ``ServiceURLError/malformedPath(_:)`` for a path without a signature or
     ///   source, several extensions, or imgproxy's retired basic URL format;
     ///   ``ServiceURLError/invalidSource(_:)`` for a source that does not decode.
-    public init(parsing rawPath: String) throws(ServiceURLError) {
+    ///
+    /// With `onlyPresets` (imgproxy's `IMGPROXY_ONLY_PRESETS`), the first segment is a list of
+    /// preset names (``options`` is then one `preset:…` segment) and everything after it the source.
+    public init(parsing rawPath: String, onlyPresets: Bool = false) throws(ServiceURLError) {
         var path = Substring(rawPath)
         if let query = path.firstIndex(of: "?") { path = path[..<query] }
         guard path.hasPrefix("/") else { throw .malformedPath("the path must start with /") }
@@ -50,12 +53,19 @@ public struct ServicePath: Sendable, Hashable {
         // One empty segment after the signature (`/sig//plain/…`) is no segment.
         if rest.hasPrefix("/") { rest.removeFirst() }
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
-        if let first = parts.first, ProcessingOptions.ResizingType(rawValue: String(first)) != nil {
-            throw .malformedPath("this is imgproxy's retired basic URL format; use options like rs:fill:300:200")
+        let sourceParts: ArraySlice<Substring>
+        if onlyPresets {
+            guard let first = parts.first, !first.isEmpty else { throw .malformedPath("no presets before the source") }
+            options = ["preset:" + first]
+            sourceParts = parts.dropFirst()
+        } else {
+            if let first = parts.first, ProcessingOptions.ResizingType(rawValue: String(first)) != nil {
+                throw .malformedPath("this is imgproxy's retired basic URL format; use options like rs:fill:300:200")
+            }
+            let optionCount = parts.firstIndex { !$0.contains(":") } ?? parts.count
+            options = parts[..<optionCount].map(String.init)
+            sourceParts = parts[optionCount...]
         }
-        let optionCount = parts.firstIndex { !$0.contains(":") } ?? parts.count
-        options = parts[..<optionCount].map(String.init)
-        let sourceParts = parts[optionCount...]
         guard !sourceParts.isEmpty else { throw .malformedPath("no source URL") }
         if sourceParts.first == "plain", sourceParts.count > 1 {
             let encoded = sourceParts.dropFirst().joined(separator: "/")

@@ -9,6 +9,8 @@ public enum ServiceURLError: Error, Sendable, Hashable, CustomStringConvertible 
     case unknownOption(String)
     /// An option's argument is out of range or of the wrong kind.
     case invalidArgument(option: String, reason: String)
+    /// An option the service's `IMAGO_ALLOWED_PROCESSING_OPTIONS` does not list, by the name given.
+    case forbiddenOption(String)
     /// A security option (`max_src_resolution` and the like) in a URL, without
     /// `IMAGO_ALLOW_SECURITY_OPTIONS`.
     case securityOptionNotAllowed(String)
@@ -25,6 +27,7 @@ public enum ServiceURLError: Error, Sendable, Hashable, CustomStringConvertible 
         switch self {
         case .malformedPath(let m): "malformed URL path: \(m)"
         case .unknownOption(let name): "unknown processing option '\(name)'"
+        case .forbiddenOption(let name): "the processing option '\(name)' is not allowed on this service"
         case .invalidArgument(let option, let reason): "invalid argument for '\(option)': \(reason)"
         case .securityOptionNotAllowed(let name): "the security option '\(name)' is not allowed in URLs on this service"
         case .unknownPreset(let name): "unknown preset '\(name)'"

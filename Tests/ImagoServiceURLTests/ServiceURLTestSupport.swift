@@ -25,6 +25,7 @@ extension ServiceURLError {
         switch self {
         case .malformedPath: return "malformedPath"
         case .unknownOption: return "unknownOption"
+        case .forbiddenOption: return "forbiddenOption"
         case .invalidArgument: return "invalidArgument"
         case .securityOptionNotAllowed: return "securityOptionNotAllowed"
         case .unknownPreset: return "unknownPreset"

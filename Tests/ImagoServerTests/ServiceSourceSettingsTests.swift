@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoLoading
+@testable import ImagoServer
+import ImagoTestSupport
+import Testing
+
+/// imgproxy's settings about sources and URLs: the fallback image, the base URL, URL
+/// replacements, only-presets mode and the allowed options.
+@Suite("Fallback image, base URL, replacements, only presets, allowed options")
+struct ServiceSourceSettingsTests {
+    @Test("a source that cannot be fetched gets the fallback image, processed, with Fallback-Image: 1 and its status")
+    func fallback() async throws {
+        let fallback = try ServerFixtures.png(width: 80, height: 40)
+        try await ServiceHarness.with({
+            $0.fallbackImageData = fallback
+            $0.fallbackImageTTL = 60
+        }) { h in
+            h.origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 40))
+            for route in ["/img/missing.png", "/status/500", "/drop"] {
+                let r = try await h.get(h.plain("w:20", route))
+                #expect(r.status == 200 && r["fallback-image"] == "1", "\(route): \(r.status)")
+                #expect(try r.image().pixelSize == PixelSize(width: 20, height: 10))
+                #expect(r["cache-control"] == "max-age=60, public")
+            }
+            // A source that is there is not touched; neither are bad URLs or bad images.
+            let ok = try await h.get(h.plain("w:20", "/img/a.png"))
+            #expect(ok.status == 200 && ok["fallback-image"] == nil)
+            #expect(try await h.get(h.plain("w:-1", "/img/missing.png")).status == 404)
+            h.origin.register("text.png", data: Data("not an image".utf8))
+            let text = try await h.get(h.plain("w:20", "/img/text.png"))
+            #expect(text.status == 422 && text["fallback-image"] == nil)
+        }
+        try await ServiceHarness.with({
+            $0.fallbackImageData = fallback
+            $0.fallbackImageHTTPCode = 0
+        }) { h in
+            let r = try await h.get(h.plain("w:20", "/img/missing.png"))
+            #expect(r.status == 404 && r["fallback-image"] == "1")
+            #expect(try r.image().pixelSize.width == 20)
+        }
+        // Checked at start: a path or data that is not an image stops it.
+        for (name, value) in [
+            ("IMAGO_FALLBACK_IMAGE_PATH", "/nonexistent/x.png"), ("IMAGO_FALLBACK_IMAGE_DATA", "aGVsbG8="),
+            ("IMAGO_FALLBACK_IMAGE_URL", "ftp://x/a.png"), ("IMAGO_FALLBACK_IMAGE_HTTP_CODE", "42")
+        ] {
+            let error = #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: [name: value]) }
+            #expect(error?.variable == name)
+        }
+        let data = try ServerConfiguration(environment: ["IMAGO_FALLBACK_IMAGE_DATA": fallback.base64EncodedString()])
+        #expect(data.fallbackImageData == fallback && data.hasFallbackImage)
+    }
+
+    @Test("IMAGO_BASE_URL and IMAGO_URL_REPLACEMENTS: sources relative to a base, rewritten in order")
+    func baseAndReplacements() async throws {
+        var c = ServerConfiguration()
+        c.baseURL = "http://images.dev/"
+        #expect(c.resolveSource("lorem/ipsum.jpg") == "http://images.dev/lorem/ipsum.jpg")
+        #expect(c.resolveSource("http://images.dev/a.jpg") == "http://images.dev/a.jpg")
+        c = try ServerConfiguration(environment: ["IMAGO_URL_REPLACEMENTS": "test://*/=test2://images.dev/${1}/dolor/;test2://=http://"])
+        #expect(c.resolveSource("test://lorem/ipsum.jpg?param=value") == "http://images.dev/lorem/dolor/ipsum.jpg?param=value")
+        #expect(c.resolveSource("https://other/a.png") == "https://other/a.png")
+        #expect(ServerConfiguration.replacing("a*c", with: "[${1}]", in: "abbbc/x") == "[bbb]/x")
+        #expect(ServerConfiguration.replacing("a*c", with: "x", in: "ab/c") == nil)
+        let origin = try await TestHTTPServer.start()
+        origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 40))
+        var configuration = ServerConfiguration()
+        configuration.allowLoopbackSources = true
+        configuration.cacheSize = 0
+        configuration.baseURL = "http://127.0.0.1:\(origin.port)/img/"
+        let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent, resolver: SystemHostResolver())
+        let response = try await service.handle(method: .get, path: "/_/w:10/plain/a.png", headers: [:])
+        #expect(response.status.code == 200 && origin.count("/img/a.png") == 1)
+        await service.shutdown()
+        await origin.stop()
+    }
+
+    @Test("IMAGO_ONLY_PRESETS reads the first segment as presets; IMAGO_ALLOWED_PROCESSING_OPTIONS refuses the others (404)")
+    func presetsAndAllowedOptions() async throws {
+        try await ServiceHarness.with({
+            $0.onlyPresets = true
+            $0.presets = ["small": ["rs:fit:10:10"], "sq": ["rs:fill:8:8"]]
+        }) { h in
+            h.origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 20))
+            let small = try await h.get("/_/small/plain/" + h.source("/img/a.png"))
+            #expect(try small.status == 200 && small.image().pixelSize == PixelSize(width: 10, height: 5))
+            let both = try await h.get("/_/small:sq/plain/" + h.source("/img/a.png"))
+            #expect(try both.image().pixelSize == PixelSize(width: 8, height: 8))
+            let unknown = try await h.get("/_/nope/plain/" + h.source("/img/a.png"))
+            #expect(unknown.status == 404 && unknown.errorFields["error"] == "invalid_url")
+            // Options are not read in this mode: `w:5` is taken for a preset name.
+            #expect(try await h.get("/_/w:5/plain/" + h.source("/img/a.png")).status == 404)
+        }
+        try await ServiceHarness.with({
+            $0.allowedProcessingOptions = ["w", "pr"]
+            $0.presets = ["q": ["q:50", "h:5"]]
+        }) { h in
+            h.origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 20))
+            #expect(try await h.get(h.plain("w:10", "/img/a.png")).status == 200)
+            #expect(try await h.get(h.plain("w:10/pr:q", "/img/a.png")).status == 200)
+            let forbidden = try await h.get(h.plain("width:10", "/img/a.png"))
+            #expect(forbidden.status == 404 && forbidden.errorFields["error"] == "forbidden_option")
+        }
+    }
+}
