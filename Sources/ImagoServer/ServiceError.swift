@@ -32,6 +32,18 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(status.code) \(code): \(message)" }
 
+    /// Every `error` code the service answers with, and its status (imgproxy's where imgproxy
+    /// has the case): the README's status table, which a test holds to this list.
+    /// `source_error` also carries an origin's own 4xx.
+    public static let statuses: [String: Int] = [
+        "invalid_url": 404, "unknown_option": 404, "forbidden_option": 404, "expired": 404, "invalid_source": 404,
+        "security_option_not_allowed": 403, "invalid_signature": 403, "signature_missing": 403, "invalid_secret": 403,
+        "source_not_allowed": 404, "source_unreachable": 404, "source_not_found": 404, "source_error": 502,
+        "source_timeout": 504, "source_incomplete": 422, "source_too_large": 422, "unprocessable_image": 422,
+        "unsupported_format": 422, "limit_exceeded": 422, "queue_full": 429, "timeout": 503, "client_closed_request": 499,
+        "not_found": 404, "method_not_allowed": 405, "internal": 500, "source_unreadable": 500
+    ]
+
     /// Where the request failed, for logs and metrics: `url` (the path, its options or
     /// signature), `auth`, `source` (finding or fetching the source), `image` (the source as an
     /// image, its limits, the output), `admission` (the queue), `deadline`, `client`, `service`.

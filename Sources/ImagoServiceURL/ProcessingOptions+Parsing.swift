@@ -245,6 +245,22 @@ extension ProcessingOptions {
     }
 }
 
+extension ProcessingOptions {
+    /// Every option name a URL may use, full and short, as the parser reads them (imgproxy's,
+    /// and Imago's `min_width`, `min_height`, `page` and `pg`).
+    public static let optionNames: [String] = [
+        "resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "min-width", "mw", "min_width",
+        "min-height", "mh", "min_height", "zoom", "z", "dpr", "enlarge", "el", "extend", "ex", "extend_aspect_ratio", "extend_ar",
+        "exar", "gravity", "g", "crop", "c", "trim", "t", "padding", "pd", "auto_rotate", "ar", "rotate", "rot", "flip", "fl",
+        "background", "bg", "blur", "bl", "sharpen", "sh", "pixelate", "pix", "quality", "q", "format_quality", "fq",
+        "max_bytes", "mb", "format", "f", "ext", "strip_metadata", "sm", "keep_copyright", "kcr", "strip_color_profile", "scp",
+        "preserve_hdr", "ph", "enforce_thumbnail", "eth", "cachebuster", "cb", "expires", "exp", "filename", "fn",
+        "return_attachment", "att", "page", "pg", "skip_processing", "skp", "raw", "preset", "pr", "max_src_resolution", "msr",
+        "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",
+        "max_result_dimension", "mrd"
+    ]
+}
+
 extension ImageFormat {
     /// A format named as a service URL names it: an extension (`jpg`, `jpeg`, `png`, `webp`,
     /// `avif`, `gif`, `tiff`, …), case-insensitive.

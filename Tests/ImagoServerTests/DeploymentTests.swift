@@ -217,6 +217,29 @@ struct DeploymentTests {
         await origin.stop()
     }
 
+    @Test(
+        "the README's service quick start, as printed but for its build lines: a signed URL of an SVG answered as a PNG",
+        .enabled(if: tool("curl") != nil && tool("bash") != nil, "curl or bash is missing"))
+    func serviceQuickStart() async throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let marker = try #require(readme.range(of: "<!-- service-quickstart -->\n```sh\n"))
+        let block = String(readme[marker.upperBound...]).components(separatedBy: "\n```")[0]
+        let products = TestFiles.builtProduct("imago-server").deletingLastPathComponent().path
+        let script = block.split(separator: "\n").filter { !$0.hasPrefix("swift build") }
+            .map { $0.replacingOccurrences(of: ".build/release", with: products) }.joined(separator: "\n")
+        #expect(script.contains("imago sign") && script.contains("curl"))
+        let directory = try TestFiles.temporaryDirectory("imago-quickstart")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("docs"), withDestinationURL: Self.root.appendingPathComponent("docs"))
+        try Data(("set -e\ncd " + directory.path + "\n" + script + "\n").utf8).write(to: directory.appendingPathComponent("quickstart.sh"))
+        let port = Int.random(in: 20_000..<30_000)
+        let (status, out, err) = try await Self.run(
+            try #require(Self.tool("bash")), [directory.appendingPathComponent("quickstart.sh").path], environment: ["PORT": "\(port)"])
+        #expect(status == 0, "\(out)\(err)")
+        let chart = try ImageCoderRegistry.shared.decode(Data(contentsOf: directory.appendingPathComponent("chart.png")))
+        #expect(chart.pixelSize.width == 600)
+    }
+
     /// The load's shared counters.
     final class LoadState: Sendable {
         private let counter = Atomic<Int>(0)
