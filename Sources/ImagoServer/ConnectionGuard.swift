@@ -154,18 +154,28 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else {
+        let part = unwrapOutboundIn(data)
+        if case .head(var head) = part, table.limits.keepAliveTimeout <= .zero {
+            // No keep-alive: say so, so a proxy does not reuse the connection.
+            head.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+            return
+        }
+        guard case .end = part else {
             context.write(data, promise: promise)
             return
         }
-        inFlight -= 1
-        guard inFlight == 0 else {
+        inFlight = max(0, inFlight - 1)
+        guard inFlight == 0, registered else {
             context.write(data, promise: promise)
             return
         }
         if table.limits.keepAliveTimeout <= .zero {
-            context.writeAndFlush(data, promise: promise)
-            context.close(promise: nil)
+            // Closed once the answer is out: closing at once would cut what is still queued.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            written.futureResult.cascade(to: promise)
+            context.writeAndFlush(data, promise: written)
             return
         }
         context.write(data, promise: promise)
@@ -176,7 +186,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func arm(_ context: ChannelHandlerContext, _ after: Duration) {
         disarm()
         let loop = context.eventLoop.assumeIsolated()
-        let nanoseconds = after.components.seconds * 1_000_000_000 + after.components.attoseconds / 1_000_000_000
+        // At most a day: long enough for any setting, and no overflow.
+        let nanoseconds = min(after.components.seconds, 86_400) * 1_000_000_000 + after.components.attoseconds / 1_000_000_000
         deadline = loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
             guard let self, self.inFlight == 0 else { return }
             self.deadline = nil

@@ -35,7 +35,11 @@ extension ImageService {
     /// `IMAGO_FALLBACK_IMAGE_TTL` as its lifetime when set.
     func markFallback(_ response: inout ServiceResponse, failure: ServiceError) {
         let code = configuration.fallbackImageHTTPCode
-        response.status = code > 0 ? HTTPResponse.Status(code: code) : failure.status
+        // A client revalidating the fallback it already holds keeps its 304.
+        if response.status != .notModified { response.status = code > 0 ? HTTPResponse.Status(code: code) : failure.status }
+        // The fallback's own dates say nothing about the source (imgproxy drops them too).
+        response.headers[.lastModified] = nil
+        response.headers[.expires] = nil
         response.headers[HTTPField.Name("Fallback-Image")!] = "1"
         if let ttl = configuration.fallbackImageTTL { response.headers[.cacheControl] = "max-age=\(ttl), public" }
     }

@@ -19,7 +19,9 @@ extension ImageService {
     ///
     /// - Throws: ``ServiceError``: 404 `invalid_source` for a URL that is not `http(s)`; the
     ///   disk cache's failure.
-    public func purge(source: String) async throws(ServiceError) {
+    public func purge(source named: String) async throws(ServiceError) {
+        // The name a service URL uses, resolved as requests resolve it.
+        let source = configuration.resolveSource(named)
         guard let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host?.isEmpty == false
         else {

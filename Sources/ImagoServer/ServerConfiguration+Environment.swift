@@ -198,7 +198,9 @@ struct EnvironmentReader {
     }
 
     func seconds(_ name: String) throws(ConfigurationError) -> Duration? {
-        try double(name).map { .milliseconds(Int64(($0 * 1000).rounded())) }
+        guard let d = try double(name) else { return nil }
+        guard d <= 1_000_000_000 else { throw ConfigurationError(variable: name, reason: "'\(d)' seconds is too long") }
+        return .milliseconds(Int64((d * 1000).rounded()))
     }
 }
 
@@ -225,10 +227,12 @@ extension ServerConfiguration {
             fallbackImageURL = url
         }
         fallbackImageHTTPCode = try env.int("IMAGO_FALLBACK_IMAGE_HTTP_CODE", in: 0...599) ?? fallbackImageHTTPCode
-        if fallbackImageHTTPCode != 0, fallbackImageHTTPCode < 100 {
-            throw ConfigurationError(variable: "IMAGO_FALLBACK_IMAGE_HTTP_CODE", reason: "'\(fallbackImageHTTPCode)' is not 0 or 100-599")
+        // A status that carries the image: 0 (the failure's), or 200-599 but 204 and 304.
+        if fallbackImageHTTPCode != 0, fallbackImageHTTPCode < 200 || fallbackImageHTTPCode == 204 || fallbackImageHTTPCode == 304 {
+            throw ConfigurationError(variable: "IMAGO_FALLBACK_IMAGE_HTTP_CODE", reason: "'\(fallbackImageHTTPCode)' is not 0 or a status with a body")
         }
-        fallbackImageTTL = try env.int("IMAGO_FALLBACK_IMAGE_TTL", in: 0...Int.max) ?? fallbackImageTTL
+        // 0: unset, as imgproxy reads it (the answer gets IMAGO_TTL).
+        fallbackImageTTL = try env.int("IMAGO_FALLBACK_IMAGE_TTL", in: 0...Int.max).flatMap { $0 > 0 ? $0 : nil } ?? fallbackImageTTL
         baseURL = env["IMAGO_BASE_URL"] ?? baseURL
         if let v = env["IMAGO_URL_REPLACEMENTS"] {
             urlReplacements = []

@@ -88,6 +88,14 @@ extension ServerConfiguration {
                 warnings.append("\(name) is not a setting of this version and is ignored")
             }
         }
+        if out["IMAGO_MAX_CLIENTS"] == "0", environment["IMAGO_MAX_CLIENTS"] == nil {
+            out["IMAGO_MAX_CLIENTS"] = nil
+            warnings.append("IMGPROXY_MAX_CLIENTS=0 (no limit) is not followed: IMAGO_MAX_CLIENTS keeps its cap")
+        }
+        // imgproxy's level names.
+        if let level = out["IMAGO_LOG_LEVEL"], environment["IMAGO_LOG_LEVEL"] == nil {
+            out["IMAGO_LOG_LEVEL"] = ["warn": "warning", "fatal": "critical"][level.lowercased()] ?? level
+        }
         // imgproxy's "0: no limit", where Imago's settings take a positive number.
         if out["IMAGO_MAX_RESULT_DIMENSION"] == "0", environment["IMAGO_MAX_RESULT_DIMENSION"] == nil { out["IMAGO_MAX_RESULT_DIMENSION"] = nil }
         if out["IMAGO_MAX_SRC_FILE_SIZE"] == "0", environment["IMAGO_MAX_SRC_FILE_SIZE"] == nil {

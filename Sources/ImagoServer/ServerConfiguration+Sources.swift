@@ -17,28 +17,39 @@ extension ServerConfiguration {
     /// as long as possible) replaced by `replacement` (`${n}` the n-th `*`'s text); `nil` when
     /// the pattern does not match.
     static func replacing(_ pattern: String, with replacement: String, in text: String) -> String? {
-        let pieces = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
-        var captures: [Substring] = []
-        func match(_ i: Int, _ rest: Substring) -> Substring? {
-            guard rest.hasPrefix(pieces[i]) else { return nil }
-            let after = rest.dropFirst(pieces[i].count)
-            if i == pieces.count - 1 { return after }
-            // The longest run without a slash that lets the rest match.
-            let run = after.prefix { $0 != "/" }
-            var length = run.count
+        // Bytes, for constant-time steps: a request's source can be long.
+        let pieces = pattern.split(separator: "*", omittingEmptySubsequences: false).map { Array($0.utf8) }
+        let bytes = Array(text.utf8)
+        var captures: [Range<Int>] = []
+        func startsWith(_ piece: [UInt8], at i: Int) -> Bool {
+            i + piece.count <= bytes.count && bytes[i..<(i + piece.count)].elementsEqual(piece)
+        }
+        // Each star takes the longest run without a slash that lets the rest match.
+        func match(_ k: Int, _ i: Int) -> Int? {
+            guard startsWith(pieces[k], at: i) else { return nil }
+            let after = i + pieces[k].count
+            if k == pieces.count - 1 { return after }
+            var end = after
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/") { end += 1 }
+            // The next piece must start right after the run: try only where it can.
+            let next = pieces[k + 1]
+            var length = end - after
             while length >= 0 {
-                captures.append(after.prefix(length))
-                if let end = match(i + 1, after.dropFirst(length)) { return end }
-                captures.removeLast()
+                if next.isEmpty || startsWith(next, at: after + length) {
+                    captures.append(after..<(after + length))
+                    if let tail = match(k + 1, after + length) { return tail }
+                    captures.removeLast()
+                }
                 length -= 1
             }
             return nil
         }
-        guard let tail = match(0, Substring(text)) else { return nil }
+        guard let tail = match(0, 0) else { return nil }
         var out = replacement
         for (n, capture) in captures.enumerated().reversed() {
-            out = out.split(separator: "${\(n + 1)}", omittingEmptySubsequences: false).joined(separator: String(capture))
+            let value = String(decoding: bytes[capture], as: UTF8.self)
+            out = out.split(separator: "${\(n + 1)}", omittingEmptySubsequences: false).joined(separator: value)
         }
-        return out + tail
+        return out + String(decoding: bytes[tail...], as: UTF8.self)
     }
 }

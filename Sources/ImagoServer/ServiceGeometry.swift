@@ -44,8 +44,17 @@ struct ServiceGeometry {
         var aspectWidth = 0, aspectHeight = 0
     }
 
-    static func round(_ v: Double) -> Int { Int(v.rounded(.toNearestOrAwayFromZero)) }
-    static func roundToEven(_ v: Double) -> Int { Int(v.rounded(.toNearestOrEven)) }
+    static func round(_ v: Double) -> Int { clamped(v.rounded(.toNearestOrAwayFromZero)) }
+    static func roundToEven(_ v: Double) -> Int { clamped(v.rounded(.toNearestOrEven)) }
+
+    /// `v` as an `Int`, held within ±2^40 (far past any image, and summed without overflow), 0
+    /// for what is not a number: option values from a URL may be anything finite.
+    static func clamped(_ v: Double) -> Int {
+        guard v.isFinite else { return 0 }
+        return Int(max(-Self.bound, min(Self.bound, v)))
+    }
+
+    static let bound = Double(1 << 40)
     static func scale(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : round(Double(a) * s) }
     static func scaleToEven(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : roundToEven(Double(a) * s) }
     static func minNonZero(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
@@ -54,7 +63,7 @@ struct ServiceGeometry {
     /// (truncated), under 1 a fraction (rounded, at least 1).
     static func cropExtent(_ extent: Int, _ crop: Double) -> Int {
         if crop == 0 { return 0 }
-        if crop >= 1 { return Int(crop) }
+        if crop >= 1 { return clamped(crop.rounded(.towardZero)) }
         return max(1, scale(extent, crop))
     }
 

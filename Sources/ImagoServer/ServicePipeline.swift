@@ -73,7 +73,8 @@ struct ServicePipeline {
         managed.streamsConversions = configuration.streamsConversions
         // Sources follow their origin's freshness: revalidated when stale, never kept under
         // no-store (imgproxy downloads on every miss; this keeps its freshness without the cost).
-        managed.freshness = CacheFreshness(default: configuration.sourceTTL, minimum: configuration.sourceTTLMin, maximum: configuration.sourceTTLMax)
+        managed.freshness = CacheFreshness(
+            default: configuration.sourceTTL, minimum: configuration.sourceTTLMin, maximum: configuration.sourceTTLMax, shared: true)
         manager = ImageManager(configuration: managed)
     }
 }

@@ -227,8 +227,18 @@ struct ServiceTransformer: ImageTransforming {
             w += px(p.left) + px(p.right)
             h += px(p.top) + px(p.bottom)
         }
+        // Checked before any pixel of it is made: a zoom or dpr can ask for any size.
+        let pixels = w.multipliedReportingOverflow(by: h)
+        guard !pixels.overflow, pixels.partialValue <= Self.maxResultPixels, w <= Self.maxResultSide, h <= Self.maxResultSide else {
+            throw ImageCodingError.exceedsLimit(.maxPixels, found: pixels.overflow ? Int.max : pixels.partialValue, limit: Self.maxResultPixels)
+        }
         return plan
     }
+
+    /// The most pixels a result may have (256 megapixels, 1 GiB of RGBA), whatever the options ask.
+    static let maxResultPixels = 1 << 28
+    /// The longest side a result may have.
+    static let maxResultSide = 1 << 18
 
     /// ``apply(_:to:)`` for a frame that differs from the one that gave `previous` only inside
     /// `changed`, when the plan is a resize alone: the resize recomputes only the output pixels

@@ -97,7 +97,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        let levelName = logLevel ?? environment["IMAGO_LOG_LEVEL"] ?? environment["IMGPROXY_LOG_LEVEL"] ?? "info"
+        let imgproxyLevel = environment["IMGPROXY_LOG_LEVEL"].map { ["warn": "warning", "fatal": "critical"][$0.lowercased()] ?? $0 }
+        let levelName = logLevel ?? environment["IMAGO_LOG_LEVEL"] ?? imgproxyLevel ?? "info"
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else { throw ValidationError("unknown log level '\(levelName)'") }
         let json = configuration.logFormat == "json"
         LoggingSystem.bootstrap { label in

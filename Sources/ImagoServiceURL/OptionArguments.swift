@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import ImagoCore
+import ImagoCore
 
 /// One option's arguments, read by position as imgproxy reads them (its `options/parser`):
 /// a value that must be there is an error when empty, a boolean is Go's `strconv.ParseBool`

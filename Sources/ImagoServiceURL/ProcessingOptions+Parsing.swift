@@ -26,11 +26,16 @@ extension ProcessingOptions {
         allowSecurityOptions: Bool = false
     ) throws(ServiceURLError) {
         self.init()
+        var budget = Self.presetBudget
         if let defaults = presets["default"] {
-            try apply(defaults, presets: presets, allowSecurityOptions: allowSecurityOptions, depth: 1)
+            try apply(defaults, presets: presets, allowSecurityOptions: allowSecurityOptions, using: ["default"], budget: &budget)
         }
-        try apply(segments, presets: presets, allowSecurityOptions: allowSecurityOptions, depth: 0)
+        try apply(segments, presets: presets, allowSecurityOptions: allowSecurityOptions, using: [], budget: &budget)
     }
+
+    /// Presets applied for one URL at most: presets nest as deep as they are written, but a
+    /// tree of them naming each other several times over would grow without bound.
+    static let presetBudget = 1000
 
     /// Applies `segments` on top of these options.
     ///
@@ -39,12 +44,13 @@ extension ProcessingOptions {
         _ segments: [String], presets: [String: [String]] = [:],
         allowSecurityOptions: Bool = false
     ) throws(ServiceURLError) {
-        try apply(segments, presets: presets, allowSecurityOptions: allowSecurityOptions, depth: 0)
+        var budget = Self.presetBudget
+        try apply(segments, presets: presets, allowSecurityOptions: allowSecurityOptions, using: [], budget: &budget)
     }
 
     private mutating func apply(
         _ segments: [String], presets: [String: [String]], allowSecurityOptions: Bool,
-        depth: Int, using: [String] = []
+        using: [String], budget: inout Int
     ) throws(ServiceURLError) {
         for segment in segments where !segment.isEmpty {
             let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -55,7 +61,11 @@ extension ProcessingOptions {
                     guard let options = presets[preset] else { throw .unknownPreset(preset) }
                     // A preset already being applied further up is skipped, as imgproxy does.
                     if using.contains(preset) { continue }
-                    try apply(options, presets: presets, allowSecurityOptions: allowSecurityOptions, depth: depth + 1, using: using + [preset])
+                    budget -= 1
+                    guard budget >= 0 else {
+                        throw .invalidArgument(option: name, reason: "presets apply more than \(Self.presetBudget) times")
+                    }
+                    try apply(options, presets: presets, allowSecurityOptions: allowSecurityOptions, using: using + [preset], budget: &budget)
                 }
                 continue
             }
@@ -129,10 +139,10 @@ extension ProcessingOptions {
         case "padding", "pd":
             try a.atMost(4)
             let old = padding ?? Padding(top: 0, right: 0, bottom: 0, left: 0)
-            let top = args[0].isEmpty ? old.top : try a.count(0)
-            let right = args.count > 1 && !args[1].isEmpty ? try a.count(1) : top
-            let bottom = args.count > 2 && !args[2].isEmpty ? try a.count(2) : top
-            let left = args.count > 3 && !args[3].isEmpty ? try a.count(3) : right
+            let top = args[0].isEmpty ? old.top : try a.size(0)
+            let right = args.count > 1 && !args[1].isEmpty ? try a.size(1) : top
+            let bottom = args.count > 2 && !args[2].isEmpty ? try a.size(2) : top
+            let left = args.count > 3 && !args[3].isEmpty ? try a.size(3) : right
             let p = Padding(top: top, right: right, bottom: bottom, left: left)
             padding = top == 0 && right == 0 && bottom == 0 && left == 0 ? nil : p
         case "auto_rotate", "ar":

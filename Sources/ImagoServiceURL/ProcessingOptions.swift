@@ -180,7 +180,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var stripColorProfile: Bool?
     /// `cachebuster` (`cb`): changes the URL, nothing else.
     public var cacheBuster: String?
-    /// `expires` (`exp`): Unix time after which the URL is refused with 410.
+    /// `expires` (`exp`): Unix time after which the URL is refused with 404.
     public var expires: Int64?
     /// `filename` (`fn`): the `Content-Disposition` file name.
     public var filename: String?
@@ -194,15 +194,16 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var raw: Bool = false
     /// `max_src_resolution` (`msr`), megapixels. A security option.
     public var maxSourceResolution: Double?
-    /// `max_src_file_size` (`msfs`), bytes; 0 or less: no limit. A security option.
+    /// `max_src_file_size` (`msfs`), bytes; it only lowers the service's limit (0 or less: the
+    /// service's). A security option.
     public var maxSourceFileSize: Int?
     /// `max_animation_frames` (`maf`). A security option.
     public var maxAnimationFrames: Int?
-    /// `max_animation_frame_resolution` (`mafr`), megapixels of one frame; 0: no limit. A
-    /// security option.
+    /// `max_animation_frame_resolution` (`mafr`), megapixels of one frame. A security option;
+    /// accepted, not enforced yet.
     public var maxAnimationFrameResolution: Double?
     /// `max_result_dimension` (`mrd`): a larger result is scaled down to fit; 0 or less: no
-    /// limit. A security option.
+    /// limit (imgproxy's reading). A security option.
     public var maxResultDimension: Int?
     /// `preserve_hdr` (`ph`): keep a high-bit-depth source's depth where the output format can
     /// hold it. `nil` follows the service's setting.

@@ -6,7 +6,7 @@
 ///
 /// Only the shape is read here: ``options`` are the raw option segments, for
 /// ``ProcessingOptions/init(parsing:presets:allowSecurityOptions:)``; ``signedPath`` is the part
-/// the signature covers, exactly as it arrived.
+/// the signature covers, with what CDNs rewrite put back (see ``redenormalize(_:)``).
 public struct ServicePath: Sendable, Hashable {
     /// `true` for `/info/...`: the service answers with JSON about the source.
     public var isInfo: Bool
@@ -18,7 +18,8 @@ public struct ServicePath: Sendable, Hashable {
     public var source: String
     /// The output format named by the extension (`@png` or `.png`), if any.
     public var extensionName: String?
-    /// Everything after the signature segment, starting with `/`: what the signature signs.
+    /// Everything after the signature segment, starting with `/`, redenormalised as imgproxy
+    /// does: what the signature signs.
     public var signedPath: String
 
     /// Parses a request path, as it arrived (still percent-encoded), as imgproxy does: the

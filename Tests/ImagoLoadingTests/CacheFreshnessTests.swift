@@ -42,6 +42,10 @@ struct CacheFreshnessTests {
         #expect(seconds(policy.lifetime(headers: ["cache-control": "max-age=5"], now: now)) == 30)
         #expect(seconds(policy.lifetime(headers: ["cache-control": "max-age=86400"], now: now)) == 3600)
         #expect(seconds(policy.lifetime(headers: ["cache-control": "no-cache"], now: now)) == 0)
+        // A maximum holds even without a default; a shared cache does not keep private answers.
+        #expect(seconds(CacheFreshness(default: nil, maximum: .seconds(10)).lifetime(headers: [:], now: now)) == 10)
+        #expect(CacheFreshness(default: nil, shared: true).lifetime(headers: ["cache-control": "private, max-age=9"], now: now) == .noStore)
+        #expect(seconds(CacheFreshness(default: nil).lifetime(headers: ["cache-control": "private, max-age=9"], now: now)) == 9)
     }
 
     @Test("HTTP dates: RFC 9110's form; others are not read")

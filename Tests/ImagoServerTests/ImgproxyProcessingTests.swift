@@ -77,7 +77,7 @@ struct ImgproxyProcessingTests {
             options: options, autoRotate: true,
             sourceSize: PixelSize(width: turned ? row.sourceHeight : row.sourceWidth, height: turned ? row.sourceWidth : row.sourceHeight),
             flattenColor: nil, maxResultDimension: options.maxResultDimension)
-        let out = try transformer.transform(try Image(buffer: source), animated: false)
+        let out = try transformer.transform(Image(buffer: source), animated: false)
         #expect(out.pixelSize == PixelSize(width: row.width, height: row.height), "\(row.options)")
         // Positions: traced from imgproxy's code for every row without trim or smart gravity.
         guard options.trim == nil, options.gravity.kind != .smart, options.crop?.gravity?.kind != .smart else { return }

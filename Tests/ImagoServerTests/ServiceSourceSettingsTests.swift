@@ -31,6 +31,10 @@ struct ServiceSourceSettingsTests {
             let ok = try await h.get(h.plain("w:20", "/img/a.png"))
             #expect(ok.status == 200 && ok["fallback-image"] == nil)
             #expect(try await h.get(h.plain("w:-1", "/img/missing.png")).status == 404)
+            // A client revalidating the fallback it holds gets 304, not an empty 200.
+            let first = try await h.get(h.plain("w:20", "/img/missing.png"))
+            let again = try await h.get(h.plain("w:20", "/img/missing.png"), headers: ["If-None-Match": first["etag"] ?? ""])
+            #expect(again.status == 304 && first["last-modified"] == nil)
             h.origin.register("text.png", data: Data("not an image".utf8))
             let text = try await h.get(h.plain("w:20", "/img/text.png"))
             #expect(text.status == 422 && text["fallback-image"] == nil)
@@ -66,6 +70,10 @@ struct ServiceSourceSettingsTests {
         #expect(c.resolveSource("https://other/a.png") == "https://other/a.png")
         #expect(ServerConfiguration.replacing("a*c", with: "[${1}]", in: "abbbc/x") == "[bbb]/x")
         #expect(ServerConfiguration.replacing("a*c", with: "x", in: "ab/c") == nil)
+        #expect(ServerConfiguration.replacing("*/*/", with: "${2}-${1}/", in: "ab/cd/ef") == "cd-ab/ef")
+        // A long source against a pattern that cannot match costs little.
+        let long = String(repeating: "a", count: 60_000)
+        #expect(ServerConfiguration.replacing("*b*c*d", with: "x", in: long) == nil)
         let origin = try await TestHTTPServer.start()
         origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 40))
         var configuration = ServerConfiguration()

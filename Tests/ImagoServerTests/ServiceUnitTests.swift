@@ -6,6 +6,7 @@ import ImagoCoders
 import ImagoCore
 @testable import ImagoServer
 import ImagoServiceURL
+import ImagoTestSupport
 import Testing
 
 @Suite("Service pieces: geometry, Accept, patterns, configuration")
@@ -198,6 +199,30 @@ struct ServiceUnitTests {
                     }) == .webp)
         }
         #expect(throws: ServiceError.self) { try format(.jpeg, options: "f:pdf") }
+    }
+
+    @Test("values no image could have never crash the arithmetic: they are clamped, and a result too large is refused before it is made")
+    func hugeValues() throws {
+        let buffer = try Fixtures.gradient(width: 40, height: 30)
+        for path in ["c:1e19:1e19", "g:no:1e19:-1e19/rs:fill:10:10", "t:-1e19", "ex:1:no:1e19:1e19/w:60/h:60", "g:fp:1:1/rs:fill:5:5"] {
+            let t = ServiceTransformer(
+                options: try options(path), autoRotate: true, sourceSize: PixelSize(width: 40, height: 30), flattenColor: nil,
+                maxResultDimension: nil)
+            #expect(try t.transform(buffer).width > 0, "\(path)")
+        }
+        // A threshold past every difference leaves nothing: an error, not a crash.
+        let everything = ServiceTransformer(
+            options: try options("t:1e19"), autoRotate: true, sourceSize: PixelSize(width: 40, height: 30), flattenColor: nil,
+            maxResultDimension: nil)
+        #expect(throws: ImageCodingError.self) { try everything.transform(buffer) }
+        for path in ["w:100/z:1e17/el:1", "w:100000/h:100000/el:1", "pd:100000/dpr:8/w:100000/el:1"] {
+            let t = ServiceTransformer(
+                options: try options(path), autoRotate: true, sourceSize: PixelSize(width: 40, height: 30), flattenColor: nil,
+                maxResultDimension: nil)
+            #expect(throws: ImageCodingError.self, "\(path)") { try t.plan(for: buffer) }
+        }
+        #expect(throws: ServiceURLError.self) { try options("pd:100001") }
+        #expect(ServiceGeometry.clamped(.infinity) == 0 && ServiceGeometry.clamped(1e300) == 1 << 40)
     }
 
     @Test("worker pinning: auto pins one worker per allowed CPU only when they match; pinned wraps; none never")

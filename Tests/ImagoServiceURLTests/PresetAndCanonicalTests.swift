@@ -64,6 +64,10 @@ struct PresetContractTests {
         loop["p3"] = ["w:7", "pr:p1"]
         loop["default"] = ["pr:p1"]
         #expect(try parsedOptions("", presets: loop).width == 7)
+        // A tree of presets naming each other many times over is bounded.
+        var tree: [String: [String]] = ["leaf": ["w:1"]]
+        for level in 0..<10 { tree["n\(level)"] = Array(repeating: "pr:" + (level == 0 ? "leaf" : "n\(level - 1)"), count: 4) }
+        #expect(throws: ServiceURLError.self) { try parsedOptions("pr:n9", presets: tree) }
     }
 
     @Test(

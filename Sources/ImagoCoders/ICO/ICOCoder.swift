@@ -44,7 +44,8 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
         guard size.width <= Self.maxSide, size.height <= Self.maxSide else {
             throw ImageCodingError.exceedsLimit(.maxPixels, found: max(size.width, size.height), limit: Self.maxSide)
         }
-        let still = try Image(buffer: try image.frame(at: 0).buffer)
+        let first = try image.frame(at: 0)
+        let still = Image(buffer: first.buffer)
         let png = try PNGCoder().encode(still, as: .png, options: options)
         var out = Data(capacity: 22 + png.count)
         func u16(_ v: Int) { out.append(UInt8(v & 0xFF)); out.append(UInt8(v >> 8 & 0xFF)) }

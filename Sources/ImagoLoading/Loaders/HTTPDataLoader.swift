@@ -202,7 +202,10 @@ public final class HTTPDataLoader: DataLoading {
     /// unknown (`nil`): the caller revalidates them through the guard.
     public func permitsCached(_ url: URL, route: [DataLoadResponse.Hop]?) -> Bool? {
         guard let sourceGuard else { return true }
-        guard let route else { return sourceGuard.permitsURL(url) ? nil : false }
+        guard let route, route.allSatisfy({ $0.addressKind != nil }) else {
+            // Fetched with no address checked: refused by its URLs, else unknown until fetched again.
+            return (route?.map(\.url) ?? [url]).allSatisfy(sourceGuard.permitsURL) ? nil : false
+        }
         return sourceGuard.permits(route: route)
     }
 

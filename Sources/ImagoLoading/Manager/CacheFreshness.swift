@@ -22,12 +22,15 @@ public struct CacheFreshness: Sendable, Hashable {
     public var minimum: Duration
     /// The longest lifetime given to any response. `nil`: no cap.
     public var maximum: Duration?
+    /// A cache shared by many users (a service): `private` responses are not kept either.
+    public var shared: Bool
 
-    /// Creates a policy; `minimum` defaults to 0, `maximum` to none.
-    public init(default: Duration?, minimum: Duration = .zero, maximum: Duration? = nil) {
+    /// Creates a policy; `minimum` defaults to 0, `maximum` to none, `shared` to `false`.
+    public init(default: Duration?, minimum: Duration = .zero, maximum: Duration? = nil, shared: Bool = false) {
         self.default = `default`
         self.minimum = minimum
         self.maximum = maximum
+        self.shared = shared
     }
 
     /// The origin's word, and bytes without one kept until evicted: the library's default.
@@ -44,7 +47,7 @@ public struct CacheFreshness: Sendable, Hashable {
     /// The lifetime of a response with these (lowercased) header fields, received at `now`.
     public func lifetime(headers: [String: String], now: Date = Date()) -> Lifetime {
         let directives = Self.directives(headers["cache-control"] ?? "")
-        if directives["no-store"] != nil { return .noStore }
+        if directives["no-store"] != nil || (shared && directives["private"] != nil) { return .noStore }
         var seconds: Double?
         if directives["no-cache"] != nil {
             seconds = 0
@@ -59,7 +62,9 @@ public struct CacheFreshness: Sendable, Hashable {
                 seconds = 0
             }
         }
-        guard var lifetime = seconds ?? self.default.map(Self.seconds) else { return .fresh(until: nil) }
+        guard var lifetime = seconds ?? self.default.map(Self.seconds) else {
+            return .fresh(until: maximum.map { now.addingTimeInterval(Self.seconds($0)) })
+        }
         if let age = headers["age"].flatMap(Self.integer), seconds != nil { lifetime -= Double(age) }
         if directives["no-cache"] == nil { lifetime = max(lifetime, Self.seconds(minimum)) }
         if let maximum { lifetime = min(lifetime, Self.seconds(maximum)) }
@@ -94,7 +99,7 @@ public struct CacheFreshness: Sendable, Hashable {
 enum HTTPDate {
     static func parse(_ text: String) -> Date? {
         let parts = PathName.trimmed(Substring(text)).split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]),
+        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]), (1601...9999).contains(year),
             let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].firstIndex(of: String(parts[2]))
         else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }

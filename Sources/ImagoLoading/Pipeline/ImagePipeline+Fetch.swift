@@ -115,18 +115,24 @@ extension ImagePipeline {
         if let modified = result.response?.lastModified { metadata["last-modified"] = modified }
         var stores = true
         if let response = result.response {
-            switch configuration.freshness.lifetime(headers: response.headers) {
+            // A 304 updates the stored freshness fields with its own (RFC 9111 4.3.4).
+            var fields = response.headers
+            if result.notModified {
+                for (key, value) in kept where key.hasPrefix("http-") && fields[String(key.dropFirst(5))] == nil {
+                    fields[String(key.dropFirst(5))] = value
+                }
+            }
+            switch configuration.freshness.lifetime(headers: fields) {
             case .noStore: stores = false
             case .fresh(let until): if let until { metadata["expires"] = String(until.timeIntervalSince1970) }
             }
+            for name in ["cache-control", "expires", "date"] { if let v = fields[name] { metadata["http-" + name] = v } }
             if !response.route.isEmpty { metadata["route"] = DataLoadResponse.Hop.encode(response.route) }
         }
         var input = ImageInput(result.data)
         var digest: UInt64?
-        // A 304 rewrites the entry with its new lifetime and route (`no-store` drops it).
-        if result.notModified, !stores, let disk = configuration.dataCache {
-            try? await configuration.dataCacheQueue.run { try disk.removeValue(forKey: keys.dataKey) }
-        }
+        // An entry revalidated into `no-store` goes, staged or written.
+        if !stores, revalidate != nil { await writer?.purge(forKey: keys.dataKey) }
         if options.writesDisk, stores, storesOriginal(request), let writer {
             let value = CachedData(data: result.data, metadata: metadata)
             if result.data.count < Self.writeAheadBytes {
@@ -162,8 +168,10 @@ extension ImagePipeline {
     /// - Throws: ``ImageLoadingError/sourceNotAllowed(_:)`` when the policy refuses it.
     func cachedUse(_ url: URL, metadata: [String: String]) throws -> CachedUse {
         let route = metadata["route"].flatMap(DataLoadResponse.Hop.decode)
-        let loader = configuration.downloader.loaders.first { $0.canLoad(url) }
-        let permitted = loader?.permitsCached(url, route: route) ?? true
+        var permitted: Bool? = true
+        if let loader = configuration.downloader.loaders.first(where: { $0.canLoad(url) }) {
+            permitted = loader.permitsCached(url, route: route)
+        }
         if permitted == false { throw ImageLoadingError.sourceNotAllowed(url.absoluteString) }
         if permitted == nil { return .stale }
         if let expires = metadata["expires"].flatMap(Double.init), expires <= Date().timeIntervalSince1970 { return .stale }

@@ -28,7 +28,8 @@ public enum ImageAnalysis {
         let w = src.width, h = src.height
         let reference = color ?? src.color(atX: 0, y: 0) ?? RGBA8(r: 0, g: 0, b: 0)
         let ref = [Int(reference.r), Int(reference.g), Int(reference.b)]
-        let t = Int(threshold.rounded())
+        // A threshold past the channels' range cuts everything or nothing; keep it a small Int.
+        let t = threshold.isFinite ? Int(max(-1, min(256, threshold.rounded()))) : 256
         return src.withUnsafeBytes { raw -> (Int, Int, Int, Int)? in
             let p = raw.bindMemory(to: UInt8.self)
             func isBorder(_ x: Int, _ y: Int) -> Bool {
