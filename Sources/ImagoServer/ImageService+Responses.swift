@@ -38,7 +38,12 @@ extension ImageService {
         if let last = source.lastModified, !last.isEmpty, last.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             fields[.lastModified] = last
         }
-        if varies { fields[.vary] = "Accept" }
+        var vary: [String] = varies ? ["Accept"] : []
+        if configuration.enableClientHints {
+            fields[HTTPField.Name("Accept-CH")!] = ClientHints.names.joined(separator: ", ")
+            vary += ClientHints.names
+        }
+        if !vary.isEmpty { fields[.vary] = vary.joined(separator: ", ") }
         return fields
     }
 

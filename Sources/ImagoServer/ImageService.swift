@@ -214,9 +214,10 @@ public final class ImageService: Sendable {
                     if !configuration.allowedProcessingOptions.contains(name) { throw ServiceURLError.forbiddenOption(name) }
                 }
             }
+            let hints = configuration.enableClientHints ? ClientHints(headers).options : ProcessingOptions()
             var o = try ProcessingOptions(
                 parsing: parsed.options, presets: configuration.presets,
-                allowSecurityOptions: configuration.allowSecurityOptions)
+                allowSecurityOptions: configuration.allowSecurityOptions, startingFrom: hints)
             if let ext = parsed.extensionName, !o.raw {
                 guard let format = ImageFormat(serviceExtension: ext) else {
                     throw ServiceURLError.invalidArgument(option: "extension", reason: "'\(ext)' is not an image format")

@@ -64,19 +64,23 @@ struct RenderPlan: Sendable {
         coders: ImageCoderRegistry
     ) throws {
         // 0 in the URL: the service's limit.
-        let maxResolution = options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution
+        let sourceAnimated = info.frameCount > 1 && options.page == nil
+        let format = try Self.format(info: info, options: options, accept: accept, configuration: configuration, coders: coders)
+        let variesByAccept = configuration.negotiatesByAccept
+        let animated = sourceAnimated && Self.animatedFormats.contains(format)
+        // An animation kept animated is held to the frame limit when there is one (imgproxy's
+        // max_animation_frame_resolution), else every source to the resolution limit.
+        let frameLimit =
+            animated
+            ? options.maxAnimationFrameResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxAnimationFrameResolution : nil
+        let maxResolution = frameLimit ?? options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
         let pixels = info.width.multipliedReportingOverflow(by: info.height)
         guard !pixels.overflow, Double(pixels.partialValue) <= maxResolution * 1_000_000 else {
             throw ServiceError(
                 status: 422, code: "limit_exceeded",
-                message: "the source is \(info.width)x\(info.height), over the limit of \(maxResolution) megapixels")
+                message: "the source\(frameLimit == nil ? "" : "'s frames") \(info.width)x\(info.height), over the limit of \(maxResolution) megapixels")
         }
-        let sourceAnimated = info.frameCount > 1 && options.page == nil
-
-        let format = try Self.format(info: info, options: options, accept: accept, configuration: configuration, coders: coders)
-        let variesByAccept = configuration.negotiatesByAccept
-        let animated = sourceAnimated && Self.animatedFormats.contains(format)
         if animated {
             guard info.frameCount <= maxFrames else {
                 throw ServiceError(

@@ -245,6 +245,12 @@ extension ServerConfiguration {
             }
         }
         onlyPresets = try env.bool("IMAGO_ONLY_PRESETS") ?? onlyPresets
+        enableClientHints = try env.bool("IMAGO_ENABLE_CLIENT_HINTS") ?? enableClientHints
+        if env["IMAGO_MAX_ANIMATION_FRAME_RESOLUTION"] == "0" {
+            maxAnimationFrameResolution = nil
+        } else {
+            maxAnimationFrameResolution = try env.double("IMAGO_MAX_ANIMATION_FRAME_RESOLUTION") ?? maxAnimationFrameResolution
+        }
         if let v = env["IMAGO_ALLOWED_PROCESSING_OPTIONS"] {
             allowedProcessingOptions = Set(v.split(separator: ",").map { PathName.trimmed($0) }.filter { !$0.isEmpty })
         }

@@ -70,6 +70,15 @@ public struct ServerConfiguration: Sendable {
     /// inside presets are not checked. Default: any.
     public var allowedProcessingOptions: Set<String> = []
 
+    /// `IMAGO_ENABLE_CLIENT_HINTS`: take `Sec-CH-DPR`/`DPR` as the default `dpr` and
+    /// `Sec-CH-Width`/`Width` (else `Viewport-Width`) as the default width, before presets and
+    /// the URL's options; answers then carry `Accept-CH` and vary by them. Default `false`.
+    public var enableClientHints = false
+    /// `IMAGO_MAX_ANIMATION_FRAME_RESOLUTION`: megapixels of one frame of an animation kept
+    /// animated; when set, it stands for `IMAGO_MAX_SRC_RESOLUTION` for animations (imgproxy's).
+    /// Default none.
+    public var maxAnimationFrameResolution: Double?
+
     /// Whether a fallback image is configured.
     public var hasFallbackImage: Bool { fallbackImageData != nil || fallbackImageURL != nil }
 

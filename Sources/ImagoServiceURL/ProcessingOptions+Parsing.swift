@@ -18,14 +18,16 @@ extension ProcessingOptions {
     ///   - presets: Named lists of option segments (`IMAGO_PRESETS`). A preset named `default`
     ///     applies first, before the URL's options. Default none.
     ///   - allowSecurityOptions: Let the URL override the service's limits. Default `false`.
+    ///   - initial: Options to start from, before the default preset (what client hints say,
+    ///     as imgproxy applies them). Default: the defaults.
     /// - Throws: ``ServiceURLError/unknownOption(_:)`` naming the option,
     ///   ``ServiceURLError/invalidArgument(option:reason:)``, ``ServiceURLError/unknownPreset(_:)``,
     ///   ``ServiceURLError/securityOptionNotAllowed(_:)``.
     public init(
         parsing segments: [String], presets: [String: [String]] = [:],
-        allowSecurityOptions: Bool = false
+        allowSecurityOptions: Bool = false, startingFrom initial: ProcessingOptions = ProcessingOptions()
     ) throws(ServiceURLError) {
-        self.init()
+        self = initial
         var budget = Self.presetBudget
         if let defaults = presets["default"] {
             try apply(defaults, presets: presets, allowSecurityOptions: allowSecurityOptions, using: ["default"], budget: &budget)

@@ -199,8 +199,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var maxSourceFileSize: Int?
     /// `max_animation_frames` (`maf`). A security option.
     public var maxAnimationFrames: Int?
-    /// `max_animation_frame_resolution` (`mafr`), megapixels of one frame. A security option;
-    /// accepted, not enforced yet.
+    /// `max_animation_frame_resolution` (`mafr`), megapixels of one frame of an animation kept
+    /// animated, instead of `max_src_resolution` (0: the service's). A security option.
     public var maxAnimationFrameResolution: Double?
     /// `max_result_dimension` (`mrd`): a larger result is scaled down to fit; 0 or less: no
     /// limit (imgproxy's reading). A security option.

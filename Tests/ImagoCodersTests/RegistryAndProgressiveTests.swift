@@ -41,8 +41,8 @@ struct RegistryTests {
         // SVG and PDF when librsvg and poppler-glib can be loaded; neither is ever encoded.
         let vectors = [ImageFormat.svg].filter(SVGCoder().canDecode) + [ImageFormat.pdf].filter(PDFCoder().canDecode)
         #expect(Set(coders.decodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico, .cur, .jp2, .icns] + heifDecodable + jxl + vectors))
-        #expect(Set(coders.encodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp] + heifEncodable + jxl))
-        #expect(!coders.canEncode(.svg) && !coders.canEncode(.pdf) && !coders.canEncode(.ico) && !coders.canEncode(.heif))
+        #expect(Set(coders.encodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico] + heifEncodable + jxl))
+        #expect(!coders.canEncode(.svg) && !coders.canEncode(.pdf) && !coders.canEncode(.cur) && !coders.canEncode(.heif))
         let empty = ImageCoderRegistry()
         #expect(empty.decodableFormats.isEmpty)
     }

@@ -113,7 +113,12 @@ struct RoundTripTests {
         let image = Image(buffer: try Fixtures.gradient(width: 2, height: 2))
         #expect(throws: ImageCodingError.self) { try coders.encode(image, as: .jpeg, options: EncodeOptions(quality: 1.5)) }
         #expect(throws: ImageCodingError.self) { try coders.encode(image, as: .png, options: EncodeOptions(compressionLevel: 12)) }
-        #expect(throws: ImageCodingError.encoderUnavailable(.ico)) { try coders.encode(image, as: .ico) }
+        #expect(throws: ImageCodingError.encoderUnavailable(.cur)) { try coders.encode(image, as: .cur) }
+        // An icon holds 256 pixels a side at most.
+        let big = Image(buffer: try Fixtures.gradient(width: 300, height: 10))
+        #expect(throws: ImageCodingError.self) { try coders.encode(big, as: .ico) }
+        let icon = try coders.encode(image, as: .ico)
+        #expect(try ICOCoder.entries(of: icon).count == 1 && coders.decode(icon).pixelSize == PixelSize(width: 2, height: 2))
     }
 }
 
@@ -211,10 +216,17 @@ struct PreferredFormatTests {
         #expect(coders.preferredEncodingFormat(for: webp) == .webp)
         webp.format = .gif
         #expect(coders.preferredEncodingFormat(for: webp) == .gif)
-        webp.format = .ico  // no encoder: SDWebImage's rule
+        webp.format = .cur  // no encoder: SDWebImage's rule
         #expect(coders.preferredEncodingFormat(for: webp) == .jpeg)
         webp.hasAlpha = true
         #expect(coders.preferredEncodingFormat(for: webp) == .png)
+        // An icon is written as one when it fits in 256 pixels a side.
+        webp.format = .ico
+        #expect(coders.preferredEncodingFormat(for: webp) == .ico)
+        var big = Image(buffer: try Fixtures.gradient(width: 300, height: 2), format: .ico, hasAlpha: true)
+        #expect(coders.preferredEncodingFormat(for: big) == .png)
+        big.hasAlpha = false
+        #expect(coders.preferredEncodingFormat(for: big) == .jpeg)
         webp.format = .apng
         #expect(coders.preferredEncodingFormat(for: webp) == .apng)
     }

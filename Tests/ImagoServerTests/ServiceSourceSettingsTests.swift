@@ -5,6 +5,7 @@ import Foundation
 import ImagoCoders
 import ImagoCore
 import ImagoLoading
+import ImagoServiceURL
 @testable import ImagoServer
 import ImagoTestSupport
 import Testing
@@ -113,5 +114,46 @@ struct ServiceSourceSettingsTests {
             let forbidden = try await h.get(h.plain("width:10", "/img/a.png"))
             #expect(forbidden.status == 404 && forbidden.errorFields["error"] == "forbidden_option")
         }
+    }
+
+    @Test("client hints (opt-in): DPR and Width set the defaults, the URL overrides them; answers carry Accept-CH and Vary")
+    func clientHints() async throws {
+        try await ServiceHarness.with({ $0.enableClientHints = true }) { h in
+            h.origin.register("a.png", data: try ServerFixtures.png(width: 400, height: 200))
+            // 200 device pixels at a DPR of 2: 100 CSS pixels, drawn at 200.
+            let hinted = try await h.get(h.plain("", "/img/a.png"), headers: ["Sec-CH-DPR": "2", "Sec-CH-Width": "200"])
+            #expect(try hinted.image().pixelSize == PixelSize(width: 200, height: 100))
+            #expect(hinted["accept-ch"]?.contains("Sec-CH-DPR") == true && hinted["vary"]?.contains("Sec-CH-Width") == true)
+            let url = try await h.get(h.plain("w:50", "/img/a.png"), headers: ["DPR": "2", "Width": "300"])
+            #expect(try url.image().pixelSize.width == 100)
+            let viewport = try await h.get(h.plain("", "/img/a.png"), headers: ["Viewport-Width": "120"])
+            #expect(try viewport.image().pixelSize.width == 120)
+            let junk = try await h.get(h.plain("", "/img/a.png"), headers: ["DPR": "lots", "Width": "-4"])
+            #expect(try junk.image().pixelSize.width == 400)
+        }
+        try await ServiceHarness.with { h in
+            h.origin.register("a.png", data: try ServerFixtures.png(width: 400, height: 200))
+            let off = try await h.get(h.plain("", "/img/a.png"), headers: ["DPR": "2", "Width": "200"])
+            #expect(try off.image().pixelSize.width == 400 && off["accept-ch"] == nil)
+        }
+    }
+
+    @Test("max_animation_frame_resolution stands for the resolution limit for animations kept animated")
+    func frameResolution() throws {
+        let info = ImageInfo(format: .gif, width: 100, height: 100, frameCount: 3)
+        var c = ServerConfiguration()
+        c.maxSourceResolution = 0.005
+        func plan(_ options: String) throws -> RenderPlan {
+            try RenderPlan(
+                info: info, options: try ProcessingOptions(parsing: options.split(separator: "/").map(String.init), allowSecurityOptions: true),
+                accept: nil, configuration: c, coders: .shared)
+        }
+        #expect(throws: ServiceError.self) { try plan("") }
+        c.maxAnimationFrameResolution = 0.02
+        #expect(try plan("").animated)
+        // A still made of it is held to the resolution limit.
+        #expect(throws: ServiceError.self) { try plan("f:jpg") }
+        #expect(throws: ServiceError.self) { try plan("mafr:0.001") }
+        #expect(try plan("mafr:0.5").animated)
     }
 }

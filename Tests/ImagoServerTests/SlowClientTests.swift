@@ -51,12 +51,12 @@ struct SlowClientTests {
 
     @Test("a request head that stops half-way, or trickles a byte at a time, is cut at IMAGO_READ_REQUEST_TIMEOUT")
     func headDeadline() async throws {
-        try await ServiceHarness.with({ $0.readRequestTimeout = .milliseconds(800) }) { h in
+        try await ServiceHarness.with({ $0.readRequestTimeout = .seconds(2) }) { h in
             let port = try #require(URL(string: h.base)?.port)
             let (_, half) = try await RawClient.connect(port: port)
             try await half.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHo"))
             let halfClosed = try #require(await RawClient.secondsUntilClosed(half), "a half head kept its connection open")
-            #expect(halfClosed > 0.5 && halfClosed < 5, "\(halfClosed)")
+            #expect(halfClosed > 1 && halfClosed < 10, "\(halfClosed)")
 
             // Activity does not reset the clock: only a complete head does.
             let (_, trickle) = try await RawClient.connect(port: port)
@@ -68,7 +68,7 @@ struct SlowClientTests {
                 }
             }
             let trickleClosed = try #require(await RawClient.secondsUntilClosed(trickle), "a trickled head kept its connection open")
-            #expect(trickleClosed < 5, "\(trickleClosed)")
+            #expect(trickleClosed < 10, "\(trickleClosed)")
             writer.cancel()
 
             // A head that arrives in time is answered, whatever came before.
@@ -80,7 +80,7 @@ struct SlowClientTests {
 
     @Test("an idle keep-alive connection is closed after IMAGO_KEEP_ALIVE_TIMEOUT; 0 closes after each answer")
     func keepAlive() async throws {
-        try await ServiceHarness.with({ $0.keepAliveTimeout = .milliseconds(600) }) { h in
+        try await ServiceHarness.with({ $0.keepAliveTimeout = .seconds(2) }) { h in
             let port = try #require(URL(string: h.base)?.port)
             let (client, channel) = try await RawClient.connect(port: port)
             try await channel.writeAndFlush(ByteBuffer(string: Self.request))
@@ -89,7 +89,7 @@ struct SlowClientTests {
             try await channel.writeAndFlush(ByteBuffer(string: Self.request))
             try await eventually(.seconds(30)) { client.received.withLock { $0.components(separatedBy: "HTTP/1.1 200").count == 3 } }
             let closed = try #require(await RawClient.secondsUntilClosed(channel), "an idle connection stayed open")
-            #expect(closed > 0.3 && closed < 5, "\(closed)")
+            #expect(closed > 1 && closed < 10, "\(closed)")
         }
         try await ServiceHarness.with({ $0.keepAliveTimeout = .zero }) { h in
             let port = try #require(URL(string: h.base)?.port)

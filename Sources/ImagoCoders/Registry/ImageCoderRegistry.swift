@@ -184,7 +184,9 @@ public final class ImageCoderRegistry: Sendable {
     /// encoder writes it (and, for an animation, the format can animate), otherwise PNG for an
     /// image with alpha and JPEG without (SDWebImage's rule).
     public func preferredEncodingFormat(for image: Image) -> ImageFormat {
-        if let format = image.format, canEncode(format), !image.isAnimated || format.supportsAnimation {
+        if let format = image.format, canEncode(format), !image.isAnimated || format.supportsAnimation,
+            format != .ico || max(image.pixelSize.width, image.pixelSize.height) <= ICOCoder.maxSide
+        {
             return format
         }
         return image.hasAlpha ? .png : .jpeg
