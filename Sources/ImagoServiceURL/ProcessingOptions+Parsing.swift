@@ -41,7 +41,7 @@ extension ProcessingOptions {
 
     /// Applies `segments` on top of these options.
     ///
-    /// - Throws: as ``init(parsing:presets:allowSecurityOptions:)``.
+    /// - Throws: as ``init(parsing:presets:allowSecurityOptions:startingFrom:)``.
     public mutating func apply(
         _ segments: [String], presets: [String: [String]] = [:],
         allowSecurityOptions: Bool = false

@@ -30,7 +30,7 @@ extension ProcessingOptions {
     /// Applies every preset once, as imgproxy does at start, so a bad option in a preset stops
     /// the service's start instead of failing each request that uses it.
     ///
-    /// - Throws: the first preset's error, as ``init(parsing:presets:allowSecurityOptions:)``
+    /// - Throws: the first preset's error, as ``init(parsing:presets:allowSecurityOptions:startingFrom:)``
     ///   throws it.
     public static func validate(presets: [String: [String]], allowSecurityOptions: Bool = true) throws(ServiceURLError) {
         for name in presets.keys.sorted() {

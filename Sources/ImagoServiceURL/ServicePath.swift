@@ -5,7 +5,7 @@
 /// `/{signature}/{options}/{base64url source}[.{ext}]`, or either after `/info`.
 ///
 /// Only the shape is read here: ``options`` are the raw option segments, for
-/// ``ProcessingOptions/init(parsing:presets:allowSecurityOptions:)``; ``signedPath`` is the part
+/// ``ProcessingOptions/init(parsing:presets:allowSecurityOptions:startingFrom:)``; ``signedPath`` is the part
 /// the signature covers, with what CDNs rewrite put back (see ``redenormalize(_:)``).
 public struct ServicePath: Sendable, Hashable {
     /// `true` for `/info/...`: the service answers with JSON about the source.
