@@ -65,11 +65,13 @@ extension ImageService {
         }
         let plan = try RenderPlan(info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders)
 
-        let etag = ServiceHeaders.etag(digest, options.canonicalPath + "|" + plan.recipe)
+        // The watermark's pixels are part of the answer: a new watermark is a new ETag.
+        let watermark = try await self.watermark(for: options)
+        let etag = ServiceHeaders.etag(digest, options.canonicalPath + "|" + plan.recipe + (watermark.map { "|wm=" + $0.digest } ?? ""))
         if ServiceHeaders.matches(headers[.ifNoneMatch], etag) {
             return notModified(etag: etag, source: source, varies: plan.variesByAccept)
         }
-        let rendered = try await render(source: source, info: info, options: options, plan: plan)
+        let rendered = try await render(source: source, info: info, options: options, plan: plan, watermark: watermark)
         timings = timings.adding(rendered.timings)
         return imageResponse(
             rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: etag, source: source, options: options,
@@ -78,8 +80,10 @@ extension ImageService {
 
     /// Decodes (shrinking on load where the result allows), transforms and encodes through the
     /// image manager's encode stage.
-    private func render(source: ServiceSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan) async throws -> Rendered {
-        let request = plan.request(from: source, info: info, options: options)
+    private func render(
+        source: ServiceSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan, watermark: ServiceWatermark?
+    ) async throws -> Rendered {
+        let request = plan.request(from: source, info: info, options: options, watermark: watermark)
         let encoded: EncodedImageResult
         do {
             encoded = try await manager.loadEncodedImage(with: request, source: source.loaded)

@@ -52,6 +52,8 @@ public final class ImageService: Sendable {
     let renderSlots: PriorityGate
     let httpLoader: HTTPDataLoader
     let fileReads: WorkQueue
+    /// The watermark images (`IMAGO_WATERMARK_*`).
+    let watermarks: WatermarkStore
     /// Requests past parsing, for `IMAGO_QUEUE_SIZE`.
     let admitted: ServiceAdmission
     /// Requests received so far: the heap trimmer's sign of work since its last trim.
@@ -120,6 +122,7 @@ public final class ImageService: Sendable {
         let pipeline = try ServicePipeline(configuration: configuration, resolver: resolver, connector: connector, workers: workers)
         httpLoader = pipeline.httpLoader
         manager = pipeline.manager
+        watermarks = try WatermarkStore(configuration: configuration, limits: manager.configuration.decodingLimits, coders: coders)
         if signer == nil {
             logger.warning("no IMAGO_KEY: URLs are not signed, and any signature segment is accepted")
         }

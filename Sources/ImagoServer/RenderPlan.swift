@@ -182,7 +182,7 @@ struct RenderPlan: Sendable {
     /// stage decodes, transforms and encodes it on the worker queue, shared by every identical
     /// request in flight (and, for 2 s, by those that follow), or converts it in rows when
     /// nothing changes a pixel.
-    func request(from source: ServiceSource, info: ImageInfo, options: ProcessingOptions) -> ImageRequest {
+    func request(from source: ServiceSource, info: ImageInfo, options: ProcessingOptions, watermark: ServiceWatermark?) -> ImageRequest {
         let plan = self
         var upright = plan.autoRotate ? info.orientation.orientedSize(info.pixelSize) : info.pixelSize
         if options.rotate % 180 == 90 { upright = PixelSize(width: upright.height, height: upright.width) }
@@ -192,7 +192,8 @@ struct RenderPlan: Sendable {
         let transformer = ServiceTransformer(
             options: options, autoRotate: plan.autoRotate,
             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
-            flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension, vectorSource: info.format.isVector)
+            flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension, vectorSource: info.format.isVector,
+            watermark: watermark)
         var request = source.request
         request.transformers = [transformer]
         request.options = [.transformAnimatedImage, .retryFailed]

@@ -197,6 +197,34 @@ struct EnvironmentReader {
         return d
     }
 
+    /// An image given as base64 in `name` or as a file at the path in `path` (which wins, as it
+    /// is read later), read and sniffed here, at start.
+    func imageData(_ name: String, path: String) throws(ConfigurationError) -> Data? {
+        var out: Data?
+        if let data = self[name] {
+            guard let bytes = Data(base64Encoded: data), ImageFormat(sniffing: bytes) != nil else {
+                throw ConfigurationError(variable: name, reason: "not base64 of an image")
+            }
+            out = bytes
+        }
+        if let file = self[path] {
+            guard let bytes = FileManager.default.contents(atPath: file), ImageFormat(sniffing: bytes) != nil else {
+                throw ConfigurationError(variable: path, reason: "'\(file)' is not a readable image")
+            }
+            out = bytes
+        }
+        return out
+    }
+
+    /// An `http` or `https` URL.
+    func httpURL(_ name: String) throws(ConfigurationError) -> String? {
+        guard let url = self[name] else { return nil }
+        guard url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
+            throw ConfigurationError(variable: name, reason: "'\(url)' is not an http or https URL")
+        }
+        return url
+    }
+
     func seconds(_ name: String) throws(ConfigurationError) -> Duration? {
         guard let d = try double(name) else { return nil }
         guard d <= 1_000_000_000 else { throw ConfigurationError(variable: name, reason: "'\(d)' seconds is too long") }
@@ -208,23 +236,15 @@ extension ServerConfiguration {
     /// The fallback image, the base URL, URL replacements, only-presets mode and the allowed
     /// options; the fallback image is read and checked here, at start.
     mutating func applySourceSettings(_ env: EnvironmentReader) throws(ConfigurationError) {
-        if let data = env["IMAGO_FALLBACK_IMAGE_DATA"] {
-            guard let bytes = Data(base64Encoded: data), ImageFormat(sniffing: bytes) != nil else {
-                throw ConfigurationError(variable: "IMAGO_FALLBACK_IMAGE_DATA", reason: "not base64 of an image")
+        fallbackImageData = try env.imageData("IMAGO_FALLBACK_IMAGE_DATA", path: "IMAGO_FALLBACK_IMAGE_PATH") ?? fallbackImageData
+        fallbackImageURL = try env.httpURL("IMAGO_FALLBACK_IMAGE_URL") ?? fallbackImageURL
+        watermarkImageData = try env.imageData("IMAGO_WATERMARK_DATA", path: "IMAGO_WATERMARK_PATH") ?? watermarkImageData
+        watermarkImageURL = try env.httpURL("IMAGO_WATERMARK_URL") ?? watermarkImageURL
+        if let opacity = try env.double("IMAGO_WATERMARK_OPACITY") {
+            guard opacity > 0, opacity <= 1 else {
+                throw ConfigurationError(variable: "IMAGO_WATERMARK_OPACITY", reason: "'\(opacity)' is not above 0 and at most 1")
             }
-            fallbackImageData = bytes
-        }
-        if let path = env["IMAGO_FALLBACK_IMAGE_PATH"] {
-            guard let bytes = FileManager.default.contents(atPath: path), ImageFormat(sniffing: bytes) != nil else {
-                throw ConfigurationError(variable: "IMAGO_FALLBACK_IMAGE_PATH", reason: "'\(path)' is not a readable image")
-            }
-            fallbackImageData = bytes
-        }
-        if let url = env["IMAGO_FALLBACK_IMAGE_URL"] {
-            guard url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
-                throw ConfigurationError(variable: "IMAGO_FALLBACK_IMAGE_URL", reason: "'\(url)' is not an http or https URL")
-            }
-            fallbackImageURL = url
+            watermarkOpacity = opacity
         }
         fallbackImageHTTPCode = try env.int("IMAGO_FALLBACK_IMAGE_HTTP_CODE", in: 0...599) ?? fallbackImageHTTPCode
         // A status that carries the image: 0 (the failure's), or 200-599 but 204 and 304.

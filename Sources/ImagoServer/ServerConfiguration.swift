@@ -79,6 +79,19 @@ public struct ServerConfiguration: Sendable {
     /// Default none.
     public var maxAnimationFrameResolution: Double?
 
+    /// `IMAGO_WATERMARK_DATA` (base64) or `IMAGO_WATERMARK_PATH` (a file, read at start): the
+    /// image the `watermark` option draws over results. Checked at start. Default none.
+    public var watermarkImageData: Data?
+    /// `IMAGO_WATERMARK_URL`: a watermark fetched (and cached, and revalidated) like a source,
+    /// through the same policy. Default none.
+    public var watermarkImageURL: String?
+    /// `IMAGO_WATERMARK_OPACITY`: multiplies every request's watermark opacity; above 0, at
+    /// most 1. Default 1.
+    public var watermarkOpacity: Double = 1
+
+    /// Whether a watermark image is configured.
+    public var hasWatermark: Bool { watermarkImageData != nil || watermarkImageURL != nil }
+
     /// Whether a fallback image is configured.
     public var hasFallbackImage: Bool { fallbackImageData != nil || fallbackImageURL != nil }
 

@@ -40,19 +40,21 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         "security_option_not_allowed": 403, "invalid_signature": 403, "signature_missing": 403, "invalid_secret": 403,
         "source_not_allowed": 404, "source_unreachable": 404, "source_not_found": 404, "source_error": 502,
         "source_timeout": 504, "source_incomplete": 422, "source_too_large": 422, "unprocessable_image": 422,
-        "unsupported_format": 422, "limit_exceeded": 422, "queue_full": 429, "timeout": 503, "client_closed_request": 499,
+        "unsupported_format": 422, "limit_exceeded": 422, "queue_full": 429, "timeout": 503, "watermark_unavailable": 503, "client_closed_request": 499,
         "not_found": 404, "method_not_allowed": 405, "internal": 500, "source_unreadable": 500
     ]
 
     /// Where the request failed, for logs and metrics: `url` (the path, its options or
     /// signature), `auth`, `source` (finding or fetching the source), `image` (the source as an
-    /// image, its limits, the output), `admission` (the queue), `deadline`, `client`, `service`.
+    /// image, its limits, the output), `watermark`, `admission` (the queue), `deadline`, `client`,
+    /// `service`.
     public var stage: String {
         switch code {
         case "invalid_url", "unknown_option", "forbidden_option", "expired", "security_option_not_allowed", "invalid_signature", "signature_missing": "url"
         case "invalid_secret": "auth"
         case "queue_full": "admission"
         case "timeout": "deadline"
+        case "watermark_unavailable": "watermark"
         case "client_closed_request": "client"
         case "not_found", "method_not_allowed", "internal": "service"
         case let c where c.hasPrefix("source_") || c == "invalid_source": "source"

@@ -208,10 +208,11 @@ struct ServiceGeometry {
     /// places it: the middle at round-half-to-even of (free + 1) / 2, offsets of 1 or more are
     /// pixels times `pixelScale` (the `dpr`, or the decoder's shrink for a crop), under 1
     /// fractions of the container; east and south offsets push inward. The window stays inside
-    /// (or, when larger, at 0). Smart gravity is placed by the caller; here it is the centre.
+    /// (or, when larger, at 0); with `overflow` (a watermark) it may stick out, but keeps at
+    /// least one pixel inside. Smart gravity is placed by the caller; here it is the centre.
     static func place(
         _ w: Int, _ h: Int, in width: Int, _ height: Int, gravity: ProcessingOptions.Gravity,
-        pixelScale: Double = 1
+        pixelScale: Double = 1, overflow: Bool = false
     ) -> (x: Int, y: Int) {
         var x: Int, y: Int
         if gravity.kind == .focusPoint {
@@ -231,6 +232,7 @@ struct ServiceGeometry {
             default: y = roundToEven(Double(height - h + 1) / 2) + oy
             }
         }
+        if overflow { return (max(1 - w, min(x, width - 1)), max(1 - h, min(y, height - 1))) }
         return (max(0, min(x, width - w)), max(0, min(y, height - h)))
     }
 

@@ -29,10 +29,18 @@ struct ServiceTransformer: ImageTransforming {
     let maxResultDimension: Int?
     /// The source is a vector (SVG, PDF), drawn at any scale: `enlarge` does not apply.
     var vectorSource = false
+    /// The service's watermark, when the options ask for it and the service has one.
+    var watermark: ServiceWatermark?
+
+    /// The watermark's options when it is drawn.
+    private var watermarkOptions: ProcessingOptions.Watermark? {
+        guard watermark != nil, let w = options.watermark, w.opacity > 0 else { return nil }
+        return w
+    }
 
     var key: String {
         "Service(\(options.canonicalPath);ar=\(autoRotate ? 1 : 0);flat=\(flattenColor.map { "\($0.r),\($0.g),\($0.b)" } ?? "-");"
-            + "max=\(maxResultDimension ?? 0);vec=\(vectorSource ? 1 : 0))"
+            + "max=\(maxResultDimension ?? 0);vec=\(vectorSource ? 1 : 0);wm=\(watermarkOptions == nil ? "-" : watermark?.digest ?? "-"))"
     }
 
     var geometry: ServiceGeometry {
@@ -117,6 +125,8 @@ struct ServiceTransformer: ImageTransforming {
         var extend: (top: Int, right: Int, bottom: Int, left: Int)?
         var aspect: (top: Int, right: Int, bottom: Int, left: Int)?
         var padding: (top: Int, right: Int, bottom: Int, left: Int)?
+        /// The watermark, fitted and placed for this result.
+        var watermark: ImageTransformers.Overlay?
     }
 
     func plan(for buffer: PixelBuffer) throws -> Plan {
@@ -136,7 +146,7 @@ struct ServiceTransformer: ImageTransforming {
     /// flip, filter or flattening (`opaque` sources need none), and the EXIF orientation `up`.
     /// Such an answer can flow from the decoder to the encoder in rows.
     func leavesPixelsAlone(size: PixelSize, opaque: Bool, orientation: ImageOrientation) -> Bool {
-        guard Self.keepsPixelsExact(options), options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
+        guard watermarkOptions == nil, Self.keepsPixelsExact(options), options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
             options.trim == nil, options.page == nil, orientation == .up, flattenColor == nil || opaque,
             let plan = try? plan(width: size.width, height: size.height, pixels: nil)
         else { return false }
@@ -232,6 +242,10 @@ struct ServiceTransformer: ImageTransforming {
         guard !pixels.overflow, pixels.partialValue <= Self.maxResultPixels, w <= Self.maxResultSide, h <= Self.maxResultSide else {
             throw ImageCodingError.exceedsLimit(.maxPixels, found: pixels.overflow ? Int.max : pixels.partialValue, limit: Self.maxResultPixels)
         }
+        // Last, over everything, as imgproxy draws it: offsets in the result's pixels.
+        if let wm = watermark, let o = watermarkOptions {
+            plan.watermark = try wm.overlay(for: o, width: w, height: h, dprScale: s.dprScale)
+        }
         return plan
     }
 
@@ -248,7 +262,7 @@ struct ServiceTransformer: ImageTransforming {
         changed: (x0: Int, y0: Int, x1: Int, y1: Int)
     ) throws -> PixelBuffer? {
         guard let size = plan.resize, plan.trim == nil, plan.crop == nil, plan.fill == nil, plan.extend == nil, plan.aspect == nil,
-            plan.padding == nil, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
+            plan.padding == nil, plan.watermark == nil, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
             flattenColor == nil
         else { return nil }
         return try Resampler.resize(buffer, to: size, reusing: previous, changed: changed)
@@ -276,6 +290,7 @@ struct ServiceTransformer: ImageTransforming {
             out = try ImageTransformers.Pad(top: e.top, right: e.right, bottom: e.bottom, left: e.left, color: padColor).transform(out)
         }
         if let color = flattenColor, !out.isOpaque { out = out.flattened(over: color) }
+        if let mark = plan.watermark { out = try mark.transform(out) }
         return out
     }
 
@@ -286,6 +301,7 @@ struct ServiceTransformer: ImageTransforming {
         options.width == 0 && options.height == 0 && options.minWidth == 0 && options.minHeight == 0
             && options.zoomX == 1 && options.zoomY == 1 && options.dpr == 1 && options.padding == nil
             && options.blur == 0 && options.sharpen == 0 && options.pixelate <= 1 && options.rotate % 90 == 0
+            && (options.watermark?.opacity ?? 0) == 0
     }
 
     private func cut(_ buffer: PixelBuffer, _ rect: (x: Int, y: Int, width: Int, height: Int)?) throws -> PixelBuffer {

@@ -41,6 +41,7 @@ extension ProcessingOptions {
         if blur != 0 { out.append("blur:\(Self.number(blur))") }
         if sharpen != 0 { out.append("sharpen:\(Self.number(sharpen))") }
         if pixelate != 0 { out.append("pixelate:\(pixelate)") }
+        if let w = watermark?.canonicalSegment { out.append(w) }
         if quality != 0 { out.append("quality:\(quality)") }
         if !formatQuality.isEmpty {
             let pairs = formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }

@@ -171,6 +171,8 @@ extension ProcessingOptions {
             guard sharpen <= 100 else { throw .invalidArgument(option: name, reason: "sigma \(sharpen) is over 100") }
         case "pixelate", "pix":
             pixelate = try a.single(try a.count(0))
+        case "watermark", "wm":
+            try applyWatermark(a)
         case "quality", "q":
             quality = try a.single(try a.quality(0))
         case "format_quality", "fq":
@@ -264,7 +266,7 @@ extension ProcessingOptions {
         "resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "min-width", "mw", "min_width",
         "min-height", "mh", "min_height", "zoom", "z", "dpr", "enlarge", "el", "extend", "ex", "extend_aspect_ratio", "extend_ar",
         "exar", "gravity", "g", "crop", "c", "trim", "t", "padding", "pd", "auto_rotate", "ar", "rotate", "rot", "flip", "fl",
-        "background", "bg", "blur", "bl", "sharpen", "sh", "pixelate", "pix", "quality", "q", "format_quality", "fq",
+        "background", "bg", "blur", "bl", "sharpen", "sh", "pixelate", "pix", "watermark", "wm", "quality", "q", "format_quality", "fq",
         "max_bytes", "mb", "format", "f", "ext", "strip_metadata", "sm", "keep_copyright", "kcr", "strip_color_profile", "scp",
         "preserve_hdr", "ph", "enforce_thumbnail", "eth", "cachebuster", "cb", "expires", "exp", "filename", "fn",
         "return_attachment", "att", "page", "pg", "skip_processing", "skp", "raw", "preset", "pr", "max_src_resolution", "msr",

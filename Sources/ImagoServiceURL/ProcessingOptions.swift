@@ -164,6 +164,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var sharpen: Double = 0
     /// `pixelate` (`pix`): block size in pixels. Default 0 (none).
     public var pixelate: Int = 0
+    /// `watermark` (`wm`): the service's watermark over the result. Default none.
+    public var watermark: Watermark?
     /// `quality` (`q`), 1–100; 0 (the default) uses the service's.
     public var quality: Int = 0
     /// `format_quality` (`fq`): quality per output format.

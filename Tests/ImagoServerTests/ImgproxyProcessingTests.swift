@@ -25,7 +25,12 @@ struct ImgproxyProcessingTests {
     }
 
     /// imgproxy options whose rows wait for their implementation.
-    static let pending: Set<String> = ["watermark", "preserve_hdr"]
+    static let pending: Set<String> = ["preserve_hdr"]
+
+    /// imgproxy's `geometry.png` as its size matters here: 200×100, half transparent.
+    static let watermark = Result {
+        ServiceWatermark(image: try Fixtures.gradient(width: 200, height: 100, alpha: true), digest: "geometry")
+    }
 
     /// A source with the row's size. imgproxy's trim images are drawn as their content is
     /// (nested grey frames; red, green and blue or transparent bands); the others are a
@@ -76,7 +81,7 @@ struct ImgproxyProcessingTests {
         let transformer = ServiceTransformer(
             options: options, autoRotate: true,
             sourceSize: PixelSize(width: turned ? row.sourceHeight : row.sourceWidth, height: turned ? row.sourceWidth : row.sourceHeight),
-            flattenColor: nil, maxResultDimension: options.maxResultDimension)
+            flattenColor: nil, maxResultDimension: options.maxResultDimension, watermark: try Self.watermark.get())
         let out = try transformer.transform(Image(buffer: source), animated: false)
         #expect(out.pixelSize == PixelSize(width: row.width, height: row.height), "\(row.options)")
         // Positions: traced from imgproxy's code for every row without trim or smart gravity.

@@ -238,6 +238,29 @@ struct ImgproxyParserPathTests {
         #expect(throws: ServiceURLError.self) { try imgproxyParse("/fill/300/300/no/0/\(Self.encoded)") }
     }
 
+    @Test("options/parser/parse.go parseGravity (no Go test): sm takes no offsets, fp exactly two fractions, re only for watermarks")
+    func gravities() {
+        expectInvalid([
+            "g:sm:1:1", "g:fp", "g:fp:0.5", "g:fp:1.5:0", "g:re", "ex:1:sm", "exar:1:sm", "exar:1:re", "wm:0.5:sm", "wm:0.5:fp",
+            "c:1:1:re", "g:up"
+        ])
+        #expect(options("wm:0.5:re")?.watermark?.position == .replicate)
+        #expect(options("exar:1:fp:0.25:0.75")?.extendAspectRatioGravity == .init(.focusPoint, x: 0.25, y: 0.75))
+    }
+
+    @Test("options/parser/apply.go applyWatermarkOption (no Go test): opacity 0-1 required, empty parts kept, scale above 0, seven arguments")
+    func watermarkArguments() {
+        #expect(options("wm:0.5")?.watermark == .init(opacity: 0.5))
+        #expect(options("watermark:1:no::5")?.watermark == .init(opacity: 1, position: .north, x: 0, y: 5))
+        // A later watermark keeps the parts it leaves empty; Pro's sixth and seventh are ignored.
+        #expect(options("wm:1:soea:3:4:0.2/wm:0.5")?.watermark == .init(opacity: 0.5, position: .southEast, x: 3, y: 4, scale: 0.2))
+        #expect(options("wm:1:re:::0.5:x:y")?.watermark == .init(opacity: 1, position: .replicate, scale: 0.5))
+        expectInvalid(["wm", "wm:", "wm:1.5", "wm:-0.1", "wm:x", "wm:1:ce:a", "wm:1:ce:0:0:0", "wm:1:ce:0:0:-1", "wm:1:ce:2:3:4:5:6:7"])
+        // Opacity 0 draws nothing, and is not part of the canonical form.
+        #expect(options("wm:0:soea")?.canonicalPath == "")
+        #expect(options("wm:0.5:soea:10")?.canonicalPath == "watermark:0.5:soea:10:0:0")
+    }
+
     // MARK: Helpers
 
     /// The options of `segments`, or `nil` after recording why they were refused.

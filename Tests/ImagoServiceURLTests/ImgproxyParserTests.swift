@@ -204,6 +204,12 @@ struct ImgproxyParserTests {
         #expect(try imgproxyParse("/dpr:2/plain/http://images.dev/lorem/ipsum.jpg").options.dpr == 2)
     }
 
+    @Test("options/parser/processing_options_test.go TestParsePathWatermark")
+    func parsePathWatermark() throws {
+        let o = try imgproxyParse("/watermark:0.5:soea:10:20:0.6/plain/http://images.dev/lorem/ipsum.jpg").options
+        #expect(o.watermark == .init(opacity: 0.5, position: .southEast, x: 10, y: 20, scale: 0.6))
+    }
+
     @Test("options/parser/processing_options_test.go TestParsePathCachebuster")
     func parsePathCachebuster() throws {
         #expect(try imgproxyParse("/cachebuster:123/plain/http://images.dev/lorem/ipsum.jpg").options.cacheBuster == "123")

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCoders
+import ImagoCore
+import ImagoProcessing
+import ImagoServiceURL
+
+/// The service's watermark image (`IMAGO_WATERMARK_DATA`, `_PATH` or `_URL`), decoded once,
+/// and how imgproxy fits and places it on a result: scaled (`wm`'s scale, fitted into that
+/// share of the result, enlarging too; a vector drawn afresh at that size), spaced by the
+/// offsets and tiled for `re`, else placed by its position with the offsets (pixels times the
+/// `dpr`), allowed to stick out.
+struct ServiceWatermark: Sendable {
+    /// The first frame at its own size.
+    let image: PixelBuffer
+    /// Names these pixels in cache keys and ETags: a digest of the encoded image.
+    let digest: String
+    /// The encoded image, kept for a vector to be drawn at each size.
+    let vectorData: Data?
+    /// `IMAGO_WATERMARK_OPACITY`, which multiplies every request's.
+    let opacity: Double
+
+    /// Decodes `data` (its first frame) within `limits`.
+    ///
+    /// - Throws: ``ImageCodingError`` when it is not an image this service decodes.
+    init(data: Data, digest: String, opacity: Double, limits: DecodingLimits, coders: ImageCoderRegistry) throws {
+        let format = try coders.detectFormat(of: data, limits: limits)
+        let decoded = try coders.decode(data, options: DecodeOptions(firstFrameOnly: true, limits: limits))
+        image = try decoded.applyingOrientation().frame(at: 0).buffer
+        self.digest = digest
+        vectorData = format.isVector ? data : nil
+        self.opacity = opacity
+    }
+
+    /// A raster watermark from pixels in hand.
+    init(image: PixelBuffer, digest: String, opacity: Double = 1) {
+        self.image = image
+        self.digest = digest
+        vectorData = nil
+        self.opacity = opacity
+    }
+
+    /// The overlay for a result of `width`×`height` (one frame), or `nil` when nothing of the
+    /// watermark would show.
+    ///
+    /// - Parameter dprScale: What pixel offsets are multiplied by (the `dpr`, as imgproxy's).
+    func overlay(
+        for options: ProcessingOptions.Watermark, width: Int, height: Int, dprScale: Double, coders: ImageCoderRegistry = .shared
+    ) throws -> ImageTransformers.Overlay? {
+        let opacity = options.opacity * self.opacity
+        guard opacity > 0, width > 0, height > 0 else { return nil }
+        var mark = image
+        if options.scale > 0 {
+            // imgproxy resizes the watermark as a `fit` into the scaled result, enlarging, dpr 1.
+            var fit = ProcessingOptions()
+            fit.width = max(ServiceGeometry.scaleToEven(width, options.scale), 1)
+            fit.height = max(ServiceGeometry.scaleToEven(height, options.scale), 1)
+            fit.enlarge = true
+            let s = ServiceGeometry(options: fit, maxResultDimension: nil, vectorSource: vectorData != nil)
+                .sizes(width: image.width, height: image.height)
+            let size = PixelSize(width: max(1, s.scaledWidth), height: max(1, s.scaledHeight))
+            // A scale far over 1 asks for a watermark no result could show.
+            let pixels = size.width.multipliedReportingOverflow(by: size.height)
+            guard !pixels.overflow, pixels.partialValue <= ServiceTransformer.maxResultPixels else {
+                throw ImageCodingError.exceedsLimit(
+                    .maxPixels, found: pixels.overflow ? Int.max : pixels.partialValue, limit: ServiceTransformer.maxResultPixels)
+            }
+            if size.width != image.width || size.height != image.height {
+                if let data = vectorData {
+                    let drawn = try coders.decode(data, options: DecodeOptions(firstFrameOnly: true, thumbnailPixelSize: size))
+                    mark = try drawn.frame(at: 0).buffer
+                }
+                if mark.width != size.width || mark.height != size.height { mark = try Resampler.resize(mark, to: size) }
+            }
+        }
+        if options.position == .replicate {
+            // The offsets are the gap between copies, split around each one.
+            func gap(_ v: Double, _ extent: Int) -> Int {
+                max(0, abs(v) >= 1 ? ServiceGeometry.roundToEven(v * dprScale) : ServiceGeometry.scaleToEven(extent, v))
+            }
+            let gx = gap(options.x, width), gy = gap(options.y, height)
+            if gx > 0 || gy > 0 {
+                mark = try ImageTransformers.Pad(top: gy / 2, right: gx - gx / 2, bottom: gy - gy / 2, left: gx / 2).transform(mark)
+            }
+            return ImageTransformers.Overlay(mark, identifier: key(options), opacity: opacity, tiled: true)
+        }
+        let kind = ProcessingOptions.Gravity.Kind(rawValue: options.position.rawValue) ?? .center
+        let at = ServiceGeometry.place(
+            mark.width, mark.height, in: width, height, gravity: .init(kind, x: options.x, y: options.y), pixelScale: dprScale,
+            overflow: true)
+        return ImageTransformers.Overlay(mark, identifier: key(options), x: at.x, y: at.y, opacity: opacity)
+    }
+
+    private func key(_ options: ProcessingOptions.Watermark) -> String {
+        "wm-\(digest)-\(options.scale)-\(options.x)-\(options.y)"
+    }
+}
