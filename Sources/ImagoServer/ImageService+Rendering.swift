@@ -57,7 +57,13 @@ extension ImageService {
         if wantsInfo {
             return try infoResponse(info, source: source, digest: digest, headers: headers)
         }
-        // Sent untouched: checked before planning, so a format no encoder here writes (SVG) passes too.
+        // SVG sent as SVG (imgproxy's default when no format is asked): no processing, sanitised.
+        if info.format == .svg, Self.sendsSVG(options, configuration: configuration) {
+            try RenderPlan.checkResolution(
+                info, limit: options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution)
+            return try await svgResponse(source: source, options: options, headers: headers)
+        }
+        // Sent untouched: checked before planning, so a format no encoder here writes passes too.
         if options.skipProcessing.contains(info.format), options.format == nil || options.format == info.format {
             return imageResponse(
                 Rendered(body: Self.body(of: source), format: info.format), contentType: info.format.mimeType,
@@ -94,6 +100,36 @@ extension ImageService {
         case .data(let data): return Rendered(body: .bytes(ByteBuffer(bytes: data)), format: encoded.format, timings: encoded.timings)
         case .file(let file): return Rendered(body: .file(file), format: encoded.format, timings: encoded.timings)
         }
+    }
+
+    /// Whether an SVG source goes out as SVG, as imgproxy decides: `f:svg`, or no format asked
+    /// unless `IMAGO_ALWAYS_RASTERIZE_SVG` (which `skp:svg` overrides).
+    static func sendsSVG(_ options: ProcessingOptions, configuration: ServerConfiguration) -> Bool {
+        options.format == .svg || (options.format == nil && (!configuration.alwaysRasterizeSVG || options.skipProcessing.contains(.svg)))
+    }
+
+    /// The SVG source itself, sanitised (`IMAGO_SANITIZE_SVG`) on the workers, with a policy that
+    /// forbids scripts for what a browser opens on its own.
+    private func svgResponse(source: ServiceSource, options: ProcessingOptions, headers: HTTPFields) async throws -> ServiceResponse {
+        let sanitize = configuration.sanitizeSVG
+        let etag = ServiceHeaders.etag(source.digest, sanitize ? "svg-sanitized" : "svg")
+        if ServiceHeaders.matches(headers[.ifNoneMatch], etag) { return notModified(etag: etag, source: source, varies: false) }
+        var body = Self.body(of: source)
+        if sanitize {
+            let input = source.loaded.input
+            let limits = manager.configuration.decodingLimits
+            do {
+                let clean = try await workers.run { try SVGSanitizer.sanitize(try input.contents(), limits: limits) }
+                body = .bytes(ByteBuffer(bytes: clean))
+            } catch let error as ImageCodingError {
+                throw ServiceError(error)
+            }
+        }
+        var response = imageResponse(
+            Rendered(body: body, format: .svg), contentType: ImageFormat.svg.mimeType, etag: etag, source: source, options: options,
+            varies: false, headers: headers)
+        response.headers[HTTPField.Name("Content-Security-Policy")!] = "script-src 'none'"
+        return response
     }
 
     /// A source sent as it is: the cache's file streamed from where it lies, or the bytes in hand.

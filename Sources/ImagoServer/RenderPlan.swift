@@ -75,12 +75,7 @@ struct RenderPlan: Sendable {
             ? options.maxAnimationFrameResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxAnimationFrameResolution : nil
         let maxResolution = frameLimit ?? options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
-        let pixels = info.width.multipliedReportingOverflow(by: info.height)
-        guard !pixels.overflow, Double(pixels.partialValue) <= maxResolution * 1_000_000 else {
-            throw ServiceError(
-                status: 422, code: "limit_exceeded",
-                message: "the source\(frameLimit == nil ? "" : "'s frames") \(info.width)x\(info.height), over the limit of \(maxResolution) megapixels")
-        }
+        let pixels = try Self.checkResolution(info, limit: maxResolution, frames: frameLimit != nil)
         if animated {
             guard info.frameCount <= maxFrames else {
                 throw ServiceError(
@@ -118,6 +113,21 @@ struct RenderPlan: Sendable {
     }
 
     static func hasAlpha(_ format: ImageFormat) -> Bool { format != .jpeg }
+
+    /// The source's (or each frame's) pixels against `limit` megapixels, before anything is
+    /// decoded or sent.
+    ///
+    /// - Throws: 422 `limit_exceeded` past it.
+    @discardableResult
+    static func checkResolution(_ info: ImageInfo, limit: Double, frames: Bool = false) throws -> (partialValue: Int, overflow: Bool) {
+        let pixels = info.width.multipliedReportingOverflow(by: info.height)
+        guard !pixels.overflow, Double(pixels.partialValue) <= limit * 1_000_000 else {
+            throw ServiceError(
+                status: 422, code: "limit_exceeded",
+                message: "the source\(frames ? "'s frames" : "") \(info.width)x\(info.height), over the limit of \(limit) megapixels")
+        }
+        return pixels
+    }
 
     /// The longer side a result may have: `max_result_dimension` (0 or less: none), else the
     /// service's; an icon at most 256 (imgproxy scales a larger result down to fit, too).

@@ -79,6 +79,8 @@ extension ServerConfiguration {
         enforceAVIF = try env.bool("IMAGO_ENFORCE_AVIF") ?? enforceAVIF
         enforceJXL = try env.bool("IMAGO_ENFORCE_JXL") ?? enforceJXL
         keepSourceFormat = try env.bool("IMAGO_KEEP_SOURCE_FORMAT") ?? keepSourceFormat
+        alwaysRasterizeSVG = try env.bool("IMAGO_ALWAYS_RASTERIZE_SVG") ?? alwaysRasterizeSVG
+        sanitizeSVG = try env.bool("IMAGO_SANITIZE_SVG") ?? sanitizeSVG
         if let v = env["IMAGO_PREFERRED_FORMATS"] {
             var formats: [ImageFormat] = []
             for name in v.split(separator: ",") {

@@ -155,6 +155,13 @@ public struct ServerConfiguration: Sendable {
     /// `IMAGO_KEEP_SOURCE_FORMAT`: without a format in the URL, keep the source's format whenever
     /// it can be written (and animated), instead of ``preferredFormats``. Default `false`.
     public var keepSourceFormat = false
+    /// `IMAGO_ALWAYS_RASTERIZE_SVG`: an SVG source with no format asked is drawn and written in
+    /// a raster format, as any other source; `false` (imgproxy's default) sends it as SVG,
+    /// unprocessed (sanitised, see ``sanitizeSVG``). Default `false`.
+    public var alwaysRasterizeSVG = false
+    /// `IMAGO_SANITIZE_SVG`: SVG sent as SVG (no format asked, `f:svg`, `skp:svg`) is sanitised
+    /// first (`SVGSanitizer`: no scripts, event attributes or unsafe links). Default `true`.
+    public var sanitizeSVG = true
 
     /// Whether answers may depend on `Accept` (any `AUTO` or `ENFORCE` format on).
     public var negotiatesByAccept: Bool { autoWebP || autoAVIF || autoJXL || enforceWebP || enforceAVIF || enforceJXL }

@@ -25,9 +25,52 @@ struct ServiceVectorTests {
         try ImageCoderRegistry.shared.decode(body).frames[0].buffer.size
     }
 
-    @Test("an SVG is drawn at the result's size, enlarged crisply when asked, and comes out as PNG")
-    func svgSource() async throws {
+    @Test("as imgproxy: an SVG with no format asked goes out as SVG, sanitised and unprocessed; a format asked draws it")
+    func svgSentAsSVG() async throws {
         try await ServiceHarness.with({ _ in }) { h in
+            h.origin.register("icon.svg", data: Self.icon, contentType: "image/svg+xml")
+            // Options but no format: the document itself (imgproxy ignores them too), with a policy against scripts.
+            for options in ["", "rs:fit:800:800:1", "f:svg", "skp:svg"] {
+                let r = try await h.get(h.plain(options, "/img/icon.svg"))
+                #expect(r.status == 200 && r["content-type"] == "image/svg+xml" && r.body == Self.icon, "\(options)")
+                #expect(r["content-security-policy"] == "script-src 'none'" && r["etag"] != nil)
+            }
+            #expect(try await h.get(h.plain("", "/img/icon.svg", ext: "svg")).status == 200)
+            // A format asked: drawn at the result's size.
+            let small = try await h.get(h.plain("w:4", "/img/icon.svg", ext: "webp"))
+            #expect(small.status == 200 && small["content-type"] == "image/webp")
+            #expect(try Self.size(small.body) == PixelSize(width: 4, height: 2))
+            // Hostile markup is removed; what cannot be parsed is 422, never sent.
+            h.origin.register(
+                "evil.svg",
+                data: Data(
+                    """
+                    <svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script>\
+                    <a href="javascript:alert(3)"><rect width="5" height="5"/></a></svg>
+                    """.utf8), contentType: "image/svg+xml")
+            let evil = try await h.get(h.plain("", "/img/evil.svg"))
+            #expect(evil.status == 200 && evil.body == Data("<svg xmlns=\"http://www.w3.org/2000/svg\"><a><rect width=\"5\" height=\"5\"/></a></svg>".utf8))
+            h.origin.register("broken.svg", data: Data("<svg xmlns=\"http://www.w3.org/2000/svg\"><g></svg>".utf8), contentType: "image/svg+xml")
+            let broken = try await h.get(h.plain("", "/img/broken.svg"))
+            #expect(broken.status == 422 && broken.errorFields["error"] == "unprocessable_image", "\(broken.status) \(broken.errorFields)")
+            // The source resolution limit holds for SVG sent as it is (an image bomb for the browser).
+            h.origin.register(
+                "huge.svg", data: Data("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"30000\" height=\"30000\"/>".utf8),
+                contentType: "image/svg+xml")
+            #expect(try await h.get(h.plain("", "/img/huge.svg")).status == 422)
+        }
+        // IMAGO_SANITIZE_SVG=false sends the bytes as they are.
+        try await ServiceHarness.with({ $0.sanitizeSVG = false }) { h in
+            let evil = Data("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>1</script></svg>".utf8)
+            h.origin.register("evil.svg", data: evil, contentType: "image/svg+xml")
+            let r = try await h.get(h.plain("", "/img/evil.svg"))
+            #expect(r.body == evil && r["content-security-policy"] == "script-src 'none'")
+        }
+    }
+
+    @Test("IMAGO_ALWAYS_RASTERIZE_SVG: drawn at the result's size, enlarged crisply, as PNG; skp:svg still sends the SVG")
+    func svgRasterized() async throws {
+        try await ServiceHarness.with({ $0.alwaysRasterizeSVG = true }) { h in
             h.origin.register("icon.svg", data: Self.icon, contentType: "image/svg+xml")
             let plain = try await h.get(h.plain("", "/img/icon.svg"))
             #expect(plain.status == 200 && plain["content-type"] == "image/png")
@@ -47,13 +90,7 @@ struct ServiceVectorTests {
             }
             // A disc of radius 150 px: a drawn edge has ~1 000 blended pixels; a raster enlarged 50x has tens of thousands.
             #expect(blended < 4_000, "\(blended) blended pixels")
-            let small = try await h.get(h.plain("w:4", "/img/icon.svg", ext: "webp"))
-            #expect(small.status == 200 && small["content-type"] == "image/webp")
-            #expect(try Self.size(small.body) == PixelSize(width: 4, height: 2))
-            // No SVG encoder: an SVG result is refused, not a 5xx...
-            #expect(try await h.get(h.plain("", "/img/icon.svg", ext: "svg")).status == 422)
-            // ...unless skip_processing sends the source untouched.
-            for path in [h.plain("skp:svg", "/img/icon.svg"), h.plain("skp:svg", "/img/icon.svg", ext: "svg")] {
+            for path in [h.plain("skp:svg", "/img/icon.svg"), h.plain("", "/img/icon.svg", ext: "svg")] {
                 let passed = try await h.get(path)
                 #expect(passed.status == 200 && passed["content-type"] == "image/svg+xml" && passed.body == Self.icon)
             }

@@ -257,6 +257,32 @@ int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int 
                      double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
 void imago_pdf_close(imago_pdf *pdf);
 
+/* --- XML (libxml2's streaming reader), loaded on first use (xml_glue.c) --- */
+
+/* Whether libxml2 (libxml2) could be loaded; the first call loads it. */
+int imago_xml_available(void);
+typedef struct imago_xml imago_xml;
+/* A reader over a UTF-8 document: no network, entities substituted (the caller refuses external
+   ones first), errors kept rather than printed. NULL without libxml2. */
+imago_xml *imago_xml_open(const uint8_t *data, size_t length);
+/* Moves to the next node (past the current element's subtree with skip_children): 1 on a node,
+   0 at the end, -1 on an error (imago_xml_error says which). */
+int imago_xml_read(imago_xml *x, int skip_children);
+/* libxml2's xmlReaderTypes: 1 element, 3 text, 4 CDATA, 7 processing instruction, 8 comment,
+   10 document type, 13 whitespace, 14 significant whitespace, 15 end of element. */
+int imago_xml_node_type(imago_xml *x);
+/* The node's (or attribute's) qualified name, local name and value, UTF-8; NULL when none. */
+const char *imago_xml_name(imago_xml *x);
+const char *imago_xml_local_name(imago_xml *x);
+const char *imago_xml_value(imago_xml *x);
+int imago_xml_is_empty(imago_xml *x);
+/* Moves to the element's next attribute (namespace declarations first): 1 when there is one. */
+int imago_xml_next_attribute(imago_xml *x);
+void imago_xml_to_element(imago_xml *x);
+/* The first error and its line, or NULL. */
+const char *imago_xml_error(imago_xml *x, int *line);
+void imago_xml_close(imago_xml *x);
+
 /* --- OpenMP (libgomp, through libimagequant) --- */
 
 /* Sets the calling thread's OpenMP team size (omp_set_num_threads), when OpenMP is present. */
