@@ -75,7 +75,7 @@ extension ImageService {
         let watermark = try await self.watermark(for: options)
         let etag = ServiceHeaders.etag(digest, options.canonicalPath + "|" + plan.recipe + (watermark.map { "|wm=" + $0.digest } ?? ""))
         if ServiceHeaders.matches(headers[.ifNoneMatch], etag) {
-            return notModified(etag: etag, source: source, varies: plan.variesByAccept)
+            return notModified(etag: etag, source: source, varies: plan.variesByAccept, expires: options.expires)
         }
         let rendered = try await render(source: source, info: info, options: options, plan: plan, watermark: watermark)
         timings = timings.adding(rendered.timings)
@@ -108,12 +108,13 @@ extension ImageService {
         options.format == .svg || (options.format == nil && (!configuration.alwaysRasterizeSVG || options.skipProcessing.contains(.svg)))
     }
 
-    /// The SVG source itself, sanitised (`IMAGO_SANITIZE_SVG`) on the workers, with a policy that
-    /// forbids scripts for what a browser opens on its own.
+    /// The SVG source itself, sanitised (`IMAGO_SANITIZE_SVG`) on the workers.
     private func svgResponse(source: ServiceSource, options: ProcessingOptions, headers: HTTPFields) async throws -> ServiceResponse {
         let sanitize = configuration.sanitizeSVG
         let etag = ServiceHeaders.etag(source.digest, sanitize ? "svg-sanitized" : "svg")
-        if ServiceHeaders.matches(headers[.ifNoneMatch], etag) { return notModified(etag: etag, source: source, varies: false) }
+        if ServiceHeaders.matches(headers[.ifNoneMatch], etag) {
+            return notModified(etag: etag, source: source, varies: false, expires: options.expires)
+        }
         var body = Self.body(of: source)
         if sanitize {
             let input = source.loaded.input
@@ -125,11 +126,10 @@ extension ImageService {
                 throw ServiceError(error)
             }
         }
-        var response = imageResponse(
+        // Every answer carries imgproxy's Content-Security-Policy, which forbids scripts too.
+        return imageResponse(
             Rendered(body: body, format: .svg), contentType: ImageFormat.svg.mimeType, etag: etag, source: source, options: options,
             varies: false, headers: headers)
-        response.headers[HTTPField.Name("Content-Security-Policy")!] = "script-src 'none'"
-        return response
     }
 
     /// A source sent as it is: the cache's file streamed from where it lies, or the bytes in hand.

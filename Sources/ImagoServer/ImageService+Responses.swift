@@ -17,8 +17,10 @@ extension ImageService {
         _ rendered: Rendered, contentType: String, etag: String, source: ServiceSource, options: ProcessingOptions,
         varies: Bool, headers: HTTPFields
     ) -> ServiceResponse {
-        if ServiceHeaders.matches(headers[.ifNoneMatch], etag) { return notModified(etag: etag, source: source, varies: varies) }
-        var fields = validatorFields(etag: etag, source: source, varies: varies)
+        if ServiceHeaders.matches(headers[.ifNoneMatch], etag) {
+            return notModified(etag: etag, source: source, varies: varies, expires: options.expires)
+        }
+        var fields = validatorFields(etag: etag, source: source, varies: varies, expires: options.expires)
         fields[.contentType] = contentType
         let attachment = options.returnAttachment ?? configuration.returnAttachment
         fields[.contentDisposition] = ServiceHeaders.contentDisposition(
@@ -27,13 +29,17 @@ extension ImageService {
         return ServiceResponse(status: .ok, headers: fields, body: rendered.body)
     }
 
-    func notModified(etag: String, source: ServiceSource, varies: Bool) -> ServiceResponse {
-        ServiceResponse(status: .notModified, headers: validatorFields(etag: etag, source: source, varies: varies))
+    func notModified(etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil) -> ServiceResponse {
+        ServiceResponse(status: .notModified, headers: validatorFields(etag: etag, source: source, varies: varies, expires: expires))
     }
 
-    private func validatorFields(etag: String, source: ServiceSource, varies: Bool) -> HTTPFields {
+    /// `Cache-Control` as imgproxy writes it (`max-age=N, public`, `no-cache` for a TTL of 0),
+    /// no longer than the URL lives when it has `expires`; the validators; `Vary`.
+    private func validatorFields(etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil) -> HTTPFields {
         var fields = HTTPFields()
-        fields[.cacheControl] = configuration.ttl > 0 ? "public, max-age=\(configuration.ttl)" : "no-cache"
+        var ttl = configuration.ttl
+        if let expires { ttl = min(ttl, max(0, Int(clamping: expires - Int64(Date().timeIntervalSince1970)))) }
+        fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), public" : "no-cache"
         fields[.eTag] = etag
         if let last = source.lastModified, !last.isEmpty, last.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             fields[.lastModified] = last

@@ -84,11 +84,18 @@ extension ImageService {
             // A span per request, continuing the caller's trace (W3C traceparent) when it sends
             // one, while a tracer is active.
             images.add(middleware: ServiceTracingMiddleware())
-                .add(middleware: ServiceRequestIDMiddleware(logger: logger))
+                .add(middleware: ServiceRequestIDMiddleware(logger: logger, allowOrigin: configuration.allowOrigin))
                 .add(middleware: ServiceAccessLogMiddleware(logger: logger))
                 .add(middleware: ServiceMetricsMiddleware(metrics: metrics))
                 .add(middleware: ServiceDeadlineMiddleware(limit: configuration.requestTimeout))
                 .add(middleware: ServiceAuthorizationMiddleware(secret: configuration.secret))
+        }
+        // A CORS preflight: 200 without the secret, as imgproxy answers it.
+        let preflight =
+            middleware
+            ? group.group().add(middleware: ServiceRequestIDMiddleware(logger: logger, allowOrigin: configuration.allowOrigin)) : group.group()
+        preflight.on("**", method: .options) { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: " ")))
         }
         for method in [HTTPRequest.Method.get, .head] {
             images.on("**", method: method) { [self] request, context -> Response in

@@ -154,6 +154,7 @@ public final class ImageService: Sendable {
         let scope = ServiceRequestScope(requestID: headers[.xRequestID])
         var response = await ServiceRequestScope.$current.withValue(scope) { () async -> ServiceResponse in
             do {
+                if method == .options { return ServiceHeaders.preflight }
                 try ServiceAuthorization.check(headers, secret: configuration.secret)
                 return try await ServiceDeadline.run(within: configuration.requestTimeout) { [self] in
                     try await self.handle(method: method, path: path, headers: headers)
@@ -164,6 +165,8 @@ public final class ImageService: Sendable {
         }
         response.headers[.xRequestID] = scope.id
         response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.contentSecurityPolicy] = ServiceHeaders.contentSecurityPolicy
+        if let origin = configuration.allowOrigin { ServiceHeaders.addCORS(&response.headers, origin: origin) }
         return response
     }
 
@@ -198,6 +201,8 @@ public final class ImageService: Sendable {
         guard method == .get || method == .head else {
             throw ServiceError(status: 405, code: "method_not_allowed", message: "only GET and HEAD are served")
         }
+        // Browsers and crawlers ask for these; they are not images (imgproxy answers 404 too).
+        if path == "/favicon.ico" || path.hasPrefix("/.well-known/") { throw ServiceError.notFound }
         let parsed: ServicePath
         let options: ProcessingOptions
         do {

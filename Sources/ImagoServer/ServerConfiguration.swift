@@ -89,6 +89,10 @@ public struct ServerConfiguration: Sendable {
     /// most 1. Default 1.
     public var watermarkOpacity: Double = 1
 
+    /// `IMAGO_ALLOW_ORIGIN`: sent as `Access-Control-Allow-Origin` (with
+    /// `Access-Control-Allow-Methods: GET, OPTIONS`) on every answer. Default none.
+    public var allowOrigin: String?
+
     /// Whether a watermark image is configured.
     public var hasWatermark: Bool { watermarkImageData != nil || watermarkImageURL != nil }
 

@@ -8,12 +8,30 @@ import Foundation
 #endif
 import ImagoCore
 import ImagoDiskIO
+import HTTPTypes
+import NIOCore
 
 /// The service's validators and content headers: strong `ETag`s over the source's digest and
 /// the recipe, `If-None-Match` matching, content types and `Content-Disposition`.
 enum ServiceHeaders {
     /// The version in every `ETag`: a new Imago may render differently.
     static let version = "imago-0.1"
+
+    /// imgproxy's `Content-Security-Policy`, on every answer: nothing a browser opens from the
+    /// service (an SVG above all) may run a script, load anything, or reach its origin.
+    static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
+
+    /// imgproxy's CORS headers for `IMAGO_ALLOW_ORIGIN`.
+    static func addCORS(_ fields: inout HTTPFields, origin: String) {
+        fields[.accessControlAllowOrigin] = origin
+        fields[.accessControlAllowMethods] = "GET, OPTIONS"
+    }
+
+    /// imgproxy's answer to `OPTIONS` (a CORS preflight) on any image path: 200, `text/plain`, one
+    /// space, nothing checked or processed.
+    static var preflight: ServiceResponse {
+        ServiceResponse(status: .ok, headers: [.contentType: "text/plain"], body: .bytes(ByteBuffer(string: " ")))
+    }
 
     /// A strong ETag over the source's digest and everything that shapes the result.
     static func etag(_ digest: UInt64, _ recipe: String) -> String {

@@ -9,6 +9,7 @@ import ImagoCore
 @testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
+import NIOHTTP1
 import Synchronization
 import Testing
 
@@ -21,8 +22,9 @@ struct ServiceBehaviourTests {
             let path = h.plain("w:50", "/img/photo.jpg")
             let first = try await h.get(path, headers: ["X-Request-ID": "abc-123"])
             #expect(first.status == 200 && first["x-request-id"] == "abc-123")
-            #expect(first["cache-control"] == "public, max-age=31536000")
+            #expect(first["cache-control"] == "max-age=31536000, public")
             #expect(first["x-content-type-options"] == "nosniff")
+            #expect(first["content-security-policy"] == "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox")
             #expect(first["last-modified"] == "Sun, 22 Nov 2026 08:00:00 GMT")
             #expect(first["vary"] == nil)
             let etag = try #require(first["etag"])
@@ -43,6 +45,26 @@ struct ServiceBehaviourTests {
             // HEAD: the headers alone.
             let head = try await h.get(path, method: .HEAD)
             #expect(head.status == 200 && head.body.isEmpty && head["etag"] == etag)
+            // OPTIONS (a CORS preflight): imgproxy's bare 200; not-images are 404.
+            let preflight = try await h.get(path, method: .OPTIONS)
+            #expect(preflight.status == 200 && preflight["content-type"] == "text/plain")
+            for route in ["/favicon.ico", "/.well-known/security.txt"] { #expect(try await h.get(route).status == 404, "\(route)") }
+            // An expiring URL is cached no longer than it lives.
+            let expiring = try await h.get(h.plain("w:50/exp:\(Int(Date().timeIntervalSince1970) + 600)", "/img/photo.jpg"))
+            let age = Int(expiring["cache-control"]?.split(separator: "=")[1].split(separator: ",")[0] ?? "") ?? 0
+            #expect((590...600).contains(age) && expiring["cache-control"]?.hasSuffix(", public") == true, "\(expiring.headers)")
+        }
+        // IMAGO_ALLOW_ORIGIN: imgproxy's CORS headers on every answer, errors and preflights too; no secret for OPTIONS.
+        try await ServiceHarness.with({
+            $0.allowOrigin = "https://app.example"
+            $0.secret = "s3cret"
+        }) { h in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 20, height: 10), contentType: "image/jpeg")
+            for (method, status) in [(HTTPMethod.OPTIONS, 200), (.GET, 403)] {
+                let r = try await h.get(h.plain("w:5", "/img/photo.jpg"), method: method)
+                #expect(r.status == status && r["access-control-allow-origin"] == "https://app.example", "\(method)")
+                #expect(r["access-control-allow-methods"] == "GET, OPTIONS")
+            }
         }
     }
 

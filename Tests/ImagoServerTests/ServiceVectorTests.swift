@@ -33,7 +33,7 @@ struct ServiceVectorTests {
             for options in ["", "rs:fit:800:800:1", "f:svg", "skp:svg"] {
                 let r = try await h.get(h.plain(options, "/img/icon.svg"))
                 #expect(r.status == 200 && r["content-type"] == "image/svg+xml" && r.body == Self.icon, "\(options)")
-                #expect(r["content-security-policy"] == "script-src 'none'" && r["etag"] != nil)
+                #expect(r["content-security-policy"]?.contains("default-src 'none'") == true && r["etag"] != nil)
             }
             #expect(try await h.get(h.plain("", "/img/icon.svg", ext: "svg")).status == 200)
             // A format asked: drawn at the result's size.
@@ -64,7 +64,7 @@ struct ServiceVectorTests {
             let evil = Data("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>1</script></svg>".utf8)
             h.origin.register("evil.svg", data: evil, contentType: "image/svg+xml")
             let r = try await h.get(h.plain("", "/img/evil.svg"))
-            #expect(r.body == evil && r["content-security-policy"] == "script-src 'none'")
+            #expect(r.body == evil && r["content-security-policy"]?.hasSuffix("sandbox") == true)
         }
     }
 

@@ -8,14 +8,19 @@ public import Logging
 /// The outermost of the service's middleware: gives the request its id (the client's
 /// `X-Request-ID` when usable, else a new one) through ``ServiceRequestScope``, turns every error
 /// thrown inside into its response (``ServiceError``'s status and JSON body; anything else a 500,
-/// logged), and marks every answer with `X-Request-ID` and `X-Content-Type-Options: nosniff`.
+/// logged), and marks every answer with `X-Request-ID`, `X-Content-Type-Options: nosniff`,
+/// imgproxy's `Content-Security-Policy` and, with an allowed origin, CORS headers.
 public struct ServiceRequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Where unexpected errors are logged.
     public let logger: Logger
+    /// `Access-Control-Allow-Origin` for every answer (`IMAGO_ALLOW_ORIGIN`), with
+    /// `Access-Control-Allow-Methods: GET, OPTIONS`; `nil` sends neither.
+    public let allowOrigin: String?
 
-    /// Creates the middleware; unexpected errors go to `logger`.
-    public init(logger: Logger) {
+    /// Creates the middleware; unexpected errors go to `logger`; `allowOrigin` defaults to none.
+    public init(logger: Logger, allowOrigin: String? = nil) {
         self.logger = logger
+        self.allowOrigin = allowOrigin
     }
 
     /// Binds the scope, answers errors, adds the headers.
@@ -33,6 +38,8 @@ public struct ServiceRequestIDMiddleware<Context: RequestContext>: RouterMiddlew
         }
         response.headers[.xRequestID] = scope.id
         response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.contentSecurityPolicy] = ServiceHeaders.contentSecurityPolicy
+        if let allowOrigin { ServiceHeaders.addCORS(&response.headers, origin: allowOrigin) }
         return response
     }
 }
