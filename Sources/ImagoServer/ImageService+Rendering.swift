@@ -74,7 +74,7 @@ extension ImageService {
         // The watermark's pixels are part of the answer: a new watermark is a new ETag.
         let watermark = try await self.watermark(for: options)
         let etag = ServiceHeaders.etag(digest, options.canonicalPath + "|" + plan.recipe + (watermark.map { "|wm=" + $0.digest } ?? ""))
-        if ServiceHeaders.matches(headers[.ifNoneMatch], etag) {
+        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
             return notModified(etag: etag, source: source, varies: plan.variesByAccept, expires: options.expires)
         }
         let rendered = try await render(source: source, info: info, options: options, plan: plan, watermark: watermark)
@@ -112,7 +112,7 @@ extension ImageService {
     private func svgResponse(source: ServiceSource, options: ProcessingOptions, headers: HTTPFields) async throws -> ServiceResponse {
         let sanitize = configuration.sanitizeSVG
         let etag = ServiceHeaders.etag(source.digest, sanitize ? "svg-sanitized" : "svg")
-        if ServiceHeaders.matches(headers[.ifNoneMatch], etag) {
+        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
             return notModified(etag: etag, source: source, varies: false, expires: options.expires)
         }
         var body = Self.body(of: source)

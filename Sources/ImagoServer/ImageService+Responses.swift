@@ -17,7 +17,7 @@ extension ImageService {
         _ rendered: Rendered, contentType: String, etag: String, source: ServiceSource, options: ProcessingOptions,
         varies: Bool, headers: HTTPFields
     ) -> ServiceResponse {
-        if ServiceHeaders.matches(headers[.ifNoneMatch], etag) {
+        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
             return notModified(etag: etag, source: source, varies: varies, expires: options.expires)
         }
         var fields = validatorFields(etag: etag, source: source, varies: varies, expires: options.expires)
@@ -59,7 +59,9 @@ extension ImageService {
     /// source's size in bytes and its content type.
     func infoResponse(_ info: ImageInfo, source: ServiceSource, digest: UInt64, headers: HTTPFields) throws -> ServiceResponse {
         let etag = ServiceHeaders.etag(digest, "info")
-        if ServiceHeaders.matches(headers[.ifNoneMatch], etag) { return notModified(etag: etag, source: source, varies: false) }
+        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
+            return notModified(etag: etag, source: source, varies: false)
+        }
         let report = InfoReport(
             report: ImageInfo.Report(info), sourceBytes: source.count,
             sourceContentType: source.contentType ?? info.format.mimeType)

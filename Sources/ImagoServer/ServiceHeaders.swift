@@ -8,6 +8,7 @@ import Foundation
 #endif
 import ImagoCore
 import ImagoDiskIO
+import ImagoLoading
 import HTTPTypes
 import NIOCore
 
@@ -54,6 +55,17 @@ enum ServiceHeaders {
             if tag == etag { return true }
         }
         return false
+    }
+
+    /// Whether the client's copy is current: `If-None-Match` against `etag`, or, when it sends
+    /// none, `If-Modified-Since` against the source's `Last-Modified` (RFC 9110 13.2.2; imgproxy
+    /// has its origin decide the latter).
+    static func isNotModified(_ headers: HTTPFields, etag: String, lastModified: String?) -> Bool {
+        if let tags = headers[.ifNoneMatch] { return matches(tags, etag) }
+        guard let since = headers[.ifModifiedSince].flatMap(HTTPDate.parse), let modified = lastModified.flatMap(HTTPDate.parse) else {
+            return false
+        }
+        return modified <= since
     }
 
     static func contentType(of format: ImageFormat) -> String {

@@ -96,8 +96,8 @@ public struct CacheFreshness: Sendable, Hashable {
 
 /// HTTP dates in RFC 9110's preferred form, `Sun, 06 Nov 1994 08:49:37 GMT` (the obsolete forms
 /// are not read: an `Expires` in them counts as already expired, as RFC 9111 allows).
-enum HTTPDate {
-    static func parse(_ text: String) -> Date? {
+package enum HTTPDate {
+    package static func parse(_ text: String) -> Date? {
         let parts = PathName.trimmed(Substring(text)).split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]), (1601...9999).contains(year),
             let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].firstIndex(of: String(parts[2]))
