@@ -67,6 +67,14 @@ struct ManagerCachingTests {
             #expect(server.headers("/img/a.png")?["if-none-match"] == etag)
             #expect(again.source == .network && again.revalidated && again.image == first.image && again.data == first.data)
             #expect(server.count("/img/a.png") == 2)
+            // A 304 with a new lifetime rewrites the metadata only: the entry's bytes stay where they lie.
+            let before = try #require(try disk.entry(forKey: url.absoluteString)?.entry)
+            server.register("a.png", data: try #require(try disk.entry(forKey: url.absoluteString)?.data), headers: [("Cache-Control", "max-age=77")])
+            _ = try await manager.loadImage(with: ImageRequest(url: url, options: .refreshCached))
+            await manager.finishPendingStores()
+            let after = try #require(try disk.entry(forKey: url.absoluteString)?.entry)
+            #expect(server.count("/img/a.png") == 3 && after.metadata["http-cache-control"] == "max-age=77")
+            #expect(after.modified == before.modified && after.size == before.size && after.metadata["etag"] == before.metadata["etag"])
         }
     }
 

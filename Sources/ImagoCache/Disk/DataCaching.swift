@@ -97,6 +97,12 @@ public protocol DataCaching: Sendable {
     /// - Throws: when writing fails; the previous entry, if any, is left intact.
     func setData(_ data: Data, forKey key: String, metadata: [String: String]) throws
 
+    /// Replaces the metadata of `key`'s entry, keeping its bytes (a revalidation's new lifetime,
+    /// say); does nothing when `key` is absent. The default reads the bytes and stores them again.
+    ///
+    /// - Throws: when the store cannot be read or written.
+    func setMetadata(_ metadata: [String: String], forKey key: String) throws
+
     /// Removes the entry for `key`, if any.
     ///
     /// - Throws: when the store cannot be written.
@@ -119,6 +125,14 @@ extension DataCaching {
     /// - Throws: as ``cachedData(forKey:)``.
     public func openEntry(forKey key: String) throws -> CachedEntry? {
         try cachedData(forKey: key).map { CachedEntry(contents: .data($0.data), metadata: $0.metadata, digest: CachedEntry.digest(of: $0.data)) }
+    }
+
+    /// ``DataCaching/setMetadata(_:forKey:)`` by storing the bytes again with the new metadata.
+    ///
+    /// - Throws: as ``cachedData(forKey:)`` and ``setData(_:forKey:metadata:)``.
+    public func setMetadata(_ metadata: [String: String], forKey key: String) throws {
+        guard let existing = try cachedData(forKey: key) else { return }
+        try setData(existing.data, forKey: key, metadata: metadata)
     }
 
     /// The bytes for `key`, without their metadata.

@@ -87,6 +87,18 @@ final class DiskWriter: Sendable {
         return PendingWrite(writer: self, key: key, value: nil, id: 0)
     }
 
+    /// Replaces the metadata of `key`'s entry, keeping its bytes where they lie (a 304's new
+    /// lifetime), after the writes queued before.
+    func updateMetadata(_ metadata: [String: String], forKey key: String) {
+        queue.submit { [self] in
+            do {
+                try cache.setMetadata(metadata, forKey: key)
+            } catch {
+                logger.warning("disk cache metadata update failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
+        }
+    }
+
     /// Forgets what is staged for `key` and removes its entry, after the writes queued before.
     func purge(forKey key: String) async {
         staged.withLock { _ = $0.byKey.removeValue(forKey: key) }

@@ -52,6 +52,8 @@ extension ImagePipeline {
         }
         var revalidate: CachedResponse?
         var kept: [String: String] = [:]
+        // A disk entry being revalidated: the input and digest a 304 keeps.
+        var onDisk: (input: ImageInput, digest: UInt64)?
         if options.readsDisk {
             if let pending = writer?.pending(forKey: keys.dataKey) {
                 let check = try cachedUse(url, metadata: pending.metadata)
@@ -81,11 +83,11 @@ extension ImagePipeline {
                         input: input, response: nil, source: .disk, revalidated: false, validators: entry.metadata,
                         digest: entry.digest, write: nil, timings: timings)
                 }
-                // Revalidating: the bytes are needed in hand, in case the answer is 304.
-                revalidate = CachedResponse(
-                    data: try Self.contents(of: input), etag: entry.metadata["etag"],
-                    lastModified: entry.metadata["last-modified"])
+                // Revalidating: on 304 the entry is used where it lies, and only its metadata
+                // is written again.
+                revalidate = CachedResponse(data: Data(), etag: entry.metadata["etag"], lastModified: entry.metadata["last-modified"])
                 kept = entry.metadata
+                onDisk = (input, entry.digest)
             }
         }
         if options.contains(.fromCacheOnly) { throw ImageLoadingError.notCached }
@@ -131,6 +133,17 @@ extension ImagePipeline {
         }
         var input = ImageInput(result.data)
         var digest: UInt64?
+        if result.notModified, let onDisk {
+            // The bytes are those on the disk: a new lifetime is new metadata, not a new entry.
+            if !stores {
+                await writer?.purge(forKey: keys.dataKey)
+            } else if options.writesDisk, storesOriginal(request), let writer {
+                writer.updateMetadata(metadata, forKey: keys.dataKey)
+            }
+            return FetchedData(
+                input: onDisk.input, response: result.response, source: .network, revalidated: true,
+                validators: metadata, digest: onDisk.digest, write: nil, timings: timings)
+        }
         // An entry revalidated into `no-store` goes, staged or written.
         if !stores, revalidate != nil { await writer?.purge(forKey: keys.dataKey) }
         if options.writesDisk, stores, storesOriginal(request), let writer {
