@@ -43,34 +43,13 @@ public struct JSONLogHandler: LogHandler {
         var text = "{"
         for (i, key) in order.enumerated() {
             if i > 0 { text += "," }
-            text += quoted(key) + ":" + quoted(fields[key] ?? "")
+            text += JSONText.quoted(key) + ":" + JSONText.quoted(fields[key] ?? "")
         }
         text += "}\n"
         return Data(text.utf8)
     }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped.
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
-    }
-
     static func timestamp(_ date: Date) -> String {
         let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         let seconds = ms / 1000, millis = Int(ms % 1000)

@@ -16,30 +16,12 @@ enum Playground {
     static func page(mount: String, signed: Bool) -> String {
         html.replacing(
             "__IMAGO_CONFIG__",
-            with: "{\"mount\": \(jsonString(mount)), \"signed\": \(signed)}")
+            with: "{\"mount\": \(JSONText.quoted(mount, html: true)), \"signed\": \(signed)}")
     }
 
     /// The Content-Security-Policy sent with the page: nothing from anywhere else.
     static let contentSecurityPolicy =
         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-
-    private static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "<": out += "\\u003c"
-            default:
-                if u.value < 0x20 {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(u.value, radix: 16).count) + String(u.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
-    }
 
     private static let html = #"""
         <!doctype html>

@@ -70,28 +70,11 @@ struct DeploymentTests {
         for s in 0..<sources {
             origin.register("s\(s).png", data: try ServerFixtures.png(width: 160 + s, height: 120))
         }
-        let directory = try TestFiles.temporaryDirectory("imago-cluster")
-        let cluster = Self.root.appendingPathComponent("scripts/cluster").path
-        let python = try #require(Self.tool("python3"))
-        let (started, out, err) = try await Self.run(
-            python,
-            [
-                cluster, "--detach", "--dir", directory.path, "--instances", "\(instances)",
-                "--port", "0", "--binary", TestFiles.builtProduct("imago-server").path,
-                "--env", "IMAGO_ALLOW_LOOPBACK_SOURCES=1", "--env", "IMAGO_GRACEFUL_STOP_TIMEOUT=20",
-                "--env", "IMAGO_REQUEST_TIMEOUT=60", "--env", "IMAGO_DOWNLOAD_TIMEOUT=30"
-            ])
-        #expect(started == 0, "\(out)\(err)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            let state = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("cluster.json"))) as? [String: Any]
-            let front = try #require(state?["front"] as? String)
-            func pid(_ i: Int) throws -> Int32 {
-                let state = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("cluster.json"))) as? [String: Any]
-                let list = state?["instances"] as? [[String: Any]]
-                return Int32(try #require(list?[i]["pid"] as? Int))
-            }
+        try await Self.withCluster(
+            instances: instances,
+            env: ["IMAGO_GRACEFUL_STOP_TIMEOUT=20", "IMAGO_REQUEST_TIMEOUT=60", "IMAGO_DOWNLOAD_TIMEOUT=30"]
+        ) { (c: Cluster) async throws in
+            let client = c.client, front = c.front
             let load = LoadState()
             let port = origin.port
             let request: @Sendable (Int) async -> Void = { n in
@@ -137,17 +120,15 @@ struct DeploymentTests {
             }
             let before = load.count
             try await Task.sleep(for: .seconds(1.5))
-            let killed = try pid(0)
+            let killed = try c.pid(0)
             kill(killed, SIGKILL)
             try await Task.sleep(for: .seconds(1.5))
-            let (r0, o0, e0) = try await Self.run(python, [cluster, "--dir", directory.path, "--restart", "0"])
-            #expect(r0 == 0, "\(o0)\(e0)")
+            try await c.restart(0)
             try await Task.sleep(for: .seconds(1.5))
-            let drained = try pid(1)
+            let drained = try c.pid(1)
             kill(drained, SIGTERM)
             try await eventually(.seconds(60)) { kill(drained, 0) != 0 }
-            let (r1, o1, e1) = try await Self.run(python, [cluster, "--dir", directory.path, "--restart", "1"])
-            #expect(r1 == 0, "\(o1)\(e1)")
+            try await c.restart(1)
             try await Task.sleep(for: .seconds(1.5))
             load.stop()
             await steady.value
@@ -160,13 +141,9 @@ struct DeploymentTests {
                     origin.count("/img/s\(s).png") == instances,
                     "source \(s): \(origin.count("/img/s\(s).png")) downloads; the instances' caches survive kills and restarts")
             }
-            let log = try String(contentsOf: directory.appendingPathComponent("instance-1/log"), encoding: .utf8)
+            let log = try String(contentsOf: c.directory.appendingPathComponent("instance-1/log"), encoding: .utf8)
             #expect(log.contains("imago-server stopped"), "the drained instance stopped gracefully")
-        } catch {
-            Issue.record(error)
         }
-        try? await client.shutdown()
-        _ = try? await Self.run(python, [cluster, "--dir", directory.path, "--stop"])
         await origin.stop()
     }
 
@@ -176,21 +153,8 @@ struct DeploymentTests {
     func failingOrigin() async throws {
         let origin = try await TestHTTPServer.start()
         origin.register("ok.png", data: try ServerFixtures.png(width: 64, height: 48))
-        let directory = try TestFiles.temporaryDirectory("imago-cluster-502")
-        let cluster = Self.root.appendingPathComponent("scripts/cluster").path
-        let python = try #require(Self.tool("python3"))
-        let (started, out, err) = try await Self.run(
-            python,
-            [
-                cluster, "--detach", "--dir", directory.path, "--instances", "3", "--port", "0",
-                "--binary", TestFiles.builtProduct("imago-server").path, "--env", "IMAGO_ALLOW_LOOPBACK_SOURCES=1"
-            ])
-        #expect(started == 0, "\(out)\(err)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            let state = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("cluster.json"))) as? [String: Any]
-            let front = try #require(state?["front"] as? String)
+        try await Self.withCluster(instances: 3) { (c: Cluster) async throws in
+            let client = c.client, front = c.front
             func get(_ path: String) async throws -> Int {
                 let response = try await client.execute(HTTPClientRequest(url: front + path), timeout: .seconds(60))
                 _ = try await response.body.collect(upTo: 1 << 24)
@@ -205,16 +169,60 @@ struct DeploymentTests {
             }
             // Every instance still takes its share: good URLs all over the ring are answered.
             for n in 0..<30 { #expect(try await get("/_/w:\(20 + n)/plain/http://127.0.0.1:\(origin.port)/img/ok.png") == 200) }
-            let errors = (try? String(contentsOf: directory.appendingPathComponent("nginx/error.log"), encoding: .utf8)) ?? ""
+            let errors = (try? String(contentsOf: c.directory.appendingPathComponent("nginx/error.log"), encoding: .utf8)) ?? ""
             #expect(!errors.contains("temporarily disabled") && !errors.contains("no live upstreams"), "\(errors)")
             #expect(try await get("/metrics") == 404)
             #expect(try await get("/purge?url=x") == 404)
+        }
+        await origin.stop()
+    }
+
+    /// A running `scripts/cluster`: nginx at ``front`` in front of the built `imago-server`s.
+    struct Cluster {
+        let directory: URL
+        let front: String
+        let client: HTTPClient
+        let python: String
+        let script: String
+
+        /// Instance `i`'s process id, as the cluster's state file has it now.
+        func pid(_ i: Int) throws -> Int32 {
+            let state = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("cluster.json"))) as? [String: Any]
+            let list = state?["instances"] as? [[String: Any]]
+            return Int32(try #require(list?[i]["pid"] as? Int))
+        }
+
+        /// Starts instance `i` again.
+        func restart(_ i: Int) async throws {
+            let (status, out, err) = try await DeploymentTests.run(python, [script, "--dir", directory.path, "--restart", "\(i)"])
+            #expect(status == 0, "\(out)\(err)")
+        }
+    }
+
+    /// Starts `scripts/cluster` with `instances` instances of the built `imago-server` (loopback
+    /// sources allowed, `env` besides), runs `body` on it, records what it throws, and stops it.
+    static func withCluster(instances: Int, env: [String] = [], _ body: (Cluster) async throws -> Void) async throws {
+        let directory = try TestFiles.temporaryDirectory("imago-cluster")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = root.appendingPathComponent("scripts/cluster").path
+        let python = try #require(tool("python3"))
+        var arguments = [
+            script, "--detach", "--dir", directory.path, "--instances", "\(instances)", "--port", "0",
+            "--binary", TestFiles.builtProduct("imago-server").path, "--env", "IMAGO_ALLOW_LOOPBACK_SOURCES=1"
+        ]
+        for setting in env { arguments += ["--env", setting] }
+        let (started, out, err) = try await run(python, arguments)
+        #expect(started == 0, "\(out)\(err)")
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let state = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("cluster.json"))) as? [String: Any]
+            let front = try #require(state?["front"] as? String)
+            try await body(Cluster(directory: directory, front: front, client: client, python: python, script: script))
         } catch {
             Issue.record(error)
         }
         try? await client.shutdown()
-        _ = try? await Self.run(python, [cluster, "--dir", directory.path, "--stop"])
-        await origin.stop()
+        _ = try? await run(python, [script, "--dir", directory.path, "--stop"])
     }
 
     @Test(

@@ -58,6 +58,18 @@ struct ImgproxyIntegrationTests {
 
     static func test1() throws -> Data { try ServerFixtures.png(width: 40, height: 40) }
 
+    /// Serves `test1.png` through `options` and expects the source's own bytes back.
+    static func expectSourceBack(
+        _ options: String, ext: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws {
+        try await ServiceHarness.with(configure) { h in
+            let source = try Self.test1()
+            h.origin.register("test1.png", data: source)
+            let r = try await h.get(h.plain(options, "/img/test1.png", ext: ext))
+            #expect(r.status == 200 && r.body == source, "\(options): \(r.status) \(r.errorFields)")
+        }
+    }
+
     // MARK: processing_handler_test.go
 
     @Test("integration_test/processing_handler_test.go TestSignatureValidationFailure: no or a bad signature is 403, a valid one 200")
@@ -157,32 +169,17 @@ struct ImgproxyIntegrationTests {
 
     @Test("integration_test/processing_handler_test.go TestSkipProcessingConfig: a format skipped by the server goes out untouched")
     func skipProcessingConfig() async throws {
-        try await ServiceHarness.with(Self.skipPNG) { h in
-            let source = try Self.test1()
-            h.origin.register("test1.png", data: source)
-            let r = try await h.get(h.plain("rs:fill:4:4", "/img/test1.png"))
-            #expect(r.status == 200 && r.body == source, "\(r.status) \(r.errorFields)")
-        }
+        try await Self.expectSourceBack("rs:fill:4:4", configure: Self.skipPNG)
     }
 
     @Test("integration_test/processing_handler_test.go TestSkipProcessingPO: skp:png sends a PNG source untouched")
     func skipProcessingPO() async throws {
-        try await ServiceHarness.with { h in
-            let source = try Self.test1()
-            h.origin.register("test1.png", data: source)
-            let r = try await h.get(h.plain("rs:fill:4:4/skp:png", "/img/test1.png"))
-            #expect(r.status == 200 && r.body == source, "\(r.status) \(r.errorFields)")
-        }
+        try await Self.expectSourceBack("rs:fill:4:4/skp:png")
     }
 
     @Test("integration_test/processing_handler_test.go TestSkipProcessingSameFormat: skipped when the format asked is the source's")
     func skipProcessingSameFormat() async throws {
-        try await ServiceHarness.with(Self.skipPNG) { h in
-            let source = try Self.test1()
-            h.origin.register("test1.png", data: source)
-            let r = try await h.get(h.plain("rs:fill:4:4", "/img/test1.png", ext: "png"))
-            #expect(r.status == 200 && r.body == source, "\(r.status) \(r.errorFields)")
-        }
+        try await Self.expectSourceBack("rs:fill:4:4", ext: "png", configure: Self.skipPNG)
     }
 
     @Test("integration_test/processing_handler_test.go TestSkipProcessingDifferentFormat: processed when another format is asked")
@@ -375,12 +372,7 @@ struct ImgproxyIntegrationTests {
 
     @Test("integration_test/processing_handler_test.go TestRawOption: raw:1 sends the source's bytes")
     func rawOption() async throws {
-        try await ServiceHarness.with { h in
-            let source = try Self.test1()
-            h.origin.register("test1.png", data: source)
-            let r = try await h.get(h.plain("raw:1", "/img/test1.png"))
-            #expect(r.status == 200 && r.body == source, "\(r.status) \(r.errorFields)")
-        }
+        try await Self.expectSourceBack("raw:1")
     }
 
     @Test("integration_test/processing_handler_test.go TestMaxBytes: mb:N keeps a JPEG within N bytes")
