@@ -64,7 +64,8 @@ extension ImageService {
             return try await svgResponse(source: source, options: options, headers: headers)
         }
         // Sent untouched: checked before planning, so a format no encoder here writes passes too.
-        if options.skipProcessing.contains(info.format), options.format == nil || options.format == info.format {
+        let skipped = options.skipProcessing.union(configuration.skipProcessingFormats)
+        if skipped.contains(info.format), options.format == nil || options.format == info.format {
             return imageResponse(
                 Rendered(body: Self.body(of: source), format: info.format), contentType: info.format.mimeType,
                 etag: ServiceHeaders.etag(digest, "skp"), source: source, options: options, varies: false, headers: headers)
@@ -105,7 +106,9 @@ extension ImageService {
     /// Whether an SVG source goes out as SVG, as imgproxy decides: `f:svg`, or no format asked
     /// unless `IMAGO_ALWAYS_RASTERIZE_SVG` (which `skp:svg` overrides).
     static func sendsSVG(_ options: ProcessingOptions, configuration: ServerConfiguration) -> Bool {
-        options.format == .svg || (options.format == nil && (!configuration.alwaysRasterizeSVG || options.skipProcessing.contains(.svg)))
+        options.format == .svg
+            || (options.format == nil
+                && (!configuration.alwaysRasterizeSVG || options.skipProcessing.contains(.svg) || configuration.skipProcessingFormats.contains(.svg)))
     }
 
     /// The SVG source itself, sanitised (`IMAGO_SANITIZE_SVG`) on the workers.

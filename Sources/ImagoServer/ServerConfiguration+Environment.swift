@@ -82,17 +82,11 @@ extension ServerConfiguration {
         alwaysRasterizeSVG = try env.bool("IMAGO_ALWAYS_RASTERIZE_SVG") ?? alwaysRasterizeSVG
         allowOrigin = env["IMAGO_ALLOW_ORIGIN"] ?? allowOrigin
         sanitizeSVG = try env.bool("IMAGO_SANITIZE_SVG") ?? sanitizeSVG
-        if let v = env["IMAGO_PREFERRED_FORMATS"] {
-            var formats: [ImageFormat] = []
-            for name in v.split(separator: ",") {
-                guard let format = ImageFormat(serviceExtension: PathName.trimmed(name)) else {
-                    throw ConfigurationError(variable: "IMAGO_PREFERRED_FORMATS", reason: "'\(name)' is not an image format")
-                }
-                formats.append(format)
-            }
+        if let formats = try env.formats("IMAGO_PREFERRED_FORMATS") {
             guard !formats.isEmpty else { throw ConfigurationError(variable: "IMAGO_PREFERRED_FORMATS", reason: "name one format at least") }
             preferredFormats = formats
         }
+        skipProcessingFormats = try env.formats("IMAGO_SKIP_PROCESSING_FORMATS").map(Set.init) ?? skipProcessingFormats
         maxAnimationFrames = try env.int("IMAGO_MAX_ANIMATION_FRAMES", in: 1...100_000) ?? maxAnimationFrames
         maxAnimationPixels = try env.double("IMAGO_MAX_ANIMATION_FRAME_PIXELS") ?? maxAnimationPixels
         ttl = try env.int("IMAGO_TTL", in: 0...Int.max) ?? ttl
@@ -217,6 +211,19 @@ struct EnvironmentReader {
             out = bytes
         }
         return out
+    }
+
+    /// A comma-separated list of format names (`jpeg`, `png`, `webp`, …), in order.
+    func formats(_ name: String) throws(ConfigurationError) -> [ImageFormat]? {
+        guard let v = self[name] else { return nil }
+        var formats: [ImageFormat] = []
+        for part in v.split(separator: ",") {
+            guard let format = ImageFormat(serviceExtension: PathName.trimmed(part)) else {
+                throw ConfigurationError(variable: name, reason: "'\(part)' is not an image format")
+            }
+            formats.append(format)
+        }
+        return formats
     }
 
     /// An `http` or `https` URL.

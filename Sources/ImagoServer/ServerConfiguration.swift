@@ -159,6 +159,9 @@ public struct ServerConfiguration: Sendable {
     /// `IMAGO_KEEP_SOURCE_FORMAT`: without a format in the URL, keep the source's format whenever
     /// it can be written (and animated), instead of ``preferredFormats``. Default `false`.
     public var keepSourceFormat = false
+    /// `IMAGO_SKIP_PROCESSING_FORMATS`: source formats sent as they are when the URL asks for no
+    /// other format, as if every URL said `skp:` with them (imgproxy's). Default none.
+    public var skipProcessingFormats: Set<ImageFormat> = []
     /// `IMAGO_ALWAYS_RASTERIZE_SVG`: an SVG source with no format asked is drawn and written in
     /// a raster format, as any other source; `false` (imgproxy's default) sends it as SVG,
     /// unprocessed (sanitised, see ``sanitizeSVG``). Default `false`.

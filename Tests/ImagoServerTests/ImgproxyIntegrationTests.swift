@@ -21,8 +21,8 @@ import Testing
 /// (hex), `IMGPROXY_ALLOWED_SOURCES` → `allowedSources` (`*` patterns; imgproxy's regexps from
 /// the same patterns), `IMGPROXY_ALWAYS_RASTERIZE_SVG` → `alwaysRasterizeSVG`, `IMGPROXY_ENFORCE_WEBP`
 /// → `enforceWebP`, `IMGPROXY_MAX_SRC_FILE_SIZE` → `maxSourceFileSize`, `IMGPROXY_PRESETS` →
-/// `presets`, `IMGPROXY_QUALITY` → `quality`. `IMGPROXY_SKIP_PROCESSING_FORMATS` has no Imago
-/// setting: a `default` preset of `skp:FORMAT`, which applies to every URL, stands in for it.
+/// `presets`, `IMGPROXY_QUALITY` → `quality`, `IMGPROXY_SKIP_PROCESSING_FORMATS` →
+/// `skipProcessingFormats`.
 ///
 /// Not ported (the Go tests that need them are left out, not written empty):
 /// - not ported: `IMGPROXY_CACHE_CONTROL_PASSTHROUGH` (`TestCacheControlPassthroughCacheControl`,
@@ -53,8 +53,8 @@ struct ImgproxyIntegrationTests {
     /// (server/responsewriter/writer.go:160).
     static func isImgproxyCacheControl(_ value: String?, maxAge: Int) -> Bool { value == "max-age=\(maxAge), public" }
 
-    /// `IMGPROXY_SKIP_PROCESSING_FORMATS=png`, as a `default` preset.
-    static func skipPNG(_ c: inout ServerConfiguration) { c.presets = ["default": ["skp:png"]] }
+    /// `IMGPROXY_SKIP_PROCESSING_FORMATS=png`.
+    static func skipPNG(_ c: inout ServerConfiguration) { c.skipProcessingFormats = [.png] }
 
     static func test1() throws -> Data { try ServerFixtures.png(width: 40, height: 40) }
 
@@ -170,6 +170,9 @@ struct ImgproxyIntegrationTests {
     @Test("integration_test/processing_handler_test.go TestSkipProcessingConfig: a format skipped by the server goes out untouched")
     func skipProcessingConfig() async throws {
         try await Self.expectSourceBack("rs:fill:4:4", configure: Self.skipPNG)
+        // The setting, under imgproxy's name: format names as URLs write them; anything else stops the start.
+        #expect(try ServerConfiguration(environment: ["IMGPROXY_SKIP_PROCESSING_FORMATS": "png, SVG"]).skipProcessingFormats == [.png, .svg])
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_SKIP_PROCESSING_FORMATS": "png,bogus"]) }
     }
 
     @Test("integration_test/processing_handler_test.go TestSkipProcessingPO: skp:png sends a PNG source untouched")
@@ -353,7 +356,7 @@ struct ImgproxyIntegrationTests {
     func alwaysRasterizeSvgWithFormat() async throws {
         try await ServiceHarness.with({
             $0.alwaysRasterizeSVG = true
-            $0.presets = ["default": ["skp:svg"]]  // IMGPROXY_SKIP_PROCESSING_FORMATS=svg
+            $0.skipProcessingFormats = [.svg]
         }) { h in
             h.origin.register("test1.svg", data: Self.svg, contentType: "image/svg+xml")
             let r = try await h.get(h.plain("", "/img/test1.svg", ext: "svg"))
