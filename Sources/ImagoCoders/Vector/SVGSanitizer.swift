@@ -22,7 +22,7 @@ public import ImagoCore
 ///   hide a scheme);
 /// - animations that would set an `href` or an event attribute go;
 /// - processing instructions (`<?xml-stylesheet?>`) and the document type go; the document's
-///   own entities are expanded (bounded by ``DecodingLimits``), and a document declaring an
+///   own entities are expanded (bounded by `DecodingLimits`), and a document declaring an
 ///   external or parameter entity is refused, so nothing is read from outside.
 ///
 /// Comments, CDATA, whitespace and everything else are kept; an element left with no content
@@ -41,9 +41,11 @@ public enum SVGSanitizer {
 
     /// Returns the document, sanitised, as UTF-8.
     ///
-    /// - Parameter limits: The document's size, element count, nesting depth and entity
-    ///   expansion are held to these (``DecodingLimits/maxBytes``, `maxElements`,
-    ///   `maxNestingDepth`). Default ``DecodingLimits/default``.
+    /// - Parameters:
+    ///   - data: The SVG document, UTF-8.
+    ///   - limits: The document's size, element count, nesting depth and entity expansion are
+    ///     held to these (`DecodingLimits.maxBytes`, `maxElements`, `maxNestingDepth`). Default
+    ///     `DecodingLimits.default`.
     /// - Throws: `.unsupportedFeature(.svg, …)` without libxml2, for a document that is not
     ///   UTF-8 or that declares external or parameter entities; `.corrupt(.svg, …)` for one that
     ///   is not well-formed XML (with libxml2's reason and the line) or whose root is not `svg`;
