@@ -27,11 +27,13 @@ struct RenderPlan: Sendable {
     var flattenColor: RGBA8?
     var limits: DecodingLimits
     var maxResultDimension: Int?
+    /// The embedded thumbnail decoded instead of the image (`enforce_thumbnail`), its size.
+    var embeddedThumbnail: PixelSize?
 
     /// Everything besides the options and the source that changes the bytes: part of the ETag.
     var recipe: String {
         "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
-            + "q=\(quality);mrd=\(maxResultDimension ?? 0)"
+            + "q=\(quality);mrd=\(maxResultDimension ?? 0)" + (embeddedThumbnail.map { ";eth=\($0.width)x\($0.height)" } ?? "")
     }
 
     /// Formats whose encoders here write animations (AVIF as a libavif image sequence).
@@ -110,6 +112,10 @@ struct RenderPlan: Sendable {
             flattenColor: options.background ?? (Self.hasAlpha(format) ? nil : RGBA8(r: 255, g: 255, b: 255)),
             limits: limits,
             maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
+        // imgproxy's enforce_thumbnail: the stored thumbnail is the source, when there is one.
+        if options.enforceThumbnail ?? configuration.enforceThumbnail, options.page == nil {
+            embeddedThumbnail = info.embeddedThumbnailSize
+        }
     }
 
     static func hasAlpha(_ format: ImageFormat) -> Bool { format != .jpeg }
@@ -194,7 +200,8 @@ struct RenderPlan: Sendable {
     /// nothing changes a pixel.
     func request(from source: ServiceSource, info: ImageInfo, options: ProcessingOptions, watermark: ServiceWatermark?) -> ImageRequest {
         let plan = self
-        var upright = plan.autoRotate ? info.orientation.orientedSize(info.pixelSize) : info.pixelSize
+        let stored = plan.embeddedThumbnail ?? info.pixelSize
+        var upright = plan.autoRotate ? info.orientation.orientedSize(stored) : stored
         if options.rotate % 180 == 90 { upright = PixelSize(width: upright.height, height: upright.width) }
         // A page is measured as decoded: the header gives only the first page's size, and a
         // TIFF's pages each have their own (so no shrink-on-load hint either).
@@ -207,8 +214,9 @@ struct RenderPlan: Sendable {
         var request = source.request
         request.transformers = [transformer]
         request.options = [.transformAnimatedImage, .retryFailed]
+        request.embeddedThumbnail = plan.embeddedThumbnail != nil
         // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
-        if !pageAlone,
+        if !pageAlone, plan.embeddedThumbnail == nil,
             var hint = transformer.geometry.decodeHint(sourceWidth: upright.width, sourceHeight: upright.height)
         {
             // The hint is in the decoder's (stored) orientation.

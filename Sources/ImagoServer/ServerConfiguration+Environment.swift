@@ -80,6 +80,7 @@ extension ServerConfiguration {
         enforceJXL = try env.bool("IMAGO_ENFORCE_JXL") ?? enforceJXL
         keepSourceFormat = try env.bool("IMAGO_KEEP_SOURCE_FORMAT") ?? keepSourceFormat
         alwaysRasterizeSVG = try env.bool("IMAGO_ALWAYS_RASTERIZE_SVG") ?? alwaysRasterizeSVG
+        enforceThumbnail = try env.bool("IMAGO_ENFORCE_THUMBNAIL") ?? enforceThumbnail
         allowOrigin = env["IMAGO_ALLOW_ORIGIN"] ?? allowOrigin
         sanitizeSVG = try env.bool("IMAGO_SANITIZE_SVG") ?? sanitizeSVG
         if let formats = try env.formats("IMAGO_PREFERRED_FORMATS") {

@@ -159,6 +159,10 @@ public struct ServerConfiguration: Sendable {
     /// `IMAGO_KEEP_SOURCE_FORMAT`: without a format in the URL, keep the source's format whenever
     /// it can be written (and animated), instead of ``preferredFormats``. Default `false`.
     public var keepSourceFormat = false
+    /// `IMAGO_ENFORCE_THUMBNAIL`: a HEIF or AVIF source that stores a thumbnail beside the image
+    /// is processed from the thumbnail, as if it were the source (imgproxy's; the URL's
+    /// `enforce_thumbnail` overrides it). Default `false`.
+    public var enforceThumbnail = false
     /// `IMAGO_SKIP_PROCESSING_FORMATS`: source formats sent as they are when the URL asks for no
     /// other format, as if every URL said `skp:` with them (imgproxy's). Default none.
     public var skipProcessingFormats: Set<ImageFormat> = []

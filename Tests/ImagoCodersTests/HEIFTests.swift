@@ -40,6 +40,25 @@ struct HEIFTests {
         #expect(Fixtures.difference(small.buffer, try heifResize(large.buffer, to: small.pixelSize)).mean < 8)
     }
 
+    @Test("enforce_thumbnail's decode: the header names the stored thumbnail's size, and the decode takes it whatever the size asked")
+    func enforcedThumbnail() throws {
+        try #require(heif.canEncode(.heic), "libheif has no HEVC encoder here")
+        let source = Image(buffer: try Fixtures.gradient(width: 1200, height: 800))
+        let data = try coders.encode(source, as: .heic, options: EncodeOptions(embeddedThumbnailSize: 320))
+        let stored = try #require(try heif.info(of: data).embeddedThumbnailSize)
+        #expect(stored.width == 320 && (212...213).contains(stored.height))
+        var options = DecodeOptions()
+        options.embeddedThumbnail = true
+        #expect(try heif.decode(data, options: options).pixelSize == stored)
+        options.thumbnailPixelSize = PixelSize(width: 1000, height: 1000)
+        #expect(try heif.decode(data, options: options).pixelSize == stored)
+        // Without a stored thumbnail: nothing named, the image decoded.
+        let plain = try coders.encode(source, as: .heic)
+        #expect(try heif.info(of: plain).embeddedThumbnailSize == nil)
+        options.thumbnailPixelSize = nil
+        #expect(try heif.decode(plain, options: options).pixelSize == PixelSize(width: 1200, height: 800))
+    }
+
     /// A box-average reduction good enough to compare a thumbnail with its full image.
     func heifResize(_ b: PixelBuffer, to size: PixelSize) throws -> PixelBuffer {
         let src = b.converted(to: .rgba8)

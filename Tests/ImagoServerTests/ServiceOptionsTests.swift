@@ -218,4 +218,35 @@ struct ServiceOptionsTests {
         b += [0, 0, 0, 0]
         return Data(b + text)
     }
+
+    @Test(
+        "enforce_thumbnail (and IMAGO_ENFORCE_THUMBNAIL): a HEIC's stored thumbnail is the source; without one, the image",
+        .enabled(if: HEIFCoder().canEncode(.heic), "libheif has no HEVC encoder here"))
+    func enforceThumbnail() async throws {
+        let photo = Image(buffer: try Fixtures.gradient(width: 1200, height: 800))
+        let withThumbnail = try ImageCoderRegistry.shared.encode(photo, as: .heic, options: EncodeOptions(embeddedThumbnailSize: 320))
+        let stored = try #require(try ImageCoderRegistry.shared.info(of: withThumbnail).embeddedThumbnailSize)
+        try await ServiceHarness.with { h in
+            h.origin.register("t.heic", data: withThumbnail, contentType: "image/heic")
+            h.origin.register("plain.heic", data: try ImageCoderRegistry.shared.encode(photo, as: .heic), contentType: "image/heic")
+            func size(_ options: String, _ name: String) async throws -> PixelSize {
+                let r = try await h.get(h.plain(options, "/img/" + name, ext: "png"))
+                #expect(r.status == 200, "\(options) \(name): \(r.status) \(r.errorFields)")
+                return try r.image().pixelSize
+            }
+            #expect(try await size("eth:1", "t.heic") == stored)
+            #expect(try await size("", "t.heic") == PixelSize(width: 1200, height: 800))
+            // Sizes are worked out from the thumbnail: enlarging it is asked for, not implied.
+            #expect(try await size("eth:1/w:160", "t.heic").width == 160)
+            #expect(try await size("eth:1/w:600", "t.heic") == stored)
+            #expect(try await size("eth:1", "plain.heic") == PixelSize(width: 1200, height: 800))
+            let a = try await h.get(h.plain("eth:1", "/img/t.heic", ext: "png")), b = try await h.get(h.plain("", "/img/t.heic", ext: "png"))
+            #expect(a["etag"] != b["etag"])
+        }
+        try await ServiceHarness.with({ $0.enforceThumbnail = true }) { (h: ServiceHarness) async throws in
+            h.origin.register("t.heic", data: withThumbnail, contentType: "image/heic")
+            #expect(try await h.get(h.plain("", "/img/t.heic", ext: "png")).image().pixelSize == stored)
+            #expect(try await h.get(h.plain("eth:0", "/img/t.heic", ext: "png")).image().pixelSize == PixelSize(width: 1200, height: 800))
+        }
+    }
 }

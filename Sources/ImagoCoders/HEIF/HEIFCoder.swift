@@ -131,7 +131,11 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
             height: Int(heif_image_handle_get_height(c.handle)),
             hasAlpha: heif_image_handle_has_alpha_channel(c.handle) != 0,
             bitDepth: max(1, Int(heif_image_handle_get_luma_bits_per_pixel(c.handle))),
-            hasICCProfile: Self.profile(c.handle) != nil)
+            hasICCProfile: Self.profile(c.handle) != nil,
+            embeddedThumbnailSize: Self.largestThumbnail(c.handle).map { t in
+                defer { heif_image_handle_release(t) }
+                return PixelSize(width: Int(heif_image_handle_get_width(t)), height: Int(heif_image_handle_get_height(t)))
+            })
     }
 
     /// Decodes the primary image (or an embedded thumbnail that covers
@@ -148,7 +152,10 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         defer { if let thumbnail { heif_image_handle_release(thumbnail) } }
         let size = PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
         try options.limits.check(width: size.width, height: size.height, format: format)
-        if let target = options.thumbnailPixelSize, let t = Self.coveringThumbnail(c.handle, target: target, size: size, options: options) {
+        if options.embeddedThumbnail, let t = Self.largestThumbnail(c.handle) {
+            thumbnail = t
+            handle = t
+        } else if let target = options.thumbnailPixelSize, let t = Self.coveringThumbnail(c.handle, target: target, size: size, options: options) {
             thumbnail = t
             handle = t
         }
@@ -181,36 +188,56 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
             hasAlpha: heif_image_handle_has_alpha_channel(c.handle) != 0)
     }
 
-    /// The smallest embedded thumbnail whose size still covers what `options` asks for, or `nil`.
-    private static func coveringThumbnail(
-        _ primary: OpaquePointer, target: PixelSize, size: PixelSize,
-        options: DecodeOptions
-    ) -> OpaquePointer? {
+    /// The embedded thumbnails, each retained (the caller releases them).
+    private static func thumbnails(_ primary: OpaquePointer) -> [OpaquePointer] {
         let count = Int(heif_image_handle_get_number_of_thumbnails(primary))
-        guard count > 0, count < 64 else { return nil }
+        guard count > 0, count < 64 else { return [] }
         var ids = [heif_item_id](repeating: 0, count: count)
         let n = Int(heif_image_handle_get_list_of_thumbnail_IDs(primary, &ids, Int32(count)))
-        var best: (handle: OpaquePointer, pixels: Int)?
-        for id in ids.prefix(n) {
+        return ids.prefix(n).compactMap { id in
             var t: OpaquePointer?
-            guard heif_image_handle_get_thumbnail(primary, id, &t).code == heif_error_Ok, let t else { continue }
-            let tw = Int(heif_image_handle_get_width(t)), th = Int(heif_image_handle_get_height(t))
-            // Covers the target in each dimension (or the aspect-fit size of it), keeping the aspect ratio.
-            var needW = Double(target.width), needH = Double(target.height)
-            if options.preserveAspectRatio {
-                let f = min(Double(target.width) / Double(size.width), Double(target.height) / Double(size.height), 1)
-                needW = (Double(size.width) * f).rounded(.up)
-                needH = (Double(size.height) * f).rounded(.up)
-            }
-            let sameShape = abs(Double(tw) / Double(th) - Double(size.width) / Double(size.height)) < 0.02
-            if sameShape, Double(tw) >= needW, Double(th) >= needH, tw * th < (best?.pixels ?? Int.max) {
+            guard heif_image_handle_get_thumbnail(primary, id, &t).code == heif_error_Ok else { return nil }
+            return t
+        }
+    }
+
+    /// The embedded thumbnail `better` prefers over every other (given width and height), the
+    /// others released; `nil` when none qualifies.
+    private static func pickThumbnail(_ primary: OpaquePointer, _ better: (Int, Int, (Int, Int)?) -> Bool) -> OpaquePointer? {
+        var best: (handle: OpaquePointer, size: (Int, Int))?
+        for t in thumbnails(primary) {
+            let size = (Int(heif_image_handle_get_width(t)), Int(heif_image_handle_get_height(t)))
+            if better(size.0, size.1, best?.size) {
                 if let old = best?.handle { heif_image_handle_release(old) }
-                best = (t, tw * th)
+                best = (t, size)
             } else {
                 heif_image_handle_release(t)
             }
         }
         return best?.handle
+    }
+
+    /// The largest embedded thumbnail (retained: the caller releases it), or `nil`.
+    private static func largestThumbnail(_ primary: OpaquePointer) -> OpaquePointer? {
+        pickThumbnail(primary) { w, h, best in w * h > (best.map { $0.0 * $0.1 } ?? 0) }
+    }
+
+    /// The smallest embedded thumbnail whose size still covers what `options` asks for, or `nil`.
+    private static func coveringThumbnail(
+        _ primary: OpaquePointer, target: PixelSize, size: PixelSize,
+        options: DecodeOptions
+    ) -> OpaquePointer? {
+        // Covers the target in each dimension (or the aspect-fit size of it), keeping the aspect ratio.
+        var needW = Double(target.width), needH = Double(target.height)
+        if options.preserveAspectRatio {
+            let f = min(Double(target.width) / Double(size.width), Double(target.height) / Double(size.height), 1)
+            needW = (Double(size.width) * f).rounded(.up)
+            needH = (Double(size.height) * f).rounded(.up)
+        }
+        return pickThumbnail(primary) { tw, th, best in
+            let sameShape = abs(Double(tw) / Double(th) - Double(size.width) / Double(size.height)) < 0.02
+            return sameShape && Double(tw) >= needW && Double(th) >= needH && tw * th < (best.map { $0.0 * $0.1 } ?? Int.max)
+        }
     }
 
     /// Encodes the first frame as HEIC (HEVC, x265) or AVIF (AV1, aom) at

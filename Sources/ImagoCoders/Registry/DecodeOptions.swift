@@ -49,6 +49,11 @@ public struct DecodeOptions: Sendable, Hashable {
     /// it), so a decoder need not sniff the bytes again; `nil` when unknown.
     package var sourceFormat: ImageFormat?
 
+    /// Decode the largest thumbnail the file stores beside the image, instead of the image
+    /// (HEIF and AVIF read by libheif; imgproxy's `enforce_thumbnail`), when there is one;
+    /// other formats, and files without one, decode as usual. Default `false`.
+    public var embeddedThumbnail = false
+
     /// Creates options; every parameter defaults as documented on its property.
     public init(
         pixelFormat: PixelFormat = .argb32Premultiplied, scale: Double = 1, firstFrameOnly: Bool = false,

@@ -33,13 +33,16 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     /// Whether the pixels are stored as gray (a gray JPEG, a gray or gray+alpha PNG). `false`
     /// when the format's header does not say, or for colour.
     public var isGrayscale: Bool
+    /// The largest thumbnail stored in the file beside the image (HEIF and AVIF read by
+    /// libheif), as it is shown; `nil` when there is none or the format does not say.
+    public var embeddedThumbnailSize: PixelSize?
 
     /// Creates a header record; the optional fields default to a still, opaque, 8-bit sRGB image.
     public init(
         format: ImageFormat, width: Int, height: Int, orientation: ImageOrientation = .up,
         frameCount: Int = 1, loopCount: Int = 1, durations: [Double] = [0], hasAlpha: Bool = false,
         bitDepth: Int = 8, hasICCProfile: Bool = false, progressive: Bool = false, isGrayscale: Bool = false,
-        pageCount: Int = 1
+        pageCount: Int = 1, embeddedThumbnailSize: PixelSize? = nil
     ) {
         self.format = format
         self.width = width
@@ -54,6 +57,7 @@ public struct ImageInfo: Sendable, Hashable, Codable {
         self.progressive = progressive
         self.isGrayscale = isGrayscale
         self.pageCount = pageCount
+        self.embeddedThumbnailSize = embeddedThumbnailSize
     }
 
     /// The stored size.

@@ -23,6 +23,7 @@ struct DecodeStep: Sendable {
             decodesFramesLazily: spec.frames == .lazy, thumbnailPixelSize: spec.sizeHint,
             colorManagement: spec.colorManagement, limits: spec.limits)
         o.page = spec.page
+        o.embeddedThumbnail = spec.embeddedThumbnail
         return o
     }
 

@@ -85,7 +85,8 @@ extension ImagePipeline {
                     revalidated: fetched.revalidated, method: .passedThrough, timings: fetched.timings)
             }
             let effect = request.transformers.map { $0.pixelEffect(on: info) }.max() ?? .none
-            let reduces = request.thumbnail != nil || request.scaleDownLimitBytes != nil || request.decodeSizeHint != nil
+            let reduces =
+                request.thumbnail != nil || request.scaleDownLimitBytes != nil || request.decodeSizeHint != nil || request.embeddedThumbnail
             if effect == .none, !reduces, request.page == nil, configuration.streamsConversions,
                 let streamed = try await streamed(fetched, info: info, request: request, context: context)
             {
@@ -179,7 +180,7 @@ extension ImagePipeline {
     /// Whether the request leaves the decoded pixels as they are stored: no thumbnail, scale-down,
     /// hint, page, transformer or first-frame choice.
     static func changesNoPixels(_ request: ImageRequest) -> Bool {
-        request.thumbnail == nil && request.scaleDownLimitBytes == nil && request.decodeSizeHint == nil
+        request.thumbnail == nil && request.scaleDownLimitBytes == nil && request.decodeSizeHint == nil && !request.embeddedThumbnail
             && request.transformers.isEmpty && request.page == nil && request.frames != .first
     }
 

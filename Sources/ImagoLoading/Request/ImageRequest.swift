@@ -85,6 +85,9 @@ public struct ImageRequest: Sendable {
     /// shrink-on-load for callers that resample exactly themselves, in their transformers.
     /// Unlike ``thumbnail`` it never resamples. Default `nil`: full size.
     public var decodeSizeHint: PixelSize?
+    /// Decode the thumbnail the file stores beside the image instead of the image, when it has
+    /// one (`DecodeOptions.embeddedThumbnail`: HEIF and AVIF read by libheif). Default `false`.
+    public var embeddedThumbnail: Bool
     /// How much of an animation to decode. Default ``Frames/all``.
     public var frames: Frames
     /// Decode one page or frame only, as a still (`DecodeOptions.page`): page N of a
@@ -153,6 +156,7 @@ public struct ImageRequest: Sendable {
         self.thumbnail = thumbnail
         scaleDownLimitBytes = nil
         decodeSizeHint = nil
+        embeddedThumbnail = false
         self.transformers = transformers
         frames = .all
         page = nil

@@ -78,7 +78,7 @@ struct ImageRequestKeys: Sendable {
     /// The image key alone, as cheaply as it can be had: what a memory-cache hit needs. A plain
     /// request (no processing, default decoding) is keyed by its data key without building the rest.
     static func imageKey(of request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?, limits: DecodingLimits) -> String {
-        if request.thumbnail == nil, request.scaleDownLimitBytes == nil, request.decodeSizeHint == nil,
+        if request.thumbnail == nil, request.scaleDownLimitBytes == nil, request.decodeSizeHint == nil, !request.embeddedThumbnail,
             request.transformers.isEmpty, request.frames == .all, request.page == nil,
             request.pixelFormat == .argb32Premultiplied, request.colorManagement, request.scale == nil
         {
@@ -93,7 +93,7 @@ struct ImageRequestKeys: Sendable {
         let options = request.options
         let spec = DecodeSpec(
             thumbnail: request.thumbnail, scaleDownLimitBytes: request.scaleDownLimitBytes,
-            sizeHint: request.decodeSizeHint,
+            sizeHint: request.decodeSizeHint, embeddedThumbnail: request.embeddedThumbnail,
             frames: request.frames, page: request.page, pixelFormat: request.pixelFormat,
             colorManagement: request.colorManagement,
             scale: request.scale ?? Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)),
@@ -137,6 +137,7 @@ struct DecodeSpec: Hashable, Sendable {
     var thumbnail: ImageRequest.Thumbnail?
     var scaleDownLimitBytes: Int?
     var sizeHint: PixelSize?
+    var embeddedThumbnail = false
     var frames: ImageRequest.Frames
     var page: Int? = nil
     var pixelFormat: PixelFormat
@@ -153,6 +154,7 @@ struct DecodeSpec: Hashable, Sendable {
         }
         if let s = scaleDownLimitBytes { parts.append("scaledown=\(s)") }
         if let h = sizeHint { parts.append("hint=\(h.width)x\(h.height)") }
+        if embeddedThumbnail { parts.append("thumbnail=embedded") }
         if frames != .all { parts.append("frames=\(frames.rawValue)") }
         if let page { parts.append("page=\(page)") }
         if pixelFormat != .argb32Premultiplied { parts.append("pixels=\(pixelFormat.rawValue)") }
