@@ -177,6 +177,45 @@ struct DeploymentTests {
         await origin.stop()
     }
 
+    @Test(
+        "Accept in classes: nginx keeps one copy of a result per class of Accept (the formats named), not per browser's header",
+        .enabled(if: tool("nginx") != nil && tool("python3") != nil, "nginx or python3 is missing: run scripts/bootstrap"))
+    func acceptClasses() async throws {
+        let origin = try await TestHTTPServer.start()
+        origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 120, height: 80), contentType: "image/jpeg")
+        try await Self.withCluster(instances: 2, env: ["IMAGO_AUTO_WEBP=1", "IMAGO_AUTO_AVIF=1"]) { (c: Cluster) async throws in
+            let path = "/_/w:60/plain/http://127.0.0.1:\(origin.port)/img/photo.jpg"
+            func get(_ accept: String) async throws -> (type: String?, cache: String?, vary: String?) {
+                var request = HTTPClientRequest(url: c.front + path)
+                request.headers.add(name: "Accept", value: accept)
+                let response = try await c.client.execute(request, timeout: .seconds(60))
+                _ = try await response.body.collect(upTo: 1 << 24)
+                return (
+                    response.headers.first(name: "Content-Type"), response.headers.first(name: "X-Cache-Status"),
+                    response.headers.first(name: "Vary")
+                )
+            }
+            let avif = ImageCoderRegistry.shared.canEncode(.avif) ? "image/avif" : "image/webp"
+            // Chrome's and Firefox's headers differ but name the same formats: one class, one copy.
+            let chrome = try await get("image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8")
+            #expect(chrome.type == avif && chrome.cache == "MISS" && chrome.vary == "Accept", "\(chrome)")
+            let firefox = try await get("image/avif,image/webp,*/*")
+            #expect(firefox.type == avif && firefox.cache == "HIT", "\(firefox)")
+            // Another class is another copy; a client naming no image format shares the plain one.
+            let webp = try await get("image/webp,*/*")
+            #expect(webp.type == "image/webp" && webp.cache == "MISS", "\(webp)")
+            let plain = try await get("*/*")
+            #expect(plain.type == "image/jpeg" && plain.cache == "MISS", "\(plain)")
+            let png = try await get("image/png,image/*;q=0.8,*/*;q=0.5")
+            #expect(png.type == "image/jpeg" && png.cache == "HIT", "\(png)")
+            // A format refused with q=0 is not named.
+            let refused = try await get("image/avif;q=0,image/webp,*/*")
+            #expect(refused.type == "image/webp" && refused.cache == "HIT", "\(refused)")
+            #expect(origin.count("/img/photo.jpg") <= 2, "each instance fetched the source at most once")
+        }
+        await origin.stop()
+    }
+
     /// A running `scripts/cluster`: nginx at ``front`` in front of the built `imago-server`s.
     struct Cluster {
         let directory: URL
