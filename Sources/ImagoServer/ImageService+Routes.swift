@@ -94,8 +94,9 @@ extension ImageService {
         let preflight =
             middleware
             ? group.group().add(middleware: ServiceRequestIDMiddleware(logger: logger, allowOrigin: configuration.allowOrigin)) : group.group()
-        preflight.on("**", method: .options) { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(byteBuffer: ByteBuffer(string: " ")))
+        preflight.on("**", method: .options) { [self] _, _ -> Response in
+            let answer = ServiceHeaders.preflight
+            return Response(status: answer.status, headers: answer.headers, body: answer.body.hummingbird(reads: self.fileReads))
         }
         for method in [HTTPRequest.Method.get, .head] {
             images.on("**", method: method) { [self] request, context -> Response in

@@ -8,6 +8,7 @@ import Foundation
 #endif
 import ImagoCoders
 import ImagoCore
+import ImagoDiskIO
 import ImagoLoading
 import ImagoServiceURL
 import Synchronization
@@ -29,7 +30,7 @@ final class WatermarkStore: Sendable {
         }
         do {
             configured = try ServiceWatermark(
-                data: data, digest: String(Self.digest(data), radix: 36), opacity: configuration.watermarkOpacity, limits: limits,
+                data: data, digest: String(Checksum.fast64(data), radix: 36), opacity: configuration.watermarkOpacity, limits: limits,
                 coders: coders)
         } catch {
             throw ConfigurationError(variable: "IMAGO_WATERMARK_PATH", reason: "the watermark cannot be decoded: \(error)")
@@ -43,10 +44,6 @@ final class WatermarkStore: Sendable {
 
     func keep(_ watermark: ServiceWatermark) { fetched.withLock { $0 = watermark } }
 
-    /// FNV-1a over the bytes: names the pixels in keys (not a security boundary).
-    static func digest(_ data: Data) -> UInt64 {
-        data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-    }
 }
 
 extension ImageService {
