@@ -196,8 +196,8 @@ struct RenderPlan: Sendable {
     /// The request that makes the answer: the source, the imgproxy options as one transformer,
     /// the decode's shrink-on-load hint, and the output the plan chose. The pipeline's encode
     /// stage decodes, transforms and encodes it on the worker queue, shared by every identical
-    /// request in flight (and, for 2 s, by those that follow), or converts it in rows when
-    /// nothing changes a pixel.
+    /// request in flight (for 2 s by those that follow, and from the result cache after), or
+    /// converts it in rows when nothing changes a pixel.
     func request(from source: ServiceSource, info: ImageInfo, options: ProcessingOptions, watermark: ServiceWatermark?) -> ImageRequest {
         let plan = self
         let stored = plan.embeddedThumbnail ?? info.pixelSize

@@ -23,6 +23,8 @@ extension ServerConfiguration {
         purgeSecret = env["IMAGO_PURGE_SECRET"] ?? purgeSecret
         cacheDirectory = env["IMAGO_CACHE_DIR"] ?? cacheDirectory
         cacheSize = try env.int("IMAGO_CACHE_SIZE", in: 0...Int.max) ?? cacheSize
+        resultCacheSize = try env.int("IMAGO_RESULT_CACHE_SIZE", in: 0...Int.max) ?? resultCacheSize
+        decodeCacheSize = try env.int("IMAGO_DECODE_CACHE_SIZE", in: 0...Int.max) ?? decodeCacheSize
         for (name, keyPath) in [
             ("IMAGO_SOURCE_TTL", \ServerConfiguration.sourceTTL), ("IMAGO_SOURCE_TTL_MIN", \.sourceTTLMin), ("IMAGO_SOURCE_TTL_MAX", \.sourceTTLMax)
         ] {

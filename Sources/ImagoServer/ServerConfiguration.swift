@@ -31,6 +31,15 @@ public struct ServerConfiguration: Sendable {
     /// `IMAGO_CACHE_SIZE`: bytes of sources kept on disk; past it the least recently used go
     /// until half remains. Default 1 GiB; 0 disables the source cache.
     public var cacheSize: Int = 1 << 30
+    /// `IMAGO_RESULT_CACHE_SIZE`: bytes of encoded results kept on disk (namespace `results`
+    /// beside the sources), so a URL asked for again is read, not rendered again. A result is
+    /// keyed by its source's bytes (their digest), the options and the output, never the
+    /// signature, and is as fresh as its source; it is answered with the same `ETag` and 304s,
+    /// and purged with its source. Default 1 GiB; 0 disables it.
+    public var resultCacheSize: Int = 1 << 30
+    /// `IMAGO_DECODE_CACHE_SIZE`: bytes of decoded pixels kept in memory, so a new size of a
+    /// hot source costs a resize, not a decode. Default 64 MiB; 0 disables it.
+    public var decodeCacheSize: Int = 64 << 20
     /// Whether a conversion that leaves the pixels alone flows from decoder to encoder in rows
     /// (see ``ImageService``). Tests turn it off to compare with the whole-image path.
     var streamsConversions = true

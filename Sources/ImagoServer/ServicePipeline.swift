@@ -12,7 +12,7 @@ import ImagoLoading
 
 /// The loading pipeline a service runs on, made from its settings: the source guard (address
 /// policy, allowed sources), the HTTP loader and downloader (timeouts, redirects, size limit),
-/// the disk cache of sources, the limits, and the image manager over them with the service's
+/// the disk caches of sources and results, the decodes kept in memory, the limits, and the image manager over them with the service's
 /// workers as its processing queue.
 struct ServicePipeline {
     let httpLoader: HTTPDataLoader
@@ -42,21 +42,12 @@ struct ServicePipeline {
                 headers: headers, maxRedirects: configuration.maxRedirects,
                 maxBodyBytes: configuration.maxSourceFileSize),
             loaders: [http])
-        var cache: DiskCache?
-        if configuration.cacheSize > 0 {
-            let directory = configuration.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultDirectory
-            do {
-                // Sources are opened where they lie (or mapped), not copied: no page faults or
-                // copy per request, and their pages are the page cache's, not the process's.
-                cache = try DiskCache(
-                    directory: directory,
-                    configuration: DiskCache.Configuration(
-                        namespace: "sources", maxAge: nil, maxSize: configuration.cacheSize,
-                        mappingThreshold: 64 << 10))
-            } catch {
-                throw ConfigurationError(variable: "IMAGO_CACHE_DIR", reason: "the source cache cannot be opened: \(error)")
-            }
-        }
+        let directory = configuration.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultDirectory
+        // Sources are opened where they lie (or mapped), not copied: no page faults or copy per
+        // request, and their pages are the page cache's, not the process's.
+        let cache = try Self.diskCache(directory, namespace: "sources", size: configuration.cacheSize, what: "source")
+        // Results beside them, sent from where they lie too.
+        let results = try Self.diskCache(directory, namespace: "results", size: configuration.resultCacheSize, what: "result")
         var managed = ImageManager.Configuration(
             memoryCache: nil, dataCache: cache, downloader: downloader, coders: .shared, processingQueue: workers,
             decodingLimits: DecodingLimits(
@@ -70,11 +61,29 @@ struct ServicePipeline {
         // Results made in the last moments, so requests that straggle in just after a render
         // finished (a client's next connection, a CDN's second miss) still share it.
         managed.resultRetention = .init(costLimit: 32 << 20, ageLimit: .seconds(2))
+        managed.resultCache = results
+        if configuration.decodeCacheSize > 0 {
+            managed.decodedImageRetention = .init(costLimit: configuration.decodeCacheSize)
+        }
         managed.streamsConversions = configuration.streamsConversions
         // Sources follow their origin's freshness: revalidated when stale, never kept under
         // no-store (imgproxy downloads on every miss; this keeps its freshness without the cost).
         managed.freshness = CacheFreshness(
             default: configuration.sourceTTL, minimum: configuration.sourceTTLMin, maximum: configuration.sourceTTLMax, shared: true)
         manager = ImageManager(configuration: managed)
+    }
+
+    /// The disk cache of `namespace` under `directory`, or `nil` when `size` is 0.
+    ///
+    /// - Throws: ``ConfigurationError`` (`IMAGO_CACHE_DIR`) when it cannot be opened.
+    private static func diskCache(_ directory: URL, namespace: String, size: Int, what: String) throws(ConfigurationError) -> DiskCache? {
+        guard size > 0 else { return nil }
+        do {
+            return try DiskCache(
+                directory: directory,
+                configuration: DiskCache.Configuration(namespace: namespace, maxAge: nil, maxSize: size, mappingThreshold: 64 << 10))
+        } catch {
+            throw ConfigurationError(variable: "IMAGO_CACHE_DIR", reason: "the \(what) cache cannot be opened: \(error)")
+        }
     }
 }

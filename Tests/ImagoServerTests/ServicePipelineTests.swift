@@ -75,6 +75,37 @@ struct ServicePipelineTests {
         }
     }
 
+    @Test("a result asked again is read from the result cache, with no decode, by a new service over the same directory; a purge removes it")
+    func resultCache() async throws {
+        try await ServiceHarness.with { (h: ServiceHarness) async throws in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), contentType: "image/jpeg")
+            let path = h.plain("rs:fit:200:200", "/img/photo.jpg")
+            let made = await probed(h, path)
+            #expect(made.status == 200)
+            expectOneOfEach(made.probe, stages: ["download", "fetch", "encode", "process", "decode"], none: [], "made")
+            await h.service.manager.finishPendingStores()
+            let first = await h.service.respond(method: .get, path: path, headers: [:])
+            // A restarted service over the same directory (the first keeps results 2 s in memory
+            // too): the same answer, read from the result cache.
+            let restarted = try ImageService(configuration: h.service.configuration, logger: ServiceHarness.silent)
+            let probe = PipelineProbe()
+            let again = await PipelineProbe.$current.withValue(probe) {
+                await restarted.respond(method: .get, path: path, headers: [:])
+            }
+            #expect(again.status.code == 200 && again.headers[.eTag] == made.etag)
+            #expect(try again.bodyData() == first.bodyData())
+            #expect(probe.count(ProbeEvent.lookup("encode")) == 1, "\(probe.all)")
+            #expect(probe.count(ProbeEvent.lookup("decode")) == 0 && h.origin.count("/img/photo.jpg") == 1, "\(probe.all)")
+            // Purged with its source: made again.
+            try await restarted.purge(source: h.source("/img/photo.jpg"))
+            let remade = PipelineProbe()
+            let after = await PipelineProbe.$current.withValue(remade) {
+                await restarted.respond(method: .get, path: path, headers: [:])
+            }
+            #expect(after.status.code == 200 && remade.count(ProbeEvent.lookup("decode")) == 1 && h.origin.count("/img/photo.jpg") == 2)
+        }
+    }
+
     @Test("a cached source sent as it is (raw, skp) streams from its file: the same bytes, by respond() and over HTTP")
     func fileBodies() async throws {
         try await ServiceHarness.with { h in

@@ -49,6 +49,11 @@ public final class MockDataCache: DataCaching {
         return state.withLock { $0.entries[key] != nil }
     }
 
+    public func removeValues(withKeyPrefix prefix: String) throws {
+        try check()
+        state.withLock { s in s.entries = s.entries.filter { !$0.key.hasPrefix(prefix) } }
+    }
+
     public func setData(_ data: Data, forKey key: String, metadata: [String: String]) throws {
         try check()
         let delay = state.withLock { $0.writeDelay }

@@ -108,6 +108,14 @@ public protocol DataCaching: Sendable {
     /// - Throws: when the store cannot be written.
     func removeValue(forKey key: String) throws
 
+    /// Removes every entry whose key starts with `prefix`: how a purge reaches the results kept
+    /// of one source (``DiskCache`` matches the keys in its manifest). The default throws
+    /// ``DiskCacheError/store(_:)``: a store that cannot list its keys says so rather than keep
+    /// what a purge meant to remove.
+    ///
+    /// - Throws: when the store cannot be written, or cannot find keys by prefix.
+    func removeValues(withKeyPrefix prefix: String) throws
+
     /// Removes every entry.
     ///
     /// - Throws: when the store cannot be written.
@@ -133,6 +141,13 @@ extension DataCaching {
     public func setMetadata(_ metadata: [String: String], forKey key: String) throws {
         guard let existing = try cachedData(forKey: key) else { return }
         try setData(existing.data, forKey: key, metadata: metadata)
+    }
+
+    /// Throws: this store cannot find its keys by prefix.
+    ///
+    /// - Throws: ``DiskCacheError/store(_:)``, always.
+    public func removeValues(withKeyPrefix prefix: String) throws {
+        throw DiskCacheError.store("\(type(of: self)) cannot remove entries by key prefix")
     }
 
     /// The bytes for `key`, without their metadata.

@@ -112,6 +112,34 @@ extension DiskCache {
         pendingAccess.withLock { _ = $0.removeValue(forKey: key) }
     }
 
+    /// Removes every entry whose key starts with `prefix` (the results kept of one source, say),
+    /// files first, as ``removeValue(forKey:)`` does.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)``.
+    public func removeValues(withKeyPrefix prefix: String) throws {
+        guard !prefix.isEmpty else { return try removeAll() }
+        let length = Int64(prefix.utf8.count)
+        let rows: [(key: String, filename: String?)] = try withDatabase { db in
+            var found: [(String, String?)] = []
+            try db.query(
+                "SELECT key, CASE WHEN inline IS NULL THEN filename END FROM entries WHERE substr(CAST(key AS BLOB), 1, ?) = CAST(? AS BLOB)",
+                [.int(length), .text(prefix)]
+            ) { r in
+                if let key = r.text(0) { found.append((key, r.text(1))) }
+            }
+            return found
+        }
+        for row in rows {
+            if let filename = row.filename, !filename.isEmpty { DiskFile.remove(path(of: filename)) }
+        }
+        try withDatabase { db in
+            try db.transaction {
+                for row in rows { try db.query("DELETE FROM entries WHERE key = ?", [.text(row.key)]) }
+            }
+        }
+        pendingAccess.withLock { pending in for row in rows { pending.removeValue(forKey: row.key) } }
+    }
+
     /// Removes every entry.
     ///
     /// - Throws: ``DiskCacheError/database(_:)``.

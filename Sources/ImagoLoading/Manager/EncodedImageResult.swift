@@ -16,7 +16,8 @@ public struct EncodedImageResult: Sendable {
     public enum Contents: Sendable {
         /// In memory.
         case data(Data)
-        /// In a file: the source itself, passed through from the disk cache or the request's file.
+        /// In a file: the source itself, passed through from the disk cache or the request's
+        /// file, or a result read from the result cache.
         // Indirect, as `ImageRequest.Source.file`: one layout wherever the enum is copied.
         indirect case file(ImageFile)
     }
@@ -31,6 +32,9 @@ public struct EncodedImageResult: Sendable {
         case streamed
         /// Decoded (shrinking on load where it could), transformed and encoded.
         case rendered
+        /// Made earlier from the same source bytes and read from the result cache
+        /// (``ImageManager/Configuration/resultCache``).
+        case stored
     }
 
     /// The bytes, or the file holding them.

@@ -138,18 +138,31 @@ extension ImageManager {
         /// Forgets everything kept of `request`'s source: its finished image in memory, its
         /// bytes (original and processed) on disk or waiting to be written, and the encoded
         /// results kept a short while (``Configuration/resultRetention``, all of them: they live
-        /// seconds). The next load downloads the source again. For an origin that replaced an
-        /// image before its cache lifetime ran out.
+        /// seconds), and every result of the source in the result cache
+        /// (``Configuration/resultCache``, by key prefix). The next load downloads the source
+        /// again. For an origin that replaced an image before its cache lifetime ran out.
         ///
-        /// - Throws: ``ImageLoadingError/cacheFailed(_:)`` when the disk cannot be written.
+        /// - Throws: ``ImageLoadingError/cacheFailed(_:)`` when the disk cannot be written, or
+        ///   the result cache cannot remove by key prefix.
         public func purge(_ request: ImageRequest) async throws(ImageLoadingError) {
             self[request] = nil
             manager.pipeline.results?.removeAll()
+            manager.pipeline.intermediates?.removeAll()
             let keys = [manager.imageKey(for: request), manager.dataKey(for: request)]
             if let writer = manager.pipeline.writer {
                 for key in keys { await writer.purge(forKey: key) }
             } else if let disk = manager.configuration.dataCache {
                 try await onDataCacheQueue { for key in keys { try disk.removeValue(forKey: key) } }
+            }
+            // Every result made from the source, whatever its size or format.
+            if let results = manager.pipeline.resultWriter {
+                do {
+                    try await results.purge(keyPrefix: ImageRequestKeys.resultPrefix(dataKey: manager.dataKey(for: request)))
+                } catch is CancellationError {
+                    throw .cancelled
+                } catch {
+                    throw .cacheFailed(error as? DiskCacheError ?? .store(String(describing: error)))
+                }
             }
         }
 
@@ -157,7 +170,10 @@ extension ImageManager {
         ///
         /// - Throws: ``ImageLoadingError/cacheFailed(_:)`` when the disk cannot be written.
         public func removeAll(from caches: ImageCacheType = .all) async throws(ImageLoadingError) {
-            if caches == .memory || caches == .all { manager.configuration.memoryCache?.removeAllImages() }
+            if caches == .memory || caches == .all {
+                manager.configuration.memoryCache?.removeAllImages()
+                manager.pipeline.intermediates?.removeAll()
+            }
             guard caches == .disk || caches == .all, let disk = manager.configuration.dataCache else { return }
             try await onDataCacheQueue { try disk.removeAll() }
         }

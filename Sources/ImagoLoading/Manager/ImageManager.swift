@@ -241,13 +241,19 @@ public final class ImageManager: Sendable {
         (pipeline.encodesStarted.load(ordering: .relaxed), pipeline.encodesStreamed.load(ordering: .relaxed))
     }
 
+    /// Decodes served by a kept decode of the same source instead of decoding
+    /// (``Configuration/decodedImageRetention``), since the manager was made.
+    package var reusedDecodeCount: Int {
+        pipeline.decodesReused.load(ordering: .relaxed)
+    }
+
     /// Drops the encoded results kept past their time (``Configuration/resultRetention``) now,
     /// rather than when the cache is next touched: a long-running process calls it when idle.
     public func removeExpiredResults() {
         pipeline.results?.removeExpired()
     }
 
-    /// Waits until every disk write queued so far is done.
+    /// Waits until every disk write queued so far is done: sources, processed images and results.
     ///
     /// A process that exits normally (returning from `main`, or calling `exit`) need not call
     /// it: an exit handler waits up to 10 seconds for the writes of every manager still alive.
@@ -255,6 +261,7 @@ public final class ImageManager: Sendable {
     /// process, before reporting that a batch is stored, or in a service's graceful shutdown.
     public func finishPendingStores() async {
         await pipeline.writer?.flush()
+        await pipeline.resultWriter?.flush()
     }
 
     // MARK: Tasks

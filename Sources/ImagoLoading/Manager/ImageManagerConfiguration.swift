@@ -82,6 +82,21 @@ extension ImageManager {
         /// client's next connection, a CDN's second miss) share them as they share one in flight.
         /// Default `nil`: none kept.
         public var resultRetention: ResultRetention?
+        /// Encoded results (``ImageManager/loadEncodedImage(with:source:)``) on disk, so a result
+        /// asked for again is read, not made again: what thumbor's result storage and a CDN do for
+        /// other services. A result is stored under its source's data key, the digest of the
+        /// source's bytes, every setting that changes the pixels and the output's settings, so
+        /// other bytes under the same URL (the origin replaced them) never meet an old result, and
+        /// its source's freshness is the result's. Written in the background through the
+        /// pipeline's one disk writer per cache, atomically; read before anything is decoded;
+        /// purged with its source (``ImageManager/Cache/purge(_:)``). Results passed through
+        /// unchanged are not stored (they are the source). A ``DiskCache`` of its own namespace
+        /// and size is the usual choice. Default `nil`: results are not stored.
+        public var resultCache: (any DataCaching)?
+        /// Keep recent decodes of a source in memory, up to this many bytes of pixels, so another
+        /// size of the same source costs a resize, not a decode (``DecodedImageRetention``).
+        /// Default `nil`: decodes are shared while in flight, and not kept.
+        public var decodedImageRetention: DecodedImageRetention?
         /// How long downloaded bytes stay fresh on disk, from the origin's headers; a stale entry
         /// is revalidated before use. Default ``CacheFreshness/origin``: the origin's word, and
         /// bytes that carry none kept until evicted.
@@ -117,6 +132,31 @@ extension ImageManager {
             self.init(
                 memoryCache: cache.memory, dataCache: cache.disk, serializer: cache.serializer, downloader: downloader,
                 coders: cache.coders, processingQueue: cache.workQueue)
+        }
+    }
+}
+
+extension ImageManager {
+    /// How many decoded pixels are kept for other sizes of the same source
+    /// (``Configuration/decodedImageRetention``).
+    ///
+    /// A decode that shrinks on load (a JPEG's DCT scaling, WebP's scaled decode) is kept in
+    /// memory under its source's digest. A later load of the same bytes that asks for a size the
+    /// kept decode covers, and that its own decode would have made no more than 4× smaller in
+    /// pixels, resizes the kept decode instead of decoding: one 1/8-scale decode of a 12-MP photo
+    /// serves every width up to 500 px. A new decode replaces the kept ones it covers, so a hot
+    /// source keeps the decode that serves the sizes asked of it. Thumbnails, pages, animations
+    /// and embedded thumbnails are not kept; identical decodes in flight are shared either way.
+    public struct DecodedImageRetention: Sendable, Hashable {
+        /// The most bytes of pixels kept; one source's decodes may take at most half.
+        public var costLimit: Int
+        /// How long a source's decodes are kept after they were last used. Default 5 minutes.
+        public var ageLimit: Duration
+
+        /// Creates a retention policy.
+        public init(costLimit: Int, ageLimit: Duration = .seconds(300)) {
+            self.costLimit = costLimit
+            self.ageLimit = ageLimit
         }
     }
 }

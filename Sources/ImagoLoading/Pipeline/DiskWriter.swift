@@ -111,6 +111,15 @@ final class DiskWriter: Sendable {
         }
     }
 
+    /// Forgets what is staged under keys starting with `prefix` and removes their entries
+    /// (`DataCaching.removeValues(withKeyPrefix:)`), after the writes queued before.
+    ///
+    /// - Throws: the cache's failure to remove them.
+    func purge(keyPrefix prefix: String) async throws {
+        staged.withLock { s in s.byKey = s.byKey.filter { !$0.key.hasPrefix(prefix) } }
+        try await queue.run { [cache] in try cache.removeValues(withKeyPrefix: prefix) }
+    }
+
     /// Returns once every write queued so far is done.
     func flush() async {
         await queue.waitUntilIdle()

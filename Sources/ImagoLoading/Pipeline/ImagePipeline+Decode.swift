@@ -58,8 +58,17 @@ extension ImagePipeline {
             }
             await partials?.close()
         }
+        // A kept decode of these bytes that serves this size: resized by the process stage.
+        let spec = keys.decode.spec
+        let identity = intermediates.flatMap { _ in DecodedIntermediates.identity(of: spec, digest: fetched.digest ?? keys.decode.sourceDigest) }
+        if let identity, let kept = intermediates?.image(for: identity, hint: spec.sizeHint) {
+            decodesReused.add(1, ordering: .relaxed)
+            await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
+            return DecodedImage(image: kept, fetched: fetched, timings: fetched.timings)
+        }
         let input = fetched.input
         let decoded = try await configuration.processingQueue.measured("imago.decode", priority: context) { try step.decode(input) }
+        if let identity { intermediates?.keep(decoded.value, for: identity, hint: spec.sizeHint) }
         // The bytes decode: now they are worth keeping.
         await fetched.commitWrite(wait: request.options.contains(.waitStoreCache))
         var timings = fetched.timings

@@ -51,7 +51,8 @@ extension ImagePipeline {
     }
 
     /// The encode stage: a finished image already in memory is encoded; otherwise the source is
-    /// fetched first (when the caller has not) so its header can decide the cheapest way:
+    /// fetched first (when the caller has not), a result stored from the same bytes is read
+    /// (``ImageManager/Configuration/resultCache``), and else the header decides the cheapest way:
     /// passed through untouched, converted in rows with no bitmap, or decoded (in the exact
     /// pixel format when nothing resamples), transformed and encoded, the encode right after the
     /// transform, ahead of decodes that start other loads.
@@ -63,14 +64,32 @@ extension ImagePipeline {
         if given == nil, !unprocessed, keys.process.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
             return try await encode(image, request: request, context: context, source: .memory, revalidated: false, timings: ImageLoadTimings())
         }
-        var request = request
-        var keys = keys
         var fetched = given
         // With only the processed image on disk there may be no original to fetch: let the
         // process stage read what there is.
         if fetched == nil, !(storesProcessed(request) && configuration.dataCachePolicy == .processedImages) {
             fetched = try await fetch(request, keys: keys, priority: context, events: false).value()
         }
+        // A result made before from these very bytes: read, not made again.
+        let stored = fetched.flatMap { self.resultKey(request, keys: keys, fetched: $0) }
+        if let stored, let fetched, keys.fetch.readsDisk,
+            let result = try await storedResult(stored, fetched: fetched, context: context)
+        {
+            return result
+        }
+        let made = try await make(request, keys: keys, context: context, fetched: fetched, given: given, unprocessed: unprocessed)
+        if let stored, keys.fetch.writesDisk { store(made, forKey: stored) }
+        return made
+    }
+
+    /// The encode stage's work once the source is in hand and no stored result serves: passed
+    /// through, streamed, or decoded, transformed and encoded.
+    private func make(
+        _ request: ImageRequest, keys: ImageRequestKeys, context: EncodeContext, fetched: FetchedData?,
+        given: FetchedData?, unprocessed: Bool
+    ) async throws -> EncodedImage {
+        var request = request
+        var keys = keys
         if let fetched, let info = try? fetched.input.info(coders: configuration.coders) {
             let output = request.output
             if unprocessed, output.passesThroughUnchanged, Self.passesThrough(request, info: info, byteCount: fetched.input.byteCount) {

@@ -60,14 +60,14 @@ extension ImagePipeline {
                 guard options.contains(.refreshCached) || (check == .stale && !options.contains(.fromCacheOnly)) else {
                     return FetchedData(
                         input: ImageInput(pending.data), response: nil, source: .disk, revalidated: false,
-                        validators: pending.metadata, digest: nil, write: nil)
+                        validators: pending.metadata, digest: CachedEntry.digest(of: pending.data), write: nil)
                 }
                 revalidate = CachedResponse(data: pending.data, etag: pending.metadata["etag"], lastModified: pending.metadata["last-modified"])
                 kept = pending.metadata
             } else if case let (entry?, read) = try await timedSpan(
                 "imago.cache.read",
                 { _ in
-                    try await openDisk(keys.dataKey, priority: context, strict: options.contains(.fromCacheOnly))
+                    try await openDisk(keys.dataKey, in: configuration.dataCache, priority: context, strict: options.contains(.fromCacheOnly))
                 })
             {
                 let input: ImageInput
@@ -155,7 +155,9 @@ extension ImagePipeline {
                 // mapped file: a request waiting for a worker holds no copy in memory (they are
                 // removed again if they do not decode).
                 write = await writer.writeAhead(value, forKey: keys.dataKey)
-                if let entry = try? await openDisk(keys.dataKey, priority: context, strict: false), case .file(let file) = entry.contents {
+                if let entry = try? await openDisk(keys.dataKey, in: configuration.dataCache, priority: context, strict: false),
+                    case .file(let file) = entry.contents
+                {
                     input = ImageInput(file)
                     digest = entry.digest
                 }

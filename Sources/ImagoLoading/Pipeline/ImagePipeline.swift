@@ -32,6 +32,8 @@ final class ImagePipeline: Sendable {
     let configuration: ImageManager.Configuration
     let failedURLs: FailedURLList
     let writer: DiskWriter?
+    /// Writes to ``ImageManager/Configuration/resultCache``.
+    let resultWriter: DiskWriter?
     let logger = Logger(label: "imago.manager")
 
     let fetches = SharedTasks<ImageRequestKeys.FetchKey, FetchedData, FetchEvent>(name: "fetch")
@@ -40,14 +42,20 @@ final class ImagePipeline: Sendable {
     let encodes = SharedTasks<ImageRequestKeys.EncodeKey, EncodedImage, Never>(name: "encode")
     /// Encoded results kept a short while (``ImageManager/Configuration/resultRetention``).
     let results: MemoryCache<ImageRequestKeys.EncodeKey, EncodedImage>?
+    /// Recent decodes kept for other sizes of their source (``ImageManager/Configuration/decodedImageRetention``).
+    let intermediates: DecodedIntermediates?
     /// Encodes started, and those that streamed rows: what tests of coalescing count.
     let encodesStarted = Atomic<Int>(0)
     let encodesStreamed = Atomic<Int>(0)
+    /// Decodes served by a kept decode (``intermediates``) instead of decoding.
+    let decodesReused = Atomic<Int>(0)
 
     init(configuration: ImageManager.Configuration, failedURLs: FailedURLList) {
         self.configuration = configuration
         self.failedURLs = failedURLs
         writer = configuration.dataCache.map(DiskWriter.init)
+        resultWriter = configuration.resultCache.map(DiskWriter.init)
+        intermediates = configuration.decodedImageRetention.map(DecodedIntermediates.init)
         results = configuration.resultRetention.map {
             MemoryCache(costLimit: $0.costLimit, ageLimit: $0.ageLimit, entryCostRatio: 0.25)
         }
@@ -76,10 +84,13 @@ final class ImagePipeline: Sendable {
         return try await onDataCacheQueue(key, priority: priority, strict: strict) { try cache.cachedData(forKey: key) }
     }
 
-    /// Opens `key` in the disk cache where it lies (`DataCaching.openEntry(forKey:)`), on the
-    /// data-cache queue; failures as ``readDisk(_:priority:strict:)``'s.
-    func openDisk(_ key: String, priority: any PrioritySource, strict: Bool) async throws -> CachedEntry? {
-        guard let cache = configuration.dataCache else { return nil }
+    /// Opens `key` in `cache` (the sources' disk cache or the results') where it lies
+    /// (`DataCaching.openEntry(forKey:)`), on the data-cache queue; failures as
+    /// ``readDisk(_:priority:strict:)``'s.
+    func openDisk(
+        _ key: String, in cache: (any DataCaching)?, priority: any PrioritySource, strict: Bool
+    ) async throws -> CachedEntry? {
+        guard let cache else { return nil }
         return try await onDataCacheQueue(key, priority: priority, strict: strict) { try cache.openEntry(forKey: key) }
     }
 

@@ -120,6 +120,23 @@ struct ImageRequestKeys: Sendable {
         encode = EncodeKey(process: process, output: request.output, sourceDigest: nil)
     }
 
+    /// The key of the encoded result of these keys' request in the result cache, for the source
+    /// whose bytes have `digest`: ``resultPrefix(dataKey:)``, the digest, the image key's
+    /// settings and the output's. Limits are left out, as in the image key: they decide whether
+    /// a result is made, and are checked before the cache is read.
+    func resultKey(digest: UInt64, output: ImageRequest.Output) -> String {
+        let hex = String(digest, radix: 16)
+        let settings = imageKey.dropFirst(dataKey.count)
+        return Self.resultPrefix(dataKey: dataKey) + String(repeating: "0", count: 16 - hex.count) + hex + settings + " {"
+            + output.keyPart + "}"
+    }
+
+    /// What every result key of the source stored under `dataKey` starts with: what a purge of
+    /// the source removes.
+    static func resultPrefix(dataKey: String) -> String {
+        dataKey + " => "
+    }
+
     /// These keys for a source already fetched: every stage's key names its digest, so work on
     /// other bytes under the same name (the origin replaced them) is never shared with this.
     func fetched(digest: UInt64) -> ImageRequestKeys {

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+
+/// The result cache (``ImageManager/Configuration/resultCache``): encoded results on disk, read
+/// before anything is decoded, written in the background once made.
+extension ImagePipeline {
+    /// The result key of `request` for the bytes fetched, or `nil` when results are not stored:
+    /// no result cache, a request that skips the disk, or bytes whose digest is not known
+    /// without reading a file.
+    func resultKey(_ request: ImageRequest, keys: ImageRequestKeys, fetched: FetchedData) -> String? {
+        guard configuration.resultCache != nil, keys.fetch.readsDisk || keys.fetch.writesDisk else { return nil }
+        guard let digest = fetched.digest ?? fetched.input.inMemoryData.map(CachedEntry.digest(of:)) else { return nil }
+        return keys.resultKey(digest: digest, output: request.output)
+    }
+
+    /// The result stored under `key`, as an encoded image, or `nil` when there is none or the
+    /// entry lacks what an answer needs (its format and
+    /// size). A cache that cannot be read counts as a miss (logged).
+    func storedResult(_ key: String, fetched: FetchedData, context: EncodeContext) async throws -> EncodedImage? {
+        guard let cache = configuration.resultCache else { return nil }
+        let metadata: [String: String]
+        let contents: EncodedImageResult.Contents
+        if let pending = resultWriter?.pending(forKey: key) {
+            (metadata, contents) = (pending.metadata, .data(pending.data))
+        } else if let entry = try await openDisk(key, in: cache, priority: context, strict: false) {
+            metadata = entry.metadata
+            switch entry.contents {
+            case .data(let data): contents = .data(data)
+            case .file(let file): contents = .file(file)
+            }
+        } else {
+            return nil
+        }
+        guard let format = metadata[Self.resultFormat].flatMap(ImageFormat.init(rawValue:)),
+            let width = metadata[Self.resultWidth].flatMap(Int.init), let height = metadata[Self.resultHeight].flatMap(Int.init)
+        else { return nil }
+        return EncodedImage(
+            contents: contents, format: format, pixelSize: PixelSize(width: width, height: height), source: fetched.source,
+            revalidated: fetched.revalidated, method: .stored, timings: fetched.timings)
+    }
+
+    /// Queues `result` for the result cache under `key`, unless it is the source passed through
+    /// or a stored result already.
+    func store(_ result: EncodedImage, forKey key: String) {
+        guard let resultWriter, result.method == .rendered || result.method == .streamed, case .data(let data) = result.contents
+        else { return }
+        let metadata = [
+            Self.resultFormat: result.format.rawValue, Self.resultWidth: String(result.pixelSize.width),
+            Self.resultHeight: String(result.pixelSize.height)
+        ]
+        resultWriter.store(CachedData(data: data, metadata: metadata), forKey: key)
+    }
+
+    static let resultFormat = "format"
+    static let resultWidth = "width"
+    static let resultHeight = "height"
+}
+
+extension ImageInput {
+    /// The bytes when they are in memory; `nil` for a file.
+    fileprivate var inMemoryData: Data? {
+        if case .data(let data) = storage { data } else { nil }
+    }
+}
