@@ -70,19 +70,37 @@ extension ImageService {
                 Rendered(body: Self.body(of: source), format: info.format), contentType: info.format.mimeType,
                 etag: ServiceHeaders.etag(digest, "skp"), source: source, options: options, varies: false, headers: headers)
         }
-        let plan = try RenderPlan(info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders)
+        var plan = try RenderPlan(info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders)
 
         // The watermark's pixels are part of the answer: a new watermark is a new ETag.
         let watermark = try await self.watermark(for: options)
-        let etag = ServiceHeaders.etag(digest, options.canonicalPath + "|" + plan.recipe + (watermark.map { "|wm=" + $0.digest } ?? ""))
-        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
-            return notModified(etag: etag, source: source, varies: plan.variesByAccept, expires: options.expires)
+        let etag = { (plan: RenderPlan) in
+            ServiceHeaders.etag(digest, options.canonicalPath + "|" + plan.recipe + (watermark.map { "|wm=" + $0.digest } ?? ""))
+        }
+        // Negotiated AVIF not made yet: the next format now, the AVIF in the background.
+        var provisional = false
+        if configuration.avifLater, plan.format == .avif, plan.negotiated {
+            var later = plan
+            later.avifSpeed = configuration.avifLaterSpeed
+            let avif = later.request(from: source, info: info, options: options, watermark: watermark)
+            if await manager.hasStoredResult(for: avif, source: source.loaded) {
+                plan = later
+            } else {
+                backgroundEncodes.start(etag(later), request: avif, source: source.loaded, manager: manager)
+                plan = try RenderPlan(
+                    info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders, excluding: [.avif])
+                provisional = true
+            }
+        }
+        let tag = etag(plan)
+        if ServiceHeaders.isNotModified(headers, etag: tag, lastModified: source.lastModified) {
+            return notModified(etag: tag, source: source, varies: plan.variesByAccept, expires: options.expires, provisional: provisional)
         }
         let rendered = try await render(source: source, info: info, options: options, plan: plan, watermark: watermark)
         timings = timings.adding(rendered.timings)
         return imageResponse(
-            rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: etag, source: source, options: options,
-            varies: plan.variesByAccept, headers: headers)
+            rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: tag, source: source, options: options,
+            varies: plan.variesByAccept, headers: headers, provisional: provisional)
     }
 
     /// Decodes (shrinking on load where the result allows), transforms and encodes through the
@@ -91,6 +109,10 @@ extension ImageService {
         source: ServiceSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan, watermark: ServiceWatermark?
     ) async throws -> Rendered {
         let request = plan.request(from: source, info: info, options: options, watermark: watermark)
+        // A stored result is sent at once; a render waits for a slot.
+        let renders = !(await manager.hasStoredResult(for: request, source: source.loaded))
+        if renders { try await renderSlots.enter(priority: PriorityCell(.normal)) }
+        defer { if renders { renderSlots.leave() } }
         let encoded: EncodedImageResult
         do {
             encoded = try await manager.loadEncodedImage(with: request, source: source.loaded)

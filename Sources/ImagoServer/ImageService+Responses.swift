@@ -12,15 +12,16 @@ import HTTPTypes
 import NIOCore
 
 extension ImageService {
-    /// A 200 with the image, or a 304 when `If-None-Match` already names it.
+    /// A 200 with the image, or a 304 when `If-None-Match` already names it. A `provisional`
+    /// answer (its AVIF is being made) may be cached for `IMAGO_AVIF_LATER_TTL` only.
     func imageResponse(
         _ rendered: Rendered, contentType: String, etag: String, source: ServiceSource, options: ProcessingOptions,
-        varies: Bool, headers: HTTPFields
+        varies: Bool, headers: HTTPFields, provisional: Bool = false
     ) -> ServiceResponse {
         if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
-            return notModified(etag: etag, source: source, varies: varies, expires: options.expires)
+            return notModified(etag: etag, source: source, varies: varies, expires: options.expires, provisional: provisional)
         }
-        var fields = validatorFields(etag: etag, source: source, varies: varies, expires: options.expires)
+        var fields = validatorFields(etag: etag, source: source, varies: varies, expires: options.expires, provisional: provisional)
         fields[.contentType] = contentType
         let attachment = options.returnAttachment ?? configuration.returnAttachment
         fields[.contentDisposition] = ServiceHeaders.contentDisposition(
@@ -29,17 +30,29 @@ extension ImageService {
         return ServiceResponse(status: .ok, headers: fields, body: rendered.body)
     }
 
-    func notModified(etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil) -> ServiceResponse {
-        ServiceResponse(status: .notModified, headers: validatorFields(etag: etag, source: source, varies: varies, expires: expires))
+    func notModified(etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil, provisional: Bool = false) -> ServiceResponse {
+        ServiceResponse(
+            status: .notModified,
+            headers: validatorFields(etag: etag, source: source, varies: varies, expires: expires, provisional: provisional))
     }
 
     /// `Cache-Control` as imgproxy writes it (`max-age=N, public`, `no-cache` for a TTL of 0),
-    /// no longer than the URL lives when it has `expires`; the validators; `Vary`.
-    private func validatorFields(etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil) -> HTTPFields {
+    /// no longer than the URL lives when it has `expires`, and for a provisional answer no longer
+    /// than `IMAGO_AVIF_LATER_TTL`, with `stale-while-revalidate` for the rest; the validators;
+    /// `Vary`.
+    private func validatorFields(
+        etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil, provisional: Bool = false
+    ) -> HTTPFields {
         var fields = HTTPFields()
         var ttl = configuration.ttl
         if let expires { ttl = min(ttl, max(0, Int(clamping: expires - Int64(Date().timeIntervalSince1970)))) }
-        fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), public" : "no-cache"
+        if provisional, ttl > configuration.avifLaterTTL {
+            let rest = ttl - configuration.avifLaterTTL
+            ttl = configuration.avifLaterTTL
+            fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), stale-while-revalidate=\(rest), public" : "no-cache"
+        } else {
+            fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), public" : "no-cache"
+        }
         fields[.eTag] = etag
         if let last = source.lastModified, !last.isEmpty, last.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             fields[.lastModified] = last

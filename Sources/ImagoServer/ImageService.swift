@@ -46,9 +46,10 @@ public final class ImageService: Sendable {
     let logger: Logger
     let coders: ImageCoderRegistry
     let workers: WorkQueue
-    /// Requests holding a source's bytes and rendering: one more than the workers (one reads its
-    /// source or writes its answer while the others keep the workers busy), so that waiting
-    /// requests hold nothing but their path (the resident size does not grow with the queue).
+    /// Requests rendering: one more than the workers (one reads its source or writes its answer
+    /// while the others keep the workers busy), so that waiting requests hold nothing but their
+    /// path and an open source file (the resident size does not grow with the queue). Answers
+    /// that need no render (a stored result, a 304, `/info`, a source sent as it is) take none.
     let renderSlots: PriorityGate
     let httpLoader: HTTPDataLoader
     let fileReads: WorkQueue
@@ -56,6 +57,8 @@ public final class ImageService: Sendable {
     let watermarks: WatermarkStore
     /// Requests past parsing, for `IMAGO_QUEUE_SIZE`.
     let admitted: ServiceAdmission
+    /// AVIF made in the background (`IMAGO_AVIF_LATER`).
+    let backgroundEncodes: BackgroundEncodes
     /// Requests received so far: the heap trimmer's sign of work since its last trim.
     let requestsReceived = Atomic<Int>(0)
     /// The open connections of ``ImageServer`` (or of a server given ``clientWatchHandlers()``).
@@ -116,6 +119,8 @@ public final class ImageService: Sendable {
         renderSlots = PriorityGate(limit: configuration.workers + 1)
         admitted = ServiceAdmission(limit: configuration.queueSize > 0 ? configuration.workers + configuration.queueSize : nil)
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
+        // One worker stays free for the requests waiting on it.
+        backgroundEncodes = BackgroundEncodes(limit: configuration.workers - 1, logger: logger)
         metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, slots: renderSlots)
         waitingConnections = WaitingConnections(limits: configuration.connectionLimits(openFiles: ProcessLimits.openFiles))
 
@@ -128,9 +133,11 @@ public final class ImageService: Sendable {
         }
     }
 
-    /// Writes the source cache's pending entries and closes the HTTP clients. Call it once,
+    /// Stops the background encodes, writes the caches' pending entries and closes the HTTP
+    /// clients. Call it once,
     /// when the service will answer no more requests.
     public func shutdown() async {
+        await backgroundEncodes.finish()
         await manager.finishPendingStores()
         try? await httpLoader.shutdown()
     }
@@ -252,8 +259,7 @@ public final class ImageService: Sendable {
             failure = error
         }
         if failure == nil { ServiceRequestScope.current?.sourceHost = source.host }
-        try await renderSlots.enter(priority: PriorityCell(.normal))
-        defer { renderSlots.leave() }
+        // The render takes one of the render slots (``renderSlots``); a stored result does not.
         var response = try await answer(source: source, options: options, info: parsed.isInfo, headers: headers)
         if let failure { markFallback(&response, failure: failure) }
         if method == .head { response.body = .bytes(ByteBuffer()) }

@@ -29,11 +29,17 @@ struct RenderPlan: Sendable {
     var maxResultDimension: Int?
     /// The embedded thumbnail decoded instead of the image (`enforce_thumbnail`), its size.
     var embeddedThumbnail: PixelSize?
+    /// libavif's speed for an AVIF result (`IMAGO_AVIF_SPEED`, or `IMAGO_AVIF_LATER_SPEED` for
+    /// one made in the background).
+    var avifSpeed: Int?
+    /// The format was chosen by `Accept` (`IMAGO_AUTO_*`, `IMAGO_ENFORCE_*`), not named by the URL.
+    var negotiated = false
 
     /// Everything besides the options and the source that changes the bytes: part of the ETag.
     var recipe: String {
         "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
             + "q=\(quality);mrd=\(maxResultDimension ?? 0)" + (embeddedThumbnail.map { ";eth=\($0.width)x\($0.height)" } ?? "")
+            + (format == .avif ? ";sp=\(avifSpeed ?? AVIFCoder.defaultSpeed)" : "")
     }
 
     /// Formats whose encoders here write animations (AVIF as a libavif image sequence).
@@ -61,13 +67,16 @@ struct RenderPlan: Sendable {
     ///
     /// - Throws: 422 ``ServiceError`` for a source over a limit or an output format that
     ///   cannot be written.
+    /// `excluding` names formats negotiation may not choose (AVIF while it is made in the background).
     init(
         info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration,
-        coders: ImageCoderRegistry
+        coders: ImageCoderRegistry, excluding: Set<ImageFormat> = []
     ) throws {
         // 0 in the URL: the service's limit.
         let sourceAnimated = info.frameCount > 1 && options.page == nil
-        let format = try Self.format(info: info, options: options, accept: accept, configuration: configuration, coders: coders)
+        let chosen = try Self.choose(
+            info: info, options: options, accept: accept, configuration: configuration, coders: coders, excluding: excluding)
+        let format = chosen.format
         let variesByAccept = configuration.negotiatesByAccept
         let animated = sourceAnimated && Self.animatedFormats.contains(format)
         // An animation kept animated is held to the frame limit when there is one (imgproxy's
@@ -112,6 +121,8 @@ struct RenderPlan: Sendable {
             flattenColor: options.background ?? (Self.hasAlpha(format) ? nil : RGBA8(r: 255, g: 255, b: 255)),
             limits: limits,
             maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
+        negotiated = chosen.negotiated
+        avifSpeed = format == .avif ? configuration.avifSpeed : nil
         // imgproxy's enforce_thumbnail: the stored thumbnail is the source, when there is one.
         if options.enforceThumbnail ?? configuration.enforceThumbnail, options.page == nil {
             embeddedThumbnail = info.embeddedThumbnailSize
@@ -155,6 +166,15 @@ struct RenderPlan: Sendable {
     static func format(
         info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration, coders: ImageCoderRegistry
     ) throws -> ImageFormat {
+        try choose(info: info, options: options, accept: accept, configuration: configuration, coders: coders, excluding: []).format
+    }
+
+    /// ``format(info:options:accept:configuration:coders:)``, never negotiating a format in
+    /// `excluding`, and whether `Accept` chose it.
+    static func choose(
+        info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration, coders: ImageCoderRegistry,
+        excluding: Set<ImageFormat>
+    ) throws -> (format: ImageFormat, negotiated: Bool) {
         let animated = info.frameCount > 1 && options.page == nil
         let accepts = AcceptHeader(accept)
         func negotiated(enforcedOnly: Bool) -> ImageFormat? {
@@ -164,7 +184,7 @@ struct RenderPlan: Sendable {
                 (.avif, "image/avif", configuration.enforceAVIF, configuration.autoAVIF),
                 (.webp, "image/webp", configuration.enforceWebP, configuration.autoWebP)
             ]
-            for (format, type, enforced, auto) in candidates where enforced || (!enforcedOnly && auto) {
+            for (format, type, enforced, auto) in candidates where (enforced || (!enforcedOnly && auto)) && !excluding.contains(format) {
                 // AVIF and JPEG XL are offered for stills only, as imgproxy does.
                 if format != .webp, animated { continue }
                 if coders.canEncode(format), accepts.explicitlyAccepts(type) { return format }
@@ -172,21 +192,24 @@ struct RenderPlan: Sendable {
             return nil
         }
         if let asked = options.format {
-            let format = negotiated(enforcedOnly: true) ?? asked
+            let enforced = negotiated(enforcedOnly: true)
+            let format = enforced ?? asked
             guard coders.canEncode(format) else {
                 throw ServiceError(status: 422, code: "unsupported_format", message: "\(format.rawValue) results cannot be encoded here")
             }
-            return format
+            return (format, enforced != nil)
         }
-        if let chosen = negotiated(enforcedOnly: false) { return chosen }
+        if let chosen = negotiated(enforcedOnly: false) { return (chosen, true) }
         let source = info.format
-        if configuration.keepSourceFormat, coders.canEncode(source), !animated || animatedFormats.contains(source) { return source }
+        if configuration.keepSourceFormat, coders.canEncode(source), !animated || animatedFormats.contains(source) { return (source, false) }
         let preferred = configuration.preferredFormats.filter(coders.canEncode)
-        if preferred.contains(source) { return source }
+        if preferred.contains(source) { return (source, false) }
         let transparent = options.background == nil && (info.hasAlpha || options.padding != nil || options.extend || options.extendAspectRatio)
-        if let fit = preferred.first(where: { (!animated || animatedFormats.contains($0)) && (!transparent || hasAlpha($0)) }) { return fit }
-        if let first = preferred.first { return first }
-        return transparent ? .png : .jpeg
+        if let fit = preferred.first(where: { (!animated || animatedFormats.contains($0)) && (!transparent || hasAlpha($0)) }) {
+            return (fit, false)
+        }
+        if let first = preferred.first { return (first, false) }
+        return (transparent ? .png : .jpeg, false)
     }
 
     static func seconds(_ d: Duration) -> Double {
@@ -233,9 +256,12 @@ struct RenderPlan: Sendable {
         request.page = options.page
         request.colorManagement = plan.stripColorProfile
         request.limits = plan.limits
+        var encoding = EncodeOptions(quality: Double(plan.quality) / 100, backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255))
+        // libavif's speed s is the effort 11 - s.
+        if plan.format == .avif, let speed = plan.avifSpeed { encoding.effort = 11 - speed }
         request.output = ImageRequest.Output(
             format: plan.format,
-            options: EncodeOptions(quality: Double(plan.quality) / 100, backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255)),
+            options: encoding,
             metadata: !plan.stripMetadata ? .keep : plan.keepCopyright ? .copyrightOnly : .strip,
             keepsColorProfile: !plan.stripColorProfile, maxBytes: options.maxBytes > 0 ? options.maxBytes : nil,
             passesThroughUnchanged: false)

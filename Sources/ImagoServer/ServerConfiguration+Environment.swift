@@ -76,6 +76,10 @@ extension ServerConfiguration {
         }
         autoWebP = try env.bool("IMAGO_AUTO_WEBP") ?? autoWebP
         autoAVIF = try env.bool("IMAGO_AUTO_AVIF") ?? autoAVIF
+        avifSpeed = try env.int("IMAGO_AVIF_SPEED", in: 2...10) ?? avifSpeed
+        avifLater = try env.bool("IMAGO_AVIF_LATER") ?? avifLater
+        avifLaterSpeed = try env.int("IMAGO_AVIF_LATER_SPEED", in: 2...10) ?? avifLaterSpeed
+        avifLaterTTL = try env.int("IMAGO_AVIF_LATER_TTL", in: 0...Int.max) ?? avifLaterTTL
         autoJXL = try env.bool("IMAGO_AUTO_JXL") ?? autoJXL
         enforceWebP = try env.bool("IMAGO_ENFORCE_WEBP") ?? enforceWebP
         enforceAVIF = try env.bool("IMAGO_ENFORCE_AVIF") ?? enforceAVIF

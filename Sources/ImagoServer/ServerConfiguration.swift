@@ -149,13 +149,33 @@ public struct ServerConfiguration: Sendable {
     public var allowSecurityOptions = false
     /// `IMAGO_QUALITY`: lossy quality, 1–100. Default 80.
     public var quality: Int = 80
-    /// `IMAGO_FORMAT_QUALITY`: per format, `webp=79,avif=63`. Default none.
-    public var formatQuality: [ImageFormat: Int] = [:]
+    /// `IMAGO_FORMAT_QUALITY`: per format, `webp=79,avif=63`, over ``quality``; what the setting
+    /// names replaces these defaults, the rest stay. Default imgproxy's: WebP 79, AVIF 63,
+    /// JPEG XL 77, which give about the visual quality of a JPEG at ``quality`` 80.
+    public var formatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63, .jxl: 77]
     /// `IMAGO_AUTO_WEBP`: answer with WebP when the client's `Accept` takes it and the URL names
     /// no format. Default `false`.
     public var autoWebP = false
     /// `IMAGO_AUTO_AVIF`: the same for AVIF, preferred over WebP. Default `false`.
     public var autoAVIF = false
+    /// `IMAGO_AVIF_SPEED`: libavif's speed, 2 (slowest, smallest) to 10, for AVIF made while the
+    /// client waits: a URL that names AVIF, or negotiated AVIF with ``avifLater`` off. Default 8
+    /// (imgproxy's).
+    public var avifSpeed = 8
+    /// `IMAGO_AVIF_LATER`: AVIF negotiated by `Accept` (``autoAVIF``, ``enforceAVIF``) and not
+    /// made yet is made in the background, at ``avifLaterSpeed`` and low priority, while the
+    /// client gets the next format it accepts at once, with a `max-age` of ``avifLaterTTL``
+    /// and `stale-while-revalidate`; once the AVIF is in the result cache it is the answer. The
+    /// background encodes are bounded (one fewer than the workers, at least one); past that, a
+    /// request gets the fast format and asks again later. Default `true`; `false` makes AVIF
+    /// while the client waits, as imgproxy does.
+    public var avifLater = true
+    /// `IMAGO_AVIF_LATER_SPEED`: libavif's speed for AVIF made in the background. Default 6,
+    /// where AVIF is clearly smaller than WebP at equal visual quality (docs/benchmarks.md).
+    public var avifLaterSpeed = 6
+    /// `IMAGO_AVIF_LATER_TTL`: seconds a fast answer given while its AVIF is being made may be
+    /// cached (`max-age`; `stale-while-revalidate` allows the usual ``ttl`` after). Default 60.
+    public var avifLaterTTL = 60
     /// `IMAGO_AUTO_JXL`: the same for JPEG XL (stills), preferred over AVIF. Default `false`.
     public var autoJXL = false
     /// `IMAGO_ENFORCE_WEBP`, `IMAGO_ENFORCE_AVIF`, `IMAGO_ENFORCE_JXL`: as `AUTO`, and even over

@@ -113,7 +113,7 @@ struct ServiceUnitTests {
         #expect(try c.bindAddress() == ("::1", 9000))
         #expect(c.maxSourceResolution == 12.5 && c.downloadTimeout == .milliseconds(2500))
         #expect(c.allowedSources == ["https://a.example/", "https://b.example/*"])
-        #expect(c.formatQuality == [.webp: 70, .avif: 50] && c.autoWebP && c.ttl == 60)
+        #expect(c.formatQuality == [.webp: 70, .avif: 50, .jxl: 77] && c.autoWebP && c.ttl == 60, "the named formats replace imgproxy's defaults")
         #expect(c.presets["thumb"] == ["rs:fit:50:50", "q:70"])
         for (name, value) in [
             ("IMAGO_QUALITY", "0"), ("IMAGO_SIGNATURE_SIZE", "33"), ("IMAGO_AUTO_AVIF", "maybe"),

@@ -71,3 +71,21 @@ extension ImageInput {
         if case .data(let data) = storage { data } else { nil }
     }
 }
+
+extension ImageManager {
+    /// Whether the encoded result of `request` made from `source`'s bytes is at hand without
+    /// making it: kept in memory (``Configuration/resultRetention``), waiting to be written, or
+    /// in the result cache (``Configuration/resultCache``). A service asks before deciding to
+    /// answer with a slower format now or a faster one while the slow one is made.
+    ///
+    /// - Returns: `false` without a result cache or retention, or when the cache cannot be read.
+    public func hasStoredResult(for request: ImageRequest, source: LoadedSource) async -> Bool {
+        let keys = pipeline.keys(for: request).fetched(digest: source.digest)
+        if pipeline.results?.value(forKey: keys.encode) != nil { return true }
+        guard let cache = configuration.resultCache else { return false }
+        let key = keys.resultKey(digest: source.digest, output: request.output)
+        if pipeline.resultWriter?.pending(forKey: key) != nil { return true }
+        let found = try? await configuration.dataCacheQueue.run(priority: PriorityCell(request.priority)) { try cache.contains(key) }
+        return found ?? false
+    }
+}

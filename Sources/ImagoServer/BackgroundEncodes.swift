@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import ImagoLoading
+import Logging
+import Synchronization
+
+/// Results made in the background for later requests (`IMAGO_AVIF_LATER`): each at the lowest
+/// priority on the service's workers, at most `limit` at once, one per result however many
+/// requests ask. Past the limit nothing is started: the request that asked gets its fast answer
+/// and a later one starts the work. ``finish()`` cancels what is running, for a stopping service.
+final class BackgroundEncodes: Sendable {
+    private struct State {
+        /// Results being made, by key; a task's handle once it has one.
+        var running: [String: Task<Void, Never>?] = [:]
+    }
+
+    private let limit: Int
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(limit: Int, logger: Logger) {
+        self.limit = max(1, limit)
+        self.logger = logger
+    }
+
+    /// Encodes now in the background, how many are running.
+    var count: Int { state.withLock { $0.running.count } }
+
+    /// Starts making `request`'s result from `source` under `key`, unless it is being made or
+    /// `limit` are running; returns whether it runs now.
+    @discardableResult
+    func start(_ key: String, request: ImageRequest, source: LoadedSource, manager: ImageManager) -> Bool {
+        let admitted = state.withLock { s -> Bool in
+            guard s.running[key] == nil, s.running.count < limit else { return false }
+            s.running[key] = .some(nil)
+            return true
+        }
+        guard admitted else { return false }
+        var background = request
+        background.priority = .veryLow
+        let task = Task(priority: .background) { [background, logger] in
+            do {
+                _ = try await manager.loadEncodedImage(with: background, source: source)
+            } catch {
+                logger.info("a background encode failed", metadata: ["error": "\(error)"])
+            }
+            self.finished(key)
+        }
+        state.withLock { s in
+            // Still running (not finished already): keep its handle for ``finish()``.
+            if s.running[key] != nil { s.running[key] = task }
+        }
+        return true
+    }
+
+    private func finished(_ key: String) {
+        _ = state.withLock { $0.running.removeValue(forKey: key) }
+    }
+
+    /// Cancels the encodes running and waits for them to stop.
+    func finish() async {
+        let tasks = state.withLock { $0.running.values.compactMap { $0 } }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+}
