@@ -32,6 +32,8 @@ struct RenderPlan: Sendable {
     /// libavif's speed for an AVIF result (`IMAGO_AVIF_SPEED`, or `IMAGO_AVIF_LATER_SPEED` for
     /// one made in the background).
     var avifSpeed: Int?
+    /// libwebp's method for a WebP result (`IMAGO_WEBP_EFFORT`).
+    var webpEffort: Int?
     /// The format was chosen by `Accept` (`IMAGO_AUTO_*`, `IMAGO_ENFORCE_*`), not named by the URL.
     var negotiated = false
 
@@ -40,6 +42,7 @@ struct RenderPlan: Sendable {
         "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
             + "q=\(quality);mrd=\(maxResultDimension ?? 0)" + (embeddedThumbnail.map { ";eth=\($0.width)x\($0.height)" } ?? "")
             + (format == .avif ? ";sp=\(avifSpeed ?? AVIFCoder.defaultSpeed)" : "")
+            + (format == .webp ? ";we=\(webpEffort ?? 4)" : "")
     }
 
     /// Formats whose encoders here write animations (AVIF as a libavif image sequence).
@@ -123,6 +126,7 @@ struct RenderPlan: Sendable {
             maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
         negotiated = chosen.negotiated
         avifSpeed = format == .avif ? configuration.avifSpeed : nil
+        webpEffort = format == .webp ? configuration.webpEffort : nil
         // imgproxy's enforce_thumbnail: the stored thumbnail is the source, when there is one.
         if options.enforceThumbnail ?? configuration.enforceThumbnail, options.page == nil {
             embeddedThumbnail = info.embeddedThumbnailSize
@@ -259,6 +263,8 @@ struct RenderPlan: Sendable {
         var encoding = EncodeOptions(quality: Double(plan.quality) / 100, backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255))
         // libavif's speed s is the effort 11 - s.
         if plan.format == .avif, let speed = plan.avifSpeed { encoding.effort = 11 - speed }
+        // libwebp's method m is the effort m + 3.
+        if plan.format == .webp, let method = plan.webpEffort { encoding.effort = method + 3 }
         request.output = ImageRequest.Output(
             format: plan.format,
             options: encoding,

@@ -77,6 +77,7 @@ extension ServerConfiguration {
         autoWebP = try env.bool("IMAGO_AUTO_WEBP") ?? autoWebP
         autoAVIF = try env.bool("IMAGO_AUTO_AVIF") ?? autoAVIF
         avifSpeed = try env.int("IMAGO_AVIF_SPEED", in: 2...10) ?? avifSpeed
+        webpEffort = try env.int("IMAGO_WEBP_EFFORT", in: 0...6) ?? webpEffort
         avifLater = try env.bool("IMAGO_AVIF_LATER") ?? avifLater
         avifLaterSpeed = try env.int("IMAGO_AVIF_LATER_SPEED", in: 2...10) ?? avifLaterSpeed
         avifLaterTTL = try env.int("IMAGO_AVIF_LATER_TTL", in: 0...Int.max) ?? avifLaterTTL

@@ -158,6 +158,9 @@ public struct ServerConfiguration: Sendable {
     public var autoWebP = false
     /// `IMAGO_AUTO_AVIF`: the same for AVIF, preferred over WebP. Default `false`.
     public var autoAVIF = false
+    /// `IMAGO_WEBP_EFFORT`: libwebp's method, 0 (fastest) to 6 (smallest), for lossy and
+    /// lossless WebP results. Default 4 (imgproxy's and libwebp's).
+    public var webpEffort = 4
     /// `IMAGO_AVIF_SPEED`: libavif's speed, 2 (slowest, smallest) to 10, for AVIF made while the
     /// client waits: a URL that names AVIF, or negotiated AVIF with ``avifLater`` off. Default 8
     /// (imgproxy's).

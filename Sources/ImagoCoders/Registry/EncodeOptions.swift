@@ -44,9 +44,10 @@ public struct EncodeOptions: Sendable, Hashable {
     /// default. Progressive JPEGs always hold every coefficient.
     public var optimizesHuffmanTables: Bool?
     /// How hard the encoder works, from 1 (fastest) to 9 (smallest files, slowest), for the
-    /// formats with such a dial: JPEG XL (libjxl's effort) and AVIF (libavif's speed, 11 − effort).
-    /// Default `nil`: the format's own default (effort 7 for JPEG XL, as `cjxl`; speed 9 for AVIF,
-    /// as imgproxy's).
+    /// formats with such a dial: JPEG XL (libjxl's effort), AVIF (libavif's speed, 11 − effort)
+    /// and WebP (libwebp's method, effort − 3 within 0–6). Default `nil`: the format's own
+    /// default (effort 7 for JPEG XL, as `cjxl`; speed 9 for AVIF; the coder's method, 4, for
+    /// WebP).
     public var effort: Int?
 
     /// The largest image whose JPEG Huffman tables are optimized by default: 4 megapixels,

@@ -124,12 +124,19 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         return try WebPMuxing.attach(icc: icc, exif: exif, to: bitstream)
     }
 
+    /// libwebp's method for an ``EncodeOptions/effort``: effort 3 or less is method 0, effort 7
+    /// (JPEG XL's default) method 4 (libwebp's), effort 9 method 6; `nil` for none.
+    public static func method(forEffort effort: Int?) -> Int? {
+        effort.map { max(0, min(6, $0 - 3)) }
+    }
+
+    /// libwebp's configuration for `options`, at `method` unless the options' effort names one.
     static func makeConfig(options: EncodeOptions, method: Int) -> WebPConfig? {
         var config = WebPConfig()
         guard WebPConfigInitInternal(&config, WEBP_PRESET_DEFAULT, Float(options.quality * 100), WEBP_ENCODER_ABI_VERSION) != 0 else {
             return nil
         }
-        config.method = Int32(max(0, min(6, method)))
+        config.method = Int32(Self.method(forEffort: options.effort) ?? max(0, min(6, method)))
         // libwebp's one helper thread (analysis and alpha beside the main pass): the output is
         // the same bytes, the wall time shorter when a core is free.
         config.thread_level = 1
