@@ -27,7 +27,9 @@ struct AVIFLaterTests {
 
     @Test("the first answer is WebP with a short max-age and stale-while-revalidate; later ones AVIF, smaller, with the full lifetime")
     func webpThenAVIF() async throws {
-        try await ServiceHarness.with({ $0.autoAVIF = true; $0.autoWebP = true }) { (h: ServiceHarness) async throws in
+        try await ServiceHarness.with({
+            $0.autoAVIF = true; $0.autoWebP = true
+        }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), contentType: "image/jpeg")
             let path = h.plain("w:320", "/img/photo.jpg")
@@ -54,7 +56,9 @@ struct AVIFLaterTests {
 
     @Test("a client that takes AVIF but not WebP gets the preferred format meanwhile")
     func noWebP() async throws {
-        try await ServiceHarness.with({ $0.autoAVIF = true; $0.autoWebP = true }) { (h: ServiceHarness) async throws in
+        try await ServiceHarness.with({
+            $0.autoAVIF = true; $0.autoWebP = true
+        }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
             let path = h.plain("w:100", "/img/photo.jpg")
@@ -67,7 +71,9 @@ struct AVIFLaterTests {
 
     @Test("with IMAGO_AVIF_LATER off, or AVIF named in the URL, AVIF is made while the client waits")
     func atOnce() async throws {
-        try await ServiceHarness.with({ $0.autoAVIF = true; $0.autoWebP = true; $0.avifLater = false }) { (h: ServiceHarness) async throws in
+        try await ServiceHarness.with({
+            $0.autoAVIF = true; $0.autoWebP = true; $0.avifLater = false
+        }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
             let reply = try await h.get(h.plain("w:100", "/img/photo.jpg"), headers: ["Accept": Self.chrome])
@@ -84,7 +90,9 @@ struct AVIFLaterTests {
 
     @Test("background encodes are bounded and shared: many requests for new AVIFs start at most the limit, one per result")
     func bounded() async throws {
-        try await ServiceHarness.with({ $0.autoAVIF = true; $0.workers = 2 }) { (h: ServiceHarness) async throws in
+        try await ServiceHarness.with({
+            $0.autoAVIF = true; $0.workers = 2
+        }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 1200, height: 900), contentType: "image/jpeg")
             var peak = 0
