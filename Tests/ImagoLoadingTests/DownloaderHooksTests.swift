@@ -126,7 +126,8 @@ struct RedirectCredentialTests {
     @Test("credentials follow a redirect on the same host and are dropped when it leaves for another host")
     func credentialsStayHome() async throws {
         try await withServer { server in
-            let downloader = ImageDownloader()
+            // Patient: a loaded machine's slow connect is not what this tests.
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts))
             defer { Task { try? await downloader.shutdown() } }
             let credentials = DataLoadRequest.Credentials(user: "user", password: "pass")
             // Same host: /away → /auth/a.png keeps the credentials, so the guarded file is served.

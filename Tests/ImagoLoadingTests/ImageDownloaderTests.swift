@@ -69,7 +69,8 @@ struct ImageDownloaderTests {
     @Test("concurrent callers of one URL share one transfer; progressive and plain callers alike; bytes only")
     func sharing() async throws {
         try await withServer { server in
-            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: 6))
+            // Patient: a loaded machine's slow connect is not what this tests.
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: 6, timeouts: patientTimeouts))
             defer { Task { try? await downloader.shutdown() } }
             for i in 0..<20 { server.register("f\(i).png", data: LoadingFixtures.png(seed: i)) }
             // 1000 callers over 20 URLs; each body's second half is held until every caller has

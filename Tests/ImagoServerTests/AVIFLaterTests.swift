@@ -31,17 +31,17 @@ struct AVIFLaterTests {
             $0.autoAVIF = true; $0.autoWebP = true
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
-            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), contentType: "image/jpeg")
-            let path = h.plain("w:320", "/img/photo.jpg")
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 320, height: 240), contentType: "image/jpeg")
+            let path = h.plain("w:160", "/img/photo.jpg")
             let first = try await h.get(path, headers: ["Accept": Self.chrome])
             #expect(first.status == 200 && first["content-type"] == "image/webp", "\(first.headers)")
             #expect(first["cache-control"] == "max-age=60, stale-while-revalidate=\(h.service.configuration.ttl - 60), public")
             #expect(first["vary"] == "Accept")
-            #expect(try first.image().pixelSize == PixelSize(width: 320, height: 240))
+            #expect(try first.image().pixelSize == PixelSize(width: 160, height: 120))
             let avif = try await untilAVIF(h, path, accept: Self.chrome)
             #expect(avif["content-type"] == "image/avif" && avif["cache-control"] == "max-age=\(h.service.configuration.ttl), public")
             #expect(avif["etag"] != first["etag"], "another representation, another ETag")
-            #expect(try avif.image().pixelSize == PixelSize(width: 320, height: 240))
+            #expect(try avif.image().pixelSize == PixelSize(width: 160, height: 120))
             // A revalidation of the WebP gets the AVIF now; of the AVIF, a 304.
             let revalidated = try await h.get(path, headers: ["Accept": Self.chrome, "If-None-Match": first["etag"] ?? ""])
             #expect(revalidated.status == 200 && revalidated["content-type"] == "image/avif")
@@ -94,9 +94,9 @@ struct AVIFLaterTests {
             $0.autoAVIF = true; $0.workers = 2
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
-            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 1200, height: 900), contentType: "image/jpeg")
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 400, height: 300), contentType: "image/jpeg")
             var peak = 0
-            for width in stride(from: 300, to: 1200, by: 100) {
+            for width in stride(from: 100, to: 400, by: 50) {
                 for _ in 0..<2 {
                     let reply = try await h.get(h.plain("w:\(width)", "/img/photo.jpg"), headers: ["Accept": Self.chrome])
                     #expect(reply.status == 200)

@@ -39,11 +39,11 @@ struct SourceFreshnessTests {
     @Test("max-age: fresh within it, then revalidated; a 304 keeps the bytes, a change is taken")
     func maxAge() async throws {
         try await ServiceHarness.with { h in
-            h.origin.register("a.png", data: try Self.first.get(), headers: [("Cache-Control", "public, max-age=1")])
+            h.origin.register("a.png", data: try Self.first.get(), headers: [("Cache-Control", "public, max-age=3")])
             #expect(try await Self.height(h, 20) == 10)
             #expect(try await Self.height(h, 21) == 11)
             #expect(h.origin.count("/img/a.png") == 1)
-            try await Task.sleep(for: .milliseconds(1300))
+            try await Task.sleep(for: .milliseconds(3300))
             // Stale: one conditional request, answered 304, and the bytes stay.
             #expect(try await Self.height(h, 22) == 11)
             #expect(h.origin.count("/img/a.png") == 2)
@@ -53,8 +53,8 @@ struct SourceFreshnessTests {
             #expect(try await Self.height(h, 23) == 12)
             #expect(h.origin.count("/img/a.png") == 2)
             // Replaced at the origin: taken once the entry is stale.
-            h.origin.register("a.png", data: try Self.second.get(), headers: [("Cache-Control", "max-age=1")])
-            try await Task.sleep(for: .milliseconds(1300))
+            h.origin.register("a.png", data: try Self.second.get(), headers: [("Cache-Control", "max-age=3")])
+            try await Task.sleep(for: .milliseconds(3300))
             #expect(try await Self.height(h, 30) == 10)
             #expect(h.origin.count("/img/a.png") == 3)
         }
@@ -62,13 +62,13 @@ struct SourceFreshnessTests {
 
     @Test("an origin that says nothing gets IMAGO_SOURCE_TTL; no-cache is revalidated every time; IMAGO_SOURCE_TTL_MAX caps max-age")
     func defaults() async throws {
-        try await ServiceHarness.with({ $0.sourceTTL = .seconds(1) }) { h in
+        try await ServiceHarness.with({ $0.sourceTTL = .seconds(3) }) { h in
             h.origin.register("a.png", data: try Self.first.get())
             #expect(try await Self.height(h, 20) == 10)
             #expect(try await Self.height(h, 21) == 11)
             #expect(h.origin.count("/img/a.png") == 1)
             h.origin.register("a.png", data: try Self.second.get())
-            try await Task.sleep(for: .milliseconds(1300))
+            try await Task.sleep(for: .milliseconds(3300))
             #expect(try await Self.height(h, 30) == 10)
             #expect(h.origin.count("/img/a.png") == 2)
         }
@@ -78,10 +78,10 @@ struct SourceFreshnessTests {
             // One download, then a conditional request (answered 304) for each new size.
             #expect(h.origin.count("/img/a.png") == 3)
         }
-        try await ServiceHarness.with({ $0.sourceTTLMax = .seconds(1) }) { h in
+        try await ServiceHarness.with({ $0.sourceTTLMax = .seconds(3) }) { h in
             h.origin.register("a.png", data: try Self.first.get(), headers: [("Cache-Control", "max-age=86400")])
             #expect(try await Self.height(h, 20) == 10)
-            try await Task.sleep(for: .milliseconds(1300))
+            try await Task.sleep(for: .milliseconds(3300))
             #expect(try await Self.height(h, 21) == 11)
             #expect(h.origin.count("/img/a.png") == 2)
         }
