@@ -90,11 +90,11 @@ extension ImageManager {
         /// its source's freshness is the result's. Written in the background through the
         /// pipeline's one disk writer per cache, atomically; read before anything is decoded;
         /// purged with its source (``ImageManager/Cache/purge(_:)``). Results passed through
-        /// unchanged are not stored (they are the source). A ``DiskCache`` of its own namespace
+        /// unchanged are not stored (they are the source). A `DiskCache` of its own namespace
         /// and size is the usual choice. Default `nil`: results are not stored.
         public var resultCache: (any DataCaching)?
         /// Keep recent decodes of a source in memory, up to this many bytes of pixels, so another
-        /// size of the same source costs a resize, not a decode (``DecodedImageRetention``).
+        /// size of the same source costs a resize, not a decode (``ImageManager/DecodedImageRetention``).
         /// Default `nil`: decodes are shared while in flight, and not kept.
         public var decodedImageRetention: DecodedImageRetention?
         /// How long downloaded bytes stay fresh on disk, from the origin's headers; a stale entry
