@@ -38,8 +38,10 @@ public struct ServerConfiguration: Sendable {
     /// and purged with its source. Default 1 GiB; 0 disables it.
     public var resultCacheSize: Int = 1 << 30
     /// `IMAGO_DECODE_CACHE_SIZE`: bytes of decoded pixels kept in memory, so a new size of a
-    /// hot source costs a resize, not a decode. Default 64 MiB; 0 disables it.
-    public var decodeCacheSize: Int = 64 << 20
+    /// hot source costs a resize, not a decode. Default 16 MiB (enough for the small decodes
+    /// of the hottest sources; on a realistic trace more bought 1% of CPU for 40 MB of memory,
+    /// docs/benchmarks.md); 0 disables it.
+    public var decodeCacheSize: Int = 16 << 20
     /// Whether a conversion that leaves the pixels alone flows from decoder to encoder in rows
     /// (see ``ImageService``). Tests turn it off to compare with the whole-image path.
     var streamsConversions = true
