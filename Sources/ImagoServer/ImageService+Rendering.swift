@@ -79,12 +79,14 @@ extension ImageService {
         }
         // Negotiated AVIF not made yet: the next format now, the AVIF in the background.
         var provisional = false
+        var stored: Bool?
         if configuration.avifLater, plan.format == .avif, plan.negotiated {
             var later = plan
             later.avifSpeed = configuration.avifLaterSpeed
             let avif = later.request(from: source, info: info, options: options, watermark: watermark)
             if await manager.hasStoredResult(for: avif, source: source.loaded) {
                 plan = later
+                stored = true
             } else {
                 backgroundEncodes.start(etag(later), request: avif, source: source.loaded, manager: manager)
                 plan = try RenderPlan(
@@ -96,7 +98,7 @@ extension ImageService {
         if ServiceHeaders.isNotModified(headers, etag: tag, lastModified: source.lastModified) {
             return notModified(etag: tag, source: source, varies: plan.variesByAccept, expires: options.expires, provisional: provisional)
         }
-        let rendered = try await render(source: source, info: info, options: options, plan: plan, watermark: watermark)
+        let rendered = try await render(source: source, info: info, options: options, plan: plan, watermark: watermark, stored: stored)
         timings = timings.adding(rendered.timings)
         return imageResponse(
             rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: tag, source: source, options: options,
@@ -104,13 +106,17 @@ extension ImageService {
     }
 
     /// Decodes (shrinking on load where the result allows), transforms and encodes through the
-    /// image manager's encode stage.
+    /// image manager's encode stage; `stored` is whether the result is known to be stored
+    /// already (`nil`: asked here).
     private func render(
-        source: ServiceSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan, watermark: ServiceWatermark?
+        source: ServiceSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan, watermark: ServiceWatermark?,
+        stored: Bool?
     ) async throws -> Rendered {
         let request = plan.request(from: source, info: info, options: options, watermark: watermark)
         // A stored result is sent at once; a render waits for a slot.
-        let renders = !(await manager.hasStoredResult(for: request, source: source.loaded))
+        let isStored: Bool
+        if let stored { isStored = stored } else { isStored = await manager.hasStoredResult(for: request, source: source.loaded) }
+        let renders = !isStored
         if renders { try await renderSlots.enter(priority: PriorityCell(.normal)) }
         defer { if renders { renderSlots.leave() } }
         let encoded: EncodedImageResult
