@@ -148,4 +148,52 @@ struct ColorManagementTests {
             #expect(banded[pad] == original[pad])
         }
     }
+
+    @Test(
+        "matrix/TRC profiles convert inline, within a level of lcms2 on every layout, and alpha is kept",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func inlineMatchesLCMS() throws {
+        var inline = 0
+        for (name, icc) in try Self.corpusProfiles() {
+            let profile = try #require(icc.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
+            defer { cmsCloseProfile(profile) }
+            let srgb = try #require(cmsCreate_sRGBProfile())
+            defer { cmsCloseProfile(srgb) }
+            for layout in [IMAGO_TYPE_BGRA_8, IMAGO_TYPE_RGBA_8, IMAGO_TYPE_ARGB_8, IMAGO_TYPE_RGB_8] {
+                guard let converter = ColorManagement.converter(for: icc, layout: layout) else { continue }
+                guard converter.convertsInline else {
+                    #expect(cmsIsMatrixShaper(profile) == 0, "\(name): a matrix/TRC profile that lcms2 converts")
+                    continue
+                }
+                inline += 1
+                let channels = try #require(MatrixShaper.channels(of: layout))
+                let flags = channels.bytesPerPixel == 4 ? cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE : cmsFLAGS_NOCACHE
+                let t = try #require(
+                    cmsCreateTransform(profile, layout, srgb, layout, cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(flags)))
+                defer { cmsDeleteTransform(t) }
+                // 300,000 pseudo-random pixels: colours the check's grid never saw.
+                var state: UInt64 = 0x2545_F491_4F6C_DD1D
+                let original = (0..<(300_000 * channels.bytesPerPixel)).map { _ -> UInt8 in
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return UInt8(truncatingIfNeeded: state >> 56)
+                }
+                var mine = original, theirs = original
+                mine.withUnsafeMutableBytes { converter.convertRows($0, width: 300_000, height: 1, bytesPerRow: $0.count) }
+                cmsDoTransform(t, original, &theirs, 300_000)
+                let largest = zip(mine, theirs).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                let exact = zip(mine, theirs).filter { $0 == $1 }.count
+                #expect(largest <= 1, "\(name), layout \(layout): \(largest) levels from lcms2")
+                #expect(Double(exact) / Double(mine.count) > 0.99, "\(name): \(exact) of \(mine.count) bytes as lcms2's")
+                #expect(mine != original)
+                if channels.bytesPerPixel == 4 {
+                    let alpha = 6 - channels.red - channels.green - channels.blue
+                    for i in stride(from: alpha, to: mine.count, by: 4) where mine[i] != original[i] {
+                        Issue.record("\(name): alpha changed at byte \(i)")
+                        break
+                    }
+                }
+            }
+        }
+        #expect(inline >= 8, "the corpus's Display P3 and other matrix/TRC profiles convert inline (\(inline) converters)")
+    }
 }

@@ -3,6 +3,7 @@
 Usage: pypeer.py pillow|pyvips full|scaled|thumb FILE ITERATIONS  ->  "median_ms min_ms width height"
        pypeer.py thumbfiles OUTDIR JOBS FILE...   (whole-process thumbnails, Pillow)
        pypeer.py convert IN OUT QUALITY   (whole-process transcode, Pillow: open, load, save)
+       pypeer.py tosrgb IN OUT QUALITY    (the same, converting the embedded ICC profile to sRGB)
 Each decodes from bytes in memory and forces the whole image into memory:
 Pillow with Image.load() (draft() for the 1/8 JPEG), libvips through pyvips with
 write_to_memory() (jpegload shrink=8 / webpload scale for the 1/8 case).
@@ -116,9 +117,20 @@ def convert(src, dst, quality):
     im.save(dst, quality=quality)
 
 
+def to_srgb(src, dst, quality):
+    """A transcode that converts the embedded ICC profile to sRGB, as ImageCms users write it."""
+    from PIL import Image, ImageCms
+    im = Image.open(src)
+    icc = im.info.get("icc_profile")
+    if icc:
+        im = ImageCms.profileToProfile(im, ImageCms.ImageCmsProfile(io.BytesIO(icc)),
+                                       ImageCms.createProfile("sRGB"), outputMode="RGB")
+    im.save(dst, quality=quality)
+
+
 def main():
-    if sys.argv[1] == "convert":
-        convert(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    if sys.argv[1] in ("convert", "tosrgb"):
+        (convert if sys.argv[1] == "convert" else to_srgb)(sys.argv[2], sys.argv[3], int(sys.argv[4]))
         return
     if sys.argv[1] == "thumbfiles":
         force = sys.argv[2] == "--jpeg"

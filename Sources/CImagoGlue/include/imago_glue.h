@@ -170,6 +170,33 @@ const char *imago_png_row_encoder_message(imago_png_row_encoder *e);
 
 void imago_free(void *p);
 
+/* ---------------------------------------------------------------- colour conversion */
+
+/* 1.0 in the matrix/TRC tables' fixed point (1.14, as lcms2's own 8-bit optimisation). */
+#define IMAGO_MATSHAPER_ONE 16384
+
+/* An 8-bit matrix/TRC conversion: each channel through its input curve to linear light (1.14),
+   the 3x3 matrix (1.14, row-major, each coefficient below 2 in magnitude), clamped to [0, 1],
+   and through the output curve back to 8 bits. */
+typedef struct imago_matshaper8 {
+    uint16_t input[3][256];
+    int32_t matrix[9];
+    uint8_t output[IMAGO_MATSHAPER_ONE + 1];
+} imago_matshaper8;
+
+/* A zeroed table (NULL when out of memory), freed with imago_matshaper8_destroy; its parts, to fill
+   in (Swift cannot import an array of 16385 elements). */
+imago_matshaper8 *imago_matshaper8_create(void);
+void imago_matshaper8_destroy(imago_matshaper8 *t);
+uint16_t *imago_matshaper8_input(imago_matshaper8 *t, int channel);
+int32_t *imago_matshaper8_matrix(imago_matshaper8 *t);
+uint8_t *imago_matshaper8_output(imago_matshaper8 *t);
+
+/* Converts `count` pixels of `bytes_per_pixel` bytes in place; `red`, `green` and `blue` are the
+   channels' byte offsets in a pixel, and any other byte (alpha) is left as it is. */
+void imago_matshaper8_apply(const imago_matshaper8 *t, uint8_t *pixels, size_t count, int bytes_per_pixel,
+                            int red, int green, int blue);
+
 #ifdef __cplusplus
 }
 #endif

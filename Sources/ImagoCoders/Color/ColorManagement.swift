@@ -125,7 +125,8 @@ enum ColorManagement {
     /// A conversion from one ICC profile to sRGB, built once and applied to any number of rows
     /// (streamed decoding converts row by row).
     ///
-    /// RGB profiles go through an lcms transform; gray profiles, for pixels decoded gray and
+    /// RGB profiles go through an lcms transform, or through its inline form (``MatrixShaper``)
+    /// when it is a matrix/TRC profile and the two agree; gray profiles, for pixels decoded gray and
     /// expanded to RGB, through a 256-entry table.
     ///
     /// Sendable: the transform is made with `cmsFLAGS_NOCACHE`, which leaves it no mutable
@@ -133,6 +134,8 @@ enum ColorManagement {
     /// is immutable.
     final class Converter: @unchecked Sendable {
         private let transform: cmsHTRANSFORM?
+        /// The inline form of `transform`, when it is a matrix/TRC one (see ``MatrixShaper``).
+        private let fast: MatrixShaper?
         private let grayTable: [UInt8]?
         private let bytesPerPixel: Int
         private let layout: cmsUInt32Number
@@ -155,6 +158,7 @@ enum ColorManagement {
                         cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE))
                 else { return nil }
                 transform = t
+                fast = MatrixShaper(profile: profile, checkedAgainst: t, layout: layout)
                 grayTable = nil
             case cmsSigGrayData:
                 guard layout != IMAGO_TYPE_RGB_8,
@@ -167,6 +171,7 @@ enum ColorManagement {
                 var table = [UInt8](repeating: 0, count: 768)
                 cmsDoTransform(t, &input, &table, 256)
                 transform = nil
+                fast = nil
                 grayTable = table
             default:
                 return nil
@@ -175,14 +180,23 @@ enum ColorManagement {
 
         deinit { if let transform { cmsDeleteTransform(transform) } }
 
+        /// Whether pixels go through the inline matrix/TRC tables rather than lcms2's transform.
+        var convertsInline: Bool { fast != nil }
+
         /// Images of at least this many pixels are converted in bands, one per core.
         static let bandingThreshold = 1 << 20
+        /// Bands of a streamed decode of at least this many pixels (16 rows of 2048) are split
+        /// across the cores too.
+        static let streamedBandingThreshold = 1 << 15
 
-        /// Converts `height` rows of `width` pixels in place, in bands across the cores when the
-        /// image is large.
-        func convert(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
+        /// Converts `height` rows of `width` pixels in place, in bands across the cores when they
+        /// hold at least `threshold` pixels (streamed decoding passes a smaller one for its bands).
+        func convert(
+            _ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
+            bandingThreshold threshold: Int = bandingThreshold
+        ) {
             let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-            guard cores > 1, width * height >= Self.bandingThreshold, height >= cores,
+            guard cores > 1, width * height >= threshold, height >= cores,
                 let base = pixels.baseAddress
             else {
                 convertRows(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
@@ -204,6 +218,14 @@ enum ColorManagement {
         }
 
         func convertRows(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
+            if let fast, let base = pixels.baseAddress {
+                if bytesPerRow == width * bytesPerPixel {
+                    fast.apply(base, count: width * height)
+                } else {
+                    for y in 0..<height { fast.apply(base + y * bytesPerRow, count: width) }
+                }
+                return
+            }
             if let transform {
                 ColorManagement.transformRows(
                     transform, pixels, pixels, width: width, height: height, inStride: bytesPerRow,
@@ -319,7 +341,8 @@ enum ColorManagement {
         return colorants(of: srgb)
     }()
 
-    private static func colorants(of profile: cmsHPROFILE) -> [cmsCIEXYZ]? {
+    /// A profile's red, green and blue colorants (D50-adapted XYZ), or `nil` when one is missing.
+    static func colorants(of profile: cmsHPROFILE) -> [cmsCIEXYZ]? {
         var out: [cmsCIEXYZ] = []
         for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
             guard let raw = cmsReadTag(profile, tag) else { return nil }

@@ -66,7 +66,9 @@ extension JPEGCoder: RowStreamingImageDecoding {
                 let rows = Int(got)
                 let filled = UnsafeMutableRawBufferPointer(rebasing: band[0..<(rows * stride)])
                 // Opaque, so the display format's premultiplication is the identity.
-                converter?.convertRows(filled, width: width, height: rows, bytesPerRow: stride)
+                converter?.convert(
+                    filled, width: width, height: rows, bytesPerRow: stride,
+                    bandingThreshold: ColorManagement.Converter.streamedBandingThreshold)
                 for r in 0..<rows {
                     try consumer.consume(row: UnsafeRawBufferPointer(rebasing: band[(r * stride)..<((r + 1) * stride)]), y: y + r)
                 }
