@@ -77,7 +77,7 @@ extension ImageService {
         let etag = { (plan: RenderPlan) in
             ServiceHeaders.etag(digest, options.canonicalPath + "|" + plan.recipe + (watermark.map { "|wm=" + $0.digest } ?? ""))
         }
-        // Negotiated AVIF not made yet: the next format now, the AVIF in the background.
+        // Negotiated AVIF not made yet: a fast AVIF (or the next format) now, the AVIF in the background.
         var provisional = false
         var stored: Bool?
         if configuration.avifLater, plan.format == .avif, plan.negotiated {
@@ -89,8 +89,15 @@ extension ImageService {
                 stored = true
             } else {
                 backgroundEncodes.start(etag(later), request: avif, source: source.loaded, manager: manager)
-                plan = try RenderPlan(
-                    info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders, excluding: [.avif])
+                switch configuration.avifLaterFirst {
+                case .avif:
+                    plan.avifSpeed = ServerConfiguration.fastAVIFSpeed
+                    plan.quality = min(100, plan.quality + ServerConfiguration.fastAVIFQualityBoost)
+                case .next:
+                    plan = try RenderPlan(
+                        info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders,
+                        excluding: [.avif])
+                }
                 provisional = true
             }
         }

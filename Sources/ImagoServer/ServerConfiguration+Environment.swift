@@ -81,6 +81,12 @@ extension ServerConfiguration {
         avifLater = try env.bool("IMAGO_AVIF_LATER") ?? avifLater
         avifLaterSpeed = try env.int("IMAGO_AVIF_LATER_SPEED", in: 2...10) ?? avifLaterSpeed
         avifLaterTTL = try env.int("IMAGO_AVIF_LATER_TTL", in: 0...Int.max) ?? avifLaterTTL
+        if let first = env["IMAGO_AVIF_LATER_FIRST"] {
+            guard let value = AVIFLaterFirst(rawValue: first.lowercased()) else {
+                throw ConfigurationError(variable: "IMAGO_AVIF_LATER_FIRST", reason: "'\(first)' is not avif or next")
+            }
+            avifLaterFirst = value
+        }
         autoJXL = try env.bool("IMAGO_AUTO_JXL") ?? autoJXL
         enforceWebP = try env.bool("IMAGO_ENFORCE_WEBP") ?? enforceWebP
         enforceAVIF = try env.bool("IMAGO_ENFORCE_AVIF") ?? enforceAVIF

@@ -169,12 +169,29 @@ public struct ServerConfiguration: Sendable {
     public var avifSpeed = 8
     /// `IMAGO_AVIF_LATER`: AVIF negotiated by `Accept` (``autoAVIF``, ``enforceAVIF``) and not
     /// made yet is made in the background, at ``avifLaterSpeed`` and low priority, while the
-    /// client gets the next format it accepts at once, with a `max-age` of ``avifLaterTTL``
-    /// and `stale-while-revalidate`; once the AVIF is in the result cache it is the answer. The
-    /// background encodes are bounded (one fewer than the workers, at least one); past that, a
-    /// request gets the fast format and asks again later. Default `true`; `false` makes AVIF
-    /// while the client waits, as imgproxy does.
+    /// client gets a fast answer at once (see ``avifLaterFirst``), with a `max-age` of
+    /// ``avifLaterTTL`` and `stale-while-revalidate`; once the AVIF is in the result cache it is
+    /// the answer. The background encodes are bounded (one fewer than the workers, at least one);
+    /// past that, a request gets the fast answer and asks again later. Default `true`; `false`
+    /// makes AVIF while the client waits, as imgproxy does.
     public var avifLater = true
+    /// What a client that takes AVIF gets while ``avifLater`` makes its AVIF.
+    public enum AVIFLaterFirst: String, Sendable, CaseIterable {
+        /// An AVIF at ``ServerConfiguration/fastAVIFSpeed`` (libavif's speed 9), its quality
+        /// raised by ``ServerConfiguration/fastAVIFQualityBoost`` to score as the slower AVIF
+        /// does: at equal SSIMULACRA2 it is 0.74x a WebP's bytes for less CPU than the WebP
+        /// (docs/benchmarks.md).
+        case avif
+        /// The next format the client accepts (WebP, else the fallback): AVIF only once made.
+        case next
+    }
+    /// `IMAGO_AVIF_LATER_FIRST`: `avif` or `next` (see ``AVIFLaterFirst``). Default `avif`.
+    public var avifLaterFirst = AVIFLaterFirst.avif
+    /// libavif's speed of the fast AVIF answered while the smaller one is made: 9.
+    public static let fastAVIFSpeed = 9
+    /// Quality points the fast AVIF adds to the AVIF quality (at most 100): 3, the difference
+    /// between speed 9 and speed 6 at the same SSIMULACRA2 score.
+    public static let fastAVIFQualityBoost = 3
     /// `IMAGO_AVIF_LATER_SPEED`: libavif's speed for AVIF made in the background. Default 6,
     /// where AVIF is clearly smaller than WebP at equal visual quality (docs/benchmarks.md).
     public var avifLaterSpeed = 6
