@@ -83,6 +83,8 @@ extension ImageService {
         if configuration.avifLater, plan.format == .avif, plan.negotiated {
             var later = plan
             later.avifSpeed = configuration.avifLaterSpeed
+            // On one thread: the background takes its lane of the workers and no more.
+            later.encoderThreads = 1
             let avif = later.request(from: source, info: info, options: options, watermark: watermark)
             if await manager.hasStoredResult(for: avif, source: source.loaded) {
                 plan = later

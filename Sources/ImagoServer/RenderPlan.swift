@@ -34,6 +34,9 @@ struct RenderPlan: Sendable {
     var avifSpeed: Int?
     /// libwebp's method for a WebP result (`IMAGO_WEBP_EFFORT`).
     var webpEffort: Int?
+    /// The encoder's threads (`EncodeOptions.maxThreads`): 1 for a background encode, which
+    /// must not take more than its lane. Not in the recipe: the bytes encode the same settings.
+    var encoderThreads: Int?
     /// The format was chosen by `Accept` (`IMAGO_AUTO_*`, `IMAGO_ENFORCE_*`), not named by the URL.
     var negotiated = false
 
@@ -265,6 +268,7 @@ struct RenderPlan: Sendable {
         if plan.format == .avif, let speed = plan.avifSpeed { encoding.effort = 11 - speed }
         // libwebp's method m is the effort m + 3.
         if plan.format == .webp, let method = plan.webpEffort { encoding.effort = method + 3 }
+        encoding.maxThreads = plan.encoderThreads
         request.output = ImageRequest.Output(
             format: plan.format,
             options: encoding,

@@ -275,4 +275,29 @@ struct AVIFTests {
             try coders.decode(Corpus.data("libavif/colors-animated-8bpc.avif"), options: DecodeOptions(limits: limits))
         }
     }
+
+    @Test(
+        "an encode limited to one thread (a background encode) is as good: AVIF within 0.5 dB, WebP the same bytes",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func oneThread() throws {
+        let photo = try coders.decode(
+            Corpus.data("exif-orientation/Landscape_1.jpg"), options: DecodeOptions(thumbnailPixelSize: PixelSize(width: 600, height: 600)))
+        let source = photo.buffer.converted(to: PixelFormat.rgb8)
+        var single = EncodeOptions(quality: 0.63)
+        single.maxThreads = 1
+        single.effort = 2
+        var threaded = single
+        threaded.maxThreads = nil
+        if AVIFCoder().canEncode(.avif) {
+            let one = try coders.decode(try AVIFCoder().encode(photo, as: .avif, options: single)).buffer
+            let many = try coders.decode(try AVIFCoder().encode(photo, as: .avif, options: threaded)).buffer
+            let a = PixelMetrics.psnr(one, source), b = PixelMetrics.psnr(many, source)
+            #expect(a > 30 && abs(a - b) < 0.5, "one thread \(a) dB, threaded \(b) dB")
+        }
+        single.effort = 7
+        threaded.effort = 7
+        let webpOne = try coders.encode(photo, as: .webp, options: single)
+        let webpMany = try coders.encode(photo, as: .webp, options: threaded)
+        #expect(webpOne == webpMany)
+    }
 }

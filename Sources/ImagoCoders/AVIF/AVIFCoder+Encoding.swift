@@ -54,7 +54,7 @@ extension AVIFCoder: ImageEncoding {
         let frames = img.frameCount
         guard let encoder = avifEncoderCreate() else { throw ImageCodingError.encoderUnavailable(.avif) }
         defer { avifEncoderDestroy(encoder) }
-        encoder.pointee.maxThreads = Int32(min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)))
+        encoder.pointee.maxThreads = Int32(max(1, options.maxThreads ?? min(4, ProcessInfo.processInfo.activeProcessorCount)))
         encoder.pointee.speed = Int32(Self.speed(forEffort: options.effort))
         let quantizer = options.lossless ? 0 : Self.quantizer(forQuality: options.quality * 100)
         encoder.pointee.minQuantizer = Int32(quantizer)

@@ -49,6 +49,13 @@ public struct EncodeOptions: Sendable, Hashable {
     /// default (effort 7 for JPEG XL, as `cjxl`; speed 9 for AVIF; the coder's method, 4, for
     /// WebP).
     public var effort: Int?
+    /// The threads an encoder may run at once, the caller's included, for the encoders that can
+    /// use more than one: AVIF (libavif's `maxThreads`) and WebP (libwebp's helper thread, at 2
+    /// or more). Default `nil`: the cores up to 4 for AVIF, the helper thread for WebP. `1` keeps
+    /// the encode on the calling thread: work in the background, which must not take more than
+    /// its lane. Not part of a result's identity: either way the bytes encode the same settings
+    /// (WebP's are the same bytes).
+    public var maxThreads: Int?
 
     /// The largest image whose JPEG Huffman tables are optimized by default: 4 megapixels,
     /// where the coefficient buffer costs at most 12 MB.

@@ -138,8 +138,8 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         }
         config.method = Int32(Self.method(forEffort: options.effort) ?? max(0, min(6, method)))
         // libwebp's one helper thread (analysis and alpha beside the main pass): the output is
-        // the same bytes, the wall time shorter when a core is free.
-        config.thread_level = 1
+        // the same bytes, the wall time shorter when a core is free. Not with maxThreads 1.
+        config.thread_level = (options.maxThreads ?? 2) > 1 ? 1 : 0
         if options.lossless {
             config.lossless = 1
             config.exact = 1
