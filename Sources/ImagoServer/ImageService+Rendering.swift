@@ -82,7 +82,7 @@ extension ImageService {
         var stored: Bool?
         if configuration.avifLater, plan.format == .avif, plan.negotiated {
             var later = plan
-            later.avifSpeed = configuration.avifLaterSpeed
+            later.setAVIFSpeed(configuration.avifLaterSpeed)
             // On one thread: the background takes its lane of the workers and no more.
             later.encoderThreads = 1
             let avif = later.request(from: source, info: info, options: options, watermark: watermark)
@@ -93,8 +93,13 @@ extension ImageService {
                 backgroundEncodes.start(etag(later), request: avif, source: source.loaded, manager: manager)
                 switch configuration.avifLaterFirst {
                 case .avif:
+                    // The later AVIF's quality, raised to score as it does at the fast speed.
+                    plan = later
                     plan.avifSpeed = ServerConfiguration.fastAVIFSpeed
-                    plan.quality = min(100, plan.quality + ServerConfiguration.fastAVIFQualityBoost)
+                    plan.encoderThreads = nil
+                    let offset = ServerConfiguration.QualityMapping.avifSpeedOffset
+                    plan.quality = min(
+                        100, later.quality + offset(ServerConfiguration.fastAVIFSpeed) - offset(configuration.avifLaterSpeed))
                 case .next:
                     plan = try RenderPlan(
                         info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders,

@@ -32,6 +32,9 @@ struct RenderPlan: Sendable {
     /// libavif's speed for an AVIF result (`IMAGO_AVIF_SPEED`, or `IMAGO_AVIF_LATER_SPEED` for
     /// one made in the background).
     var avifSpeed: Int?
+    /// The AVIF quality was mapped from JPEG's (`IMAGO_QUALITY_MAPPING=visual`), so another
+    /// speed takes another quality (see ``setAVIFSpeed(_:)``).
+    var qualityFollowsSpeed = false
     /// libwebp's method for a WebP result (`IMAGO_WEBP_EFFORT`).
     var webpEffort: Int?
     /// The encoder's threads (`EncodeOptions.maxThreads`): 1 for a background encode, which
@@ -39,6 +42,17 @@ struct RenderPlan: Sendable {
     var encoderThreads: Int?
     /// The format was chosen by `Accept` (`IMAGO_AUTO_*`, `IMAGO_ENFORCE_*`), not named by the URL.
     var negotiated = false
+
+    /// Encodes an AVIF at libavif's `speed`, its quality moved with it when it was mapped from
+    /// JPEG's, so the score stays the same.
+    mutating func setAVIFSpeed(_ speed: Int) {
+        let old = avifSpeed ?? AVIFCoder.defaultSpeed
+        avifSpeed = speed
+        if qualityFollowsSpeed {
+            let offset = ServerConfiguration.QualityMapping.avifSpeedOffset
+            quality = min(100, max(1, quality + offset(speed) - offset(old)))
+        }
+    }
 
     /// Everything besides the options and the source that changes the bytes: part of the ETag.
     var recipe: String {
@@ -106,9 +120,10 @@ struct RenderPlan: Sendable {
                     message: "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(configuration.maxAnimationPixels)")
             }
         }
-        let quality =
-            options.formatQuality[format] ?? (options.quality > 0 ? options.quality : nil)
-            ?? configuration.formatQuality[format] ?? configuration.quality
+        let mapping = configuration.qualityMapping
+        let mapped = { (q: Int) in mapping.quality(q, for: format, avifSpeed: configuration.avifSpeed) }
+        let explicit = options.formatQuality[format] ?? (options.quality > 0 ? nil : configuration.formatQuality[format])
+        let quality = explicit ?? mapped(options.quality > 0 ? options.quality : configuration.quality)
         let limits = DecodingLimits(
             maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
             maxFrames: animated || options.page != nil ? maxFrames : 1_000_000,
@@ -129,6 +144,7 @@ struct RenderPlan: Sendable {
             maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
         negotiated = chosen.negotiated
         avifSpeed = format == .avif ? configuration.avifSpeed : nil
+        qualityFollowsSpeed = format == .avif && explicit == nil && mapping == .visual
         webpEffort = format == .webp ? configuration.webpEffort : nil
         // imgproxy's enforce_thumbnail: the stored thumbnail is the source, when there is one.
         if options.enforceThumbnail ?? configuration.enforceThumbnail, options.page == nil {

@@ -65,6 +65,14 @@ extension ServerConfiguration {
         maxResultDimension = try env.int("IMAGO_MAX_RESULT_DIMENSION", in: 1...Int.max) ?? maxResultDimension
         allowSecurityOptions = try env.bool("IMAGO_ALLOW_SECURITY_OPTIONS") ?? allowSecurityOptions
         quality = try env.int("IMAGO_QUALITY", in: 1...100) ?? quality
+        if let mapping = env["IMAGO_QUALITY_MAPPING"] {
+            guard let value = QualityMapping(rawValue: mapping.lowercased()) else {
+                throw ConfigurationError(variable: "IMAGO_QUALITY_MAPPING", reason: "'\(mapping)' is not none or visual")
+            }
+            qualityMapping = value
+            // The numbers mean JPEG's quality: imgproxy's per-format defaults would undo that.
+            if value == .visual { formatQuality = [:] }
+        }
         if let v = env["IMAGO_FORMAT_QUALITY"] {
             for pair in v.split(separator: ",") {
                 let parts = pair.split(separator: "=").map { PathName.trimmed($0) }

@@ -155,6 +155,9 @@ public struct ServerConfiguration: Sendable {
     /// names replaces these defaults, the rest stay. Default imgproxy's: WebP 79, AVIF 63,
     /// JPEG XL 77, which give about the visual quality of a JPEG at ``quality`` 80.
     public var formatQuality: [ImageFormat: Int] = [.webp: 79, .avif: 63, .jxl: 77]
+    /// `IMAGO_QUALITY_MAPPING`: `none` or `visual` (see ``QualityMapping``). Default `none`,
+    /// imgproxy's.
+    public var qualityMapping = QualityMapping.none
     /// `IMAGO_AUTO_WEBP`: answer with WebP when the client's `Accept` takes it and the URL names
     /// no format. Default `false`.
     public var autoWebP = false
@@ -178,8 +181,9 @@ public struct ServerConfiguration: Sendable {
     /// What a client that takes AVIF gets while ``avifLater`` makes its AVIF.
     public enum AVIFLaterFirst: String, Sendable, CaseIterable {
         /// An AVIF at ``ServerConfiguration/fastAVIFSpeed`` (libavif's speed 9), its quality
-        /// raised by ``ServerConfiguration/fastAVIFQualityBoost`` to score as the slower AVIF
-        /// does: at equal SSIMULACRA2 it is 0.74x a WebP's bytes for less CPU than the WebP
+        /// raised by as much as that speed needs over ``ServerConfiguration/avifLaterSpeed`` for
+        /// the same SSIMULACRA2 score (``QualityMapping/avifSpeedOffset(_:)``: 4 over speed 6).
+        /// At equal score such an AVIF is 0.74x a WebP's bytes for less CPU than the WebP
         /// (docs/benchmarks.md).
         case avif
         /// The next format the client accepts (WebP, else the fallback): AVIF only once made.
@@ -189,9 +193,6 @@ public struct ServerConfiguration: Sendable {
     public var avifLaterFirst = AVIFLaterFirst.avif
     /// libavif's speed of the fast AVIF answered while the smaller one is made: 9.
     public static let fastAVIFSpeed = 9
-    /// Quality points the fast AVIF adds to the AVIF quality (at most 100): 3, the difference
-    /// between speed 9 and speed 6 at the same SSIMULACRA2 score.
-    public static let fastAVIFQualityBoost = 3
     /// `IMAGO_AVIF_LATER_SPEED`: libavif's speed for AVIF made in the background. Default 6,
     /// where AVIF is clearly smaller than WebP at equal visual quality (docs/benchmarks.md).
     public var avifLaterSpeed = 6
