@@ -98,7 +98,13 @@ extension ImageService {
             let answer = ServiceHeaders.preflight
             return Response(status: answer.status, headers: answer.headers, body: answer.body.hummingbird(reads: self.fileReads))
         }
-        for method in [HTTPRequest.Method.get, .head] {
+        // imgproxy's HEAD (IMAGO_HEAD_AS_GET=false): the preflight's bare 200, nothing fetched.
+        if !configuration.headAsGet {
+            preflight.on("**", method: .head) { _, _ -> Response in
+                Response(status: .ok, headers: ServiceHeaders.preflight.headers)
+            }
+        }
+        for method in configuration.headAsGet ? [HTTPRequest.Method.get, .head] : [.get] {
             images.on("**", method: method) { [self] request, context -> Response in
                 var path = Substring(request.uri.path)
                 if !mount.isEmpty, path.hasPrefix(mount) { path = path.dropFirst(mount.count) }

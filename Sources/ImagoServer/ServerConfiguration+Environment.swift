@@ -103,6 +103,7 @@ extension ServerConfiguration {
         alwaysRasterizeSVG = try env.bool("IMAGO_ALWAYS_RASTERIZE_SVG") ?? alwaysRasterizeSVG
         enforceThumbnail = try env.bool("IMAGO_ENFORCE_THUMBNAIL") ?? enforceThumbnail
         allowOrigin = env["IMAGO_ALLOW_ORIGIN"] ?? allowOrigin
+        headAsGet = try env.bool("IMAGO_HEAD_AS_GET") ?? headAsGet
         sanitizeSVG = try env.bool("IMAGO_SANITIZE_SVG") ?? sanitizeSVG
         if let formats = try env.formats("IMAGO_PREFERRED_FORMATS") {
             guard !formats.isEmpty else { throw ConfigurationError(variable: "IMAGO_PREFERRED_FORMATS", reason: "name one format at least") }

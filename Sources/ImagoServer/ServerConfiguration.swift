@@ -103,6 +103,11 @@ public struct ServerConfiguration: Sendable {
     /// `IMAGO_ALLOW_ORIGIN`: sent as `Access-Control-Allow-Origin` (with
     /// `Access-Control-Allow-Methods: GET, OPTIONS`) on every answer. Default none.
     public var allowOrigin: String?
+    /// `IMAGO_HEAD_AS_GET`: a `HEAD` of an image URL is answered with the headers its `GET`
+    /// would have (content type, length, `ETag`, caching), its render shared with `GET`s and a
+    /// stored result sent without one. Default `true`. `false` answers every `HEAD` as imgproxy
+    /// does: a bare `200 text/plain`, no secret asked, nothing fetched or rendered.
+    public var headAsGet = true
 
     /// Whether a watermark image is configured.
     public var hasWatermark: Bool { watermarkImageData != nil || watermarkImageURL != nil }

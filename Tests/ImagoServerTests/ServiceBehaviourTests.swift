@@ -66,6 +66,22 @@ struct ServiceBehaviourTests {
                 #expect(r["access-control-allow-methods"] == "GET, OPTIONS")
             }
         }
+        // IMAGO_HEAD_AS_GET=false: imgproxy's HEAD, a bare 200 for any path, no secret asked, nothing fetched.
+        try await ServiceHarness.with({
+            $0.headAsGet = false
+            $0.secret = "s3cret"
+            $0.allowOrigin = "https://app.example"
+        }) { h in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 20, height: 10), contentType: "image/jpeg")
+            for path in [h.plain("w:5", "/img/photo.jpg"), "/not/an/image/url"] {
+                let head = try await h.get(path, method: .HEAD)
+                #expect(head.status == 200 && head["content-type"] == "text/plain" && head.body.isEmpty && head["etag"] == nil, "\(path)")
+                #expect(head["access-control-allow-origin"] == "https://app.example")
+            }
+            #expect(h.origin.count("/img/photo.jpg") == 0 && h.service.renderCount == 0)
+            #expect(try await h.get(h.plain("w:5", "/img/photo.jpg")).status == 403, "GET still asks for the secret")
+            #expect(try ServerConfiguration(environment: ["IMAGO_HEAD_AS_GET": "false"]).headAsGet == false)
+        }
     }
 
     @Test("Accept: AVIF or WebP only when enabled and named, with Vary: Accept and q-values")
