@@ -157,6 +157,8 @@ let package = Package(
             dependencies: [
                 "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // AWS Signature Version 4 for object-storage sources (HMAC-SHA256, SHA-256).
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

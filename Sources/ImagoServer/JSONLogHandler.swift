@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
+import ImagoCore
 public import Logging
 
 /// A swift-log handler writing one JSON object per line to standard error (`IMAGO_LOG_FORMAT=json`,
@@ -49,23 +50,13 @@ public struct JSONLogHandler: LogHandler {
         return Data(text.utf8)
     }
 
-    /// A JSON string literal: quotes, backslashes and control characters escaped.
+    /// `date` in ISO 8601, UTC, with milliseconds (`2026-11-26T21:30:00.123Z`).
     static func timestamp(_ date: Date) -> String {
         let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let seconds = ms / 1000, millis = Int(ms % 1000)
-        let days = Int(seconds / 86_400), rest = Int(seconds % 86_400)
-        // civil_from_days (Howard Hinnant).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let millis = Int(ms % 1000 + (ms % 1000 < 0 ? 1000 : 0))
+        let t = CivilTime(secondsSince1970: (ms - Int64(millis)) / 1000)
+        let two = CivilTime.two
         let milli = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60)).\(milli)Z"
+        return "\(t.year)-\(two(t.month))-\(two(t.day))T\(two(t.hour)):\(two(t.minute)):\(two(t.second)).\(milli)Z"
     }
 }
