@@ -210,40 +210,7 @@ public final class ImageService: Sendable {
         }
         // Browsers and crawlers ask for these; they are not images (imgproxy answers 404 too).
         if path == "/favicon.ico" || path.hasPrefix("/.well-known/") { throw ServiceError.notFound }
-        let parsed: ServicePath
-        let options: ProcessingOptions
-        do {
-            parsed = try ServicePath(parsing: path, onlyPresets: configuration.onlyPresets)
-            if let signer {
-                if !signer.verify(parsed.signature, for: parsed.signedPath) { throw ServiceURLError.invalidSignature }
-            } else if parsed.signature.contains(":") {
-                // Without keys any signature segment is accepted, but an option where it should
-                // be means the client left it out: its first option would silently vanish.
-                throw ServiceError(
-                    status: 403, code: "signature_missing",
-                    message: "the signature segment looks like a processing option; the path is /{signature}/{options}/{source}")
-            }
-            if !configuration.allowedProcessingOptions.isEmpty, !configuration.onlyPresets {
-                for segment in parsed.options {
-                    let name = String(segment.prefix { $0 != ":" })
-                    if !configuration.allowedProcessingOptions.contains(name) { throw ServiceURLError.forbiddenOption(name) }
-                }
-            }
-            let hints = configuration.enableClientHints ? ClientHints(headers).options : ProcessingOptions()
-            var o = try ProcessingOptions(
-                parsing: parsed.options, presets: configuration.presets,
-                allowSecurityOptions: configuration.allowSecurityOptions, startingFrom: hints)
-            if let ext = parsed.extensionName, !o.raw {
-                guard let format = ImageFormat(serviceExtension: ext) else {
-                    throw ServiceURLError.invalidArgument(option: "extension", reason: "'\(ext)' is not an image format")
-                }
-                o.format = format
-            }
-            if let expires = o.expires, expires < Int64(Date().timeIntervalSince1970) { throw ServiceURLError.expired(at: expires) }
-            options = o
-        } catch let error as ServiceURLError {
-            throw ServiceError(error)
-        }
+        let (parsed, options) = try Self.parseRequest(path: path, headers: headers, configuration: configuration, signer: signer)
         try admitted.enter()
         defer { admitted.leave() }
         // The source first (a cached one is only opened); then, in turn, the render.
@@ -264,6 +231,49 @@ public final class ImageService: Sendable {
         if let failure { markFallback(&response, failure: failure) }
         if method == .head { response.body = .bytes(ByteBuffer()) }
         return response
+    }
+
+    /// `path` read as the service reads it, in its order: the path's shape, the signature (with
+    /// `signer`; without one, any signature but one that looks like an option), the allowed
+    /// options, the options (client hints first, then presets and the URL's), the extension's
+    /// format and the expiry.
+    ///
+    /// - Throws: ``ServiceError`` for every refusal.
+    static func parseRequest(
+        path: String, headers: HTTPFields, configuration: ServerConfiguration, signer: URLSigner?
+    ) throws -> (parsed: ServicePath, options: ProcessingOptions) {
+        do {
+            let parsed = try ServicePath(parsing: path, onlyPresets: configuration.onlyPresets)
+            if let signer {
+                if !signer.verify(parsed.signature, for: parsed.signedPath) { throw ServiceURLError.invalidSignature }
+            } else if parsed.signature.contains(":") {
+                // Without keys any signature segment is accepted, but an option where it should
+                // be means the client left it out: its first option would silently vanish.
+                throw ServiceError(
+                    status: 403, code: "signature_missing",
+                    message: "the signature segment looks like a processing option; the path is /{signature}/{options}/{source}")
+            }
+            if !configuration.allowedProcessingOptions.isEmpty, !configuration.onlyPresets {
+                for segment in parsed.options {
+                    let name = String(segment.prefix { $0 != ":" })
+                    if !configuration.allowedProcessingOptions.contains(name) { throw ServiceURLError.forbiddenOption(name) }
+                }
+            }
+            let hints = configuration.enableClientHints ? ClientHints(headers).options : ProcessingOptions()
+            var options = try ProcessingOptions(
+                parsing: parsed.options, presets: configuration.presets,
+                allowSecurityOptions: configuration.allowSecurityOptions, startingFrom: hints)
+            if let ext = parsed.extensionName, !options.raw {
+                guard let format = ImageFormat(serviceExtension: ext) else {
+                    throw ServiceURLError.invalidArgument(option: "extension", reason: "'\(ext)' is not an image format")
+                }
+                options.format = format
+            }
+            if let expires = options.expires, expires < Int64(Date().timeIntervalSince1970) { throw ServiceURLError.expired(at: expires) }
+            return (parsed, options)
+        } catch let error as ServiceURLError {
+            throw ServiceError(error)
+        }
     }
 
     /// Requests received so far (a changing number means work happened).

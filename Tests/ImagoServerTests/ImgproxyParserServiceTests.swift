@@ -59,18 +59,16 @@ struct ImgproxyParserServiceTests {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
-    /// `path` (imgproxy's, after the signature) parsed as `ImageService.handle` parses it: the
-    /// path's shape (with `IMAGO_ONLY_PRESETS`), the client hints (with `IMAGO_ENABLE_CLIENT_HINTS`)
-    /// as the starting options, the default preset and the URL's options, the extension's format;
-    /// and the source as it is fetched (the replacements, then the base URL).
+    /// `path` (imgproxy's, after the signature) parsed by `ImageService.parseRequest`, what
+    /// `ImageService.handle` reads it with: the path's shape (with `IMAGO_ONLY_PRESETS`), the
+    /// allowed options, the client hints (with `IMAGO_ENABLE_CLIENT_HINTS`) as the starting
+    /// options, the default preset and the URL's options, the extension's format, the expiry; and
+    /// the source as it is fetched (the replacements, then the base URL).
     static func parse(
         _ path: String, _ c: ServerConfiguration, headers: HTTPFields = [:]
     ) throws -> (options: ProcessingOptions, source: String) {
-        let parsed = try ServicePath(parsing: "/_" + path, onlyPresets: c.onlyPresets)
-        let hints = c.enableClientHints ? ClientHints(headers).options : ProcessingOptions()
-        var options = try ProcessingOptions(
-            parsing: parsed.options, presets: c.presets, allowSecurityOptions: c.allowSecurityOptions, startingFrom: hints)
-        if let ext = parsed.extensionName { options.format = ImageFormat(serviceExtension: ext) }
+        // The service's own reading, in its order (no keys: any signature segment).
+        let (parsed, options) = try ImageService.parseRequest(path: "/_" + path, headers: headers, configuration: c, signer: nil)
         return (options, c.resolveSource(parsed.source))
     }
 
@@ -326,7 +324,7 @@ struct ImgproxyParserServiceTests {
     func parseExpiresExpired() async throws {
         let path = "/exp:1609448400/plain/\(Self.plainSource)"
         // The option parses; the service compares it with the clock.
-        #expect(try Self.parse(path, ServerConfiguration()).options.expires == 1_609_448_400)
+        #expect(try ProcessingOptions(parsing: ["exp:1609448400"], allowSecurityOptions: false).expires == 1_609_448_400)
         let error = try await Self.serviceError("/_" + path)
         #expect(error?.status.code == 404 && error?.code == "expired", "\(String(describing: error))")
     }
