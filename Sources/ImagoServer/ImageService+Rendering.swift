@@ -93,13 +93,7 @@ extension ImageService {
                 backgroundEncodes.start(etag(later), request: avif, source: source.loaded, manager: manager)
                 switch configuration.avifLaterFirst {
                 case .avif:
-                    // The later AVIF's quality, raised to score as it does at the fast speed.
-                    plan = later
-                    plan.avifSpeed = ServerConfiguration.fastAVIFSpeed
-                    plan.encoderThreads = nil
-                    let offset = ServerConfiguration.QualityMapping.avifSpeedOffset
-                    plan.quality = min(
-                        100, later.quality + offset(ServerConfiguration.fastAVIFSpeed) - offset(configuration.avifLaterSpeed))
+                    plan = later.fastAVIF(speed: ServerConfiguration.fastAVIFSpeed)
                 case .next:
                     plan = try RenderPlan(
                         info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders,

@@ -54,6 +54,18 @@ struct RenderPlan: Sendable {
         }
     }
 
+    /// The fast AVIF answered while this one is made in the background: the same result at
+    /// libavif's `speed`, its quality raised by as much as that speed needs for the same score
+    /// (`QualityMapping.avifSpeedOffset`), on the encoder's usual threads.
+    func fastAVIF(speed: Int) -> RenderPlan {
+        let offset = ServerConfiguration.QualityMapping.avifSpeedOffset
+        var fast = self
+        fast.quality = min(100, quality + offset(speed) - offset(avifSpeed ?? AVIFCoder.defaultSpeed))
+        fast.avifSpeed = speed
+        fast.encoderThreads = nil
+        return fast
+    }
+
     /// Everything besides the options and the source that changes the bytes: part of the ETag.
     var recipe: String {
         "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
