@@ -11,21 +11,22 @@ import ImagoLoading
 import ImagoServiceURL
 
 extension ImageService {
-    /// Forgets everything kept of `source` (an `http(s)` URL, as in service URLs): its bytes in
+    /// Forgets everything kept of `source` (an `http(s)` or `s3` URL, as in service URLs): its bytes in
     /// the disk cache, those waiting to be written, and the results kept in memory. The next
     /// request downloads it again. For an origin that replaced an image before its cache
     /// lifetime ran out; `POST /purge?url=…` (with `IMAGO_PURGE_SECRET`) and
     /// `imago-server cache purge URL` call it.
     ///
-    /// - Throws: ``ServiceError``: 404 `invalid_source` for a URL that is not `http(s)`; the
+    /// - Throws: ``ServiceError``: 404 `invalid_source` for a URL that is not `http(s)` or an enabled object store's; the
     ///   disk cache's failure.
     public func purge(source named: String) async throws(ServiceError) {
         // The name a service URL uses, resolved as requests resolve it.
         let source = configuration.resolveSource(named)
-        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            url.host?.isEmpty == false
-        else {
-            throw ServiceError(status: 404, code: "invalid_source", message: "a purge names an http or https source URL")
+        let url: URL
+        do {
+            url = try configuration.remoteSourceURL(source)
+        } catch {
+            throw ServiceError(status: 404, code: "invalid_source", message: "a purge names an http, https or enabled object-store source URL")
         }
         do {
             try await manager.cache.purge(ImageRequest(url: url))

@@ -12,7 +12,7 @@ import ImagoLoading
 import ImagoServiceURL
 
 extension ImageService {
-    /// Fetches `source` through the image manager: an `http(s)` URL from the disk cache (opened
+    /// Fetches `source` through the image manager: an `http(s)` or `s3` URL from the disk cache (opened
     /// where it lies, not read), else one download shared by every request for it, within the
     /// limits and the source guard, stored before the request goes on; or a `local:///path` file
     /// under `IMAGO_LOCAL_ROOT`. Counts the source-cache metrics.
@@ -33,11 +33,8 @@ extension ImageService {
             host = "local"
             baseName = ServiceHeaders.baseName(name)
         } else {
-            guard let url = URL(string: source), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                let h = url.host, !h.isEmpty
-            else {
-                throw ServiceError(status: 404, code: "invalid_source", message: "the source must be an http, https or local URL")
-            }
+            let url = try configuration.remoteSourceURL(source)
+            let h = url.host ?? ""
             request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
             host = h
             // Known before the fetch, so a failed one is logged with it.

@@ -39,6 +39,7 @@ extension ServerConfiguration {
         }
         localRoot = env["IMAGO_LOCAL_ROOT"] ?? localRoot
         try applySourceSettings(env)
+        try applyObjectStorageSettings(env)
         if let root = env["IMAGO_LOCAL_ROOT"] {
             // Checked at start: a root that is not there would refuse every local source.
             let type = (try? FileManager.default.attributesOfItem(atPath: root))?[.type] as? FileAttributeType

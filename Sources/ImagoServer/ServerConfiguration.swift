@@ -7,6 +7,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 public import ImagoCore
+public import ImagoLoading
 import ImagoServiceURL
 
 /// Everything `imago-server` can be told, each with its environment variable (imgproxy's names
@@ -118,6 +119,10 @@ public struct ServerConfiguration: Sendable {
     /// `IMAGO_LOCAL_ROOT`: the folder `local:///path` sources are read from. Default: none
     /// (local sources refused).
     public var localRoot: String?
+    /// `IMAGO_USE_S3` and the `IMAGO_S3_*` settings: `s3://BUCKET/KEY` sources, signed with
+    /// the AWS credentials of the environment (`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`,
+    /// or the profile's files). Default `nil`: s3 sources refused (404), as imgproxy does.
+    public var s3: S3Settings?
     /// `IMAGO_ALLOWED_SOURCES`: comma-separated URL prefixes, `*` matching any run of characters
     /// within one host or path segment; checked on every redirect too. Default: any.
     public var allowedSources: [String] = []

@@ -41,7 +41,7 @@ struct ServicePipeline {
                 maxConcurrentDownloads: max(8, configuration.workers * 4), timeouts: timeouts,
                 headers: headers, maxRedirects: configuration.maxRedirects,
                 maxBodyBytes: configuration.maxSourceFileSize),
-            loaders: [http])
+            loaders: [http] + Self.objectStoreLoaders(configuration, connector: connector))
         let directory = configuration.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultDirectory
         // Sources are opened where they lie (or mapped), not copied: no page faults or copy per
         // request, and their pages are the page cache's, not the process's.
@@ -71,6 +71,18 @@ struct ServicePipeline {
         managed.freshness = CacheFreshness(
             default: configuration.sourceTTL, minimum: configuration.sourceTTLMin, maximum: configuration.sourceTTLMax, shared: true)
         manager = ImageManager(configuration: managed)
+    }
+
+    /// The loaders of the object stores the configuration enables, behind the same allow-list
+    /// as HTTP sources (the stores themselves are the operator's: no address policy).
+    static func objectStoreLoaders(_ configuration: ServerConfiguration, connector: (any HTTPConnecting)?) -> [any DataLoading] {
+        let allowed = configuration.allowedSources
+        let permits: @Sendable (URL) -> Bool = { url in SourcePattern.permits(url.absoluteString, patterns: allowed) }
+        var loaders: [any DataLoading] = []
+        if let s3 = configuration.s3 {
+            loaders.append(S3DataLoader(settings: s3, connectTimeout: configuration.downloadTimeout, permitsURL: permits, connector: connector))
+        }
+        return loaders
     }
 
     /// The disk cache of `namespace` under `directory`, or `nil` when `size` is 0.

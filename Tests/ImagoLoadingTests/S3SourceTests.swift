@@ -18,11 +18,13 @@ struct S3SettingsTests {
         virtual.endpoint = URL(string: "https://storage.example.net")
         virtual.usesPathStyle = false
         #expect(virtual.objectURL(bucket: "photos", key: "x.jpg")?.absoluteString == "https://photos.storage.example.net/x.jpg")
-        #expect(virtual.objectURL(bucket: "my.photos", key: "x.jpg")?.absoluteString == "https://storage.example.net/my.photos/x.jpg",
+        #expect(
+            virtual.objectURL(bucket: "my.photos", key: "x.jpg")?.absoluteString == "https://storage.example.net/my.photos/x.jpg",
             "a dotted bucket cannot be a TLS host label: path-style")
         let amazon = S3Settings(region: "eu-central-1")
-        #expect(amazon.objectURL(bucket: "photos", key: "x.jpg", versionID: "3/L4kq+")?.absoluteString
-            == "https://photos.s3.eu-central-1.amazonaws.com/x.jpg?versionId=3%2FL4kq%2B")
+        #expect(
+            amazon.objectURL(bucket: "photos", key: "x.jpg", versionID: "3/L4kq+")?.absoluteString
+                == "https://photos.s3.eu-central-1.amazonaws.com/x.jpg?versionId=3%2FL4kq%2B")
         #expect(amazon.objectURL(bucket: "Photos_1", key: "x.jpg")?.absoluteString == "https://s3.eu-central-1.amazonaws.com/Photos_1/x.jpg")
         #expect(amazon.objectURL(bucket: "", key: "x.jpg") == nil && amazon.objectURL(bucket: "b", key: "") == nil)
         #expect(S3Settings().region == "us-west-1", "imgproxy's region when none is configured")
@@ -43,25 +45,25 @@ struct S3SettingsTests {
         let dir = try TestFiles.temporaryDirectory()
         let credentials = dir.appendingPathComponent("credentials"), config = dir.appendingPathComponent("config")
         try """
-            # a comment
-            [default]
-            aws_access_key_id = AKIDDEFAULT
-            aws_secret_access_key = secret/default
+        # a comment
+        [default]
+        aws_access_key_id = AKIDDEFAULT
+        aws_secret_access_key = secret/default
 
-            [media]
-            aws_access_key_id=AKIDMEDIA
-            aws_secret_access_key=secretmedia
-            aws_session_token = token123
-            """.write(to: credentials, atomically: true, encoding: .utf8)
+        [media]
+        aws_access_key_id=AKIDMEDIA
+        aws_secret_access_key=secretmedia
+        aws_session_token = token123
+        """.write(to: credentials, atomically: true, encoding: .utf8)
         try """
-            [default]
-            region = eu-west-1
-            [profile media]
-            region = ap-south-1
-            [profile static]
-            aws_access_key_id = AKIDCONFIG
-            aws_secret_access_key = secretconfig
-            """.write(to: config, atomically: true, encoding: .utf8)
+        [default]
+        region = eu-west-1
+        [profile media]
+        region = ap-south-1
+        [profile static]
+        aws_access_key_id = AKIDCONFIG
+        aws_secret_access_key = secretconfig
+        """.write(to: config, atomically: true, encoding: .utf8)
         let files = ["AWS_SHARED_CREDENTIALS_FILE": credentials.path, "AWS_CONFIG_FILE": config.path, "HOME": dir.path]
 
         let byDefault = AWSSharedConfiguration(environment: files)
@@ -151,7 +153,8 @@ struct S3SourceTests {
         var anonymous = settings(store)
         anonymous.credentials = nil
         let refusal = await #expect(throws: ImageLoadingError.self) {
-            _ = try await downloader(S3DataLoader(settings: anonymous)).download(ImageDownloadRequest(url: URL(string: "s3://s3-failures/dir/photo%20one.jpg")!))
+            _ = try await downloader(S3DataLoader(settings: anonymous)).download(
+                ImageDownloadRequest(url: URL(string: "s3://s3-failures/dir/photo%20one.jpg")!))
         }
         guard case .unacceptableStatusCode(let code) = refusal else {
             Issue.record("an unsigned request was not refused with a status: \(String(describing: refusal))")

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoLoading
+
+extension ServerConfiguration {
+    /// The object stores' settings: `IMAGO_USE_S3` with `IMAGO_S3_REGION`, `IMAGO_S3_ENDPOINT`
+    /// and `IMAGO_S3_ENDPOINT_USE_PATH_STYLE`, the AWS credentials and region of the environment
+    /// (``AWSSharedConfiguration``).
+    ///
+    /// - Throws: ``ConfigurationError`` for a value that does not read, an endpoint that is not
+    ///   an `http(s)` URL with a host.
+    mutating func applyObjectStorageSettings(_ env: EnvironmentReader) throws(ConfigurationError) {
+        if try env.bool("IMAGO_USE_S3") == true {
+            let aws = AWSSharedConfiguration(environment: env.values)
+            var settings = S3Settings(region: env["IMAGO_S3_REGION"] ?? aws.region ?? "us-west-1", credentials: aws.credentials)
+            if let endpoint = try env.httpURL("IMAGO_S3_ENDPOINT") {
+                guard let url = URL(string: endpoint), url.host?.isEmpty == false else {
+                    throw ConfigurationError(variable: "IMAGO_S3_ENDPOINT", reason: "'\(endpoint)' has no host")
+                }
+                settings.endpoint = url
+            }
+            settings.usesPathStyle = try env.bool("IMAGO_S3_ENDPOINT_USE_PATH_STYLE") ?? true
+            s3 = settings
+        } else if try env.bool("IMAGO_USE_S3") == false {
+            s3 = nil
+        }
+    }
+}
+
+extension ServerConfiguration {
+    /// The URL of a remote source as a request names it (after ``resolveSource(_:)``): `http`
+    /// and `https`, and `s3` with ``s3`` set.
+    ///
+    /// - Throws: ``ServiceError`` 404 `invalid_source` for another scheme, an object store that
+    ///   is not enabled (saying which setting enables it), or a URL without a host.
+    func remoteSourceURL(_ source: String) throws(ServiceError) -> URL {
+        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(), url.host?.isEmpty == false else {
+            throw ServiceError(status: 404, code: "invalid_source", message: "the source must be an http, https or local URL")
+        }
+        switch scheme {
+        case "http", "https": return url
+        case "s3" where s3 != nil: return url
+        case "s3": throw ServiceError(status: 404, code: "invalid_source", message: "s3 sources are not enabled (IMAGO_USE_S3)")
+        default: throw ServiceError(status: 404, code: "invalid_source", message: "the source must be an http, https or local URL")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import Foundation
+import ImagoCore
+import ImagoLoading
+@testable import ImagoServer
+import ImagoTestSupport
+import Synchronization
+import Testing
+
+@Suite("Object-store settings")
+struct ObjectStoreSettingsTests {
+    @Test("imgproxy's S3 settings and the AWS environment configure s3 sources; off by default; the secret is never shown")
+    func s3Settings() throws {
+        #expect(ServerConfiguration().s3 == nil)
+        let (env, warnings) = try ServerConfiguration.migrate([
+            "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9000", "IMGPROXY_S3_REGION": "eu-central-1",
+            "IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE": "false", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "very-secret",
+            "HOME": "/nonexistent"
+        ])
+        #expect(warnings.isEmpty, "\(warnings)")
+        var configuration = ServerConfiguration()
+        try configuration.apply(env)
+        let s3 = try #require(configuration.s3)
+        #expect(s3.endpoint?.absoluteString == "http://127.0.0.1:9000" && s3.region == "eu-central-1" && !s3.usesPathStyle)
+        #expect(s3.credentials == .init(accessKeyID: "AKID", secretAccessKey: "very-secret"))
+        #expect(!configuration.summary.contains { $0.1.contains("very-secret") || $0.1.contains("AKID") })
+
+        var defaults = ServerConfiguration()
+        try defaults.apply(["IMAGO_USE_S3": "1", "AWS_REGION": "ap-south-1", "HOME": "/nonexistent"])
+        #expect(defaults.s3?.region == "ap-south-1" && defaults.s3?.endpoint == nil && defaults.s3?.usesPathStyle == true)
+        #expect(defaults.s3?.credentials == nil, "no key anywhere: unsigned requests, for public buckets")
+        var imgproxyRegion = ServerConfiguration()
+        try imgproxyRegion.apply(["IMAGO_USE_S3": "1", "HOME": "/nonexistent"])
+        #expect(imgproxyRegion.s3?.region == "us-west-1")
+        var bad = ServerConfiguration()
+        #expect(throws: ConfigurationError.self) { try bad.apply(["IMAGO_USE_S3": "1", "IMAGO_S3_ENDPOINT": "ftp://x"]) }
+    }
+}
+
+/// The service in front of a real S3 API (OpenStack Swift's s3api on loopback): the answers an
+/// HTTP source gets, for `s3://` sources.
+@Suite(
+    "Service: s3 sources on a real object store", .serialized, .enabled(if: ObjectStore.isInstalled, ObjectStore.missingReason))
+struct ServiceS3Tests {
+    static func configure(_ store: ObjectStore, secret: String = "testing") -> (inout ServerConfiguration) -> Void {
+        { configuration in
+            configuration.s3 = S3Settings(
+                region: "us-east-1", endpoint: store.url, credentials: .init(accessKeyID: "test:tester", secretAccessKey: secret))
+        }
+    }
+
+    @Test("resized from the bucket; 404 for a missing key or bucket; 403 with a wrong key; 404 when s3 is off or not allowed")
+    func answers() async throws {
+        let store = try await ObjectStore.shared()
+        try await store.createContainer("svc-answers")
+        try await store.put("svc-answers", "p/photo.jpg", data: try ServerFixtures.jpeg(width: 400, height: 300), headers: ["Content-Type": "image/jpeg"])
+        try await ServiceHarness.with(Self.configure(store)) { h in
+            let ok = try await h.get("/_/w:100/plain/s3://svc-answers/p/photo.jpg")
+            #expect(ok.status == 200, "\(ok.errorFields)")
+            #expect(try ok.image().pixelSize == PixelSize(width: 100, height: 75))
+            #expect(ok["etag"] != nil)
+            for missing in ["s3://svc-answers/p/none.jpg", "s3://svc-no-bucket/p/photo.jpg"] {
+                let r = try await h.get("/_/w:100/plain/\(missing)")
+                #expect(r.status == 404 && r.errorFields["error"] == "source_not_found", "\(missing): \(r.status) \(r.errorFields)")
+            }
+            #expect(try await h.get("/_/w:100/plain/s3://svc-answers/").status == 404)
+        }
+        try await ServiceHarness.with(Self.configure(store, secret: "wrong")) { h in
+            let refused = try await h.get("/_/w:100/plain/s3://svc-answers/p/photo.jpg")
+            #expect(refused.status == 403)
+        }
+        try await ServiceHarness.with { h in
+            let off = try await h.get("/_/w:100/plain/s3://svc-answers/p/photo.jpg")
+            #expect(off.status == 404 && off.errorFields["error"] == "invalid_source")
+        }
+        let before = try store.gets("/svc-answers/p/photo.jpg")
+        try await ServiceHarness.with({ c in
+            Self.configure(store)(&c)
+            c.allowedSources = ["s3://svc-other/"]
+        }) { h in
+            let refused = try await h.get("/_/w:100/plain/s3://svc-answers/p/photo.jpg")
+            #expect(refused.status == 404 && refused.errorFields["error"] == "source_not_allowed")
+        }
+        #expect(try store.gets("/svc-answers/p/photo.jpg") == before, "a refused source is never requested")
+    }
+
+    @Test("twenty identical requests: one GET from the bucket; other sizes from the source cache; a purge fetches again")
+    func coalescingAndPurge() async throws {
+        let store = try await ObjectStore.shared()
+        try await store.createContainer("svc-shared")
+        try await store.put("svc-shared", "photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), headers: ["Content-Type": "image/jpeg"])
+        try await ServiceHarness.with(Self.configure(store)) { h in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 { group.addTask { try await h.get("/_/w:120/plain/s3://svc-shared/photo.jpg").status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 20))
+            #expect(try store.gets("/svc-shared/photo.jpg") == 1)
+            #expect(try await h.get("/_/w:300/plain/s3://svc-shared/photo.jpg").status == 200)
+            #expect(try store.gets("/svc-shared/photo.jpg") == 1, "a new size of a cached source: no fetch")
+            try await h.service.purge(source: "s3://svc-shared/photo.jpg")
+            #expect(try await h.get("/_/w:301/plain/s3://svc-shared/photo.jpg").status == 200)
+            #expect(try store.gets("/svc-shared/photo.jpg") == 2, "purged: fetched again")
+        }
+    }
+}
