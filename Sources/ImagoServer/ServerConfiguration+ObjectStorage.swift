@@ -11,7 +11,10 @@ import ImagoLoading
 extension ServerConfiguration {
     /// The object stores' settings: `IMAGO_USE_S3` with `IMAGO_S3_REGION`, `IMAGO_S3_ENDPOINT`
     /// and `IMAGO_S3_ENDPOINT_USE_PATH_STYLE`, the AWS credentials and region of the environment
-    /// (``AWSSharedConfiguration``).
+    /// (``AWSSharedConfiguration``); `IMAGO_USE_SWIFT` with `IMAGO_SWIFT_AUTH_URL`,
+    /// `IMAGO_SWIFT_USERNAME`, `IMAGO_SWIFT_API_KEY`, `IMAGO_SWIFT_AUTH_VERSION`,
+    /// `IMAGO_SWIFT_DOMAIN`, `IMAGO_SWIFT_TENANT`, `IMAGO_SWIFT_REGION` and
+    /// `IMAGO_SWIFT_CONNECT_TIMEOUT_SECONDS`.
     ///
     /// - Throws: ``ConfigurationError`` for a value that does not read, an endpoint that is not
     ///   an `http(s)` URL with a host.
@@ -30,12 +33,26 @@ extension ServerConfiguration {
         } else if try env.bool("IMAGO_USE_S3") == false {
             s3 = nil
         }
+        swiftConnectTimeout = try env.seconds("IMAGO_SWIFT_CONNECT_TIMEOUT_SECONDS") ?? swiftConnectTimeout
+        if try env.bool("IMAGO_USE_SWIFT") == true {
+            guard let auth = try env.httpURL("IMAGO_SWIFT_AUTH_URL"), let url = URL(string: auth), url.host?.isEmpty == false else {
+                throw ConfigurationError(variable: "IMAGO_SWIFT_AUTH_URL", reason: "IMAGO_USE_SWIFT needs the sign-in URL (http or https)")
+            }
+            guard let user = env["IMAGO_SWIFT_USERNAME"], let key = env["IMAGO_SWIFT_API_KEY"] else {
+                throw ConfigurationError(variable: "IMAGO_SWIFT_USERNAME", reason: "IMAGO_USE_SWIFT needs IMAGO_SWIFT_USERNAME and IMAGO_SWIFT_API_KEY")
+            }
+            swift = SwiftStorageSettings(
+                authURL: url, username: user, apiKey: key, authVersion: try env.int("IMAGO_SWIFT_AUTH_VERSION", in: 0...3) ?? 0,
+                domain: env["IMAGO_SWIFT_DOMAIN"], tenant: env["IMAGO_SWIFT_TENANT"], region: env["IMAGO_SWIFT_REGION"])
+        } else if try env.bool("IMAGO_USE_SWIFT") == false {
+            swift = nil
+        }
     }
 }
 
 extension ServerConfiguration {
     /// The URL of a remote source as a request names it (after ``resolveSource(_:)``): `http`
-    /// and `https`, and `s3` with ``s3`` set.
+    /// and `https`, `s3` with ``s3`` set, `swift` with ``swift`` set.
     ///
     /// - Throws: ``ServiceError`` 404 `invalid_source` for another scheme, an object store that
     ///   is not enabled (saying which setting enables it), or a URL without a host.
@@ -47,6 +64,8 @@ extension ServerConfiguration {
         case "http", "https": return url
         case "s3" where s3 != nil: return url
         case "s3": throw ServiceError(status: 404, code: "invalid_source", message: "s3 sources are not enabled (IMAGO_USE_S3)")
+        case "swift" where swift != nil: return url
+        case "swift": throw ServiceError(status: 404, code: "invalid_source", message: "swift sources are not enabled (IMAGO_USE_SWIFT)")
         default: throw ServiceError(status: 404, code: "invalid_source", message: "the source must be an http, https or local URL")
         }
     }

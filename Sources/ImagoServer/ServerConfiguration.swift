@@ -123,6 +123,12 @@ public struct ServerConfiguration: Sendable {
     /// the AWS credentials of the environment (`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`,
     /// or the profile's files). Default `nil`: s3 sources refused (404), as imgproxy does.
     public var s3: S3Settings?
+    /// `IMAGO_USE_SWIFT` and the `IMAGO_SWIFT_*` settings: `swift://CONTAINER/OBJECT` sources
+    /// from OpenStack Swift (tempauth, Keystone v2 or v3). Default `nil`: refused (404).
+    public var swift: SwiftStorageSettings?
+    /// `IMAGO_SWIFT_CONNECT_TIMEOUT_SECONDS`: bounds a connection to Swift and its sign-in.
+    /// Default 10 s, imgproxy's.
+    public var swiftConnectTimeout: Duration = .seconds(10)
     /// `IMAGO_ALLOWED_SOURCES`: comma-separated URL prefixes, `*` matching any run of characters
     /// within one host or path segment; checked on every redirect too. Default: any.
     public var allowedSources: [String] = []

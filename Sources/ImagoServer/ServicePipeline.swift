@@ -82,6 +82,9 @@ struct ServicePipeline {
         if let s3 = configuration.s3 {
             loaders.append(S3DataLoader(settings: s3, connectTimeout: configuration.downloadTimeout, permitsURL: permits, connector: connector))
         }
+        if let swift = configuration.swift {
+            loaders.append(SwiftDataLoader(settings: swift, connectTimeout: configuration.swiftConnectTimeout, permitsURL: permits, connector: connector))
+        }
         return loaders
     }
 

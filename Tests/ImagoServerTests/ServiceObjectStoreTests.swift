@@ -37,6 +37,29 @@ struct ObjectStoreSettingsTests {
         var bad = ServerConfiguration()
         #expect(throws: ConfigurationError.self) { try bad.apply(["IMAGO_USE_S3": "1", "IMAGO_S3_ENDPOINT": "ftp://x"]) }
     }
+
+    @Test("imgproxy's Swift settings configure swift sources; the key is never shown; a missing part stops the start")
+    func swiftSettings() throws {
+        #expect(ServerConfiguration().swift == nil)
+        let (env, warnings) = try ServerConfiguration.migrate([
+            "IMGPROXY_USE_SWIFT": "true", "IMGPROXY_SWIFT_AUTH_URL": "https://keystone.example/v3", "IMGPROXY_SWIFT_USERNAME": "demo",
+            "IMGPROXY_SWIFT_API_KEY": "secret-key", "IMGPROXY_SWIFT_AUTH_VERSION": "3", "IMGPROXY_SWIFT_DOMAIN": "corp",
+            "IMGPROXY_SWIFT_TENANT": "media", "IMGPROXY_SWIFT_CONNECT_TIMEOUT_SECONDS": "4"
+        ])
+        #expect(warnings.isEmpty, "\(warnings)")
+        var configuration = ServerConfiguration()
+        try configuration.apply(env)
+        #expect(
+            configuration.swift
+                == SwiftStorageSettings(
+                    authURL: URL(string: "https://keystone.example/v3")!, username: "demo", apiKey: "secret-key", authVersion: 3, domain: "corp",
+                    tenant: "media"))
+        #expect(configuration.swiftConnectTimeout == .seconds(4))
+        #expect(!configuration.summary.contains { $0.1.contains("secret-key") })
+        var incomplete = ServerConfiguration()
+        #expect(throws: ConfigurationError.self) { try incomplete.apply(["IMAGO_USE_SWIFT": "1", "IMAGO_SWIFT_AUTH_URL": "http://h/auth/v1.0"]) }
+        #expect(throws: ConfigurationError.self) { try incomplete.apply(["IMAGO_USE_SWIFT": "1", "IMAGO_SWIFT_USERNAME": "u", "IMAGO_SWIFT_API_KEY": "k"]) }
+    }
 }
 
 /// The service in front of a real S3 API (OpenStack Swift's s3api on loopback): the answers an
@@ -103,6 +126,38 @@ struct ServiceS3Tests {
             try await h.service.purge(source: "s3://svc-shared/photo.jpg")
             #expect(try await h.get("/_/w:301/plain/s3://svc-shared/photo.jpg").status == 200)
             #expect(try store.gets("/svc-shared/photo.jpg") == 2, "purged: fetched again")
+        }
+    }
+}
+
+/// The service in front of a real OpenStack Swift (tempauth on loopback): the answers an HTTP
+/// source gets, for `swift://` sources.
+@Suite(
+    "Service: swift sources on a real object store", .serialized, .enabled(if: ObjectStore.isInstalled, ObjectStore.missingReason))
+struct ServiceSwiftTests {
+    @Test("resized from the container; 404 for a missing object; one GET for twenty identical requests; off by default")
+    func answers() async throws {
+        let store = try await ObjectStore.shared()
+        try await store.createContainer("svc-swift")
+        try await store.put("svc-swift", "a/photo.jpg", data: try ServerFixtures.jpeg(width: 400, height: 300), headers: ["Content-Type": "image/jpeg"])
+        try await ServiceHarness.with({ c in
+            c.swift = SwiftStorageSettings(authURL: store.url.appendingPathComponent("auth/v1.0"), username: "test:tester", apiKey: "testing")
+        }) { h in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 { group.addTask { try await h.get("/_/w:100/plain/swift://svc-swift/a/photo.jpg").status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 20))
+            #expect(try store.gets("/v1/AUTH_test/svc-swift/a/photo.jpg") == 1)
+            let ok = try await h.get("/_/w:200/plain/swift://svc-swift/a/photo.jpg")
+            #expect(ok.status == 200)
+            #expect(try ok.image().pixelSize == PixelSize(width: 200, height: 150))
+            let missing = try await h.get("/_/w:100/plain/swift://svc-swift/a/none.jpg")
+            #expect(missing.status == 404 && missing.errorFields["error"] == "source_not_found")
+        }
+        try await ServiceHarness.with { h in
+            let off = try await h.get("/_/w:100/plain/swift://svc-swift/a/photo.jpg")
+            #expect(off.status == 404 && off.errorFields["error"] == "invalid_source")
         }
     }
 }

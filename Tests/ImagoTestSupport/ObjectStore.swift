@@ -19,6 +19,9 @@ public final class ObjectStore: Sendable {
     public let port: Int
     /// `http://127.0.0.1:PORT`.
     public let url: URL
+    /// The Keystone stand-in's base URL (`/v3` and `/v2.0` below it), whose tokens are this
+    /// store's: user `tester`, password `testing`, domain `Default`, project `test`.
+    public let keystone: URL
     private let accessLog: URL
     private let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
@@ -31,9 +34,13 @@ public final class ObjectStore: Sendable {
     private static let started = Mutex<Task<ObjectStore, any Error>?>(nil)
     private static let keepAlive = Pipe()
 
-    private init(port: Int, accessLog: URL) {
+    private let memcachedPort: Int
+
+    private init(port: Int, keystone: URL, memcachedPort: Int, accessLog: URL) {
+        self.memcachedPort = memcachedPort
         self.port = port
         self.url = URL(string: "http://127.0.0.1:\(port)")!
+        self.keystone = keystone
         self.accessLog = accessLog
     }
 
@@ -75,10 +82,12 @@ public final class ObjectStore: Sendable {
         }
         struct Ready: Decodable {
             let port: Int
+            let keystone: URL
+            let memcached: Int
             let access_log: String
         }
         let ready = try JSONDecoder().decode(Ready.self, from: line)
-        return ObjectStore(port: ready.port, accessLog: URL(fileURLWithPath: ready.access_log))
+        return ObjectStore(port: ready.port, keystone: ready.keystone, memcachedPort: ready.memcached, accessLog: URL(fileURLWithPath: ready.access_log))
     }
 
     /// A tempauth token for `test:tester`.
@@ -89,6 +98,15 @@ public final class ObjectStore: Sendable {
         let response = try await client.execute(request, timeout: .seconds(10))
         guard let token = response.headers.first(name: "X-Auth-Token") else { throw StoreError("no token (status \(response.status.code))") }
         return token
+    }
+
+    /// Forgets every token the store gave (they live in its memcached): the next request with
+    /// one is answered 401, as after a token's expiry.
+    public func expireTokens() async throws {
+        let (status, out, err) = try await Subprocess.run(
+            URL(fileURLWithPath: "/bin/bash"),
+            ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(memcachedPort); printf 'flush_all\\r\\n' >&3; head -c 4 <&3"])
+        guard status == 0, out.hasPrefix("OK") else { throw StoreError("memcached flush_all failed: \(out) \(err)") }
     }
 
     /// Creates container (S3 bucket) `name`; an existing one is kept.
