@@ -131,7 +131,7 @@ struct S3SourceTests {
         let stale = try await downloader.download(
             ImageDownloadRequest(url: url, cachedResponse: CachedResponse(data: Data([1]), etag: "\"0123\"", lastModified: nil)))
         #expect(!stale.notModified && stale.data == data, "a validator that no longer matches gets the bytes")
-        #expect(try store.gets("/s3-fetch/dir/photo%20one.jpg") == 4, "every request reached the store")
+        #expect(try await store.gets("/s3-fetch/dir/photo%20one.jpg") == 4, "every request reached the store")
     }
 
     @Test("404 for a missing key or bucket, 403 for a wrong secret or no signature; typed, never a crash")
@@ -200,12 +200,12 @@ struct S3SourceTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(loads == Array(repeating: data.count, count: 20))
-        #expect(try store.gets("/s3-shared/dir/photo%20one.jpg") == 1 && connector.attempts.withLock { $0.count } == 1)
+        #expect(try await store.gets("/s3-shared/dir/photo%20one.jpg") == 1 && connector.attempts.withLock { $0.count } == 1)
 
         // max-age=0: the next load revalidates with the stored ETag and keeps the bytes on a 304.
         let again = try await manager.loadData(with: request)
         #expect(again.source == .network && again.revalidated && again.data == data)
-        #expect(try store.gets("/s3-shared/dir/photo%20one.jpg") == 2)
+        #expect(try await store.gets("/s3-shared/dir/photo%20one.jpg") == 2)
         // The object replaced: the revalidation gets the new bytes. (The store's Last-Modified has
         // whole seconds, and it answers If-Modified-Since too: replace it in a later second.)
         try await Task.sleep(for: .milliseconds(1100))

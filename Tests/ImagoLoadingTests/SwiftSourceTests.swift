@@ -81,7 +81,7 @@ struct SwiftSourceTests {
                 _ = try await downloader.download(ImageDownloadRequest(url: URL(string: missing)!))
             }
         }
-        #expect(try store.gets("/v1/AUTH_test/sw-fetch/dir/photo%20one.jpg") == 2)
+        #expect(try await store.gets("/v1/AUTH_test/sw-fetch/dir/photo%20one.jpg") == 2)
     }
 
     @Test("a wrong key fails the sign-in, typed and lasting; a refused URL never signs in or fetches")
@@ -135,7 +135,7 @@ struct SwiftSourceTests {
     func sharedSessionAndRenewal() async throws {
         let store = try await ObjectStore.shared()
         let data = try await container(store, "sw-shared")
-        let signIns = try store.gets("/auth/v1.0")
+        let signIns = try await store.gets("/auth/v1.0")
         let dir = try TestFiles.temporaryDirectory()
         let loader = SwiftDataLoader(settings: Self.tempauth(store))
         let manager = ImageManager(
@@ -146,13 +146,13 @@ struct SwiftSourceTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(loads == Array(repeating: data.count, count: 20))
-        #expect(try store.gets("/v1/AUTH_test/sw-shared/dir/photo%20one.jpg") == 1)
-        #expect(try store.gets("/auth/v1.0") == signIns + 1)
+        #expect(try await store.gets("/v1/AUTH_test/sw-shared/dir/photo%20one.jpg") == 1)
+        #expect(try await store.gets("/auth/v1.0") == signIns + 1)
 
         try await store.expireTokens()
         // The loader still holds the old token: the store answers 401, the loader signs in again.
         let result = try await downloader(loader).download(ImageDownloadRequest(url: try #require(request.url)))
         #expect(result.data == data)
-        #expect(try store.gets("/auth/v1.0") == signIns + 2, "signed in again after the 401")
+        #expect(try await store.gets("/auth/v1.0") == signIns + 2, "signed in again after the 401")
     }
 }

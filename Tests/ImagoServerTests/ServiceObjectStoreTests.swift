@@ -98,7 +98,7 @@ struct ServiceS3Tests {
             let off = try await h.get("/_/w:100/plain/s3://svc-answers/p/photo.jpg")
             #expect(off.status == 404 && off.errorFields["error"] == "invalid_source")
         }
-        let before = try store.gets("/svc-answers/p/photo.jpg")
+        let before = try await store.gets("/svc-answers/p/photo.jpg")
         try await ServiceHarness.with({ c in
             Self.configure(store)(&c)
             c.allowedSources = ["s3://svc-other/"]
@@ -106,7 +106,7 @@ struct ServiceS3Tests {
             let refused = try await h.get("/_/w:100/plain/s3://svc-answers/p/photo.jpg")
             #expect(refused.status == 404 && refused.errorFields["error"] == "source_not_allowed")
         }
-        #expect(try store.gets("/svc-answers/p/photo.jpg") == before, "a refused source is never requested")
+        #expect(try await store.gets("/svc-answers/p/photo.jpg") == before, "a refused source is never requested")
     }
 
     @Test("twenty identical requests: one GET from the bucket; other sizes from the source cache; a purge fetches again")
@@ -120,12 +120,12 @@ struct ServiceS3Tests {
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(statuses == Array(repeating: 200, count: 20))
-            #expect(try store.gets("/svc-shared/photo.jpg") == 1)
+            #expect(try await store.gets("/svc-shared/photo.jpg") == 1)
             #expect(try await h.get("/_/w:300/plain/s3://svc-shared/photo.jpg").status == 200)
-            #expect(try store.gets("/svc-shared/photo.jpg") == 1, "a new size of a cached source: no fetch")
+            #expect(try await store.gets("/svc-shared/photo.jpg") == 1, "a new size of a cached source: no fetch")
             try await h.service.purge(source: "s3://svc-shared/photo.jpg")
             #expect(try await h.get("/_/w:301/plain/s3://svc-shared/photo.jpg").status == 200)
-            #expect(try store.gets("/svc-shared/photo.jpg") == 2, "purged: fetched again")
+            #expect(try await store.gets("/svc-shared/photo.jpg") == 2, "purged: fetched again")
         }
     }
 }
@@ -148,7 +148,7 @@ struct ServiceSwiftTests {
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(statuses == Array(repeating: 200, count: 20))
-            #expect(try store.gets("/v1/AUTH_test/svc-swift/a/photo.jpg") == 1)
+            #expect(try await store.gets("/v1/AUTH_test/svc-swift/a/photo.jpg") == 1)
             let ok = try await h.get("/_/w:200/plain/swift://svc-swift/a/photo.jpg")
             #expect(ok.status == 200)
             #expect(try ok.image().pixelSize == PixelSize(width: 200, height: 150))

@@ -126,11 +126,22 @@ public final class ObjectStore: Sendable {
     }
 
     /// The `GET`s the proxy logged for `path`, as the client sent it (`/bucket/dir/a%20b.jpg`;
-    /// the log quotes its `%` again).
-    public func gets(_ path: String) throws -> Int {
-        let text = (try? String(contentsOf: accessLog, encoding: .utf8)) ?? ""
+    /// the log quotes its `%` again). The proxy logs a request once its answer is sent, so this
+    /// waits until the count holds for 150 ms (at most 3 s).
+    public func gets(_ path: String) async throws -> Int {
         let logged = path.replacingOccurrences(of: "%", with: "%25")
-        return text.split(separator: "\n").filter { $0.contains(" GET \(logged) ") }.count
+        func count() -> Int {
+            let text = (try? String(contentsOf: accessLog, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").filter { $0.contains(" GET \(logged) ") }.count
+        }
+        var last = count()
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(150))
+            let now = count()
+            if now == last { return now }
+            last = now
+        }
+        return last
     }
 
     private func swift(_ method: String, _ path: String, body: Data?, headers: [String: String], expecting: Set<Int>) async throws -> Int {

@@ -97,6 +97,18 @@ public struct CacheFreshness: Sendable, Hashable {
 /// HTTP dates in RFC 9110's preferred form, `Sun, 06 Nov 1994 08:49:37 GMT` (the obsolete forms
 /// are not read: an `Expires` in them counts as already expired, as RFC 9111 allows).
 package enum HTTPDate {
+    /// `date` (whole seconds, rounded down) in that form.
+    package static func format(_ date: Date) -> String {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let t = CivilTime(secondsSince1970: seconds)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        // 1970-01-01 was a Thursday.
+        let weekday = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][Int(((days % 7) + 11) % 7)]
+        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][Int(t.month - 1)]
+        let two = CivilTime.two
+        return "\(weekday), \(two(t.day)) \(month) \(t.year) \(two(t.hour)):\(two(t.minute)):\(two(t.second)) GMT"
+    }
+
     package static func parse(_ text: String) -> Date? {
         let parts = PathName.trimmed(Substring(text)).split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]), (1601...9999).contains(year),

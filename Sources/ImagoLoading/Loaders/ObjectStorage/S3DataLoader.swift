@@ -79,10 +79,7 @@ public final class S3DataLoader: DataLoading {
 
     /// The bucket, key and version of an `s3://` URL, or `nil` when the bucket or key is empty.
     static func object(of url: URL) -> (bucket: String, key: String, version: String?)? {
-        guard let bucket = url.host, !bucket.isEmpty else { return nil }
-        var key = url.path
-        while key.hasPrefix("/") { key.removeFirst() }
-        guard !key.isEmpty else { return nil }
+        guard let (bucket, key) = HTTPDataLoader.objectName(of: url) else { return nil }
         let version = url.query.flatMap { $0.isEmpty ? nil : PercentDecoding.bytes($0).map { String(decoding: $0, as: UTF8.self) } }
         return (bucket, key, version)
     }
@@ -118,22 +115,12 @@ public final class S3DataLoader: DataLoading {
         } else {
             for (name, value) in signable { headers[name] = value }
         }
-        let outgoing = DataLoadRequest(
-            url: target, headers: headers, timeouts: request.timeouts, maxRedirects: 0,
-            allowsInvalidCertificates: request.allowsInvalidCertificates)
-        let source = request.url
         do {
-            try await transport.load(
-                outgoing,
-                response: { head in
-                    if head.statusCode == 301 {
-                        throw Self.redirected(bucket: bucket, region: head.headers["x-amz-bucket-region"])
-                    }
-                    var reported = head
-                    reported.url = source
-                    reported.route = [DataLoadResponse.Hop(url: source, addressKind: nil)]
-                    try response(reported)
-                }, chunk: chunk)
+            try await transport.loadObject(
+                request.url, at: target, headers: headers, like: request, response: response, chunk: chunk,
+                check: { head in
+                    if head.statusCode == 301 { throw Self.redirected(bucket: bucket, region: head.headers["x-amz-bucket-region"]) }
+                })
         } catch ImageLoadingError.tooManyRedirects {
             throw Self.redirected(bucket: bucket, region: nil)
         }

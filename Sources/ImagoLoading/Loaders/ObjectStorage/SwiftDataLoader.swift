@@ -83,11 +83,9 @@ public final class SwiftDataLoader: DataLoading {
         _ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void, chunk: (Data) throws -> Void
     ) async throws {
         guard permitsURL(request.url) else { throw ImageLoadingError.sourceNotAllowed(request.url.absoluteString) }
-        guard let container = request.url.host, !container.isEmpty else { throw ImageLoadingError.invalidURL(request.url.absoluteString) }
-        var object = request.url.path(percentEncoded: false)
-        while object.hasPrefix("/") { object.removeFirst() }
-        guard !object.isEmpty else { throw ImageLoadingError.invalidURL(request.url.absoluteString) }
-        let source = request.url
+        guard let (container, object) = HTTPDataLoader.objectName(of: request.url) else {
+            throw ImageLoadingError.invalidURL(request.url.absoluteString)
+        }
         for attempt in 1...2 {
             let session = try await authenticator.session()
             var base = session.storageURL.absoluteString
@@ -96,19 +94,10 @@ public final class SwiftDataLoader: DataLoading {
             guard let target = URL(string: base + path) else { throw ImageLoadingError.invalidURL(base + path) }
             var headers = request.headers.filter { $0.key.lowercased() != "authorization" && $0.key.lowercased() != "x-auth-token" }
             headers["X-Auth-Token"] = session.token
-            let outgoing = DataLoadRequest(
-                url: target, headers: headers, timeouts: request.timeouts, maxRedirects: 0,
-                allowsInvalidCertificates: request.allowsInvalidCertificates)
             do {
-                try await transport.load(
-                    outgoing,
-                    response: { head in
-                        if head.statusCode == 401, attempt == 1 { throw Unauthorized() }
-                        var reported = head
-                        reported.url = source
-                        reported.route = [DataLoadResponse.Hop(url: source, addressKind: nil)]
-                        try response(reported)
-                    }, chunk: chunk)
+                try await transport.loadObject(
+                    request.url, at: target, headers: headers, like: request, response: response, chunk: chunk,
+                    check: { head in if head.statusCode == 401, attempt == 1 { throw Unauthorized() } })
                 return
             } catch is Unauthorized {
                 authenticator.invalidate(session)
