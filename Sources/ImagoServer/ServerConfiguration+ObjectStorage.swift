@@ -11,7 +11,9 @@ import ImagoLoading
 extension ServerConfiguration {
     /// The object stores' settings: `IMAGO_USE_S3` with `IMAGO_S3_REGION`, `IMAGO_S3_ENDPOINT`
     /// and `IMAGO_S3_ENDPOINT_USE_PATH_STYLE`, the AWS credentials and region of the environment
-    /// (``AWSSharedConfiguration``); `IMAGO_USE_SWIFT` with `IMAGO_SWIFT_AUTH_URL`,
+    /// (``AWSSharedConfiguration``); `IMAGO_USE_GCS` with `IMAGO_GCS_ENDPOINT`,
+    /// `IMAGO_GCS_HMAC_ACCESS_ID` and `IMAGO_GCS_HMAC_SECRET`; `IMAGO_USE_ABS` with
+    /// `IMAGO_ABS_NAME`, `IMAGO_ABS_KEY` and `IMAGO_ABS_ENDPOINT`; `IMAGO_USE_SWIFT` with `IMAGO_SWIFT_AUTH_URL`,
     /// `IMAGO_SWIFT_USERNAME`, `IMAGO_SWIFT_API_KEY`, `IMAGO_SWIFT_AUTH_VERSION`,
     /// `IMAGO_SWIFT_DOMAIN`, `IMAGO_SWIFT_TENANT`, `IMAGO_SWIFT_REGION` and
     /// `IMAGO_SWIFT_CONNECT_TIMEOUT_SECONDS`.
@@ -33,6 +35,38 @@ extension ServerConfiguration {
         } else if try env.bool("IMAGO_USE_S3") == false {
             s3 = nil
         }
+        if try env.bool("IMAGO_USE_GCS") == true {
+            guard let id = env["IMAGO_GCS_HMAC_ACCESS_ID"], let secret = env["IMAGO_GCS_HMAC_SECRET"] else {
+                throw ConfigurationError(
+                    variable: "IMAGO_GCS_HMAC_ACCESS_ID", reason: "IMAGO_USE_GCS needs an HMAC key: IMAGO_GCS_HMAC_ACCESS_ID and IMAGO_GCS_HMAC_SECRET")
+            }
+            let endpoint = try env.httpURL("IMAGO_GCS_ENDPOINT") ?? "https://storage.googleapis.com"
+            guard let url = URL(string: endpoint), url.host?.isEmpty == false else {
+                throw ConfigurationError(variable: "IMAGO_GCS_ENDPOINT", reason: "'\(endpoint)' has no host")
+            }
+            // Google's XML API takes SigV4 with the region "auto".
+            gcs = S3Settings(region: "auto", endpoint: url, usesPathStyle: true, credentials: .init(accessKeyID: id, secretAccessKey: secret))
+        } else if try env.bool("IMAGO_USE_GCS") == false {
+            gcs = nil
+        }
+        if try env.bool("IMAGO_USE_ABS") == true {
+            guard let name = env["IMAGO_ABS_NAME"] else {
+                throw ConfigurationError(variable: "IMAGO_ABS_NAME", reason: "IMAGO_USE_ABS needs the storage account's name")
+            }
+            var settings = AzureBlobSettings(account: name, key: env["IMAGO_ABS_KEY"])
+            if let endpoint = try env.httpURL("IMAGO_ABS_ENDPOINT") {
+                guard let url = URL(string: endpoint), url.host?.isEmpty == false else {
+                    throw ConfigurationError(variable: "IMAGO_ABS_ENDPOINT", reason: "'\(endpoint)' has no host")
+                }
+                settings.endpoint = url
+            }
+            if let key = settings.key, AzureSharedKey(account: name, key: key) == nil {
+                throw ConfigurationError(variable: "IMAGO_ABS_KEY", reason: "the key is not base64")
+            }
+            abs = settings
+        } else if try env.bool("IMAGO_USE_ABS") == false {
+            abs = nil
+        }
         swiftConnectTimeout = try env.seconds("IMAGO_SWIFT_CONNECT_TIMEOUT_SECONDS") ?? swiftConnectTimeout
         if try env.bool("IMAGO_USE_SWIFT") == true {
             guard let auth = try env.httpURL("IMAGO_SWIFT_AUTH_URL"), let url = URL(string: auth), url.host?.isEmpty == false else {
@@ -52,7 +86,7 @@ extension ServerConfiguration {
 
 extension ServerConfiguration {
     /// The URL of a remote source as a request names it (after ``resolveSource(_:)``): `http`
-    /// and `https`, `s3` with ``s3`` set, `swift` with ``swift`` set.
+    /// and `https`, and `s3`, `gs`, `abs` and `swift` when ``s3``, ``gcs``, ``abs`` or ``swift`` is set.
     ///
     /// - Throws: ``ServiceError`` 404 `invalid_source` for another scheme, an object store that
     ///   is not enabled (saying which setting enables it), or a URL without a host.
@@ -64,6 +98,10 @@ extension ServerConfiguration {
         case "http", "https": return url
         case "s3" where s3 != nil: return url
         case "s3": throw ServiceError(status: 404, code: "invalid_source", message: "s3 sources are not enabled (IMAGO_USE_S3)")
+        case "gs" where gcs != nil: return url
+        case "gs": throw ServiceError(status: 404, code: "invalid_source", message: "gs sources are not enabled (IMAGO_USE_GCS)")
+        case "abs" where abs != nil: return url
+        case "abs": throw ServiceError(status: 404, code: "invalid_source", message: "abs sources are not enabled (IMAGO_USE_ABS)")
         case "swift" where swift != nil: return url
         case "swift": throw ServiceError(status: 404, code: "invalid_source", message: "swift sources are not enabled (IMAGO_USE_SWIFT)")
         default: throw ServiceError(status: 404, code: "invalid_source", message: "the source must be an http, https or local URL")

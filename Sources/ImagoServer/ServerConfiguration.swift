@@ -123,12 +123,37 @@ public struct ServerConfiguration: Sendable {
     /// the AWS credentials of the environment (`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`,
     /// or the profile's files). Default `nil`: s3 sources refused (404), as imgproxy does.
     public var s3: S3Settings?
+    /// `IMAGO_USE_GCS` with `IMAGO_GCS_ENDPOINT`, `IMAGO_GCS_HMAC_ACCESS_ID` and
+    /// `IMAGO_GCS_HMAC_SECRET`: `gs://BUCKET/KEY` sources through Google Cloud Storage's
+    /// S3-compatible XML API, signed with an HMAC key. Default `nil`: refused (404).
+    public var gcs: S3Settings?
+    /// `IMAGO_USE_ABS` with `IMAGO_ABS_NAME`, `IMAGO_ABS_KEY` and `IMAGO_ABS_ENDPOINT`:
+    /// `abs://CONTAINER/BLOB` sources from Azure Blob Storage. Default `nil`: refused (404).
+    public var abs: AzureBlobSettings?
     /// `IMAGO_USE_SWIFT` and the `IMAGO_SWIFT_*` settings: `swift://CONTAINER/OBJECT` sources
     /// from OpenStack Swift (tempauth, Keystone v2 or v3). Default `nil`: refused (404).
     public var swift: SwiftStorageSettings?
     /// `IMAGO_SWIFT_CONNECT_TIMEOUT_SECONDS`: bounds a connection to Swift and its sign-in.
     /// Default 10 s, imgproxy's.
     public var swiftConnectTimeout: Duration = .seconds(10)
+
+    /// An Azure storage account: its name, its base64 key (`nil`: unsigned requests, for public
+    /// containers) and the Blob endpoint (`nil`: `https://NAME.blob.core.windows.net`).
+    public struct AzureBlobSettings: Sendable, Hashable {
+        /// `IMAGO_ABS_NAME`.
+        public var account: String
+        /// `IMAGO_ABS_KEY`.
+        public var key: String?
+        /// `IMAGO_ABS_ENDPOINT`.
+        public var endpoint: URL?
+
+        /// Settings from their parts; `key` and `endpoint` default to `nil`.
+        public init(account: String, key: String? = nil, endpoint: URL? = nil) {
+            self.account = account
+            self.key = key
+            self.endpoint = endpoint
+        }
+    }
     /// `IMAGO_ALLOWED_SOURCES`: comma-separated URL prefixes, `*` matching any run of characters
     /// within one host or path segment; checked on every redirect too. Default: any.
     public var allowedSources: [String] = []

@@ -82,6 +82,17 @@ struct ServicePipeline {
         if let s3 = configuration.s3 {
             loaders.append(S3DataLoader(settings: s3, connectTimeout: configuration.downloadTimeout, permitsURL: permits, connector: connector))
         }
+        if let gcs = configuration.gcs {
+            loaders.append(
+                S3DataLoader(settings: gcs, scheme: "gs", connectTimeout: configuration.downloadTimeout, permitsURL: permits, connector: connector))
+        }
+        if let abs = configuration.abs,
+            let loader = AzureBlobDataLoader(
+                account: abs.account, key: abs.key, endpoint: abs.endpoint, connectTimeout: configuration.downloadTimeout, permitsURL: permits,
+                connector: connector)
+        {
+            loaders.append(loader)
+        }
         if let swift = configuration.swift {
             loaders.append(SwiftDataLoader(settings: swift, connectTimeout: configuration.swiftConnectTimeout, permitsURL: permits, connector: connector))
         }

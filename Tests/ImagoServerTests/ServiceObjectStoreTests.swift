@@ -38,6 +38,32 @@ struct ObjectStoreSettingsTests {
         #expect(throws: ConfigurationError.self) { try bad.apply(["IMAGO_USE_S3": "1", "IMAGO_S3_ENDPOINT": "ftp://x"]) }
     }
 
+    @Test("GCS through its S3 API with an HMAC key, Azure with imgproxy's names; incomplete settings stop the start")
+    func gcsAndAzureSettings() throws {
+        var gcs = ServerConfiguration()
+        try gcs.apply(["IMAGO_USE_GCS": "1", "IMAGO_GCS_HMAC_ACCESS_ID": "GOOG1EXAMPLE", "IMAGO_GCS_HMAC_SECRET": "hmac-secret"])
+        #expect(gcs.gcs?.endpoint?.absoluteString == "https://storage.googleapis.com" && gcs.gcs?.region == "auto")
+        #expect(gcs.gcs?.credentials == .init(accessKeyID: "GOOG1EXAMPLE", secretAccessKey: "hmac-secret") && gcs.gcs?.usesPathStyle == true)
+        #expect(!gcs.summary.contains { $0.1.contains("hmac-secret") })
+        var noKey = ServerConfiguration()
+        #expect(throws: ConfigurationError.self) { try noKey.apply(["IMAGO_USE_GCS": "1"]) }
+        // imgproxy's GCS takes a service-account JSON key, which Imago does not read: refused loudly.
+        #expect(throws: ConfigurationError.self) { _ = try ServerConfiguration.migrate(["IMGPROXY_USE_GCS": "1", "IMGPROXY_GCS_KEY": "{}"]) }
+
+        let (env, warnings) = try ServerConfiguration.migrate([
+            "IMGPROXY_USE_ABS": "true", "IMGPROXY_ABS_NAME": "media", "IMGPROXY_ABS_KEY": "c2VjcmV0LWtleQ==",
+            "IMGPROXY_ABS_ENDPOINT": "http://127.0.0.1:10000/media"
+        ])
+        #expect(warnings.isEmpty, "\(warnings)")
+        var azure = ServerConfiguration()
+        try azure.apply(env)
+        #expect(azure.abs == .init(account: "media", key: "c2VjcmV0LWtleQ==", endpoint: URL(string: "http://127.0.0.1:10000/media")))
+        #expect(!azure.summary.contains { $0.1.contains("c2VjcmV0LWtleQ==") })
+        var badKey = ServerConfiguration()
+        #expect(throws: ConfigurationError.self) { try badKey.apply(["IMAGO_USE_ABS": "1", "IMAGO_ABS_NAME": "m", "IMAGO_ABS_KEY": "%%"]) }
+        #expect(throws: ConfigurationError.self) { try badKey.apply(["IMAGO_USE_ABS": "1"]) }
+    }
+
     @Test("imgproxy's Swift settings configure swift sources; the key is never shown; a missing part stops the start")
     func swiftSettings() throws {
         #expect(ServerConfiguration().swift == nil)
@@ -109,6 +135,23 @@ struct ServiceS3Tests {
         #expect(try await store.gets("/svc-answers/p/photo.jpg") == before, "a refused source is never requested")
     }
 
+    @Test("gs:// through the S3 API: the same answers under Google's scheme")
+    func gsThroughS3() async throws {
+        let store = try await ObjectStore.shared()
+        try await store.createContainer("svc-gs")
+        try await store.put("svc-gs", "photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), headers: ["Content-Type": "image/jpeg"])
+        try await ServiceHarness.with({ c in
+            // Google's region is "auto"; this store signs with its own location.
+            c.gcs = S3Settings(region: "us-east-1", endpoint: store.url, credentials: .init(accessKeyID: "test:tester", secretAccessKey: "testing"))
+        }) { h in
+            let ok = try await h.get("/_/w:50/plain/gs://svc-gs/photo.jpg")
+            #expect(ok.status == 200, "\(ok.errorFields)")
+            #expect(try ok.image().pixelSize == PixelSize(width: 50, height: 25))
+            let s3 = try await h.get("/_/w:50/plain/s3://svc-gs/photo.jpg")
+            #expect(s3.status == 404 && s3.errorFields["error"] == "invalid_source", "s3 itself is not enabled")
+        }
+    }
+
     @Test("twenty identical requests: one GET from the bucket; other sizes from the source cache; a purge fetches again")
     func coalescingAndPurge() async throws {
         let store = try await ObjectStore.shared()
@@ -158,6 +201,33 @@ struct ServiceSwiftTests {
         try await ServiceHarness.with { h in
             let off = try await h.get("/_/w:100/plain/swift://svc-swift/a/photo.jpg")
             #expect(off.status == 404 && off.errorFields["error"] == "invalid_source")
+        }
+    }
+}
+
+/// `abs://` sources through the service: the signed request as a loopback server receives it
+/// (no Azure server runs here; the signature is checked against Microsoft's examples in
+/// ImagoLoadingTests).
+@Suite("Service: abs sources")
+struct ServiceAzureTests {
+    @Test("the blob is fetched from ENDPOINT/CONTAINER/BLOB with a Shared Key, resized, and cached like any source")
+    func azure() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("a.png", data: try ServerFixtures.png(width: 80, height: 40))
+            let key = Data("not a real key".utf8).base64EncodedString()
+            try await ServiceHarness.with({ c in
+                c.abs = .init(account: "media", key: key, endpoint: URL(string: h.source("")))
+            }) { azure in
+                let ok = try await azure.get("/_/w:40/plain/abs://img/a.png")
+                #expect(ok.status == 200, "\(ok.errorFields)")
+                #expect(try ok.image().pixelSize == PixelSize(width: 40, height: 20))
+                #expect(h.origin.headers("/img/a.png")?["authorization"]?.hasPrefix("SharedKey media:") == true)
+                #expect(h.origin.headers("/img/a.png")?["x-ms-version"] == AzureSharedKey.version)
+                let again = try await azure.get("/_/w:30/plain/abs://img/a.png")
+                #expect(again.status == 200 && h.origin.count("/img/a.png") == 1, "cached like any source")
+                let missing = try await azure.get("/_/w:30/plain/abs://img/none.png")
+                #expect(missing.status == 404)
+            }
         }
     }
 }

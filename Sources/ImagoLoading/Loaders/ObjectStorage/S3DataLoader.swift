@@ -27,6 +27,9 @@ import ImagoCore
 public final class S3DataLoader: DataLoading {
     /// Where the buckets are and how requests are signed.
     public let settings: S3Settings
+    /// The URL scheme this loader answers: `s3` (default), or `gs` for Google Cloud Storage
+    /// through its S3-compatible XML API (HMAC keys, endpoint `https://storage.googleapis.com`).
+    public let scheme: String
     /// Whether an `s3://` URL may be fetched (an allow-list). Default: any.
     public let permitsURL: @Sendable (URL) -> Bool
     private let transport: HTTPDataLoader
@@ -36,26 +39,28 @@ public final class S3DataLoader: DataLoading {
     ///
     /// - Parameters:
     ///   - settings: The store and credentials.
+    ///   - scheme: The URL scheme answered. Default `s3`.
     ///   - connectTimeout: Bounds establishing one connection. Default 15 s.
     ///   - maxConnectionsPerHost: HTTP/1.1 connections kept to the store. Default 8.
     ///   - proxies: Default ``ProxySettings/none``.
     ///   - permitsURL: Whether an `s3://` URL may be fetched. Default: any.
     public convenience init(
-        settings: S3Settings, connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8,
+        settings: S3Settings, scheme: String = "s3", connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8,
         proxies: ProxySettings = .none, permitsURL: @escaping @Sendable (URL) -> Bool = { _ in true }
     ) {
         self.init(
-            settings: settings, connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost, proxies: proxies,
+            settings: settings, scheme: scheme, connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost, proxies: proxies,
             permitsURL: permitsURL, connector: nil)
     }
 
     /// Creates a loader with its own connector (tests count the requests with one).
     package init(
-        settings: S3Settings, connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8,
+        settings: S3Settings, scheme: String = "s3", connectTimeout: Duration = .seconds(15), maxConnectionsPerHost: Int = 8,
         proxies: ProxySettings = .none, permitsURL: @escaping @Sendable (URL) -> Bool = { _ in true },
         connector: (any HTTPConnecting)?
     ) {
         self.settings = settings
+        self.scheme = scheme.lowercased()
         self.permitsURL = permitsURL
         signer = settings.credentials.map { AWSSignatureV4(credentials: $0, region: settings.region) }
         transport = HTTPDataLoader(
@@ -70,8 +75,8 @@ public final class S3DataLoader: DataLoading {
         try await transport.shutdown()
     }
 
-    /// `true` for `s3`.
-    public func canLoad(_ url: URL) -> Bool { url.scheme?.lowercased() == "s3" }
+    /// `true` for ``scheme``.
+    public func canLoad(_ url: URL) -> Bool { url.scheme?.lowercased() == scheme }
 
     /// Headers signed when a request carries them; any other (`User-Agent`, `Accept`) is sent
     /// unsigned, so a proxy that rewrites it does not break the signature.
