@@ -105,6 +105,36 @@ struct SwiftSourceTests {
         #expect(connector.attempts.withLock { $0.isEmpty })
     }
 
+    @Test("403 for a user the container does not admit; the size limit stops the transfer; a stale object is revalidated, a replaced one fetched")
+    func forbiddenLimitsFreshness() async throws {
+        let store = try await ObjectStore.shared()
+        let data = try await container(store, "sw-fresh", headers: ["Content-Type": "image/jpeg", "Cache-Control": "max-age=0"])
+        let url = URL(string: "swift://sw-fresh/dir/photo%20one.jpg")!
+        var reader = Self.tempauth(store, key: "reading")
+        reader.username = "test:reader"
+        await #expect(throws: ImageLoadingError.unacceptableStatusCode(403)) {
+            _ = try await downloader(SwiftDataLoader(settings: reader)).download(ImageDownloadRequest(url: url))
+        }
+        let small = ImageDownloader(
+            configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, maxBodyBytes: 1000), loaders: [SwiftDataLoader(settings: Self.tempauth(store))])
+        await #expect(throws: ImageLoadingError.bodyTooLarge(limit: 1000, declared: data.count)) {
+            _ = try await small.download(ImageDownloadRequest(url: url))
+        }
+        let manager = ImageManager(
+            configuration: ImageManager.Configuration(
+                memoryCache: nil, dataCache: try DiskCache(directory: try TestFiles.temporaryDirectory(), maxAge: nil),
+                downloader: downloader(SwiftDataLoader(settings: Self.tempauth(store)))))
+        let request = ImageRequest(url: url, options: [.waitStoreCache])
+        #expect(try await manager.loadData(with: request).data == data)
+        let again = try await manager.loadData(with: request)
+        #expect(again.revalidated && again.data == data, "max-age=0: revalidated, 304, bytes kept")
+        try await Task.sleep(for: .milliseconds(1100))
+        let replaced = try Corpus.data("exif-orientation/Portrait_1.jpg")
+        try await store.put("sw-fresh", "dir/photo one.jpg", data: replaced, headers: ["Content-Type": "image/jpeg", "Cache-Control": "max-age=0"])
+        let fresh = try await manager.loadData(with: request)
+        #expect(!fresh.revalidated && fresh.data == replaced)
+    }
+
     @Test("Keystone v3 (project scope, the public endpoint of the region) and v2 sign in, then fetch from the store")
     func keystone() async throws {
         let store = try await ObjectStore.shared()
