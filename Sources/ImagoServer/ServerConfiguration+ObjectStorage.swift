@@ -22,16 +22,7 @@ extension ServerConfiguration {
     ///   an `http(s)` URL with a host.
     mutating func applyObjectStorageSettings(_ env: EnvironmentReader) throws(ConfigurationError) {
         if try env.bool("IMAGO_USE_S3") == true {
-            let aws = AWSSharedConfiguration(environment: env.values)
-            var settings = S3Settings(region: env["IMAGO_S3_REGION"] ?? aws.region ?? "us-west-1", credentials: aws.credentials)
-            if let endpoint = try env.httpURL("IMAGO_S3_ENDPOINT") {
-                guard let url = URL(string: endpoint), url.host?.isEmpty == false else {
-                    throw ConfigurationError(variable: "IMAGO_S3_ENDPOINT", reason: "'\(endpoint)' has no host")
-                }
-                settings.endpoint = url
-            }
-            settings.usesPathStyle = try env.bool("IMAGO_S3_ENDPOINT_USE_PATH_STYLE") ?? true
-            s3 = settings
+            s3 = try Self.s3Settings(env)
         } else if try env.bool("IMAGO_USE_S3") == false {
             s3 = nil
         }
@@ -80,6 +71,52 @@ extension ServerConfiguration {
                 domain: env["IMAGO_SWIFT_DOMAIN"], tenant: env["IMAGO_SWIFT_TENANT"], region: env["IMAGO_SWIFT_REGION"])
         } else if try env.bool("IMAGO_USE_SWIFT") == false {
             swift = nil
+        }
+        try applyResultStorage(env)
+    }
+
+    /// The S3 settings of `IMAGO_S3_REGION`, `IMAGO_S3_ENDPOINT`, `IMAGO_S3_ENDPOINT_USE_PATH_STYLE`
+    /// and the AWS environment.
+    static func s3Settings(_ env: EnvironmentReader) throws(ConfigurationError) -> S3Settings {
+        let aws = AWSSharedConfiguration(environment: env.values)
+        var settings = S3Settings(region: env["IMAGO_S3_REGION"] ?? aws.region ?? "us-west-1", credentials: aws.credentials)
+        if let endpoint = try env.httpURL("IMAGO_S3_ENDPOINT") {
+            guard let url = URL(string: endpoint), url.host?.isEmpty == false else {
+                throw ConfigurationError(variable: "IMAGO_S3_ENDPOINT", reason: "'\(endpoint)' has no host")
+            }
+            settings.endpoint = url
+        }
+        settings.usesPathStyle = try env.bool("IMAGO_S3_ENDPOINT_USE_PATH_STYLE") ?? true
+        return settings
+    }
+
+    /// `IMAGO_RESULT_STORAGE`: `s3://BUCKET/PREFIX` (with the S3 settings and credentials, whether
+    /// or not s3 sources are on) or `swift://CONTAINER/PREFIX` (with the `IMAGO_SWIFT_*` sign-in).
+    private mutating func applyResultStorage(_ env: EnvironmentReader) throws(ConfigurationError) {
+        guard let location = env["IMAGO_RESULT_STORAGE"] else { return }
+        guard let url = URL(string: location), let name = url.host, !name.isEmpty else {
+            throw ConfigurationError(variable: "IMAGO_RESULT_STORAGE", reason: "'\(location)' is not s3://BUCKET/PREFIX or swift://CONTAINER/PREFIX")
+        }
+        let prefix = url.path(percentEncoded: false).split(separator: "/").joined(separator: "/")
+        switch url.scheme?.lowercased() {
+        case "s3":
+            let settings: S3Settings
+            if let s3 {
+                settings = s3
+            } else {
+                settings = try Self.s3Settings(env)
+            }
+            resultStorage = ResultStorage(store: .s3(settings, bucket: name), prefix: prefix)
+        case "swift":
+            guard let swift else {
+                throw ConfigurationError(variable: "IMAGO_RESULT_STORAGE", reason: "a swift:// location needs IMAGO_USE_SWIFT and its sign-in settings")
+            }
+            resultStorage = ResultStorage(store: .swift(swift, container: name), prefix: prefix)
+        default:
+            throw ConfigurationError(variable: "IMAGO_RESULT_STORAGE", reason: "'\(location)' is not s3://BUCKET/PREFIX or swift://CONTAINER/PREFIX")
+        }
+        guard resultCacheSize > 0 else {
+            throw ConfigurationError(variable: "IMAGO_RESULT_STORAGE", reason: "shared results sit behind the local result cache: IMAGO_RESULT_CACHE_SIZE must not be 0")
         }
     }
 }

@@ -17,7 +17,7 @@ extension ServerConfiguration {
             ("IMAGO_SIGNATURE_SIZE", "\(signatureSize)"), ("IMAGO_SECRET", secret == nil ? "(none)" : "(set)"),
             ("IMAGO_PURGE_SECRET", purgeSecret == nil ? "(none)" : "(set)"),
             ("IMAGO_CACHE_DIR", cacheDirectory ?? "(default)"), ("IMAGO_CACHE_SIZE", "\(cacheSize)"),
-            ("IMAGO_RESULT_CACHE_SIZE", "\(resultCacheSize)"), ("IMAGO_DECODE_CACHE_SIZE", "\(decodeCacheSize)"),
+            ("IMAGO_RESULT_CACHE_SIZE", "\(resultCacheSize)"), ("IMAGO_RESULT_STORAGE", resultStorage.map(Self.describe) ?? "(none)"), ("IMAGO_DECODE_CACHE_SIZE", "\(decodeCacheSize)"),
             ("IMAGO_SOURCE_TTL", "\(sourceTTL)"), ("IMAGO_SOURCE_TTL_MIN", "\(sourceTTLMin)"), ("IMAGO_SOURCE_TTL_MAX", "\(sourceTTLMax)"),
             ("IMAGO_LOCAL_ROOT", localRoot ?? "(none)"),
             ("IMAGO_USE_S3", "\(s3 != nil)"), ("IMAGO_S3_REGION", s3?.region ?? "(AWS_REGION, else us-west-1)"),
@@ -96,6 +96,7 @@ extension ServerConfiguration {
         "IMAGO_CACHE_DIR": "where source bytes are cached ($XDG_CACHE_HOME/imago by default), namespace 'sources'",
         "IMAGO_CACHE_SIZE": "bytes of sources kept on disk; 0 disables the source cache",
         "IMAGO_RESULT_CACHE_SIZE": "bytes of encoded results kept on disk (namespace 'results'); 0 disables the result cache",
+        "IMAGO_RESULT_STORAGE": "s3://bucket/prefix or swift://container/prefix: results shared by every instance, behind the local result cache",
         "IMAGO_DECODE_CACHE_SIZE": "bytes of decoded pixels of hot sources kept in memory; 0 disables it",
         "IMAGO_USE_S3": "enables s3://bucket/key sources, signed with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile",
         "IMAGO_S3_REGION": "the buckets' region (default AWS_REGION, AWS_DEFAULT_REGION, the profile's, else us-west-1)",
@@ -200,4 +201,14 @@ extension ServerConfiguration {
         "IMAGO_OTEL_PROTOCOL": "http/protobuf or http/json",
         "IMAGO_OTEL_SERVICE_NAME": "the service.name spans carry"
     ]
+}
+
+extension ServerConfiguration {
+    /// `s3://BUCKET/PREFIX` or `swift://CONTAINER/PREFIX`.
+    static func describe(_ storage: ResultStorage) -> String {
+        switch storage.store {
+        case .s3(_, let bucket): "s3://\(bucket)/\(storage.prefix)"
+        case .swift(_, let container): "swift://\(container)/\(storage.prefix)"
+        }
+    }
 }

@@ -137,6 +137,25 @@ public struct ServerConfiguration: Sendable {
     /// Default 10 s, imgproxy's.
     public var swiftConnectTimeout: Duration = .seconds(10)
 
+    /// `IMAGO_RESULT_STORAGE`: results shared by every instance, in an S3 bucket or a Swift
+    /// container (`s3://BUCKET/PREFIX`, `swift://CONTAINER/PREFIX`), behind the local result
+    /// cache. Default `nil`: each instance keeps its own.
+    public var resultStorage: ResultStorage?
+
+    /// Where shared results live: the store and the prefix of their names.
+    public struct ResultStorage: Sendable, Hashable {
+        /// The bucket or container, with the store's settings.
+        public var store: ObjectStoreResults.Store
+        /// What the results' names start with.
+        public var prefix: String
+
+        /// A location from its parts.
+        public init(store: ObjectStoreResults.Store, prefix: String) {
+            self.store = store
+            self.prefix = prefix
+        }
+    }
+
     /// An Azure storage account: its name, its base64 key (`nil`: unsigned requests, for public
     /// containers) and the Blob endpoint (`nil`: `https://NAME.blob.core.windows.net`).
     public struct AzureBlobSettings: Sendable, Hashable {

@@ -62,6 +62,9 @@ struct ServicePipeline {
         // finished (a client's next connection, a CDN's second miss) still share it.
         managed.resultRetention = .init(costLimit: 32 << 20, ageLimit: .seconds(2))
         managed.resultCache = results
+        if let storage = configuration.resultStorage, results != nil {
+            managed.sharedResults = ObjectStoreResults(storage.store, prefix: storage.prefix, timeout: configuration.downloadTimeout, connector: connector)
+        }
         if configuration.decodeCacheSize > 0 {
             managed.decodedImageRetention = .init(costLimit: configuration.decodeCacheSize)
         }

@@ -152,6 +152,46 @@ struct ServiceS3Tests {
         }
     }
 
+    @Test("IMAGO_RESULT_STORAGE: a result made by one instance is served by another without a render; a purge reaches it")
+    func sharedResults() async throws {
+        let store = try await ObjectStore.shared()
+        try await store.createContainer("svc-results")
+        try await store.createContainer("svc-shared-src")
+        try await store.put("svc-shared-src", "photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), headers: ["Content-Type": "image/jpeg"])
+        let configure: (inout ServerConfiguration) -> Void = { c in
+            Self.configure(store)(&c)
+            c.resultStorage = .init(store: .s3(c.s3!, bucket: "svc-results"), prefix: "cluster-a")
+        }
+        let path = "/_/rs:fit:160:160/f:webp/plain/s3://svc-shared-src/photo.jpg"
+        let made = try await ServiceHarness.with(configure) { h in
+            let r = try await h.get(path)
+            #expect(r.status == 200, "\(r.errorFields)")
+            try await eventually { h.service.manager.sharedUploadsInFlight == 0 }
+            return r.body
+        }
+        try await ServiceHarness.with(configure) { h in
+            let r = try await h.get(path)
+            #expect(r.status == 200 && r.body == made, "the same bytes")
+            #expect(h.service.manager.sharedResultHits == 1, "read from the shared results, not rendered")
+            try await h.service.purge(source: "s3://svc-shared-src/photo.jpg")
+        }
+        try await ServiceHarness.with(configure) { h in
+            let again = try await h.get(path)
+            #expect(again.status == 200)
+            #expect(h.service.manager.sharedResultHits == 0, "purged: made again")
+        }
+        for refused in [
+            ["IMAGO_RESULT_STORAGE": "swift://results/x"], ["IMAGO_RESULT_STORAGE": "http://results/x"],
+            ["IMAGO_RESULT_STORAGE": "s3://results/x", "IMAGO_RESULT_CACHE_SIZE": "0"]
+        ] {
+            var configuration = ServerConfiguration()
+            #expect(throws: ConfigurationError.self, "\(refused)") { try configuration.apply(refused) }
+        }
+        var configuration = ServerConfiguration()
+        try configuration.apply(["IMAGO_RESULT_STORAGE": "s3://results/a/b", "AWS_REGION": "eu-west-1", "HOME": "/nonexistent"])
+        #expect(configuration.resultStorage?.prefix == "a/b" && configuration.summary.contains { $0.1 == "s3://results/a/b" })
+    }
+
     @Test("twenty identical requests: one GET from the bucket; other sizes from the source cache; a purge fetches again")
     func coalescingAndPurge() async throws {
         let store = try await ObjectStore.shared()

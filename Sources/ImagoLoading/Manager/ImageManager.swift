@@ -241,6 +241,12 @@ public final class ImageManager: Sendable {
         (pipeline.encodesStarted.load(ordering: .relaxed), pipeline.encodesStreamed.load(ordering: .relaxed))
     }
 
+    /// Results read from ``Configuration/sharedResults`` (made by another instance) since the
+    /// manager was made.
+    package var sharedResultHits: Int { pipeline.sharedHits.load(ordering: .relaxed) }
+    /// Uploads to ``Configuration/sharedResults`` under way.
+    package var sharedUploadsInFlight: Int { pipeline.sharedUploads.load(ordering: .relaxed) }
+
     /// Decodes served by a kept decode of the same source instead of decoding
     /// (``Configuration/decodedImageRetention``), since the manager was made.
     package var reusedDecodeCount: Int {

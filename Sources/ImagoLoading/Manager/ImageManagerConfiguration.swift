@@ -93,6 +93,12 @@ extension ImageManager {
         /// unchanged are not stored (they are the source). A `DiskCache` of its own namespace
         /// and size is the usual choice. Default `nil`: results are not stored.
         public var resultCache: (any DataCaching)?
+        /// Results shared by every instance of a service (``SharedResultStoring``, such as
+        /// ``ObjectStoreResults``), behind ``resultCache``: read after a miss there (and copied
+        /// into it), written in the background after a render (at most 16 uploads at once; more
+        /// are skipped), purged with their source. Needs ``resultCache``. A failed read counts
+        /// as a miss. Default `nil`.
+        public var sharedResults: (any SharedResultStoring)?
         /// Keep recent decodes of a source in memory, up to this many bytes of pixels, so another
         /// size of the same source costs a resize, not a decode (``ImageManager/DecodedImageRetention``).
         /// Default `nil`: decodes are shared while in flight, and not kept.

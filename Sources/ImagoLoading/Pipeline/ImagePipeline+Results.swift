@@ -37,6 +37,10 @@ extension ImagePipeline {
             case .data(let data): contents = .data(data)
             case .file(let file): contents = .file(file)
             }
+        } else if let shared = await sharedResult(key) {
+            (metadata, contents) = (shared.metadata, .data(shared.data))
+            // Kept here too, so the next ask is local.
+            resultWriter?.store(shared, forKey: key)
         } else {
             return nil
         }
@@ -57,7 +61,41 @@ extension ImagePipeline {
             Self.resultFormat: result.format.rawValue, Self.resultWidth: String(result.pixelSize.width),
             Self.resultHeight: String(result.pixelSize.height)
         ]
-        resultWriter.store(CachedData(data: data, metadata: metadata), forKey: key)
+        let value = CachedData(data: data, metadata: metadata)
+        resultWriter.store(value, forKey: key)
+        share(value, forKey: key)
+    }
+
+    /// The result under `key` in the shared results, or `nil` (none, none configured, or the
+    /// store failed: logged).
+    private func sharedResult(_ key: String) async -> CachedData? {
+        guard let shared = configuration.sharedResults else { return nil }
+        do {
+            let found = try await shared.result(forKey: key)
+            if found != nil { sharedHits.add(1, ordering: .relaxed) }
+            return found
+        } catch {
+            logger.warning("shared results read failed", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Uploads `value` to the shared results in the background, unless 16 uploads are under way.
+    private func share(_ value: CachedData, forKey key: String) {
+        guard let shared = configuration.sharedResults else { return }
+        guard sharedUploads.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maxSharedUploads else {
+            sharedUploads.subtract(1, ordering: .relaxed)
+            return
+        }
+        let logger = self.logger
+        Task.detached(priority: .utility) { [self] in
+            defer { sharedUploads.subtract(1, ordering: .relaxed) }
+            do {
+                try await shared.store(value, forKey: key)
+            } catch {
+                logger.warning("shared results write failed", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     static let resultFormat = "format"

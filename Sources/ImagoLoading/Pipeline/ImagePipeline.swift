@@ -49,6 +49,13 @@ final class ImagePipeline: Sendable {
     let encodesStreamed = Atomic<Int>(0)
     /// Decodes served by a kept decode (``intermediates``) instead of decoding.
     let decodesReused = Atomic<Int>(0)
+    /// Uploads to ``ImageManager/Configuration/sharedResults`` under way (at most
+    /// ``maxSharedUploads``), and results found there.
+    let sharedUploads = Atomic<Int>(0)
+    let sharedHits = Atomic<Int>(0)
+    /// Uploads to the shared results at once; more are skipped (the next instance to need the
+    /// result makes it, or finds it after another's upload).
+    static let maxSharedUploads = 16
 
     init(configuration: ImageManager.Configuration, failedURLs: FailedURLList) {
         self.configuration = configuration

@@ -41,9 +41,16 @@ public struct S3Settings: Sendable, Hashable {
     /// The HTTP URL of object `key` in `bucket` (`versionID` as `?versionId=`); `nil` when
     /// the bucket or the key is empty, or the endpoint has no host.
     public func objectURL(bucket: String, key: String, versionID: String? = nil) -> URL? {
-        guard !bucket.isEmpty, !key.isEmpty else { return nil }
-        let path = "/" + AWSSignatureV4.encode(key, keepingSlash: true)
-        let query = versionID.map { "?versionId=" + AWSSignatureV4.encode($0, keepingSlash: false) } ?? ""
+        guard !key.isEmpty else { return nil }
+        let query = versionID.map { "versionId=" + AWSSignatureV4.encode($0, keepingSlash: false) }
+        return url(bucket: bucket, path: "/" + AWSSignatureV4.encode(key, keepingSlash: true), query: query)
+    }
+
+    /// The URL of `bucket` with `path` (percent-encoded, `/` or starting with one) and `query`
+    /// (encoded); `nil` when the bucket is empty or the endpoint has no host.
+    func url(bucket: String, path: String, query: String? = nil) -> URL? {
+        guard !bucket.isEmpty else { return nil }
+        let query = query.map { "?" + $0 } ?? ""
         let bucketPart = AWSSignatureV4.encode(bucket, keepingSlash: false)
         guard let endpoint else {
             if Self.isHostCompatible(bucket) {

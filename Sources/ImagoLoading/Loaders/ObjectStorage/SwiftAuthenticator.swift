@@ -80,8 +80,8 @@ final class SwiftAuthenticator: Sendable {
         request.headers.add(name: "X-Auth-User", value: settings.username)
         request.headers.add(name: "X-Auth-Key", value: settings.apiKey)
         let (head, _) = try await exchange(request)
-        guard let token = head.headers.first(name: "X-Auth-Token") ?? head.headers.first(name: "X-Storage-Token"),
-            let storage = head.headers.first(name: "X-Storage-Url").flatMap(URL.init(string:))
+        guard let token = head.first(name: "X-Auth-Token") ?? head.first(name: "X-Storage-Token"),
+            let storage = head.first(name: "X-Storage-Url").flatMap(URL.init(string:))
         else {
             throw Self.failure("the answer has no X-Auth-Token or X-Storage-Url")
         }
@@ -101,7 +101,7 @@ final class SwiftAuthenticator: Sendable {
         let token: String?
         let catalog: [KeystoneService]
         if version == 3 {
-            token = head.headers.first(name: "X-Subject-Token")
+            token = head.first(name: "X-Subject-Token")
             catalog = (try? decoder.decode(KeystoneV3Answer.self, from: body))?.token.catalog ?? []
         } else {
             let answer = try? decoder.decode(KeystoneV2Answer.self, from: body)
@@ -166,32 +166,10 @@ final class SwiftAuthenticator: Sendable {
     }
 
     /// Sends a sign-in request within the timeout; its head and body (at most 1 MiB).
-    private func exchange(_ request: HTTPClientRequest) async throws -> (HTTPClientResponse, Data) {
-        let url = settings.authURL
-        let connector = self.connector
-        let limit = timeout
-        return try await withThrowingTaskGroup(of: (HTTPClientResponse, Data)?.self) { group in
-            group.addTask {
-                let response: HTTPClientResponse
-                do {
-                    response = try await connector.execute(request, for: url, at: nil)
-                } catch {
-                    throw HTTPDataLoader.map(error, url: url)
-                }
-                let body = try await response.body.collect(upTo: 1 << 20)
-                guard (200..<300).contains(Int(response.status.code)) else {
-                    throw Self.failure("\(url.absoluteString) answered \(response.status.code)")
-                }
-                return (response, Data(body.readableBytesView))
-            }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let answer = first else { throw ImageLoadingError.timedOut(.total) }
-            return answer
-        }
+    private func exchange(_ request: HTTPClientRequest) async throws -> (HTTPHeaders, Data) {
+        let answer = try await ObjectStoreExchange.send(request, for: settings.authURL, through: connector, timeout: timeout)
+        guard (200..<300).contains(answer.status) else { throw Self.failure("\(settings.authURL.absoluteString) answered \(answer.status)") }
+        return (answer.headers, answer.body)
     }
 
     private static func failure(_ reason: String) -> ImageLoadingError {

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import Foundation
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+@testable import ImagoLoading
+import ImagoProcessing
+import ImagoTestSupport
+import Testing
+
+/// Results shared through a real object store (`ImageManager.Configuration.sharedResults`,
+/// `ObjectStoreResults` over S3 and over Swift): a result one manager made is read by another
+/// with caches of its own, without a decode, and a purge removes it from the store.
+@Suite("Shared results in a real object store", .serialized, .enabled(if: ObjectStore.isInstalled, ObjectStore.missingReason))
+struct SharedResultsTests {
+    static func stores(_ store: ObjectStore) -> [(String, ObjectStoreResults.Store)] {
+        [
+            ("s3", .s3(S3Settings(region: "us-east-1", endpoint: store.url, credentials: .init(accessKeyID: "test:tester", secretAccessKey: "testing")), bucket: "shared-results")),
+            ("swift", .swift(SwiftStorageSettings(authURL: store.url.appendingPathComponent("auth/v1.0"), username: "test:tester", apiKey: "testing"), container: "shared-results"))
+        ]
+    }
+
+    @Test("store, read back with metadata, miss, and purge by key prefix (other sources' results kept), over S3 and Swift")
+    func objectStoreResults() async throws {
+        let store = try await ObjectStore.shared()
+        try await store.createContainer("shared-results")
+        for (name, location) in Self.stores(store) {
+            let results = ObjectStoreResults(location, prefix: "/r/\(name)/")
+            #expect(results.prefix == "r/\(name)")
+            let a1 = "https://o/a.jpg => 00ab rs:fit:100 {webp q80}", a2 = "https://o/a.jpg => 00ab rs:fit:200 {webp q80}"
+            let b1 = "https://o/b.jpg => 00cd rs:fit:100 {webp q80}"
+            for (key, byte) in [(a1, UInt8(1)), (a2, 2), (b1, 3)] {
+                try await results.store(CachedData(data: Data(repeating: byte, count: 1000), metadata: ["format": "webp", "width": "100"]), forKey: key)
+            }
+            let read = try #require(try await results.result(forKey: a2), "\(name)")
+            #expect(read.data == Data(repeating: 2, count: 1000) && read.metadata == ["format": "webp", "width": "100"], "\(name)")
+            #expect(try await results.result(forKey: "https://o/a.jpg => 00ab other {png}") == nil, "\(name)")
+            try await results.removeResults(withKeyPrefix: "https://o/a.jpg => ")
+            #expect(try await results.result(forKey: a1) == nil && results.objectName(forKey: a1).hasPrefix(results.groupName("https://o/a.jpg => ")))
+            #expect(try await results.result(forKey: a2) == nil, "\(name)")
+            #expect(try await results.result(forKey: b1)?.data == Data(repeating: 3, count: 1000), "\(name): another source's result stays")
+        }
+    }
+
+    /// A manager with source and result caches of its own, sharing `shared`.
+    func manager(_ loader: MockDataLoader, shared: ObjectStoreResults, decoder: InstrumentedDecoder) throws -> ImageManager {
+        let directory = try TestFiles.temporaryDirectory("imago-shared")
+        var configuration = ImageManager.Configuration(
+            memoryCache: nil, dataCache: try DiskCache(directory: directory, configuration: .init(namespace: "sources", maxAge: nil)),
+            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]),
+            coders: ImageCoderRegistry(decoders: [decoder], encoders: [WebPCoder(), PNGCoder()]),
+            processingQueue: WorkQueue(label: "shared-results-test", maxConcurrentCount: 2))
+        configuration.resultCache = try DiskCache(directory: directory, configuration: .init(namespace: "results", maxAge: nil))
+        configuration.sharedResults = shared
+        return ImageManager(configuration: configuration)
+    }
+
+    @Test("made on one host, served by another without a decode; copied into its own cache; a purge reaches the store")
+    func acrossManagers() async throws {
+        let store = try await ObjectStore.shared()
+        try await store.createContainer("shared-results")
+        for (name, location) in Self.stores(store) {
+            let shared = ObjectStoreResults(location, prefix: "across/\(name)")
+            let loader = MockDataLoader()
+            loader.register("/p.png", data: pngFixture(width: 120))
+            var request = ImageRequest(url: loader.url("/p.png"), thumbnail: .init(maxPixelSize: PixelSize(width: 40, height: 40)))
+            request.output = ImageRequest.Output(format: .webp, quality: 0.8)
+
+            let firstDecoder = InstrumentedDecoder()
+            let first = try manager(loader, shared: shared, decoder: firstDecoder)
+            let made = try await first.loadEncodedImage(with: request)
+            #expect(made.method == .rendered && firstDecoder.count == 1, "\(name)")
+            // The upload runs in the background.
+            try await eventuallyAsync { first.sharedUploadsInFlight == 0 }
+
+            let secondDecoder = InstrumentedDecoder()
+            let second = try manager(loader, shared: shared, decoder: secondDecoder)
+            let served = try await second.loadEncodedImage(with: request)
+            #expect(served.method == .stored && secondDecoder.count == 0, "\(name): no decode on the second host")
+            #expect(try served.data() == made.data() && served.pixelSize == made.pixelSize && served.format == .webp, "\(name)")
+            #expect(second.sharedResultHits == 1)
+            await second.finishPendingStores()
+            let again = try await second.loadEncodedImage(with: request)
+            #expect(again.method == .stored && second.sharedResultHits == 1, "\(name): then from its own cache")
+
+            try await first.cache.purge(request)
+            let third = try manager(loader, shared: shared, decoder: InstrumentedDecoder())
+            #expect(try await third.loadEncodedImage(with: request).method == .rendered, "\(name): purged from the store too")
+        }
+    }
+
+    /// Waits until `condition` holds (at most 30 s).
+    func eventuallyAsync(_ condition: @Sendable () -> Bool) async throws {
+        let start = ContinuousClock.now
+        while !condition() {
+            if ContinuousClock.now - start > .seconds(30) {
+                Issue.record("timed out")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
