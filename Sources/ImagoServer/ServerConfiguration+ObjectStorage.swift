@@ -116,7 +116,8 @@ extension ServerConfiguration {
             throw ConfigurationError(variable: "IMAGO_RESULT_STORAGE", reason: "'\(location)' is not s3://BUCKET/PREFIX or swift://CONTAINER/PREFIX")
         }
         guard resultCacheSize > 0 else {
-            throw ConfigurationError(variable: "IMAGO_RESULT_STORAGE", reason: "shared results sit behind the local result cache: IMAGO_RESULT_CACHE_SIZE must not be 0")
+            throw ConfigurationError(
+                variable: "IMAGO_RESULT_STORAGE", reason: "shared results sit behind the local result cache: IMAGO_RESULT_CACHE_SIZE must not be 0")
         }
     }
 }

@@ -17,8 +17,18 @@ import Testing
 struct SharedResultsTests {
     static func stores(_ store: ObjectStore) -> [(String, ObjectStoreResults.Store)] {
         [
-            ("s3", .s3(S3Settings(region: "us-east-1", endpoint: store.url, credentials: .init(accessKeyID: "test:tester", secretAccessKey: "testing")), bucket: "shared-results")),
-            ("swift", .swift(SwiftStorageSettings(authURL: store.url.appendingPathComponent("auth/v1.0"), username: "test:tester", apiKey: "testing"), container: "shared-results"))
+            (
+                "s3",
+                .s3(
+                    S3Settings(region: "us-east-1", endpoint: store.url, credentials: .init(accessKeyID: "test:tester", secretAccessKey: "testing")),
+                    bucket: "shared-results")
+            ),
+            (
+                "swift",
+                .swift(
+                    SwiftStorageSettings(authURL: store.url.appendingPathComponent("auth/v1.0"), username: "test:tester", apiKey: "testing"),
+                    container: "shared-results")
+            )
         ]
     }
 

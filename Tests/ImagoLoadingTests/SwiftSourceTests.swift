@@ -116,7 +116,8 @@ struct SwiftSourceTests {
             _ = try await downloader(SwiftDataLoader(settings: reader)).download(ImageDownloadRequest(url: url))
         }
         let small = ImageDownloader(
-            configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, maxBodyBytes: 1000), loaders: [SwiftDataLoader(settings: Self.tempauth(store))])
+            configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts, maxBodyBytes: 1000),
+            loaders: [SwiftDataLoader(settings: Self.tempauth(store))])
         await #expect(throws: ImageLoadingError.bodyTooLarge(limit: 1000, declared: data.count)) {
             _ = try await small.download(ImageDownloadRequest(url: url))
         }
