@@ -103,10 +103,7 @@ struct S3SourceTests {
 
     /// A bucket of its own per test, with the photo in it.
     func bucket(_ store: ObjectStore, _ name: String, headers: [String: String] = ["Content-Type": "image/jpeg"]) async throws -> Data {
-        let data = try Corpus.data(Self.photo)
-        try await store.createContainer(name)
-        try await store.put(name, "dir/photo one.jpg", data: data, headers: headers)
-        return data
+        try await store.photo(in: name, data: try Corpus.data(Self.photo), headers: headers)
     }
 
     @Test("a signed GET returns the object's bytes, type, ETag and Last-Modified; 304 for its validators")

@@ -120,6 +120,14 @@ public final class ObjectStore: Sendable {
         _ = try await swift("PUT", "/\(container)/\(object)", body: data, headers: headers, expecting: [201])
     }
 
+    /// Creates container `name` (an existing one is kept) holding `data` as `dir/photo one.jpg`,
+    /// with `headers`: the object the source tests fetch. Returns `data`.
+    public func photo(in name: String, data: Data, headers: [String: String] = ["Content-Type": "image/jpeg"]) async throws -> Data {
+        try await createContainer(name)
+        try await put(name, "dir/photo one.jpg", data: data, headers: headers)
+        return data
+    }
+
     /// Deletes `object` from `container`.
     public func delete(_ container: String, _ object: String) async throws {
         _ = try await swift("DELETE", "/\(container)/\(object)", body: nil, headers: [:], expecting: [204, 404])

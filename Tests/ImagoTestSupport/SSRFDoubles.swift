@@ -31,11 +31,14 @@ public final class TableResolver: HostResolving {
 public final class CountingConnector: HTTPConnecting {
     let base = HTTPDataLoader.makeConnector()
     public let attempts = Mutex<[String]>([])
+    /// The URL of every exchange, in order.
+    public let urls = Mutex<[URL]>([])
 
     public init() {}
 
     public func execute(_ request: HTTPClientRequest, for url: URL, at address: IPAddress?) async throws -> HTTPClientResponse {
         attempts.withLock { $0.append("\(url.host ?? "?")@\(address?.description ?? "-")") }
+        urls.withLock { $0.append(url) }
         return try await base.execute(request, for: url, at: address)
     }
 
