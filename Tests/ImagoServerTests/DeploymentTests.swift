@@ -233,6 +233,13 @@ struct DeploymentTests {
             return Int32(try #require(list?[i]["pid"] as? Int))
         }
 
+        /// Instance `i`'s port, as the cluster's state file has it.
+        func port(_ i: Int) throws -> Int {
+            let state = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("cluster.json"))) as? [String: Any]
+            let list = state?["instances"] as? [[String: Any]]
+            return try #require(list?[i]["port"] as? Int)
+        }
+
         /// Starts instance `i` again.
         func restart(_ i: Int) async throws {
             let (status, out, err) = try await DeploymentTests.run(python, [script, "--dir", directory.path, "--restart", "\(i)"])
@@ -242,14 +249,16 @@ struct DeploymentTests {
 
     /// Starts `scripts/cluster` with `instances` instances of the built `imago-server` (loopback
     /// sources allowed, `env` besides), runs `body` on it, records what it throws, and stops it.
-    static func withCluster(instances: Int, env: [String] = [], _ body: (Cluster) async throws -> Void) async throws {
+    static func withCluster(
+        instances: Int, env: [String] = [], front: String = "nginx", _ body: (Cluster) async throws -> Void
+    ) async throws {
         let directory = try TestFiles.temporaryDirectory("imago-cluster")
         defer { try? FileManager.default.removeItem(at: directory) }
         let script = root.appendingPathComponent("scripts/cluster").path
         let python = try #require(tool("python3"))
         var arguments = [
             script, "--detach", "--dir", directory.path, "--instances", "\(instances)", "--port", "0",
-            "--binary", TestFiles.builtProduct("imago-server").path, "--env", "IMAGO_ALLOW_LOOPBACK_SOURCES=1"
+            "--binary", TestFiles.builtProduct("imago-server").path, "--env", "IMAGO_ALLOW_LOOPBACK_SOURCES=1", "--front", front
         ]
         for setting in env { arguments += ["--env", setting] }
         let (started, out, err) = try await run(python, arguments)
