@@ -22,9 +22,10 @@ struct RoutingTests {
     static func answered(_ cluster: DeploymentTests.Cluster, _ i: Int) async throws -> Int {
         let response = try await cluster.client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(try cluster.port(i))/metrics"), timeout: .seconds(30))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
-        return text.split(separator: "\n").filter { $0.hasPrefix("imago_source_cache_hits_total") || $0.hasPrefix("imago_source_cache_misses_total") }.compactMap { line in
-            line.split(separator: " ").last.flatMap { Double($0) }.map { Int($0) }
-        }.reduce(0, +)
+        return text.split(separator: "\n").filter { $0.hasPrefix("imago_source_cache_hits_total") || $0.hasPrefix("imago_source_cache_misses_total") }
+            .compactMap { line in
+                line.split(separator: " ").last.flatMap { Double($0) }.map { Int($0) }
+            }.reduce(0, +)
     }
 
     static func get(_ cluster: DeploymentTests.Cluster, _ path: String) async throws -> Int {
