@@ -51,7 +51,7 @@ struct RoutingTests {
             for i in 0..<3 { counts.append(try await Self.answered(cluster, i)) }
             #expect(counts.reduce(0, +) >= 60 && counts.allSatisfy { $0 >= 5 }, "every instance has a share: \(counts)")
 
-            // One source asked for by 30 clients at once, each a new width: past 1.25 times the
+            // One source asked for by 30 clients at once, each a new width: past twice the
             // average load its instance takes no more, and the next one on the ring does.
             origin.register("hot.jpg", data: try ServerFixtures.jpeg(width: 3000, height: 2000), contentType: "image/jpeg")
             let hot = "http://127.0.0.1:\(origin.port)/img/hot.jpg"
