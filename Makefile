@@ -67,5 +67,13 @@ bench-server: bootstrap
 cluster: bootstrap
 	./scripts/cluster $(ARGS)
 
+# A Debian package of imago, imago-fetch and imago-server with the systemd units (static Swift
+# runtime, the C libraries as dependencies), and its install into a fresh Debian 12 root.
+deb: bootstrap
+	./scripts/deb
+
+deb-test: bootstrap
+	./scripts/deb-install-test
+
 clean:
 	rm -rf .build .build-* Benchmarks/.build Examples/*/.build
