@@ -88,3 +88,28 @@ struct RoutingTests {
         await origin.stop()
     }
 }
+
+/// `scripts/cluster --hosts`: three Imago hosts, a front, an object store and an origin, each a
+/// network namespace with its own address, under load while a host is killed, a link cut, the
+/// store slowed and a host drained.
+@Suite(
+    "Several hosts in network namespaces under faults",
+    .enabled(if: getuid() == 0, "needs root for network namespaces"),
+    .enabled(if: DeploymentTests.tool("ip") != nil && DeploymentTests.tool("haproxy") != nil, "iproute2 or haproxy is missing"),
+    .enabled(if: ObjectStore.isInstalled, ObjectStore.missingReason), .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+struct MultiHostTests {
+    @Test("no failed request through a kill, a cut link, a slow store and a drain; results shared between hosts")
+    func faults() async throws {
+        let python = try #require(DeploymentTests.tool("python3"))
+        let script = DeploymentTests.root.appendingPathComponent("scripts/cluster-hosts").path
+        let (status, out, err) = try await DeploymentTests.run(
+            python, [script, "--seconds", "30", "--photos", "24", "--binary", TestFiles.builtProduct("imago-server").path])
+        #expect(status == 0, "\(out)\(err.suffix(3000))")
+        let summary = DeploymentTests.root.appendingPathComponent("bench-out/cluster-hosts/summary.json")
+        let facts = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: summary)) as? [String: Any], "\(out)")
+        #expect(facts["failures"] as? Int == 0, "\(out)")
+        #expect((facts["requests"] as? Int ?? 0) > 100, "\(out)")
+        #expect((facts["result_gets"] as? Int ?? 0) > 0, "a result made on one host was read by another: \(out)")
+        #expect((facts["events"] as? [Any])?.count == 8, "\(out)")
+    }
+}
