@@ -97,7 +97,8 @@ extension ServerConfiguration {
         "IMAGO_CACHE_DIR": "where source bytes are cached ($XDG_CACHE_HOME/imago by default), namespace 'sources'",
         "IMAGO_CACHE_SIZE": "bytes of sources kept on disk; 0 disables the source cache",
         "IMAGO_RESULT_CACHE_SIZE": "bytes of encoded results kept on disk (namespace 'results'); 0 disables the result cache",
-        "IMAGO_RESULT_STORAGE": "s3://bucket/prefix or swift://container/prefix: results shared by every instance, behind the local result cache",
+        "IMAGO_RESULT_STORAGE":
+            "s3://bucket/prefix or swift://container/prefix: results and downloaded sources shared by every instance, behind the local caches",
         "IMAGO_DECODE_CACHE_SIZE": "bytes of decoded pixels of hot sources kept in memory; 0 disables it",
         "IMAGO_USE_S3": "enables s3://bucket/key sources, signed with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile",
         "IMAGO_S3_REGION": "the buckets' region (default AWS_REGION, AWS_DEFAULT_REGION, the profile's, else us-west-1)",

@@ -137,9 +137,10 @@ public struct ServerConfiguration: Sendable {
     /// Default 10 s, imgproxy's.
     public var swiftConnectTimeout: Duration = .seconds(10)
 
-    /// `IMAGO_RESULT_STORAGE`: results shared by every instance, in an S3 bucket or a Swift
-    /// container (`s3://BUCKET/PREFIX`, `swift://CONTAINER/PREFIX`), behind the local result
-    /// cache. Default `nil`: each instance keeps its own.
+    /// `IMAGO_RESULT_STORAGE`: results (under `PREFIX/results`) and downloaded `http(s)` sources
+    /// (under `PREFIX/sources`) shared by every instance, in an S3 bucket or a Swift container
+    /// (`s3://BUCKET/PREFIX`, `swift://CONTAINER/PREFIX`), behind the local caches. Default
+    /// `nil`: each instance keeps its own.
     public var resultStorage: ResultStorage?
 
     /// Where shared results live: the store and the prefix of their names.

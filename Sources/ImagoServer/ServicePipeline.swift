@@ -63,7 +63,14 @@ struct ServicePipeline {
         managed.resultRetention = .init(costLimit: 32 << 20, ageLimit: .seconds(2))
         managed.resultCache = results
         if let storage = configuration.resultStorage, results != nil {
-            managed.sharedResults = ObjectStoreResults(storage.store, prefix: storage.prefix, timeout: configuration.downloadTimeout, connector: connector)
+            // Results and the http(s) sources they are made from, side by side in the store.
+            let base = storage.prefix.isEmpty ? "" : storage.prefix + "/"
+            managed.sharedResults = ObjectStoreResults(
+                storage.store, prefix: base + "results", timeout: configuration.downloadTimeout, connector: connector)
+            if cache != nil {
+                managed.sharedSources = ObjectStoreResults(
+                    storage.store, prefix: base + "sources", timeout: configuration.downloadTimeout, connector: connector)
+            }
         }
         if configuration.decodeCacheSize > 0 {
             managed.decodedImageRetention = .init(costLimit: configuration.decodeCacheSize)

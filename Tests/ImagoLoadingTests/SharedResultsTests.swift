@@ -112,4 +112,43 @@ struct SharedResultsTests {
             try await Task.sleep(for: .milliseconds(20))
         }
     }
+
+    @Test("sources shared: downloaded once for every manager, fresh by the origin's word, revalidated when stale, purged")
+    func sharedSources() async throws {
+        let store = try await ObjectStore.shared()
+        try await store.createContainer("shared-results")
+        let origin = try await TestHTTPServer.start()
+        origin.register("fresh.png", data: pngFixture(width: 60), headers: [("Cache-Control", "max-age=3600")])
+        origin.register("stale.png", data: pngFixture(width: 70), headers: [("Cache-Control", "max-age=0")])
+        let shared = ObjectStoreResults(Self.stores(store)[0].1, prefix: "sources-test")
+        func manager() throws -> ImageManager {
+            var configuration = ImageManager.Configuration(
+                memoryCache: nil,
+                dataCache: try DiskCache(directory: try TestFiles.temporaryDirectory("imago-shared-sources"), maxAge: nil),
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [HTTPDataLoader()]))
+            configuration.sharedSources = shared
+            return ImageManager(configuration: configuration)
+        }
+        let first = try manager()
+        let fresh = ImageRequest(url: origin.url("/img/fresh.png"), options: [.waitStoreCache])
+        let stale = ImageRequest(url: origin.url("/img/stale.png"), options: [.waitStoreCache])
+        let made = try await first.loadData(with: fresh).data
+        _ = try await first.loadData(with: stale)
+        try await eventuallyAsync { first.sharedUploadsInFlight == 0 }
+        #expect(origin.count("/img/fresh.png") == 1 && origin.count("/img/stale.png") == 1)
+
+        let second = try manager()
+        let taken = try await second.loadData(with: fresh)
+        #expect(taken.data == made && origin.count("/img/fresh.png") == 1, "from the shared sources, not the origin")
+        #expect(second.sharedSourceHits == 1)
+        let revalidated = try await second.loadData(with: stale)
+        #expect(revalidated.revalidated && origin.count("/img/stale.png") == 2, "stale by the origin's word: revalidated, 304")
+        #expect(second.sharedSourceHits == 1)
+
+        try await first.cache.purge(fresh)
+        let third = try manager()
+        _ = try await third.loadData(with: fresh)
+        #expect(origin.count("/img/fresh.png") == 2 && third.sharedSourceHits == 0, "purged from the store too")
+        await origin.stop()
+    }
 }

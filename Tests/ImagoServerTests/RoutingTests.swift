@@ -103,7 +103,7 @@ struct MultiHostTests {
         let python = try #require(DeploymentTests.tool("python3"))
         let script = DeploymentTests.root.appendingPathComponent("scripts/cluster-hosts").path
         let (status, out, err) = try await DeploymentTests.run(
-            python, [script, "--seconds", "30", "--photos", "24", "--binary", TestFiles.builtProduct("imago-server").path])
+            python, [script, "--seconds", "30", "--photos", "24", "--connections", "4", "--binary", TestFiles.builtProduct("imago-server").path])
         #expect(status == 0, "\(out)\(err.suffix(3000))")
         let summary = DeploymentTests.root.appendingPathComponent("bench-out/cluster-hosts/summary.json")
         let facts = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: summary)) as? [String: Any], "\(out)")

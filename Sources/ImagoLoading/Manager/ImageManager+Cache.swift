@@ -164,6 +164,13 @@ extension ImageManager {
                     throw .cacheFailed(error as? DiskCacheError ?? .store(String(describing: error)))
                 }
             }
+            if let shared = manager.configuration.sharedSources {
+                do {
+                    try await shared.removeResults(withKeyPrefix: manager.dataKey(for: request))
+                } catch {
+                    throw .cacheFailed(.store("the shared sources could not be purged: \(error)"))
+                }
+            }
             if let shared = manager.configuration.sharedResults {
                 do {
                     try await shared.removeResults(withKeyPrefix: ImageRequestKeys.resultPrefix(dataKey: manager.dataKey(for: request)))

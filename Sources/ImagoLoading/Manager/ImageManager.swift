@@ -244,7 +244,9 @@ public final class ImageManager: Sendable {
     /// Results read from ``Configuration/sharedResults`` (made by another instance) since the
     /// manager was made.
     package var sharedResultHits: Int { pipeline.sharedHits.load(ordering: .relaxed) }
-    /// Uploads to ``Configuration/sharedResults`` under way.
+    /// Sources taken from ``Configuration/sharedSources`` instead of downloaded.
+    package var sharedSourceHits: Int { pipeline.sharedSourceHits.load(ordering: .relaxed) }
+    /// Uploads to ``Configuration/sharedResults`` and ``Configuration/sharedSources`` under way.
     package var sharedUploadsInFlight: Int { pipeline.sharedUploads.load(ordering: .relaxed) }
 
     /// Decodes served by a kept decode of the same source instead of decoding

@@ -99,6 +99,12 @@ extension ImageManager {
         /// are skipped), purged with their source. Needs ``resultCache``. A failed read counts
         /// as a miss. Default `nil`.
         public var sharedResults: (any SharedResultStoring)?
+        /// Original bytes of `http(s)` sources shared by every instance, behind ``dataCache``:
+        /// after a miss there, a source another instance downloaded is taken from here (with its
+        /// origin's validators, freshness and route, so the policy and freshness rules apply as
+        /// to a local entry: a stale one is revalidated with the origin, a refused one refused),
+        /// and a download is uploaded in the background; purged with the source. Default `nil`.
+        public var sharedSources: (any SharedResultStoring)?
         /// Keep recent decodes of a source in memory, up to this many bytes of pixels, so another
         /// size of the same source costs a resize, not a decode (``ImageManager/DecodedImageRetention``).
         /// Default `nil`: decodes are shared while in flight, and not kept.

@@ -90,6 +90,22 @@ extension ImagePipeline {
                 onDisk = (input, entry.digest)
             }
         }
+        // Not here: another instance may have downloaded it (the shared sources).
+        if options.readsDisk, revalidate == nil, let shared = configuration.sharedSources, Self.isShareable(url),
+            let found = await sharedSource(keys.dataKey, in: shared)
+        {
+            let check = try cachedUse(url, metadata: found.metadata)
+            if !options.contains(.refreshCached), check == .fresh || options.contains(.fromCacheOnly) {
+                sharedSourceHits.add(1, ordering: .relaxed)
+                let write = options.writesDisk && storesOriginal(request) ? writer?.stage(found, forKey: keys.dataKey) : nil
+                return FetchedData(
+                    input: ImageInput(found.data), response: nil, source: .disk, revalidated: false, validators: found.metadata,
+                    digest: CachedEntry.digest(of: found.data), write: write)
+            }
+            // Stale: the origin confirms it (a 304 keeps these bytes) or sends new ones.
+            revalidate = CachedResponse(data: found.data, etag: found.metadata["etag"], lastModified: found.metadata["last-modified"])
+            kept = found.metadata
+        }
         if options.contains(.fromCacheOnly) { throw ImageLoadingError.notCached }
 
         let download = configuration.downloader.subscribe(
@@ -146,6 +162,9 @@ extension ImagePipeline {
         }
         // An entry revalidated into `no-store` goes, staged or written.
         if !stores, revalidate != nil { await writer?.purge(forKey: keys.dataKey) }
+        if stores, let shared = configuration.sharedSources, Self.isShareable(url) {
+            share(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey, in: shared)
+        }
         if options.writesDisk, stores, storesOriginal(request), let writer {
             let value = CachedData(data: result.data, metadata: metadata)
             if result.data.count < Self.writeAheadBytes {
@@ -166,6 +185,23 @@ extension ImagePipeline {
         return FetchedData(
             input: input, response: result.response, source: .network, revalidated: result.notModified,
             validators: metadata, digest: digest ?? CachedEntry.digest(of: result.data), write: write, timings: timings)
+    }
+
+    /// Whether `url`'s bytes go to the shared sources: `http(s)` only (an object-store source is
+    /// in a store already).
+    static func isShareable(_ url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased()
+        return scheme == "http" || scheme == "https"
+    }
+
+    /// The source under `key` in `shared`, or `nil` (none, or the store failed: logged).
+    private func sharedSource(_ key: String, in shared: any SharedResultStoring) async -> CachedData? {
+        do {
+            return try await shared.result(forKey: key)
+        } catch {
+            logger.warning("shared sources read failed", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     /// What a cached entry may be used for now.

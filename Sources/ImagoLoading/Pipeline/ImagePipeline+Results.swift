@@ -63,7 +63,7 @@ extension ImagePipeline {
         ]
         let value = CachedData(data: data, metadata: metadata)
         resultWriter.store(value, forKey: key)
-        share(value, forKey: key)
+        if let shared = configuration.sharedResults { share(value, forKey: key, in: shared) }
     }
 
     /// The result under `key` in the shared results, or `nil` (none, none configured, or the
@@ -80,9 +80,9 @@ extension ImagePipeline {
         }
     }
 
-    /// Uploads `value` to the shared results in the background, unless 16 uploads are under way.
-    private func share(_ value: CachedData, forKey key: String) {
-        guard let shared = configuration.sharedResults else { return }
+    /// Uploads `value` to `shared` (the shared results or sources) in the background, unless 16
+    /// uploads are under way.
+    func share(_ value: CachedData, forKey key: String, in shared: any SharedResultStoring) {
         guard sharedUploads.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maxSharedUploads else {
             sharedUploads.subtract(1, ordering: .relaxed)
             return

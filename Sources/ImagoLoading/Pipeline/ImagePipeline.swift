@@ -53,6 +53,8 @@ final class ImagePipeline: Sendable {
     /// ``maxSharedUploads``), and results found there.
     let sharedUploads = Atomic<Int>(0)
     let sharedHits = Atomic<Int>(0)
+    /// Sources found in ``ImageManager/Configuration/sharedSources`` instead of downloaded.
+    let sharedSourceHits = Atomic<Int>(0)
     /// Uploads to the shared results at once; more are skipped (the next instance to need the
     /// result makes it, or finds it after another's upload).
     static let maxSharedUploads = 16

@@ -12,9 +12,9 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// Results shared through an S3 bucket or an OpenStack Swift container
+/// Results (or sources) shared through an S3 bucket or an OpenStack Swift container
 /// (``SharedResultStoring``): what `IMAGO_RESULT_STORAGE` (`s3://BUCKET/PREFIX`,
-/// `swift://CONTAINER/PREFIX`) makes.
+/// `swift://CONTAINER/PREFIX`) makes, one for results and one for sources.
 ///
 /// A result is one object, `PREFIX/SOURCE/RESULT`, where `SOURCE` is the SHA-256 of the
 /// source's part of the key and `RESULT` that of the whole key (hex): names of fixed length
