@@ -151,4 +151,39 @@ struct SharedResultsTests {
         #expect(origin.count("/img/fresh.png") == 2 && third.sharedSourceHits == 0, "purged from the store too")
         await origin.stop()
     }
+
+    @Test("two managers missing one source at once: the first claims the download, the second waits for its upload (Swift's conditional create)")
+    func claimedDownload() async throws {
+        let store = try await ObjectStore.shared()
+        try await store.createContainer("shared-results")
+        let origin = try await TestHTTPServer.start()
+        origin.register("slow.png", data: pngFixture(width: 200))
+        let shared = ObjectStoreResults(Self.stores(store)[1].1, prefix: "claims-test")
+        #expect(await shared.claim("k", lease: .seconds(20)), "the first claim is taken")
+        #expect(await shared.claim("k", lease: .seconds(20)) == false, "a live claim is held")
+        await shared.release("k")
+        #expect(await shared.claim("k", lease: .seconds(0)), "released: taken again")
+        #expect(await shared.claim("k", lease: .seconds(20)), "an expired claim is taken over")
+        await shared.release("k")
+
+        func manager() throws -> ImageManager {
+            var configuration = ImageManager.Configuration(
+                memoryCache: nil,
+                dataCache: try DiskCache(directory: try TestFiles.temporaryDirectory("imago-claims"), maxAge: nil),
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [HTTPDataLoader()]))
+            configuration.sharedSources = shared
+            return ImageManager(configuration: configuration)
+        }
+        let first = try manager(), second = try manager()
+        // About 0.5 s to download: the second asks while the first is still downloading.
+        let request = ImageRequest(url: origin.url("/slow/slow.png?chunk=1000&delay=25"), options: [.waitStoreCache])
+        async let a = first.loadData(with: request)
+        try await Task.sleep(for: .milliseconds(150))
+        async let b = second.loadData(with: request)
+        let (made, waited) = try await (a, b)
+        #expect(made.data == waited.data)
+        #expect(origin.count("/slow/slow.png") == 1, "downloaded once for both")
+        #expect(second.sharedSourceHits == 1)
+        await origin.stop()
+    }
 }

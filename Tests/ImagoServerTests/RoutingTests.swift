@@ -79,7 +79,9 @@ struct RoutingTests {
             for w in 0..<10 {
                 #expect(try await Self.get(cluster, "/insecure/w:\(101 + w)/plain/\(source)") == 200, "request \(w) after the kill")
             }
-            #expect(origin.count("/img/k.jpg") == 2, "fetched once more, by the instance that took over")
+            // Fetched again by the instance that took over; until the health check marks the killed
+            // one down (1 s), a retry may be redispatched to the third one too.
+            #expect((2...3).contains(origin.count("/img/k.jpg")), "fetched \(origin.count("/img/k.jpg")) times")
             try await cluster.restart(owner)
             try await Task.sleep(for: .seconds(3))
             #expect(try await Self.get(cluster, "/insecure/w:200/plain/\(source)") == 200)

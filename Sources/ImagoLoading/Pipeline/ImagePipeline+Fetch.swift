@@ -90,9 +90,11 @@ extension ImagePipeline {
                 onDisk = (input, entry.digest)
             }
         }
-        // Not here: another instance may have downloaded it (the shared sources).
+        // Not here: another instance may have downloaded it (the shared sources), or be downloading
+        // it now (it holds the claim: wait for its upload rather than download it too).
+        var claimed: (any SharedResultStoring)?
         if options.readsDisk, revalidate == nil, let shared = configuration.sharedSources, Self.isShareable(url),
-            let found = await sharedSource(keys.dataKey, in: shared)
+            let found = await sharedSourceOrClaim(keys.dataKey, in: shared, claimed: &claimed)
         {
             let check = try cachedUse(url, metadata: found.metadata)
             if !options.contains(.refreshCached), check == .fresh || options.contains(.fromCacheOnly) {
@@ -113,14 +115,25 @@ extension ImagePipeline {
                 url: url, priority: request.priority, headers: request.headers,
                 progressive: options.contains(.progressive), cachedResponse: revalidate),
             priority: context, events: options.contains(.progressive) || context.hasEventSubscribers)
-        let (result, downloading) = try await timedSpan("imago.download") { span in
-            span.attributes["url.full"] = url.absoluteString
-            return try await download.value { event in
-                switch event {
-                case .progress(let p): context.send(.progress(p))
-                case .partialData(let d): context.send(.partialData(d))
+        let result: ImageDownloadResult
+        let downloading: Duration
+        do {
+            (result, downloading) = try await timedSpan("imago.download") { span in
+                span.attributes["url.full"] = url.absoluteString
+                return try await download.value { event in
+                    switch event {
+                    case .progress(let p): context.send(.progress(p))
+                    case .partialData(let d): context.send(.partialData(d))
+                    }
                 }
             }
+        } catch {
+            // The others waiting for this download stop waiting.
+            if let claimed {
+                let key = keys.dataKey
+                Task.detached(priority: .utility) { await claimed.release(key) }
+            }
+            throw error
         }
         var timings = ImageLoadTimings()
         timings.download = downloading
@@ -163,7 +176,10 @@ extension ImagePipeline {
         // An entry revalidated into `no-store` goes, staged or written.
         if !stores, revalidate != nil { await writer?.purge(forKey: keys.dataKey) }
         if stores, let shared = configuration.sharedSources, Self.isShareable(url) {
-            share(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey, in: shared)
+            share(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey, in: shared, releasing: claimed != nil)
+        } else if let claimed {
+            let key = keys.dataKey
+            Task.detached(priority: .utility) { await claimed.release(key) }
         }
         if options.writesDisk, stores, storesOriginal(request), let writer {
             let value = CachedData(data: result.data, metadata: metadata)
@@ -192,6 +208,30 @@ extension ImagePipeline {
     static func isShareable(_ url: URL) -> Bool {
         let scheme = url.scheme?.lowercased()
         return scheme == "http" || scheme == "https"
+    }
+
+    /// How long an instance's claim on downloading a shared source lasts, and how long another
+    /// waits for its upload before downloading the source itself.
+    static let sourceClaim: Duration = .seconds(20)
+
+    /// The source under `key` in `shared`; else, when another instance holds the claim on
+    /// downloading it, the source once that instance has uploaded it (waited for at most
+    /// ``sourceClaim``); else `nil`, with `claimed` set when this caller holds the claim (and
+    /// must release it: the upload after the download does).
+    private func sharedSourceOrClaim(
+        _ key: String, in shared: any SharedResultStoring, claimed: inout (any SharedResultStoring)?
+    ) async -> CachedData? {
+        if let found = await sharedSource(key, in: shared) { return found }
+        if await shared.claim(key, lease: Self.sourceClaim) {
+            claimed = shared
+            return nil
+        }
+        let deadline = ContinuousClock.now + Self.sourceClaim
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(100))
+            if let found = await sharedSource(key, in: shared) { return found }
+        }
+        return nil
     }
 
     /// The source under `key` in `shared`, or `nil` (none, or the store failed: logged).

@@ -81,10 +81,11 @@ extension ImagePipeline {
     }
 
     /// Uploads `value` to `shared` (the shared results or sources) in the background, unless 16
-    /// uploads are under way.
-    func share(_ value: CachedData, forKey key: String, in shared: any SharedResultStoring) {
+    /// uploads are under way; then, with `releasing`, gives up this caller's claim on `key`.
+    func share(_ value: CachedData, forKey key: String, in shared: any SharedResultStoring, releasing: Bool = false) {
         guard sharedUploads.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maxSharedUploads else {
             sharedUploads.subtract(1, ordering: .relaxed)
+            if releasing { Task.detached(priority: .utility) { await shared.release(key) } }
             return
         }
         let logger = self.logger
@@ -93,8 +94,9 @@ extension ImagePipeline {
             do {
                 try await shared.store(value, forKey: key)
             } catch {
-                logger.warning("shared results write failed", metadata: ["error": "\(error)"])
+                logger.warning("shared store write failed", metadata: ["error": "\(error)"])
             }
+            if releasing { await shared.release(key) }
         }
     }
 

@@ -25,4 +25,18 @@ public protocol SharedResultStoring: Sendable {
     ///
     /// - Throws: when the store cannot be listed or written.
     func removeResults(withKeyPrefix prefix: String) async throws
+
+    /// Claims the right to make the value of `key` for `lease`: `true` when this caller should
+    /// make it (no one else holds a live claim, or the store cannot tell), `false` when another
+    /// instance is making it now, and the caller should wait for it to appear. Default: `true`.
+    func claim(_ key: String, lease: Duration) async -> Bool
+
+    /// Gives up the claim on `key` (once the value is stored, or its making failed). Default:
+    /// nothing.
+    func release(_ key: String) async
+}
+
+extension SharedResultStoring {
+    public func claim(_ key: String, lease: Duration) async -> Bool { true }
+    public func release(_ key: String) async {}
 }

@@ -118,6 +118,36 @@ public final class ObjectStoreResults: SharedResultStoring {
         }
     }
 
+    /// Creates `NAME.lease` only if it is absent (`If-None-Match: *`), holding its expiry: the
+    /// first instance to claim makes the value, the others wait for it. A claim older than its
+    /// lease (its holder died) is taken over. A store that cannot create conditionally (an S3
+    /// implementation answering 501) or that fails answers `true`: every instance makes it.
+    public func claim(_ key: String, lease: Duration) async -> Bool {
+        let name = objectName(forKey: key) + ".lease"
+        let until = Date().timeIntervalSince1970 + Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        for _ in 1...2 {
+            guard let created = try? await send(
+                "PUT", object: name, headers: [("If-None-Match", "*"), (metadataPrefix + "expires", String(until))], body: Data())
+            else { return true }
+            switch created.status {
+            case 200, 201: return true
+            case 412:
+                // Held: by a live claim, or one whose holder is gone.
+                guard let held = try? await send("HEAD", object: name), held.status == 200 else { continue }
+                let expires = held.headers.first(name: metadataPrefix + "expires").flatMap(Double.init) ?? 0
+                if expires > Date().timeIntervalSince1970 { return false }
+                _ = try? await send("DELETE", object: name)
+            default: return true
+            }
+        }
+        return true
+    }
+
+    /// Deletes the claim's object.
+    public func release(_ key: String) async {
+        _ = try? await send("DELETE", object: objectName(forKey: key) + ".lease")
+    }
+
     private var metadataPrefix: String {
         if case .swift = store { return "X-Object-Meta-" }
         return "x-amz-meta-"
