@@ -113,5 +113,10 @@ struct MultiHostTests {
         #expect((facts["requests"] as? Int ?? 0) > 100, "\(out)")
         #expect((facts["result_gets"] as? Int ?? 0) > 0, "a result made on one host was read by another: \(out)")
         #expect((facts["events"] as? [Any])?.count == 8, "\(out)")
+        // Each photo from the origin once for the cluster (the store's claim makes the others wait
+        // for the first download); a second time at most, when a host dies holding the claim.
+        let photos = facts["photos_fetched"] as? Int ?? 0
+        #expect(photos > 0 && (facts["origin_fetches"] as? Int ?? 0) <= photos + 2, "\(out)")
+        #expect((facts["max_fetches_per_photo"] as? Int ?? 9) <= 2, "\(out)")
     }
 }

@@ -126,8 +126,9 @@ public final class ObjectStoreResults: SharedResultStoring {
         let name = objectName(forKey: key) + ".lease"
         let until = Date().timeIntervalSince1970 + Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
         for _ in 1...2 {
-            guard let created = try? await send(
-                "PUT", object: name, headers: [("If-None-Match", "*"), (metadataPrefix + "expires", String(until))], body: Data())
+            guard
+                let created = try? await send(
+                    "PUT", object: name, headers: [("If-None-Match", "*"), (metadataPrefix + "expires", String(until))], body: Data())
             else { return true }
             switch created.status {
             case 200, 201: return true
