@@ -223,6 +223,11 @@ extension ImagePipeline {
     ) async -> CachedData? {
         if let found = await sharedSource(key, in: shared) { return found }
         if await shared.claim(key, lease: Self.sourceClaim) {
+            // Another instance may have uploaded it between the look and the claim.
+            if let found = await sharedSource(key, in: shared) {
+                await shared.release(key)
+                return found
+            }
             claimed = shared
             return nil
         }
