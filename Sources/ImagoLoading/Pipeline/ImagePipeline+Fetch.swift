@@ -129,10 +129,8 @@ extension ImagePipeline {
             }
         } catch {
             // The others waiting for this download stop waiting.
-            if let claimed {
-                let key = keys.dataKey
-                Task.detached(priority: .utility) { await claimed.release(key) }
-            }
+            // One request, bounded by the store's timeout.
+            if let claimed { await claimed.release(keys.dataKey) }
             throw error
         }
         var timings = ImageLoadTimings()
@@ -175,12 +173,13 @@ extension ImagePipeline {
         }
         // An entry revalidated into `no-store` goes, staged or written.
         if !stores, revalidate != nil { await writer?.purge(forKey: keys.dataKey) }
-        if stores, let shared = configuration.sharedSources, Self.isShareable(url) {
-            share(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey, in: shared, releasing: claimed != nil)
-        } else if let claimed {
-            let key = keys.dataKey
-            Task.detached(priority: .utility) { await claimed.release(key) }
-        }
+        let queued =
+            stores
+            && configuration.sharedSources.map { shared in
+                Self.isShareable(url)
+                    && share(CachedData(data: result.data, metadata: metadata), forKey: keys.dataKey, in: shared, releasing: claimed != nil)
+            } == true
+        if !queued, let claimed { await claimed.release(keys.dataKey) }
         if options.writesDisk, stores, storesOriginal(request), let writer {
             let value = CachedData(data: result.data, metadata: metadata)
             if result.data.count < Self.writeAheadBytes {

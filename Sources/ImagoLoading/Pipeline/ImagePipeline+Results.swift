@@ -82,11 +82,12 @@ extension ImagePipeline {
 
     /// Uploads `value` to `shared` (the shared results or sources) in the background, unless 16
     /// uploads are under way; then, with `releasing`, gives up this caller's claim on `key`.
-    func share(_ value: CachedData, forKey key: String, in shared: any SharedResultStoring, releasing: Bool = false) {
+    /// Returns whether the upload was queued (a caller whose upload was not releases its claim).
+    @discardableResult
+    func share(_ value: CachedData, forKey key: String, in shared: any SharedResultStoring, releasing: Bool = false) -> Bool {
         guard sharedUploads.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maxSharedUploads else {
             sharedUploads.subtract(1, ordering: .relaxed)
-            if releasing { Task.detached(priority: .utility) { await shared.release(key) } }
-            return
+            return false
         }
         let logger = self.logger
         Task.detached(priority: .utility) { [self] in
@@ -98,6 +99,7 @@ extension ImagePipeline {
             }
             if releasing { await shared.release(key) }
         }
+        return true
     }
 
     static let resultFormat = "format"
