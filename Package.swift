@@ -144,7 +144,7 @@ let package = Package(
             swiftSettings: strict + documented("ImagoCoders")),
 
         .target(
-            name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman", "CImagoResample"],
+            name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman", "CImagoResample", "CImageQuant"],
             swiftSettings: strict + documented("ImagoProcessing")),
 
         .target(
@@ -193,7 +193,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Tracing", package: "swift-distributed-tracing")
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: strict + documented("ImagoServer")),
 

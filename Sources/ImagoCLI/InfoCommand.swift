@@ -25,6 +25,9 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    @Flag(help: "Also decode a 200-px thumbnail and print the placeholders (BlurHash 4x3, ThumbHash) and colours (average, dominant).")
+    var placeholders = false
+
     func run() throws {
         let info: ImageInfo
         let data: Data
@@ -35,10 +38,16 @@ struct InfoCommand: ParsableCommand {
             throw CLIFailure.exit(error, file: file)
         }
         let report = ImageInfo.Report(info)
+        let analysis: Placeholders?
+        do {
+            analysis = placeholders ? try Placeholders(data) : nil
+        } catch {
+            throw CLIFailure.exit(error, file: file)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(report)
+            let data = try encoder.encode(Report(header: report, placeholders: analysis))
             print(String(decoding: data, as: UTF8.self))
             return
         }
@@ -68,6 +77,52 @@ struct InfoCommand: ParsableCommand {
         let sequencesRead = info.format == .avif && AVIFCoder().canDecode(.avif)
         if [.avif, .heic, .heif].contains(info.format), !sequencesRead, ImageFormat.sequenceBrand(in: data) {
             print("note:          an image sequence; this build's libheif (1.15) reads its primary image only")
+        }
+        if let analysis {
+            print(
+                """
+                blurhash:      \(analysis.blurhash)
+                thumbhash:     \(analysis.thumbhash)
+                average:       \(analysis.average)
+                dominant:      \(analysis.dominant.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))
+                """)
+        }
+    }
+
+    /// `--placeholders`: what a 200-px thumbnail of the image (orientation applied) gives.
+    struct Placeholders: Encodable {
+        var blurhash: String
+        var thumbhash: String
+        var average: String
+        var dominant: [String: String]
+
+        init(_ data: Data) throws {
+            let sample = try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 200, height: 200)).buffer
+            blurhash = try BlurHash.encode(sample)
+            thumbhash = Data(try ThumbHash.encode(sample)).base64EncodedString()
+            average = Self.hex(ImageColors.average(sample))
+            dominant = Dictionary(uniqueKeysWithValues: try ImageColors.dominantColors(sample).named.map { ($0.name, Self.hex($0.color)) })
+        }
+
+        static func hex(_ c: RGBA8) -> String {
+            let digits = Array("0123456789abcdef")
+            return "#" + String([c.r, c.g, c.b].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+        }
+    }
+
+    /// The JSON printed: the header's keys, and `placeholders` when asked.
+    struct Report: Encodable {
+        var header: ImageInfo.Report
+        var placeholders: Placeholders?
+
+        private enum Keys: String, CodingKey { case placeholders }
+
+        func encode(to encoder: any Encoder) throws {
+            try header.encode(to: encoder)
+            if let placeholders {
+                var c = encoder.container(keyedBy: Keys.self)
+                try c.encode(placeholders, forKey: .placeholders)
+            }
         }
     }
 }

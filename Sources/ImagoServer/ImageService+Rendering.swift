@@ -23,20 +23,21 @@ struct Rendered: Sendable {
 
 extension ImageService {
     /// Answers with the processed image (or `/info`'s JSON) for a loaded source.
-    func answer(source: ServiceSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields) async throws -> ServiceResponse {
+    /// `info` is what `/info` asks for, `nil` for an image.
+    func answer(source: ServiceSource, options: ProcessingOptions, info wanted: InfoOptions?, headers: HTTPFields) async throws -> ServiceResponse {
         var timings = source.loaded.timings
-        var response = try await answer(source: source, options: options, info: wantsInfo, headers: headers, timings: &timings)
+        var response = try await answer(source: source, options: options, info: wanted, headers: headers, timings: &timings)
         if configuration.serverTiming, !timings.stages.isEmpty { response.headers[.serverTiming] = timings.serverTimingValue }
         return response
     }
 
     /// ``answer(source:options:info:headers:)``'s body, adding the render's stages to `timings`.
     private func answer(
-        source: ServiceSource, options: ProcessingOptions, info wantsInfo: Bool, headers: HTTPFields,
+        source: ServiceSource, options: ProcessingOptions, info wanted: InfoOptions?, headers: HTTPFields,
         timings: inout ImageLoadTimings
     ) async throws -> ServiceResponse {
         let digest = source.digest
-        if options.raw, !wantsInfo {
+        if options.raw, wanted == nil {
             let sniffed = (try? source.loaded.input.format()) ?? nil
             let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil } ?? sniffed?.mimeType ?? "application/octet-stream"
             return imageResponse(
@@ -54,8 +55,8 @@ extension ImageService {
         guard coders.canDecode(info.format) else {
             throw ServiceError(status: 422, code: "unsupported_format", message: "\(info.format.rawValue) sources cannot be decoded here")
         }
-        if wantsInfo {
-            return try infoResponse(info, source: source, digest: digest, headers: headers)
+        if let wanted {
+            return try await infoResponse(info, wanted, source: source, options: options, headers: headers)
         }
         // SVG sent as SVG (imgproxy's default when no format is asked): no processing, sanitised.
         if info.format == .svg, Self.sendsSVG(options, configuration: configuration) {

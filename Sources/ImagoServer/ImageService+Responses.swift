@@ -40,7 +40,7 @@ extension ImageService {
     /// no longer than the URL lives when it has `expires`, and for a provisional answer no longer
     /// than `IMAGO_AVIF_LATER_TTL`, with `stale-while-revalidate` for the rest; the validators;
     /// `Vary`.
-    private func validatorFields(
+    func validatorFields(
         etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil, provisional: Bool = false
     ) -> HTTPFields {
         var fields = HTTPFields()
@@ -64,46 +64,5 @@ extension ImageService {
         }
         if !vary.isEmpty { fields[.vary] = vary.joined(separator: ", ") }
         return fields
-    }
-
-    // MARK: Info
-
-    /// The `/info` answer: the header's facts as `imago info --json` prints them, plus the
-    /// source's size in bytes and its content type.
-    func infoResponse(_ info: ImageInfo, source: ServiceSource, digest: UInt64, headers: HTTPFields) throws -> ServiceResponse {
-        let etag = ServiceHeaders.etag(digest, "info")
-        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
-            return notModified(etag: etag, source: source, varies: false)
-        }
-        let report = InfoReport(
-            report: ImageInfo.Report(info), sourceBytes: source.count,
-            sourceContentType: source.contentType ?? info.format.mimeType)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body: Data
-        do {
-            body = try encoder.encode(report)
-        } catch {
-            throw ServiceError.unprocessable("the header cannot be reported")
-        }
-        var fields = validatorFields(etag: etag, source: source, varies: false)
-        fields[.contentType] = "application/json"
-        return ServiceResponse(status: .ok, headers: fields, body: .bytes(ByteBuffer(bytes: body)))
-    }
-}
-
-/// `/info`'s JSON: `ImageInfo.Report`'s keys and two more.
-struct InfoReport: Encodable {
-    var report: ImageInfo.Report
-    var sourceBytes: Int
-    var sourceContentType: String
-
-    private enum Keys: String, CodingKey { case sourceBytes, sourceContentType }
-
-    func encode(to encoder: any Encoder) throws {
-        try report.encode(to: encoder)
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(sourceBytes, forKey: .sourceBytes)
-        try c.encode(sourceContentType, forKey: .sourceContentType)
     }
 }

@@ -227,7 +227,13 @@ public final class ImageService: Sendable {
         }
         if failure == nil { ServiceRequestScope.current?.sourceHost = source.host }
         // The render takes one of the render slots (``renderSlots``); a stored result does not.
-        var response = try await answer(source: source, options: options, info: parsed.isInfo, headers: headers)
+        let infoOptions: InfoOptions?
+        do {
+            infoOptions = parsed.isInfo ? try InfoOptions(parsing: parsed.options) : nil
+        } catch {
+            throw ServiceError(error)
+        }
+        var response = try await answer(source: source, options: options, info: infoOptions, headers: headers)
         if let failure { markFallback(&response, failure: failure) }
         if method == .head { response.body = .bytes(ByteBuffer()) }
         return response
@@ -253,7 +259,9 @@ public final class ImageService: Sendable {
                     status: 403, code: "signature_missing",
                     message: "the signature segment looks like a processing option; the path is /{signature}/{options}/{source}")
             }
-            if !configuration.allowedProcessingOptions.isEmpty, !configuration.onlyPresets {
+            // `/info` has options of its own; those it shares with processing are read as such.
+            let segments = parsed.isInfo ? try InfoOptions(parsing: parsed.options).sharedSegments : parsed.options
+            if !configuration.allowedProcessingOptions.isEmpty, !configuration.onlyPresets, !parsed.isInfo {
                 for segment in parsed.options {
                     let name = String(segment.prefix { $0 != ":" })
                     if !configuration.allowedProcessingOptions.contains(name) { throw ServiceURLError.forbiddenOption(name) }
@@ -261,7 +269,7 @@ public final class ImageService: Sendable {
             }
             let hints = configuration.enableClientHints ? ClientHints(headers).options : ProcessingOptions()
             var options = try ProcessingOptions(
-                parsing: parsed.options, presets: configuration.presets,
+                parsing: segments, presets: configuration.presets,
                 allowSecurityOptions: configuration.allowSecurityOptions, startingFrom: hints)
             if let ext = parsed.extensionName, !options.raw {
                 guard let format = ImageFormat(serviceExtension: ext) else {

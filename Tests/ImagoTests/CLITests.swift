@@ -43,6 +43,24 @@ struct CLITests {
         #expect(text.status == 0 && text.stdout.contains("orientation:   6"))
     }
 
+    @Test("info --placeholders: the BlurHash and ThumbHash of the image as shown, and its colours")
+    func infoPlaceholders() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = try writeFixture(.png, alpha: false, orientation: .up, in: dir)
+        let result = try await CLI.run(["info", url.path, "--json", "--placeholders"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let placeholders = try #require(object["placeholders"] as? [String: Any])
+        let blur = try #require(placeholders["blurhash"] as? String)
+        #expect(try BlurHash.components(of: blur) == (4, 3))
+        let thumb = try #require((placeholders["thumbhash"] as? String).flatMap { Data(base64Encoded: $0) })
+        #expect(try ThumbHash.aspectRatio(of: [UInt8](thumb)) > 1, "30x20 is landscape")
+        #expect((placeholders["average"] as? String)?.hasPrefix("#") == true)
+        let text = try await CLI.run(["info", url.path, "--placeholders"])
+        #expect(text.status == 0 && text.stdout.contains("blurhash:      \(blur)"))
+    }
+
     @Test("convert decodes, applies orientation and encodes by extension or --format")
     func convert() async throws {
         let dir = try CLI.temporaryDirectory()

@@ -117,6 +117,25 @@ public final class ImageManager: Sendable {
         return try await makeTask(request, keys: pipeline.keys(for: request), events: false).value
     }
 
+    /// Decodes and transforms `request` from a source already fetched with
+    /// ``loadSource(with:progress:)``, through the same shared, bounded decode and process stages
+    /// (and memory cache) as ``loadImage(with:)-(ImageRequest)``, without fetching again: what a
+    /// caller that has read the source's header (to plan, or to answer about it) uses to get
+    /// its pixels.
+    ///
+    /// - Throws: ``ImageLoadingError``: ``ImageLoadingError/decodingFailed(_:)``,
+    ///   ``ImageLoadingError/processingFailed(transformer:underlying:)``,
+    ///   ``ImageLoadingError/cancelled`` when the calling task is cancelled.
+    public func loadImage(with request: ImageRequest, source: LoadedSource) async throws(ImageLoadingError) -> ImageLoadResult {
+        let keys = pipeline.keys(for: request).fetched(digest: source.digest)
+        let cell = PriorityCell(request.priority)
+        let task = ImageTask(
+            request: request, keys: keys,
+            outcome: .running(pipeline.process(request, keys: keys, priority: cell, events: false, fetched: source.fetched)),
+            priority: cell, pipeline: pipeline)
+        return try await task.value
+    }
+
     /// Starts loading `request` and returns its handle: events, priority, cancellation.
     public func imageTask(with request: ImageRequest) -> ImageTask {
         makeTask(request, keys: pipeline.keys(for: request), events: true)

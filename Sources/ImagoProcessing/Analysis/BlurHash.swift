@@ -43,7 +43,7 @@ public enum BlurHash {
     ///   - componentsX: Horizontal components, 1...9. Default 4.
     ///   - componentsY: Vertical components, 1...9. Default 3.
     /// - Returns: A hash of `4 + 2 × componentsX × componentsY` characters.
-    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for component counts outside 1...9 or
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for component counts outside 1...9 or
     ///   an empty buffer.
     public static func encode(_ buffer: PixelBuffer, componentsX: Int = 4, componentsY: Int = 3) throws -> String {
         guard (1...9).contains(componentsX), (1...9).contains(componentsY) else {
@@ -110,7 +110,7 @@ public enum BlurHash {
 
     /// The numbers of horizontal and vertical components `hash` holds.
     ///
-    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` when `hash` is not a well-formed
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` when `hash` is not a well-formed
     ///   BlurHash (wrong length for its components, or a character outside the alphabet).
     public static func components(of hash: String) throws -> (x: Int, y: Int) {
         let parsed = try Parsed(hash)
@@ -133,7 +133,7 @@ public enum BlurHash {
     ///   - width: The picture's width, 1...``maxDecodedSide``. Default 32.
     ///   - height: The picture's height, 1...``maxDecodedSide``. Default 32.
     ///   - punch: Scales the contrast of the AC components (the reference's `punch`). Default 1.
-    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for a malformed hash, a size outside
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for a malformed hash, a size outside
     ///   1...``maxDecodedSide`` or a punch that is not finite and positive.
     public static func decode(_ hash: String, width: Int = 32, height: Int = 32, punch: Double = 1) throws -> PixelBuffer {
         guard (1...maxDecodedSide).contains(width), (1...maxDecodedSide).contains(height) else {

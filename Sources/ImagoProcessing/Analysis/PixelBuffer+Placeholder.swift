@@ -8,7 +8,7 @@ extension PixelBuffer {
     /// `maxSide` × `maxSide` when larger: what the placeholder hashes and the colour summaries
     /// read, so their cost does not grow with the image.
     ///
-    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for an empty buffer.
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for an empty buffer.
     func placeholderSample(maxSide: Int) throws -> PixelBuffer {
         guard width > 0, height > 0 else { throw ImageCodingError.invalidArgument("an empty image has no placeholder") }
         guard width > maxSide || height > maxSide else { return converted(to: .rgba8) }

@@ -25,7 +25,7 @@ public enum ThumbHash {
     ///
     /// - Returns: The hash's bytes (5 header bytes, an alpha byte when the image has
     ///   transparency, then the packed coefficients).
-    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for an empty buffer.
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for an empty buffer.
     public static func encode(_ buffer: PixelBuffer) throws -> [UInt8] {
         encode(sample: try buffer.placeholderSample(maxSide: 100))
     }
@@ -121,14 +121,14 @@ public enum ThumbHash {
 
     /// The approximate aspect ratio (width / height) `hash` records.
     ///
-    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for a malformed hash.
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for a malformed hash.
     public static func aspectRatio(of hash: [UInt8]) throws -> Double {
         try Header(hash).aspectRatio
     }
 
     /// The average colour `hash` records, with its average alpha.
     ///
-    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for a malformed hash.
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for a malformed hash.
     public static func averageColor(of hash: [UInt8]) throws -> RGBA8 {
         let header = try Header(hash)
         let (r, g, b) = header.rgb(l: header.lDC, p: header.pDC, q: header.qDC)
@@ -138,7 +138,7 @@ public enum ThumbHash {
     /// Decodes `hash` into a straight `rgba8` picture 32 pixels on its longer side, shaped by the
     /// hash's aspect ratio.
     ///
-    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for a malformed hash (too short for
+    /// - Throws: `ImageCodingError.invalidArgument(_:)` for a malformed hash (too short for
     ///   the components its header declares, or a header no encoder writes).
     public static func decode(_ hash: [UInt8]) throws -> PixelBuffer {
         let header = try Header(hash)
