@@ -40,7 +40,8 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         "security_option_not_allowed": 403, "invalid_signature": 403, "signature_missing": 403, "invalid_secret": 403,
         "source_not_allowed": 404, "source_unreachable": 404, "source_not_found": 404, "source_error": 502,
         "source_timeout": 504, "source_incomplete": 422, "source_too_large": 422, "unprocessable_image": 422,
-        "unsupported_format": 422, "limit_exceeded": 422, "queue_full": 429, "timeout": 503, "watermark_unavailable": 503, "client_closed_request": 499,
+        "unsupported_format": 422, "limit_exceeded": 422, "hashsum_mismatch": 422,
+        "queue_full": 429, "timeout": 503, "watermark_unavailable": 503, "client_closed_request": 499,
         "not_found": 404, "method_not_allowed": 405, "internal": 500, "source_unreadable": 500
     ]
 

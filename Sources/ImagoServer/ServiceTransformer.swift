@@ -263,7 +263,7 @@ struct ServiceTransformer: ImageTransforming {
     ) throws -> PixelBuffer? {
         guard let size = plan.resize, plan.trim == nil, plan.crop == nil, plan.fill == nil, plan.extend == nil, plan.aspect == nil,
             plan.padding == nil, plan.watermark == nil, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
-            flattenColor == nil
+            options.adjustments.isIdentity, options.roundedCorners == 0, flattenColor == nil
         else { return nil }
         return try Resampler.resize(buffer, to: size, reusing: previous, changed: changed)
     }
@@ -284,10 +284,16 @@ struct ServiceTransformer: ImageTransforming {
         if options.blur > 0 { out = try ImageTransformers.Blur(radius: options.blur).transform(out) }
         if options.sharpen > 0 { out = try ImageTransformers.Sharpen(sigma: options.sharpen).transform(out) }
         if options.pixelate > 1 { out = try ImageTransformers.Pixelate(size: options.pixelate).transform(out) }
+        // imgproxy Pro's colour adjustments, all in one pass over the pixels.
+        if let adjust = colorAdjust { out = try adjust.transform(out) }
         let padColor = options.background ?? RGBA8(r: 0, g: 0, b: 0, a: 0)
         for e in [plan.extend, plan.aspect, plan.padding] {
             guard let e else { continue }
             out = try ImageTransformers.Pad(top: e.top, right: e.right, bottom: e.bottom, left: e.left, color: padColor).transform(out)
+        }
+        // Rounded corners cut the whole result, then the background (or the format's) fills them.
+        if options.roundedCorners > 0 {
+            out = try ImageTransformers.RoundCorner(radius: options.roundedCorners * options.dpr).transform(out)
         }
         if let color = flattenColor, !out.isOpaque { out = out.flattened(over: color) }
         if let mark = plan.watermark { out = try mark.transform(out) }
@@ -301,7 +307,19 @@ struct ServiceTransformer: ImageTransforming {
         options.width == 0 && options.height == 0 && options.minWidth == 0 && options.minHeight == 0
             && options.zoomX == 1 && options.zoomY == 1 && options.dpr == 1 && options.padding == nil
             && options.blur == 0 && options.sharpen == 0 && options.pixelate <= 1 && options.rotate % 90 == 0
+            && options.adjustments.isIdentity && options.roundedCorners == 0
             && (options.watermark?.opacity ?? 0) == 0
+    }
+
+    /// The colour adjustments the options ask for, `nil` when none.
+    private var colorAdjust: ImageTransformers.ColorAdjust? {
+        let a = options.adjustments
+        guard !a.isIdentity else { return nil }
+        return ImageTransformers.ColorAdjust(
+            brightness: a.brightness, contrast: a.contrast, saturation: a.saturation,
+            monochrome: (a.monochromeIntensity, a.monochromeColor),
+            duotone: (a.duotoneIntensity, a.duotoneShadows, a.duotoneHighlights),
+            colorizeOpacity: a.colorizeOpacity, colorizeColor: a.colorizeColor, colorizeKeepsAlpha: a.colorizeKeepsAlpha)
     }
 
     private func cut(_ buffer: PixelBuffer, _ rect: (x: Int, y: Int, width: Int, height: Int)?) throws -> PixelBuffer {

@@ -41,6 +41,8 @@ extension ProcessingOptions {
         if blur != 0 { out.append("blur:\(Self.number(blur))") }
         if sharpen != 0 { out.append("sharpen:\(Self.number(sharpen))") }
         if pixelate != 0 { out.append("pixelate:\(pixelate)") }
+        out += adjustments.activeSegments
+        if roundedCorners != 0 { out.append("rounded_corners:\(Self.number(roundedCorners))") }
         if let w = watermark?.canonicalSegment { out.append(w) }
         if quality != 0 { out.append("quality:\(quality)") }
         if !formatQuality.isEmpty {

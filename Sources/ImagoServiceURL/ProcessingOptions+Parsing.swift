@@ -173,6 +173,9 @@ extension ProcessingOptions {
             pixelate = try a.single(try a.count(0))
         case "watermark", "wm":
             try applyWatermark(a)
+        case "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc", "duotone", "dt",
+            "colorize", "col", "rounded_corners", "rc":
+            _ = try applyAdjustment(name, a)
         case "quality", "q":
             quality = try a.single(try a.quality(0))
         case "format_quality", "fq":
@@ -271,7 +274,8 @@ extension ProcessingOptions {
         "preserve_hdr", "ph", "enforce_thumbnail", "eth", "cachebuster", "cb", "expires", "exp", "filename", "fn",
         "return_attachment", "att", "page", "pg", "skip_processing", "skp", "raw", "preset", "pr", "max_src_resolution", "msr",
         "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",
-        "max_result_dimension", "mrd"
+        "max_result_dimension", "mrd", "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc",
+        "duotone", "dt", "colorize", "col", "rounded_corners", "rc"
     ]
 }
 

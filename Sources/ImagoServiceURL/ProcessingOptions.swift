@@ -164,6 +164,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var sharpen: Double = 0
     /// `pixelate` (`pix`): block size in pixels. Default 0 (none).
     public var pixelate: Int = 0
+    /// imgproxy Pro's colour adjustments (`adjust`, `brightness`, `contrast`, `saturation`,
+    /// `monochrome`, `duotone`, `colorize`). Default none.
+    public var adjustments = Adjustments()
+    /// `rounded_corners` (`rc`), Imago's own: the corners' radius in pixels (times the `dpr`),
+    /// cut after padding and before the background fills transparency. Default 0 (square).
+    public var roundedCorners: Double = 0
     /// `watermark` (`wm`): the service's watermark over the result. Default none.
     public var watermark: Watermark?
     /// `quality` (`q`), 1–100; 0 (the default) uses the service's.

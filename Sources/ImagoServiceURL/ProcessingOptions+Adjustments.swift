@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+public import ImagoCore
+
+extension ProcessingOptions {
+    /// imgproxy Pro's colour adjustments (`adjust`/`a`, `brightness`/`br`, `contrast`/`co`,
+    /// `saturation`/`sa`, `monochrome`/`mc`, `duotone`/`dt`, `colorize`/`col`), applied together
+    /// with the filters, after the crop and before any extension or padding.
+    public struct Adjustments: Sendable, Hashable {
+        /// −255...255, added to each channel. Default 0.
+        public var brightness = 0
+        /// A factor about the middle level, at least 0. Default 1.
+        public var contrast = 1.0
+        /// A chroma factor, at least 0 (0 is gray). Default 1.
+        public var saturation = 1.0
+        /// `monochrome`'s intensity, 0...1. Default 0 (off).
+        public var monochromeIntensity = 0.0
+        /// `monochrome`'s colour. Default `b3b3b3`.
+        public var monochromeColor = RGBA8(r: 0xb3, g: 0xb3, b: 0xb3)
+        /// `duotone`'s intensity, 0...1. Default 0 (off).
+        public var duotoneIntensity = 0.0
+        /// `duotone`'s colour for the shadows. Default black.
+        public var duotoneShadows = RGBA8(r: 0, g: 0, b: 0)
+        /// `duotone`'s colour for the highlights. Default white.
+        public var duotoneHighlights = RGBA8(r: 255, g: 255, b: 255)
+        /// `colorize`'s opacity, 0...1. Default 0 (off).
+        public var colorizeOpacity = 0.0
+        /// `colorize`'s colour. Default black.
+        public var colorizeColor = RGBA8(r: 0, g: 0, b: 0)
+        /// `colorize`'s `keep_alpha`: the image's alpha kept under the colour. Default `false`.
+        public var colorizeKeepsAlpha = false
+
+        /// No adjustment.
+        public init() {}
+
+        /// Whether nothing is adjusted.
+        public var isIdentity: Bool { activeSegments.isEmpty }
+
+        /// The canonical segments of the adjustments that act.
+        var activeSegments: [String] {
+            var out: [String] = []
+            if brightness != 0 || contrast != 1 || saturation != 1 {
+                out.append("adjust:\(brightness):\(ProcessingOptions.number(contrast)):\(ProcessingOptions.number(saturation))")
+            }
+            if monochromeIntensity > 0 {
+                out.append("monochrome:\(ProcessingOptions.number(monochromeIntensity)):\(ProcessingOptions.hex(monochromeColor))")
+            }
+            if duotoneIntensity > 0 {
+                out.append(
+                    "duotone:\(ProcessingOptions.number(duotoneIntensity)):\(ProcessingOptions.hex(duotoneShadows)):\(ProcessingOptions.hex(duotoneHighlights))"
+                )
+            }
+            if colorizeOpacity > 0 {
+                out.append("colorize:\(ProcessingOptions.number(colorizeOpacity)):\(ProcessingOptions.hex(colorizeColor)):\(colorizeKeepsAlpha ? 1 : 0)")
+            }
+            return out
+        }
+    }
+
+    /// Reads one of the adjustment options into ``adjustments``; `false` when `name` is not one.
+    mutating func applyAdjustment(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        func unit(_ i: Int) throws(ServiceURLError) -> Double {
+            let v = try a.number(i)
+            guard (0...1).contains(v) else { throw a.fail("\(v) is not within 0...1") }
+            return v
+        }
+        func factor(_ i: Int) throws(ServiceURLError) -> Double {
+            let v = try a.nonNegative(i)
+            guard v <= 1000 else { throw a.fail("\(v) is over 1000") }
+            return v
+        }
+        func level(_ i: Int) throws(ServiceURLError) -> Int {
+            let v = try a.integer(i)
+            guard (-255...255).contains(v) else { throw a.fail("\(v) is not within -255...255") }
+            return v
+        }
+        switch name {
+        case "brightness", "br": adjustments.brightness = try a.single(try level(0))
+        case "contrast", "co": adjustments.contrast = try a.single(try factor(0))
+        case "saturation", "sa": adjustments.saturation = try a.single(try factor(0))
+        case "adjust", "a":
+            try a.atMost(3)
+            if !args[0].isEmpty { adjustments.brightness = try level(0) }
+            if args.count > 1, !args[1].isEmpty { adjustments.contrast = try factor(1) }
+            if args.count > 2, !args[2].isEmpty { adjustments.saturation = try factor(2) }
+        case "monochrome", "mc":
+            try a.atMost(2)
+            adjustments.monochromeIntensity = try unit(0)
+            if args.count > 1, !args[1].isEmpty { adjustments.monochromeColor = try a.hexColor(1) }
+        case "duotone", "dt":
+            try a.atMost(3)
+            adjustments.duotoneIntensity = try unit(0)
+            if args.count > 1, !args[1].isEmpty { adjustments.duotoneShadows = try a.hexColor(1) }
+            if args.count > 2, !args[2].isEmpty { adjustments.duotoneHighlights = try a.hexColor(2) }
+        case "colorize", "col":
+            try a.atMost(3)
+            adjustments.colorizeOpacity = try unit(0)
+            if args.count > 1, !args[1].isEmpty { adjustments.colorizeColor = try a.hexColor(1) }
+            if args.count > 2, !args[2].isEmpty { adjustments.colorizeKeepsAlpha = a.bool(2) }
+        case "rounded_corners", "rc":
+            let radius = try a.single(try a.nonNegative(0))
+            guard radius <= 100_000 else { throw a.fail("\(radius) pixels is more than 100000") }
+            roundedCorners = radius
+        default: return false
+        }
+        return true
+    }
+}
