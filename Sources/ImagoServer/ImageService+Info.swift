@@ -8,6 +8,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HTTPTypes
+import ImagoCoders
 import ImagoCore
 import ImagoLoading
 import ImagoProcessing
@@ -59,6 +60,9 @@ extension ImageService {
         if !wanted.hashsums.isEmpty {
             let sums = try await hashsums(of: source, types: wanted.hashsums)
             report["hashsums"] = .object(sums.mapValues { .string($0) })
+        }
+        if wanted.exif || wanted.iptc || wanted.xmp {
+            for (key, value) in try await metadataReport(wanted, source: source) { report[key] = value }
         }
         if wanted.needsPixels {
             try RenderPlan.checkResolution(
@@ -120,6 +124,66 @@ extension ImageService {
             }
             if wanted.thumbHash {
                 out["thumb_hash"] = .string(try ThumbHash.encode(shown).map { Self.upperHex($0) }.joined())
+            }
+            return out
+        }
+    }
+
+    /// `exif`, `iptc` (with `photoshop`'s resolution) and `xmp`, from the blocks the source's
+    /// container holds (JPEG, PNG, WebP), read on the workers; a key without fields is left out.
+    private func metadataReport(_ wanted: InfoOptions, source: ServiceSource) async throws -> [String: InfoReport.Value] {
+        let input = source.loaded.input
+        return try await workers.run { () throws -> [String: InfoReport.Value] in
+            let blocks: MetadataBlocks
+            do {
+                blocks = MetadataBlocks(reading: try input.contents())
+            } catch {
+                throw ServiceError.unprocessable("the source cannot be read for its metadata")
+            }
+            var out: [String: InfoReport.Value] = [:]
+            if wanted.exif, let exif = blocks.exif {
+                let fields = EXIFFields.fields(of: exif, canonicalNames: wanted.exifCanonicalNames)
+                if !fields.isEmpty {
+                    out["exif"] = .object(Dictionary(fields.map { ($0.name, InfoReport.Value.string($0.value)) }, uniquingKeysWith: { a, _ in a }))
+                }
+            }
+            if wanted.iptc {
+                let fields = blocks.iptc.map(IPTC.fields(in:)) ?? []
+                if !fields.isEmpty {
+                    out["iptc"] = .object(
+                        Dictionary(
+                            fields.map { f in
+                                (f.name, f.repeatable || f.values.count > 1 ? .array(f.values.map { .string($0) }) : .string(f.values[0]))
+                            }, uniquingKeysWith: { a, _ in a }))
+                }
+                if let r = blocks.resolution {
+                    out["photoshop"] = .object([
+                        "resolution": .object([
+                            "XResolution": .double(r.x), "XResolutionUnit": .string(r.xUnit), "WidthUnit": .string(r.widthUnit),
+                            "YResolution": .double(r.y), "YResolutionUnit": .string(r.yUnit), "HeightUnit": .string(r.heightUnit)
+                        ])
+                    ])
+                }
+            }
+            if wanted.xmp, let xmp = blocks.xmp {
+                let groups = XMPFields.properties(of: xmp)
+                if !groups.isEmpty {
+                    out["xmp"] = .object(
+                        Dictionary(
+                            groups.map { g in
+                                (
+                                    g.prefix,
+                                    InfoReport.Value.object(
+                                        Dictionary(
+                                            g.properties.map { p in
+                                                switch p.value {
+                                                case .text(let t): (p.name, InfoReport.Value.string(t))
+                                                case .list(let l): (p.name, InfoReport.Value.array(l.map { .string($0) }))
+                                                }
+                                            }, uniquingKeysWith: { a, _ in a }))
+                                )
+                            }, uniquingKeysWith: { a, _ in a }))
+                }
             }
             return out
         }

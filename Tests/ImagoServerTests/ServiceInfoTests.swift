@@ -40,6 +40,29 @@ struct ServiceInfoTests {
         }
     }
 
+    @Test(
+        "EXIF, IPTC and XMP by default, as imgproxy Pro names them; tag names on request; each can be turned off",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func metadata() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("iptc.jpg", data: try Corpus.data("pillow/jpeg/iptc.jpg"), contentType: "image/jpeg")
+            h.origin.register("xmp.jpg", data: try Corpus.data("image-rs-image/jpg/exif-xmp-metadata.jpg"), contentType: "image/jpeg")
+            let json = try Self.json(try await h.get("/info" + h.plain("", "/img/iptc.jpg")))
+            let exif = try #require(json["exif"] as? [String: String])
+            #expect(exif["Manufacturer"] == "Nokia" && exif["Date and Time (Original)"] == "2006:07:08 21:14:45")
+            let iptc = try #require(json["iptc"] as? [String: Any])
+            #expect(iptc["City"] as? String == "Budapest" && (iptc["Keywords"] as? [String])?.count == 7)
+            #expect(json["xmp"] == nil, "the file has none")
+            let canonical = try Self.json(try await h.get("/info" + h.plain("exif:1:1", "/img/iptc.jpg")))
+            #expect((canonical["exif"] as? [String: String])?["Make"] == "Nokia")
+            let off = try Self.json(try await h.get("/info" + h.plain("exif:0/iptc:0/xmp:0", "/img/iptc.jpg")))
+            #expect(off["exif"] == nil && off["iptc"] == nil)
+            let xmp = try Self.json(try await h.get("/info" + h.plain("", "/img/xmp.jpg")))
+            let dc = try #require((xmp["xmp"] as? [String: Any])?["dc"] as? [String: Any])
+            #expect(dc["description"] as? String == "test image for XMP metadata")
+        }
+    }
+
     @Test("placeholders and colours from the pixels, as the library makes them")
     func pixelAnalyses() async throws {
         try await ServiceHarness.with { h in

@@ -284,6 +284,16 @@ int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int 
                      double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
 void imago_pdf_close(imago_pdf *pdf);
 
+/* --- EXIF fields (libexif), loaded on first use (exif_glue.c) --- */
+
+/* Whether libexif could be loaded; the first call loads it. */
+int imago_exif_available(void);
+/* The fields of a TIFF-structured EXIF block (without the Exif\0\0 prefix), but for IFD 1's (the
+   thumbnail's): names (libexif's titles, or tag names with `canonical`) and display values as
+   NUL-terminated strings, name then value, into `out`, as many pairs as fit in `capacity`.
+   Returns the number of pairs, -1 without libexif. Nothing is added that the data lacks. */
+int imago_exif_fields(const uint8_t *tiff, size_t length, int canonical, char *out, size_t capacity);
+
 /* --- XML (libxml2's streaming reader), loaded on first use (xml_glue.c) --- */
 
 /* Whether libxml2 (libxml2) could be loaded; the first call loads it. */
