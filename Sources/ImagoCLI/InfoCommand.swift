@@ -40,7 +40,7 @@ struct InfoCommand: ParsableCommand {
         let report = ImageInfo.Report(info)
         let analysis: Placeholders?
         do {
-            analysis = placeholders ? try Placeholders(data) : nil
+            analysis = placeholders ? try Placeholders(ImageInput(contentsOf: URL(fileURLWithPath: file))) : nil
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
@@ -96,8 +96,9 @@ struct InfoCommand: ParsableCommand {
         var average: String
         var dominant: [String: String]
 
-        init(_ data: Data) throws {
-            let sample = try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 200, height: 200)).buffer
+        /// The file is read where it lies: a JPEG or PNG streamed into the shrink, no whole bitmap.
+        init(_ input: ImageInput) throws {
+            let sample = try Thumbnailer.thumbnail(of: input, fitting: PixelSize(width: 200, height: 200)).buffer
             blurhash = try BlurHash.encode(sample)
             thumbhash = Data(try ThumbHash.encode(sample)).base64EncodedString()
             average = Self.hex(ImageColors.average(sample))

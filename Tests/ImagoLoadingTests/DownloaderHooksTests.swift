@@ -114,6 +114,8 @@ struct DownloaderHooksTests {
             case .progress: continue
             case .finished(_, let bytes): names.append("finished \(bytes)")
             case .failed: names.append("failed")
+            case .retrying: names.append("retrying")
+            case .resuming: names.append("resuming")
             }
             if names.count == 3 { break }
         }

@@ -36,6 +36,11 @@ import Synchronization
 /// - A connection opening with a SOCKS5 greeting is answered as a SOCKS5 proxy, then served as
 ///   the tunnel's far end; counted under `SOCKS`.
 /// - `/drop`: closes the connection unanswered.
+/// - `/flaky/NAME?cut=N&fail=K`: the first K requests get the head (`Accept-Ranges: bytes`, an
+///   ETag, `Last-Modified`) and N bytes, then the connection closes; later ones are served whole
+///   or, for a `Range: bytes=S-` whose `If-Range` still matches, from S (206). `etag=weak|none`,
+///   `change=1` (other validators and bytes after the first request).
+/// - `/busy/NAME?fail=K&after=S`: 503 with `Retry-After: S` for the first K requests, then the file.
 /// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
 /// - `/away?to=URL`: a 302 redirect to the URL given (another host name for this server, say).
 public final class TestHTTPServer: Sendable {
@@ -325,6 +330,57 @@ public final class TestHTTPServer: Sendable {
             return true
         case "drop":
             return false
+        case "flaky":
+            // /flaky/NAME?cut=N&fail=K[&etag=weak|none][&change=1]: the first K requests send the
+            // head and N bytes, then close; later ones serve Range requests whose If-Range still
+            // matches (206), else the whole body (200). `change` makes the validator differ
+            // after the first request; `etag=weak` sends a weak one, `none` only Last-Modified.
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            let n = counts.withLock { $0[r.path] ?? 0 }
+            let cut = Int(r.query["cut"] ?? "") ?? f.data.count / 2
+            let fails = Int(r.query["fail"] ?? "") ?? 1
+            let changed = r.query["change"] == "1" && n > 1
+            let tag = "\"\(f.data.count)-\(changed ? "v2" : "v1")\""
+            var validators: [(String, String)] = [("Last-Modified", changed ? "Mon, 23 Nov 2026 08:00:00 GMT" : "Sun, 22 Nov 2026 08:00:00 GMT")]
+            switch r.query["etag"] {
+            case "weak": validators.append(("ETag", "W/" + tag))
+            case "none": break
+            default: validators.append(("ETag", tag))
+            }
+            let fields = [("Content-Type", f.contentType), ("Accept-Ranges", "bytes")] + validators
+            if n <= fails {
+                try await head("200 OK", [("Content-Length", "\(f.data.count)")] + fields)
+                try await send(f.data.prefix(cut))
+                return false
+            }
+            let current = validators.map(\.1)
+            if let range = r.headers["range"], range.hasPrefix("bytes="), range.hasSuffix("-"),
+                let start = Int(range.dropFirst(6).dropLast()), start < f.data.count,
+                r.headers["if-range"].map({ current.contains($0) }) ?? true
+            {
+                try await head(
+                    "206 Partial Content",
+                    [("Content-Length", "\(f.data.count - start)"), ("Content-Range", "bytes \(start)-\(f.data.count - 1)/\(f.data.count)")]
+                        + fields)
+                try await send(f.data.dropFirst(start))
+                return true
+            }
+            // A changed resource is served whole; with `change`, its bytes differ too.
+            let body = changed ? Data(f.data.reversed()) : f.data
+            try await head("200 OK", [("Content-Length", "\(body.count)")] + fields)
+            try await send(body)
+            return true
+        case "busy":
+            // /busy/NAME?fail=K&after=S: the first K requests get 503 with Retry-After: S.
+            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
+            let n = counts.withLock { $0[r.path] ?? 0 }
+            if n <= Int(r.query["fail"] ?? "") ?? 1 {
+                try await head("503 Service Unavailable", [("Content-Length", "0"), ("Retry-After", r.query["after"] ?? "1")])
+                return true
+            }
+            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
+            try await send(f.data)
+            return true
         case "headerflood":
             try await out.write(ByteBuffer(string: "HTTP/1.1 200 OK\r\n"))
             let line = ByteBuffer(string: "X-Flood: " + String(repeating: "a", count: 1014) + "\r\n")

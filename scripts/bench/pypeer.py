@@ -4,6 +4,8 @@ Usage: pypeer.py pillow|pyvips full|scaled|thumb FILE ITERATIONS  ->  "median_ms
        pypeer.py thumbfiles OUTDIR JOBS FILE...   (whole-process thumbnails, Pillow)
        pypeer.py convert IN OUT QUALITY   (whole-process transcode, Pillow: open, load, save)
        pypeer.py tosrgb IN OUT QUALITY    (the same, converting the embedded ICC profile to sRGB)
+       pypeer.py placeholders FILE        (whole process: BlurHash 4x3 and ThumbHash of a 100-px
+                                           Pillow thumbnail, by the reference packages on PyPI)
 Each decodes from bytes in memory and forces the whole image into memory:
 Pillow with Image.load() (draft() for the 1/8 JPEG), libvips through pyvips with
 write_to_memory() (jpegload shrink=8 / webpload scale for the 1/8 case).
@@ -128,7 +130,28 @@ def to_srgb(src, dst, quality):
     im.save(dst, quality=quality)
 
 
+def placeholders(path):
+    """What a Python service does for a placeholder: a draft decode, a 100-px thumbnail, then the
+    reference encoders (pure Python) on its pixels."""
+    import blurhash
+    import thumbhash
+    from PIL import Image
+    im = Image.open(path)
+    im.draft("RGB", (200, 200))
+    im = im.convert("RGB")
+    im.thumbnail((100, 100))
+    w, h = im.size
+    px = list(im.getdata())
+    rows = [[list(p) for p in px[y * w:(y + 1) * w]] for y in range(h)]
+    print(blurhash.encode(rows, 4, 3))
+    rgba = [c for p in im.convert("RGBA").getdata() for c in p]
+    print(bytes(thumbhash.rgba_to_thumb_hash(w, h, rgba)).hex())
+
+
 def main():
+    if sys.argv[1] == "placeholders":
+        placeholders(sys.argv[2])
+        return
     if sys.argv[1] in ("convert", "tosrgb"):
         (convert if sys.argv[1] == "convert" else to_srgb)(sys.argv[2], sys.argv[3], int(sys.argv[4]))
         return

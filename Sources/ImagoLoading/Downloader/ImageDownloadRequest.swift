@@ -28,6 +28,12 @@ public struct ImageDownloadRequest: Sendable {
     public var allowsInvalidCertificates: Bool
     /// A cached copy to revalidate with a conditional request. Default `nil`.
     public var cachedResponse: CachedResponse?
+    /// URLs tried in order when ``url`` fails (each with its own retries): mirrors, a CDN's
+    /// origin, a lower resolution (Kingfisher's alternative sources). The result's
+    /// ``ImageDownloadResult/url`` says which answered. Default none.
+    public var alternativeURLs: [URL] = []
+    /// Overrides the downloader's ``ImageDownloaderConfiguration/retryPolicy``. Default `nil`.
+    public var retryPolicy: ImageDownloadRetryPolicy?
 
     /// Creates a request; every parameter defaults as documented on its property.
     public init(

@@ -28,6 +28,11 @@ import Synchronization
 ///   than its `Content-Length` fails.
 /// - **Timeouts** (``ImageDownloadTimeouts``): to the response head, between body bytes, and for
 ///   the whole transfer, each failing with ``ImageLoadingError/timedOut(_:)``.
+/// - **Retries and alternatives** (``ImageDownloadRetryPolicy``, none by default): transient
+///   failures are tried again after a backoff, then ``ImageDownloadRequest/alternativeURLs`` in
+///   order. A body cut short is kept (``ImageDownloaderConfiguration/resumableDataLimit``) and
+///   the next attempt, or the next request for the URL, asks for the rest only (`Range` with
+///   `If-Range`), as Nuke resumes downloads.
 /// - **Progressive loading.** Callers that ask for it get every byte so far as
 ///   ``ImageDownloadEvent/partialData(_:)`` as pieces arrive, for their progressive decoder.
 ///   The pipeline's decoders read the bytes only when they are ready for another decode.
@@ -59,6 +64,8 @@ public final class ImageDownloader: Sendable {
         var timeouts: ImageDownloadTimeouts?
         var allowsInvalidCertificates: Bool
         var cached: CachedResponse?
+        var alternatives: [URL] = []
+        var retryPolicy: ImageDownloadRetryPolicy?
     }
 
     typealias Transfers = SharedTasks<TransferKey, ImageDownloadResult, TransferEvent>
@@ -67,6 +74,7 @@ public final class ImageDownloader: Sendable {
     private let slots: PriorityGate
     private let observers = Mutex<(next: Int, all: [Int: AsyncStream<ImageDownloaderEvent>.Continuation])>((0, [:]))
     private let httpLoader: HTTPDataLoader?
+    let resumable: ResumableDownloads
     let logger = Logger(label: "imago.downloader")
 
     /// Creates a downloader.
@@ -76,6 +84,7 @@ public final class ImageDownloader: Sendable {
     ///   - loaders: Default: HTTP(S) through AsyncHTTPClient, `file` and `data` URLs.
     public init(configuration: ImageDownloaderConfiguration = ImageDownloaderConfiguration(), loaders: [any DataLoading]? = nil) {
         self.configuration = configuration
+        resumable = ResumableDownloads(limit: configuration.resumableDataLimit)
         slots = PriorityGate(limit: configuration.maxConcurrentDownloads, order: configuration.executionOrder)
         if let loaders {
             self.loaders = loaders
@@ -110,7 +119,7 @@ public final class ImageDownloader: Sendable {
         let key = TransferKey(
             url: request.url.absoluteString, headers: request.headers, credentials: request.credentials,
             timeouts: request.timeouts, allowsInvalidCertificates: request.allowsInvalidCertificates,
-            cached: request.cachedResponse)
+            cached: request.cachedResponse, alternatives: request.alternativeURLs, retryPolicy: request.retryPolicy)
         let progressive = request.progressive
         // The place in the queue is taken now, in the order callers ask, not when the transfer's
         // task first runs.
@@ -169,13 +178,13 @@ public final class ImageDownloader: Sendable {
         Metric.started.increment()
         logger.debug("download started", metadata: ["url": "\(url.absoluteString)"])
         do {
-            let (data, response, notModified) = try await perform(request, context: context)
+            let (data, response, notModified, source) = try await attempts(request, context: context)
             emit(.finished(url, bytes: data.count))
             Metric.finished.increment()
             Metric.bytes.increment(by: data.count)
             Metric.duration.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
-            logger.debug("download finished", metadata: ["url": "\(url.absoluteString)", "bytes": "\(data.count)"])
-            return ImageDownloadResult(url: url, data: data, response: response, notModified: notModified)
+            logger.debug("download finished", metadata: ["url": "\(source.absoluteString)", "bytes": "\(data.count)"])
+            return ImageDownloadResult(url: source, data: data, response: response, notModified: notModified)
         } catch {
             let e = ImageLoadingError(error)
             emit(.failed(url, e))
@@ -187,16 +196,63 @@ public final class ImageDownloader: Sendable {
         }
     }
 
-    /// The transfer itself: modifier, loader, validation, progress, timeouts.
-    private func perform(_ r: ImageDownloadRequest, context: Transfers.Context) async throws -> (Data, DataLoadResponse?, Bool) {
+    /// The request's URL, then its alternatives, each tried as the retry policy allows; the
+    /// bytes of an attempt cut short are kept to resume from. Returns the URL that answered.
+    private func attempts(_ r: ImageDownloadRequest, context: Transfers.Context) async throws -> (Data, DataLoadResponse?, Bool, URL) {
+        let policy = r.retryPolicy ?? configuration.retryPolicy
+        var last: ImageLoadingError = .cancelled
+        for url in [r.url] + r.alternativeURLs {
+            var attempt = 1
+            while true {
+                let sink = TransferSink()
+                do {
+                    let (data, response, notModified) = try await perform(r, url: url, sink: sink, context: context)
+                    return (data, response, notModified, url)
+                } catch {
+                    let e = ImageLoadingError(error)
+                    if e == .cancelled || Task.isCancelled { throw ImageLoadingError.cancelled }
+                    last = e
+                    keepPartial(sink, url: url, cached: r.cachedResponse != nil)
+                    guard e.isTransient, attempt < policy.maxAttempts else { break }
+                    let retryAfter = sink.response?.headers["retry-after"].flatMap { Int(PathName.trimmed($0)) }.map { Duration.seconds($0) }
+                    let delay = policy.delay(afterAttempt: attempt, retryAfter: retryAfter)
+                    emit(.retrying(url, attempt: attempt, delay: delay, e))
+                    logger.debug("download retried", metadata: ["url": "\(url.absoluteString)", "attempt": "\(attempt)", "error": "\(e)"])
+                    do { try await Task.sleep(for: delay) } catch { throw ImageLoadingError.cancelled }
+                    attempt += 1
+                }
+            }
+        }
+        throw last
+    }
+
+    /// Keeps what an attempt received, when its response allows resuming it.
+    private func keepPartial(_ sink: TransferSink, url: URL, cached: Bool) {
+        guard !cached, !sink.notModified, let head = sink.response, let validator = ResumableDownloads.validator(of: head) else { return }
+        let data = sink.received.snapshot
+        if let expected = sink.expectedLength, data.count >= expected { return }
+        resumable.keep(data, validator: validator, for: url.absoluteString)
+    }
+
+    /// One attempt: modifier, loader, validation, progress, timeouts; a kept partial body of
+    /// `url` asked for the rest of.
+    private func perform(
+        _ r: ImageDownloadRequest, url: URL, sink: TransferSink, context: Transfers.Context
+    ) async throws -> (Data, DataLoadResponse?, Bool) {
         var request = DataLoadRequest(
-            url: r.url, headers: configuration.headers, credentials: r.credentials,
+            url: url, headers: configuration.headers, credentials: r.credentials,
             timeouts: r.timeouts ?? configuration.timeouts, maxRedirects: configuration.maxRedirects,
             allowsInvalidCertificates: r.allowsInvalidCertificates)
         for (name, value) in r.headers { request.setHeader(name, value) }
         if let cached = r.cachedResponse {
             if let etag = cached.etag { request.setHeader("If-None-Match", etag) }
             if let modified = cached.lastModified { request.setHeader("If-Modified-Since", modified) }
+        } else if let kept = resumable.take(url.absoluteString) {
+            // The rest only, and only if the resource is still the one the bytes came from.
+            request.setHeader("Range", "bytes=\(kept.data.count)-")
+            request.setHeader("If-Range", kept.validator)
+            sink.resuming = kept
+            emit(.resuming(url, offset: kept.data.count))
         }
         if let modifier = configuration.requestModifier {
             do { request = try await modifier(request) } catch let e as ImageLoadingError { throw e } catch {
@@ -207,7 +263,6 @@ public final class ImageDownloader: Sendable {
             throw ImageLoadingError.unsupportedScheme(request.url.scheme ?? "")
         }
         let timer = TransferTimer(request.timeouts)
-        let sink = TransferSink()
         let progress = ProgressThrottle(interval: configuration.progressInterval)
         let outgoing = request
         do {
@@ -228,17 +283,17 @@ public final class ImageDownloader: Sendable {
             }
         } catch ImageLoadingError.connectionFailed(_, transient: true)
             where
-            sink.response?.expectedContentLength.map({ sink.received.count < $0 }) == true
+            sink.expectedLength.map({ sink.received.count < $0 }) == true
         {
             // The connection went away mid-body: say how much of the declared length arrived.
-            throw ImageLoadingError.truncatedBody(received: sink.received.count, expected: sink.response?.expectedContentLength ?? 0)
+            throw ImageLoadingError.truncatedBody(received: sink.received.count, expected: sink.expectedLength ?? 0)
         }
         if sink.notModified {
             guard let cached = r.cachedResponse else { throw ImageLoadingError.notModifiedWithoutCachedData }
             return (cached.data, sink.response, true)
         }
         var data = sink.received.snapshot
-        if let expected = sink.response?.expectedContentLength, data.count < expected {
+        if let expected = sink.expectedLength, data.count < expected {
             throw ImageLoadingError.truncatedBody(received: data.count, expected: expected)
         }
         guard !data.isEmpty else { throw ImageLoadingError.emptyBody }
@@ -249,7 +304,7 @@ public final class ImageDownloader: Sendable {
             }
         }
         // The final progress event, whatever the throttle said.
-        context.send(.progress(ImageDownloadProgress(receivedBytes: receivedCount, expectedBytes: sink.response?.expectedContentLength)))
+        context.send(.progress(ImageDownloadProgress(receivedBytes: receivedCount, expectedBytes: sink.expectedLength)))
         return (data, sink.response, false)
     }
 
@@ -268,16 +323,29 @@ public final class ImageDownloader: Sendable {
             sink.notModified = true
             return
         }
+        if let kept = sink.resuming {
+            if head.statusCode == 206 {
+                // The rest of the same bytes: it must start where the kept part ends.
+                guard let range = Self.contentRange(head.headers["content-range"]), range.start == kept.data.count,
+                    head.headers["content-encoding"].map({ PathName.trimmed($0).lowercased() == "identity" }) ?? true
+                else { throw ImageLoadingError.connectionFailed("the server answered another range than the rest asked for", transient: true) }
+                sink.expectedTotal = range.total ?? head.expectedContentLength.map { kept.data.count + $0 }
+                sink.received.append(kept.data)
+            } else {
+                // The resource changed (or ranges are not served): the whole body follows.
+                sink.resuming = nil
+            }
+        }
         guard configuration.acceptableStatusCodes.contains(head.statusCode) else {
             throw ImageLoadingError.unacceptableStatusCode(head.statusCode)
         }
         if let types = configuration.acceptableContentTypes, !types.contains(head.mimeType ?? "") {
             throw ImageLoadingError.unacceptableContentType(head.mimeType)
         }
-        if let declared = head.expectedContentLength, declared > configuration.maxBodyBytes {
+        if let declared = sink.expectedLength, declared > configuration.maxBodyBytes {
             throw ImageLoadingError.bodyTooLarge(limit: configuration.maxBodyBytes, declared: declared)
         }
-        if let declared = head.expectedContentLength, declared > 0 { sink.received.reserve(declared) }
+        if let declared = sink.expectedLength, declared > 0 { sink.received.reserve(declared) }
     }
 
     /// Takes a piece of the body: limit, progress, partial bytes.
@@ -294,9 +362,23 @@ public final class ImageDownloader: Sendable {
         sink.received.append(piece)
         context.send(.partialData(sink.received))
         guard progress.due() else { return }
-        let p = ImageDownloadProgress(receivedBytes: count, expectedBytes: sink.response?.expectedContentLength)
+        let p = ImageDownloadProgress(receivedBytes: count, expectedBytes: sink.expectedLength)
         emit(.progress(url, p))
         context.send(.progress(p))
+    }
+
+    /// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
+    static func contentRange(_ value: String?) -> (start: Int, end: Int, total: Int?)? {
+        guard let value, let rest = PathName.trimmed(value).split(separator: " ", maxSplits: 1).last,
+            PathName.trimmed(value).lowercased().hasPrefix("bytes ")
+        else { return nil }
+        let parts = rest.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let start = Int(bounds[0]), let end = Int(bounds[1]), start >= 0, end >= start else { return nil }
+        if parts[1] == "*" { return (start, end, nil) }
+        guard let total = Int(parts[1]), total > end else { return nil }
+        return (start, end, total)
     }
 
     private func emit(_ event: ImageDownloaderEvent) {

@@ -41,6 +41,11 @@ public struct ImageDownloaderConfiguration: Sendable {
     /// Turns the body into the image bytes (SDWebImage's decryptor), before decoding and caching.
     /// Default `nil`.
     public var bodyTransform: (@Sendable (Data, DataLoadResponse?) throws -> Data)?
+    /// When failed transfers are tried again. Default ``ImageDownloadRetryPolicy/none``.
+    public var retryPolicy: ImageDownloadRetryPolicy = .none
+    /// Bytes of interrupted transfers kept to resume them (`Range` with `If-Range`) on a retry or
+    /// the next request for the URL, when the server allows; 0 keeps none. Default 32 MiB.
+    public var resumableDataLimit: Int = 32 << 20
     /// The proxies of the default HTTP loader. Default ``ProxySettings/none``; set
     /// ``ProxySettings/environment(_:)`` to follow `http_proxy`, `https_proxy` and `no_proxy`.
     public var proxies: ProxySettings = .none

@@ -17,6 +17,11 @@ public enum ImageDownloaderEvent: Sendable {
     case progress(URL, ImageDownloadProgress)
     /// The transfer finished with this many bytes.
     case finished(URL, bytes: Int)
+    /// An attempt failed with a transient error and the next starts after `delay` (its
+    /// ``ImageDownloadRetryPolicy``); `attempt` is the failed one's number, from 1.
+    case retrying(URL, attempt: Int, delay: Duration, ImageLoadingError)
+    /// The transfer (or an alternative URL of it) resumes from byte `offset` with `Range`.
+    case resuming(URL, offset: Int)
     /// The transfer failed.
     case failed(URL, ImageLoadingError)
 }

@@ -110,10 +110,12 @@ extension ImagePipeline {
         }
         if options.contains(.fromCacheOnly) { throw ImageLoadingError.notCached }
 
+        var downloadRequest = ImageDownloadRequest(
+            url: url, priority: request.priority, headers: request.headers,
+            progressive: options.contains(.progressive), cachedResponse: revalidate)
+        downloadRequest.alternativeURLs = request.alternativeURLs
         let download = configuration.downloader.subscribe(
-            ImageDownloadRequest(
-                url: url, priority: request.priority, headers: request.headers,
-                progressive: options.contains(.progressive), cachedResponse: revalidate),
+            downloadRequest,
             priority: context, events: options.contains(.progressive) || context.hasEventSubscribers)
         let result: ImageDownloadResult
         let downloading: Duration

@@ -112,6 +112,10 @@ public struct ImageRequest: Sendable {
     public var options: Options
     /// Headers added to this request's download. Default none.
     public var headers: [String: String]
+    /// URLs downloaded in order when the source URL fails (Kingfisher's alternative sources):
+    /// the bytes are cached under the source's key. Each goes through the same loaders and
+    /// source policy. Default none.
+    public var alternativeURLs: [URL] = []
     /// What ``ImageManager/loadEncodedImage(with:source:)`` encodes the finished image as:
     /// format, encoder options, metadata, byte budget. Other loads ignore it. Default: an
     /// ``Output`` at its defaults (the image's own format, or PNG or JPEG; quality 0.9;
