@@ -144,7 +144,7 @@ let package = Package(
             swiftSettings: strict + documented("ImagoCoders")),
 
         .target(
-            name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman", "CImagoResample", "CImageQuant"],
+            name: "ImagoProcessing", dependencies: ["ImagoCore", "ImagoCoders", "CPixman", "CImagoResample", "CImageQuant", "CImagoGlue"],
             swiftSettings: strict + documented("ImagoProcessing")),
 
         .target(

@@ -284,6 +284,17 @@ int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int 
                      double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
 void imago_pdf_close(imago_pdf *pdf);
 
+/* --- Text (Pango and cairo), loaded on first use (text_glue.c) --- */
+
+/* Whether Pango, pangocairo and cairo could be loaded; the first call loads them. */
+int imago_text_available(void);
+/* Draws Pango `markup` in `font` (a Pango font description, "sans 16"), black on transparent at
+   72 dpi, wrapped at `width` pixels (0: not wrapped), aligned 0 left, 1 centre, 2 right, into a
+   new buffer of premultiplied ARGB32 (cairo's), tight rows, that the caller frees with free().
+   Returns 0, or -1 with `error` saying why (markup Pango cannot parse, a size over `max_pixels`). */
+int imago_text_render(const char *markup, const char *font, int width, int align, long max_pixels, uint8_t **out, int *out_width,
+                      int *out_height, char *error, size_t error_length);
+
 /* --- EXIF fields (libexif), loaded on first use (exif_glue.c) --- */
 
 /* Whether libexif could be loaded; the first call loads it. */
