@@ -38,6 +38,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let statuses: [String: Int] = [
         "invalid_url": 404, "unknown_option": 404, "forbidden_option": 404, "expired": 404, "invalid_source": 404,
         "security_option_not_allowed": 403, "invalid_signature": 403, "signature_missing": 403, "invalid_secret": 403,
+        "watermark_url_unsigned": 403,
         "source_not_allowed": 404, "source_unreachable": 404, "source_not_found": 404, "source_error": 502,
         "source_timeout": 504, "source_incomplete": 422, "source_too_large": 422, "unprocessable_image": 422,
         "unsupported_format": 422, "limit_exceeded": 422, "hashsum_mismatch": 422,
@@ -51,7 +52,9 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `service`.
     public var stage: String {
         switch code {
-        case "invalid_url", "unknown_option", "forbidden_option", "expired", "security_option_not_allowed", "invalid_signature", "signature_missing": "url"
+        case "invalid_url", "unknown_option", "forbidden_option", "expired", "security_option_not_allowed", "invalid_signature", "signature_missing",
+            "watermark_url_unsigned":
+            "url"
         case "invalid_secret": "auth"
         case "queue_full": "admission"
         case "timeout": "deadline"

@@ -49,18 +49,27 @@ struct ServiceWatermark: Sendable {
     /// The overlay for a result of `width`×`height` (one frame), or `nil` when nothing of the
     /// watermark would show.
     ///
-    /// - Parameter dprScale: What pixel offsets are multiplied by (the `dpr`, as imgproxy's).
+    /// - Parameters:
+    ///   - dprScale: What pixel offsets are multiplied by (the `dpr`, as imgproxy's).
+    ///   - box: `watermark_size`: the box the watermark is fitted into when `options` has no scale.
     func overlay(
-        for options: ProcessingOptions.Watermark, width: Int, height: Int, dprScale: Double, coders: ImageCoderRegistry = .shared
+        for options: ProcessingOptions.Watermark, width: Int, height: Int, dprScale: Double,
+        box: ProcessingOptions.PixelSizeOption? = nil, coders: ImageCoderRegistry = .shared
     ) throws -> ImageTransformers.Overlay? {
         let opacity = options.opacity * self.opacity
         guard opacity > 0, width > 0, height > 0 else { return nil }
         var mark = image
-        if options.scale > 0 {
-            // imgproxy resizes the watermark as a `fit` into the scaled result, enlarging, dpr 1.
+        if options.scale > 0 || box != nil {
+            // imgproxy resizes the watermark as a `fit` into the scaled result (or Pro's
+            // `watermark_size` box), enlarging, dpr 1.
             var fit = ProcessingOptions()
-            fit.width = max(ServiceGeometry.scaleToEven(width, options.scale), 1)
-            fit.height = max(ServiceGeometry.scaleToEven(height, options.scale), 1)
+            if options.scale > 0 {
+                fit.width = max(ServiceGeometry.scaleToEven(width, options.scale), 1)
+                fit.height = max(ServiceGeometry.scaleToEven(height, options.scale), 1)
+            } else if let box {
+                fit.width = box.width
+                fit.height = box.height
+            }
             fit.enlarge = true
             let s = ServiceGeometry(options: fit, maxResultDimension: nil, vectorSource: vectorData != nil)
                 .sizes(width: image.width, height: image.height)

@@ -44,6 +44,9 @@ extension ProcessingOptions {
         out += adjustments.activeSegments
         if roundedCorners != 0 { out.append("rounded_corners:\(Self.number(roundedCorners))") }
         if let w = watermark?.canonicalSegment { out.append(w) }
+        if let t = watermarkText { out.append("watermark_text:" + Base64URL.encode(Array(t.utf8))) }
+        if let u = watermarkURL { out.append("watermark_url:" + Base64URL.encode(Array(u.utf8))) }
+        if let s = watermarkSize { out.append("watermark_size:\(s.width):\(s.height)") }
         if quality != 0 { out.append("quality:\(quality)") }
         if !formatQuality.isEmpty {
             let pairs = formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }

@@ -173,6 +173,8 @@ extension ProcessingOptions {
             pixelate = try a.single(try a.count(0))
         case "watermark", "wm":
             try applyWatermark(a)
+        case "watermark_text", "wmt", "watermark_url", "wmu", "watermark_size", "wms":
+            try applyWatermarkSource(name, a)
         case "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc", "duotone", "dt",
             "colorize", "col", "rounded_corners", "rc":
             _ = try applyAdjustment(name, a)
@@ -275,7 +277,7 @@ extension ProcessingOptions {
         "return_attachment", "att", "page", "pg", "skip_processing", "skp", "raw", "preset", "pr", "max_src_resolution", "msr",
         "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",
         "max_result_dimension", "mrd", "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc",
-        "duotone", "dt", "colorize", "col", "rounded_corners", "rc"
+        "duotone", "dt", "colorize", "col", "rounded_corners", "rc", "watermark_text", "wmt", "watermark_url", "wmu", "watermark_size", "wms"
     ]
 }
 

@@ -45,6 +45,32 @@ extension ProcessingOptions {
         }
     }
 
+    /// The longest `watermark_text` taken: 16 KiB of markup.
+    public static let maxWatermarkTextBytes = 16 << 10
+
+    /// imgproxy Pro's per-URL watermarks: `watermark_text` (`wmt`, base64url Pango markup) and
+    /// `watermark_url` (`wmu`, a base64url source URL), and `watermark_size` (`wms`).
+    mutating func applyWatermarkSource(_ name: String, _ a: OptionArguments) throws(ServiceURLError) {
+        switch name {
+        case "watermark_text", "wmt":
+            let encoded = try a.single(try a.text(0))
+            guard let bytes = Base64URL.decode(encoded), let text = String(validating: bytes, as: UTF8.self), !text.isEmpty,
+                bytes.count <= Self.maxWatermarkTextBytes, !bytes.contains(0)
+            else { throw a.fail("not base64url UTF-8 text of 1 to \(Self.maxWatermarkTextBytes) bytes") }
+            watermarkText = text
+        case "watermark_url", "wmu":
+            let encoded = try a.single(try a.text(0))
+            guard let bytes = Base64URL.decode(encoded), let url = String(validating: bytes, as: UTF8.self), !url.isEmpty else {
+                throw a.fail("not a base64url URL")
+            }
+            watermarkURL = url
+        default:
+            try a.atMost(2)
+            let w = try a.size(0), h = a.values.count > 1 && !a.values[1].isEmpty ? try a.size(1) : 0
+            watermarkSize = w == 0 && h == 0 ? nil : PixelSizeOption(width: w, height: h)
+        }
+    }
+
     /// `watermark`'s arguments, imgproxy's rules: the opacity (0–1) is required, an empty part
     /// keeps what an earlier `watermark` set, the scale is above 0, and up to seven arguments
     /// are taken (imgproxy Pro's last two are ignored).

@@ -172,6 +172,26 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var roundedCorners: Double = 0
     /// `watermark` (`wm`): the service's watermark over the result. Default none.
     public var watermark: Watermark?
+    /// `watermark_text` (`wmt`), imgproxy Pro's: Pango markup drawn as the watermark (with
+    /// `watermark`'s placement) instead of the service's image. Default `nil`.
+    public var watermarkText: String?
+    /// `watermark_url` (`wmu`), imgproxy Pro's: the watermark image's URL, fetched as a source is;
+    /// signed URLs only. Default `nil`.
+    public var watermarkURL: String?
+    /// `watermark_size` (`wms`), imgproxy Pro's: the box the watermark is fitted into (enlarging
+    /// too; 0 on one side follows the other) when `watermark`'s scale is 0. Default `nil`.
+    public var watermarkSize: PixelSizeOption?
+
+    /// A width and a height, either 0 for "from the other".
+    public struct PixelSizeOption: Sendable, Hashable {
+        public var width: Int
+        public var height: Int
+
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
     /// `quality` (`q`), 1–100; 0 (the default) uses the service's.
     public var quality: Int = 0
     /// `format_quality` (`fq`): quality per output format.
