@@ -45,9 +45,13 @@ struct ThumbnailCommand: ParsableCommand {
     @Option(help: "Files processed at once. Default: all cores.")
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: "For a video (MP4, MOV, WebM, Matroska; FFmpeg): the time in seconds of the frame to thumbnail.")
+    var videoSecond: Double = 1
+
     func validate() throws {
         guard size >= 1 else { throw ValidationError("--size must be at least 1") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard videoSecond.isFinite, videoSecond >= 0 else { throw ValidationError("--video-second must be 0 or more") }
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         if let format, ImageFormat(cliName: format) == nil { throw ValidationError("unknown --format '\(format)'") }
     }
@@ -56,6 +60,14 @@ struct ThumbnailCommand: ParsableCommand {
     struct Job: Sendable {
         var input: URL
         var outputStem: URL
+    }
+
+    /// The thumbnail of an image, or of a video's frame at `--video-second`.
+    func thumbnail(of input: ImageInput, fitting box: PixelSize) throws -> Image {
+        guard let head = try? input.head(), VideoFrames.looksLikeVideo(head) else { return try Thumbnailer.thumbnail(of: input, fitting: box) }
+        let frame = try VideoFrames.frame(of: try input.contents(), at: videoSecond).image
+        let size = Thumbnailer.targetSize(for: frame.pixelSize, within: box)
+        return Image(buffer: try Resampler.resize(frame.buffer, to: size), hasAlpha: false)
     }
 
     func run() throws {
@@ -78,7 +90,7 @@ struct ThumbnailCommand: ParsableCommand {
                 let job = work[i]
                 var failure: String?
                 do {
-                    let thumb = try Thumbnailer.thumbnail(of: ImageInput(contentsOf: job.input), fitting: box)
+                    let thumb = try thumbnail(of: ImageInput(contentsOf: job.input), fitting: box)
                     let target = forced ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: thumb)
                     let encoded = try ImageCoderRegistry.shared.encode(thumb, as: target, options: options)
                     try FileManager.default.createDirectory(

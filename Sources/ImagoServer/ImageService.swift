@@ -214,7 +214,7 @@ public final class ImageService: Sendable {
         try admitted.enter()
         defer { admitted.leave() }
         // The source first (a cached one is only opened); then, in turn, the render.
-        let source: ServiceSource
+        var source: ServiceSource
         var failure: ServiceError?
         do {
             source = try await loadSource(configuration.resolveSource(parsed.source), options: options)
@@ -226,6 +226,8 @@ public final class ImageService: Sendable {
             failure = error
         }
         if failure == nil { ServiceRequestScope.current?.sourceHost = source.host }
+        // A video's frame stands in for it (imgproxy Pro's video thumbnails).
+        if !parsed.isInfo, let frame = try await videoFrameSource(source, options: options) { source = frame }
         // The render takes one of the render slots (``renderSlots``); a stored result does not.
         let infoOptions: InfoOptions?
         do {

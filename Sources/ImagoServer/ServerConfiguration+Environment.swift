@@ -105,6 +105,9 @@ extension ServerConfiguration {
         enforceThumbnail = try env.bool("IMAGO_ENFORCE_THUMBNAIL") ?? enforceThumbnail
         allowOrigin = env["IMAGO_ALLOW_ORIGIN"] ?? allowOrigin
         headAsGet = try env.bool("IMAGO_HEAD_AS_GET") ?? headAsGet
+        enableVideoThumbnails = try env.bool("IMAGO_ENABLE_VIDEO_THUMBNAILS") ?? enableVideoThumbnails
+        videoThumbnailSecond = try env.double("IMAGO_VIDEO_THUMBNAIL_SECOND") ?? videoThumbnailSecond
+        videoThumbnailKeyframes = try env.bool("IMAGO_VIDEO_THUMBNAIL_KEYFRAMES") ?? videoThumbnailKeyframes
         sanitizeSVG = try env.bool("IMAGO_SANITIZE_SVG") ?? sanitizeSVG
         if let formats = try env.formats("IMAGO_PREFERRED_FORMATS") {
             guard !formats.isEmpty else { throw ConfigurationError(variable: "IMAGO_PREFERRED_FORMATS", reason: "name one format at least") }

@@ -109,6 +109,15 @@ public struct ServerConfiguration: Sendable {
     /// stored result sent without one. Default `true`. `false` answers every `HEAD` as imgproxy
     /// does: a bare `200 text/plain`, no secret asked, nothing fetched or rendered.
     public var headAsGet = true
+    /// `IMAGO_ENABLE_VIDEO_THUMBNAILS`: a video source (MP4, MOV, WebM, Matroska) is answered with
+    /// a frame of it, processed as an image (FFmpeg, loaded on first use). Default `false`, as
+    /// imgproxy Pro's.
+    public var enableVideoThumbnails = false
+    /// `IMAGO_VIDEO_THUMBNAIL_SECOND`: the frame's time unless `vts` says. Default 1.
+    public var videoThumbnailSecond: Double = 1
+    /// `IMAGO_VIDEO_THUMBNAIL_KEYFRAMES`: the last keyframe at or before it, unless `vtk` says.
+    /// Default `false`.
+    public var videoThumbnailKeyframes = false
 
     /// Whether a watermark image is configured.
     public var hasWatermark: Bool { watermarkImageData != nil || watermarkImageURL != nil }

@@ -153,7 +153,8 @@ public struct InfoOptions: Sendable, Hashable {
                     guard hex.utf8.allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit }) else { throw a.fail("the digest is not hex") }
                     expectedHashsum = (type, hex)
                 }
-            case "cachebuster", "cb", "expires", "exp", "max_src_resolution", "msr", "max_src_file_size", "msfs", "page", "pg":
+            case "cachebuster", "cb", "expires", "exp", "max_src_resolution", "msr", "max_src_file_size", "msfs", "page", "pg",
+                "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk":
                 sharedSegments.append(segment)
             default:
                 throw .unknownOption(name)

@@ -175,6 +175,10 @@ extension ProcessingOptions {
             try applyWatermark(a)
         case "watermark_text", "wmt", "watermark_url", "wmu", "watermark_size", "wms":
             try applyWatermarkSource(name, a)
+        case "video_thumbnail_second", "vts":
+            videoThumbnailSecond = try a.single(try a.nonNegative(0))
+        case "video_thumbnail_keyframes", "vtk":
+            videoThumbnailKeyframes = try a.single(a.bool(0))
         case "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc", "duotone", "dt",
             "colorize", "col", "rounded_corners", "rc":
             _ = try applyAdjustment(name, a)
@@ -277,7 +281,8 @@ extension ProcessingOptions {
         "return_attachment", "att", "page", "pg", "skip_processing", "skp", "raw", "preset", "pr", "max_src_resolution", "msr",
         "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",
         "max_result_dimension", "mrd", "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc",
-        "duotone", "dt", "colorize", "col", "rounded_corners", "rc", "watermark_text", "wmt", "watermark_url", "wmu", "watermark_size", "wms"
+        "duotone", "dt", "colorize", "col", "rounded_corners", "rc", "watermark_text", "wmt", "watermark_url", "wmu", "watermark_size", "wms",
+        "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk"
     ]
 }
 

@@ -172,6 +172,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var roundedCorners: Double = 0
     /// `watermark` (`wm`): the service's watermark over the result. Default none.
     public var watermark: Watermark?
+    /// `video_thumbnail_second` (`vts`), imgproxy Pro's: the time of a video source's frame, in
+    /// seconds. Default `nil`: the service's (`IMAGO_VIDEO_THUMBNAIL_SECOND`).
+    public var videoThumbnailSecond: Double?
+    /// `video_thumbnail_keyframes` (`vtk`), imgproxy Pro's: the last keyframe at or before that
+    /// time instead of the exact frame. Default `nil`: the service's.
+    public var videoThumbnailKeyframes: Bool?
     /// `watermark_text` (`wmt`), imgproxy Pro's: Pango markup drawn as the watermark (with
     /// `watermark`'s placement) instead of the service's image. Default `nil`.
     public var watermarkText: String?

@@ -479,7 +479,7 @@ struct ImageDownloaderTests {
             for order in [ImageDownloadExecutionOrder.fifo, .lifo] {
                 let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(maxConcurrentDownloads: 1, executionOrder: order))
                 let events = downloader.events()
-                let blocker = downloader.task(for: ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=16384&delay=50&b=\(order)")))
+                let blocker = downloader.task(for: ImageDownloadRequest(url: server.url("/slow/noise.bin?chunk=16384&delay=200&b=\(order)")))
                 var tasks: [ImageDownloadTask] = []
                 for name in ["n1", "n2", "low", "n3", "high", "bumped"] {
                     let priority: ImagePriority = name == "low" || name == "bumped" ? .low : name == "high" ? .high : .normal

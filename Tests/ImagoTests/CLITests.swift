@@ -61,6 +61,29 @@ struct CLITests {
         #expect(text.status == 0 && text.stdout.contains("blurhash:      \(blur)"))
     }
 
+    @Test("thumbnail of a video: its frame at --video-second", .enabled(if: VideoFrames.isAvailable && VideoFixtures.isAvailable, "no FFmpeg"))
+    func videoThumbnail() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clip = dir.appendingPathComponent("clip.mp4")
+        let video = try await VideoFixtures.clip("mp4", seconds: 3)
+        try video.write(to: clip)
+        let out = dir.appendingPathComponent("out")
+        let result = try await CLI.run(["thumbnail", clip.path, "--size", "160", "--output", out.path, "--video-second", "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let thumb = try ImageCoderRegistry.shared.decode(try Data(contentsOf: out.appendingPathComponent("clip.jpg")))
+        #expect(thumb.pixelSize == PixelSize(width: 160, height: 120))
+        // Closer to ffmpeg's frame at 2 s than to the one at 1 s (the JPEG of a busy pattern costs dBs).
+        func reference(_ at: Double) async throws -> PixelBuffer {
+            try Resampler.resize(
+                try PixelBuffer(width: 320, height: 240, format: .rgba8, bytes: try await VideoFixtures.frame(video, at: at)),
+                to: PixelSize(width: 160, height: 120))
+        }
+        let (at2, at1) = (try await reference(2), try await reference(1))
+        let near = PixelMetrics.psnr(thumb.buffer, at2), far = PixelMetrics.psnr(thumb.buffer, at1)
+        #expect(near > 20 && near > far + 3, "\(near) dB against \(far) dB")
+    }
+
     @Test("convert decodes, applies orientation and encodes by extension or --format")
     func convert() async throws {
         let dir = try CLI.temporaryDirectory()

@@ -284,6 +284,25 @@ int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int 
                      double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
 void imago_pdf_close(imago_pdf *pdf);
 
+/* --- Video frames (FFmpeg), loaded on first use (video_glue.c) --- */
+
+typedef struct {
+    double duration;   /* seconds, 0 when unknown */
+    int width, height; /* the video stream's coded size */
+    char codec[32];
+    char container[64];
+} imago_video_info;
+
+/* Whether libavformat, libavcodec, libavutil and libswscale could be loaded; the first call loads them. */
+int imago_video_available(void);
+/* The frame of the MP4/MOV or WebM/Matroska video in `data` at `seconds`: with `keyframes`, the
+   last keyframe at or before it; else the first frame at or past it; past the end, the last one.
+   At most `max_packets` packets are read and frames are at most `max_pixels`. Returns 0 with
+   straight RGBA pixels (tight rows, freed with free()), or -1 with `error` saying why. `info`
+   is filled as far as the video was read. */
+int imago_video_frame(const uint8_t *data, size_t length, double seconds, int keyframes, long max_pixels, int max_packets,
+                      uint8_t **out, int *out_width, int *out_height, imago_video_info *info, char *error, size_t error_length);
+
 /* --- Text (Pango and cairo), loaded on first use (text_glue.c) --- */
 
 /* Whether Pango, pangocairo and cairo could be loaded; the first call loads them. */
