@@ -244,7 +244,9 @@ struct ServiceTransformer: ImageTransforming {
         }
         // Last, over everything, as imgproxy draws it: offsets in the result's pixels.
         if let wm = watermark, let o = watermarkOptions {
-            plan.watermark = try wm.overlay(for: o, width: w, height: h, dprScale: s.dprScale, box: options.watermarkSize)
+            plan.watermark = try wm.overlay(
+                for: o, width: w, height: h, dprScale: s.dprScale, box: options.watermarkSize, rotate: options.watermarkRotate,
+                shadow: options.watermarkShadow)
         }
         return plan
     }

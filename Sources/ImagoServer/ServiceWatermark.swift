@@ -52,9 +52,12 @@ struct ServiceWatermark: Sendable {
     /// - Parameters:
     ///   - dprScale: What pixel offsets are multiplied by (the `dpr`, as imgproxy's).
     ///   - box: `watermark_size`: the box the watermark is fitted into when `options` has no scale.
+    ///   - rotate: `watermark_rotate`: degrees clockwise, after the scaling (the canvas grows).
+    ///   - shadow: `watermark_shadow`: the sigma of a black shadow of the watermark's alpha under
+    ///     it (the canvas grows by three sigmas each side, so the shadow is not cut).
     func overlay(
         for options: ProcessingOptions.Watermark, width: Int, height: Int, dprScale: Double,
-        box: ProcessingOptions.PixelSizeOption? = nil, coders: ImageCoderRegistry = .shared
+        box: ProcessingOptions.PixelSizeOption? = nil, rotate: Double = 0, shadow: Double = 0, coders: ImageCoderRegistry = .shared
     ) throws -> ImageTransformers.Overlay? {
         let opacity = options.opacity * self.opacity
         guard opacity > 0, width > 0, height > 0 else { return nil }
@@ -88,6 +91,8 @@ struct ServiceWatermark: Sendable {
                 if mark.width != size.width || mark.height != size.height { mark = try Resampler.resize(mark, to: size) }
             }
         }
+        if rotate != 0 { mark = try ImageTransformers.Rotate(degrees: -rotate).transform(mark) }
+        if shadow > 0 { mark = try Self.shadowed(mark, sigma: shadow) }
         if options.position == .replicate {
             // The offsets are the gap between copies, split around each one.
             func gap(_ v: Double, _ extent: Int) -> Int {
@@ -97,16 +102,35 @@ struct ServiceWatermark: Sendable {
             if gx > 0 || gy > 0 {
                 mark = try ImageTransformers.Pad(top: gy / 2, right: gx - gx / 2, bottom: gy - gy / 2, left: gx / 2).transform(mark)
             }
-            return ImageTransformers.Overlay(mark, identifier: key(options), opacity: opacity, tiled: true)
+            return ImageTransformers.Overlay(mark, identifier: key(options) + "-r\(rotate)-s\(shadow)", opacity: opacity, tiled: true)
         }
         let kind = ProcessingOptions.Gravity.Kind(rawValue: options.position.rawValue) ?? .center
         let at = ServiceGeometry.place(
             mark.width, mark.height, in: width, height, gravity: .init(kind, x: options.x, y: options.y), pixelScale: dprScale,
             overflow: true)
-        return ImageTransformers.Overlay(mark, identifier: key(options), x: at.x, y: at.y, opacity: opacity)
+        return ImageTransformers.Overlay(mark, identifier: key(options) + "-r\(rotate)-s\(shadow)", x: at.x, y: at.y, opacity: opacity)
     }
 
     private func key(_ options: ProcessingOptions.Watermark) -> String {
         "wm-\(digest)-\(options.scale)-\(options.x)-\(options.y)"
+    }
+
+    /// `mark` over a black shadow of its alpha blurred with `sigma`, on a canvas grown by three
+    /// sigmas on each side.
+    static func shadowed(_ mark: PixelBuffer, sigma: Double) throws -> PixelBuffer {
+        let pad = Int((3 * sigma).rounded(.up))
+        let padded = try ImageTransformers.Pad(top: pad, right: pad, bottom: pad, left: pad).transform(mark)
+            .converted(to: .argb32Premultiplied)
+        var shadow = padded
+        let off = PixelFormat.argbOffsets
+        shadow.withUnsafeMutableBytes { p in
+            for i in stride(from: 0, to: p.count, by: 4) {
+                p[i + off.r] = 0
+                p[i + off.g] = 0
+                p[i + off.b] = 0
+            }
+        }
+        shadow = try ImageTransformers.Blur(radius: sigma).transform(shadow)
+        return try ImageTransformers.Overlay(padded, identifier: "shadowed").transform(shadow)
     }
 }

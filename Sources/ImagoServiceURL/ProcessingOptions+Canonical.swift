@@ -47,6 +47,8 @@ extension ProcessingOptions {
         if let t = watermarkText { out.append("watermark_text:" + Base64URL.encode(Array(t.utf8))) }
         if let u = watermarkURL { out.append("watermark_url:" + Base64URL.encode(Array(u.utf8))) }
         if let s = watermarkSize { out.append("watermark_size:\(s.width):\(s.height)") }
+        if watermarkRotate != 0 { out.append("watermark_rotate:\(Self.number(watermarkRotate))") }
+        if watermarkShadow != 0 { out.append("watermark_shadow:\(Self.number(watermarkShadow))") }
         if let v = videoThumbnailSecond { out.append("video_thumbnail_second:\(Self.number(v))") }
         if let k = videoThumbnailKeyframes { out.append("video_thumbnail_keyframes:\(k ? 1 : 0)") }
         if quality != 0 { out.append("quality:\(quality)") }

@@ -175,6 +175,14 @@ extension ProcessingOptions {
             try applyWatermark(a)
         case "watermark_text", "wmt", "watermark_url", "wmu", "watermark_size", "wms":
             try applyWatermarkSource(name, a)
+        case "watermark_rotate", "wmr", "wm_rot":
+            let degrees = try a.single(try a.number(0))
+            guard degrees.isFinite, abs(degrees) <= 3600 else { throw .invalidArgument(option: name, reason: "\(degrees) is not an angle") }
+            watermarkRotate = degrees
+        case "watermark_shadow", "wmsh":
+            let sigma = try a.single(try a.nonNegative(0))
+            guard sigma <= 100 else { throw .invalidArgument(option: name, reason: "sigma \(sigma) is over 100") }
+            watermarkShadow = sigma
         case "video_thumbnail_second", "vts":
             videoThumbnailSecond = try a.single(try a.nonNegative(0))
         case "video_thumbnail_keyframes", "vtk":
@@ -282,7 +290,7 @@ extension ProcessingOptions {
         "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",
         "max_result_dimension", "mrd", "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc",
         "duotone", "dt", "colorize", "col", "rounded_corners", "rc", "watermark_text", "wmt", "watermark_url", "wmu", "watermark_size", "wms",
-        "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk"
+        "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk", "watermark_rotate", "wmr", "wm_rot", "watermark_shadow", "wmsh"
     ]
 }
 

@@ -187,6 +187,12 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// `watermark_size` (`wms`), imgproxy Pro's: the box the watermark is fitted into (enlarging
     /// too; 0 on one side follows the other) when `watermark`'s scale is 0. Default `nil`.
     public var watermarkSize: PixelSizeOption?
+    /// `watermark_rotate` (`wmr`, `wm_rot`), imgproxy Pro's: the watermark turned clockwise by
+    /// this many degrees, after its scaling. Default 0.
+    public var watermarkRotate: Double = 0
+    /// `watermark_shadow` (`wmsh`), imgproxy Pro's: a black shadow under the watermark, its alpha
+    /// blurred with this sigma (at most 100). Default 0 (none).
+    public var watermarkShadow: Double = 0
 
     /// A width and a height, either 0 for "from the other".
     public struct PixelSizeOption: Sendable, Hashable {

@@ -68,6 +68,33 @@ struct ServiceTextWatermarkTests {
         }
     }
 
+    @Test("watermark_rotate turns the watermark clockwise; watermark_shadow adds a blurred shadow under it")
+    func rotateAndShadow() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("w.png", data: try Self.white(200, 200), contentType: "image/png")
+            let text = Self.b64("IMAGO IMAGO")
+            /// The bounding box of the dark pixels.
+            func extent(_ path: String) async throws -> (width: Int, height: Int, dark: Int) {
+                let b = try await h.get(path).image().buffer.converted(to: .rgba8)
+                var x0 = Int.max, x1 = -1, y0 = Int.max, y1 = -1, dark = 0
+                for y in 0..<b.height {
+                    for x in 0..<b.width {
+                        guard let c = b.color(atX: x, y: y), Int(c.r) + Int(c.g) + Int(c.b) < 600 else { continue }
+                        x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+                        dark += 1
+                    }
+                }
+                return (x1 - x0 + 1, y1 - y0 + 1, dark)
+            }
+            let flat = try await extent(h.plain("wm:1/wmt:\(text)", "/img/w.png"))
+            let turned = try await extent(h.plain("wm:1/wmt:\(text)/wmr:90", "/img/w.png"))
+            #expect(flat.width > 2 * flat.height && turned.height > 2 * turned.width, "\(flat) then \(turned)")
+            let shadowed = try await extent(h.plain("wm:1/wmt:\(text)/wmsh:3", "/img/w.png"))
+            #expect(shadowed.dark > flat.dark * 3 / 2 && shadowed.width >= flat.width, "\(shadowed) against \(flat)")
+            #expect(try await h.get(h.plain("wm:1/wmt:\(text)/wmsh:500", "/img/w.png")).status == 404)
+        }
+    }
+
     @Test("watermark_url: refused without signing; with it, the image fetched as a source and placed")
     func url() async throws {
         try await ServiceHarness.with { h in
