@@ -29,18 +29,20 @@ struct InfoCommand: ParsableCommand {
     var placeholders = false
 
     func run() throws {
+        // The file is read where it lies: the header only, and all of it only for the formats
+        // whose report needs more (ICO entries, HEIF sequence brands).
         let info: ImageInfo
-        let data: Data
+        let input: ImageInput
         do {
-            data = try CLIFailure.read(file)
-            info = try ImageCoderRegistry.shared.info(of: data)
+            input = try ImageInput(contentsOf: URL(fileURLWithPath: file))
+            info = try input.info()
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
         let report = ImageInfo.Report(info)
         let analysis: Placeholders?
         do {
-            analysis = placeholders ? try Placeholders(ImageInput(contentsOf: URL(fileURLWithPath: file))) : nil
+            analysis = placeholders ? try Placeholders(input) : nil
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
@@ -65,7 +67,7 @@ struct InfoCommand: ParsableCommand {
             ICC profile:   \(info.hasICCProfile ? "yes" : "no")
             progressive:   \(info.progressive ? "yes" : "no")
             """)
-        if info.format == .ico || info.format == .cur, let entries = try? ICOCoder.entries(of: data) {
+        if info.format == .ico || info.format == .cur, let data = try? input.contents(), let entries = try? ICOCoder.entries(of: data) {
             let list = entries.map { e in
                 let depth = e.bitCount > 0 ? " \(e.bitCount)-bit" : ""
                 let hotspot = e.hotspot.map { " hotspot \($0.x),\($0.y)" } ?? ""
@@ -75,7 +77,7 @@ struct InfoCommand: ParsableCommand {
         }
         // AVIF sequences are libavif's (every frame); HEIF ones only libheif's, which reads stills.
         let sequencesRead = info.format == .avif && AVIFCoder().canDecode(.avif)
-        if [.avif, .heic, .heif].contains(info.format), !sequencesRead, ImageFormat.sequenceBrand(in: data) {
+        if [.avif, .heic, .heif].contains(info.format), !sequencesRead, let data = try? input.head(), ImageFormat.sequenceBrand(in: data) {
             print("note:          an image sequence; this build's libheif (1.15) reads its primary image only")
         }
         if let analysis {

@@ -104,7 +104,12 @@ extension ImageService {
         } catch {
             throw ServiceError(error)
         }
-        return try await workers.run { () throws -> [String: InfoReport.Value] in
+        return try await pixelAnalysis(image, wanted)
+    }
+
+    /// The pixel options' keys for `image` (as decoded: its orientation is applied here), on the workers.
+    func pixelAnalysis(_ image: Image, _ wanted: InfoOptions) async throws -> [String: InfoReport.Value] {
+        try await workers.run { () throws -> [String: InfoReport.Value] in
             let shown = image.applyingOrientation().buffer
             var out: [String: InfoReport.Value] = [:]
             func rgba(_ c: RGBA8, alpha: Bool = true) -> InfoReport.Value {

@@ -44,6 +44,9 @@ extension ImageService {
                 Rendered(body: Self.body(of: source), format: sniffed ?? .jpeg), contentType: type,
                 etag: ServiceHeaders.etag(digest, "raw"), source: source, options: options, varies: false, headers: headers)
         }
+        if let wanted, let answer = try await videoInfoResponse(wanted, source: source, options: options, headers: headers) {
+            return answer
+        }
         let info: ImageInfo
         do {
             info = try source.loaded.info()

@@ -10,6 +10,8 @@ import ImagoCoders
 import ImagoCore
 import ImagoLoading
 import ImagoServiceURL
+import HTTPTypes
+import NIOCore
 
 extension ImageService {
     /// A video source's frame as the source to process (`IMAGO_ENABLE_VIDEO_THUMBNAILS`): the
@@ -46,5 +48,64 @@ extension ImageService {
         } catch {
             throw ServiceError(error)
         }
+    }
+
+    /// `/info` for a video source (when video thumbnails are on), with imgproxy Pro's keys as far
+    /// as Imago reads them: `size`, `format` (the container's FFmpeg names), `mime_type`, the video
+    /// stream's `width` and `height`, `video_streams` (`type`, `codec`, `duration`), and the pixel
+    /// options computed on the frame `vts` names. `nil` when the source is not a video or
+    /// thumbnails are off.
+    func videoInfoResponse(
+        _ wanted: InfoOptions, source: ServiceSource, options: ProcessingOptions, headers: HTTPFields
+    )
+        async throws -> ServiceResponse?
+    {
+        guard configuration.enableVideoThumbnails, let head = try? source.loaded.input.head(), VideoFrames.looksLikeVideo(head) else {
+            return nil
+        }
+        let etag = ServiceHeaders.etag(source.digest, "video-info," + wanted.canonical + "," + options.canonicalPath)
+        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
+            return notModified(etag: etag, source: source, varies: false)
+        }
+        let input = source.loaded.input
+        let seconds = options.videoThumbnailSecond ?? configuration.videoThumbnailSecond
+        let keyframes = options.videoThumbnailKeyframes ?? configuration.videoThumbnailKeyframes
+        let limits = manager.configuration.decodingLimits
+        let frame: (image: Image, info: VideoFrames.Info)
+        do {
+            frame = try await workers.run {
+                try VideoFrames.frame(of: try input.contents(), at: seconds, keyframesOnly: keyframes, limits: limits)
+            }
+        } catch let error as ImageCodingError {
+            throw ServiceError(error)
+        }
+        var report = InfoReport()
+        if wanted.size { report["size"] = .int(source.count) }
+        if wanted.format {
+            report["format"] = .string(frame.info.container)
+            report["mime_type"] = .string(source.contentType ?? "video/mp4")
+        }
+        if wanted.dimensions {
+            report["width"] = .int(frame.info.size.width)
+            report["height"] = .int(frame.info.size.height)
+            report["orientation"] = .int(1)
+        }
+        if wanted.videoMeta {
+            var stream: [String: InfoReport.Value] = ["type": .string("video"), "codec": .string(frame.info.codec)]
+            if let duration = frame.info.duration { stream["duration"] = .double(duration) }
+            report["video_streams"] = .array([.object(stream)])
+        }
+        if wanted.needsPixels {
+            for (key, value) in try await pixelAnalysis(frame.image, wanted) { report[key] = value }
+        }
+        let body: Data
+        do {
+            body = try report.encoded()
+        } catch {
+            throw ServiceError.unprocessable("the video cannot be reported")
+        }
+        var fields = validatorFields(etag: etag, source: source, varies: false)
+        fields[.contentType] = "application/json"
+        return ServiceResponse(status: .ok, headers: fields, body: .bytes(ByteBuffer(bytes: body)))
     }
 }

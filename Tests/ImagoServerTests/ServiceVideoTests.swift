@@ -41,6 +41,14 @@ struct ServiceVideoTests {
             #expect(w.status == 200 && w["content-type"] == "image/webp")
             #expect(try w.image().pixelSize == PixelSize(width: 64, height: 64))
             #expect(try await h.get(h.plain("vts:-1", "/img/clip.mp4")).status == 404)
+            // /info: the container and the stream, and the pixel options on the frame.
+            let info = try await h.get("/info" + h.plain("bh:3:3/vts:2", "/img/clip.mp4"))
+            let json = try #require(try JSONSerialization.jsonObject(with: info.body) as? [String: Any], "\(info.status)")
+            #expect((json["format"] as? String)?.contains("mp4") == true && json["mime_type"] as? String == "video/mp4")
+            #expect(json["width"] as? Int == 320 && json["height"] as? Int == 240 && json["size"] as? Int == mp4.count)
+            let streams = try #require(json["video_streams"] as? [[String: Any]])
+            #expect(streams.first?["codec"] as? String == "h264" && abs((streams.first?["duration"] as? Double ?? 0) - 4) < 0.2)
+            #expect((json["blurhash"] as? String)?.count == 4 + 2 * 9)
         }
         try await ServiceHarness.with { h in
             h.origin.register("clip.mp4", data: mp4, contentType: "video/mp4")
