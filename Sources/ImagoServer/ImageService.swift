@@ -121,12 +121,15 @@ public final class ImageService: Sendable {
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
         // One worker stays free for the requests waiting on it.
         backgroundEncodes = BackgroundEncodes(limit: configuration.workers - 1, logger: logger)
-        metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, slots: renderSlots)
         waitingConnections = WaitingConnections(limits: configuration.connectionLimits(openFiles: ProcessLimits.openFiles))
 
         let pipeline = try ServicePipeline(configuration: configuration, resolver: resolver, connector: connector, workers: workers)
         httpLoader = pipeline.httpLoader
         manager = pipeline.manager
+        let counted = pipeline.manager
+        metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, slots: renderSlots) {
+            (counted.sharedResultHits, counted.sharedSourceHits, counted.sharedUploadsInFlight, counted.reusedDecodeCount)
+        }
         watermarks = try WatermarkStore(configuration: configuration, limits: manager.configuration.decodingLimits, coders: coders)
         if signer == nil {
             logger.warning("no IMAGO_KEY: URLs are not signed, and any signature segment is accepted")

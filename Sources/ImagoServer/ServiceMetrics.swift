@@ -3,6 +3,7 @@
 
 import ImagoCore
 public import Prometheus
+import Synchronization
 
 /// The service's Prometheus metrics, in a registry of its own so that several services in one
 /// process (tests, an app mounting two) keep separate counts. ``ImageServer`` also points
@@ -17,6 +18,9 @@ public import Prometheus
 /// | `imago_source_bytes_total` | counter: bytes downloaded from sources |
 /// | `imago_source_cache_hits_total`, `imago_source_cache_misses_total` | counters |
 /// | `imago_heap_trims_total` | counter: heap memory returned to the system (`malloc_trim`) |
+/// | `imago_shared_result_hits_total`, `imago_shared_source_hits_total` | counters: results and sources another instance stored (`IMAGO_RESULT_STORAGE`) |
+/// | `imago_shared_uploads_in_flight` | gauge: uploads to the shared store under way |
+/// | `imago_decodes_reused_total` | counter: decodes served by a kept decode (`IMAGO_DECODE_CACHE_SIZE`) |
 /// | `process_resident_memory_bytes` | gauge, read at scrape time |
 public final class ServiceMetrics: Sendable {
     /// The registry `/metrics` renders.
@@ -32,11 +36,32 @@ public final class ServiceMetrics: Sendable {
     private let resident: Gauge
     private let queue: WorkQueue
     private let slots: PriorityGate
+    private let sharedResultHits: Counter
+    private let sharedSourceHits: Counter
+    private let sharedUploads: Gauge
+    private let decodesReused: Counter
+    /// The pipeline's own counts, read at scrape time: shared result hits, shared source hits,
+    /// uploads in flight, reused decodes.
+    private let pipelineCounts: @Sendable () -> (results: Int, sources: Int, uploads: Int, reused: Int)
+    /// The counts at the last scrape, for the counters' increments.
+    private let lastCounts = Mutex<(results: Int, sources: Int, reused: Int)>((0, 0, 0))
 
-    init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queue: WorkQueue, slots: PriorityGate) {
+    init(
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queue: WorkQueue, slots: PriorityGate,
+        pipelineCounts: @escaping @Sendable () -> (results: Int, sources: Int, uploads: Int, reused: Int) = { (0, 0, 0, 0) }
+    ) {
         self.registry = registry
         self.queue = queue
         self.slots = slots
+        self.pipelineCounts = pipelineCounts
+        sharedResultHits = registry.makeCounter(
+            descriptor: Self.metric("imago_shared_result_hits_total", "Results read from the shared store, made by another instance"))
+        sharedSourceHits = registry.makeCounter(
+            descriptor: Self.metric("imago_shared_source_hits_total", "Sources read from the shared store instead of downloaded"))
+        sharedUploads = registry.makeGauge(
+            descriptor: Self.metric("imago_shared_uploads_in_flight", "Uploads to the shared store under way"))
+        decodesReused = registry.makeCounter(
+            descriptor: Self.metric("imago_decodes_reused_total", "Decodes served by a kept decode of the same source"))
         duration = registry.makeDurationHistogram(
             descriptor: Self.metric("imago_http_request_duration_seconds", "Time from a request's arrival to its response"),
             buckets: [
@@ -86,6 +111,15 @@ public final class ServiceMetrics: Sendable {
         let counts = queue.counts
         queueDepth.set(Double(counts.waiting + slots.counts.waiting))
         workersBusy.set(Double(counts.running))
+        let now = pipelineCounts()
+        sharedUploads.set(Double(now.uploads))
+        let deltas = lastCounts.withLock { last -> (Int, Int, Int) in
+            defer { last = (now.results, now.sources, now.reused) }
+            return (max(0, now.results - last.results), max(0, now.sources - last.sources), max(0, now.reused - last.reused))
+        }
+        if deltas.0 > 0 { sharedResultHits.increment(by: Int64(deltas.0)) }
+        if deltas.1 > 0 { sharedSourceHits.increment(by: Int64(deltas.1)) }
+        if deltas.2 > 0 { decodesReused.increment(by: Int64(deltas.2)) }
         return registry.emitToString()
     }
 }

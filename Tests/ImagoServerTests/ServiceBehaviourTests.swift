@@ -352,7 +352,8 @@ struct ServiceBehaviourTests {
                 "imago_http_requests_total{status=\"200\"} 2", "imago_http_requests_total{status=\"404\"} 1",
                 "imago_source_bytes_total \(data.count)", "imago_source_cache_hits_total 1", "imago_source_cache_misses_total 1",
                 "imago_http_request_duration_seconds_count 3", "imago_http_requests_in_progress 0", "imago_processing_queue_depth 0",
-                "imago_processing_workers_busy 0"
+                "imago_processing_workers_busy 0", "imago_shared_uploads_in_flight 0", "imago_shared_result_hits_total 0",
+                "imago_decodes_reused_total \(h.service.manager.reusedDecodeCount)"
             ] {
                 #expect(text.contains(line), "\(line)\n\(text)")
             }

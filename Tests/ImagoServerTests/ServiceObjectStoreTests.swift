@@ -173,6 +173,8 @@ struct ServiceS3Tests {
             let r = try await h.get(path)
             #expect(r.status == 200 && r.body == made, "the same bytes")
             #expect(h.service.manager.sharedResultHits == 1, "read from the shared results, not rendered")
+            let scraped = String(decoding: try await h.get("/metrics").body, as: UTF8.self)
+            #expect(scraped.contains("imago_shared_result_hits_total 1"), "\(scraped)")
             try await h.service.purge(source: "s3://svc-shared-src/photo.jpg")
         }
         try await ServiceHarness.with(configure) { h in
