@@ -107,10 +107,7 @@ struct InfoCommand: ParsableCommand {
             dominant = Dictionary(uniqueKeysWithValues: try ImageColors.dominantColors(sample).named.map { ($0.name, Self.hex($0.color)) })
         }
 
-        static func hex(_ c: RGBA8) -> String {
-            let digits = Array("0123456789abcdef")
-            return "#" + String([c.r, c.g, c.b].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
-        }
+        static func hex(_ c: RGBA8) -> String { "#" + PathName.hex([c.r, c.g, c.b]) }
     }
 
     /// The JSON printed: the header's keys, and `placeholders` when asked.

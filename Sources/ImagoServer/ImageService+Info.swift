@@ -128,7 +128,7 @@ extension ImageService {
                 out["blurhash"] = .string(try BlurHash.encode(shown, componentsX: components.x, componentsY: components.y))
             }
             if wanted.thumbHash {
-                out["thumb_hash"] = .string(try ThumbHash.encode(shown).map { Self.upperHex($0) }.joined())
+                out["thumb_hash"] = .string(PathName.hex(try ThumbHash.encode(shown)).uppercased())
             }
             return out
         }
@@ -206,7 +206,7 @@ extension ImageService {
                 throw ServiceError.unprocessable("the source cannot be read for its digest")
             }
             func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-                digest.map { Self.upperHex($0).lowercased() }.joined()
+                PathName.hex(digest)
             }
             var out: [String: String] = [:]
             for type in types {
@@ -219,11 +219,5 @@ extension ImageService {
             }
             return out
         }
-    }
-
-    /// One byte as two upper-case hex digits.
-    static func upperHex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
     }
 }

@@ -57,7 +57,7 @@ struct ServiceWatermark: Sendable {
     ///     it (the canvas grows by three sigmas each side, so the shadow is not cut).
     func overlay(
         for options: ProcessingOptions.Watermark, width: Int, height: Int, dprScale: Double,
-        box: ProcessingOptions.PixelSizeOption? = nil, rotate: Double = 0, shadow: Double = 0, coders: ImageCoderRegistry = .shared
+        box: PixelSize? = nil, rotate: Double = 0, shadow: Double = 0, coders: ImageCoderRegistry = .shared
     ) throws -> ImageTransformers.Overlay? {
         let opacity = options.opacity * self.opacity
         guard opacity > 0, width > 0, height > 0 else { return nil }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 extension ProcessingOptions {
     /// The service's watermark over the result (`watermark`, `wm`), as imgproxy's option:
     /// `wm:opacity:position:x_offset:y_offset:scale`. The image itself is the service's
@@ -67,7 +69,7 @@ extension ProcessingOptions {
         default:
             try a.atMost(2)
             let w = try a.size(0), h = a.values.count > 1 && !a.values[1].isEmpty ? try a.size(1) : 0
-            watermarkSize = w == 0 && h == 0 ? nil : PixelSizeOption(width: w, height: h)
+            watermarkSize = w == 0 && h == 0 ? nil : PixelSize(width: w, height: h)
         }
     }
 

@@ -186,7 +186,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var watermarkURL: String?
     /// `watermark_size` (`wms`), imgproxy Pro's: the box the watermark is fitted into (enlarging
     /// too; 0 on one side follows the other) when `watermark`'s scale is 0. Default `nil`.
-    public var watermarkSize: PixelSizeOption?
+    public var watermarkSize: PixelSize?
     /// `watermark_rotate` (`wmr`, `wm_rot`), imgproxy Pro's: the watermark turned clockwise by
     /// this many degrees, after its scaling. Default 0.
     public var watermarkRotate: Double = 0
@@ -194,16 +194,6 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// blurred with this sigma (at most 100). Default 0 (none).
     public var watermarkShadow: Double = 0
 
-    /// A width and a height, either 0 for "from the other".
-    public struct PixelSizeOption: Sendable, Hashable {
-        public var width: Int
-        public var height: Int
-
-        public init(width: Int, height: Int) {
-            self.width = width
-            self.height = height
-        }
-    }
     /// `quality` (`q`), 1–100; 0 (the default) uses the service's.
     public var quality: Int = 0
     /// `format_quality` (`fq`): quality per output format.

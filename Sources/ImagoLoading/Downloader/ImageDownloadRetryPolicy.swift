@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// When a failed transfer is tried again (Kingfisher's `DelayRetryStrategy`): failures worth
 /// retrying (``ImageLoadingError/isTransient``: timeouts, dropped connections, bodies cut short,
 /// 408, 429 and 5xx) up to ``maxAttempts`` attempts in all, waiting an exponential backoff
@@ -52,11 +56,5 @@ public struct ImageDownloadRetryPolicy: Sendable, Hashable {
             seconds = min(cap, max(seconds, asked))
         }
         return .nanoseconds(Int64(seconds * 1e9))
-    }
-
-    private func pow(_ a: Double, _ b: Double) -> Double {
-        var r = 1.0
-        for _ in 0..<Int(b) { r *= a }
-        return r
     }
 }
