@@ -53,6 +53,10 @@ let package = Package(
         .library(name: "ImagoAnimation", targets: ["ImagoAnimation"]),
         .library(name: "ImagoServiceURL", targets: ["ImagoServiceURL"]),
         .library(name: "ImagoServer", targets: ["ImagoServer"]),
+        // OpenCV's face detector behind a C interface, a shared library of its own that
+        // ImagoProcessing's FaceDetector opens on first use (libImagoFaceDetector.so beside the
+        // executable, or in ../lib/imago): a process that never looks for a face never maps OpenCV.
+        .library(name: "ImagoFaceDetector", type: .dynamic, targets: ["CImagoFaceDetector"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
         .executable(name: "imago-fetch", targets: ["ImagoFetchCLI"]),
         .executable(name: "imago-server", targets: ["ImagoServerCLI"])
@@ -133,6 +137,13 @@ let package = Package(
         // imago-server's start-up hook: glibc's arena cap, which must be set before any thread exists.
         .target(name: "CImagoServerStart", cSettings: strictC),
         .target(name: "CImagoResample", cSettings: strictC),
+        // The C++ of the face detector (OpenCV 4's detectors have no C interface), only in the
+        // ImagoFaceDetector library. `opencv/opencv2` links to Debian's /usr/include/opencv4/opencv2
+        // (libopencv-objdetect-dev ships no pkg-config file).
+        .target(
+            name: "CImagoFaceDetector", exclude: ["opencv"],
+            cxxSettings: [.headerSearchPath("opencv")] + (warningsAsErrors ? [.treatAllWarnings(as: .error)] : []),
+            linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
         // The disk cache's system layer: the SQLite manifest and POSIX file I/O, the only C pointers below the coders.
         .target(name: "ImagoDiskIO", dependencies: ["CSQLite"], swiftSettings: strict),
 

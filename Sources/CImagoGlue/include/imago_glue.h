@@ -350,6 +350,19 @@ void imago_xml_to_element(imago_xml *x);
 const char *imago_xml_error(imago_xml *x, int *line);
 void imago_xml_close(imago_xml *x);
 
+/* --- Faces (OpenCV through libImagoFaceDetector), loaded on first use (face_loader.c) --- */
+
+/* Opens the face-detector library at `path` (Imago's libImagoFaceDetector, which links OpenCV)
+   unless one is open already: 1 when one is open, 0 with dlerror's message otherwise. */
+int imago_faces_open(const char *path, char *error, size_t error_length);
+/* The open library's calls (see Sources/CImagoFaceDetector/include/imago_face_detector.h);
+   without one they fail with a message. A box is five int32: x, y, width, height, neighbours. */
+void *imago_faces_cascade_load(const char *path, char *error, size_t error_length);
+void imago_faces_cascade_free(void *cascade);
+int imago_faces_detect(void *cascade, const uint8_t *gray, int width, int height, int stride, int min_size,
+                       int min_neighbors, double time_limit_ms, int32_t *boxes, int max_boxes, int *timed_out,
+                       char *error, size_t error_length);
+
 /* --- OpenMP (libgomp, through libimagequant) --- */
 
 /* Sets the calling thread's OpenMP team size (omp_set_num_threads), when OpenMP is present. */

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoProcessing
+import ImagoTestSupport
+import Testing
+
+/// Faces through OpenCV (libImagoFaceDetector, loaded on first use) and the crops that keep them.
+@Suite("Faces: detection and object-aware crops", .enabled(if: Portraits.isAvailable, Portraits.missingReason))
+struct FaceDetectorTests {
+    static func decode(_ data: Data) throws -> PixelBuffer {
+        try ImageCoderRegistry.shared.decode(data, options: DecodeOptions(pixelFormat: .rgba8)).buffer.converted(to: .rgba8)
+    }
+
+    /// `picture` pasted at (`x`, `y`) into a `width`×`height` canvas tiled with `background`.
+    static func canvas(_ picture: PixelBuffer, at x: Int, _ y: Int, width: Int, height: Int, background: PixelBuffer) throws -> PixelBuffer {
+        let bg = background.converted(to: .rgba8), pic = picture.converted(to: .rgba8)
+        var bytes = [UInt8](repeating: 0, count: width * height * 4)
+        bg.withUnsafeBytes { b in
+            pic.withUnsafeBytes { p in
+                for row in 0..<height {
+                    for col in 0..<width {
+                        let o = (row * width + col) * 4
+                        let inside = col >= x && col < x + pic.width && row >= y && row < y + pic.height
+                        let s = inside ? ((row - y) * pic.width + (col - x)) * 4 : ((row % bg.height) * bg.width + (col % bg.width)) * 4
+                        for c in 0..<4 { bytes[o + c] = inside ? p[s + c] : b[s + c] }
+                    }
+                }
+            }
+        }
+        return try PixelBuffer(width: width, height: height, format: .rgba8, bytes: bytes)
+    }
+
+    @Test("the astronaut's face is found where it is, in its own pixels")
+    func astronaut() throws {
+        let photo = try Self.decode(try Portraits.data("astronaut.png"))
+        let faces = try FaceDetector().faces(in: photo)
+        let face = try #require(faces.first)
+        #expect(faces.count == 1)
+        #expect(face.className == "face")
+        let f = Portraits.astronautFace
+        #expect(abs(face.x - f.x) <= 8 && abs(face.y - f.y) <= 8 && abs(face.width - f.width) <= 12)
+        #expect(face.confidence > 0.5 && face.confidence < 1)
+    }
+
+    @Test("pictures without a face give none")
+    func noFaces() throws {
+        for name in ["coffee.png", "rocket.jpg", "grass.png", "gravel.png", "brick.png", "hubble_deep_field.jpg"] {
+            let picture = try Self.decode(try Portraits.data(name))
+            let faces = try FaceDetector().faces(in: picture)
+            #expect(faces.isEmpty, "\(name): \(faces)")
+        }
+    }
+
+    @Test("off-centre at many positions in a larger canvas: every crop keeps the whole face")
+    func offCentre() throws {
+        let photo = try Self.decode(try Portraits.data("astronaut.png"))
+        let gravel = try Self.decode(try Portraits.data("gravel.png"))
+        let f = Portraits.astronautFace
+        let detector = FaceDetector()
+        // A wide and a tall canvas; the portrait at 4 × 3 positions in each, corners included.
+        for (cw, ch) in [(1600, 900), (900, 1500)] {
+            for i in 0..<4 {
+                for j in 0..<3 {
+                    let px = (cw - photo.width) * i / 3, py = (ch - photo.height) * j / 2
+                    let canvas = try Self.canvas(photo, at: px, py, width: cw, height: ch, background: gravel)
+                    let faces = try detector.faces(in: canvas)
+                    let face = try #require(faces.first, "no face with the portrait at \(px), \(py) in \(cw)x\(ch)")
+                    #expect(faces.count == 1, "\(faces)")
+                    // The detection covers the face it should.
+                    let fx = px + f.x, fy = py + f.y
+                    #expect(abs(face.x - fx) <= 12 && abs(face.y - fy) <= 12, "\(face) for \(fx), \(fy)")
+                    // Crops narrower and shorter than the canvas, some barely larger than the face.
+                    for (w, h) in [(300, ch), (cw, 300), (200, 200), (cw / 2, ch / 2), (120, 120)] {
+                        let o = try #require(
+                            ImageAnalysis.objectCropOrigin(faces, width: w, height: h, imageWidth: cw, imageHeight: ch))
+                        #expect(o.x >= 0 && o.y >= 0 && o.x + w <= cw && o.y + h <= ch)
+                        // The true face (not only the detection) is inside the crop.
+                        #expect(
+                            fx >= o.x && fy >= o.y && fx + f.width <= o.x + w && fy + f.height <= o.y + h,
+                            "\(w)x\(h) at \(o) leaves out the face at \(fx), \(fy) (portrait at \(px), \(py) in \(cw)x\(ch))")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("object crops: weights, the weighted centre, classes left out, nothing to keep")
+    func objectCrops() {
+        let a = DetectedObject(className: "face", x: 100, y: 100, width: 50, height: 50)
+        let b = DetectedObject(className: "face", x: 800, y: 120, width: 50, height: 50)
+        let cat = DetectedObject(className: "cat", x: 500, y: 500, width: 100, height: 100)
+        // Both fit in 800 px: kept together, centred between them.
+        let both = ImageAnalysis.objectCropOrigin([a, b], width: 800, height: 300, imageWidth: 1000, imageHeight: 700)
+        #expect(both.map { $0.x <= 100 && $0.x + 800 >= 850 } == true)
+        // Only one fits in 300 px: the heavier class wins.
+        let heavy = DetectedObject(className: "person", x: 800, y: 120, width: 50, height: 50)
+        let pick = ImageAnalysis.objectCropOrigin(
+            [a, heavy], width: 300, height: 300, imageWidth: 1000, imageHeight: 700, weights: ["person": 3])
+        #expect(pick.map { $0.x <= 800 && $0.x + 300 >= 850 } == true)
+        // Named classes only, unless "all" is weighed.
+        #expect(ImageAnalysis.objectCropOrigin([cat], width: 100, height: 100, imageWidth: 1000, imageHeight: 700, weights: ["face": 1]) == nil)
+        let all = ImageAnalysis.objectCropOrigin([cat], width: 200, height: 200, imageWidth: 1000, imageHeight: 700, weights: ["all": 1])
+        #expect(all.map { $0.x == 450 && $0.y == 450 } == true)
+        #expect(ImageAnalysis.objectCropOrigin([], width: 10, height: 10, imageWidth: 100, imageHeight: 100) == nil)
+    }
+
+    @Test("a detector that cannot load says why, and a short time limit still returns")
+    func unavailableAndTimeLimit() throws {
+        let missing = FaceDetector(configuration: .init(cascadePath: "/nonexistent/cascade.xml"))
+        #expect(!missing.isAvailable)
+        #expect(throws: ImageCodingError.self) { try missing.faces(in: try Fixtures.gradient(width: 64, height: 64)) }
+        let photo = try Self.decode(try Portraits.data("astronaut.png"))
+        let hurried = FaceDetector(configuration: .init(maxDimension: 2048, minFaceSize: 20, timeLimit: .milliseconds(1)))
+        let start = ContinuousClock.now
+        _ = try hurried.faces(in: photo)
+        // One band of sizes at most runs past the limit; a full search at this size takes longer.
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+}
