@@ -28,6 +28,9 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Also decode a 200-px thumbnail and print the placeholders (BlurHash 4x3, ThumbHash) and colours (average, dominant).")
     var placeholders = false
 
+    @Flag(help: "Also look for faces (OpenCV, on an 800-px copy) and print their boxes in the displayed image's pixels.")
+    var faces = false
+
     func run() throws {
         // The file is read where it lies: the header only, and all of it only for the formats
         // whose report needs more (ICO entries, HEIF sequence brands).
@@ -41,15 +44,17 @@ struct InfoCommand: ParsableCommand {
         }
         let report = ImageInfo.Report(info)
         let analysis: Placeholders?
+        let found: [Face]?
         do {
             analysis = placeholders ? try Placeholders(input) : nil
+            found = faces ? try Face.all(in: input, info: info) : nil
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(Report(header: report, placeholders: analysis))
+            let data = try encoder.encode(Report(header: report, placeholders: analysis, faces: found))
             print(String(decoding: data, as: UTF8.self))
             return
         }
@@ -89,6 +94,29 @@ struct InfoCommand: ParsableCommand {
                 dominant:      \(analysis.dominant.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))
                 """)
         }
+        if let found {
+            let list = found.map { "\($0.width)x\($0.height) at \($0.x),\($0.y)" }
+            print("faces:         \(list.isEmpty ? "none" : list.joined(separator: ", "))")
+        }
+    }
+
+    /// `--faces`: a face's box in the displayed image's pixels.
+    struct Face: Encodable {
+        var x: Int, y: Int, width: Int, height: Int
+        var confidence: Double
+
+        /// Faces of an 800-px copy (orientation applied), scaled back to the displayed size.
+        static func all(in input: ImageInput, info: ImageInfo) throws -> [Face] {
+            let detector = FaceDetector()
+            let side = detector.configuration.maxDimension
+            let sample = try Thumbnailer.thumbnail(of: input, fitting: PixelSize(width: side, height: side)).buffer
+            let shown = info.orientation.orientedSize(info.pixelSize)
+            let scale = Double(shown.width) / Double(max(1, sample.width))
+            return try detector.faces(in: sample).map {
+                let box = $0.mapped(scale: scale)
+                return Face(x: box.x, y: box.y, width: box.width, height: box.height, confidence: $0.confidence)
+            }
+        }
     }
 
     /// `--placeholders`: what a 200-px thumbnail of the image (orientation applied) gives.
@@ -114,14 +142,19 @@ struct InfoCommand: ParsableCommand {
     struct Report: Encodable {
         var header: ImageInfo.Report
         var placeholders: Placeholders?
+        var faces: [Face]?
 
-        private enum Keys: String, CodingKey { case placeholders }
+        private enum Keys: String, CodingKey { case placeholders, faces }
 
         func encode(to encoder: any Encoder) throws {
             try header.encode(to: encoder)
             if let placeholders {
                 var c = encoder.container(keyedBy: Keys.self)
                 try c.encode(placeholders, forKey: .placeholders)
+            }
+            if let faces {
+                var c = encoder.container(keyedBy: Keys.self)
+                try c.encode(faces, forKey: .faces)
             }
         }
     }

@@ -12,7 +12,10 @@ package struct ResizeArguments: ParsableArguments {
     package var resize: String?
 
     /// How the size is fitted.
-    @Option(help: "How --resize fits: fill (stretch), fit (inside, keep aspect), cover (fill and crop).")
+    @Option(
+        help:
+            "How --resize fits: fill (stretch), fit (inside, keep aspect), cover (fill and crop the centre), smart (fill and crop around the faces, else the most detail)."
+    )
     package var mode: String = "fill"
 
     package init() {}
@@ -21,14 +24,15 @@ package struct ResizeArguments: ParsableArguments {
     ///
     /// - Throws: `ImageCodingError.invalidArgument(_:)` for a size that is not two
     ///   positive integers or an unknown mode.
-    package func transformer() throws -> ImageTransformers.Resize? {
+    package func transformer() throws -> (any ImageTransforming)? {
         guard let resize else { return nil }
         let wh = resize.lowercased().split(separator: "x").map { Int(PathName.trimmed($0)) }
         guard wh.count == 2, let w = wh[0], let h = wh[1], w > 0, h > 0 else {
             throw ImageCodingError.invalidArgument("--resize '\(resize)' is not WxH")
         }
+        if mode == "smart" { return ImageTransformers.SmartFill(size: PixelSize(width: w, height: h)) }
         let modes: [String: ImageTransformers.ContentMode] = ["fill": .fill, "fit": .aspectFit, "cover": .aspectFill]
-        guard let m = modes[mode] else { throw ImageCodingError.invalidArgument("--mode '\(mode)' is not fill, fit or cover") }
+        guard let m = modes[mode] else { throw ImageCodingError.invalidArgument("--mode '\(mode)' is not fill, fit, cover or smart") }
         return ImageTransformers.Resize(size: PixelSize(width: w, height: h), mode: m)
     }
 }

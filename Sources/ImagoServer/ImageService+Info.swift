@@ -98,13 +98,51 @@ extension ImageService {
         request.page = options.page
         request.pixelFormat = .rgba8
         request.options = [.retryFailed]
-        let image: Image
-        do {
-            image = try await manager.loadImage(with: request, source: source.loaded).image
-        } catch {
-            throw ServiceError(error)
+        var out: [String: InfoReport.Value] = [:]
+        var colours = wanted
+        colours.detectObjects = false
+        if colours.needsPixels {
+            let image: Image
+            do {
+                image = try await manager.loadImage(with: request, source: source.loaded).image
+            } catch {
+                throw ServiceError(error)
+            }
+            out = try await pixelAnalysis(image, colours)
         }
-        return try await pixelAnalysis(image, wanted)
+        if wanted.detectObjects {
+            // Faces are looked for at the detector's own size, not the colours' small sample.
+            let detector = FaceDetector(
+                configuration: .init(cascadePath: configuration.faceDetectionCascade, timeLimit: configuration.faceDetectionTimeLimit))
+            let side = detector.configuration.maxDimension
+            request.thumbnail = ImageRequest.Thumbnail(maxPixelSize: PixelSize(width: side, height: side))
+            let image: Image
+            do {
+                image = try await manager.loadImage(with: request, source: source.loaded).image
+            } catch {
+                throw ServiceError(error)
+            }
+            out["objects"] = try await workers.run { () throws -> InfoReport.Value in
+                let shown = image.applyingOrientation().buffer
+                let w = Double(max(1, shown.width)), h = Double(max(1, shown.height))
+                let faces: [DetectedObject]
+                do {
+                    faces = try detector.faces(in: shown)
+                } catch {
+                    throw ServiceError.unprocessable("faces cannot be detected here: \(error)")
+                }
+                // imgproxy Pro's keys; the class list is one class, face.
+                return .array(
+                    faces.map { f in
+                        .object([
+                            "class_id": .int(0), "class_name": .string(f.className), "confidence": .double(f.confidence),
+                            "left": .double(Double(f.x) / w), "top": .double(Double(f.y) / h),
+                            "width": .double(Double(f.width) / w), "height": .double(Double(f.height) / h)
+                        ])
+                    })
+            }
+        }
+        return out
     }
 
     /// The pixel options' keys for `image` (as decoded: its orientation is applied here), on the workers.

@@ -42,6 +42,8 @@ struct RenderPlan: Sendable {
     var encoderThreads: Int?
     /// The format was chosen by `Accept` (`IMAGO_AUTO_*`, `IMAGO_ENFORCE_*`), not named by the URL.
     var negotiated = false
+    /// The faces the crop keeps (`g:obj`, and `g:sm` with `IMAGO_SMART_CROP_FACE_DETECTION`).
+    var faces: ServiceFaces?
 
     /// Encodes an AVIF at libavif's `speed`, its quality moved with it when it was mapped from
     /// JPEG's, so the score stays the same.
@@ -71,7 +73,7 @@ struct RenderPlan: Sendable {
         "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
             + "q=\(quality);mrd=\(maxResultDimension ?? 0)" + (embeddedThumbnail.map { ";eth=\($0.width)x\($0.height)" } ?? "")
             + (format == .avif ? ";sp=\(avifSpeed ?? AVIFCoder.defaultSpeed)" : "")
-            + (format == .webp ? ";we=\(webpEffort ?? 4)" : "")
+            + (format == .webp ? ";we=\(webpEffort ?? 4)" : "") + (faces.map { ";\($0.key)" } ?? "")
     }
 
     /// Formats whose encoders here write animations (AVIF as a libavif image sequence).
@@ -155,6 +157,7 @@ struct RenderPlan: Sendable {
             limits: limits,
             maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
         negotiated = chosen.negotiated
+        faces = ServiceFaces(options: options, configuration: configuration)
         avifSpeed = format == .avif ? configuration.avifSpeed : nil
         qualityFollowsSpeed = format == .avif && explicit == nil && mapping == .visual
         webpEffort = format == .webp ? configuration.webpEffort : nil
@@ -268,7 +271,7 @@ struct RenderPlan: Sendable {
             options: options, autoRotate: plan.autoRotate,
             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
             flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension, vectorSource: info.format.isVector,
-            watermark: watermark)
+            watermark: watermark, faces: plan.faces)
         var request = source.request
         request.transformers = [transformer]
         request.options = [.transformAnimatedImage, .retryFailed]

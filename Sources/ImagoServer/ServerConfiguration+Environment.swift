@@ -108,6 +108,10 @@ extension ServerConfiguration {
         enableVideoThumbnails = try env.bool("IMAGO_ENABLE_VIDEO_THUMBNAILS") ?? enableVideoThumbnails
         videoThumbnailSecond = try env.double("IMAGO_VIDEO_THUMBNAIL_SECOND") ?? videoThumbnailSecond
         videoThumbnailKeyframes = try env.bool("IMAGO_VIDEO_THUMBNAIL_KEYFRAMES") ?? videoThumbnailKeyframes
+        smartCropFaceDetection = try env.bool("IMAGO_SMART_CROP_FACE_DETECTION") ?? smartCropFaceDetection
+        objectDetectionFallbackToSmartCrop = try env.bool("IMAGO_OBJECT_DETECTION_FALLBACK_TO_SMART_CROP") ?? objectDetectionFallbackToSmartCrop
+        faceDetectionCascade = env["IMAGO_FACE_DETECTION_CASCADE"] ?? faceDetectionCascade
+        faceDetectionTimeLimit = try env.seconds("IMAGO_FACE_DETECTION_TIME_LIMIT") ?? faceDetectionTimeLimit
         sanitizeSVG = try env.bool("IMAGO_SANITIZE_SVG") ?? sanitizeSVG
         if let formats = try env.formats("IMAGO_PREFERRED_FORMATS") {
             guard !formats.isEmpty else { throw ConfigurationError(variable: "IMAGO_PREFERRED_FORMATS", reason: "name one format at least") }

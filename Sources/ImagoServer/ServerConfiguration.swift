@@ -119,6 +119,20 @@ public struct ServerConfiguration: Sendable {
     /// Default `false`.
     public var videoThumbnailKeyframes = false
 
+    /// `IMAGO_SMART_CROP_FACE_DETECTION`: smart gravity (`g:sm`) looks for faces first
+    /// (OpenCV, loaded on first use) and keeps them; entropy decides where there are none.
+    /// Default `true`; imgproxy Pro's is `false`.
+    public var smartCropFaceDetection = true
+    /// `IMAGO_OBJECT_DETECTION_FALLBACK_TO_SMART_CROP`: `g:obj` with no object of its classes
+    /// found crops by smart gravity; `false`: from the centre. Default `true`, as imgproxy Pro's.
+    public var objectDetectionFallbackToSmartCrop = true
+    /// `IMAGO_FACE_DETECTION_CASCADE`: the OpenCV cascade faces are found with. Default Debian's
+    /// `opencv-data` frontal-face cascade.
+    public var faceDetectionCascade = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+    /// `IMAGO_FACE_DETECTION_TIME_LIMIT` (seconds): a face search stops after this long with
+    /// what it found, the smallest faces missed first. Default 0.4.
+    public var faceDetectionTimeLimit: Duration = .milliseconds(400)
+
     /// Whether a watermark image is configured.
     public var hasWatermark: Bool { watermarkImageData != nil || watermarkImageURL != nil }
 

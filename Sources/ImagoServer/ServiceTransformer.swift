@@ -31,6 +31,8 @@ struct ServiceTransformer: ImageTransforming {
     var vectorSource = false
     /// The service's watermark, when the options ask for it and the service has one.
     var watermark: ServiceWatermark?
+    /// The faces smart and object gravities keep, when they are looked for.
+    var faces: ServiceFaces?
 
     /// The watermark's options when it is drawn.
     private var watermarkOptions: ProcessingOptions.Watermark? {
@@ -40,7 +42,8 @@ struct ServiceTransformer: ImageTransforming {
 
     var key: String {
         "Service(\(options.canonicalPath);ar=\(autoRotate ? 1 : 0);flat=\(flattenColor.map { "\($0.r),\($0.g),\($0.b)" } ?? "-");"
-            + "max=\(maxResultDimension ?? 0);vec=\(vectorSource ? 1 : 0);wm=\(watermarkOptions == nil ? "-" : watermark?.digest ?? "-"))"
+            + "max=\(maxResultDimension ?? 0);vec=\(vectorSource ? 1 : 0);wm=\(watermarkOptions == nil ? "-" : watermark?.digest ?? "-")"
+            + (faces.map { ";\($0.key)" } ?? "") + ")"
     }
 
     var geometry: ServiceGeometry {
@@ -179,13 +182,30 @@ struct ServiceTransformer: ImageTransforming {
             width: max(1, ServiceGeometry.round(Double(w) / sourceScale)), height: max(1, ServiceGeometry.round(Double(h) / sourceScale)))
         let cw = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropWidth, sourceScale), w)
         let ch = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropHeight, sourceScale), h)
+        // Faces are looked for once, in the trimmed frame, and brought to each step's pixels.
+        var found: [DetectedObject]?
+        func faces(_ region: PixelBuffer) -> [DetectedObject] {
+            if let found { return found }
+            let f = self.faces?.faces(in: region) ?? []
+            found = f
+            return f
+        }
+        func keeping(
+            _ gravity: ProcessingOptions.Gravity, _ frame: PixelBuffer, _ boxes: [DetectedObject], _ width: Int, _ height: Int
+        )
+            -> (x: Int, y: Int)
+        {
+            if let f = self.faces { return f.origin(gravity, in: frame, faces: boxes, width: width, height: height) }
+            if gravity.kind == .objects { return ServiceGeometry.place(width, height, in: frame.width, frame.height, gravity: .center) }
+            return ImageAnalysis.smartCropOrigin(frame, width: width, height: height)
+        }
         if cw < w || ch < h {
             let gravity = options.crop?.gravity ?? options.gravity
             let origin: (x: Int, y: Int)
-            if gravity.kind == .smart {
+            if gravity.kind == .smart || gravity.kind == .objects {
                 guard let buffer = pixels else { return nil }
                 let region = try cut(buffer, plan.trim)
-                origin = ImageAnalysis.smartCropOrigin(region, width: cw, height: ch)
+                origin = keeping(gravity, region, faces(region), cw, ch)
             } else {
                 // Crop offsets are the source's pixels, whatever the dpr.
                 origin = ServiceGeometry.place(cw, ch, in: w, h, gravity: gravity, pixelScale: sourceScale)
@@ -202,13 +222,20 @@ struct ServiceTransformer: ImageTransforming {
         if fw < w || fh < h {
             let box = PixelSize(width: min(fw, w), height: min(fh, h))
             let origin: (x: Int, y: Int)
-            if options.gravity.kind == .smart {
+            if options.gravity.kind == .smart || options.gravity.kind == .objects {
                 // Smart gravity looks at the picture as it will be cropped: the resized frame.
                 guard let buffer = pixels else { return nil }
-                var preview = try cut(buffer, plan.trim)
-                preview = try cut(preview, plan.crop)
-                preview = try Resampler.resize(preview, to: PixelSize(width: w, height: h), quality: .bilinear)
-                origin = ImageAnalysis.smartCropOrigin(preview, width: box.width, height: box.height)
+                let region = try cut(buffer, plan.trim)
+                let before = try cut(region, plan.crop)
+                let preview = try Resampler.resize(before, to: PixelSize(width: w, height: h), quality: .bilinear)
+                // The faces, from the trimmed frame's pixels to the preview's.
+                let boxes =
+                    self.faces == nil
+                    ? []
+                    : faces(region).map {
+                        $0.mapped(dx: -(plan.crop?.x ?? 0), dy: -(plan.crop?.y ?? 0), scale: Double(w) / Double(max(1, before.width)))
+                    }
+                origin = keeping(options.gravity, preview, boxes, box.width, box.height)
             } else {
                 origin = ServiceGeometry.place(box.width, box.height, in: w, h, gravity: options.gravity, pixelScale: s.dprScale)
             }

@@ -51,6 +51,9 @@ public struct InfoOptions: Sendable, Hashable {
     public var dominantColors = false
     /// `dominant_colors`'s second argument: colours no pixel fits built from found ones. Default off.
     public var buildMissedColors = false
+    /// `detect_objects`/`do`: `objects`, the faces found (class `face`), in fractions of the
+    /// shown size. Default off.
+    public var detectObjects = false
     /// `blurhash`/`bh`: the BlurHash's components (1...9 each); `nil` for none. Default `nil`.
     public var blurHash: (x: Int, y: Int)? {
         get { blurHashX > 0 ? (blurHashX, blurHashY) : nil }
@@ -135,6 +138,7 @@ public struct InfoOptions: Sendable, Hashable {
                     blurHash = (x, y)
                 }
             case "thumb_hash", "th": thumbHash = try a.single(a.bool(0))
+            case "detect_objects", "do": detectObjects = try a.single(a.bool(0))
             case "calc_hashsums", "chs":
                 var types: [String] = []
                 for v in a.values where !v.isEmpty {
@@ -164,7 +168,7 @@ public struct InfoOptions: Sendable, Hashable {
 
     /// Whether an answer needs the source's pixels decoded (not only its header).
     public var needsPixels: Bool {
-        checkTransparency || palette > 0 || average || dominantColors || blurHash != nil || thumbHash
+        checkTransparency || palette > 0 || average || dominantColors || blurHash != nil || thumbHash || detectObjects
     }
 
     /// The settings as one string, for keys and ETags: equal strings give equal answers for
@@ -175,7 +179,7 @@ public struct InfoOptions: Sendable, Hashable {
             "s", b(size), "f", b(format), "d", b(dimensions), "exif", b(exif), b(exifCanonicalNames), "iptc", b(iptc), "xmp", b(xmp),
             "vm", b(videoMeta), "cs", b(colorspace), "b", b(bands), "sf", b(sampleFormat), "pn", b(pagesNumber),
             "a", b(alpha), b(checkTransparency), "p", String(palette), "avg", b(average), b(averageIgnoresTransparent),
-            "dc", b(dominantColors), b(buildMissedColors), "bh", String(blurHashX), String(blurHashY), "th", b(thumbHash),
+            "dc", b(dominantColors), b(buildMissedColors), "bh", String(blurHashX), String(blurHashY), "th", b(thumbHash), "do", b(detectObjects),
             "chs", hashsums.joined(separator: "+"), "hs", expectedHashsumType, expectedHashsumHex
         ].joined(separator: ",")
     }

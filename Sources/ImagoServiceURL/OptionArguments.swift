@@ -114,11 +114,14 @@ struct OptionArguments {
 
     /// A gravity from argument `start` on: its kind, then offsets (a focus point's x and y, both
     /// required). Smart takes no offsets and clears them; an empty offset keeps `current`'s.
+    /// `obj` takes class names, `objw` names and weights (both Pro's); `smart: false` (extend's
+    /// gravities) refuses `sm`, `obj` and `objw`.
     func gravity(from start: Int, current: ProcessingOptions.Gravity, smart: Bool) throws(ServiceURLError) -> ProcessingOptions.Gravity {
         let v = start < values.count ? values[start] : ""
         let n = values.count - start
-        guard let kind = ProcessingOptions.Gravity.Kind(rawValue: v), kind != .smart || smart else {
-            throw fail("'\(v)' is not a gravity (no, so, ea, we, noea, nowe, soea, sowe, ce\(smart ? ", sm" : ""), fp)")
+        if smart, v == "obj" || v == "objw" { return try objectGravity(from: start + 1, weighted: v == "objw") }
+        guard let kind = ProcessingOptions.Gravity.Kind(rawValue: v), kind != .objects, kind != .smart || smart else {
+            throw fail("'\(v)' is not a gravity (no, so, ea, we, noea, nowe, soea, sowe, ce\(smart ? ", sm, obj, objw" : ""), fp)")
         }
         switch kind {
         case .smart:
@@ -134,5 +137,31 @@ struct OptionArguments {
         if n > 2, !values[start + 2].isEmpty { y = try number(start + 2) }
         if kind == .focusPoint, !(0...1).contains(x) || !(0...1).contains(y) { throw fail("a focus point is between 0 and 1") }
         return .init(kind, x: x, y: y)
+    }
+
+    /// `obj:class1:class2…` (weight 1 each; none: every object) or `objw:class1:w1:class2:w2…`
+    /// from argument `start` on. Class names are letters, digits, `_` and `-`, at most 16 of them.
+    func objectGravity(from start: Int, weighted: Bool) throws(ServiceURLError) -> ProcessingOptions.Gravity {
+        let names = Array(values.dropFirst(start))
+        guard names.count <= (weighted ? 32 : 16) else { throw fail("at most 16 object classes") }
+        var weights: [String: Double] = [:]
+        var i = 0
+        while i < names.count {
+            let name = names[i]
+            guard !name.isEmpty, name.count <= 64, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+            else { throw fail("'\(name)' is not an object class") }
+            if weighted {
+                guard i + 1 < names.count else { throw fail("objw takes a weight after each class") }
+                let w = try number(start + i + 1)
+                guard w.isFinite, w >= 0, w <= 1000 else { throw fail("an object weight is between 0 and 1000") }
+                weights[name] = w
+                i += 2
+            } else {
+                weights[name] = 1
+                i += 1
+            }
+        }
+        if weighted, weights.isEmpty { throw fail("objw takes a class and a weight") }
+        return .init(.objects, x: 0, y: 0, objectWeights: weights)
     }
 }

@@ -90,6 +90,10 @@ extension ProcessingOptions {
     static func gravity(_ g: Gravity) -> String {
         switch g.kind {
         case .smart: return "sm"
+        case .objects:
+            let names = g.objectWeights.keys.sorted()
+            if g.objectWeights.values.allSatisfy({ $0 == 1 }) { return (["obj"] + names).joined(separator: ":") }
+            return (["objw"] + names.map { "\($0):\(number(g.objectWeights[$0] ?? 1))" }).joined(separator: ":")
         case .focusPoint: return "fp:\(number(g.x)):\(number(g.y))"
         default: return g.x == 0 && g.y == 0 ? g.kind.rawValue : "\(g.kind.rawValue):\(number(g.x)):\(number(g.y))"
         }

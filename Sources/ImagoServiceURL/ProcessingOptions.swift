@@ -41,6 +41,9 @@ public struct ProcessingOptions: Sendable, Hashable {
             case smart = "sm"
             /// A focus point: `x` and `y` are fractions of the width and height (`fp`).
             case focusPoint = "fp"
+            /// Detected objects (`obj` and `objw`, imgproxy Pro's): the crop keeps the most of
+            /// them, by ``Gravity/objectWeights``. Imago detects faces (class `face`).
+            case objects = "obj"
         }
 
         /// The kind.
@@ -50,12 +53,18 @@ public struct ProcessingOptions: Sendable, Hashable {
         public var x: Double
         /// The offset along y, as ``x``.
         public var y: Double
+        /// For ``Kind/objects``: the weight of each class kept (`obj:face` weighs `face` 1;
+        /// `objw:all:2:face:3`); `all` weighs every class not named. Empty (`obj` alone): every
+        /// detected object, weight 1.
+        public var objectWeights: [String: Double]
 
-        /// Creates a gravity; offsets default to 0 (a focus point to the centre, 0.5).
-        public init(_ kind: Kind, x: Double? = nil, y: Double? = nil) {
+        /// Creates a gravity; offsets default to 0 (a focus point to the centre, 0.5), object
+        /// weights to none.
+        public init(_ kind: Kind, x: Double? = nil, y: Double? = nil, objectWeights: [String: Double] = [:]) {
             self.kind = kind
             self.x = x ?? (kind == .focusPoint ? 0.5 : 0)
             self.y = y ?? (kind == .focusPoint ? 0.5 : 0)
+            self.objectWeights = objectWeights
         }
 
         /// Centre, no offsets: the default.

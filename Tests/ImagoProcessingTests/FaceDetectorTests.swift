@@ -11,32 +11,9 @@ import Testing
 /// Faces through OpenCV (libImagoFaceDetector, loaded on first use) and the crops that keep them.
 @Suite("Faces: detection and object-aware crops", .enabled(if: Portraits.isAvailable, Portraits.missingReason))
 struct FaceDetectorTests {
-    static func decode(_ data: Data) throws -> PixelBuffer {
-        try ImageCoderRegistry.shared.decode(data, options: DecodeOptions(pixelFormat: .rgba8)).buffer.converted(to: .rgba8)
-    }
-
-    /// `picture` pasted at (`x`, `y`) into a `width`×`height` canvas tiled with `background`.
-    static func canvas(_ picture: PixelBuffer, at x: Int, _ y: Int, width: Int, height: Int, background: PixelBuffer) throws -> PixelBuffer {
-        let bg = background.converted(to: .rgba8), pic = picture.converted(to: .rgba8)
-        var bytes = [UInt8](repeating: 0, count: width * height * 4)
-        bg.withUnsafeBytes { b in
-            pic.withUnsafeBytes { p in
-                for row in 0..<height {
-                    for col in 0..<width {
-                        let o = (row * width + col) * 4
-                        let inside = col >= x && col < x + pic.width && row >= y && row < y + pic.height
-                        let s = inside ? ((row - y) * pic.width + (col - x)) * 4 : ((row % bg.height) * bg.width + (col % bg.width)) * 4
-                        for c in 0..<4 { bytes[o + c] = inside ? p[s + c] : b[s + c] }
-                    }
-                }
-            }
-        }
-        return try PixelBuffer(width: width, height: height, format: .rgba8, bytes: bytes)
-    }
-
     @Test("the astronaut's face is found where it is, in its own pixels")
     func astronaut() throws {
-        let photo = try Self.decode(try Portraits.data("astronaut.png"))
+        let photo = try Portraits.picture("astronaut.png")
         let faces = try FaceDetector().faces(in: photo)
         let face = try #require(faces.first)
         #expect(faces.count == 1)
@@ -49,7 +26,7 @@ struct FaceDetectorTests {
     @Test("pictures without a face give none")
     func noFaces() throws {
         for name in ["coffee.png", "rocket.jpg", "grass.png", "gravel.png", "brick.png", "hubble_deep_field.jpg"] {
-            let picture = try Self.decode(try Portraits.data(name))
+            let picture = try Portraits.picture(name)
             let faces = try FaceDetector().faces(in: picture)
             #expect(faces.isEmpty, "\(name): \(faces)")
         }
@@ -57,8 +34,8 @@ struct FaceDetectorTests {
 
     @Test("off-centre at many positions in a larger canvas: every crop keeps the whole face")
     func offCentre() throws {
-        let photo = try Self.decode(try Portraits.data("astronaut.png"))
-        let gravel = try Self.decode(try Portraits.data("gravel.png"))
+        let photo = try Portraits.picture("astronaut.png")
+        let gravel = try Portraits.picture("gravel.png")
         let f = Portraits.astronautFace
         let detector = FaceDetector()
         // A wide and a tall canvas; the portrait at 4 × 3 positions in each, corners included.
@@ -66,7 +43,7 @@ struct FaceDetectorTests {
             for i in 0..<4 {
                 for j in 0..<3 {
                     let px = (cw - photo.width) * i / 3, py = (ch - photo.height) * j / 2
-                    let canvas = try Self.canvas(photo, at: px, py, width: cw, height: ch, background: gravel)
+                    let canvas = try Portraits.canvas(photo, at: px, py, width: cw, height: ch, background: gravel)
                     let faces = try detector.faces(in: canvas)
                     let face = try #require(faces.first, "no face with the portrait at \(px), \(py) in \(cw)x\(ch)")
                     #expect(faces.count == 1, "\(faces)")
@@ -113,11 +90,36 @@ struct FaceDetectorTests {
         let missing = FaceDetector(configuration: .init(cascadePath: "/nonexistent/cascade.xml"))
         #expect(!missing.isAvailable)
         #expect(throws: ImageCodingError.self) { try missing.faces(in: try Fixtures.gradient(width: 64, height: 64)) }
-        let photo = try Self.decode(try Portraits.data("astronaut.png"))
+        let photo = try Portraits.picture("astronaut.png")
         let hurried = FaceDetector(configuration: .init(maxDimension: 2048, minFaceSize: 20, timeLimit: .milliseconds(1)))
         let start = ContinuousClock.now
         _ = try hurried.faces(in: photo)
         // One band of sizes at most runs past the limit; a full search at this size takes longer.
         #expect(ContinuousClock.now - start < .seconds(2))
+    }
+}
+
+/// The library's face-aware fill.
+@Suite("SmartFill: cover around the faces, else the detail", .enabled(if: Portraits.isAvailable, Portraits.missingReason))
+struct SmartFillTests {
+    @Test("the face is kept where the centre would cut it; without faces the entropy crop")
+    func smartFill() throws {
+        let photo = try Portraits.picture("astronaut.png")
+        let canvas = try Portraits.canvas(photo, at: 1000, 300, width: 1600, height: 900, background: try Portraits.picture("gravel.png"))
+        let filled = try ImageTransformers.SmartFill(size: PixelSize(width: 450, height: 450)).transform(canvas)
+        #expect(filled.size == PixelSize(width: 450, height: 450))
+        // Scaled by 0.5: the face is about 46 px, found in the result.
+        let faces = try FaceDetector().faces(in: filled)
+        #expect(faces.contains { abs($0.width - 46) < 12 }, "\(faces)")
+        let centre = try ImageTransformers.Resize(size: PixelSize(width: 450, height: 450), mode: .aspectFill).transform(canvas)
+        #expect(!(try FaceDetector().faces(in: centre)).contains { abs($0.width - 46) < 12 })
+        // Detail alone: the entropy crop of the scaled picture.
+        let detail = try ImageTransformers.SmartFill(size: PixelSize(width: 450, height: 450), faces: nil).transform(canvas)
+        let scaled = try Resampler.resize(canvas, to: PixelSize(width: 800, height: 450))
+        let o = ImageAnalysis.smartCropOrigin(scaled, width: 450, height: 450)
+        let expected = try ImageTransformers.Crop(x: o.x, y: o.y, width: 450, height: 450).transform(scaled)
+        #expect(detail.bytes == expected.bytes)
+        let four = PixelSize(width: 4, height: 4)
+        #expect(ImageTransformers.SmartFill(size: four).key != ImageTransformers.SmartFill(size: four, faces: nil).key)
     }
 }

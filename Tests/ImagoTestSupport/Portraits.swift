@@ -2,6 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
+import ImagoCoders
+import ImagoCore
 
 /// Pictures that a Debian package ships, for the face tests: scikit-image's sample data
 /// (python3-skimage, which `scripts/bootstrap` installs). `astronaut.png` is NASA's portrait of
@@ -22,4 +24,30 @@ public enum Portraits {
     /// Where the astronaut's face is in `astronaut.png`: the box OpenCV's frontal-face cascade
     /// finds at full size (x 177, y 67, 93×93), which covers her eyes, nose and mouth.
     public static let astronautFace = (x: 177, y: 67, width: 93, height: 93)
+
+    /// A sample decoded to RGBA.
+    public static func picture(_ name: String) throws -> PixelBuffer {
+        try ImageCoderRegistry.shared.decode(try data(name), options: DecodeOptions(pixelFormat: .rgba8)).buffer.converted(to: .rgba8)
+    }
+
+    /// `picture` pasted at (`x`, `y`) into a `width`×`height` canvas tiled with `background`.
+    public static func canvas(_ picture: PixelBuffer, at x: Int, _ y: Int, width: Int, height: Int, background: PixelBuffer) throws -> PixelBuffer {
+        let bg = background.converted(to: .rgba8), pic = picture.converted(to: .rgba8)
+        var bytes = [UInt8](repeating: 0, count: width * height * 4)
+        bg.withUnsafeBytes { b in
+            pic.withUnsafeBytes { p in
+                bytes.withUnsafeMutableBufferPointer { out in
+                    for row in 0..<height {
+                        for col in 0..<width {
+                            let o = (row * width + col) * 4
+                            let inside = col >= x && col < x + pic.width && row >= y && row < y + pic.height
+                            let s = inside ? ((row - y) * pic.width + (col - x)) * 4 : ((row % bg.height) * bg.width + (col % bg.width)) * 4
+                            for c in 0..<4 { out[o + c] = inside ? p[s + c] : b[s + c] }
+                        }
+                    }
+                }
+            }
+        }
+        return try PixelBuffer(width: width, height: height, format: .rgba8, bytes: bytes)
+    }
 }

@@ -61,6 +61,30 @@ struct CLITests {
         #expect(text.status == 0 && text.stdout.contains("blurhash:      \(blur)"))
     }
 
+    @Test(
+        "info --faces and convert --mode smart: the portrait's face found, and kept by a narrow crop",
+        .enabled(if: Portraits.isAvailable, Portraits.missingReason))
+    func faces() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let portrait = Portraits.folder.appendingPathComponent("astronaut.png").path
+        let result = try await CLI.run(["info", portrait, "--json", "--faces"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let faces = try #require(object["faces"] as? [[String: Any]])
+        #expect(faces.count == 1)
+        let f = Portraits.astronautFace
+        #expect(abs((faces.first?["x"] as? Int ?? 0) - f.x) <= 8 && abs((faces.first?["y"] as? Int ?? 0) - f.y) <= 8)
+        // 300x100 of a 512x512 portrait: the centre (cover) cuts the face, smart keeps it.
+        for (mode, kept) in [("cover", false), ("smart", true)] {
+            let out = dir.appendingPathComponent("\(mode).png")
+            let converted = try await CLI.run(["convert", portrait, out.path, "--resize", "300x100", "--mode", mode])
+            #expect(converted.status == 0, "\(converted.stderr)")
+            let shown = try await CLI.run(["info", out.path, "--faces"])
+            #expect(shown.stdout.contains("faces:         none") != kept, "\(mode): \(shown.stdout)")
+        }
+    }
+
     @Test("thumbnail of a video: its frame at --video-second", .enabled(if: VideoFrames.isAvailable && VideoFixtures.isAvailable, "no FFmpeg"))
     func videoThumbnail() async throws {
         let dir = try CLI.temporaryDirectory()

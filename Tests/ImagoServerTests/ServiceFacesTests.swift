@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoProcessing
+@testable import ImagoServer
+import ImagoTestSupport
+import Testing
+
+/// `g:obj:face`, `g:objw`, faces in `g:sm`, the fallbacks, and `/info`'s `detect_objects`.
+@Suite("Service faces: object gravity, smart crops that keep faces", .enabled(if: Portraits.isAvailable, Portraits.missingReason))
+struct ServiceFacesTests {
+    /// The astronaut at (1088, 388) in a 1600×900 canvas of gravel, as PNG.
+    static func source(at x: Int = 1088, _ y: Int = 388) throws -> Data {
+        let canvas = try Portraits.canvas(
+            try Portraits.picture("astronaut.png"), at: x, y, width: 1600, height: 900, background: try Portraits.picture("gravel.png"))
+        return try ImageCoderRegistry.shared.encode(Image(buffer: canvas), as: .png)
+    }
+
+    static func faces(_ reply: Reply) throws -> [DetectedObject] {
+        try FaceDetector().faces(in: try reply.image().buffer)
+    }
+
+    @Test("g:obj:face and g:sm keep the face in fill and crop; g:objw weighs it; the result's size is asked's")
+    func keepsFaces() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("portrait.png", data: try Self.source())
+            h.origin.register("left.png", data: try Self.source(at: 0, 0))
+            // The options and the face's size in the result (the source's 93 px, scaled).
+            let cases: [(String, Double)] = [
+                ("rs:fill:600:600/g:obj:face", 600 / 900), ("rs:fill:600:600/g:sm", 600 / 900), ("rs:fill:600:600/g:objw:face:2", 600 / 900),
+                ("rs:fill:600:600/g:obj", 600 / 900), ("rs:fill:600:600/g:obj:all", 600 / 900),
+                ("c:700:700:obj:face/rs:fill:600:600", 600 / 700), ("c:700:700:sm/rs:fill:600:600", 600 / 700)
+            ]
+            for (options, scale) in cases {
+                for file in ["portrait.png", "left.png"] {
+                    let r = try await h.get(h.plain(options, "/img/\(file)"))
+                    #expect(r.status == 200, "\(options): \(r.errorFields)")
+                    let image = try r.image()
+                    #expect(image.pixelSize == PixelSize(width: 600, height: 600))
+                    // The face is in the result, whole: the detector finds a face of its size there.
+                    let size = Double(Portraits.astronautFace.width) * scale
+                    let found = try Self.faces(r)
+                    #expect(found.contains { abs(Double($0.width) - size) < size * 0.25 }, "\(options) of \(file): \(found)")
+                }
+            }
+            // The centre of a 1600x900 source, cut to 300x300 after the fill, holds no face.
+            let centre = try await h.get(h.plain("rs:fill:600:600/g:ce", "/img/portrait.png"))
+            #expect(!(try Self.faces(centre)).contains { abs(Double($0.width) - 62) < 16 })
+        }
+    }
+
+    @Test("no object of the classes: smart crop (entropy) by default, the centre without the fallback; g:sm without faces as before")
+    func fallbacks() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("portrait.png", data: try Self.source())
+            h.origin.register("coffee.png", data: try Portraits.data("coffee.png"))
+            let cat = try await h.get(h.plain("rs:fill:300:300/g:obj:cat", "/img/portrait.png")).image().buffer
+            let centre = try await h.get(h.plain("rs:fill:300:300/g:ce", "/img/portrait.png")).image().buffer
+            #expect(cat.bytes != centre.bytes)
+            try await ServiceHarness.with({ $0.smartCropFaceDetection = false }) { plain in
+                plain.origin.register("portrait.png", data: try Self.source())
+                plain.origin.register("coffee.png", data: try Portraits.data("coffee.png"))
+                // g:obj:cat falls back to the entropy crop: the pixels of g:sm without faces.
+                let entropy = try await plain.get(plain.plain("rs:fill:300:300/g:sm", "/img/portrait.png")).image().buffer
+                #expect(cat.bytes == entropy.bytes)
+                // A picture without faces: g:sm gives the same pixels with face detection on and off.
+                for options in ["rs:fill:200:300/g:sm", "c:200:200:sm", "rs:fill:400:100/g:sm"] {
+                    let on = try await h.get(h.plain(options, "/img/coffee.png")).image().buffer
+                    let off = try await plain.get(plain.plain(options, "/img/coffee.png")).image().buffer
+                    #expect(on.bytes == off.bytes, "\(options)")
+                }
+            }
+            try await ServiceHarness.with({ $0.objectDetectionFallbackToSmartCrop = false }) { centred in
+                centred.origin.register("portrait.png", data: try Self.source())
+                let r = try await centred.get(centred.plain("rs:fill:300:300/g:obj:cat", "/img/portrait.png")).image().buffer
+                #expect(r.bytes == centre.bytes)
+            }
+        }
+    }
+
+    @Test("obj and objw in the URL: refused where they mean nothing, canonical for the cache")
+    func parsing() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("portrait.png", data: try Self.source())
+            for bad in ["ex:1:obj", "exar:1:objw:face:2", "g:objw:face", "g:objw", "g:obj:fa ce", "g:objw:face:-1"] {
+                let r = try await h.get(h.plain(bad + "/w:100", "/img/portrait.png"))
+                #expect(r.status == 404, "\(bad)")
+            }
+            // The same crop by two spellings shares the ETag.
+            let a = try await h.get(h.plain("rs:fill:300:300/g:obj:face", "/img/portrait.png"))
+            let b = try await h.get(h.plain("rs:fill:300:300/g:objw:face:1", "/img/portrait.png"))
+            #expect(a["etag"] != nil && a["etag"] == b["etag"])
+        }
+    }
+
+    @Test("/info detect_objects: the face in fractions of the shown size, Pro's keys")
+    func info() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("portrait.png", data: try Self.source())
+            let r = try await h.get("/info" + h.plain("do:1", "/img/portrait.png"))
+            #expect(r.status == 200, "\(r.errorFields)")
+            let json = try #require(try JSONSerialization.jsonObject(with: r.body) as? [String: Any])
+            let objects = try #require(json["objects"] as? [[String: Any]])
+            let face = try #require(objects.first)
+            #expect(objects.count == 1)
+            #expect(face["class_name"] as? String == "face" && face["class_id"] as? Int == 0)
+            let f = Portraits.astronautFace
+            let left = try #require(face["left"] as? Double), top = try #require(face["top"] as? Double)
+            #expect(abs(left - Double(1088 + f.x) / 1600) < 0.02 && abs(top - Double(388 + f.y) / 900) < 0.03, "\(face)")
+            let width = try #require(face["width"] as? Double)
+            #expect(abs(width - Double(f.width) / 1600) < 0.02)
+            let none = try #require(try JSONSerialization.jsonObject(with: try await h.get("/info" + h.plain("", "/img/portrait.png")).body) as? [String: Any])
+            #expect(none["objects"] == nil)
+        }
+    }
+}
