@@ -58,7 +58,7 @@ enum Playground {
           <label>Resizing type
             <select id="rt"><option>fit</option><option>fill</option><option>fill-down</option><option>force</option><option>auto</option></select></label>
           <label>Gravity
-            <select id="g"><option value="ce">centre</option><option value="sm">smart</option><option value="no">north</option>
+            <select id="g"><option value="ce">centre</option><option value="sm">smart</option><option value="obj:face">faces</option><option value="no">north</option>
               <option value="so">south</option><option value="ea">east</option><option value="we">west</option><option value="noea">north-east</option>
               <option value="nowe">north-west</option><option value="soea">south-east</option><option value="sowe">south-west</option></select></label>
           <label>Format

@@ -41,6 +41,22 @@ struct OptionTests {
         #expect(try parse("pd:0").padding == nil)
     }
 
+    @Test("object gravity: obj and objw, their weights, canonical forms, refusals")
+    func objectGravity() throws {
+        let obj = try parse("g:obj:face")
+        #expect(obj.gravity.kind == .objects && obj.gravity.objectWeights == ["face": 1])
+        #expect(try parse("g:obj").gravity.objectWeights.isEmpty)
+        let weighted = try parse("g:objw:all:2:face:3")
+        #expect(weighted.gravity.objectWeights == ["all": 2, "face": 3])
+        #expect(weighted.canonicalPath.contains("objw:all:2:face:3"))
+        #expect(try parse("g:objw:face:1").canonicalPath == obj.canonicalPath)
+        #expect(try parse("g:obj:face:cat").canonicalPath == parse("g:obj:cat:face").canonicalPath)
+        #expect(try parse("c:100:100:obj:face").crop?.gravity?.kind == .objects)
+        for bad in ["g:objw:face", "g:objw", "g:obj:a b", "g:objw:face:x", "g:objw:face:2000", "ex:1:obj", "exar:1:objw:face:1"] {
+            #expect(throws: ServiceURLError.self, "\(bad)") { try parse(bad) }
+        }
+    }
+
     @Test("orientation, filters, background")
     func effects() throws {
         let o = try parse("ar:0/rot:-90/fl:1:0/bg:ff8000/bl:2.5/sh:0.7/pix:8")
