@@ -10,6 +10,7 @@ bootstrap:
 build: bootstrap
 	$(SWIFT) build -c release --product imago
 	$(SWIFT) build -c release --product imago-fetch
+	$(SWIFT) build -c release --product ImagoFaceDetector
 
 # Builds (release) and runs the imago tool: make run ARGS="info photo.jpg"
 run: build

@@ -25,8 +25,10 @@ extern "C" int imago_face_detector_version(void) { return IMAGO_FACE_DETECTOR_VE
 
 extern "C" imago_face_cascade *imago_face_cascade_load(const char *path, char *error, size_t error_length) {
     try {
-        // OpenCV prints its errors; the caller reports them.
+        // OpenCV prints its errors; the caller reports them. One thread: a search is one job on
+        // one of Imago's bounded workers, which must not fan out over the other cores.
         cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+        cv::setNumThreads(1);
         auto *cascade = new imago_face_cascade();
         if (!cascade->classifier.load(path) || cascade->classifier.empty()) {
             delete cascade;
@@ -51,10 +53,10 @@ static bool same_face(const cv::Rect &a, const cv::Rect &b) {
 }
 
 extern "C" int imago_face_detect(imago_face_cascade *cascade, const uint8_t *gray, int width, int height, int stride,
-                                 int min_size, int min_neighbors, double time_limit_ms, imago_face_box *boxes,
+                                 int min_size, int min_neighbors, double scale_factor, double time_limit_ms, imago_face_box *boxes,
                                  int max_boxes, int *timed_out, char *error, size_t error_length) {
     if (timed_out) *timed_out = 0;
-    if (!cascade || !gray || width <= 0 || height <= 0 || stride < width) {
+    if (!cascade || !gray || width <= 0 || height <= 0 || stride < width || !(scale_factor > 1.0) || scale_factor > 4.0) {
         set_error(error, error_length, "no image to search");
         return -1;
     }
@@ -78,7 +80,7 @@ extern "C" int imago_face_detect(imago_face_cascade *cascade, const uint8_t *gra
             const int low = std::max(smallest, high / 2);
             std::vector<cv::Rect> found;
             std::vector<int> neighbors;
-            cascade->classifier.detectMultiScale(equalized, found, neighbors, 1.1, min_neighbors, 0, cv::Size(low, low),
+            cascade->classifier.detectMultiScale(equalized, found, neighbors, scale_factor, min_neighbors, 0, cv::Size(low, low),
                                                  cv::Size(high, high));
             for (size_t i = 0; i < found.size(); i++) {
                 bool merged = false;

@@ -15,7 +15,7 @@
 static pthread_mutex_t faces_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *(*p_load)(const char *, char *, size_t);
 static void (*p_free)(void *);
-static int (*p_detect)(void *, const uint8_t *, int, int, int, int, int, double, int32_t *, int, int *, char *, size_t);
+static int (*p_detect)(void *, const uint8_t *, int, int, int, int, int, double, double, int32_t *, int, int *, char *, size_t);
 
 static void say(char *error, size_t length, const char *what, const char *detail) {
     if (error && length > 0) snprintf(error, length, "%s%s%s", what, detail ? ": " : "", detail ? detail : "");
@@ -32,8 +32,8 @@ int imago_faces_open(const char *path, char *error, size_t error_length) {
             int (*version)(void) = (int (*)(void))dlsym(lib, "imago_face_detector_version");
             void *(*load)(const char *, char *, size_t) = (void *(*)(const char *, char *, size_t))dlsym(lib, "imago_face_cascade_load");
             void (*release)(void *) = (void (*)(void *))dlsym(lib, "imago_face_cascade_free");
-            int (*detect)(void *, const uint8_t *, int, int, int, int, int, double, int32_t *, int, int *, char *, size_t) =
-                (int (*)(void *, const uint8_t *, int, int, int, int, int, double, int32_t *, int, int *, char *, size_t))dlsym(lib, "imago_face_detect");
+            int (*detect)(void *, const uint8_t *, int, int, int, int, int, double, double, int32_t *, int, int *, char *, size_t) =
+                (int (*)(void *, const uint8_t *, int, int, int, int, int, double, double, int32_t *, int, int *, char *, size_t))dlsym(lib, "imago_face_detect");
             if (!version || !load || !release || !detect || version() != 1) {
                 say(error, error_length, "not Imago's face detector, or of another version", path);
                 dlclose(lib);
@@ -69,12 +69,12 @@ void imago_faces_cascade_free(void *cascade) {
 }
 
 int imago_faces_detect(void *cascade, const uint8_t *gray, int width, int height, int stride, int min_size,
-                       int min_neighbors, double time_limit_ms, int32_t *boxes, int max_boxes, int *timed_out,
-                       char *error, size_t error_length) {
+                       int min_neighbors, double scale_factor, double time_limit_ms, int32_t *boxes, int max_boxes,
+                       int *timed_out, char *error, size_t error_length) {
     if (!opened()) {
         say(error, error_length, "the face detector is not open", NULL);
         return -1;
     }
-    return p_detect(cascade, gray, width, height, stride, min_size, min_neighbors, time_limit_ms, boxes, max_boxes,
+    return p_detect(cascade, gray, width, height, stride, min_size, min_neighbors, scale_factor, time_limit_ms, boxes, max_boxes,
                     timed_out, error, error_length);
 }

@@ -31,7 +31,7 @@ struct ServiceFaces: Sendable {
     /// What changes the bytes: part of the transformer's key and the ETag.
     var key: String {
         let c = detector.configuration
-        return "faces=\(smartCrop ? 1 : 0)\(fallbackToSmartCrop ? 1 : 0):\(c.cascadePath):\(c.maxDimension):\(c.minNeighbors):\(c.timeLimit)"
+        return "faces=\(smartCrop ? 1 : 0)\(fallbackToSmartCrop ? 1 : 0):\(c.cascadePath):\(c.maxDimension):\(c.minNeighbors):\(c.scaleFactor):\(c.timeLimit)"
     }
 
     /// The faces in `buffer` (none when the detector cannot be loaded: the crop then goes by

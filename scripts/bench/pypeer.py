@@ -148,7 +148,28 @@ def placeholders(path):
     print(bytes(thumbhash.rgba_to_thumb_hash(w, h, rgba)).hex())
 
 
+def faces(path):
+    """Faces as a Python service finds them (thumbor's way): a draft decode near 800 px, gray,
+    equalised, OpenCV's frontal-face cascade with Imago's parameters, on one thread as Imago's
+    search runs (one job on one worker)."""
+    import cv2
+    import numpy
+    from PIL import Image
+    im = Image.open(path)
+    im.draft("L", (800, 800))
+    im = im.convert("L")
+    im.thumbnail((800, 800))
+    cv2.setNumThreads(1)
+    gray = cv2.equalizeHist(numpy.asarray(im))
+    cascade = cv2.CascadeClassifier("/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml")
+    found = cascade.detectMultiScale(gray, scaleFactor=1.1, minNeighbors=4, minSize=(20, 20))
+    print(len(found))
+
+
 def main():
+    if sys.argv[1] == "faces":
+        faces(sys.argv[2])
+        return
     if sys.argv[1] == "placeholders":
         placeholders(sys.argv[2])
         return

@@ -360,7 +360,7 @@ int imago_faces_open(const char *path, char *error, size_t error_length);
 void *imago_faces_cascade_load(const char *path, char *error, size_t error_length);
 void imago_faces_cascade_free(void *cascade);
 int imago_faces_detect(void *cascade, const uint8_t *gray, int width, int height, int stride, int min_size,
-                       int min_neighbors, double time_limit_ms, int32_t *boxes, int max_boxes, int *timed_out,
+                       int min_neighbors, double scale_factor, double time_limit_ms, int32_t *boxes, int max_boxes, int *timed_out,
                        char *error, size_t error_length);
 
 /* --- OpenMP (libgomp, through libimagequant) --- */

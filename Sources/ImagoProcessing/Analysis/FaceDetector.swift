@@ -37,6 +37,9 @@ public struct FaceDetector: Sendable {
         /// How many overlapping windows must agree on a face. Default 4: fewer finds more faces
         /// and more that are not.
         public var minNeighbors: Int
+        /// Each face size searched is this many times the one below it. Default 1.1, OpenCV's
+        /// default: 1.2 takes half the time and misses more, 1.15 finds more that are not faces.
+        public var scaleFactor: Double
         /// The longest a search runs before it returns what it found. Default 400 ms.
         public var timeLimit: Duration
         /// The library's file, or `nil` (the default) to look for `libImagoFaceDetector.so`
@@ -47,9 +50,10 @@ public struct FaceDetector: Sendable {
         /// Creates a configuration; every parameter has the default described on its property.
         public init(
             cascadePath: String = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml",
-            maxDimension: Int = 800, minFaceSize: Int = 20, minNeighbors: Int = 4, timeLimit: Duration = .milliseconds(400),
-            libraryPath: String? = nil
+            maxDimension: Int = 800, minFaceSize: Int = 20, minNeighbors: Int = 4, scaleFactor: Double = 1.1,
+            timeLimit: Duration = .milliseconds(400), libraryPath: String? = nil
         ) {
+            self.scaleFactor = scaleFactor
             self.cascadePath = cascadePath
             self.maxDimension = maxDimension
             self.minFaceSize = minFaceSize
@@ -101,12 +105,14 @@ public struct FaceDetector: Sendable {
         var message = [CChar](repeating: 0, count: 256)
         let c = configuration.timeLimit.components
         let milliseconds = Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15
+        let factor = configuration.scaleFactor
+        let step = factor.isFinite ? min(4, max(1.01, factor)) : 1.2
         let found = gray.withUnsafeBufferPointer { g in
             boxes.withUnsafeMutableBufferPointer { b in
                 message.withUnsafeMutableBufferPointer { m in
                     imago_faces_detect(
                         cascade.pointer, g.baseAddress, Int32(sw), Int32(sh), Int32(sw), Int32(clamping: max(1, configuration.minFaceSize)),
-                        Int32(clamping: max(1, configuration.minNeighbors)), max(1, milliseconds), b.baseAddress, Int32(Self.maxFaces),
+                        Int32(clamping: max(1, configuration.minNeighbors)), step, max(1, milliseconds), b.baseAddress, Int32(Self.maxFaces),
                         &timedOut, m.baseAddress, m.count)
                 }
             }

@@ -30,7 +30,7 @@ extension ImageTransformers {
 
         /// `SmartFill(WxH,faces|detail,quality)`.
         public var key: String {
-            let f = faces.map { "faces:\($0.configuration.cascadePath):\($0.configuration.maxDimension):\($0.configuration.minNeighbors)" }
+            let f = faces.map(\.configuration).map { c in "faces:\(c.cascadePath):\(c.maxDimension):\(c.minNeighbors):\(c.scaleFactor)" }
             return "SmartFill(\(size.width)x\(size.height),\(f ?? "detail"),\(quality.rawValue))"
         }
 
