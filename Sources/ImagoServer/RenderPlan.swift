@@ -44,6 +44,9 @@ struct RenderPlan: Sendable {
     var negotiated = false
     /// The faces the crop keeps (`g:obj`, and `g:sm` with `IMAGO_SMART_CROP_FACE_DETECTION`).
     var faces: ServiceFaces?
+    /// A JPEG source's Ultra HDR gain map is read and kept in the JPEG result (`preserve_hdr`,
+    /// `IMAGO_PRESERVE_HDR`).
+    var keepsGainMap = false
 
     /// Encodes an AVIF at libavif's `speed`, its quality moved with it when it was mapped from
     /// JPEG's, so the score stays the same.
@@ -73,7 +76,7 @@ struct RenderPlan: Sendable {
         "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
             + "q=\(quality);mrd=\(maxResultDimension ?? 0)" + (embeddedThumbnail.map { ";eth=\($0.width)x\($0.height)" } ?? "")
             + (format == .avif ? ";sp=\(avifSpeed ?? AVIFCoder.defaultSpeed)" : "")
-            + (format == .webp ? ";we=\(webpEffort ?? 4)" : "") + (faces.map { ";\($0.key)" } ?? "")
+            + (format == .webp ? ";we=\(webpEffort ?? 4)" : "") + (faces.map { ";\($0.key)" } ?? "") + (keepsGainMap ? ";hdr" : "")
     }
 
     /// Formats whose encoders here write animations (AVIF as a libavif image sequence).
@@ -158,6 +161,7 @@ struct RenderPlan: Sendable {
             maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
         negotiated = chosen.negotiated
         faces = ServiceFaces(options: options, configuration: configuration)
+        keepsGainMap = format == .jpeg && info.format == .jpeg && !animated && (options.preserveHDR ?? configuration.preserveHDR)
         avifSpeed = format == .avif ? configuration.avifSpeed : nil
         qualityFollowsSpeed = format == .avif && explicit == nil && mapping == .visual
         webpEffort = format == .webp ? configuration.webpEffort : nil
@@ -271,11 +275,12 @@ struct RenderPlan: Sendable {
             options: options, autoRotate: plan.autoRotate,
             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
             flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension, vectorSource: info.format.isVector,
-            watermark: watermark, faces: plan.faces)
+            watermark: watermark, faces: plan.faces, keepsGainMap: plan.keepsGainMap)
         var request = source.request
         request.transformers = [transformer]
         request.options = [.transformAnimatedImage, .retryFailed]
         request.embeddedThumbnail = plan.embeddedThumbnail != nil
+        request.gainMap = plan.keepsGainMap && plan.embeddedThumbnail == nil
         // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
         if !pageAlone, plan.embeddedThumbnail == nil,
             var hint = transformer.geometry.decodeHint(sourceWidth: upright.width, sourceHeight: upright.height)

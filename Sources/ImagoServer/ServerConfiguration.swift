@@ -119,6 +119,11 @@ public struct ServerConfiguration: Sendable {
     /// Default `false`.
     public var videoThumbnailKeyframes = false
 
+    /// `IMAGO_PRESERVE_HDR`: an Ultra HDR JPEG answered as JPEG keeps its gain map, brought to
+    /// the result's geometry (crop, resize, turns, padding), unless `preserve_hdr` says. Default
+    /// `true`; imgproxy's is `false` (its setting keeps high bit depths, which Imago's 8-bit
+    /// pipeline does not have).
+    public var preserveHDR = true
     /// `IMAGO_SMART_CROP_FACE_DETECTION`: smart gravity (`g:sm`) looks for faces first
     /// (OpenCV, loaded on first use) and keeps them; entropy decides where there are none.
     /// Default `true`; imgproxy Pro's is `false`.

@@ -33,6 +33,9 @@ struct ServiceTransformer: ImageTransforming {
     var watermark: ServiceWatermark?
     /// The faces smart and object gravities keep, when they are looked for.
     var faces: ServiceFaces?
+    /// An Ultra HDR gain map in the decoded image is brought to the result's geometry and kept;
+    /// otherwise it is dropped.
+    var keepsGainMap = false
 
     /// The watermark's options when it is drawn.
     private var watermarkOptions: ProcessingOptions.Watermark? {
@@ -43,7 +46,7 @@ struct ServiceTransformer: ImageTransforming {
     var key: String {
         "Service(\(options.canonicalPath);ar=\(autoRotate ? 1 : 0);flat=\(flattenColor.map { "\($0.r),\($0.g),\($0.b)" } ?? "-");"
             + "max=\(maxResultDimension ?? 0);vec=\(vectorSource ? 1 : 0);wm=\(watermarkOptions == nil ? "-" : watermark?.digest ?? "-")"
-            + (faces.map { ";\($0.key)" } ?? "") + ")"
+            + (faces.map { ";\($0.key)" } ?? "") + (keepsGainMap ? ";hdr" : "") + ")"
     }
 
     var geometry: ServiceGeometry {
@@ -89,9 +92,11 @@ struct ServiceTransformer: ImageTransforming {
         var out: [ImageFrame] = []
         out.reserveCapacity(indices.count)
         var previous: (input: PixelBuffer, output: PixelBuffer)?
+        var firstTurned: PixelSize?
         for index in indices {
             let frame = try upright.frame(at: index)
             let turned = try orient(frame.buffer)
+            if firstTurned == nil { firstTurned = turned.size }
             let framePlan = try plan ?? self.plan(for: turned)
             plan = framePlan
             // Frames of an animation mostly repeat their predecessor: an equal frame gives the
@@ -113,6 +118,12 @@ struct ServiceTransformer: ImageTransforming {
         // The pixels are as they will be shown: any orientation left in EXIF would turn them again.
         var metadata = upright.metadata
         metadata.exif = metadata.exif.map { EXIF.settingOrientation(.up, in: EXIF.strippingPrefix($0)) }
+        // The gain map takes the same geometry, or goes (a map that cannot follow is dropped,
+        // never left to light the wrong parts).
+        metadata.gainMap = nil
+        if keepsGainMap, out.count == 1, let map = upright.metadata.gainMap, let plan, let firstTurned {
+            metadata.gainMap = try? gainMap(map, plan: plan, from: firstTurned, to: out[0].buffer.size)
+        }
         return try Image(
             frames: out, loopCount: out.count > 1 ? upright.loopCount : nil, orientation: .up, scale: upright.scale,
             format: upright.format, metadata: metadata,

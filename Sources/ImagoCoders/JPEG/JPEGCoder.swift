@@ -57,10 +57,13 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     ///   for 12-bit and lossless JPEGs; `.corrupt` for more than ``maxScans`` scans.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
-        return try data.withUnsafeBytes { raw in
+        var image = try data.withUnsafeBytes { raw in
             let (d, header) = try readHeader(raw)
             return try decodePixels(d, header: header, options: options)
         }
+        // A map that cannot be read leaves the image as an SDR one, never the decode failed.
+        if options.gainMap { image.metadata.gainMap = try? UltraHDR.gainMap(in: data, limits: options.limits) }
+        return image
     }
 
     /// Decodes what `source` gives as ``decode(_:options:)-(Data,_)`` decodes the same bytes, reading them
@@ -127,6 +130,9 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
     /// ``EncodeOptions/optimizesHuffmanTables``); 4:2:0 chroma below quality 0.9, 4:4:4 from there. Alpha
     /// is flattened over ``EncodeOptions/backgroundColor``; gray stays gray.
     ///
+    /// An image whose metadata holds a gain map (`ImageMetadata.gainMap`) is written as an
+    /// Ultra HDR JPEG (``UltraHDR/write(primary:gainMap:quality:)``).
+    ///
     /// - Throws: `.encoderUnavailable` for another format, `.invalidArgument` for options out of
     ///   range, `.corrupt` with libjpeg's message if encoding fails.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
@@ -149,7 +155,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
             space = JCS_RGB
         }
         let quality = Int32(max(1, min(100, (options.quality * 100).rounded())))
-        return try pixels.withUnsafeBytes { px in
+        let primary = try pixels.withUnsafeBytes { px in
             try withOptionalBytes(icc) { iccPtr, iccLen in
                 try withOptionalBytes(exif) { exifPtr, exifLen in
                     var params = imago_jpeg_encode_params()
@@ -171,6 +177,9 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
                 }
             }
         }
+        // An Ultra HDR image keeps its gain map: appended, with MPF and hdrgm written for it.
+        guard let map = img.metadata.gainMap else { return primary }
+        return try UltraHDR.write(primary: primary, gainMap: map, quality: max(0.85, options.quality))
     }
 }
 

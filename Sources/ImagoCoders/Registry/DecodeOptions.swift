@@ -54,6 +54,11 @@ public struct DecodeOptions: Sendable, Hashable {
     /// other formats, and files without one, decode as usual. Default `false`.
     public var embeddedThumbnail = false
 
+    /// Also read an Ultra HDR JPEG's gain map (the second image its MPF names, with `hdrgm`
+    /// XMP or ISO 21496-1 metadata) into `ImageMetadata.gainMap`, at its stored size. Other
+    /// formats and JPEGs without one decode as usual. Default `false`.
+    public var gainMap = false
+
     /// Creates options; every parameter defaults as documented on its property.
     public init(
         pixelFormat: PixelFormat = .argb32Premultiplied, scale: Double = 1, firstFrameOnly: Bool = false,

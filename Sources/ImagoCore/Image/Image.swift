@@ -233,6 +233,11 @@ public struct Image: Sendable, Equatable {
         }
         copy.orientation = .up
         if let exif = metadata.exif { copy.metadata.exif = EXIF.settingOrientation(.up, in: exif) }
+        // The gain map shares the image's orientation.
+        if var map = metadata.gainMap {
+            map.pixels = map.pixels.applyingOrientation(orientation)
+            copy.metadata.gainMap = map
+        }
         return copy
     }
 }

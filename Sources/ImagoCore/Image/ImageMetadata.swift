@@ -16,10 +16,14 @@ public struct ImageMetadata: Sendable, Hashable {
     public var iccProfile: Data?
     /// The raw EXIF block (a TIFF structure, without the `Exif\0\0` prefix), when present.
     public var exif: Data?
+    /// An HDR gain map stored beside the pixels (an Ultra HDR JPEG's), when it was asked for
+    /// and present; see ``GainMap``.
+    public var gainMap: GainMap?
 
-    /// Creates metadata; both parts default to absent.
-    public init(iccProfile: Data? = nil, exif: Data? = nil) {
+    /// Creates metadata; every part defaults to absent.
+    public init(iccProfile: Data? = nil, exif: Data? = nil, gainMap: GainMap? = nil) {
         self.iccProfile = iccProfile
         self.exif = exif
+        self.gainMap = gainMap
     }
 }

@@ -24,6 +24,7 @@ struct DecodeStep: Sendable {
             colorManagement: spec.colorManagement, limits: spec.limits)
         o.page = spec.page
         o.embeddedThumbnail = spec.embeddedThumbnail
+        o.gainMap = spec.gainMap
         return o
     }
 

@@ -106,6 +106,7 @@ extension ImagePipeline {
             let effect = request.transformers.map { $0.pixelEffect(on: info) }.max() ?? .none
             let reduces =
                 request.thumbnail != nil || request.scaleDownLimitBytes != nil || request.decodeSizeHint != nil || request.embeddedThumbnail
+                || request.gainMap  // rows carry no gain map
             if effect == .none, !reduces, request.page == nil, configuration.streamsConversions,
                 let streamed = try await streamed(fetched, info: info, request: request, context: context)
             {

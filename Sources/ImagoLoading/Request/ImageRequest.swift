@@ -88,6 +88,10 @@ public struct ImageRequest: Sendable {
     /// Decode the thumbnail the file stores beside the image instead of the image, when it has
     /// one (`DecodeOptions.embeddedThumbnail`: HEIF and AVIF read by libheif). Default `false`.
     public var embeddedThumbnail: Bool
+    /// Also decode an Ultra HDR JPEG's gain map into `ImageMetadata.gainMap`
+    /// (`DecodeOptions.gainMap`), so that a JPEG result keeps it. Transformers that change the
+    /// geometry drop it unless they transform it too. Default `false`.
+    public var gainMap = false
     /// How much of an animation to decode. Default ``Frames/all``.
     public var frames: Frames
     /// Decode one page or frame only, as a still (`DecodeOptions.page`): page N of a

@@ -79,7 +79,7 @@ struct ImageRequestKeys: Sendable {
     /// request (no processing, default decoding) is keyed by its data key without building the rest.
     static func imageKey(of request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?, limits: DecodingLimits) -> String {
         if request.thumbnail == nil, request.scaleDownLimitBytes == nil, request.decodeSizeHint == nil, !request.embeddedThumbnail,
-            request.transformers.isEmpty, request.frames == .all, request.page == nil,
+            !request.gainMap, request.transformers.isEmpty, request.frames == .all, request.page == nil,
             request.pixelFormat == .argb32Premultiplied, request.colorManagement, request.scale == nil
         {
             return dataKey(of: request, cacheKeyFilter: cacheKeyFilter)
@@ -93,7 +93,7 @@ struct ImageRequestKeys: Sendable {
         let options = request.options
         let spec = DecodeSpec(
             thumbnail: request.thumbnail, scaleDownLimitBytes: request.scaleDownLimitBytes,
-            sizeHint: request.decodeSizeHint, embeddedThumbnail: request.embeddedThumbnail,
+            sizeHint: request.decodeSizeHint, embeddedThumbnail: request.embeddedThumbnail, gainMap: request.gainMap,
             frames: request.frames, page: request.page, pixelFormat: request.pixelFormat,
             colorManagement: request.colorManagement,
             scale: request.scale ?? Double(PathName.displayScale(of: url?.absoluteString ?? dataKey)),
@@ -155,6 +155,7 @@ struct DecodeSpec: Hashable, Sendable {
     var scaleDownLimitBytes: Int?
     var sizeHint: PixelSize?
     var embeddedThumbnail = false
+    var gainMap = false
     var frames: ImageRequest.Frames
     var page: Int? = nil
     var pixelFormat: PixelFormat
@@ -172,6 +173,7 @@ struct DecodeSpec: Hashable, Sendable {
         if let s = scaleDownLimitBytes { parts.append("scaledown=\(s)") }
         if let h = sizeHint { parts.append("hint=\(h.width)x\(h.height)") }
         if embeddedThumbnail { parts.append("thumbnail=embedded") }
+        if gainMap { parts.append("gainmap") }
         if frames != .all { parts.append("frames=\(frames.rawValue)") }
         if let page { parts.append("page=\(page)") }
         if pixelFormat != .argb32Premultiplied { parts.append("pixels=\(pixelFormat.rawValue)") }

@@ -135,6 +135,11 @@ public enum DecodePlanner {
                 }
                 if let limit = scaleDownLimit { image = try image.scaledDown(limitBytes: limit) }
             }
+            // An Ultra HDR JPEG's gain map, at its stored size, whatever the decode's size: it
+            // lies after the primary image, which every method above reads no further than.
+            if goal.options.gainMap, image.metadata.gainMap == nil, (try? input.format()) == .jpeg, let data = try? input.contents() {
+                image.metadata.gainMap = try? UltraHDR.gainMap(in: data, limits: goal.options.limits)
+            }
             return orients ? image.applyingOrientation() : image
         }
     }

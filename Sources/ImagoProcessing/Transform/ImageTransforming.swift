@@ -60,7 +60,9 @@ extension ImageTransforming {
 
     /// Applies the transformation to every frame (SDWebImage's `transformAnimatedImage`), or to
     /// the first frame only when `animated` is `false`. The image is turned upright first, since
-    /// sizes and rectangles refer to what a viewer sees.
+    /// sizes and rectangles refer to what a viewer sees. A gain map (`ImageMetadata.gainMap`) is
+    /// dropped: the transformation knows nothing of its geometry, and a map of another geometry
+    /// would light the wrong parts.
     ///
     /// - Throws: as ``transform(_:)``.
     public func transform(_ image: Image, animated: Bool = true) throws -> Image {
@@ -70,8 +72,10 @@ extension ImageTransforming {
             let frame = try upright.frame(at: index)
             return ImageFrame(buffer: try transform(frame.buffer), duration: frame.duration)
         }
+        var metadata = upright.metadata
+        metadata.gainMap = nil
         return try Image(
             frames: transformed, loopCount: upright.loopCount, scale: upright.scale, format: upright.format,
-            metadata: upright.metadata, hasAlpha: upright.hasAlpha || transformed[0].buffer.format.hasAlphaChannel)
+            metadata: metadata, hasAlpha: upright.hasAlpha || transformed[0].buffer.format.hasAlphaChannel)
     }
 }
