@@ -161,7 +161,7 @@ struct RenderPlan: Sendable {
             maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
         negotiated = chosen.negotiated
         faces = ServiceFaces(options: options, configuration: configuration)
-        keepsGainMap = format == .jpeg && info.format == .jpeg && !animated && (options.preserveHDR ?? configuration.preserveHDR)
+        keepsGainMap = format == .jpeg && info.hasGainMap && !animated && (options.preserveHDR ?? configuration.preserveHDR)
         avifSpeed = format == .avif ? configuration.avifSpeed : nil
         qualityFollowsSpeed = format == .avif && explicit == nil && mapping == .visual
         webpEffort = format == .webp ? configuration.webpEffort : nil

@@ -81,7 +81,7 @@ struct OptionArgumentTests {
 
     @Test("every gravity by its imgproxy abbreviation, with offsets; a focus point needs its pair of fractions; sm takes none")
     func gravity() throws {
-        for kind in ProcessingOptions.Gravity.Kind.allCases where kind != .focusPoint && kind != .smart {
+        for kind in ProcessingOptions.Gravity.Kind.allCases where kind != .focusPoint && kind != .smart && kind != .objects {
             #expect(try parsedOptions("g:\(kind.rawValue)").gravity == .init(kind))
             #expect(try parsedOptions("gravity:\(kind.rawValue):5:0.5").gravity == .init(kind, x: 5, y: 0.5))
         }

@@ -105,6 +105,7 @@ final class JPEGDecompressor {
         var exif: Data?
         var xmp: Data?
         var hasICCMarker = false
+        var hasMPF = false, hasISOGainMap = false
         var index: Int32 = 0
         var code: Int32 = 0
         var data: UnsafePointer<UInt8>?
@@ -114,6 +115,8 @@ final class JPEGDecompressor {
             guard let data, markerLength > 6 else { continue }
             let bytes = UnsafeBufferPointer(start: data, count: Int(markerLength))
             if code == 0xE2, bytes.starts(with: Array("ICC_PROFILE".utf8) + [0]) { hasICCMarker = true }
+            if code == 0xE2, bytes.starts(with: UltraHDR.mpfPrefix) { hasMPF = true }
+            if code == 0xE2, bytes.starts(with: UltraHDR.isoPrefix) { hasISOGainMap = true }
             if code == 0xE1, exif == nil, bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
                 exif = Data(bytes.dropFirst(6))
             }
@@ -125,7 +128,8 @@ final class JPEGDecompressor {
             width: Int(c.image_width), height: Int(c.image_height),
             components: Int(c.num_components), colorSpace: c.jpeg_color_space,
             progressive: c.progressive_mode != 0, arithmetic: c.arith_code != 0,
-            adobeInverted: c.saw_Adobe_marker != 0, hasICCMarker: hasICCMarker, icc: icc, exif: exif, xmp: xmp)
+            adobeInverted: c.saw_Adobe_marker != 0, hasICCMarker: hasICCMarker, icc: icc, exif: exif, xmp: xmp,
+            hasGainMap: hasMPF && (hasISOGainMap || xmp.map { String(decoding: $0, as: UTF8.self).contains("hdr-gain-map") } == true))
     }
 
     /// The APP1 signature of an XMP packet.
@@ -149,15 +153,19 @@ struct JPEGHeader {
     var exif: Data?
     /// The XMP packet, read for its orientation when EXIF has none.
     var xmp: Data?
+    /// An MPF segment and gain-map metadata: an Ultra HDR JPEG.
+    var hasGainMap = false
 
     var isCMYK: Bool { colorSpace == JCS_CMYK || colorSpace == JCS_YCCK }
     var orientation: ImageOrientation { ImageOrientation(exif: exif, xmp: xmp) }
 
     func info() -> ImageInfo {
-        ImageInfo(
+        var info = ImageInfo(
             format: .jpeg, width: width, height: height, orientation: orientation,
             hasAlpha: false, bitDepth: 8, hasICCProfile: hasICCMarker, progressive: progressive,
             isGrayscale: colorSpace == JCS_GRAYSCALE)
+        info.hasGainMap = hasGainMap
+        return info
     }
 }
 

@@ -36,6 +36,9 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     /// The largest thumbnail stored in the file beside the image (HEIF and AVIF read by
     /// libheif), as it is shown; `nil` when there is none or the format does not say.
     public var embeddedThumbnailSize: PixelSize?
+    /// Whether the file says it carries an HDR gain map (an Ultra HDR JPEG: an MPF segment with
+    /// `hdrgm` XMP or ISO 21496-1 metadata), which `DecodeOptions.gainMap` reads. Default `false`.
+    public var hasGainMap = false
 
     /// Creates a header record; the optional fields default to a still, opaque, 8-bit sRGB image.
     public init(

@@ -84,7 +84,9 @@ extension ImageRequest {
 
         /// The metadata written for an image that carries `metadata`.
         func written(_ metadata: ImageMetadata) -> ImageMetadata {
-            var out = ImageMetadata()
+            // A gain map is picture, not metadata: it stays whenever the image still has one
+            // (the request asked for it, and the transformers kept it).
+            var out = ImageMetadata(gainMap: metadata.gainMap)
             if keepsColorProfile { out.iccProfile = metadata.iccProfile }
             switch self.metadata {
             case .keep: out.exif = metadata.exif
