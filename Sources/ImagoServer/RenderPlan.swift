@@ -47,6 +47,9 @@ struct RenderPlan: Sendable {
     /// A JPEG source's Ultra HDR gain map is read and kept in the JPEG result (`preserve_hdr`,
     /// `IMAGO_PRESERVE_HDR`).
     var keepsGainMap = false
+    /// The profile the result is converted into and carries (`color_profile`), for formats that
+    /// embed one.
+    var colorProfile: ServiceColorProfile?
 
     /// Encodes an AVIF at libavif's `speed`, its quality moved with it when it was mapped from
     /// JPEG's, so the score stays the same.
@@ -76,7 +79,8 @@ struct RenderPlan: Sendable {
         "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
             + "q=\(quality);mrd=\(maxResultDimension ?? 0)" + (embeddedThumbnail.map { ";eth=\($0.width)x\($0.height)" } ?? "")
             + (format == .avif ? ";sp=\(avifSpeed ?? AVIFCoder.defaultSpeed)" : "")
-            + (format == .webp ? ";we=\(webpEffort ?? 4)" : "") + (faces.map { ";\($0.key)" } ?? "") + (keepsGainMap ? ";hdr" : "")
+            + (format == .webp ? ";we=\(webpEffort ?? 4)" : "") + (faces.map { ";\($0.key)" } ?? "")
+            + (keepsGainMap ? ";hdr" : "") + (colorProfile.map { ";cp=\($0.name)" } ?? "")
     }
 
     /// Formats whose encoders here write animations (AVIF as a libavif image sequence).
@@ -161,6 +165,9 @@ struct RenderPlan: Sendable {
             maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
         negotiated = chosen.negotiated
         faces = ServiceFaces(options: options, configuration: configuration)
+        if let name = options.colorProfile, ServiceColorProfile.formats.contains(format) {
+            colorProfile = ServiceColorProfile(name: name, directory: configuration.colorProfilesDirectory)
+        }
         keepsGainMap = format == .jpeg && info.hasGainMap && !animated && (options.preserveHDR ?? configuration.preserveHDR)
         avifSpeed = format == .avif ? configuration.avifSpeed : nil
         qualityFollowsSpeed = format == .avif && explicit == nil && mapping == .visual
@@ -275,7 +282,7 @@ struct RenderPlan: Sendable {
             options: options, autoRotate: plan.autoRotate,
             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
             flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension, vectorSource: info.format.isVector,
-            watermark: watermark, faces: plan.faces, keepsGainMap: plan.keepsGainMap)
+            watermark: watermark, faces: plan.faces, keepsGainMap: plan.keepsGainMap, colorProfile: plan.colorProfile)
         var request = source.request
         request.transformers = [transformer]
         request.options = [.transformAnimatedImage, .retryFailed]
@@ -297,7 +304,8 @@ struct RenderPlan: Sendable {
         request.frames = plan.animated ? .lazy : .first
         // One page alone: a TIFF page at its own size, an animation's frame composited on demand.
         request.page = options.page
-        request.colorManagement = plan.stripColorProfile
+        // A profile to convert into starts from sRGB pixels.
+        request.colorManagement = plan.stripColorProfile || plan.colorProfile != nil
         request.limits = plan.limits
         var encoding = EncodeOptions(quality: Double(plan.quality) / 100, backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255))
         // libavif's speed s is the effort 11 - s.
@@ -309,7 +317,7 @@ struct RenderPlan: Sendable {
             format: plan.format,
             options: encoding,
             metadata: !plan.stripMetadata ? .keep : plan.keepCopyright ? .copyrightOnly : .strip,
-            keepsColorProfile: !plan.stripColorProfile, maxBytes: options.maxBytes > 0 ? options.maxBytes : nil,
+            keepsColorProfile: !plan.stripColorProfile || plan.colorProfile != nil, maxBytes: options.maxBytes > 0 ? options.maxBytes : nil,
             passesThroughUnchanged: false)
         return request
     }

@@ -110,6 +110,7 @@ extension ServerConfiguration {
         videoThumbnailKeyframes = try env.bool("IMAGO_VIDEO_THUMBNAIL_KEYFRAMES") ?? videoThumbnailKeyframes
         smartCropFaceDetection = try env.bool("IMAGO_SMART_CROP_FACE_DETECTION") ?? smartCropFaceDetection
         preserveHDR = try env.bool("IMAGO_PRESERVE_HDR") ?? preserveHDR
+        colorProfilesDirectory = env["IMAGO_COLOR_PROFILES_DIR"] ?? colorProfilesDirectory
         objectDetectionFallbackToSmartCrop = try env.bool("IMAGO_OBJECT_DETECTION_FALLBACK_TO_SMART_CROP") ?? objectDetectionFallbackToSmartCrop
         faceDetectionCascade = env["IMAGO_FACE_DETECTION_CASCADE"] ?? faceDetectionCascade
         faceDetectionTimeLimit = try env.seconds("IMAGO_FACE_DETECTION_TIME_LIMIT") ?? faceDetectionTimeLimit

@@ -119,6 +119,9 @@ public struct ServerConfiguration: Sendable {
     /// Default `false`.
     public var videoThumbnailKeyframes = false
 
+    /// `IMAGO_COLOR_PROFILES_DIR`: where `color_profile` finds the profiles it names by file.
+    /// Default `/usr/share/color/icc`, as imgproxy Pro's.
+    public var colorProfilesDirectory = "/usr/share/color/icc"
     /// `IMAGO_PRESERVE_HDR`: an Ultra HDR JPEG answered as JPEG keeps its gain map, brought to
     /// the result's geometry (crop, resize, turns, padding), unless `preserve_hdr` says. Default
     /// `true`; imgproxy's is `false` (its setting keeps high bit depths, which Imago's 8-bit

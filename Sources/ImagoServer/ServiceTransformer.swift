@@ -36,6 +36,8 @@ struct ServiceTransformer: ImageTransforming {
     /// An Ultra HDR gain map in the decoded image is brought to the result's geometry and kept;
     /// otherwise it is dropped.
     var keepsGainMap = false
+    /// The profile the result is converted into (`color_profile`).
+    var colorProfile: ServiceColorProfile?
 
     /// The watermark's options when it is drawn.
     private var watermarkOptions: ProcessingOptions.Watermark? {
@@ -46,7 +48,7 @@ struct ServiceTransformer: ImageTransforming {
     var key: String {
         "Service(\(options.canonicalPath);ar=\(autoRotate ? 1 : 0);flat=\(flattenColor.map { "\($0.r),\($0.g),\($0.b)" } ?? "-");"
             + "max=\(maxResultDimension ?? 0);vec=\(vectorSource ? 1 : 0);wm=\(watermarkOptions == nil ? "-" : watermark?.digest ?? "-")"
-            + (faces.map { ";\($0.key)" } ?? "") + (keepsGainMap ? ";hdr" : "") + ")"
+            + (faces.map { ";\($0.key)" } ?? "") + (keepsGainMap ? ";hdr" : "") + (colorProfile.map { ";cp=\($0.name)" } ?? "") + ")"
     }
 
     var geometry: ServiceGeometry {
@@ -124,10 +126,11 @@ struct ServiceTransformer: ImageTransforming {
         if keepsGainMap, out.count == 1, let map = upright.metadata.gainMap, let plan, let firstTurned {
             metadata.gainMap = try? gainMap(map, plan: plan, from: firstTurned, to: out[0].buffer.size)
         }
-        return try Image(
+        let result = try Image(
             frames: out, loopCount: out.count > 1 ? upright.loopCount : nil, orientation: .up, scale: upright.scale,
             format: upright.format, metadata: metadata,
             hasAlpha: flattenColor == nil && (upright.hasAlpha || out[0].buffer.format.hasAlphaChannel))
+        return try colorProfile?.apply(to: result) ?? result
     }
 
     /// Every rectangle and size, decided on one frame.
@@ -160,7 +163,7 @@ struct ServiceTransformer: ImageTransforming {
     /// flip, filter or flattening (`opaque` sources need none), and the EXIF orientation `up`.
     /// Such an answer can flow from the decoder to the encoder in rows.
     func leavesPixelsAlone(size: PixelSize, opaque: Bool, orientation: ImageOrientation) -> Bool {
-        guard watermarkOptions == nil, Self.keepsPixelsExact(options), options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
+        guard watermarkOptions == nil, colorProfile == nil, Self.keepsPixelsExact(options), options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
             options.trim == nil, options.page == nil, orientation == .up, flattenColor == nil || opaque,
             let plan = try? plan(width: size.width, height: size.height, pixels: nil)
         else { return false }

@@ -60,6 +60,7 @@ extension ProcessingOptions {
         if let s = stripMetadata { out.append("strip_metadata:\(s ? 1 : 0)") }
         if let k = keepCopyright { out.append("keep_copyright:\(k ? 1 : 0)") }
         if let s = stripColorProfile { out.append("strip_color_profile:\(s ? 1 : 0)") }
+        if let p = colorProfile { out.append("color_profile:\(p)") }
         if let p = preserveHDR { out.append("preserve_hdr:\(p ? 1 : 0)") }
         if let e = enforceThumbnail { out.append("enforce_thumbnail:\(e ? 1 : 0)") }
         if let cb = cacheBuster { out.append("cachebuster:\(cb)") }

@@ -211,6 +211,16 @@ extension ProcessingOptions {
             stripColorProfile = try a.single(a.bool(0))
         case "preserve_hdr", "ph":
             preserveHDR = try a.single(a.bool(0))
+        case "color_profile", "cp", "icc":
+            let v = try a.single(args[0])
+            if v.isEmpty {
+                colorProfile = nil
+            } else {
+                guard v.count <= 128, !v.hasPrefix("."),
+                    v.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._+-".contains($0)) })
+                else { throw .invalidArgument(option: name, reason: "'\(v)' is not a profile name") }
+                colorProfile = v
+            }
         case "enforce_thumbnail", "eth":
             enforceThumbnail = try a.single(a.bool(0))
         case "cachebuster", "cb":
@@ -285,7 +295,7 @@ extension ProcessingOptions {
         "exar", "gravity", "g", "crop", "c", "trim", "t", "padding", "pd", "auto_rotate", "ar", "rotate", "rot", "flip", "fl",
         "background", "bg", "blur", "bl", "sharpen", "sh", "pixelate", "pix", "watermark", "wm", "quality", "q", "format_quality", "fq",
         "max_bytes", "mb", "format", "f", "ext", "strip_metadata", "sm", "keep_copyright", "kcr", "strip_color_profile", "scp",
-        "preserve_hdr", "ph", "enforce_thumbnail", "eth", "cachebuster", "cb", "expires", "exp", "filename", "fn",
+        "preserve_hdr", "ph", "color_profile", "cp", "icc", "enforce_thumbnail", "eth", "cachebuster", "cb", "expires", "exp", "filename", "fn",
         "return_attachment", "att", "page", "pg", "skip_processing", "skp", "raw", "preset", "pr", "max_src_resolution", "msr",
         "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",
         "max_result_dimension", "mrd", "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc",

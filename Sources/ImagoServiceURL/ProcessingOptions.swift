@@ -217,6 +217,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var keepCopyright: Bool?
     /// `strip_color_profile` (`scp`). `nil` follows the service's setting.
     public var stripColorProfile: Bool?
+    /// `color_profile` (`cp`, `icc`, imgproxy Pro's): convert the result to this profile and
+    /// embed it: `srgb`, `display-p3` (`p3`), or a file's name in the service's profile folder
+    /// (`.icc`/`.icm` may be left out). Letters, digits, `.`, `_`, `+` and `-` only. `nil`: none.
+    public var colorProfile: String?
     /// `cachebuster` (`cb`): changes the URL, nothing else.
     public var cacheBuster: String?
     /// `expires` (`exp`): Unix time after which the URL is refused with 404.
