@@ -10,6 +10,10 @@ extension ImageAnalysis {
     ///
     /// - Parameters:
     ///   - objects: Boxes in the image's pixels (``FaceDetector/faces(in:)``'s, say).
+    ///   - width: The window's width.
+    ///   - height: The window's height.
+    ///   - imageWidth: The image's width.
+    ///   - imageHeight: The image's height.
     ///   - weights: The weight of a class (`"face": 2`); `"all"` sets the weight of every class
     ///     not named. Classes not in `weights` weigh 1 when it is empty or has no `"all"`, and
     ///     0 (ignored) when it names classes but not theirs and has no `"all"`.
