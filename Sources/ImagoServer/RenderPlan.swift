@@ -304,8 +304,9 @@ struct RenderPlan: Sendable {
         request.frames = plan.animated ? .lazy : .first
         // One page alone: a TIFF page at its own size, an animation's frame composited on demand.
         request.page = options.page
-        // A profile to convert into starts from sRGB pixels.
-        request.colorManagement = plan.stripColorProfile || plan.colorProfile != nil
+        // A profile to convert into starts from the source's own pixels and profile: the
+        // conversion goes straight from one to the other, never through sRGB's smaller gamut.
+        request.colorManagement = plan.colorProfile == nil && plan.stripColorProfile
         request.limits = plan.limits
         var encoding = EncodeOptions(quality: Double(plan.quality) / 100, backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255))
         // libavif's speed s is the effort 11 - s.

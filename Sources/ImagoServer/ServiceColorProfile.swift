@@ -54,11 +54,16 @@ struct ServiceColorProfile: Sendable {
         throw ImageCodingError.invalidArgument("no colour profile '\(name)' in \(directory)")
     }
 
-    /// `image`'s frames converted from sRGB into the profile, which its metadata then carries.
+    /// `image`'s frames converted into the profile, which its metadata then carries: from the
+    /// profile they were decoded with (kept, not converted to sRGB, so a wide-gamut source
+    /// loses nothing on its way to a wide-gamut result), else from sRGB.
     func apply(to image: Image) throws -> Image {
         let icc = try profile()
         var out = image
-        let frames = try image.frames.map { f in ImageFrame(buffer: try ColorProfiles.convert(f.buffer, fromSRGBTo: icc), duration: f.duration) }
+        let source = image.metadata.iccProfile
+        let frames = try image.frames.map { f in
+            ImageFrame(buffer: try ColorProfiles.convert(f.buffer, from: source, to: icc), duration: f.duration)
+        }
         out = try Image(
             frames: frames, loopCount: image.loopCount, orientation: image.orientation, scale: image.scale, format: image.format,
             metadata: image.metadata, hasAlpha: image.hasAlpha)

@@ -55,6 +55,22 @@ struct ServiceColorProfileTests {
         }
     }
 
+    @Test("a Display P3 source sent on in Display P3 keeps its colours outside sRGB; to sRGB they are brought in")
+    func wideSource() async throws {
+        // P3's pure green, which sRGB cannot show: through sRGB it would come back near (117, 251, 76).
+        let green = try PixelBuffer(width: 8, height: 8, format: .rgba8, bytes: [UInt8]((0..<64).flatMap { _ in [0, 255, 0, 255] }))
+        var image = Image(buffer: green)
+        image.metadata.iccProfile = ColorProfiles.displayP3
+        let source = try ImageCoderRegistry.shared.encode(image, as: .png)
+        try await ServiceHarness.with { h in
+            h.origin.register("p3.png", data: source)
+            let kept = try Self.stored(try await h.get(h.plain("cp:display-p3/w:4", "/img/p3.png", ext: "png")))
+            #expect(kept.icc == ColorProfiles.displayP3 && Array(kept.pixels.bytes.prefix(4)) == [0, 255, 0, 255], "\(Array(kept.pixels.bytes.prefix(4)))")
+            let srgb = try Self.stored(try await h.get(h.plain("cp:srgb/w:4", "/img/p3.png", ext: "png")))
+            #expect(srgb.icc == ColorProfiles.sRGB && srgb.pixels.bytes[1] == 255 && srgb.pixels.bytes[0] < 20, "\(Array(srgb.pixels.bytes.prefix(4)))")
+        }
+    }
+
     @Test("a profile file by name, with or without .icc; unknown names, CMYK and bad names are refused")
     func files() async throws {
         let dir = try TestFiles.temporaryDirectory("imago-profiles")

@@ -47,27 +47,49 @@ public enum ColorProfiles {
     /// - Throws: `ImageCodingError.invalidArgument(_:)` when `icc` is not an RGB profile lcms2
     ///   can read, or no transform can be made to it.
     public static func convert(_ buffer: PixelBuffer, fromSRGBTo icc: Data) throws -> PixelBuffer {
-        guard isRGB(icc) else { throw ImageCodingError.invalidArgument("the colour profile is not an RGB profile lcms2 can read") }
+        try convert(buffer, from: nil, to: icc)
+    }
+
+    /// `buffer`'s pixels, described by `source` (an RGB profile; `nil` or any other kind: they
+    /// are first brought to sRGB as a decoder would), in the colour space of `target`, as
+    /// straight RGBA. Equal profiles leave the pixels as they are, so a Display P3 photo sent
+    /// on in Display P3 loses nothing to sRGB's smaller gamut.
+    ///
+    /// - Throws: as ``convert(_:fromSRGBTo:)``.
+    public static func convert(_ buffer: PixelBuffer, from source: Data?, to target: Data) throws -> PixelBuffer {
+        guard isRGB(target) else { throw ImageCodingError.invalidArgument("the colour profile is not an RGB profile lcms2 can read") }
         var out = buffer.converted(to: .rgba8)
-        let made = icc.withUnsafeBytes { raw -> Bool in
-            guard let target = cmsOpenProfileFromMem(raw.baseAddress, cmsUInt32Number(raw.count)) else { return false }
-            defer { cmsCloseProfile(target) }
-            guard let srgb = cmsCreate_sRGBProfile() else { return false }
-            defer { cmsCloseProfile(srgb) }
+        if let source, source == target { return out }
+        let w = out.width, h = out.height, stride = out.bytesPerRow
+        var from = source.flatMap { isRGB($0) ? $0 : nil }
+        if let other = source, from == nil {
+            // A gray or broken profile: to sRGB first, as decoding would have done.
+            out.withUnsafeMutableBytes { p in
+                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: other, layout: IMAGO_TYPE_RGBA_8)
+            }
+            from = nil
+        }
+        let made = target.withUnsafeBytes { raw -> Bool in
+            guard let to = cmsOpenProfileFromMem(raw.baseAddress, cmsUInt32Number(raw.count)) else { return false }
+            defer { cmsCloseProfile(to) }
+            let input: cmsHPROFILE? =
+                from.flatMap { f in f.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) } }
+                ?? cmsCreate_sRGBProfile()
+            guard let input else { return false }
+            defer { cmsCloseProfile(input) }
             guard
                 let t = cmsCreateTransform(
-                    srgb, IMAGO_TYPE_RGBA_8, target, IMAGO_TYPE_RGBA_8, cmsUInt32Number(INTENT_PERCEPTUAL),
+                    input, IMAGO_TYPE_RGBA_8, to, IMAGO_TYPE_RGBA_8, cmsUInt32Number(INTENT_PERCEPTUAL),
                     cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE))
             else { return false }
             defer { cmsDeleteTransform(t) }
-            let w = out.width, h = out.height, stride = out.bytesPerRow
             out.withUnsafeMutableBytes { p in
                 guard let base = p.baseAddress else { return }
                 for y in 0..<h { cmsDoTransform(t, base + y * stride, base + y * stride, cmsUInt32Number(w)) }
             }
             return true
         }
-        guard made else { throw ImageCodingError.invalidArgument("no conversion from sRGB to the colour profile can be made") }
+        guard made else { throw ImageCodingError.invalidArgument("no conversion into the colour profile can be made") }
         return out
     }
 
