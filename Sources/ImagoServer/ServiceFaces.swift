@@ -21,7 +21,8 @@ struct ServiceFaces: Sendable {
         let gravities = [options.gravity.kind, options.crop?.gravity?.kind].compactMap { $0 }
         let objects = gravities.contains(.objects)
         let smart = configuration.smartCropFaceDetection && gravities.contains(.smart)
-        guard objects || smart else { return nil }
+        let marked = options.blurDetections != nil || options.drawDetections != nil
+        guard objects || smart || marked else { return nil }
         detector = FaceDetector(
             configuration: .init(cascadePath: configuration.faceDetectionCascade, timeLimit: configuration.faceDetectionTimeLimit))
         smartCrop = configuration.smartCropFaceDetection

@@ -144,6 +144,8 @@ struct ServiceTransformer: ImageTransforming {
         var padding: (top: Int, right: Int, bottom: Int, left: Int)?
         /// The watermark, fitted and placed for this result.
         var watermark: ImageTransformers.Overlay?
+        /// The detected objects to blur or outline, in the result's pixels before any extension.
+        var detections: [DetectedObject] = []
     }
 
     func plan(for buffer: PixelBuffer) throws -> Plan {
@@ -257,6 +259,17 @@ struct ServiceTransformer: ImageTransforming {
             w = box.width
             h = box.height
         }
+        // The objects to blur or outline, found in the trimmed frame and brought to the result's.
+        if options.blurDetections != nil || options.drawDetections != nil {
+            guard let buffer = pixels else { return nil }
+            let region = try cut(buffer, plan.trim)
+            let before = plan.crop.map { PixelSize(width: $0.width, height: $0.height) } ?? region.size
+            let scale = Double(plan.resize?.width ?? before.width) / Double(max(1, before.width))
+            plan.detections = faces(region).map {
+                $0.mapped(dx: -(plan.crop?.x ?? 0), dy: -(plan.crop?.y ?? 0), scale: scale)
+                    .mapped(dx: -(plan.fill?.x ?? 0), dy: -(plan.fill?.y ?? 0))
+            }
+        }
         // From here on sizes are the result's pixels.
         func embed(_ tw: Int, _ th: Int, _ gravity: ProcessingOptions.Gravity) -> (top: Int, right: Int, bottom: Int, left: Int)? {
             guard tw > w || th > h else { return nil }
@@ -305,7 +318,8 @@ struct ServiceTransformer: ImageTransforming {
         changed: (x0: Int, y0: Int, x1: Int, y1: Int)
     ) throws -> PixelBuffer? {
         guard let size = plan.resize, plan.trim == nil, plan.crop == nil, plan.fill == nil, plan.extend == nil, plan.aspect == nil,
-            plan.padding == nil, plan.watermark == nil, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
+            plan.padding == nil, plan.watermark == nil, plan.detections.isEmpty, options.blurDetections == nil,
+            options.drawDetections == nil, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
             options.adjustments.isIdentity, options.roundedCorners == 0, flattenColor == nil
         else { return nil }
         return try Resampler.resize(buffer, to: size, reusing: previous, changed: changed)
@@ -329,6 +343,8 @@ struct ServiceTransformer: ImageTransforming {
         if options.pixelate > 1 { out = try ImageTransformers.Pixelate(size: options.pixelate).transform(out) }
         // imgproxy Pro's colour adjustments, all in one pass over the pixels.
         if let adjust = colorAdjust { out = try adjust.transform(out) }
+        if let d = options.blurDetections { out = try blurring(out, Self.chosen(plan.detections, d), sigma: d.sigma * options.dpr) }
+        if let d = options.drawDetections { out = try outlining(out, Self.chosen(plan.detections, d), width: max(1, Int(2 * options.dpr))) }
         let padColor = options.background ?? RGBA8(r: 0, g: 0, b: 0, a: 0)
         for e in [plan.extend, plan.aspect, plan.padding] {
             guard let e else { continue }
@@ -351,7 +367,7 @@ struct ServiceTransformer: ImageTransforming {
             && options.zoomX == 1 && options.zoomY == 1 && options.dpr == 1 && options.padding == nil
             && options.blur == 0 && options.sharpen == 0 && options.pixelate <= 1 && options.rotate % 90 == 0
             && options.adjustments.isIdentity && options.roundedCorners == 0
-            && (options.watermark?.opacity ?? 0) == 0
+            && (options.watermark?.opacity ?? 0) == 0 && options.blurDetections == nil && options.drawDetections == nil
     }
 
     /// The colour adjustments the options ask for, `nil` when none.

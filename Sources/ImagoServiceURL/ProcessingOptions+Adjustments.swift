@@ -99,6 +99,16 @@ extension ProcessingOptions {
             adjustments.colorizeOpacity = try unit(0)
             if args.count > 1, !args[1].isEmpty { adjustments.colorizeColor = try a.hexColor(1) }
             if args.count > 2, !args[2].isEmpty { adjustments.colorizeKeepsAlpha = a.bool(2) }
+        case "blur_detections", "bd", "draw_detections", "dd":
+            let blur = name == "blur_detections" || name == "bd"
+            let on = blur ? try a.nonNegative(0) : (a.bool(0) ? 1 : 0)
+            guard on <= 1000 else { throw a.fail("a sigma of \(on) is more than 1000") }
+            let classes = Array(args.dropFirst()).filter { !$0.isEmpty }
+            guard classes.count <= 16,
+                classes.allSatisfy({ c in c.count <= 64 && c.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") } })
+            else { throw a.fail("object classes are at most 16 names of letters, digits, _ and -") }
+            let setting = on > 0 ? Detections(sigma: blur ? on : 0, classes: classes.sorted()) : nil
+            if blur { blurDetections = setting } else { drawDetections = setting }
         case "rounded_corners", "rc":
             let radius = try a.single(try a.nonNegative(0))
             guard radius <= 100_000 else { throw a.fail("\(radius) pixels is more than 100000") }

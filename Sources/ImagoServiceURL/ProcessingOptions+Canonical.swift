@@ -43,6 +43,8 @@ extension ProcessingOptions {
         if pixelate != 0 { out.append("pixelate:\(pixelate)") }
         out += adjustments.activeSegments
         if roundedCorners != 0 { out.append("rounded_corners:\(Self.number(roundedCorners))") }
+        if let d = blurDetections { out.append((["blur_detections:\(Self.number(d.sigma))"] + d.classes).joined(separator: ":")) }
+        if let d = drawDetections { out.append((["draw_detections:1"] + d.classes).joined(separator: ":")) }
         if let w = watermark?.canonicalSegment { out.append(w) }
         if let t = watermarkText { out.append("watermark_text:" + Base64URL.encode(Array(t.utf8))) }
         if let u = watermarkURL { out.append("watermark_url:" + Base64URL.encode(Array(u.utf8))) }

@@ -71,6 +71,20 @@ public struct ProcessingOptions: Sendable, Hashable {
         public static let center = Gravity(.center)
     }
 
+    /// Objects to blur or outline (`blur_detections`, `draw_detections`).
+    public struct Detections: Sendable, Hashable {
+        /// The blur's sigma; 0 for outlines.
+        public var sigma: Double
+        /// The classes acted on; empty: every detected object.
+        public var classes: [String]
+
+        /// Creates the setting; `classes` default to every object.
+        public init(sigma: Double = 0, classes: [String] = []) {
+            self.sigma = sigma
+            self.classes = classes
+        }
+    }
+
     /// A region cut before resizing (`crop`).
     public struct Crop: Sendable, Hashable {
         /// Pixels when at least 1, a fraction of the width when under 1, the whole width when 0.
@@ -176,6 +190,13 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// imgproxy Pro's colour adjustments (`adjust`, `brightness`, `contrast`, `saturation`,
     /// `monochrome`, `duotone`, `colorize`). Default none.
     public var adjustments = Adjustments()
+    /// `blur_detections` (`bd`, imgproxy Pro's): blur the detected objects of these classes
+    /// (`face`; none named: every object) with a Gaussian of this sigma (times the `dpr`).
+    /// `nil`: none.
+    public var blurDetections: Detections?
+    /// `draw_detections` (`dd`, imgproxy Pro's): outline the detected objects of these classes.
+    /// `nil`: none.
+    public var drawDetections: Detections?
     /// `rounded_corners` (`rc`), Imago's own: the corners' radius in pixels (times the `dpr`),
     /// cut after padding and before the background fills transparency. Default 0 (square).
     public var roundedCorners: Double = 0

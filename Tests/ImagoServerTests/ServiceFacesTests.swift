@@ -96,6 +96,38 @@ struct ServiceFacesTests {
         }
     }
 
+    @Test("blur_detections hides the face and nothing else; draw_detections outlines it")
+    func blurAndDraw() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("portrait.png", data: try Self.source())
+            let plain = try await h.get(h.plain("rs:fill:600:600/g:obj:face/f:png", "/img/portrait.png"))
+            let face = try #require(try Self.faces(plain).first { abs($0.width - 62) < 16 })
+            for options in ["bd:12:face", "bd:12", "blur_detections:12:all"] {
+                let r = try await h.get(h.plain("rs:fill:600:600/g:obj:face/f:png/" + options, "/img/portrait.png"))
+                #expect(r.status == 200, "\(options): \(r.errorFields)")
+                #expect(!(try Self.faces(r)).contains { abs($0.width - 62) < 16 }, "\(options): the face is still there")
+                // Far from the face every pixel is as it was.
+                let a = try plain.image().buffer.converted(to: .rgba8), b = try r.image().buffer.converted(to: .rgba8)
+                let y = face.y + face.height + 60 < 600 ? face.y + face.height + 60 : max(0, face.y - 60)
+                let row = Array(a.bytes[(y * 600 * 4)..<((y + 1) * 600 * 4)]), same = Array(b.bytes[(y * 600 * 4)..<((y + 1) * 600 * 4)])
+                #expect(row == same, "\(options)")
+            }
+            // A class with no detections blurs nothing.
+            let cat = try await h.get(h.plain("rs:fill:600:600/g:obj:face/f:png/bd:12:cat", "/img/portrait.png"))
+            #expect(try cat.image().buffer.bytes == plain.image().buffer.bytes)
+            let drawn = try await h.get(h.plain("rs:fill:600:600/g:obj:face/f:png/dd:1", "/img/portrait.png")).image().buffer.converted(to: .rgba8)
+            // The top edge of the outline, within a few rows of where the result's own detection puts it.
+            let red = (max(0, face.y - 6)...min(599, face.y + 6)).contains { y in
+                let o = (y * 600 + face.x + face.width / 2) * 4
+                return Array(drawn.bytes[o..<(o + 4)]) == [255, 0, 0, 255]
+            }
+            #expect(red)
+            for bad in ["bd:-1", "bd:x", "dd:1:a b", "bd:2000"] {
+                #expect(try await h.get(h.plain(bad + "/w:100", "/img/portrait.png")).status == 404, "\(bad)")
+            }
+        }
+    }
+
     @Test("/info detect_objects: the face in fractions of the shown size, Pro's keys")
     func info() async throws {
         try await ServiceHarness.with { h in
