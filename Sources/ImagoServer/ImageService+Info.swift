@@ -67,7 +67,10 @@ extension ImageService {
         if wanted.needsPixels {
             try RenderPlan.checkResolution(
                 info, limit: options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution)
-            for (key, value) in try await pixelReport(wanted, source: source, options: options) { report[key] = value }
+            for (key, value) in try await pixelReport(wanted, info: info, source: source, options: options) { report[key] = value }
+        } else if let crop = wanted.crop {
+            // A crop by a fixed gravity is worked out from the header alone.
+            report["crop"] = Self.cropValue(crop, info: info, origin: nil)
         }
         // Imago's own header facts.
         report["frameCount"] = .int(info.frameCount)
@@ -91,7 +94,9 @@ extension ImageService {
 
     /// The keys of the options that read pixels: the image decoded through the manager to fit
     /// ``infoSampleSide`` (its first frame, or the asked page), then analysed on the workers.
-    private func pixelReport(_ wanted: InfoOptions, source: ServiceSource, options: ProcessingOptions) async throws -> [String: InfoReport.Value] {
+    private func pixelReport(
+        _ wanted: InfoOptions, info: ImageInfo, source: ServiceSource, options: ProcessingOptions
+    ) async throws -> [String: InfoReport.Value] {
         var request = source.request
         request.thumbnail = ImageRequest.Thumbnail(maxPixelSize: PixelSize(width: Self.infoSampleSide, height: Self.infoSampleSide))
         request.frames = .first
@@ -101,6 +106,7 @@ extension ImageService {
         var out: [String: InfoReport.Value] = [:]
         var colours = wanted
         colours.detectObjects = false
+        colours.crop = nil
         if colours.needsPixels {
             let image: Image
             do {
@@ -110,38 +116,7 @@ extension ImageService {
             }
             out = try await pixelAnalysis(image, colours)
         }
-        if wanted.detectObjects {
-            // Faces are looked for at the detector's own size, not the colours' small sample.
-            let detector = FaceDetector(
-                configuration: .init(cascadePath: configuration.faceDetectionCascade, timeLimit: configuration.faceDetectionTimeLimit))
-            let side = detector.configuration.maxDimension
-            request.thumbnail = ImageRequest.Thumbnail(maxPixelSize: PixelSize(width: side, height: side))
-            let image: Image
-            do {
-                image = try await manager.loadImage(with: request, source: source.loaded).image
-            } catch {
-                throw ServiceError(error)
-            }
-            out["objects"] = try await workers.run { () throws -> InfoReport.Value in
-                let shown = image.applyingOrientation().buffer
-                let w = Double(max(1, shown.width)), h = Double(max(1, shown.height))
-                let faces: [DetectedObject]
-                do {
-                    faces = try detector.faces(in: shown)
-                } catch {
-                    throw ServiceError.unprocessable("faces cannot be detected here: \(error)")
-                }
-                // imgproxy Pro's keys; the class list is one class, face.
-                return .array(
-                    faces.map { f in
-                        .object([
-                            "class_id": .int(0), "class_name": .string(f.className), "confidence": .double(f.confidence),
-                            "left": .double(Double(f.x) / w), "top": .double(Double(f.y) / h),
-                            "width": .double(Double(f.width) / w), "height": .double(Double(f.height) / h)
-                        ])
-                    })
-            }
-        }
+        for (key, value) in try await objectReport(wanted, info: info, request: request, source: source) { out[key] = value }
         return out
     }
 

@@ -78,6 +78,10 @@ public struct InfoOptions: Sendable, Hashable {
         }
     }
     private var expectedHashsumType = "", expectedHashsumHex = ""
+    /// `crop`/`c`: `crop`, where a crop of this width and height (pixels, or fractions under 1)
+    /// would be cut with its gravity (`sm` and `obj` included), as fractions of the shown size.
+    /// Default none.
+    public var crop: ProcessingOptions.Crop?
     /// The segments of options `/info` shares with processing, in order.
     public var sharedSegments: [String] = []
 
@@ -139,6 +143,10 @@ public struct InfoOptions: Sendable, Hashable {
                 }
             case "thumb_hash", "th": thumbHash = try a.single(a.bool(0))
             case "detect_objects", "do": detectObjects = try a.single(a.bool(0))
+            case "crop", "c":
+                let width = try a.nonNegative(0), height = a.values.count > 1 ? try a.nonNegative(1) : 0
+                let gravity = a.values.count > 2 ? try a.gravity(from: 2, current: .center, smart: true) : .center
+                crop = width > 0 && height > 0 ? ProcessingOptions.Crop(width: width, height: height, gravity: gravity) : nil
             case "calc_hashsums", "chs":
                 var types: [String] = []
                 for v in a.values where !v.isEmpty {
@@ -169,6 +177,7 @@ public struct InfoOptions: Sendable, Hashable {
     /// Whether an answer needs the source's pixels decoded (not only its header).
     public var needsPixels: Bool {
         checkTransparency || palette > 0 || average || dominantColors || blurHash != nil || thumbHash || detectObjects
+            || [.smart, .objects].contains(crop?.gravity?.kind)
     }
 
     /// The settings as one string, for keys and ETags: equal strings give equal answers for
@@ -180,6 +189,7 @@ public struct InfoOptions: Sendable, Hashable {
             "vm", b(videoMeta), "cs", b(colorspace), "b", b(bands), "sf", b(sampleFormat), "pn", b(pagesNumber),
             "a", b(alpha), b(checkTransparency), "p", String(palette), "avg", b(average), b(averageIgnoresTransparent),
             "dc", b(dominantColors), b(buildMissedColors), "bh", String(blurHashX), String(blurHashY), "th", b(thumbHash), "do", b(detectObjects),
+            "c", crop.map { "\(ProcessingOptions.number($0.width)):\(ProcessingOptions.number($0.height)):\(ProcessingOptions.gravity($0.gravity ?? .center))" } ?? "",
             "chs", hashsums.joined(separator: "+"), "hs", expectedHashsumType, expectedHashsumHex
         ].joined(separator: ",")
     }

@@ -144,6 +144,21 @@ struct ServiceFacesTests {
             #expect(abs(left - Double(1088 + f.x) / 1600) < 0.02 && abs(top - Double(388 + f.y) / 900) < 0.03, "\(face)")
             let width = try #require(face["width"] as? Double)
             #expect(abs(width - Double(f.width) / 1600) < 0.02)
+            // crop: where a crop would be cut, by a fixed gravity from the header, by faces from the pixels.
+            func crop(_ options: String) async throws -> [String: Double] {
+                let r = try await h.get("/info" + h.plain(options, "/img/portrait.png"))
+                let json = try #require(try JSONSerialization.jsonObject(with: r.body) as? [String: Any])
+                return try #require(json["crop"] as? [String: Double], "\(options): \(json)")
+            }
+            let corner = try await crop("c:0.5:0.5:nowe")
+            #expect(corner == ["left": 0, "top": 0, "width": 0.5, "height": 0.5])
+            for gravity in ["obj:face", "sm"] {
+                let c = try await crop("c:300:300:\(gravity)")
+                let x0 = (c["left"] ?? 0) * 1600, y0 = (c["top"] ?? 0) * 900
+                #expect(abs((c["width"] ?? 0) - 300.0 / 1600) < 1e-9)
+                let fx = Double(1088 + f.x), fy = Double(388 + f.y)
+                #expect(x0 <= fx + 4 && x0 + 300 >= fx + Double(f.width) - 4 && y0 <= fy + 4 && y0 + 300 >= fy + Double(f.height) - 4, "\(gravity): \(c)")
+            }
             let none = try #require(try JSONSerialization.jsonObject(with: try await h.get("/info" + h.plain("", "/img/portrait.png")).body) as? [String: Any])
             #expect(none["objects"] == nil)
         }
