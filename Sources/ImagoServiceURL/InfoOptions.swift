@@ -184,12 +184,16 @@ public struct InfoOptions: Sendable, Hashable {
     /// equal bytes.
     public var canonical: String {
         func b(_ v: Bool) -> String { v ? "1" : "0" }
+        let c = crop.map { c in
+            [ProcessingOptions.number(c.width), ProcessingOptions.number(c.height), ProcessingOptions.gravity(c.gravity ?? .center)]
+                .joined(separator: ":")
+        }
         return [
             "s", b(size), "f", b(format), "d", b(dimensions), "exif", b(exif), b(exifCanonicalNames), "iptc", b(iptc), "xmp", b(xmp),
             "vm", b(videoMeta), "cs", b(colorspace), "b", b(bands), "sf", b(sampleFormat), "pn", b(pagesNumber),
             "a", b(alpha), b(checkTransparency), "p", String(palette), "avg", b(average), b(averageIgnoresTransparent),
-            "dc", b(dominantColors), b(buildMissedColors), "bh", String(blurHashX), String(blurHashY), "th", b(thumbHash), "do", b(detectObjects),
-            "c", crop.map { "\(ProcessingOptions.number($0.width)):\(ProcessingOptions.number($0.height)):\(ProcessingOptions.gravity($0.gravity ?? .center))" } ?? "",
+            "dc", b(dominantColors), b(buildMissedColors), "bh", String(blurHashX), String(blurHashY), "th", b(thumbHash),
+            "do", b(detectObjects), "c", c ?? "",
             "chs", hashsums.joined(separator: "+"), "hs", expectedHashsumType, expectedHashsumHex
         ].joined(separator: ",")
     }
