@@ -24,7 +24,7 @@ FN(av_read_frame); FN(av_seek_frame); FN(avformat_close_input); FN(avio_alloc_co
 FN(av_malloc); FN(av_free); FN(av_packet_alloc); FN(av_packet_free); FN(av_packet_unref); FN(av_frame_alloc);
 FN(av_frame_free); FN(av_frame_unref); FN(av_frame_ref); FN(avcodec_alloc_context3); FN(avcodec_free_context);
 FN(avcodec_parameters_to_context); FN(avcodec_open2); FN(avcodec_send_packet); FN(avcodec_receive_frame);
-FN(sws_getContext); FN(sws_scale); FN(sws_freeContext); FN(av_strerror); FN(av_log_set_level);
+FN(sws_getContext); FN(sws_scale); FN(sws_freeContext); FN(av_strerror); FN(av_log_set_level); FN(av_dict_get);
 
 static int video_ok;
 static pthread_once_t video_once = PTHREAD_ONCE_INIT;
@@ -44,7 +44,7 @@ static void video_load(void) {
         && LOADF(u, av_frame_free) && LOADF(u, av_frame_unref) && LOADF(u, av_frame_ref) && LOADF(c, avcodec_alloc_context3)
         && LOADF(c, avcodec_free_context) && LOADF(c, avcodec_parameters_to_context) && LOADF(c, avcodec_open2)
         && LOADF(c, avcodec_send_packet) && LOADF(c, avcodec_receive_frame) && LOADF(s, sws_getContext) && LOADF(s, sws_scale)
-        && LOADF(s, sws_freeContext) && LOADF(u, av_strerror) && LOADF(u, av_log_set_level);
+        && LOADF(s, sws_freeContext) && LOADF(u, av_strerror) && LOADF(u, av_log_set_level) && LOADF(u, av_dict_get);
     if (video_ok) p_av_log_set_level(AV_LOG_QUIET);
 }
 
@@ -118,6 +118,26 @@ int imago_video_frame(const uint8_t *data, size_t length, double seconds, int ke
     if (!strstr(container, "mp4") && !strstr(container, "mov") && !strstr(container, "matroska") && !strstr(container, "webm")) {
         snprintf(error, error_length, "the %s container is not read here (MP4, MOV, WebM and Matroska are)", container);
         goto done;
+    }
+    {
+        /* The container's tags, for /info's video_meta. */
+        size_t used = 0;
+        const AVDictionaryEntry *tag = NULL;
+        while ((tag = p_av_dict_get(fmt->metadata, "", tag, AV_DICT_IGNORE_SUFFIX)) != NULL) {
+            char line[512];
+            int n = snprintf(line, sizeof line, "%s\t%s", tag->key, tag->value ? tag->value : "");
+            if (n < 0) break;
+            size_t len = strlen(line);
+            for (size_t i = 0, tabs = 0; i < len; i++) {
+                if (line[i] == '\n' || line[i] == '\r') line[i] = ' ';
+                if (line[i] == '\t' && tabs++ > 0) line[i] = ' ';
+            }
+            if (used + len + 2 > sizeof info->tags) break;
+            memcpy(info->tags + used, line, len);
+            used += len;
+            info->tags[used++] = '\n';
+            info->tags[used] = 0;
+        }
     }
     if ((code = p_avformat_find_stream_info(fmt, NULL)) < 0) {
         say(error, error_length, "the video's streams cannot be read", code);

@@ -94,6 +94,8 @@ extension ImageService {
             var stream: [String: InfoReport.Value] = ["type": .string("video"), "codec": .string(frame.info.codec)]
             if let duration = frame.info.duration { stream["duration"] = .double(duration) }
             report["video_streams"] = .array([.object(stream)])
+            // The container's tags, as imgproxy Pro's video_meta.
+            report["video_meta"] = .object(frame.info.tags.mapValues { .string($0) })
         }
         if wanted.needsPixels {
             for (key, value) in try await pixelAnalysis(frame.image, wanted) { report[key] = value }

@@ -49,6 +49,9 @@ struct ServiceVideoTests {
             let streams = try #require(json["video_streams"] as? [[String: Any]])
             #expect(streams.first?["codec"] as? String == "h264" && abs((streams.first?["duration"] as? Double ?? 0) - 4) < 0.2)
             #expect((json["blurhash"] as? String)?.count == 4 + 2 * 9)
+            // video_meta: the container's tags, as ffmpeg wrote them.
+            let meta = try #require(json["video_meta"] as? [String: String])
+            #expect(meta["major_brand"] == "isom" && meta["encoder"]?.hasPrefix("Lavf") == true, "\(meta)")
         }
         try await ServiceHarness.with { h in
             h.origin.register("clip.mp4", data: mp4, contentType: "video/mp4")

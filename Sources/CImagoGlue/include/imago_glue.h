@@ -291,6 +291,9 @@ typedef struct {
     int width, height; /* the video stream's coded size */
     char codec[32];
     char container[64];
+    /* The container's metadata tags, one "key\tvalue\n" a line (tabs and line breaks in them
+       made spaces), cut at the buffer's end. */
+    char tags[4096];
 } imago_video_info;
 
 /* Whether libavformat, libavcodec, libavutil and libswscale could be loaded; the first call loads them. */

@@ -31,6 +31,9 @@ public enum VideoFrames {
         public var codec: String
         /// The container's FFmpeg names (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`).
         public var container: String
+        /// The container's metadata tags as FFmpeg names them (`major_brand`, `creation_time`,
+        /// `encoder`, `location`, …); at most 4 KiB of them.
+        public var tags: [String: String] = [:]
     }
 
     /// Whether FFmpeg (libavformat 59, libavcodec 59, libswscale 6) is installed; the first call
@@ -85,10 +88,15 @@ public enum VideoFrames {
         defer { free(pixels) }
         let buffer = try PixelBuffer(
             width: Int(w), height: Int(h), format: .rgba8, bytes: Array(UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * 4)))
-        let described = Info(
+        var described = Info(
             duration: info.duration > 0 ? info.duration : nil, size: PixelSize(width: Int(info.width), height: Int(info.height)),
             codec: withUnsafeBytes(of: info.codec) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) },
             container: withUnsafeBytes(of: info.container) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        let lines = withUnsafeBytes(of: info.tags) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for line in lines.split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2, !parts[0].isEmpty { described.tags[String(parts[0])] = String(parts[1]) }
+        }
         return (Image(buffer: buffer, hasAlpha: false), described)
     }
 }
