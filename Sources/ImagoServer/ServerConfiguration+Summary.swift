@@ -181,7 +181,7 @@ extension ServerConfiguration {
         "IMAGO_SMART_CROP_FACE_DETECTION": "smart gravity (g:sm) keeps the faces it finds (OpenCV); entropy decides where there are none",
         "IMAGO_OBJECT_DETECTION_FALLBACK_TO_SMART_CROP": "g:obj with no object of its classes found crops by smart gravity; false: from the centre",
         "IMAGO_FACE_DETECTION_CASCADE": "the OpenCV cascade (XML) faces are found with",
-        "IMAGO_FACE_DETECTION_TIME_LIMIT": "seconds a face search runs before it keeps what it found",
+        "IMAGO_FACE_DETECTION_TIME_LIMIT": "seconds of CPU time a face search takes before it keeps what it found",
         "IMAGO_HEAD_AS_GET": "HEAD of an image URL gets its GET's headers; false: imgproxy's bare 200 text/plain for any HEAD",
         "IMAGO_SKIP_PROCESSING_FORMATS": "source formats sent as they are when no other format is asked, as skp: in every URL",
         "IMAGO_AUTO_AVIF": "answer AVIF to clients whose Accept names image/avif",

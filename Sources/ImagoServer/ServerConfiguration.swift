@@ -137,9 +137,9 @@ public struct ServerConfiguration: Sendable {
     /// `IMAGO_FACE_DETECTION_CASCADE`: the OpenCV cascade faces are found with. Default Debian's
     /// `opencv-data` frontal-face cascade.
     public var faceDetectionCascade = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
-    /// `IMAGO_FACE_DETECTION_TIME_LIMIT` (seconds): a face search stops after this long with
-    /// what it found, the smallest faces missed first. Default 0.4.
-    public var faceDetectionTimeLimit: Duration = .milliseconds(400)
+    /// `IMAGO_FACE_DETECTION_TIME_LIMIT` (seconds of CPU time): a face search stops after this
+    /// much with what it found, the smallest faces missed first. Default 1.
+    public var faceDetectionTimeLimit: Duration = .seconds(1)
 
     /// Whether a watermark image is configured.
     public var hasWatermark: Bool { watermarkImageData != nil || watermarkImageURL != nil }

@@ -35,9 +35,9 @@ imago_face_cascade *imago_face_cascade_load(const char *path, char *error, size_
 void imago_face_cascade_free(imago_face_cascade *cascade);
 
 /// Detects faces in an 8-bit gray image (`stride` bytes a row), from the largest sizes to the
-/// smallest, `min_size` pixels at least, each size `scale_factor` times the one below it; before each band of sizes the clock is read, and past
-/// `time_limit_ms` the search stops (`*timed_out` set) with what it found. Up to `max_boxes`
-/// boxes are written; returns how many were found in all (more than written when cut), or -1
+/// smallest, `min_size` pixels at least, each size `scale_factor` times the one below it.
+/// Before each band of sizes the thread's CPU time is read, and past `time_limit_ms` of it the
+/// search stops (`*timed_out` set) with what it found. Up to `max_boxes` boxes are written; returns how many were found in all (more than written when cut), or -1
 /// with a message in `error`. Not to be called on one cascade from two threads at once.
 int imago_face_detect(imago_face_cascade *cascade, const uint8_t *gray, int width, int height, int stride,
                       int min_size, int min_neighbors, double scale_factor, double time_limit_ms, imago_face_box *boxes, int max_boxes,
