@@ -15,6 +15,8 @@ struct ServiceFaces: Sendable {
     /// `g:obj` with nothing to keep falls back to smart gravity, else to the centre
     /// (`IMAGO_OBJECT_DETECTION_FALLBACK_TO_SMART_CROP`).
     let fallbackToSmartCrop: Bool
+    /// Where `g:obj` puts the objects in the result (`objects_position`).
+    let position: ProcessingOptions.ObjectsPosition?
 
     /// The faces a render with these options needs, or `nil` when its gravities need none.
     init?(options: ProcessingOptions, configuration: ServerConfiguration) {
@@ -27,6 +29,29 @@ struct ServiceFaces: Sendable {
             configuration: .init(cascadePath: configuration.faceDetectionCascade, timeLimit: configuration.faceDetectionTimeLimit))
         smartCrop = configuration.smartCropFaceDetection
         fallbackToSmartCrop = configuration.objectDetectionFallbackToSmartCrop
+        position = options.objectsPosition
+    }
+
+    /// `objects_position` for a window of `width`×`height`: offsets from 1 up are pixels of the
+    /// frame cut, under 1 fractions of the window.
+    func placement(width: Int, height: Int) -> ObjectPlacement {
+        guard let p = position else { return .center }
+        if p.proportional { return .proportional }
+        let g = p.gravity
+        if g.kind == .focusPoint { return .point(x: g.x, y: g.y) }
+        func px(_ v: Double, _ size: Int) -> Double { abs(v) >= 1 ? v : v * Double(size) }
+        let sx: Int, sy: Int
+        switch g.kind {
+        case .west, .northWest, .southWest: sx = -1
+        case .east, .northEast, .southEast: sx = 1
+        default: sx = 0
+        }
+        switch g.kind {
+        case .north, .northEast, .northWest: sy = -1
+        case .south, .southEast, .southWest: sy = 1
+        default: sy = 0
+        }
+        return .edges(x: sx, y: sy, dx: px(g.x, width), dy: px(g.y, height))
     }
 
     /// What changes the bytes: part of the transformer's key and the ETag.
@@ -50,7 +75,8 @@ struct ServiceFaces: Sendable {
         if gravity.kind == .objects || smartCrop,
             let o = ImageAnalysis.objectCropOrigin(
                 faces, width: width, height: height, imageWidth: w, imageHeight: h,
-                weights: gravity.kind == .objects ? gravity.objectWeights : [:])
+                weights: gravity.kind == .objects ? gravity.objectWeights : [:],
+                placement: gravity.kind == .objects ? placement(width: width, height: height) : .center)
         {
             return o
         }

@@ -99,6 +99,13 @@ extension ProcessingOptions {
             adjustments.colorizeOpacity = try unit(0)
             if args.count > 1, !args[1].isEmpty { adjustments.colorizeColor = try a.hexColor(1) }
             if args.count > 2, !args[2].isEmpty { adjustments.colorizeKeepsAlpha = a.bool(2) }
+        case "objects_position", "obj_pos", "op":
+            if args[0] == "prop" {
+                try a.atMost(1)
+                objectsPosition = ObjectsPosition(gravity: .center, proportional: true)
+            } else {
+                objectsPosition = ObjectsPosition(gravity: try a.gravity(from: 0, current: objectsPosition?.gravity ?? .center, smart: false))
+            }
         case "blur_detections", "bd", "draw_detections", "dd":
             let blur = name == "blur_detections" || name == "bd"
             let on = blur ? try a.nonNegative(0) : (a.bool(0) ? 1 : 0)

@@ -43,6 +43,7 @@ extension ProcessingOptions {
         if pixelate != 0 { out.append("pixelate:\(pixelate)") }
         out += adjustments.activeSegments
         if roundedCorners != 0 { out.append("rounded_corners:\(Self.number(roundedCorners))") }
+        if let p = objectsPosition { out.append("objects_position:" + (p.proportional ? "prop" : Self.gravity(p.gravity))) }
         if let d = blurDetections { out.append((["blur_detections:\(Self.number(d.sigma))"] + d.classes).joined(separator: ":")) }
         if let d = drawDetections { out.append((["draw_detections:1"] + d.classes).joined(separator: ":")) }
         if let w = watermark?.canonicalSegment { out.append(w) }

@@ -188,7 +188,8 @@ extension ProcessingOptions {
         case "video_thumbnail_keyframes", "vtk":
             videoThumbnailKeyframes = try a.single(a.bool(0))
         case "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc", "duotone", "dt",
-            "colorize", "col", "rounded_corners", "rc", "blur_detections", "bd", "draw_detections", "dd":
+            "colorize", "col", "rounded_corners", "rc", "blur_detections", "bd", "draw_detections", "dd",
+            "objects_position", "obj_pos", "op":
             _ = try applyAdjustment(name, a)
         case "quality", "q":
             quality = try a.single(try a.quality(0))
@@ -299,7 +300,8 @@ extension ProcessingOptions {
         "return_attachment", "att", "page", "pg", "skip_processing", "skp", "raw", "preset", "pr", "max_src_resolution", "msr",
         "max_src_file_size", "msfs", "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr",
         "max_result_dimension", "mrd", "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc",
-        "duotone", "dt", "colorize", "col", "rounded_corners", "rc", "blur_detections", "bd", "draw_detections", "dd", "watermark_text", "wmt", "watermark_url",
+        "duotone", "dt", "colorize", "col", "rounded_corners", "rc", "blur_detections", "bd", "draw_detections", "dd", "objects_position", "obj_pos", "op",
+        "watermark_text", "wmt", "watermark_url",
         "wmu", "watermark_size", "wms",
         "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk", "watermark_rotate", "wmr", "wm_rot", "watermark_shadow", "wmsh"
     ]

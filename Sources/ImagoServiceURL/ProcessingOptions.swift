@@ -71,6 +71,21 @@ public struct ProcessingOptions: Sendable, Hashable {
         public static let center = Gravity(.center)
     }
 
+    /// Where kept objects go (`objects_position`): a gravity (compass with offsets, or `fp`), or
+    /// their place in the source kept (`prop`).
+    public struct ObjectsPosition: Sendable, Hashable {
+        /// The gravity; unused when ``proportional``.
+        public var gravity: Gravity
+        /// `prop`: the objects' offsets in the result proportional to theirs in the source.
+        public var proportional: Bool
+
+        /// Creates a position; `proportional` defaults to `false`.
+        public init(gravity: Gravity, proportional: Bool = false) {
+            self.gravity = gravity
+            self.proportional = proportional
+        }
+    }
+
     /// Objects to blur or outline (`blur_detections`, `draw_detections`).
     public struct Detections: Sendable, Hashable {
         /// The blur's sigma; 0 for outlines.
@@ -190,6 +205,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// imgproxy Pro's colour adjustments (`adjust`, `brightness`, `contrast`, `saturation`,
     /// `monochrome`, `duotone`, `colorize`). Default none.
     public var adjustments = Adjustments()
+    /// `objects_position` (`obj_pos`, `op`, imgproxy Pro's): where the objects `g:obj` keeps go
+    /// in the result. `nil`: centred.
+    public var objectsPosition: ObjectsPosition?
     /// `blur_detections` (`bd`, imgproxy Pro's): blur the detected objects of these classes
     /// (`face`; none named: every object) with a Gaussian of this sigma (times the `dpr`).
     /// `nil`: none.

@@ -105,4 +105,21 @@ struct UltraHDRTests {
         let (_, mapReport, _) = try await Subprocess.run(exiftool, ["-s", "-ImageSize", "-XMP-hdrgm:GainMapMax", mapFile.path])
         #expect(mapReport.contains("512x384") && mapReport.contains("GainMapMax"), "\(mapReport)")
     }
+
+    @Test("ISO 21496-1 metadata is kept with the map, and the primary carries the standard's version block")
+    func iso() throws {
+        let photo = try Fixtures.gradient(width: 64, height: 48)
+        let map = try PixelBuffer(width: 16, height: 12, format: .gray8, bytes: [UInt8]((0..<(16 * 12)).map { UInt8($0 % 256) }))
+        let block = Data([0, 0, 0, 0, 0x40, 1, 2, 3, 4, 5])
+        var image = Image(buffer: photo)
+        image.metadata.gainMap = GainMap(pixels: map, iso21496: block)
+        let written = try JPEGCoder().encode(image, as: .jpeg, options: EncodeOptions(quality: 0.9))
+        let back = try #require(try UltraHDR.gainMap(in: written))
+        #expect(back.iso21496 == block && back.xmp == nil && back.pixels.size == map.size)
+        let says = try JPEGCoder().info(of: written).hasGainMap
+        #expect(says, "the primary's ISO block and MPF mark it")
+        let primary = [UInt8](written.prefix(try #require(UltraHDR.multiPicture(in: written)).entries[0].size))
+        let marker = Array("urn:iso:std:iso:ts:21496:-1".utf8) + [0, 0, 0, 0, 0]
+        #expect(primary.indices.contains { primary[$0...].starts(with: marker) })
+    }
 }

@@ -83,6 +83,19 @@ struct FaceDetectorTests {
         let all = ImageAnalysis.objectCropOrigin([cat], width: 200, height: 200, imageWidth: 1000, imageHeight: 700, weights: ["all": 1])
         #expect(all.map { $0.x == 450 && $0.y == 450 } == true)
         #expect(ImageAnalysis.objectCropOrigin([], width: 10, height: 10, imageWidth: 100, imageHeight: 100) == nil)
+        // Placements (objects_position): where the one object lands in a 300x300 window of 1000x700.
+        let one = [DetectedObject(className: "face", x: 400, y: 300, width: 50, height: 50)]
+        func place(_ p: ObjectPlacement) -> [Int] {
+            let o = ImageAnalysis.objectCropOrigin(one, width: 300, height: 300, imageWidth: 1000, imageHeight: 700, placement: p)
+            return o.map { [$0.x, $0.y] } ?? []
+        }
+        #expect(place(.center) == [275, 175])
+        #expect(place(.edges(x: -1, y: -1, dx: 10, dy: 10)) == [390, 290])
+        #expect(place(.edges(x: 1, y: 1)) == [150, 50])
+        #expect(place(.point(x: 0.25, y: 0.75)) == [350, 100])
+        #expect(place(.proportional) == [298, 186])
+        // Past the image's edge the window stops at it.
+        #expect(place(.edges(x: -1, y: 1, dx: 0, dy: 0)) == [400, 50])
     }
 
     @Test("a detector that cannot load says why, and a short time limit still returns")

@@ -96,6 +96,37 @@ struct ServiceFacesTests {
         }
     }
 
+    @Test("objects_position: the face at the left, the right, or where it was; parsed as a gravity or prop")
+    func objectsPosition() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("middle.png", data: try Self.source(at: 544, 194))
+            func face(_ options: String) async throws -> DetectedObject {
+                let r = try await h.get(h.plain("rs:fill:400:600/g:obj:face" + (options.isEmpty ? "" : "/" + options), "/img/middle.png"))
+                #expect(r.status == 200, "\(options): \(r.errorFields)")
+                return try #require(try Self.faces(r).first { abs($0.width - 62) < 16 }, "\(options)")
+            }
+            #expect(try await face("op:we").x < 16)
+            let east = try await face("op:ea")
+            #expect(east.x + east.width > 384, "\(east)")
+            let west10 = try await face("obj_pos:we:40")
+            #expect(west10.x > 30 && west10.x < 56, "\(west10)")
+            let centred = try await face("op:ce"), plain = try await face("")
+            let middle = centred.x + centred.width / 2
+            #expect(abs(centred.x - plain.x) <= 2 && abs(middle - 200) < 16)
+            let focus = try await face("op:fp:0.25:0.5")
+            let quarter = focus.x + focus.width / 2
+            #expect(abs(quarter - 100) < 16, "\(focus)")
+            // prop: the face as far across the result as across the source (about 45%).
+            let prop = try await face("op:prop")
+            let across: Double = Double(prop.x + prop.width / 2) / 400
+            let inSource: Double = Double(544 + 177 + 46) / 1600
+            #expect(abs(across - inSource) < 0.05, "\(prop)")
+            for bad in ["op:sm", "op:obj", "op:prop:1", "op:fp:0.5"] {
+                #expect(try await h.get(h.plain("rs:fill:400:600/g:obj:face/" + bad, "/img/middle.png")).status == 404, "\(bad)")
+            }
+        }
+    }
+
     @Test("blur_detections hides the face and nothing else; draw_detections outlines it")
     func blurAndDraw() async throws {
         try await ServiceHarness.with { h in

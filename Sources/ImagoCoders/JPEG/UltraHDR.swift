@@ -151,7 +151,10 @@ public enum UltraHDR {
         map = try inserting(mapSegments, into: map)
         let directory = try segment(0xE1, xmpPrefix + Array(containerXMP(gainMapLength: map.count).utf8))
         let placeholder = try segment(0xE2, mpfPayload(primarySize: 0, mapSize: 0, mapOffset: 0))
-        var out = try inserting([directory, placeholder], into: [UInt8](primary))
+        // A map with ISO 21496-1 metadata: the primary says so too, with the standard's version
+        // block (minimum and writer version, both 0), as libultrahdr writes it.
+        let iso = gainMap.iso21496 == nil ? [] : [try segment(0xE2, isoPrefix + [0, 0, 0, 0])]
+        var out = try inserting([directory] + iso + [placeholder], into: [UInt8](primary))
         // The MPF segment's place is known only now; its entries are rewritten in place.
         guard let at = segments(out).first(where: { $0.marker == 0xE2 && out[$0.payload].starts(with: mpfPrefix) }) else {
             throw ImageCodingError.invalidArgument("the primary JPEG lost its MPF segment")

@@ -3,7 +3,7 @@
 
 /// Something found in an image: a box in the image's pixels, what it is, and how sure the
 /// detector is. ``FaceDetector`` finds faces (class `"face"`); object-aware crops
-/// (``ImageAnalysis/objectCropOrigin(_:width:height:imageWidth:imageHeight:weights:)``) keep them.
+/// (``ImageAnalysis/objectCropOrigin(_:width:height:imageWidth:imageHeight:weights:placement:)``) keep them.
 public struct DetectedObject: Sendable, Hashable {
     /// The class of the object: `"face"` for ``FaceDetector``'s.
     public var className: String

@@ -1,11 +1,28 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+/// Where the objects an object-aware crop keeps go in its window (imgproxy Pro's
+/// `objects_position`).
+public enum ObjectPlacement: Sendable, Hashable {
+    /// The objects' weighted centre at the window's centre: the default.
+    case center
+    /// Along each axis, -1 puts the objects' near edge (left, top) at the window's, 1 their far
+    /// edge at the window's far edge, 0 centres them; `dx` and `dy` move them inwards from
+    /// that edge (or, centred, right and down), in the image's pixels.
+    case edges(x: Int, y: Int, dx: Double = 0, dy: Double = 0)
+    /// The objects' centre at this fraction of the window (0...1 each).
+    case point(x: Double, y: Double)
+    /// The objects' centre at the same fraction of the window as of the image: the scene's
+    /// layout kept.
+    case proportional
+}
+
 extension ImageAnalysis {
     /// The origin of the `width`×`height` window of an `imageWidth`×`imageHeight` image that
     /// keeps the most of `objects`, as imgproxy Pro's `max_score_area` object gravity: each
     /// object scores its weight times the share of its box inside the window, and of the windows
-    /// with the best score the one centred nearest the objects' weighted centre is taken. Every
+    /// with the best score the one nearest the `placement` is taken (by default, the one centred
+    /// nearest the objects' weighted centre). Every
     /// object that fits is kept whole when all of them fit together.
     ///
     /// - Parameters:
@@ -17,9 +34,12 @@ extension ImageAnalysis {
     ///   - weights: The weight of a class (`"face": 2`); `"all"` sets the weight of every class
     ///     not named. Classes not in `weights` weigh 1 when it is empty or has no `"all"`, and
     ///     0 (ignored) when it names classes but not theirs and has no `"all"`.
+    ///   - placement: Where the objects go in the window among the best windows. Default
+    ///     ``ObjectPlacement/center``.
     /// - Returns: `nil` when no object weighs anything (the caller falls back to another gravity).
     public static func objectCropOrigin(
-        _ objects: [DetectedObject], width: Int, height: Int, imageWidth: Int, imageHeight: Int, weights: [String: Double] = [:]
+        _ objects: [DetectedObject], width: Int, height: Int, imageWidth: Int, imageHeight: Int, weights: [String: Double] = [:],
+        placement: ObjectPlacement = .center
     ) -> (x: Int, y: Int)? {
         let w = min(width, imageWidth), h = min(height, imageHeight)
         func weight(_ o: DetectedObject) -> Double {
@@ -40,11 +60,25 @@ extension ImageAnalysis {
         }
         cx /= total
         cy /= total
+        // The window's origin the placement asks for; among the best windows the nearest wins.
+        let bx0 = Double(weighted.map { $0.0.x }.min() ?? 0), by0 = Double(weighted.map { $0.0.y }.min() ?? 0)
+        let bx1 = Double(weighted.map { $0.0.x + $0.0.width }.max() ?? 0), by1 = Double(weighted.map { $0.0.y + $0.0.height }.max() ?? 0)
+        func along(_ side: Int, _ low: Double, _ high: Double, _ centre: Double, _ size: Int, _ shift: Double) -> Double {
+            side < 0 ? low - shift : side > 0 ? high + shift - Double(size) : centre - Double(size) / 2 + shift
+        }
+        let target: (x: Double, y: Double)
+        switch placement {
+        case .center: target = (cx - Double(w) / 2, cy - Double(h) / 2)
+        case .edges(let sx, let sy, let dx, let dy): target = (along(sx, bx0, bx1, cx, w, dx), along(sy, by0, by1, cy, h, dy))
+        case .point(let px, let py): target = (cx - px * Double(w), cy - py * Double(h))
+        case .proportional:
+            target = (cx - cx / Double(max(1, imageWidth)) * Double(w), cy - cy / Double(max(1, imageHeight)) * Double(h))
+        }
         // The window's edges worth trying along an axis: against each box's edges, centred on
         // each box and on the weighted centre, and the image's ends.
-        func candidates(_ size: Int, _ extent: Int, _ centre: Double, _ edges: [(Int, Int)]) -> [Int] {
+        func candidates(_ size: Int, _ extent: Int, _ wanted: Double, _ edges: [(Int, Int)]) -> [Int] {
             let top = extent - size
-            var c: Set<Int> = [0, top, Int((centre - Double(size) / 2).rounded())]
+            var c: Set<Int> = [0, top, Int(wanted.rounded())]
             for (a, length) in edges {
                 c.insert(a)
                 c.insert(a + length - size)
@@ -52,8 +86,8 @@ extension ImageAnalysis {
             }
             return c.map { max(0, min(top, $0)) }.sorted()
         }
-        let xs = candidates(w, imageWidth, cx, weighted.map { ($0.0.x, $0.0.width) })
-        let ys = candidates(h, imageHeight, cy, weighted.map { ($0.0.y, $0.0.height) })
+        let xs = candidates(w, imageWidth, target.x, weighted.map { ($0.0.x, $0.0.width) })
+        let ys = candidates(h, imageHeight, target.y, weighted.map { ($0.0.y, $0.0.height) })
         func overlap(_ a: Int, _ al: Int, _ b: Int, _ bl: Int) -> Double {
             Double(max(0, min(a + al, b + bl) - max(a, b)))
         }
@@ -64,7 +98,7 @@ extension ImageAnalysis {
                 for (o, v) in weighted {
                     score += v * overlap(x, w, o.x, o.width) * overlap(y, h, o.y, o.height) / Double(o.area)
                 }
-                let dx = Double(x) + Double(w) / 2 - cx, dy = Double(y) + Double(h) / 2 - cy
+                let dx = Double(x) - target.x, dy = Double(y) - target.y
                 let distance = dx * dx + dy * dy
                 if score > best.score + 1e-9 || (abs(score - best.score) <= 1e-9 && distance < best.distance) {
                     best = (score, distance, x, y)
