@@ -9,7 +9,9 @@ import ImagoTestSupport
 import Testing
 
 /// Faces through OpenCV (libImagoFaceDetector, loaded on first use) and the crops that keep them.
-@Suite("Faces: detection and object-aware crops", .enabled(if: Portraits.isAvailable, Portraits.missingReason))
+// One test at a time: each runs OpenCV's search many times, and the suite must not starve the
+// timing tests that run beside it.
+@Suite("Faces: detection and object-aware crops", .serialized, .enabled(if: Portraits.isAvailable, Portraits.missingReason))
 struct FaceDetectorTests {
     @Test("the astronaut's face is found where it is, in its own pixels")
     func astronaut() throws {

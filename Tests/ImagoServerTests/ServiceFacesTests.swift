@@ -10,7 +10,9 @@ import ImagoTestSupport
 import Testing
 
 /// `g:obj:face`, `g:objw`, faces in `g:sm`, the fallbacks, and `/info`'s `detect_objects`.
-@Suite("Service faces: object gravity, smart crops that keep faces", .enabled(if: Portraits.isAvailable, Portraits.missingReason))
+// One test at a time: every render here searches for faces, and the suite must not starve the
+// timing tests that run beside it.
+@Suite("Service faces: object gravity, smart crops that keep faces", .serialized, .enabled(if: Portraits.isAvailable, Portraits.missingReason))
 struct ServiceFacesTests {
     /// The astronaut at (1088, 388) in a 1600×900 canvas of gravel, as PNG.
     static func source(at x: Int = 1088, _ y: Int = 388) throws -> Data {
@@ -30,8 +32,7 @@ struct ServiceFacesTests {
             h.origin.register("left.png", data: try Self.source(at: 0, 0))
             // The options and the face's size in the result (the source's 93 px, scaled).
             let cases: [(String, Double)] = [
-                ("rs:fill:600:600/g:obj:face", 600 / 900), ("rs:fill:600:600/g:sm", 600 / 900), ("rs:fill:600:600/g:objw:face:2", 600 / 900),
-                ("rs:fill:600:600/g:obj", 600 / 900), ("rs:fill:600:600/g:obj:all", 600 / 900),
+                ("rs:fill:600:600/g:obj:face", 600 / 900), ("rs:fill:600:600/g:sm", 600 / 900), ("rs:fill:600:600/g:objw:all:1:face:2", 600 / 900),
                 ("c:700:700:obj:face/rs:fill:600:600", 600 / 700), ("c:700:700:sm/rs:fill:600:600", 600 / 700)
             ]
             for (options, scale) in cases {

@@ -57,11 +57,13 @@ struct SlowClientTests {
             // accept), so a loaded machine's slow connect or write cannot make it look early.
             let opened = ContinuousClock.now
             let (_, half) = try await RawClient.connect(port: port)
-            try await half.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHo"))
-            _ = try #require(await RawClient.secondsUntilClosed(half), "a half head kept its connection open")
+            // On a machine loaded enough to hold this task past the deadline the server has
+            // closed already, which is right too, as long as the deadline had passed.
+            let wrote = (try? await half.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHo"))) != nil
+            if wrote { _ = try #require(await RawClient.secondsUntilClosed(half), "a half head kept its connection open") }
             let elapsed = (ContinuousClock.now - opened).components
             let halfClosed = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-            #expect(halfClosed > 1.9 && halfClosed < 10, "\(halfClosed)")
+            #expect(halfClosed > 1.9 && (halfClosed < 10 || !wrote), "\(halfClosed)")
 
             // Activity does not reset the clock: only a complete head does.
             let (_, trickle) = try await RawClient.connect(port: port)

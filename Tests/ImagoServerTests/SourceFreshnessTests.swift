@@ -39,11 +39,11 @@ struct SourceFreshnessTests {
     @Test("max-age: fresh within it, then revalidated; a 304 keeps the bytes, a change is taken")
     func maxAge() async throws {
         try await ServiceHarness.with { h in
-            h.origin.register("a.png", data: try Self.first.get(), headers: [("Cache-Control", "public, max-age=3")])
+            h.origin.register("a.png", data: try Self.first.get(), headers: [("Cache-Control", "public, max-age=6")])
             #expect(try await Self.height(h, 20) == 10)
             #expect(try await Self.height(h, 21) == 11)
             #expect(h.origin.count("/img/a.png") == 1)
-            try await Task.sleep(for: .milliseconds(3300))
+            try await Task.sleep(for: .milliseconds(6300))
             // Stale: one conditional request, answered 304, and the bytes stay.
             #expect(try await Self.height(h, 22) == 11)
             #expect(h.origin.count("/img/a.png") == 2)
@@ -53,8 +53,8 @@ struct SourceFreshnessTests {
             #expect(try await Self.height(h, 23) == 12)
             #expect(h.origin.count("/img/a.png") == 2)
             // Replaced at the origin: taken once the entry is stale.
-            h.origin.register("a.png", data: try Self.second.get(), headers: [("Cache-Control", "max-age=3")])
-            try await Task.sleep(for: .milliseconds(3300))
+            h.origin.register("a.png", data: try Self.second.get(), headers: [("Cache-Control", "max-age=6")])
+            try await Task.sleep(for: .milliseconds(6300))
             #expect(try await Self.height(h, 30) == 10)
             #expect(h.origin.count("/img/a.png") == 3)
         }

@@ -30,20 +30,30 @@ public enum Portraits {
         try ImageCoderRegistry.shared.decode(try data(name), options: DecodeOptions(pixelFormat: .rgba8)).buffer.converted(to: .rgba8)
     }
 
-    /// `picture` pasted at (`x`, `y`) into a `width`×`height` canvas tiled with `background`.
+    /// `picture` pasted at (`x`, `y`) into a `width`×`height` canvas tiled with `background`,
+    /// a row at a time (the tests build many canvases, in debug builds).
     public static func canvas(_ picture: PixelBuffer, at x: Int, _ y: Int, width: Int, height: Int, background: PixelBuffer) throws -> PixelBuffer {
         let bg = background.converted(to: .rgba8), pic = picture.converted(to: .rgba8)
         var bytes = [UInt8](repeating: 0, count: width * height * 4)
         bg.withUnsafeBytes { b in
             pic.withUnsafeBytes { p in
-                bytes.withUnsafeMutableBufferPointer { out in
+                bytes.withUnsafeMutableBytes { out in
+                    guard let o = out.baseAddress, let bb = b.baseAddress, let pb = p.baseAddress else { return }
                     for row in 0..<height {
-                        for col in 0..<width {
-                            let o = (row * width + col) * 4
-                            let inside = col >= x && col < x + pic.width && row >= y && row < y + pic.height
-                            let s = inside ? ((row - y) * pic.width + (col - x)) * 4 : ((row % bg.height) * bg.width + (col % bg.width)) * 4
-                            for c in 0..<4 { out[o + c] = inside ? p[s + c] : b[s + c] }
+                        let line = o + row * width * 4
+                        // The background's row, tiled across.
+                        let source = bb + (row % bg.height) * bg.width * 4
+                        var col = 0
+                        while col < width {
+                            let n = min(bg.width, width - col)
+                            (line + col * 4).copyMemory(from: source, byteCount: n * 4)
+                            col += n
                         }
+                        // The picture's row over it, clipped to the canvas.
+                        guard row >= y, row < y + pic.height else { continue }
+                        let x0 = max(0, x), x1 = min(width, x + pic.width)
+                        guard x1 > x0 else { continue }
+                        (line + x0 * 4).copyMemory(from: pb + ((row - y) * pic.width + (x0 - x)) * 4, byteCount: (x1 - x0) * 4)
                     }
                 }
             }
