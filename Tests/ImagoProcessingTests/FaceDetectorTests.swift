@@ -14,9 +14,9 @@ import Testing
 @Suite("Faces: detection and object-aware crops", .serialized, .enabled(if: Portraits.isAvailable, Portraits.missingReason))
 struct FaceDetectorTests {
     @Test("the astronaut's face is found where it is, in its own pixels")
-    func astronaut() throws {
+    func astronaut() async throws {
         let photo = try Portraits.picture("astronaut.png")
-        let faces = try FaceDetector().faces(in: photo)
+        let faces = try await blocking { try FaceDetector().faces(in: photo) }
         let face = try #require(faces.first)
         #expect(faces.count == 1)
         #expect(face.className == "face")
@@ -26,16 +26,16 @@ struct FaceDetectorTests {
     }
 
     @Test("pictures without a face give none")
-    func noFaces() throws {
+    func noFaces() async throws {
         for name in ["coffee.png", "rocket.jpg", "grass.png", "gravel.png", "brick.png", "hubble_deep_field.jpg"] {
             let picture = try Portraits.picture(name)
-            let faces = try FaceDetector().faces(in: picture)
+            let faces = try await blocking { try FaceDetector().faces(in: picture) }
             #expect(faces.isEmpty, "\(name): \(faces)")
         }
     }
 
     @Test("off-centre at many positions in a larger canvas: every crop keeps the whole face")
-    func offCentre() throws {
+    func offCentre() async throws {
         let photo = try Portraits.picture("astronaut.png")
         let gravel = try Portraits.picture("gravel.png")
         let f = Portraits.astronautFace
@@ -45,8 +45,9 @@ struct FaceDetectorTests {
             for i in 0..<4 {
                 for j in 0..<3 {
                     let px = (cw - photo.width) * i / 3, py = (ch - photo.height) * j / 2
-                    let canvas = try Portraits.canvas(photo, at: px, py, width: cw, height: ch, background: gravel)
-                    let faces = try detector.faces(in: canvas)
+                    let faces = try await blocking {
+                        try detector.faces(in: try Portraits.canvas(photo, at: px, py, width: cw, height: ch, background: gravel))
+                    }
                     let face = try #require(faces.first, "no face with the portrait at \(px), \(py) in \(cw)x\(ch)")
                     #expect(faces.count == 1, "\(faces)")
                     // The detection covers the face it should.
@@ -101,14 +102,14 @@ struct FaceDetectorTests {
     }
 
     @Test("a detector that cannot load says why, and a short time limit still returns")
-    func unavailableAndTimeLimit() throws {
+    func unavailableAndTimeLimit() async throws {
         let missing = FaceDetector(configuration: .init(cascadePath: "/nonexistent/cascade.xml"))
         #expect(!missing.isAvailable)
         #expect(throws: ImageCodingError.self) { try missing.faces(in: try Fixtures.gradient(width: 64, height: 64)) }
         let photo = try Portraits.picture("astronaut.png")
         let hurried = FaceDetector(configuration: .init(maxDimension: 2048, minFaceSize: 20, timeLimit: .milliseconds(1)))
         let start = ContinuousClock.now
-        _ = try hurried.faces(in: photo)
+        _ = try await blocking { try hurried.faces(in: photo) }
         // One band of sizes at most runs past the limit; a full search at this size takes longer.
         #expect(ContinuousClock.now - start < .seconds(2))
     }
@@ -118,18 +119,19 @@ struct FaceDetectorTests {
 @Suite("SmartFill: cover around the faces, else the detail", .enabled(if: Portraits.isAvailable, Portraits.missingReason))
 struct SmartFillTests {
     @Test("the face is kept where the centre would cut it; without faces the entropy crop")
-    func smartFill() throws {
+    func smartFill() async throws {
         let photo = try Portraits.picture("astronaut.png")
         let canvas = try Portraits.canvas(photo, at: 1000, 300, width: 1600, height: 900, background: try Portraits.picture("gravel.png"))
-        let filled = try ImageTransformers.SmartFill(size: PixelSize(width: 450, height: 450)).transform(canvas)
+        let filled = try await blocking { try ImageTransformers.SmartFill(size: PixelSize(width: 450, height: 450)).transform(canvas) }
         #expect(filled.size == PixelSize(width: 450, height: 450))
         // Scaled by 0.5: the face is about 46 px, found in the result.
-        let faces = try FaceDetector().faces(in: filled)
+        let faces = try await blocking { try FaceDetector().faces(in: filled) }
         #expect(faces.contains { abs($0.width - 46) < 12 }, "\(faces)")
         let centre = try ImageTransformers.Resize(size: PixelSize(width: 450, height: 450), mode: .aspectFill).transform(canvas)
-        #expect(!(try FaceDetector().faces(in: centre)).contains { abs($0.width - 46) < 12 })
+        let centreFaces = try await blocking { try FaceDetector().faces(in: centre) }
+        #expect(!centreFaces.contains { abs($0.width - 46) < 12 })
         // Detail alone: the entropy crop of the scaled picture.
-        let detail = try ImageTransformers.SmartFill(size: PixelSize(width: 450, height: 450), faces: nil).transform(canvas)
+        let detail = try await blocking { try ImageTransformers.SmartFill(size: PixelSize(width: 450, height: 450), faces: nil).transform(canvas) }
         let scaled = try Resampler.resize(canvas, to: PixelSize(width: 800, height: 450))
         let o = ImageAnalysis.smartCropOrigin(scaled, width: 450, height: 450)
         let expected = try ImageTransformers.Crop(x: o.x, y: o.y, width: 450, height: 450).transform(scaled)

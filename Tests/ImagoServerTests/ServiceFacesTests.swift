@@ -15,21 +15,25 @@ import Testing
 @Suite("Service faces: object gravity, smart crops that keep faces", .serialized, .enabled(if: Portraits.isAvailable, Portraits.missingReason))
 struct ServiceFacesTests {
     /// The astronaut at (1088, 388) in a 1600×900 canvas of gravel, as PNG.
-    static func source(at x: Int = 1088, _ y: Int = 388) throws -> Data {
-        let canvas = try Portraits.canvas(
-            try Portraits.picture("astronaut.png"), at: x, y, width: 1600, height: 900, background: try Portraits.picture("gravel.png"))
-        return try ImageCoderRegistry.shared.encode(Image(buffer: canvas), as: .png)
+    /// (Off the cooperative pool, as every heavy step of these tests: see `blocking`.)
+    static func source(at x: Int = 1088, _ y: Int = 388) async throws -> Data {
+        try await blocking {
+            let canvas = try Portraits.canvas(
+                try Portraits.picture("astronaut.png"), at: x, y, width: 1600, height: 900, background: try Portraits.picture("gravel.png"))
+            return try ImageCoderRegistry.shared.encode(Image(buffer: canvas), as: .png)
+        }
     }
 
-    static func faces(_ reply: Reply) throws -> [DetectedObject] {
-        try FaceDetector().faces(in: try reply.image().buffer)
+    static func faces(_ reply: Reply) async throws -> [DetectedObject] {
+        let body = reply
+        return try await blocking { try FaceDetector().faces(in: try body.image().buffer) }
     }
 
     @Test("g:obj:face and g:sm keep the face in fill and crop; g:objw weighs it; the result's size is asked's")
     func keepsFaces() async throws {
         try await ServiceHarness.with { h in
-            h.origin.register("portrait.png", data: try Self.source())
-            h.origin.register("left.png", data: try Self.source(at: 0, 0))
+            h.origin.register("portrait.png", data: try await Self.source())
+            h.origin.register("left.png", data: try await Self.source(at: 0, 0))
             // The options and the face's size in the result (the source's 93 px, scaled).
             let cases: [(String, Double)] = [
                 ("rs:fill:600:600/g:obj:face", 600 / 900), ("rs:fill:600:600/g:sm", 600 / 900), ("rs:fill:600:600/g:objw:all:1:face:2", 600 / 900),
@@ -43,26 +47,27 @@ struct ServiceFacesTests {
                     #expect(image.pixelSize == PixelSize(width: 600, height: 600))
                     // The face is in the result, whole: the detector finds a face of its size there.
                     let size = Double(Portraits.astronautFace.width) * scale
-                    let found = try Self.faces(r)
+                    let found = try await Self.faces(r)
                     #expect(found.contains { abs(Double($0.width) - size) < size * 0.25 }, "\(options) of \(file): \(found)")
                 }
             }
             // The centre of a 1600x900 source, cut to 300x300 after the fill, holds no face.
             let centre = try await h.get(h.plain("rs:fill:600:600/g:ce", "/img/portrait.png"))
-            #expect(!(try Self.faces(centre)).contains { abs(Double($0.width) - 62) < 16 })
+            let centreFaces = try await Self.faces(centre)
+            #expect(!centreFaces.contains { abs(Double($0.width) - 62) < 16 })
         }
     }
 
     @Test("no object of the classes: smart crop (entropy) by default, the centre without the fallback; g:sm without faces as before")
     func fallbacks() async throws {
         try await ServiceHarness.with { h in
-            h.origin.register("portrait.png", data: try Self.source())
+            h.origin.register("portrait.png", data: try await Self.source())
             h.origin.register("coffee.png", data: try Portraits.data("coffee.png"))
             let cat = try await h.get(h.plain("rs:fill:300:300/g:obj:cat", "/img/portrait.png")).image().buffer
             let centre = try await h.get(h.plain("rs:fill:300:300/g:ce", "/img/portrait.png")).image().buffer
             #expect(cat.bytes != centre.bytes)
             try await ServiceHarness.with({ $0.smartCropFaceDetection = false }) { plain in
-                plain.origin.register("portrait.png", data: try Self.source())
+                plain.origin.register("portrait.png", data: try await Self.source())
                 plain.origin.register("coffee.png", data: try Portraits.data("coffee.png"))
                 // g:obj:cat falls back to the entropy crop: the pixels of g:sm without faces.
                 let entropy = try await plain.get(plain.plain("rs:fill:300:300/g:sm", "/img/portrait.png")).image().buffer
@@ -75,7 +80,7 @@ struct ServiceFacesTests {
                 }
             }
             try await ServiceHarness.with({ $0.objectDetectionFallbackToSmartCrop = false }) { centred in
-                centred.origin.register("portrait.png", data: try Self.source())
+                centred.origin.register("portrait.png", data: try await Self.source())
                 let r = try await centred.get(centred.plain("rs:fill:300:300/g:obj:cat", "/img/portrait.png")).image().buffer
                 #expect(r.bytes == centre.bytes)
             }
@@ -85,7 +90,7 @@ struct ServiceFacesTests {
     @Test("obj and objw in the URL: refused where they mean nothing, canonical for the cache")
     func parsing() async throws {
         try await ServiceHarness.with { h in
-            h.origin.register("portrait.png", data: try Self.source())
+            h.origin.register("portrait.png", data: try await Self.source())
             for bad in ["ex:1:obj", "exar:1:objw:face:2", "g:objw:face", "g:objw", "g:obj:fa ce", "g:objw:face:-1"] {
                 let r = try await h.get(h.plain(bad + "/w:100", "/img/portrait.png"))
                 #expect(r.status == 404, "\(bad)")
@@ -100,11 +105,12 @@ struct ServiceFacesTests {
     @Test("objects_position: the face at the left, the right, or where it was; parsed as a gravity or prop")
     func objectsPosition() async throws {
         try await ServiceHarness.with { h in
-            h.origin.register("middle.png", data: try Self.source(at: 544, 194))
+            h.origin.register("middle.png", data: try await Self.source(at: 544, 194))
             func face(_ options: String) async throws -> DetectedObject {
                 let r = try await h.get(h.plain("rs:fill:400:600/g:obj:face" + (options.isEmpty ? "" : "/" + options), "/img/middle.png"))
                 #expect(r.status == 200, "\(options): \(r.errorFields)")
-                return try #require(try Self.faces(r).first { abs($0.width - 62) < 16 }, "\(options)")
+                let found = try await Self.faces(r)
+                return try #require(found.first { abs($0.width - 62) < 16 }, "\(options)")
             }
             #expect(try await face("op:we").x < 16)
             let east = try await face("op:ea")
@@ -131,13 +137,15 @@ struct ServiceFacesTests {
     @Test("blur_detections hides the face and nothing else; draw_detections outlines it")
     func blurAndDraw() async throws {
         try await ServiceHarness.with { h in
-            h.origin.register("portrait.png", data: try Self.source())
+            h.origin.register("portrait.png", data: try await Self.source())
             let plain = try await h.get(h.plain("rs:fill:600:600/g:obj:face/f:png", "/img/portrait.png"))
-            let face = try #require(try Self.faces(plain).first { abs($0.width - 62) < 16 })
+            let plainFaces = try await Self.faces(plain)
+            let face = try #require(plainFaces.first { abs($0.width - 62) < 16 })
             for options in ["bd:12:face", "bd:12", "blur_detections:12:all"] {
                 let r = try await h.get(h.plain("rs:fill:600:600/g:obj:face/f:png/" + options, "/img/portrait.png"))
                 #expect(r.status == 200, "\(options): \(r.errorFields)")
-                #expect(!(try Self.faces(r)).contains { abs($0.width - 62) < 16 }, "\(options): the face is still there")
+                let blurred = try await Self.faces(r)
+                #expect(!blurred.contains { abs($0.width - 62) < 16 }, "\(options): the face is still there")
                 // Far from the face every pixel is as it was.
                 let a = try plain.image().buffer.converted(to: .rgba8), b = try r.image().buffer.converted(to: .rgba8)
                 let y = face.y + face.height + 60 < 600 ? face.y + face.height + 60 : max(0, face.y - 60)
@@ -163,7 +171,7 @@ struct ServiceFacesTests {
     @Test("/info detect_objects: the face in fractions of the shown size, Pro's keys")
     func info() async throws {
         try await ServiceHarness.with { h in
-            h.origin.register("portrait.png", data: try Self.source())
+            h.origin.register("portrait.png", data: try await Self.source())
             let r = try await h.get("/info" + h.plain("do:1", "/img/portrait.png"))
             #expect(r.status == 200, "\(r.errorFields)")
             let json = try #require(try JSONSerialization.jsonObject(with: r.body) as? [String: Any])
