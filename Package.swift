@@ -131,8 +131,9 @@ let package = Package(
         .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif", "CJXL", "CAVIF"], cSettings: strictC),
         // The command-line tools' own C: exec of the sibling executable, the terminal's size.
         .target(name: "CImagoCLIGlue", cSettings: strictC),
+        // imago-server's process tuning: glibc's malloc settings and trimming, the open-file limit.
         .target(name: "CImagoHeap", cSettings: strictC),
-        // Worker threads pinned to CPUs (sched_setaffinity, which Swift's Glibc does not import).
+        // imago-server's worker threads pinned to CPUs (sched_setaffinity, which Swift's Glibc does not import).
         .target(name: "CImagoThreads", cSettings: strictC),
         // imago-server's start-up hook: glibc's arena cap, which must be set before any thread exists.
         .target(name: "CImagoServerStart", cSettings: strictC),
@@ -194,7 +195,7 @@ let package = Package(
         .target(
             name: "ImagoServer",
             dependencies: [
-                "CImagoHeap", "CImagoThreads", "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoDiskIO", "ImagoServiceURL",
+                "ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoCache", "ImagoLoading", "ImagoDiskIO", "ImagoServiceURL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -238,11 +239,12 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // `imago-server`, which `imago serve` runs: the service, its settings as flags, `sign`.
+        // `imago-server`, which `imago serve` runs: the service, its settings as flags, `sign`, and
+        // what concerns the whole process (malloc, the workers' CPUs, trimming, open files).
         .executableTarget(
             name: "ImagoServerCLI",
             dependencies: [
-                "CImagoServerStart", "ImagoServer", "ImagoServiceURL", "ImagoCommandLine",
+                "CImagoServerStart", "CImagoHeap", "CImagoThreads", "ImagoCore", "ImagoServer", "ImagoServiceURL", "ImagoCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -9,8 +9,9 @@
    mallopt(M_ARENA_MAX) is ignored from then on. By the time Swift code runs, the runtime and
    the event loops have threads, so imago-server's arena cap must be set earlier: here, in a
    constructor of the executable alone, which runs before main and before any thread exists.
-   It reads IMAGO_MALLOC_ARENAS (default 2) and IMAGO_MALLOC_MMAP_THRESHOLD (default 512 KiB);
-   values it cannot use are left for the Swift configuration to report. The library never
+   It reads IMAGO_MALLOC_ARENAS and IMAGO_MALLOC_MMAP_THRESHOLD (names, defaults and bounds in
+   imago_server_start.h, which the Swift settings read too); values it cannot use are left for
+   the Swift settings to report. The library never
    links this file, so processes embedding Imago keep their own malloc settings. */
 
 #if defined(__GLIBC__)
@@ -31,10 +32,10 @@ static long setting(const char *name, long fallback, long low, long high) {
 }
 
 __attribute__((constructor)) static void imago_server_start(void) {
-    long arenas = setting("IMAGO_MALLOC_ARENAS", 2, 0, 4096);
+    long arenas = setting(IMAGO_MALLOC_ARENAS_NAME, IMAGO_MALLOC_ARENAS_DEFAULT, 0, IMAGO_MALLOC_ARENAS_MAX);
     if (arenas > 0 && mallopt(M_ARENA_MAX, (int)arenas) == 1) arenas_set = (int)arenas;
-    long threshold = setting("IMAGO_MALLOC_MMAP_THRESHOLD", 512L << 10, 0, 32L << 20);
-    if (threshold >= 4096) mallopt(M_MMAP_THRESHOLD, (int)threshold);
+    long threshold = setting(IMAGO_MALLOC_MMAP_THRESHOLD_NAME, IMAGO_MALLOC_MMAP_THRESHOLD_DEFAULT, 0, IMAGO_MALLOC_MMAP_THRESHOLD_MAX);
+    if (threshold >= IMAGO_MALLOC_MMAP_THRESHOLD_MIN) mallopt(M_MMAP_THRESHOLD, (int)threshold);
 }
 
 int imago_server_start_arenas(void) { return arenas_set; }

@@ -82,7 +82,7 @@ public final class ImageService: Sendable {
     ///   - metricsRegistry: Where ``metrics`` are kept. Default: a registry of its own; pass the
     ///     one swift-metrics was bootstrapped with to serve the library's metrics beside them.
     ///   - laneHooks: What each worker thread does around its work: pinning it to a CPU
-    ///     (``WorkerPinning/laneHooks``), say, which is the process's decision. Default `nil`:
+    ///     (as `imago-server` does for `IMAGO_WORKER_AFFINITY`), say, which is the process's decision. Default `nil`:
     ///     the workers are left to the scheduler.
     /// - Throws: ``ConfigurationError`` for unusable keys or salts, or a cache directory that
     ///   cannot be opened.
@@ -121,7 +121,7 @@ public final class ImageService: Sendable {
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
         // One worker stays free for the requests waiting on it.
         backgroundEncodes = BackgroundEncodes(limit: configuration.workers - 1, logger: logger)
-        waitingConnections = WaitingConnections(limits: configuration.connectionLimits(openFiles: ProcessLimits.openFiles))
+        waitingConnections = WaitingConnections(limits: configuration.connectionLimits(openFiles: ConnectionLimits.openFilesLimit))
 
         let pipeline = try ServicePipeline(configuration: configuration, resolver: resolver, connector: connector, workers: workers)
         httpLoader = pipeline.httpLoader
@@ -209,7 +209,7 @@ public final class ImageService: Sendable {
     func handle(method: HTTPRequest.Method, path: String, headers: HTTPFields) async throws -> ServiceResponse {
         requestsReceived.add(1, ordering: .relaxed)
         guard method == .get || method == .head else {
-            throw ServiceError(status: 405, code: "method_not_allowed", message: "only GET and HEAD are served")
+            throw ServiceError(.methodNotAllowed, "only GET and HEAD are served")
         }
         // Browsers and crawlers ask for these; they are not images (imgproxy answers 404 too).
         if path == "/favicon.ico" || path.hasPrefix("/.well-known/") { throw ServiceError.notFound }
@@ -261,8 +261,8 @@ public final class ImageService: Sendable {
                 // Without keys any signature segment is accepted, but an option where it should
                 // be means the client left it out: its first option would silently vanish.
                 throw ServiceError(
-                    status: 403, code: "signature_missing",
-                    message: "the signature segment looks like a processing option; the path is /{signature}/{options}/{source}")
+                    .signatureMissing,
+                    "the signature segment looks like a processing option; the path is /{signature}/{options}/{source}")
             }
             // `/info` has options of its own; those it shares with processing are read as such.
             let segments = parsed.isInfo ? try InfoOptions(parsing: parsed.options).sharedSegments : parsed.options
@@ -289,11 +289,13 @@ public final class ImageService: Sendable {
         }
     }
 
-    /// Requests received so far (a changing number means work happened).
-    var activity: Int { requestsReceived.load(ordering: .relaxed) }
+    /// Requests received so far: a number that changed since it was last read means work
+    /// happened (a heap trimmer's sign, say).
+    public var activity: Int { requestsReceived.load(ordering: .relaxed) }
 
-    /// No request is past parsing and no worker is busy or awaited.
-    var isIdle: Bool {
+    /// Whether no request is past parsing and no worker is busy or awaited: the moment for a
+    /// process to return freed memory to the system.
+    public var isIdle: Bool {
         let counts = workers.counts
         return admitted.count == 0 && counts.waiting == 0 && counts.running == 0 && renderSlots.counts.holding == 0
     }

@@ -28,12 +28,7 @@ struct CacheCommand: AsyncParsableCommand {
         var urls: [String]
 
         func run() async throws {
-            let configuration: ServerConfiguration
-            do {
-                configuration = try ServerConfiguration(environment: ProcessInfo.processInfo.environment)
-            } catch {
-                throw ValidationError("\(error)")
-            }
+            let (configuration, _) = try ServeCommand.settings(environment: ProcessInfo.processInfo.environment, flags: [:])
             let silent = Logger(label: "imago.server.cache", factory: { _ in SwiftLogNoOpLogHandler() })
             let service = try ImageService(configuration: configuration, logger: silent)
             var failed = false

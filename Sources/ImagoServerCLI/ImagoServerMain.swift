@@ -2,7 +2,6 @@
 // Copyright (c) 2026 The Imago authors
 
 import ArgumentParser
-import CImagoServerStart
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -31,7 +30,7 @@ struct ImagoServerMain: AsyncParsableCommand {
             are environment variables (default):
             \(ServeCommand.variableTable)
             """,
-        subcommands: [ServeCommand.self, SignCommand.self, CacheCommand.self],
+        subcommands: [ServeCommand.self, SignCommand.self, CacheCommand.self, SettingsCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }
@@ -41,65 +40,28 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve images (the default command).",
         discussion: """
-            Every setting is an environment variable; the flags below override them, and \
-            --set NAME=VALUE sets any variable. Stop with SIGTERM or SIGINT: in-flight requests \
-            finish within IMAGO_GRACEFUL_STOP_TIMEOUT.
+            Every setting is an environment variable, and a flag of the same name overrides it \
+            (IMAGO_MAX_SRC_RESOLUTION=20 is --max-src-resolution 20); --set NAME=VALUE sets any \
+            too. Stop with SIGTERM or SIGINT: in-flight requests finish within \
+            IMAGO_GRACEFUL_STOP_TIMEOUT.
 
-            Variables (default):
+            Settings, their flags and defaults:
             \(ServeCommand.variableTable)
             """
     )
 
-    static var variableTable: String {
-        ServerConfiguration().summary.map { name, value in
-            "  \(name) (\(value)): \(ServerConfiguration.meanings[name] ?? "")"
-        }.joined(separator: "\n")
-    }
+    /// Every setting's line for `--help`, the service's and the process's.
+    static var variableTable: String { SettingsTable.help(SettingsCommand.rows) }
 
-    @Option(help: "host:port to listen on (IMAGO_BIND).")
-    var bind: String?
-    @Option(help: "Megapixels of a source (IMAGO_MAX_SRC_RESOLUTION).")
-    var maxSrcResolution: String?
-    @Option(help: "Bytes of a source (IMAGO_MAX_SRC_FILE_SIZE).")
-    var maxSrcFileSize: String?
-    @Option(help: "Redirects followed (IMAGO_MAX_REDIRECTS).")
-    var maxRedirects: String?
-    @Option(help: "Seconds for a source download (IMAGO_DOWNLOAD_TIMEOUT).")
-    var downloadTimeout: String?
-    @Option(help: "Seconds for a whole request (IMAGO_REQUEST_TIMEOUT).")
-    var requestTimeout: String?
-    @Option(help: "Pixels on a result's longer side (IMAGO_MAX_RESULT_DIMENSION).")
-    var maxResultDimension: String?
     @Option(name: .customLong("set"), help: ArgumentHelp("Any variable, as NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
     var settings: [String] = []
-    @Option(help: "trace, debug, info, notice, warning, error or critical (IMAGO_LOG_LEVEL). Default info.")
-    var logLevel: String?
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("A setting as a flag: --NAME VALUE or --NAME=VALUE (listed below).", valueName: "--setting value"))
+    var flags: [String] = []
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        var flags: [String: String] = [:]
-        for item in settings {
-            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, parts[0].hasPrefix("IMAGO_") else { throw ValidationError("--set takes IMAGO_NAME=VALUE, not '\(item)'") }
-            flags[parts[0]] = parts[1]
-        }
-        let named: [(String, String?)] = [
-            ("IMAGO_BIND", bind), ("IMAGO_MAX_SRC_RESOLUTION", maxSrcResolution),
-            ("IMAGO_MAX_SRC_FILE_SIZE", maxSrcFileSize), ("IMAGO_MAX_REDIRECTS", maxRedirects),
-            ("IMAGO_DOWNLOAD_TIMEOUT", downloadTimeout), ("IMAGO_REQUEST_TIMEOUT", requestTimeout),
-            ("IMAGO_MAX_RESULT_DIMENSION", maxResultDimension)
-        ]
-        for case let (name, value?) in named { flags[name] = value }
-        var configuration: ServerConfiguration
-        do {
-            configuration = try ServerConfiguration(environment: environment)
-            try configuration.apply(flags)
-        } catch {
-            throw ValidationError("\(error)")
-        }
-        let imgproxyLevel = environment["IMGPROXY_LOG_LEVEL"].map { ["warn": "warning", "fatal": "critical"][$0.lowercased()] ?? $0 }
-        let levelName = logLevel ?? environment["IMAGO_LOG_LEVEL"] ?? imgproxyLevel ?? "info"
-        guard let level = Logger.Level(rawValue: levelName.lowercased()) else { throw ValidationError("unknown log level '\(levelName)'") }
+        let (configuration, process) = try Self.settings(
+            environment: ProcessInfo.processInfo.environment, flags: try SettingFlags.parse(set: settings, flags: flags))
+        let level = configuration.logLevel
         let json = configuration.logFormat == "json"
         LoggingSystem.bootstrap { label in
             if json {
@@ -115,34 +77,38 @@ struct ServeCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "imago.server")
-        // What concerns the whole process is decided here, not in the library: glibc's arenas and
-        // mapping threshold, the workers' CPUs, and returning freed memory.
-        // The arena cap takes full effect only when the start-up hook set it before any thread existed.
-        let arenas = imago_server_start_arenas()
-        if configuration.mallocArenas > 0 { ProcessHeap.limitArenas(configuration.mallocArenas) }
-        if configuration.mallocMmapThreshold > 0 { ProcessHeap.mapLargeAllocations(from: configuration.mallocMmapThreshold) }
-        // As Go's runtime does for imgproxy: the connection cap is taken from this limit.
-        ProcessLimits.raiseOpenFiles()
-        let pinning = WorkerPinning.plan(configuration.workerAffinity, workers: configuration.workers, allowed: WorkerPinning.allowedCPUs)
+        let pinning = process.tune(workers: configuration.workers, logger: logger)
         let service: ImageService
         do {
-            service = try ImageService(
-                configuration: configuration, logger: logger, metricsRegistry: registry,
-                laneHooks: pinning?.laneHooks)
+            service = try ImageService(configuration: configuration, logger: logger, metricsRegistry: registry, laneHooks: pinning?.laneHooks)
         } catch {
             throw ValidationError("\(error)")
         }
         for (name, value) in configuration.summary { logger.debug("\(name)=\(value)") }
+        for setting in ProcessSettings.settings { logger.debug("\(setting.name)=\(setting.show(process))") }
         for warning in configuration.warnings { logger.warning("\(warning)") }
-        logger.debug("malloc arenas capped before start: \(arenas > 0 ? String(arenas) : arenas == 0 ? "no" : "not glibc")")
-        let placement = pinning.map { "pinned to CPUs \($0.description)" } ?? "not pinned"
-        logger.info("\(configuration.workers) workers, \(placement)")
-        var services: [any Service] = [HeapTrimmer(service: service, interval: configuration.freeMemoryInterval)]
+        var services: [any Service] = [HeapTrimmer(service: service, interval: process.freeMemoryInterval)]
         if configuration.otelEnabled {
             services.append(try Self.bootstrapTracing(configuration))
             logger.info("spans exported over OTLP to \(configuration.otelEndpoint) (\(configuration.otelProtocol))")
         }
         try await ImageServer(service: service, logger: logger).run(services: services)
+    }
+
+    /// The service's and the process's settings from `environment` with `flags` over it
+    /// (imgproxy's names read where Imago has them).
+    ///
+    /// - Throws: `ValidationError` naming the variable.
+    static func settings(environment: [String: String], flags: [String: String]) throws -> (ServerConfiguration, ProcessSettings) {
+        do {
+            let (migrated, warnings) = try ServerConfiguration.migrate(environment.merging(flags) { $1 }, alsoKnown: ProcessSettings.names)
+            var configuration = ServerConfiguration()
+            try configuration.apply(migrated)
+            configuration.warnings = warnings
+            return (configuration, try ProcessSettings(environment: migrated))
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 
     /// Makes swift-otel's OTLP/HTTP span exporter the process's tracer (W3C trace context
@@ -188,11 +154,17 @@ struct SignCommand: ParsableCommand {
     var path: String
 
     func run() throws {
-        let env = ProcessInfo.processInfo.environment
-        let keyList = key ?? env["IMAGO_KEY"].flatMap { $0.split(separator: ",").first.map(String.init) }
-        let saltList = salt ?? env["IMAGO_SALT"].flatMap { $0.split(separator: ",").first.map(String.init) }
+        let names: Set = ["IMAGO_KEY", "IMAGO_SALT", "IMAGO_SIGNATURE_SIZE"]
+        let settings: ServerConfiguration
+        do {
+            settings = try ServerConfiguration.reading(names, from: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let keyList = key ?? settings.keys.flatMap { $0.split(separator: ",").first.map(String.init) }
+        let saltList = salt ?? settings.salts.flatMap { $0.split(separator: ",").first.map(String.init) }
         guard let keyList, let saltList else { throw ValidationError("give --key and --salt (or set IMAGO_KEY and IMAGO_SALT)") }
-        let signatureSize = size ?? env["IMAGO_SIGNATURE_SIZE"].flatMap { Int($0) } ?? 32
+        let signatureSize = size ?? settings.signatureSize
         do {
             let signer = try URLSigner(keyList: keyList, saltList: saltList, signatureSize: signatureSize)
             let normalized = path.hasPrefix("/") ? path : "/" + path

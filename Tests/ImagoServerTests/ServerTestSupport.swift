@@ -7,6 +7,7 @@ import ImagoCoders
 import ImagoCore
 import ImagoLoading
 @testable import ImagoServer
+@testable import ImagoServerCLI
 import ImagoTestSupport
 import Logging
 import NIOCore
@@ -81,10 +82,11 @@ final class ServiceHarness: Sendable {
     static let silent = Logger(label: "imago.server.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Starts an origin and a service (loopback sources allowed, a cache of its own, patient
-    /// timeouts unless `configure` says otherwise), runs `body`, and stops both.
+    /// timeouts unless `configure` says otherwise) with a heap trimmer every `trimInterval` beside
+    /// it, as `imago-server` runs it, runs `body`, and stops both.
     static func with<T>(
         _ configure: (inout ServerConfiguration) -> Void = { _ in },
-        resolver: (any HostResolving)? = nil, connector: (any HTTPConnecting)? = nil,
+        resolver: (any HostResolving)? = nil, connector: (any HTTPConnecting)? = nil, trimInterval: Duration = .seconds(10),
         _ body: (ServiceHarness) async throws -> T
     ) async throws -> T {
         let origin = try await TestHTTPServer.start()
@@ -102,7 +104,7 @@ final class ServiceHarness: Sendable {
         let port = Mutex<Int?>(nil)
         let server = Task {
             // With a heap trimmer beside it, as the imago-server executable runs it.
-            let trimmer = HeapTrimmer(service: service, interval: configuration.freeMemoryInterval)
+            let trimmer = HeapTrimmer(service: service, interval: trimInterval)
             try await ImageServer(service: service, logger: silent).run(handleSignals: false, services: [trimmer]) { _, bound in
                 port.withLock { $0 = bound }
             }

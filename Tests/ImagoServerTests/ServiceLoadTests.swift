@@ -65,7 +65,7 @@ struct ServiceLoadTests {
 
     @Test("the heap is trimmed once the service goes idle; the resident size is a metric")
     func heapTrim() async throws {
-        try await ServiceHarness.with({ $0.freeMemoryInterval = .seconds(3600) }) { h in
+        try await ServiceHarness.with(trimInterval: .seconds(3600)) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 200, height: 200))
             #expect(try await h.get(h.plain("w:20", "/img/a.png")).status == 200)
             func value(_ name: String, in text: String) -> Double {
@@ -90,30 +90,5 @@ struct ServiceLoadTests {
         #expect(
             ServiceGeometry.reductionHint(PixelSize(width: 10, height: 10), source: PixelSize(width: 4001, height: 3001))
                 == PixelSize(width: 501, height: 376))
-    }
-
-    @Test("IMAGO_MALLOC_ARENAS, IMAGO_MALLOC_MMAP_THRESHOLD, IMAGO_FREE_MEMORY_INTERVAL and IMAGO_PLAYGROUND read and checked")
-    func settings() throws {
-        let defaults = ServerConfiguration()
-        #expect(defaults.mallocArenas == 2 && defaults.freeMemoryInterval == .seconds(10) && !defaults.playground)
-        let set = try ServerConfiguration(environment: [
-            "IMAGO_MALLOC_ARENAS": "0", "IMAGO_FREE_MEMORY_INTERVAL": "0",
-            "IMAGO_PLAYGROUND": "true"
-        ])
-        #expect(set.mallocArenas == 0 && set.freeMemoryInterval == .zero && set.playground)
-        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_ARENAS": "-1"]) }
-        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_FREE_MEMORY_INTERVAL": "soon"]) }
-        #expect(defaults.mallocMmapThreshold == 512 << 10)
-        #expect(try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "0"]).mallocMmapThreshold == 0)
-        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "100"]) }
-        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_MALLOC_MMAP_THRESHOLD": "999999999"]) }
-        #expect(ProcessHeap.residentBytes.map { $0 > 0 } == true)
-        #if os(Linux)
-        // glibc takes the settings (the C glue once tested a macro no header had defined yet,
-        // and every call silently did nothing). 32 MiB is glibc's own ceiling for the threshold.
-        #expect(ProcessHeap.mapLargeAllocations(from: 32 << 20))
-        #expect(!ProcessHeap.mapLargeAllocations(from: 100))
-        _ = ProcessHeap.trim()
-        #endif
     }
 }

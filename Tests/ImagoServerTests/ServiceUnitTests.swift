@@ -106,10 +106,8 @@ struct ServiceUnitTests {
         let c = try ServerConfiguration(environment: [
             "IMAGO_BIND": "[::1]:9000", "IMAGO_MAX_SRC_RESOLUTION": "12.5", "IMAGO_DOWNLOAD_TIMEOUT": "2.5",
             "IMAGO_ALLOWED_SOURCES": "https://a.example/, https://b.example/*", "IMAGO_FORMAT_QUALITY": "webp=70,avif=50",
-            "IMAGO_PRESETS": "thumb=rs:fit:50:50/q:70,default=ar:1", "IMAGO_AUTO_WEBP": "yes", "IMAGO_TTL": "60",
-            "IMAGO_WORKER_AFFINITY": " Pinned "
+            "IMAGO_PRESETS": "thumb=rs:fit:50:50/q:70,default=ar:1", "IMAGO_AUTO_WEBP": "yes", "IMAGO_TTL": "60"
         ])
-        #expect(c.workerAffinity == .pinned && ServerConfiguration().workerAffinity == .auto)
         #expect(try c.bindAddress() == ("::1", 9000))
         #expect(c.maxSourceResolution == 12.5 && c.downloadTimeout == .milliseconds(2500))
         #expect(c.allowedSources == ["https://a.example/", "https://b.example/*"])
@@ -121,8 +119,7 @@ struct ServiceUnitTests {
             ("IMAGO_PRESETS", "a=w:1/blur"),
             ("IMAGO_PRESETS", "a=msr:3"), ("IMAGO_PRESETS_PATH", "/nonexistent/presets"),
             ("IMAGO_LOCAL_ROOT", "/nonexistent/folder"), ("IMAGO_LOCAL_ROOT", "/etc/hostname"), ("IMAGO_READ_REQUEST_TIMEOUT", "0"),
-            ("IMAGO_MAX_CLIENTS", "0"),
-            ("IMAGO_WORKER_AFFINITY", "cpu0")
+            ("IMAGO_MAX_CLIENTS", "0")
         ] {
             #expect(throws: ConfigurationError.self, "\(name)=\(value)") { _ = try ServerConfiguration(environment: [name: value]) }
             do { _ = try ServerConfiguration(environment: [name: value]) } catch { #expect(error.variable == name) }
@@ -136,6 +133,42 @@ struct ServiceUnitTests {
         #expect(throws: Never.self) { _ = try ServerConfiguration(environment: ["IMAGO_PRESETS": "a=msr:3", "IMAGO_ALLOW_SECURITY_OPTIONS": "1"]) }
         #expect(ServerConfiguration().summary.count == ServerConfiguration.meanings.count)
         #expect(ServerConfiguration().summary.allSatisfy { ServerConfiguration.meanings[$0.0] != nil })
+    }
+
+    @Test("each setting's descriptor writes what it reads and shows what it wrote; names are unique, documented and flags")
+    func descriptors() throws {
+        let settings = ServerConfiguration.settings
+        let names = settings.map(\.name)
+        #expect(Set(names).count == names.count && names.allSatisfy { $0.hasPrefix("IMAGO_") })
+        #expect(settings.allSatisfy { !$0.meaning.isEmpty && $0.flag.hasPrefix("--") })
+        var changed = 0
+        for setting in settings where setting.readBy == nil {
+            let shown = setting.show(ServerConfiguration())
+            // A value other than the default, that the setting takes: the opposite of a bool, a
+            // small number in range.
+            let candidates = shown == "true" ? ["false"] : shown == "false" ? ["true"] : Int(shown) != nil ? ["7", "3", "1"] : []
+            for candidate in candidates where candidate != shown {
+                var c = ServerConfiguration()
+                guard (try? setting.read(EnvironmentReader(values: [setting.name: candidate]), &c)) != nil else { continue }
+                #expect(setting.show(c) == candidate, "\(setting.name): wrote \(candidate), shows \(setting.show(c))")
+                changed += 1
+                break
+            }
+        }
+        #expect(changed >= 55, "most settings are bools and numbers: \(changed)")
+        // A group's members are read by its leader, which comes first.
+        for setting in settings {
+            guard let leader = setting.readBy else { continue }
+            let at = try #require(names.firstIndex(of: leader), "\(setting.name) is read by \(leader), which is no setting")
+            #expect(at < names.firstIndex(of: setting.name)!)
+        }
+        var s3 = ServerConfiguration()
+        try s3.apply(["IMAGO_USE_S3": "1", "IMAGO_S3_ENDPOINT_USE_PATH_STYLE": "false", "IMAGO_S3_REGION": "eu-north-1", "HOME": "/nonexistent"])
+        #expect(s3.summary.contains { $0 == ("IMAGO_S3_ENDPOINT_USE_PATH_STYLE", "false") } && s3.summary.contains { $0 == ("IMAGO_S3_REGION", "eu-north-1") })
+        // Secrets never show.
+        var secret = ServerConfiguration()
+        try secret.apply(["IMAGO_KEY": "abcd", "IMAGO_SECRET": "hush", "IMAGO_PURGE_SECRET": "hush2"])
+        #expect(!secret.summary.contains { $0.1.contains("abcd") || $0.1.contains("hush") })
     }
 
     @Test("IMGPROXY_ settings with an equivalent are read under that name; unknown and misspelt IMAGO_ ones are named")
@@ -223,52 +256,6 @@ struct ServiceUnitTests {
         }
         #expect(throws: ServiceURLError.self) { try options("pd:100001") }
         #expect(ServiceGeometry.clamped(.infinity) == 0 && ServiceGeometry.clamped(1e300) == 1 << 40)
-    }
-
-    @Test("worker pinning: auto pins one worker per allowed CPU only when they match; pinned wraps; none never")
-    func pinningPlans() {
-        let four = [0, 1, 2, 3]
-        #expect(WorkerPinning.plan(.auto, workers: 4, allowed: four)?.cpus == [0, 1, 2, 3])
-        // Fewer workers than CPUs (several instances on one machine, say): left to the scheduler.
-        #expect(WorkerPinning.plan(.auto, workers: 2, allowed: four) == nil)
-        #expect(WorkerPinning.plan(.auto, workers: 8, allowed: four) == nil)
-        #expect(WorkerPinning.plan(.auto, workers: 1, allowed: [5]) == nil)
-        // A cpuset that is not 0-based.
-        #expect(WorkerPinning.plan(.auto, workers: 2, allowed: [4, 6])?.cpus == [4, 6])
-        #expect(WorkerPinning.plan(.pinned, workers: 5, allowed: [2, 3])?.cpus == [2, 3, 2, 3, 2])
-        #expect(WorkerPinning.plan(.pinned, workers: 2, allowed: four)?.cpus == [0, 1])
-        #expect(WorkerPinning.plan(.pinned, workers: 2, allowed: []) == nil)
-        #expect(WorkerPinning.plan(.none, workers: 4, allowed: four) == nil)
-        #expect(WorkerPinning.plan(.pinned, workers: 3, allowed: [0, 1])?.description == "0,1,0")
-    }
-
-    @Test("worker pinning: a lane's thread runs on its CPU while it works and gets its CPU set back after")
-    func pinningThreads() async throws {
-        let allowed = WorkerPinning.allowedCPUs
-        try #require(!allowed.isEmpty, "this system reports no CPU affinity")
-        let cpu = allowed[allowed.count - 1]
-        let queue = WorkQueue(label: "t", maxConcurrentCount: 1, laneHooks: WorkerPinning(cpus: [cpu]).laneHooks)
-        for _ in 0..<3 {
-            let seen = try await queue.run { (WorkerPinning.allowedCPUs, WorkerPinning.currentCPU) }
-            #expect(seen.0 == [cpu] && seen.1 == cpu)
-        }
-        // Enter and leave by hand on a thread of an unpinned queue: the set comes back whole,
-        // and a CPU the system refuses leaves the thread as it was.
-        let plain = WorkQueue(label: "t", maxConcurrentCount: 1)
-        let sets = try await plain.run { () -> [[Int]] in
-            let hooks = WorkerPinning(cpus: [cpu]).laneHooks
-            let before = WorkerPinning.allowedCPUs
-            hooks.enter(0)
-            let pinned = WorkerPinning.allowedCPUs
-            hooks.leave(0)
-            let after = WorkerPinning.allowedCPUs
-            let refused = WorkerPinning(cpus: [1 << 20]).laneHooks
-            refused.enter(0)
-            let unpinned = WorkerPinning.allowedCPUs
-            refused.leave(0)
-            return [before, pinned, after, unpinned, WorkerPinning.allowedCPUs]
-        }
-        #expect(sets == [allowed, [cpu], allowed, allowed, allowed])
     }
 
     @Test("keep_copyright: only the Copyright and Artist texts survive")

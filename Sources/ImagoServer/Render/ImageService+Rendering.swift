@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCoders
+import ImagoCore
+import ImagoLoading
+import ImagoServiceURL
+import HTTPTypes
+import NIOCore
+
+/// An answer's image: encoded bytes, or the source sent as it is.
+struct Rendered: Sendable {
+    var body: ServiceResponse.Body
+    var format: ImageFormat
+    /// How long its decode, transform and encode took (none for a source sent as it is).
+    var timings = ImageLoadTimings()
+}
+
+extension ImageService {
+    /// Answers with the processed image (or `/info`'s JSON) for a loaded source.
+    /// `info` is what `/info` asks for, `nil` for an image.
+    func answer(source: ServiceSource, options: ProcessingOptions, info wanted: InfoOptions?, headers: HTTPFields) async throws -> ServiceResponse {
+        var timings = source.loaded.timings
+        var response = try await answer(source: source, options: options, info: wanted, headers: headers, timings: &timings)
+        if configuration.serverTiming, !timings.stages.isEmpty { response.headers[.serverTiming] = timings.serverTimingValue }
+        return response
+    }
+
+    /// ``answer(source:options:info:headers:)``'s body, adding the render's stages to `timings`.
+    private func answer(
+        source: ServiceSource, options: ProcessingOptions, info wanted: InfoOptions?, headers: HTTPFields,
+        timings: inout ImageLoadTimings
+    ) async throws -> ServiceResponse {
+        let digest = source.digest
+        if options.raw, wanted == nil {
+            let sniffed = (try? source.loaded.input.format()) ?? nil
+            let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil } ?? sniffed?.mimeType ?? "application/octet-stream"
+            return imageResponse(
+                Rendered(body: Self.body(of: source), format: sniffed ?? .jpeg), contentType: type,
+                etag: ServiceHeaders.etag(digest, "raw"), source: source, options: options, varies: false, headers: headers)
+        }
+        if let wanted, let answer = try await videoInfoResponse(wanted, source: source, options: options, headers: headers) {
+            return answer
+        }
+        let info: ImageInfo
+        do {
+            info = try source.loaded.info()
+        } catch {
+            if case .decodingFailed(let coding) = error { throw ServiceError(coding) }
+            throw ServiceError.notAnImage
+        }
+        guard coders.canDecode(info.format) else {
+            throw ServiceError(.unsupportedFormat, "\(info.format.rawValue) sources cannot be decoded here")
+        }
+        if let wanted {
+            return try await infoResponse(info, wanted, source: source, options: options, headers: headers)
+        }
+        // SVG sent as SVG (imgproxy's default when no format is asked): no processing, sanitised.
+        if info.format == .svg, Self.sendsSVG(options, configuration: configuration) {
+            try RenderPlan.checkResolution(
+                info, limit: options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution)
+            return try await svgResponse(source: source, options: options, headers: headers)
+        }
+        // Sent untouched: checked before planning, so a format no encoder here writes passes too.
+        let skipped = options.skipProcessing.union(configuration.skipProcessingFormats)
+        if skipped.contains(info.format), options.format == nil || options.format == info.format {
+            return imageResponse(
+                Rendered(body: Self.body(of: source), format: info.format), contentType: info.format.mimeType,
+                etag: ServiceHeaders.etag(digest, "skp"), source: source, options: options, varies: false, headers: headers)
+        }
+        var plan = try RenderPlan(info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders)
+
+        // The watermark's pixels are part of the answer: a new watermark is a new ETag.
+        let watermark = try await self.watermark(for: options)
+        let etag = { (plan: RenderPlan) in
+            ServiceHeaders.etag(digest, options.canonicalPath + "|" + plan.recipe + (watermark.map { "|wm=" + $0.digest } ?? ""))
+        }
+        // Negotiated AVIF not made yet: a fast AVIF (or the next format) now, the AVIF in the background.
+        var provisional = false
+        var stored: Bool?
+        if configuration.avifLater, plan.format == .avif, plan.negotiated {
+            var later = plan
+            later.setAVIFSpeed(configuration.avifLaterSpeed)
+            // On one thread: the background takes its lane of the workers and no more.
+            later.encoderThreads = 1
+            let avif = later.request(from: source, info: info, options: options, watermark: watermark)
+            if await manager.hasStoredResult(for: avif, source: source.loaded) {
+                plan = later
+                stored = true
+            } else {
+                backgroundEncodes.start(etag(later), request: avif, source: source.loaded, manager: manager)
+                switch configuration.avifLaterFirst {
+                case .avif:
+                    plan = later.fastAVIF(speed: ServerConfiguration.fastAVIFSpeed)
+                case .next:
+                    plan = try RenderPlan(
+                        info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders,
+                        excluding: [.avif])
+                }
+                provisional = true
+            }
+        }
+        let tag = etag(plan)
+        if ServiceHeaders.isNotModified(headers, etag: tag, lastModified: source.lastModified) {
+            return notModified(etag: tag, source: source, varies: plan.variesByAccept, expires: options.expires, provisional: provisional)
+        }
+        let rendered = try await render(source: source, info: info, options: options, plan: plan, watermark: watermark, stored: stored)
+        timings = timings.adding(rendered.timings)
+        return imageResponse(
+            rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: tag, source: source, options: options,
+            varies: plan.variesByAccept, headers: headers, provisional: provisional)
+    }
+
+    /// Decodes (shrinking on load where the result allows), transforms and encodes through the
+    /// image manager's encode stage; `stored` is whether the result is known to be stored
+    /// already (`nil`: asked here).
+    private func render(
+        source: ServiceSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan, watermark: ServiceWatermark?,
+        stored: Bool?
+    ) async throws -> Rendered {
+        let request = plan.request(from: source, info: info, options: options, watermark: watermark)
+        // A stored result is sent at once; a render waits for a slot.
+        let isStored: Bool
+        if let stored { isStored = stored } else { isStored = await manager.hasStoredResult(for: request, source: source.loaded) }
+        let renders = !isStored
+        if renders { try await renderSlots.enter(priority: PriorityCell(.normal)) }
+        defer { if renders { renderSlots.leave() } }
+        let encoded: EncodedImageResult
+        do {
+            encoded = try await manager.loadEncodedImage(with: request, source: source.loaded)
+        } catch {
+            throw ServiceError(error)
+        }
+        switch encoded.contents {
+        case .data(let data): return Rendered(body: .bytes(ByteBuffer(bytes: data)), format: encoded.format, timings: encoded.timings)
+        case .file(let file): return Rendered(body: .file(file), format: encoded.format, timings: encoded.timings)
+        }
+    }
+
+    /// Whether an SVG source goes out as SVG, as imgproxy decides: `f:svg`, or no format asked
+    /// unless `IMAGO_ALWAYS_RASTERIZE_SVG` (which `skp:svg` overrides).
+    static func sendsSVG(_ options: ProcessingOptions, configuration: ServerConfiguration) -> Bool {
+        options.format == .svg
+            || (options.format == nil
+                && (!configuration.alwaysRasterizeSVG || options.skipProcessing.contains(.svg) || configuration.skipProcessingFormats.contains(.svg)))
+    }
+
+    /// The SVG source itself, sanitised (`IMAGO_SANITIZE_SVG`) on the workers.
+    private func svgResponse(source: ServiceSource, options: ProcessingOptions, headers: HTTPFields) async throws -> ServiceResponse {
+        let sanitize = configuration.sanitizeSVG
+        let etag = ServiceHeaders.etag(source.digest, sanitize ? "svg-sanitized" : "svg")
+        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
+            return notModified(etag: etag, source: source, varies: false, expires: options.expires)
+        }
+        var body = Self.body(of: source)
+        if sanitize {
+            let input = source.loaded.input
+            let limits = manager.configuration.decodingLimits
+            do {
+                let clean = try await workers.run { try SVGSanitizer.sanitize(try input.contents(), limits: limits) }
+                body = .bytes(ByteBuffer(bytes: clean))
+            } catch let error as ImageCodingError {
+                throw ServiceError(error)
+            }
+        }
+        // Every answer carries imgproxy's Content-Security-Policy, which forbids scripts too.
+        return imageResponse(
+            Rendered(body: body, format: .svg), contentType: ImageFormat.svg.mimeType, etag: etag, source: source, options: options,
+            varies: false, headers: headers)
+    }
+
+    /// A source sent as it is: the cache's file streamed from where it lies, or the bytes in hand.
+    static func body(of source: ServiceSource) -> ServiceResponse.Body {
+        switch source.loaded.input.storage {
+        case .file(let file): .file(file)
+        case .data(let data): .bytes(ByteBuffer(bytes: data))
+        }
+    }
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCoders
+import ImagoCore
+import ImagoLoading
+import ImagoProcessing
+import ImagoServiceURL
+
+/// What one request will produce, decided from the header before any pixel is decoded.
+struct RenderPlan: Sendable {
+    var format: ImageFormat
+    /// Every frame of an animation is kept.
+    var animated: Bool
+    /// The response depends on `Accept`.
+    var variesByAccept: Bool
+    var autoRotate: Bool
+    var stripMetadata: Bool
+    var keepCopyright: Bool
+    var stripColorProfile: Bool
+    var quality: Int
+    var flattenColor: RGBA8?
+    var limits: DecodingLimits
+    var maxResultDimension: Int?
+    /// The embedded thumbnail decoded instead of the image (`enforce_thumbnail`), its size.
+    var embeddedThumbnail: PixelSize?
+    /// libavif's speed for an AVIF result (`IMAGO_AVIF_SPEED`, or `IMAGO_AVIF_LATER_SPEED` for
+    /// one made in the background).
+    var avifSpeed: Int?
+    /// The AVIF quality was mapped from JPEG's (`IMAGO_QUALITY_MAPPING=visual`), so another
+    /// speed takes another quality (see ``setAVIFSpeed(_:)``).
+    var qualityFollowsSpeed = false
+    /// libwebp's method for a WebP result (`IMAGO_WEBP_EFFORT`).
+    var webpEffort: Int?
+    /// The encoder's threads (`EncodeOptions.maxThreads`): 1 for a background encode, which
+    /// must not take more than its lane. Not in the recipe: the bytes encode the same settings.
+    var encoderThreads: Int?
+    /// The format was chosen by `Accept` (`IMAGO_AUTO_*`, `IMAGO_ENFORCE_*`), not named by the URL.
+    var negotiated = false
+    /// The faces the crop keeps (`g:obj`, and `g:sm` with `IMAGO_SMART_CROP_FACE_DETECTION`).
+    var faces: ServiceFaces?
+    /// A JPEG source's Ultra HDR gain map is read and kept in the JPEG result (`preserve_hdr`,
+    /// `IMAGO_PRESERVE_HDR`).
+    var keepsGainMap = false
+    /// The profile the result is converted into and carries (`color_profile`), for formats that
+    /// embed one.
+    var colorProfile: ServiceColorProfile?
+
+    /// Encodes an AVIF at libavif's `speed`, its quality moved with it when it was mapped from
+    /// JPEG's, so the score stays the same.
+    mutating func setAVIFSpeed(_ speed: Int) {
+        let old = avifSpeed ?? AVIFCoder.defaultSpeed
+        avifSpeed = speed
+        if qualityFollowsSpeed {
+            let offset = ServerConfiguration.QualityMapping.avifSpeedOffset
+            quality = min(100, max(1, quality + offset(speed) - offset(old)))
+        }
+    }
+
+    /// The fast AVIF answered while this one is made in the background: the same result at
+    /// libavif's `speed`, its quality raised by as much as that speed needs for the same score
+    /// (`QualityMapping.avifSpeedOffset`), on the encoder's usual threads.
+    func fastAVIF(speed: Int) -> RenderPlan {
+        let offset = ServerConfiguration.QualityMapping.avifSpeedOffset
+        var fast = self
+        fast.quality = min(100, quality + offset(speed) - offset(avifSpeed ?? AVIFCoder.defaultSpeed))
+        fast.avifSpeed = speed
+        fast.encoderThreads = nil
+        return fast
+    }
+
+    /// Everything besides the options and the source that changes the bytes: part of the ETag.
+    var recipe: String {
+        "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
+            + "q=\(quality);mrd=\(maxResultDimension ?? 0)" + (embeddedThumbnail.map { ";eth=\($0.width)x\($0.height)" } ?? "")
+            + (format == .avif ? ";sp=\(avifSpeed ?? AVIFCoder.defaultSpeed)" : "")
+            + (format == .webp ? ";we=\(webpEffort ?? 4)" : "") + (faces.map { ";\($0.key)" } ?? "")
+            + (keepsGainMap ? ";hdr" : "") + (colorProfile.map { ";cp=\($0.name)" } ?? "")
+    }
+
+    /// Formats whose encoders here write animations (AVIF as a libavif image sequence).
+    static let animatedFormats: Set<ImageFormat> = [.gif, .webp, .apng, .jxl, .avif]
+
+    /// The memberwise initialiser.
+    init(
+        format: ImageFormat, animated: Bool, variesByAccept: Bool, autoRotate: Bool, stripMetadata: Bool, keepCopyright: Bool,
+        stripColorProfile: Bool, quality: Int, flattenColor: RGBA8?, limits: DecodingLimits, maxResultDimension: Int?
+    ) {
+        self.format = format
+        self.animated = animated
+        self.variesByAccept = variesByAccept
+        self.autoRotate = autoRotate
+        self.stripMetadata = stripMetadata
+        self.keepCopyright = keepCopyright
+        self.stripColorProfile = stripColorProfile
+        self.quality = quality
+        self.flattenColor = flattenColor
+        self.limits = limits
+        self.maxResultDimension = maxResultDimension
+    }
+
+    /// Checks the header against the limits and decides the output.
+    ///
+    /// - Throws: 422 ``ServiceError`` for a source over a limit or an output format that
+    ///   cannot be written.
+    /// `excluding` names formats negotiation may not choose (AVIF while it is made in the background).
+    init(
+        info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration,
+        coders: ImageCoderRegistry, excluding: Set<ImageFormat> = []
+    ) throws {
+        // 0 in the URL: the service's limit.
+        let sourceAnimated = info.frameCount > 1 && options.page == nil
+        let chosen = try Self.choose(
+            info: info, options: options, accept: accept, configuration: configuration, coders: coders, excluding: excluding)
+        let format = chosen.format
+        let variesByAccept = configuration.negotiatesByAccept
+        let animated = sourceAnimated && Self.animatedFormats.contains(format)
+        // An animation kept animated is held to the frame limit when there is one (imgproxy's
+        // max_animation_frame_resolution), else every source to the resolution limit.
+        let frameLimit =
+            animated
+            ? options.maxAnimationFrameResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxAnimationFrameResolution : nil
+        let maxResolution = frameLimit ?? options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution
+        let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
+        let pixels = try Self.checkResolution(info, limit: maxResolution, frames: frameLimit != nil)
+        if animated {
+            guard info.frameCount <= maxFrames else {
+                throw ServiceError(
+                    .limitExceeded,
+                    "the source has \(info.frameCount) frames, over the limit of \(maxFrames)")
+            }
+            let total = Double(pixels.partialValue) * Double(info.frameCount)
+            guard total <= configuration.maxAnimationPixels * 1_000_000 else {
+                throw ServiceError(
+                    .limitExceeded,
+                    "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(configuration.maxAnimationPixels)")
+            }
+        }
+        let mapping = configuration.qualityMapping
+        let mapped = { (q: Int) in mapping.quality(q, for: format, avifSpeed: configuration.avifSpeed) }
+        let explicit = options.formatQuality[format] ?? (options.quality > 0 ? nil : configuration.formatQuality[format])
+        let quality = explicit ?? mapped(options.quality > 0 ? options.quality : configuration.quality)
+        let limits = DecodingLimits(
+            maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+            maxFrames: animated || options.page != nil ? maxFrames : 1_000_000,
+            maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
+            maxBytes: Int.max,
+            maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+            // A vector render stops within the request's time.
+            maxRenderSeconds: min(20, Self.seconds(configuration.requestTimeout)))
+        self.init(
+            format: format, animated: animated, variesByAccept: variesByAccept,
+            autoRotate: options.autoRotate ?? configuration.autoRotate,
+            stripMetadata: options.stripMetadata ?? configuration.stripMetadata,
+            keepCopyright: options.keepCopyright ?? configuration.keepCopyright,
+            stripColorProfile: options.stripColorProfile ?? configuration.stripColorProfile,
+            quality: quality,
+            flattenColor: options.background ?? (Self.hasAlpha(format) ? nil : RGBA8(r: 255, g: 255, b: 255)),
+            limits: limits,
+            maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
+        negotiated = chosen.negotiated
+        faces = ServiceFaces(options: options, configuration: configuration)
+        if let name = options.colorProfile, ServiceColorProfile.formats.contains(format) {
+            colorProfile = ServiceColorProfile(name: name, directory: configuration.colorProfilesDirectory)
+        }
+        keepsGainMap = format == .jpeg && info.hasGainMap && !animated && (options.preserveHDR ?? configuration.preserveHDR)
+        avifSpeed = format == .avif ? configuration.avifSpeed : nil
+        qualityFollowsSpeed = format == .avif && explicit == nil && mapping == .visual
+        webpEffort = format == .webp ? configuration.webpEffort : nil
+        // imgproxy's enforce_thumbnail: the stored thumbnail is the source, when there is one.
+        if options.enforceThumbnail ?? configuration.enforceThumbnail, options.page == nil {
+            embeddedThumbnail = info.embeddedThumbnailSize
+        }
+    }
+
+    static func hasAlpha(_ format: ImageFormat) -> Bool { format != .jpeg }
+
+    /// The source's (or each frame's) pixels against `limit` megapixels, before anything is
+    /// decoded or sent.
+    ///
+    /// - Throws: 422 `limit_exceeded` past it.
+    @discardableResult
+    static func checkResolution(_ info: ImageInfo, limit: Double, frames: Bool = false) throws -> (partialValue: Int, overflow: Bool) {
+        let pixels = info.width.multipliedReportingOverflow(by: info.height)
+        guard !pixels.overflow, Double(pixels.partialValue) <= limit * 1_000_000 else {
+            throw ServiceError(
+                .limitExceeded,
+                "the source\(frames ? "'s frames" : "") \(info.width)x\(info.height), over the limit of \(limit) megapixels")
+        }
+        return pixels
+    }
+
+    /// The longer side a result may have: `max_result_dimension` (0 or less: none), else the
+    /// service's; an icon at most 256 (imgproxy scales a larger result down to fit, too).
+    static func maxResultDimension(options: ProcessingOptions, configuration: ServerConfiguration, format: ImageFormat) -> Int? {
+        let limit = options.maxResultDimension.map { $0 > 0 ? $0 : nil } ?? configuration.maxResultDimension
+        guard format == .ico else { return limit }
+        return min(limit ?? ICOCoder.maxSide, ICOCoder.maxSide)
+    }
+
+    /// The output format as imgproxy chooses it. Asked for (`format`, the extension): that one,
+    /// unless an `IMAGO_ENFORCE_*` format the client's `Accept` takes overrides it. Not asked
+    /// for: a format `IMAGO_AUTO_*` (or `_ENFORCE_*`) negotiates with `Accept` (JPEG XL, then
+    /// AVIF for stills, then WebP); else the source's own format when it is one of
+    /// `IMAGO_PREFERRED_FORMATS` (or with `IMAGO_KEEP_SOURCE_FORMAT`, any it can be written in);
+    /// else the first preferred format that holds what the result needs (an animation,
+    /// transparency); else the first preferred one.
+    ///
+    /// - Throws: 422 ``ServiceError`` for a format that cannot be written here.
+    static func format(
+        info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration, coders: ImageCoderRegistry
+    ) throws -> ImageFormat {
+        try choose(info: info, options: options, accept: accept, configuration: configuration, coders: coders, excluding: []).format
+    }
+
+    /// ``format(info:options:accept:configuration:coders:)``, never negotiating a format in
+    /// `excluding`, and whether `Accept` chose it.
+    static func choose(
+        info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration, coders: ImageCoderRegistry,
+        excluding: Set<ImageFormat>
+    ) throws -> (format: ImageFormat, negotiated: Bool) {
+        let animated = info.frameCount > 1 && options.page == nil
+        let accepts = AcceptHeader(accept)
+        func negotiated(enforcedOnly: Bool) -> ImageFormat? {
+            guard configuration.negotiatesByAccept else { return nil }
+            let candidates: [(ImageFormat, String, Bool, Bool)] = [
+                (.jxl, "image/jxl", configuration.enforceJXL, configuration.autoJXL && !animated),
+                (.avif, "image/avif", configuration.enforceAVIF, configuration.autoAVIF),
+                (.webp, "image/webp", configuration.enforceWebP, configuration.autoWebP)
+            ]
+            for (format, type, enforced, auto) in candidates where (enforced || (!enforcedOnly && auto)) && !excluding.contains(format) {
+                // AVIF and JPEG XL are offered for stills only, as imgproxy does.
+                if format != .webp, animated { continue }
+                if coders.canEncode(format), accepts.explicitlyAccepts(type) { return format }
+            }
+            return nil
+        }
+        if let asked = options.format {
+            let enforced = negotiated(enforcedOnly: true)
+            let format = enforced ?? asked
+            guard coders.canEncode(format) else {
+                throw ServiceError(.unsupportedFormat, "\(format.rawValue) results cannot be encoded here")
+            }
+            return (format, enforced != nil)
+        }
+        if let chosen = negotiated(enforcedOnly: false) { return (chosen, true) }
+        let source = info.format
+        if configuration.keepSourceFormat, coders.canEncode(source), !animated || animatedFormats.contains(source) { return (source, false) }
+        let preferred = configuration.preferredFormats.filter(coders.canEncode)
+        if preferred.contains(source) { return (source, false) }
+        let transparent = options.background == nil && (info.hasAlpha || options.padding != nil || options.extend || options.extendAspectRatio)
+        if let fit = preferred.first(where: { (!animated || animatedFormats.contains($0)) && (!transparent || hasAlpha($0)) }) {
+            return (fit, false)
+        }
+        if let first = preferred.first { return (first, false) }
+        return (transparent ? .png : .jpeg, false)
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// The request that makes the answer: the source, the imgproxy options as one transformer,
+    /// the decode's shrink-on-load hint, and the output the plan chose. The pipeline's encode
+    /// stage decodes, transforms and encodes it on the worker queue, shared by every identical
+    /// request in flight (for 2 s by those that follow, and from the result cache after), or
+    /// converts it in rows when nothing changes a pixel.
+    func request(from source: ServiceSource, info: ImageInfo, options: ProcessingOptions, watermark: ServiceWatermark?) -> ImageRequest {
+        let plan = self
+        let stored = plan.embeddedThumbnail ?? info.pixelSize
+        var upright = plan.autoRotate ? info.orientation.orientedSize(stored) : stored
+        if options.rotate % 180 == 90 { upright = PixelSize(width: upright.height, height: upright.width) }
+        // A page is measured as decoded: the header gives only the first page's size, and a
+        // TIFF's pages each have their own (so no shrink-on-load hint either).
+        let pageAlone = options.page != nil
+        let transformer = ServiceTransformer(
+            options: options, autoRotate: plan.autoRotate,
+            sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
+            flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension, vectorSource: info.format.isVector,
+            watermark: watermark, faces: plan.faces, keepsGainMap: plan.keepsGainMap, colorProfile: plan.colorProfile)
+        var request = source.request
+        request.transformers = [transformer]
+        request.options = [.transformAnimatedImage, .retryFailed]
+        request.embeddedThumbnail = plan.embeddedThumbnail != nil
+        request.gainMap = plan.keepsGainMap && plan.embeddedThumbnail == nil
+        // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
+        if !pageAlone, plan.embeddedThumbnail == nil,
+            var hint = transformer.geometry.decodeHint(sourceWidth: upright.width, sourceHeight: upright.height)
+        {
+            // The hint is in the decoder's (stored) orientation.
+            if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {
+                hint = PixelSize(width: hint.height, height: hint.width)
+            }
+            request.decodeSizeHint =
+                info.format == .jpeg
+                ? ServiceGeometry.reductionHint(hint, source: PixelSize(width: info.width, height: info.height)) : hint
+        }
+        // An animation's frames are decoded one at a time as the transformer takes them.
+        request.frames = plan.animated ? .lazy : .first
+        // One page alone: a TIFF page at its own size, an animation's frame composited on demand.
+        request.page = options.page
+        // A profile to convert into starts from the source's own pixels and profile: the
+        // conversion goes straight from one to the other, never through sRGB's smaller gamut.
+        request.colorManagement = plan.colorProfile == nil && plan.stripColorProfile
+        request.limits = plan.limits
+        var encoding = EncodeOptions(quality: Double(plan.quality) / 100, backgroundColor: plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255))
+        // libavif's speed s is the effort 11 - s.
+        if plan.format == .avif, let speed = plan.avifSpeed { encoding.effort = 11 - speed }
+        // libwebp's method m is the effort m + 3.
+        if plan.format == .webp, let method = plan.webpEffort { encoding.effort = method + 3 }
+        encoding.maxThreads = plan.encoderThreads
+        request.output = ImageRequest.Output(
+            format: plan.format,
+            options: encoding,
+            metadata: !plan.stripMetadata ? .keep : plan.keepCopyright ? .copyrightOnly : .strip,
+            keepsColorProfile: !plan.stripColorProfile || plan.colorProfile != nil, maxBytes: options.maxBytes > 0 ? options.maxBytes : nil,
+            passesThroughUnchanged: false)
+        return request
+    }
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ImagoCore
+import ImagoDiskIO
+import ImagoLoading
+import ImagoServiceURL
+
+extension ImageService {
+    /// Fetches `source` through the image manager: an `http(s)` or `s3` URL from the disk cache (opened
+    /// where it lies, not read), else one download shared by every request for it, within the
+    /// limits and the source guard, stored before the request goes on; or a `local:///path` file
+    /// under `IMAGO_LOCAL_ROOT`. Counts the source-cache metrics.
+    ///
+    /// - Throws: ``ServiceError``: 404 for an unusable source URL or one that is not allowed (as imgproxy answers),
+    ///   422 when it is larger than the limit, the download's statuses (see
+    ///   ``ServiceError/init(_:)-(ImageLoadingError)``).
+    func loadSource(_ source: String, options: ProcessingOptions) async throws -> ServiceSource {
+        // 0 or less in the URL: no limit of its own (imgproxy's reading); never above the service's.
+        let asked = options.maxSourceFileSize.flatMap { $0 > 0 ? $0 : nil }
+        let maxBytes = min(asked ?? configuration.maxSourceFileSize, configuration.maxSourceFileSize)
+        let request: ImageRequest
+        let host: String
+        let baseName: String
+        if source.lowercased().hasPrefix("local://") {
+            let (data, name) = try await LocalSources(configuration: configuration, reads: fileReads).read(source, maxBytes: maxBytes)
+            request = ImageRequest(data: data, key: source)
+            host = "local"
+            baseName = ServiceHeaders.baseName(name)
+        } else {
+            let url = try configuration.remoteSourceURL(source)
+            let h = url.host ?? ""
+            request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
+            host = h
+            // Known before the fetch, so a failed one is logged with it.
+            ServiceRequestScope.current?.sourceHost = h
+            baseName = ServiceHeaders.baseName(url.lastPathComponent)
+        }
+        let loaded: LoadedSource
+        do {
+            loaded = try await manager.loadSource(with: request)
+        } catch {
+            throw ServiceError(error)
+        }
+        guard loaded.byteCount <= maxBytes else {
+            throw ServiceError(.sourceTooLarge, "the source is larger than \(maxBytes) bytes")
+        }
+        if host != "local" { metrics.sourceLoaded(bytes: loaded.byteCount, fromCache: loaded.source != .network) }
+        return ServiceSource(
+            loaded: loaded, request: request, name: source, contentType: loaded.response?.mimeType, lastModified: loaded.lastModified,
+            host: host, baseName: baseName)
+    }
+}
