@@ -146,7 +146,8 @@ public struct InfoOptions: Sendable, Hashable {
             case "crop", "c":
                 let width = try a.nonNegative(0), height = a.values.count > 1 ? try a.nonNegative(1) : 0
                 let gravity = a.values.count > 2 ? try a.gravity(from: 2, current: .center, smart: true) : .center
-                crop = width > 0 && height > 0 ? ProcessingOptions.Crop(width: width, height: height, gravity: gravity) : nil
+                // A side of 0 is the whole side, as in a render's crop; 0:0 asks for none.
+                crop = width > 0 || height > 0 ? ProcessingOptions.Crop(width: width, height: height, gravity: gravity) : nil
             case "calc_hashsums", "chs":
                 var types: [String] = []
                 for v in a.values where !v.isEmpty {

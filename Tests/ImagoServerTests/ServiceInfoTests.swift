@@ -40,6 +40,24 @@ struct ServiceInfoTests {
         }
     }
 
+    @Test("/info's crop is the render's: c:100.6 is 100 pixels wide in both (imgproxy truncates), c:0 the whole side")
+    func cropAsRendered() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("a.png", data: try ServerFixtures.png(width: 200, height: 100))
+            let info = try Self.json(try await h.get("/info" + h.plain("c:100.6:50.9", "/img/a.png")))
+            let crop = try #require(info["crop"] as? [String: Double])
+            #expect(crop["width"] == 0.5 && crop["height"] == 0.5, "\(crop)")
+            let rendered = try await h.get(h.plain("c:100.6:50.9", "/img/a.png", ext: "png"))
+            let image = try ImageCoderRegistry.shared.decode(rendered.body)
+            #expect(image.buffer.width == 100 && image.buffer.height == 50)
+            // A side of 0 is the whole side in both; fractions round as imgproxy's do.
+            let whole = try #require(try Self.json(try await h.get("/info" + h.plain("c:0:0.255", "/img/a.png")))["crop"] as? [String: Double])
+            #expect(whole["width"] == 1 && whole["height"] == 0.26, "\(whole)")
+            let cut = try ImageCoderRegistry.shared.decode(try await h.get(h.plain("c:0:0.255", "/img/a.png", ext: "png")).body)
+            #expect(cut.buffer.width == 200 && cut.buffer.height == 26)
+        }
+    }
+
     @Test(
         "EXIF, IPTC and XMP by default, as imgproxy Pro names them; tag names on request; each can be turned off",
         .enabled(if: Corpus.isAvailable, Corpus.missingReason))
