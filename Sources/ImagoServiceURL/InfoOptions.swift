@@ -101,71 +101,11 @@ public struct InfoOptions: Sendable, Hashable {
             let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             let name = parts[0]
             let a = OptionArguments(option: name, values: parts.count > 1 ? Array(parts.dropFirst()) : [""])
+            if try applyHeaderOption(name, a) { continue }
+            if try applyColorOption(name, a) { continue }
+            if try applyAnalysisOption(name, a) { continue }
+            if try applyHashsumOption(name, a) { continue }
             switch name {
-            case "size", "s": size = try a.single(a.bool(0))
-            case "format", "f": format = try a.single(a.bool(0))
-            case "dimensions", "d": dimensions = try a.single(a.bool(0))
-            case "exif":
-                try a.atMost(2)
-                exif = a.bool(0)
-                exifCanonicalNames = a.bool(1)
-            case "iptc": iptc = try a.single(a.bool(0))
-            case "xmp": xmp = try a.single(a.bool(0))
-            case "video_meta", "vm": videoMeta = try a.single(a.bool(0))
-            case "colorspace", "cs": colorspace = try a.single(a.bool(0))
-            case "bands", "b": bands = try a.single(a.bool(0))
-            case "sample_format", "sf": sampleFormat = try a.single(a.bool(0))
-            case "pages_number", "pn": pagesNumber = try a.single(a.bool(0))
-            case "alpha", "a":
-                try a.atMost(2)
-                alpha = a.bool(0)
-                checkTransparency = a.bool(1)
-            case "palette", "p":
-                let n = try a.single(try a.count(0))
-                guard n == 0 || (2...256).contains(n) else { throw a.fail("a palette has 2...256 colours, not \(n)") }
-                palette = n
-            case "average", "avg":
-                try a.atMost(2)
-                average = a.bool(0)
-                averageIgnoresTransparent = a.values.count < 2 || a.values[1].isEmpty || a.bool(1)
-            case "dominant_colors", "dc":
-                try a.atMost(2)
-                dominantColors = a.bool(0)
-                buildMissedColors = a.bool(1)
-            case "blurhash", "bh":
-                try a.atMost(2)
-                let x = try a.count(0), y = a.values.count > 1 ? try a.count(1) : 0
-                if x == 0 && y == 0 {
-                    blurHash = nil
-                } else {
-                    guard (1...9).contains(x), (1...9).contains(y) else { throw a.fail("BlurHash components are 1...9 each, not \(x)x\(y)") }
-                    blurHash = (x, y)
-                }
-            case "thumb_hash", "th": thumbHash = try a.single(a.bool(0))
-            case "detect_objects", "do": detectObjects = try a.single(a.bool(0))
-            case "crop", "c":
-                let width = try a.nonNegative(0), height = a.values.count > 1 ? try a.nonNegative(1) : 0
-                let gravity = a.values.count > 2 ? try a.gravity(from: 2, current: .center, smart: true) : .center
-                // A side of 0 is the whole side, as in a render's crop; 0:0 asks for none.
-                crop = width > 0 || height > 0 ? ProcessingOptions.Crop(width: width, height: height, gravity: gravity) : nil
-            case "calc_hashsums", "chs":
-                var types: [String] = []
-                for v in a.values where !v.isEmpty {
-                    guard Self.hashsumTypes.contains(v) else { throw a.fail("'\(v)' is not md5, sha1, sha256 or sha512") }
-                    if !types.contains(v) { types.append(v) }
-                }
-                hashsums = types
-            case "hashsum", "hs":
-                try a.atMost(2)
-                let type = a.values[0]
-                if type.isEmpty || type == "none" {
-                    expectedHashsum = nil
-                } else {
-                    guard Self.hashsumTypes.contains(type) else { throw a.fail("'\(type)' is not md5, sha1, sha256 or sha512") }
-                    let hex = try a.text(1)
-                    guard hex.utf8.allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit }) else { throw a.fail("the digest is not hex") }
-                    expectedHashsum = (type, hex)
-                }
             case "cachebuster", "cb", "expires", "exp", "max_src_resolution", "msr", "max_src_file_size", "msfs", "page", "pg",
                 "video_thumbnail_second", "vts", "video_thumbnail_keyframes", "vtk":
                 sharedSegments.append(segment)
@@ -197,5 +137,107 @@ public struct InfoOptions: Sendable, Hashable {
             "do", b(detectObjects), "c", c ?? "",
             "chs", hashsums.joined(separator: "+"), "hs", expectedHashsumType, expectedHashsumHex
         ].joined(separator: ",")
+    }
+}
+
+extension InfoOptions {
+    /// What the header tells: `size`, `format`, `dimensions`, `exif`, `iptc`, `xmp`,
+    /// `video_meta`, `colorspace`, `bands`, `sample_format` and `pages_number`; `false` when
+    /// `name` is none of them.
+    private mutating func applyHeaderOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        switch name {
+        case "size", "s": size = try a.single(a.bool(0))
+        case "format", "f": format = try a.single(a.bool(0))
+        case "dimensions", "d": dimensions = try a.single(a.bool(0))
+        case "exif":
+            try a.atMost(2)
+            exif = a.bool(0)
+            exifCanonicalNames = a.bool(1)
+        case "iptc": iptc = try a.single(a.bool(0))
+        case "xmp": xmp = try a.single(a.bool(0))
+        case "video_meta", "vm": videoMeta = try a.single(a.bool(0))
+        case "colorspace", "cs": colorspace = try a.single(a.bool(0))
+        case "bands", "b": bands = try a.single(a.bool(0))
+        case "sample_format", "sf": sampleFormat = try a.single(a.bool(0))
+        case "pages_number", "pn": pagesNumber = try a.single(a.bool(0))
+        default: return false
+        }
+        return true
+    }
+
+    /// The pixels' colours: `alpha`, `palette`, `average` and `dominant_colors`; `false` when
+    /// `name` is none of them.
+    private mutating func applyColorOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        switch name {
+        case "alpha", "a":
+            try a.atMost(2)
+            alpha = a.bool(0)
+            checkTransparency = a.bool(1)
+        case "palette", "p":
+            let n = try a.single(try a.count(0))
+            guard n == 0 || (2...256).contains(n) else { throw a.fail("a palette has 2...256 colours, not \(n)") }
+            palette = n
+        case "average", "avg":
+            try a.atMost(2)
+            average = a.bool(0)
+            averageIgnoresTransparent = a.values.count < 2 || a.values[1].isEmpty || a.bool(1)
+        case "dominant_colors", "dc":
+            try a.atMost(2)
+            dominantColors = a.bool(0)
+            buildMissedColors = a.bool(1)
+        default: return false
+        }
+        return true
+    }
+
+    /// Placeholders and objects: `blurhash`, `thumb_hash`, `detect_objects` and `crop`; `false`
+    /// when `name` is none of them.
+    private mutating func applyAnalysisOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        switch name {
+        case "blurhash", "bh":
+            try a.atMost(2)
+            let x = try a.count(0), y = a.values.count > 1 ? try a.count(1) : 0
+            if x == 0 && y == 0 {
+                blurHash = nil
+            } else {
+                guard (1...9).contains(x), (1...9).contains(y) else { throw a.fail("BlurHash components are 1...9 each, not \(x)x\(y)") }
+                blurHash = (x, y)
+            }
+        case "thumb_hash", "th": thumbHash = try a.single(a.bool(0))
+        case "detect_objects", "do": detectObjects = try a.single(a.bool(0))
+        case "crop", "c":
+            let width = try a.nonNegative(0), height = a.values.count > 1 ? try a.nonNegative(1) : 0
+            let gravity = a.values.count > 2 ? try a.gravity(from: 2, current: .center, smart: true) : .center
+            // A side of 0 is the whole side, as in a render's crop; 0:0 asks for none.
+            crop = width > 0 || height > 0 ? ProcessingOptions.Crop(width: width, height: height, gravity: gravity) : nil
+        default: return false
+        }
+        return true
+    }
+
+    /// The source's digests: `calc_hashsums` and `hashsum`; `false` when `name` is neither.
+    private mutating func applyHashsumOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        switch name {
+        case "calc_hashsums", "chs":
+            var types: [String] = []
+            for v in a.values where !v.isEmpty {
+                guard Self.hashsumTypes.contains(v) else { throw a.fail("'\(v)' is not md5, sha1, sha256 or sha512") }
+                if !types.contains(v) { types.append(v) }
+            }
+            hashsums = types
+        case "hashsum", "hs":
+            try a.atMost(2)
+            let type = a.values[0]
+            if type.isEmpty || type == "none" {
+                expectedHashsum = nil
+            } else {
+                guard Self.hashsumTypes.contains(type) else { throw a.fail("'\(type)' is not md5, sha1, sha256 or sha512") }
+                let hex = try a.text(1)
+                guard hex.utf8.allSatisfy({ $0 < 128 && Character(Unicode.Scalar($0)).isHexDigit }) else { throw a.fail("the digest is not hex") }
+                expectedHashsum = (type, hex)
+            }
+        default: return false
+        }
+        return true
     }
 }

@@ -60,45 +60,65 @@ extension ProcessingOptions {
 
     /// Reads one of the adjustment options into ``adjustments``; `false` when `name` is not one.
     mutating func applyAdjustment(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
-        let args = a.values
-        func unit(_ i: Int) throws(ServiceURLError) -> Double {
-            let v = try a.number(i)
-            guard (0...1).contains(v) else { throw a.fail("\(v) is not within 0...1") }
-            return v
-        }
-        func factor(_ i: Int) throws(ServiceURLError) -> Double {
-            let v = try a.nonNegative(i)
-            guard v <= 1000 else { throw a.fail("\(v) is over 1000") }
-            return v
-        }
-        func level(_ i: Int) throws(ServiceURLError) -> Int {
-            let v = try a.integer(i)
-            guard (-255...255).contains(v) else { throw a.fail("\(v) is not within -255...255") }
-            return v
-        }
+        if try applyLevelAdjustment(name, a) { return true }
+        if try applyTintAdjustment(name, a) { return true }
+        if try applyDetectionOption(name, a) { return true }
         switch name {
-        case "brightness", "br": adjustments.brightness = try a.single(try level(0))
-        case "contrast", "co": adjustments.contrast = try a.single(try factor(0))
-        case "saturation", "sa": adjustments.saturation = try a.single(try factor(0))
+        case "rounded_corners", "rc":
+            let radius = try a.single(try a.nonNegative(0))
+            guard radius <= 100_000 else { throw a.fail("\(radius) pixels is more than 100000") }
+            roundedCorners = radius
+        default: return false
+        }
+        return true
+    }
+
+    /// Brightness, contrast and saturation: `brightness`, `contrast`, `saturation` and `adjust`
+    /// (all three at once); `false` when `name` is none of them.
+    private mutating func applyLevelAdjustment(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
+        case "brightness", "br": adjustments.brightness = try a.single(try a.level(0))
+        case "contrast", "co": adjustments.contrast = try a.single(try a.factor(0))
+        case "saturation", "sa": adjustments.saturation = try a.single(try a.factor(0))
         case "adjust", "a":
             try a.atMost(3)
-            if !args[0].isEmpty { adjustments.brightness = try level(0) }
-            if args.count > 1, !args[1].isEmpty { adjustments.contrast = try factor(1) }
-            if args.count > 2, !args[2].isEmpty { adjustments.saturation = try factor(2) }
+            if !args[0].isEmpty { adjustments.brightness = try a.level(0) }
+            if args.count > 1, !args[1].isEmpty { adjustments.contrast = try a.factor(1) }
+            if args.count > 2, !args[2].isEmpty { adjustments.saturation = try a.factor(2) }
+        default: return false
+        }
+        return true
+    }
+
+    /// Tints: `monochrome`, `duotone` and `colorize`; `false` when `name` is none of them.
+    private mutating func applyTintAdjustment(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "monochrome", "mc":
             try a.atMost(2)
-            adjustments.monochromeIntensity = try unit(0)
+            adjustments.monochromeIntensity = try a.unit(0)
             if args.count > 1, !args[1].isEmpty { adjustments.monochromeColor = try a.hexColor(1) }
         case "duotone", "dt":
             try a.atMost(3)
-            adjustments.duotoneIntensity = try unit(0)
+            adjustments.duotoneIntensity = try a.unit(0)
             if args.count > 1, !args[1].isEmpty { adjustments.duotoneShadows = try a.hexColor(1) }
             if args.count > 2, !args[2].isEmpty { adjustments.duotoneHighlights = try a.hexColor(2) }
         case "colorize", "col":
             try a.atMost(3)
-            adjustments.colorizeOpacity = try unit(0)
+            adjustments.colorizeOpacity = try a.unit(0)
             if args.count > 1, !args[1].isEmpty { adjustments.colorizeColor = try a.hexColor(1) }
             if args.count > 2, !args[2].isEmpty { adjustments.colorizeKeepsAlpha = a.bool(2) }
+        default: return false
+        }
+        return true
+    }
+
+    /// Detected objects: `objects_position`, `blur_detections` and `draw_detections`; `false`
+    /// when `name` is none of them.
+    private mutating func applyDetectionOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "objects_position", "obj_pos", "op":
             if args[0] == "prop" {
                 try a.atMost(1)
@@ -116,12 +136,31 @@ extension ProcessingOptions {
             else { throw a.fail("object classes are at most 16 names of letters, digits, _ and -") }
             let setting = on > 0 ? Detections(sigma: blur ? on : 0, classes: classes.sorted()) : nil
             if blur { blurDetections = setting } else { drawDetections = setting }
-        case "rounded_corners", "rc":
-            let radius = try a.single(try a.nonNegative(0))
-            guard radius <= 100_000 else { throw a.fail("\(radius) pixels is more than 100000") }
-            roundedCorners = radius
         default: return false
         }
         return true
+    }
+}
+
+extension OptionArguments {
+    /// An adjustment's intensity or opacity: a number within 0...1.
+    fileprivate func unit(_ i: Int) throws(ServiceURLError) -> Double {
+        let v = try number(i)
+        guard (0...1).contains(v) else { throw fail("\(v) is not within 0...1") }
+        return v
+    }
+
+    /// An adjustment's factor (contrast, saturation): a non-negative number up to 1000.
+    fileprivate func factor(_ i: Int) throws(ServiceURLError) -> Double {
+        let v = try nonNegative(i)
+        guard v <= 1000 else { throw fail("\(v) is over 1000") }
+        return v
+    }
+
+    /// An adjustment's level (brightness): an integer within -255...255.
+    fileprivate func level(_ i: Int) throws(ServiceURLError) -> Int {
+        let v = try integer(i)
+        guard (-255...255).contains(v) else { throw fail("\(v) is not within -255...255") }
+        return v
     }
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCore
 
 extension ProcessingOptions {
     /// Parses option segments (`name:arg:arg`), in order: a later option overrides an earlier one,
@@ -78,9 +79,31 @@ extension ProcessingOptions {
     /// One option, with imgproxy's rules for its arguments: each option takes at most so many
     /// (more is an error), a compound option's empty argument leaves that part as it was, a
     /// single value must be there, and a boolean that is not one of Go's spellings is false.
-    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    ///
+    /// Each family's reader below takes the names it knows and answers `true`; a name none of
+    /// them knows is an unknown option.
     private mutating func applyOption(_ name: String, _ args: [String], allowSecurityOptions: Bool) throws(ServiceURLError) {
         let a = OptionArguments(option: name, values: args)
+        if try applyResizeOption(name, a) { return }
+        if try applyScaleOption(name, a) { return }
+        if try applyCropOption(name, a) { return }
+        if try applyOrientationOption(name, a) { return }
+        if try applyEffectOption(name, a) { return }
+        if try applyWatermarkOption(name, a) { return }
+        if try applyVideoOption(name, a) { return }
+        if try applyAdjustment(name, a) { return }
+        if try applyFormatOption(name, a) { return }
+        if try applyMetadataOption(name, a) { return }
+        if try applyDeliveryOption(name, a) { return }
+        if try applySourceOption(name, a) { return }
+        if try applySecurityOption(name, a, allowSecurityOptions: allowSecurityOptions) { return }
+        throw .unknownOption(name)
+    }
+
+    /// The resize and the target size: `resize`, `size`, `resizing_type`, `width`, `height`,
+    /// `min-width` and `min-height`; `false` when `name` is none of them.
+    private mutating func applyResizeOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
         switch name {
         case "resize", "rs":
             try a.atMost(8)
@@ -99,6 +122,17 @@ extension ProcessingOptions {
             minWidth = try a.single(try a.size(0))
         case "min-height", "mh", "min_height":
             minHeight = try a.single(try a.size(0))
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Scale and canvas: `zoom`, `dpr`, `enlarge`, `extend` and `extend_aspect_ratio`; `false`
+    /// when `name` is none of them.
+    private mutating func applyScaleOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "zoom", "z":
             try a.atMost(2)
             zoomX = try a.positive(0)
@@ -118,6 +152,17 @@ extension ProcessingOptions {
             if args.count > 1 {
                 extendAspectRatioGravity = try a.gravity(from: 1, current: extendAspectRatioGravity, smart: false)
             }
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Crop and gravity: `gravity`, `crop`, `trim` and `padding`; `false` when `name` is none
+    /// of them.
+    private mutating func applyCropOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "gravity", "g":
             gravity = try a.gravity(from: 0, current: gravity, smart: true)
         case "crop", "c":
@@ -131,7 +176,7 @@ extension ProcessingOptions {
             var t = trim ?? Trim(threshold: 10)
             if args[0].isEmpty {
                 trim = nil
-                return
+                return true
             }
             t.threshold = try a.number(0)
             t.color = args.count > 1 && !args[1].isEmpty ? try a.hexColor(1) : nil
@@ -147,6 +192,16 @@ extension ProcessingOptions {
             let left = args.count > 3 && !args[3].isEmpty ? try a.size(3) : right
             let p = Padding(top: top, right: right, bottom: bottom, left: left)
             padding = top == 0 && right == 0 && bottom == 0 && left == 0 ? nil : p
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Orientation: `auto_rotate`, `rotate` and `flip`; `false` when `name` is none of them.
+    private mutating func applyOrientationOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "auto_rotate", "ar":
             autoRotate = try a.single(a.bool(0))
         case "rotate", "rot":
@@ -157,6 +212,17 @@ extension ProcessingOptions {
             try a.atMost(2)
             if !args[0].isEmpty { flipHorizontal = a.bool(0) }
             if args.count > 1, !args[1].isEmpty { flipVertical = a.bool(1) }
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Background and filters: `background`, `blur`, `sharpen` and `pixelate`; `false` when
+    /// `name` is none of them.
+    private mutating func applyEffectOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "background", "bg":
             switch args.count {
             case 1: background = args[0].isEmpty ? nil : try a.hexColor(0)
@@ -171,6 +237,17 @@ extension ProcessingOptions {
             guard sharpen <= 100 else { throw .invalidArgument(option: name, reason: "sigma \(sharpen) is over 100") }
         case "pixelate", "pix":
             pixelate = try a.single(try a.count(0))
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The watermark: `watermark`, its sources (`watermark_text`, `watermark_url`,
+    /// `watermark_size`), `watermark_rotate` and `watermark_shadow`; `false` when `name` is none
+    /// of them.
+    private mutating func applyWatermarkOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        switch name {
         case "watermark", "wm":
             try applyWatermark(a)
         case "watermark_text", "wmt", "watermark_url", "wmu", "watermark_size", "wms":
@@ -183,14 +260,31 @@ extension ProcessingOptions {
             let sigma = try a.single(try a.nonNegative(0))
             guard sigma <= 100 else { throw .invalidArgument(option: name, reason: "sigma \(sigma) is over 100") }
             watermarkShadow = sigma
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// A video's thumbnail: `video_thumbnail_second` and `video_thumbnail_keyframes`; `false`
+    /// when `name` is neither.
+    private mutating func applyVideoOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        switch name {
         case "video_thumbnail_second", "vts":
             videoThumbnailSecond = try a.single(try a.nonNegative(0))
         case "video_thumbnail_keyframes", "vtk":
             videoThumbnailKeyframes = try a.single(a.bool(0))
-        case "brightness", "br", "contrast", "co", "saturation", "sa", "adjust", "a", "monochrome", "mc", "duotone", "dt",
-            "colorize", "col", "rounded_corners", "rc", "blur_detections", "bd", "draw_detections", "dd",
-            "objects_position", "obj_pos", "op":
-            _ = try applyAdjustment(name, a)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The output's format and quality: `quality`, `format_quality`, `max_bytes` and `format`;
+    /// `false` when `name` is none of them.
+    private mutating func applyFormatOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "quality", "q":
             quality = try a.single(try a.quality(0))
         case "format_quality", "fq":
@@ -204,6 +298,18 @@ extension ProcessingOptions {
             maxBytes = try a.single(try a.count(0))
         case "format", "f", "ext":
             format = try a.single(try a.format(0))
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Metadata and colour: `strip_metadata`, `keep_copyright`, `strip_color_profile`,
+    /// `preserve_hdr`, `color_profile` and `enforce_thumbnail`; `false` when `name` is none of
+    /// them.
+    private mutating func applyMetadataOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "strip_metadata", "sm":
             stripMetadata = try a.single(a.bool(0))
         case "keep_copyright", "kcr":
@@ -224,6 +330,17 @@ extension ProcessingOptions {
             }
         case "enforce_thumbnail", "eth":
             enforceThumbnail = try a.single(a.bool(0))
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The answer's delivery: `cachebuster`, `expires`, `filename` and `return_attachment`;
+    /// `false` when `name` is none of them.
+    private mutating func applyDeliveryOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "cachebuster", "cb":
             try a.atMost(1)
             cacheBuster = args[0].isEmpty ? nil : args[0]
@@ -247,12 +364,35 @@ extension ProcessingOptions {
             }
         case "return_attachment", "att":
             returnAttachment = try a.single(a.bool(0))
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// How the source is read: `page`, `skip_processing` and `raw`; `false` when `name` is none
+    /// of them.
+    private mutating func applySourceOption(_ name: String, _ a: OptionArguments) throws(ServiceURLError) -> Bool {
+        let args = a.values
+        switch name {
         case "page", "pg":
             page = try a.single(try a.count(0))
         case "skip_processing", "skp":
             for i in args.indices { skipProcessing.insert(try a.format(i)) }
         case "raw":
             raw = try a.single(a.bool(0))
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The service's limits, which a URL may override only when `allowSecurityOptions` is set:
+    /// `max_src_resolution`, `max_src_file_size`, `max_animation_frames`,
+    /// `max_animation_frame_resolution` and `max_result_dimension`; `false` when `name` is none
+    /// of them.
+    private mutating func applySecurityOption(_ name: String, _ a: OptionArguments, allowSecurityOptions: Bool) throws(ServiceURLError) -> Bool {
+        switch name {
         case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
             "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             guard allowSecurityOptions else { throw .securityOptionNotAllowed(name) }
@@ -268,8 +408,9 @@ extension ProcessingOptions {
             default: maxResultDimension = try a.integer(0)
             }
         default:
-            throw .unknownOption(name)
+            return false
         }
+        return true
     }
 
     /// `size`'s arguments (and `resize`'s after the type): width, height, enlarge, then
