@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+import ImagoProcessing
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCache
-import ImagoCoders
-import ImagoCore
-import ImagoProcessing
 
 extension ImagePipeline {
     typealias ProcessSubscription = SharedTasks<ImageRequestKeys.ProcessKey, ProcessedImage, ImageStageEvent>.Subscription
@@ -51,29 +52,52 @@ extension ImagePipeline {
         fetched: FetchedData?
     ) async throws -> ProcessedImage {
         let options = request.options
-        let queue = configuration.processingQueue
         if keys.process.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
             return ProcessedImage(image: image, bytes: nil, source: .memory, revalidated: false)
         }
         let processedOnDisk = storesProcessed(request)
         if processedOnDisk, options.readsDisk, !options.contains(.refreshCached),
-            let cached = try await readDisk(keys.imageKey, priority: context, strict: false)
+            let cached = try await readDisk(keys.imageKey, priority: context, strict: false),
+            let processed = await decodeStoredImage(cached, keys: keys, context: context)
         {
-            var spec = keys.decode.spec
-            spec.thumbnail = nil
-            spec.scaleDownLimitBytes = nil
-            spec.sizeHint = nil
-            let step = DecodeStep(spec: spec, coders: configuration.coders)
-            let input = ImageInput(cached.data)
-            if let decoded = try? await queue.measured("imago.decode", priority: context, { try step.decode(input) }) {
-                if keys.process.writesMemory { configuration.memoryCache?.setImage(decoded.value, forKey: keys.imageKey) }
-                var timings = ImageLoadTimings()
-                timings.queueWait = decoded.wait
-                timings.decode = decoded.run
-                return ProcessedImage(image: decoded.value, bytes: input, source: .disk, revalidated: false, timings: timings)
-            }
+            return processed
         }
 
+        let decoded = try await decodeWithPartials(request, keys: keys, context: context, fetched: fetched)
+        let (image, timings) = try await applyTransformers(to: decoded, request: request, keys: keys, context: context)
+        await storeFinished(image, request: request, keys: keys, context: context, processedOnDisk: processedOnDisk)
+        return ProcessedImage(
+            image: image, bytes: decoded.fetched.input, source: decoded.fetched.source,
+            revalidated: decoded.fetched.revalidated, timings: timings)
+    }
+
+    /// The processed-image disk step: decodes `cached` (the finished image as the disk keeps it)
+    /// without the request's thumbnail, scale-down limit or size hint, and keeps it in memory;
+    /// `nil` when it does not decode.
+    private func decodeStoredImage(_ cached: CachedData, keys: ImageRequestKeys, context: ProcessContext) async -> ProcessedImage? {
+        var spec = keys.decode.spec
+        spec.thumbnail = nil
+        spec.scaleDownLimitBytes = nil
+        spec.sizeHint = nil
+        let step = DecodeStep(spec: spec, coders: configuration.coders)
+        let input = ImageInput(cached.data)
+        guard let decoded = try? await configuration.processingQueue.measured("imago.decode", priority: context, { try step.decode(input) })
+        else { return nil }
+        if keys.process.writesMemory { configuration.memoryCache?.setImage(decoded.value, forKey: keys.imageKey) }
+        var timings = ImageLoadTimings()
+        timings.queueWait = decoded.wait
+        timings.decode = decoded.run
+        return ProcessedImage(image: decoded.value, bytes: input, source: .disk, revalidated: false, timings: timings)
+    }
+
+    /// The decode step: joins the decode of `request`, passing its progress on, and its partial
+    /// images (transformed first, the newest at a time, when the request has transformers).
+    private func decodeWithPartials(
+        _ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext,
+        fetched: FetchedData?
+    ) async throws -> DecodedImage {
+        let options = request.options
+        let queue = configuration.processingQueue
         let transformers = request.transformers
         let animated = options.contains(.transformAnimatedImage)
         let limits = keys.decode.spec.limits
@@ -103,23 +127,45 @@ extension ImagePipeline {
             throw error
         }
         await partials?.close()
+        return decoded
+    }
 
+    /// The transform step: the request's transformers applied to the decoded image (an animation
+    /// only with ``ImageRequest/Options/transformAnimatedImage``) on the processing queue; the
+    /// image, with the decode's timings and the transform's.
+    private func applyTransformers(
+        to decoded: DecodedImage, request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext
+    ) async throws -> (Image, ImageLoadTimings) {
+        let transformers = request.transformers
+        let animated = request.options.contains(.transformAnimatedImage)
+        let limits = keys.decode.spec.limits
         var image = decoded.image
         var timings = decoded.timings
         if !transformers.isEmpty, !image.isAnimated || animated {
             let source = image
             // After its decode: ahead of decodes that start other loads.
-            let transformed = try await queue.measured("imago.transform", priority: context, continuing: true) {
+            let transformed = try await configuration.processingQueue.measured("imago.transform", priority: context, continuing: true) {
                 try Self.transform(source, with: transformers, animated: animated, limits: limits)
             }
             image = transformed.value
             timings.queueWait += transformed.wait
             timings.transform += transformed.run
         }
+        return (image, timings)
+    }
+
+    /// The store step: the finished image into the memory cache, and its encoded bytes to the
+    /// disk when the policy keeps processed images (waited for with
+    /// ``ImageRequest/Options/waitStoreCache``).
+    private func storeFinished(
+        _ image: Image, request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext, processedOnDisk: Bool
+    ) async {
+        let options = request.options
         if keys.process.writesMemory { configuration.memoryCache?.setImage(image, forKey: keys.imageKey) }
         if processedOnDisk, options.writesDisk, let writer {
             let serializer = configuration.serializer, finished = image
             if options.contains(.waitStoreCache) {
+                let queue = configuration.processingQueue
                 if let bytes = try? await queue.run(priority: context, continuing: true, { try serializer.serialize(finished) }) {
                     await writer.storeNow(CachedData(data: bytes), forKey: keys.imageKey)
                 }
@@ -127,9 +173,6 @@ extension ImagePipeline {
                 writer.store(forKey: keys.imageKey) { CachedData(data: try serializer.serialize(finished)) }
             }
         }
-        return ProcessedImage(
-            image: image, bytes: decoded.fetched.input, source: decoded.fetched.source,
-            revalidated: decoded.fetched.revalidated, timings: timings)
     }
 
     /// Applies `transformers` in order; a failure names the transformer. A lazy animation is
