@@ -2,16 +2,17 @@
 // Copyright (c) 2026 The Imago authors
 
 import ArgumentParser
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ImagoCache
 import ImagoCoders
 import ImagoCommandLine
 import ImagoCore
 import ImagoProcessing
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -136,7 +137,8 @@ struct ConvertCommand: ParsableCommand {
             } else if let info = try? source.info() {
                 // Work that only moves whole pixels decodes in a format that holds them exactly
                 // (straight alpha, gray as gray), so a conversion changes no visible pixel.
-                goal.options.pixelFormat = DecodePlanner.pixelFormat(for: info, resamples: resamples)
+                let effect = try transformers()?.pixelEffect(on: info) ?? PixelEffect.none
+                goal.options.pixelFormat = DecodePlanner.pixelFormat(for: info, resamples: effect == .resamples)
                 // One frame or page is decoded alone: a TIFF page at its own size, an animation's
                 // frame composited from frames decoded on demand.
                 if let chosenFrame {
@@ -183,13 +185,6 @@ struct ConvertCommand: ParsableCommand {
 
     private static func outOfRange(_ frame: Int, _ count: Int) -> ImageCodingError {
         .invalidArgument("--frame \(frame) is out of range: the image has \(count) frame(s) or page(s)")
-    }
-
-    /// Whether the options resample or composite (a resize, an angle that is not a quarter turn,
-    /// rounded corners, blur, tint), which work in premultiplied alpha.
-    private var resamples: Bool {
-        sizing.resize != nil || roundCorner != nil || blur != nil || tint != nil
-            || rotate.map { $0.truncatingRemainder(dividingBy: 90) != 0 } ?? false
     }
 
     /// The transformers the options ask for, in a fixed order: resize, crop, rotate, flip, round corner, blur, tint.

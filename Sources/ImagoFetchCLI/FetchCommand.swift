@@ -2,14 +2,15 @@
 // Copyright (c) 2026 The Imago authors
 
 import ArgumentParser
+import Imago
+import ImagoCommandLine
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Imago
-import ImagoCommandLine
-import Synchronization
 
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -108,6 +109,28 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let (unique, given) = uniqueURLs()
+        let parsed = try Self.parseURLs(unique)
+        let (manager, downloader) = try makeManager()
+        let template = try makeRequest()
+        let plan = SavePlan(
+            output: output, format: format.flatMap(ImageFormat.init(cliName:)), quality: quality,
+            processed: thumbnail != nil || sizing.resize != nil)
+
+        if let output, !plan.isFile { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) }
+        let showProgress = Console.errorIsTerminal
+        let load = makeLoader(template: template, manager: manager, plan: plan, showProgress: showProgress)
+        let outcomes = await loadAll(parsed, with: load)
+        if showProgress { Console.error("\r\u{1B}[K") }
+        await manager.finishPendingStores()
+        try? await downloader.shutdown()
+
+        let failed = Self.printSummary(outcomes, urls: unique, given: given)
+        if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// The URLs given, each once, in the order first given; and how often each was given.
+    private func uniqueURLs() -> (unique: [String], given: [String: Int]) {
         // Each URL once, in the order first given; the manager would share the download anyway.
         var given: [String: Int] = [:]
         var unique: [String] = []
@@ -115,12 +138,24 @@ struct FetchCommand: AsyncParsableCommand {
             if given[text] == nil { unique.append(text) }
             given[text, default: 0] += 1
         }
-        let parsed = try unique.map { text -> URL in
+        return (unique, given)
+    }
+
+    /// Each of `texts` as a URL: a path starting with `/` as a file URL.
+    ///
+    /// - Throws: `ValidationError` for a text that is not a URL.
+    private static func parseURLs(_ texts: [String]) throws -> [URL] {
+        try texts.map { text -> URL in
             guard let url = (text.hasPrefix("/") ? URL(fileURLWithPath: text) : URL(string: text)), url.scheme != nil else {
                 throw ValidationError("'\(text)' is not a URL")
             }
             return url
         }
+    }
+
+    /// The manager every URL loads through (the disk cache in --cache-dir, no memory cache), and
+    /// its downloader (--concurrency, --timeout, the proxies), shut down once all are loaded.
+    private func makeManager() throws -> (ImageManager, ImageDownloader) {
         let disk = try DiskCache(directory: cacheDir.map { URL(fileURLWithPath: $0) } ?? DiskCache.defaultDirectory)
         let seconds = Duration.milliseconds(Int64(timeout * 1000))
         var downloads = ImageDownloaderConfiguration(
@@ -129,20 +164,20 @@ struct FetchCommand: AsyncParsableCommand {
         let downloader = ImageDownloader(configuration: downloads)
         // No memory cache: every image is used once, here, and dropped.
         let manager = ImageManager(configuration: ImageManager.Configuration(memoryCache: nil, dataCache: disk, downloader: downloader))
-        let template = try makeRequest()
-        let plan = SavePlan(
-            output: output, format: format.flatMap(ImageFormat.init(cliName:)), quality: quality,
-            processed: thumbnail != nil || sizing.resize != nil)
+        return (manager, downloader)
+    }
 
-        if let output, !plan.isFile { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) }
+    /// What loads one URL (its index, and the URL) into its outcome: progressively, encoded, or
+    /// the bytes alone, with the progress bar drawn when `showProgress`; a failure becomes the
+    /// outcome's error.
+    private func makeLoader(
+        template: ImageRequest, manager: ImageManager, plan: SavePlan, showProgress: Bool
+    ) -> @Sendable (Int, URL) async -> (Int, Outcome) {
+        let progressive = self.progressive
         let received = ProgressTally()
-        let showProgress = Console.errorIsTerminal
         let written = WrittenFiles()
         // Files are written off the cooperative pool, two at a time.
         let writes = WorkQueue(label: "imago.fetch.writes", maxConcurrentCount: 2)
-        // Decoding, encoding and writing a source is done by at most one more load than there are
-        // workers: the others wait with their downloaded bytes, not with an encoded file each.
-        let encodes = PriorityGate(limit: WorkQueue.processing.maxConcurrentCount + 1)
         let load: @Sendable (Int, URL) async -> (Int, Outcome) = { index, url in
             var request = template
             request.source = .url(url)
@@ -165,7 +200,7 @@ struct FetchCommand: AsyncParsableCommand {
                         index,
                         try await Self.loadEncoded(
                             request, manager: manager, plan: plan, index: index, written: written,
-                            writes: writes, slots: encodes)
+                            writes: writes)
                     )
                 }
                 return (
@@ -178,10 +213,15 @@ struct FetchCommand: AsyncParsableCommand {
                 return (index, Outcome(error: (error as? ImageLoadingError)?.description ?? CLIFailure.describe(error)))
             }
         }
+        return load
+    }
+
+    /// Runs `load` for every URL of `parsed`; the outcomes by index.
+    private func loadAll(_ parsed: [URL], with load: @escaping @Sendable (Int, URL) async -> (Int, Outcome)) async -> [Int: Outcome] {
         // At most --concurrency URLs in progress at once, each from its download to its file: a
         // download that finishes before a worker is free waits holding its bytes, so the window
         // bounds memory as well as transfers.
-        let outcomes = await withTaskGroup(of: (Int, Outcome).self) { group -> [Int: Outcome] in
+        await withTaskGroup(of: (Int, Outcome).self) { group -> [Int: Outcome] in
             var pending = parsed.enumerated().makeIterator()
             for _ in 0..<concurrency {
                 guard let (index, url) = pending.next() else { break }
@@ -194,13 +234,14 @@ struct FetchCommand: AsyncParsableCommand {
             }
             return all
         }
-        if showProgress { Console.error("\r\u{1B}[K") }
-        await manager.finishPendingStores()
-        try? await downloader.shutdown()
+    }
 
+    /// Prints each URL's summary line (a failure's to standard error) and the totals; returns how
+    /// many URLs failed.
+    private static func printSummary(_ outcomes: [Int: Outcome], urls unique: [String], given: [String: Int]) -> Int {
         var counts: [ImageLoadSource: Int] = [:]
         var failed = 0
-        for index in parsed.indices {
+        for index in unique.indices {
             let outcome = outcomes[index] ?? Outcome(error: "not loaded")
             guard let source = outcome.source, outcome.error == nil else {
                 failed += 1
@@ -213,8 +254,8 @@ struct FetchCommand: AsyncParsableCommand {
             print("\(line)  \(unique[index])")
         }
         let parts = [ImageLoadSource.network, .disk, .memory].map { "\(counts[$0] ?? 0) \($0.rawValue)" }
-        print("\(parsed.count - failed) of \(parsed.count) URLs loaded: \(parts.joined(separator: ", ")), \(failed) failed")
-        if failed > 0 { throw ExitCode(1) }
+        print("\(unique.count - failed) of \(unique.count) URLs loaded: \(parts.joined(separator: ", ")), \(failed) failed")
+        return failed
     }
 
     /// The request every URL starts from: the processing options, cache options and priority.
@@ -263,18 +304,16 @@ struct FetchCommand: AsyncParsableCommand {
         return Outcome(source: result.source, line: line)
     }
 
-    /// Fetches the source, then (one of at most workers + 1 loads at a time) processes and
-    /// encodes it through the pipeline's encode stage (the encode runs on its queue right after
-    /// the decode, so bitmaps do not pile up) and writes the result off the cooperative pool;
-    /// keeps only a summary line. Bytes that need no change (no
+    /// Fetches the source, then processes and encodes it through the pipeline's encode stage
+    /// (which admits at most workers + 1 renders at once, so the other loads wait with their
+    /// downloaded bytes, and runs the encode right after the decode, so bitmaps do not pile up)
+    /// and writes the result off the cooperative pool; keeps only a summary line. Bytes that need no change (no
     /// processing, the same format) are written as they came.
     private static func loadEncoded(
         _ request: ImageRequest, manager: ImageManager, plan: SavePlan, index: Int,
-        written: WrittenFiles, writes: WorkQueue, slots: PriorityGate
+        written: WrittenFiles, writes: WorkQueue
     ) async throws -> Outcome {
         let source = try await manager.loadSource(with: request)
-        try await slots.enter(priority: PriorityCell(request.priority))
-        defer { slots.leave() }
         let result = try await manager.loadEncodedImage(with: request, source: source)
         var line = "\(result.source.rawValue.padding(7)) \(result.pixelSize.width)x\(result.pixelSize.height) \(Console.byteCount(result.byteCount))"
         if result.revalidated { line += " (not modified)" }

@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import HTTPTypes
+import Hummingbird
 import ImagoCache
 import ImagoCoders
 public import ImagoCore
 public import ImagoLoading
 import ImagoServiceURL
-public import HTTPTypes
-import NIOCore
-import Synchronization
 public import Logging
+import NIOCore
 public import Prometheus
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The image service: answers imgproxy-style URLs with processed images, independent of the
 /// HTTP server in front of it. ``respond(method:path:headers:)`` takes a request's method, raw
@@ -46,11 +48,6 @@ public final class ImageService: Sendable {
     let logger: Logger
     let coders: ImageCoderRegistry
     let workers: WorkQueue
-    /// Requests rendering: one more than the workers (one reads its source or writes its answer
-    /// while the others keep the workers busy), so that waiting requests hold nothing but their
-    /// path and an open source file (the resident size does not grow with the queue). Answers
-    /// that need no render (a stored result, a 304, `/info`, a source sent as it is) take none.
-    let renderSlots: PriorityGate
     let httpLoader: HTTPDataLoader
     let fileReads: WorkQueue
     /// The watermark images (`IMAGO_WATERMARK_*`).
@@ -66,6 +63,8 @@ public final class ImageService: Sendable {
     /// The connections waiting for a request head, and their limits (``ConnectionLimits``), for
     /// ``clientWatchHandlers()``.
     let waitingConnections: WaitingConnections
+    /// The routes ``respond(method:path:headers:)`` answers through, built on first use.
+    let inProcessRoutes = Mutex<RouterResponder<InProcessRequestContext>?>(nil)
     /// Renders started (decodes, transforms and encodes in the pipeline's encode stage): what
     /// the coalescing tests count.
     package var renderCount: Int { manager.encodeCounts.started }
@@ -116,7 +115,6 @@ public final class ImageService: Sendable {
         }
         coders = .shared
         workers = WorkQueue(label: "imago.server.workers", maxConcurrentCount: configuration.workers, laneHooks: laneHooks)
-        renderSlots = PriorityGate(limit: configuration.workers + 1)
         admitted = ServiceAdmission(limit: configuration.queueSize > 0 ? configuration.workers + configuration.queueSize : nil)
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
         // One worker stays free for the requests waiting on it.
@@ -127,7 +125,7 @@ public final class ImageService: Sendable {
         httpLoader = pipeline.httpLoader
         manager = pipeline.manager
         let counted = pipeline.manager
-        metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, slots: renderSlots) {
+        metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, rendersWaiting: { counted.renderCounts.waiting }) {
             (counted.sharedResultHits, counted.sharedSourceHits, counted.sharedUploadsInFlight, counted.reusedDecodeCount)
         }
         watermarks = try WatermarkStore(configuration: configuration, limits: manager.configuration.decodingLimits, coders: coders)
@@ -146,39 +144,6 @@ public final class ImageService: Sendable {
     }
 
     // MARK: Answering
-
-    /// Answers one request without a server in front: what the middleware of
-    /// ``addRoutes(to:at:operations:middleware:)`` does for Hummingbird (a request id, the
-    /// authorization check, the deadline, errors as their responses) but the access log and
-    /// the metrics, around the same handler.
-    ///
-    /// - Parameters:
-    ///   - method: `GET` or `HEAD`; others get 405.
-    ///   - path: The request target's path as it arrived (still percent-encoded), without the
-    ///     prefix the service is mounted under. The signature covers it byte for byte.
-    ///   - headers: The request's headers (`Accept`, `If-None-Match`, `Authorization`,
-    ///     `X-Request-ID` are read).
-    /// - Returns: The response; errors are responses too, with a JSON body
-    ///   `{"error", "message", "requestId"}` and `Cache-Control: no-store`.
-    public func respond(method: HTTPRequest.Method, path: String, headers: HTTPFields) async -> ServiceResponse {
-        let scope = ServiceRequestScope(requestID: headers[.xRequestID])
-        var response = await ServiceRequestScope.$current.withValue(scope) { () async -> ServiceResponse in
-            do {
-                if method == .options { return ServiceHeaders.preflight }
-                try ServiceAuthorization.check(headers, secret: configuration.secret)
-                return try await ServiceDeadline.run(within: configuration.requestTimeout) { [self] in
-                    try await self.handle(method: method, path: path, headers: headers)
-                }
-            } catch {
-                return ServiceError(answering: error, logger: logger, requestID: scope.id).response(requestID: scope.id)
-            }
-        }
-        response.headers[.xRequestID] = scope.id
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.contentSecurityPolicy] = ServiceHeaders.contentSecurityPolicy
-        if let origin = configuration.allowOrigin { ServiceHeaders.addCORS(&response.headers, origin: origin) }
-        return response
-    }
 
     /// Answers one request, cancelling its work if `client` goes away first (the deadline
     /// middleware then answers 499, which only the log and metrics see).
@@ -231,7 +196,8 @@ public final class ImageService: Sendable {
         if failure == nil { ServiceRequestScope.current?.sourceHost = source.host }
         // A video's frame stands in for it (imgproxy Pro's video thumbnails).
         if !parsed.isInfo, let frame = try await videoFrameSource(source, options: options) { source = frame }
-        // The render takes one of the render slots (``renderSlots``); a stored result does not.
+        // A render waits for one of the pipeline's render slots (workers + 1, so waiting
+        // requests hold nothing but their path and an open source file); a stored result does not.
         let infoOptions: InfoOptions?
         do {
             infoOptions = parsed.isInfo ? try InfoOptions(parsing: parsed.options) : nil
@@ -297,6 +263,6 @@ public final class ImageService: Sendable {
     /// process to return freed memory to the system.
     public var isIdle: Bool {
         let counts = workers.counts
-        return admitted.count == 0 && counts.waiting == 0 && counts.running == 0 && renderSlots.counts.holding == 0
+        return admitted.count == 0 && counts.waiting == 0 && counts.running == 0 && manager.renderCounts.holding == 0
     }
 }

@@ -2,22 +2,23 @@
 // Copyright (c) 2026 The Imago authors
 
 import ArgumentParser
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ImagoCommandLine
 import ImagoServer
 import ImagoServiceURL
 import Logging
 import Metrics
-#if OTLP
-import OTel
-#endif
 import Prometheus
 import ServiceLifecycle
 import Tracing
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if OTLP
+import OTel
+#endif
 
 /// The `imago-server` executable (and `imago serve`, `imago sign`, which hand over to it).
 @main
@@ -63,16 +64,18 @@ struct ServeCommand: AsyncParsableCommand {
             environment: ProcessInfo.processInfo.environment, flags: try SettingFlags.parse(set: settings, flags: flags))
         let level = configuration.logLevel
         let json = configuration.logFormat == "json"
-        LoggingSystem.bootstrap { label in
-            if json {
-                var handler = JSONLogHandler(label: label)
+        // Every line written while a request is served, the library's included, carries its id.
+        LoggingSystem.bootstrap(
+            { label, provider in
+                if json {
+                    var handler = JSONLogHandler(label: label, metadataProvider: provider)
+                    handler.logLevel = level
+                    return handler
+                }
+                var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
                 handler.logLevel = level
                 return handler
-            }
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+            }, metadataProvider: ServiceRequestScope.metadataProvider)
         // The library's own metrics (downloads) go to the registry /metrics serves.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))

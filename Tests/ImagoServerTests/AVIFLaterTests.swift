@@ -4,9 +4,10 @@
 import Foundation
 import ImagoCoders
 import ImagoCore
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// Fast now, AVIF later (`IMAGO_AVIF_LATER`): negotiated AVIF not made yet is answered with a
 /// fast AVIF (or, with `IMAGO_AVIF_LATER_FIRST=next`, the next format the client takes), briefly
@@ -32,7 +33,8 @@ struct AVIFLaterTests {
         .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func fastThenSmallAVIF() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true; $0.autoWebP = true
+            $0.autoAVIF = true
+            $0.autoWebP = true
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register(
@@ -61,7 +63,9 @@ struct AVIFLaterTests {
     @Test("with IMAGO_AVIF_LATER_FIRST=next the first answer is WebP with a short max-age; later ones AVIF with the full lifetime")
     func webpThenAVIF() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true; $0.autoWebP = true; $0.avifLaterFirst = .next
+            $0.autoAVIF = true
+            $0.autoWebP = true
+            $0.avifLaterFirst = .next
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 320, height: 240), contentType: "image/jpeg")
@@ -90,7 +94,9 @@ struct AVIFLaterTests {
     @Test("with IMAGO_AVIF_LATER_FIRST=next a client that takes AVIF but not WebP gets the preferred format meanwhile")
     func noWebP() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true; $0.autoWebP = true; $0.avifLaterFirst = .next
+            $0.autoAVIF = true
+            $0.autoWebP = true
+            $0.avifLaterFirst = .next
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
@@ -105,7 +111,9 @@ struct AVIFLaterTests {
     @Test("with IMAGO_AVIF_LATER off, or AVIF named in the URL, AVIF is made while the client waits")
     func atOnce() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true; $0.autoWebP = true; $0.avifLater = false
+            $0.autoAVIF = true
+            $0.autoWebP = true
+            $0.avifLater = false
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
@@ -124,7 +132,8 @@ struct AVIFLaterTests {
     @Test("background encodes are bounded and shared: many requests for new AVIFs start at most the limit, one per result")
     func bounded() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true; $0.workers = 2
+            $0.autoAVIF = true
+            $0.workers = 2
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 400, height: 300), contentType: "image/jpeg")

@@ -355,7 +355,9 @@ struct DeploymentTests {
         }
         // A signing server: the page shows the path with a placeholder and loads nothing.
         try await ServiceHarness.with({
-            $0.playground = true; $0.keys = "736563726574"; $0.salts = "68656C6C6F"
+            $0.playground = true
+            $0.keys = "736563726574"
+            $0.salts = "68656C6C6F"
         }) { h in
             let html = String(decoding: try await h.get("/").body, as: UTF8.self)
             #expect(html.contains("\"signed\": true"))

@@ -6,9 +6,10 @@ import ImagoCoders
 import ImagoCore
 import ImagoLoading
 import ImagoServiceURL
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// imgproxy's integration tests (`integration_test/*.go`, imgproxy v4), one test per Go test
 /// function, its subtests as a table. imgproxy's `local:///` test files become synthetic images

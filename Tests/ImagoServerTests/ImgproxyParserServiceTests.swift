@@ -7,9 +7,10 @@ import ImagoCoders
 import ImagoCore
 import ImagoLoading
 import ImagoServiceURL
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// imgproxy's parser tests (imgproxy v4) that depend on a setting of the service, not on the URL
 /// alone: `options/parser/processing_options_test.go` (base URL, URL replacements, presets,
@@ -119,8 +120,8 @@ struct ImgproxyParserServiceTests {
     /// `Sec-CH-Width` and `Sec-CH-DPR`, as given.
     static func hints(width: String? = nil, dpr: String? = nil) -> HTTPFields {
         var fields = HTTPFields()
-        if let width { fields[HTTPField.Name("Sec-CH-Width")!] = width }
-        if let dpr { fields[HTTPField.Name("Sec-CH-DPR")!] = dpr }
+        if let width { fields[.known("Sec-CH-Width")] = width }
+        if let dpr { fields[.known("Sec-CH-DPR")] = dpr }
         return fields
     }
 

@@ -3,10 +3,11 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// imgproxy's processing test tables (``ImgproxyProcessingCases``) replayed through the
 /// service's transformer: every result size imgproxy's tests expect, and where imgproxy puts

@@ -2,8 +2,9 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-@testable import ImagoServer
 import Testing
+
+@testable import ImagoServer
 
 @Suite("The JSON log's timestamps: ISO 8601 in UTC with milliseconds")
 struct JSONLogTimestampTests {

@@ -4,8 +4,9 @@
 import Foundation
 import ImagoCore
 import ImagoServer
-@testable import ImagoServerCLI
 import Testing
+
+@testable import ImagoServerCLI
 
 /// What the `imago-server` executable decides for its process: the malloc settings (read by the
 /// start-up hook and by its settings, from one set of defaults), trimming, the workers' CPUs,

@@ -2,9 +2,10 @@
 // Copyright (c) 2026 The Imago authors
 
 import ImagoCore
-@testable import ImagoServer
 import ImagoServiceURL
 import Testing
+
+@testable import ImagoServer
 
 /// `IMAGO_QUALITY_MAPPING`: imgproxy's numbers as they are, or JPEG's visual quality mapped to
 /// WebP's and AVIF's by the published SSIMULACRA2 tables.

@@ -2,11 +2,12 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-@testable import ImagoServer
-@testable import ImagoServerCLI
 import ImagoServiceURL
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
+@testable import ImagoServerCLI
 
 /// The README's service contract held to the code: the option list, the status table, the
 /// imgproxy setting names, and the settings article.

@@ -4,11 +4,12 @@
 import AsyncHTTPClient
 import Foundation
 import ImagoCore
-@testable import ImagoServer
 import ImagoTestSupport
 import NIOCore
 import Synchronization
 import Testing
+
+@testable import ImagoServer
 
 /// deploy/haproxy/imago.cfg through `scripts/cluster --front haproxy`, with the built
 /// `imago-server`s on loopback: every variant of a source on one instance, a hot source spread

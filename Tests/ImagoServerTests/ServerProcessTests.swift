@@ -214,12 +214,16 @@ struct ServerProcessTests {
         #expect(noRoot.0 != 0 && noRoot.2.contains("IMAGO_LOCAL_ROOT"))
     }
 
-    @Test("IMAGO_LOG_FORMAT=json: one object per line; a failure's line has its code, stage and source host; IMAGO_METRICS_BIND serves /metrics apart")
+    @Test(
+        "IMAGO_LOG_FORMAT=json: one object per line; a failure's line has its code, stage and source host, and the library's lines its request id; IMAGO_METRICS_BIND serves /metrics apart"
+    )
     func logsAndMetrics() async throws {
         let origin = try await TestHTTPServer.start()
         let child = try Child(
             arguments: ["--bind", "127.0.0.1:0"],
-            environment: ["IMAGO_LOG_FORMAT": "json", "IMAGO_METRICS_BIND": "127.0.0.1:0", "IMAGO_ALLOW_LOOPBACK_SOURCES": "1"])
+            environment: [
+                "IMAGO_LOG_FORMAT": "json", "IMAGO_METRICS_BIND": "127.0.0.1:0", "IMAGO_ALLOW_LOOPBACK_SOURCES": "1", "IMAGO_LOG_LEVEL": "debug"
+            ])
         let port = try await child.port()
         try await eventually(.seconds(60)) { child.output.withLock { $0.contains("metrics listening on") } }
         let text = child.output.withLock { $0 }
@@ -245,6 +249,11 @@ struct ServerProcessTests {
             .first { $0["status"] == "502" }
         #expect(failure?["error"] == "source_error" && failure?["stage"] == "source" && failure?["source_host"] == "127.0.0.1")
         #expect(failure?["level"] == "error" && failure?["request_id"] != nil && failure?["time"]?.hasSuffix("Z") == true)
+        // The library's own lines for that request (the downloader's) carry the same id.
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+        let library = objects.filter { $0["logger"] != "imago.server" && $0["message"]?.hasPrefix("download") == true }
+        #expect(!library.isEmpty, "\(lines)")
+        #expect(library.allSatisfy { $0["request_id"] != nil && $0["request_id"] == failure?["request_id"] }, "\(library)")
         await origin.stop()
     }
 }

@@ -6,14 +6,15 @@ import Foundation
 import ImagoCoders
 import ImagoCore
 import ImagoLoading
-@testable import ImagoServer
-@testable import ImagoServerCLI
 import ImagoTestSupport
 import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
 import Testing
+
+@testable import ImagoServer
+@testable import ImagoServerCLI
 
 /// What a test got back: status, headers (names lower-cased) and body.
 struct Reply: Sendable {
@@ -179,7 +180,10 @@ enum ServerFixtures {
 func eventually(_ limit: Duration = .seconds(120), _ condition: () -> Bool) async throws {
     let start = ContinuousClock.now
     while !condition() {
-        if ContinuousClock.now - start > limit { Issue.record("condition not met within \(limit)"); return }
+        if ContinuousClock.now - start > limit {
+            Issue.record("condition not met within \(limit)")
+            return
+        }
         try await Task.sleep(for: .milliseconds(10))
     }
 }

@@ -5,10 +5,11 @@ import Foundation
 import ImagoCoders
 import ImagoCore
 import ImagoProcessing
-@testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// imgproxy Pro's colour options and Imago's rounded corners, through the service.
 @Suite("Service colour adjustments and rounded corners")

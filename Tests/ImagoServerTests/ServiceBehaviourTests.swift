@@ -6,12 +6,13 @@ import Foundation
 import Hummingbird
 import ImagoCoders
 import ImagoCore
-@testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
 import NIOHTTP1
 import Synchronization
 import Testing
+
+@testable import ImagoServer
 
 @Suite("Service behaviour: validators, negotiation, sharing, animation, operations", .serialized)
 struct ServiceBehaviourTests {
@@ -185,7 +186,8 @@ struct ServiceBehaviourTests {
         ]
         func answers(streaming: Bool) async throws -> ([String: Reply], Int) {
             try await ServiceHarness.with({
-                $0.streamsConversions = streaming; $0.allowSecurityOptions = true
+                $0.streamsConversions = streaming
+                $0.allowSecurityOptions = true
             }) { h in
                 var out: [String: Reply] = [:]
                 for (name, data, type) in sources {
@@ -345,6 +347,8 @@ struct ServiceBehaviourTests {
             _ = try await h.get(h.plain("w:10", "/img/a.png"))
             _ = try await h.get(h.plain("w:11", "/img/a.png"))
             _ = try await h.get(h.plain("", "/img/missing.png"))
+            // A request is counted once its body is written, just after the client has it.
+            try await eventually { h.service.metrics.render().contains("imago_http_request_duration_seconds_count 3") }
             let metrics = try await h.get("/metrics")
             let text = String(decoding: metrics.body, as: UTF8.self)
             #expect(metrics.status == 200 && metrics["content-type"]?.hasPrefix("text/plain") == true)

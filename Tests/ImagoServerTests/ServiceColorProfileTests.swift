@@ -4,9 +4,10 @@
 import Foundation
 import ImagoCoders
 import ImagoCore
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// `color_profile` (imgproxy Pro's): results converted into Display P3, sRGB or a profile file.
 @Suite("Service color_profile: results in Display P3, sRGB or a profile file")

@@ -5,9 +5,10 @@ import Foundation
 import ImagoCoders
 import ImagoCore
 import ImagoProcessing
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// `g:obj:face`, `g:objw`, faces in `g:sm`, the fallbacks, and `/info`'s `detect_objects`.
 // One test at a time: every render here searches for faces, and the suite must not starve the

@@ -5,9 +5,10 @@ import Foundation
 import ImagoCoders
 import ImagoCore
 import ImagoProcessing
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// Ultra HDR JPEGs through the service: the gain map follows the result's geometry.
 @Suite("Service: Ultra HDR gain maps kept through resize, crop, turns and padding", .enabled(if: Corpus.isAvailable, Corpus.missingReason))

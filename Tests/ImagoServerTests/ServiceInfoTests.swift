@@ -5,10 +5,11 @@ import Foundation
 import ImagoCoders
 import ImagoCore
 import ImagoProcessing
-@testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// `/info` with imgproxy Pro's options and keys: the header's facts by default, the pixel
 /// analyses (placeholders, colours, transparency) and digests when asked.

@@ -5,10 +5,11 @@ import AsyncHTTPClient
 import Foundation
 import ImagoCoders
 import ImagoCore
-@testable import ImagoServer
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoServer
 
 /// The service under load: clients that leave, the heap between bursts, shared decodes.
 @Suite("Service under load: clients leaving, heap trimming, shared decodes", .serialized)
@@ -30,12 +31,12 @@ struct ServiceLoadTests {
             let clients = (0..<3).map { i in
                 Task { try await h.get(h.plain("w:\(50 + i)", "/img/a.png")) }
             }
-            // As many as there are render slots (the worker and one more) wait for the worker
-            // holding their source's bytes; the other waits for a slot holding nothing.
-            func waiting() -> Int { h.service.workers.counts.waiting + h.service.renderSlots.counts.waiting }
+            // As many as there are render slots in the pipeline (the worker and one more) wait for
+            // the worker holding their source's bytes; the other waits for a slot holding nothing.
+            func waiting() -> Int { h.service.workers.counts.waiting + h.service.manager.renderCounts.waiting }
             try await eventually { waiting() == 3 }
-            #expect(h.service.renderSlots.limit == 2)
-            #expect(h.service.workers.counts.waiting == 2 && h.service.renderSlots.counts.waiting == 1)
+            #expect(h.service.manager.renderCounts.holding == 2)
+            #expect(h.service.workers.counts.waiting == 2 && h.service.manager.renderCounts.waiting == 1)
             for c in clients { c.cancel() }  // the client closes its connection
             try await eventually { waiting() == 0 && h.service.admitted.count == 0 }
             #expect(h.service.workers.counts.running == 1, "the worker is still held: the queued work was dropped, not run")

@@ -4,10 +4,11 @@
 import Foundation
 import ImagoCore
 import ImagoLoading
-@testable import ImagoServer
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoServer
 
 @Suite("Object-store settings")
 struct ObjectStoreSettingsTests {

@@ -4,9 +4,10 @@
 import Foundation
 import ImagoCoders
 import ImagoCore
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// Each processing option, through the service, checked on the decoded result.
 @Suite("Service options: each option's effect on the result", .serialized)

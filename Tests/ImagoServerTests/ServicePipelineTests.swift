@@ -7,21 +7,22 @@ import HTTPTypes
 import Hummingbird
 import ImagoCoders
 import ImagoCore
-@testable import ImagoServer
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoServer
 
 /// Adds `X-Seen-Status` with the status the rest answered (or threw): an app's own middleware.
 struct StatusWitness<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             var response = try await next(request, context)
-            response.headers[HTTPField.Name("X-Seen-Status")!] = String(response.status.code)
+            response.headers[.known("X-Seen-Status")] = String(response.status.code)
             return response
         } catch let error as any HTTPResponseError {
             var response = try error.response(from: request, context: context)
-            response.headers[HTTPField.Name("X-Seen-Status")!] = "thrown \(error.status.code)"
+            response.headers[.known("X-Seen-Status")] = "thrown \(error.status.code)"
             return response
         }
     }
@@ -41,17 +42,21 @@ struct ServicePipelineTests {
         let response = await PipelineProbe.$current.withValue(probe) {
             await h.service.respond(method: .get, path: path, headers: headers)
         }
-        return (response.status.code, response.headers[.eTag], response.headers[HTTPField.Name("Server-Timing")!], probe)
+        return (response.status.code, response.headers[.eTag], response.headers[.serverTiming], probe)
     }
 
     func expectOneOfEach(_ probe: PipelineProbe, stages: [String], none: [String], _ kind: String) {
         #expect(probe.count(ProbeEvent.sniff) == 1, "\(kind): \(probe.all)")
+        // The result cache is asked once by a request that reaches the encode stage, never by one
+        // answered before it (a 304).
+        let asksResults = stages.contains("encode") ? 1 : 0
+        #expect(probe.count(ProbeEvent.resultLookup) == asksResults, "\(kind), result cache: \(probe.all)")
         #expect(probe.count(ProbeEvent.headerParse) == 1, "\(kind): \(probe.all)")
         for stage in stages { #expect(probe.count(ProbeEvent.lookup(stage)) == 1, "\(kind), \(stage): \(probe.all)") }
         for stage in none { #expect(probe.count(ProbeEvent.lookup(stage)) == 0, "\(kind), no \(stage): \(probe.all)") }
     }
 
-    @Test("resized (uncached, then cached), a streamed conversion, a 304: one sniff, one header read, one lookup per stage")
+    @Test("resized (uncached, then cached), a streamed conversion, a 304: one sniff, one header read, one lookup per stage, one result-cache look per miss")
     func oneOfEach() async throws {
         try await ServiceHarness.with { h in
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), contentType: "image/jpeg")
@@ -72,6 +77,28 @@ struct ServicePipelineTests {
             let notModified = await probed(h, h.plain("rs:fit:100:100", "/img/photo.jpg"), headers: [.ifNoneMatch: etag])
             #expect(notModified.status == 304)
             expectOneOfEach(notModified.probe, stages: ["fetch"], none: ["download", "encode", "process", "decode"], "304")
+        }
+    }
+
+    @Test("the ETag is the pipeline's result key: kept by a setting that leaves the bytes alone, changed by one that changes them")
+    func etagFromResultKey() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), contentType: "image/jpeg")
+            let path = h.plain("rs:fit:200:200", "/img/photo.jpg")
+            func etag(_ change: (inout ServerConfiguration) -> Void) async throws -> String? {
+                var configuration = h.service.configuration
+                change(&configuration)
+                let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent)
+                let tag = await service.respond(method: .get, path: path, headers: [:]).headers[.eTag]
+                await service.shutdown()
+                return tag
+            }
+            let plain = try #require(await h.service.respond(method: .get, path: path, headers: [:]).headers[.eTag])
+            #expect(try await etag { $0.ttl = 60 } == plain)
+            #expect(try await etag { $0.workers = 1 } == plain)
+            #expect(try await etag { $0.quality = 50 } != plain)
+            #expect(try await etag { $0.stripMetadata = false } != plain)
+            #expect(try await etag { $0.maxResultDimension = 100 } != plain)
         }
     }
 
@@ -106,15 +133,19 @@ struct ServicePipelineTests {
         }
     }
 
-    @Test("a cached source sent as it is (raw, skp) streams from its file: the same bytes, by respond() and over HTTP")
+    @Test("a cached source sent as it is (raw, skp) streams from its file: the same bytes, by the handler and over HTTP")
     func fileBodies() async throws {
         try await ServiceHarness.with { h in
             let source = try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.noisy(width: 500, height: 400)), as: .png)
             #expect(source.count > 300 << 10)
             h.origin.register("big.png", data: source, contentType: "image/png")
             #expect(try await h.get(h.plain("w:10", "/img/big.png")).status == 200)  // now in the cache
-            let raw = await h.service.respond(method: .get, path: h.plain("raw:1", "/img/big.png"), headers: [:])
-            guard case .file(let file) = raw.body else { Issue.record("a cached source is sent from its file"); return }
+            // The handler hands the file on; respond() and the server stream or collect it.
+            let raw = try await h.service.handle(method: .get, path: h.plain("raw:1", "/img/big.png"), headers: [:])
+            guard case .file(let file) = raw.body else {
+                Issue.record("a cached source is sent from its file")
+                return
+            }
             let rawBytes = try raw.bodyData()
             #expect(file.size == source.count && rawBytes == source)
             for options in ["raw:1", "skp:png"] {

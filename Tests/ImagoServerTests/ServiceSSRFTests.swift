@@ -4,9 +4,10 @@
 import Foundation
 import ImagoCore
 import ImagoLoading
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// Server-side request forgery, through the service: names resolving to refused ranges, every
 /// spelling of a loopback address, redirects into refused ranges. The resolver is a table and

@@ -6,9 +6,10 @@ import ImagoCoders
 import ImagoCore
 import ImagoLoading
 import ImagoServiceURL
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// imgproxy's settings about sources and URLs: the fallback image, the base URL, URL
 /// replacements, only-presets mode and the allowed options.

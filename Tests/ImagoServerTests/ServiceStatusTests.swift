@@ -4,11 +4,12 @@
 import Foundation
 import ImagoCoders
 import ImagoCore
-@testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoServer
 
 /// Every row of the status table, through a real HTTP client against a loopback origin.
 @Suite("Service statuses: each failure has its status and a JSON body", .serialized)

@@ -5,10 +5,11 @@ import Foundation
 import ImagoCoders
 import ImagoCore
 import ImagoProcessing
-@testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// imgproxy Pro's per-URL watermarks: `watermark_text` drawn with Pango, `watermark_url` fetched
 /// as a source (signed URLs only), `watermark_size`.
@@ -80,7 +81,10 @@ struct ServiceTextWatermarkTests {
                 for y in 0..<b.height {
                     for x in 0..<b.width {
                         guard let c = b.color(atX: x, y: y), Int(c.r) + Int(c.g) + Int(c.b) < 600 else { continue }
-                        x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+                        x0 = min(x0, x)
+                        x1 = max(x1, x)
+                        y0 = min(y0, y)
+                        y1 = max(y1, y)
                         dark += 1
                     }
                 }

@@ -4,10 +4,11 @@
 import Foundation
 import ImagoCoders
 import ImagoCore
-@testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 @Suite("Service pieces: geometry, Accept, patterns, configuration")
 struct ServiceUnitTests {
@@ -222,13 +223,15 @@ struct ServiceUnitTests {
                 try format(
                     .jpeg, accept: "image/jxl,image/webp",
                     {
-                        $0.autoJXL = true; $0.autoWebP = true
+                        $0.autoJXL = true
+                        $0.autoWebP = true
                     }) == .jxl)
             #expect(
                 try format(
                     .gif, frames: 3, accept: "image/jxl,image/webp",
                     {
-                        $0.autoJXL = true; $0.autoWebP = true
+                        $0.autoJXL = true
+                        $0.autoWebP = true
                     }) == .webp)
         }
         #expect(throws: ServiceError.self) { try format(.jpeg, options: "f:pdf") }

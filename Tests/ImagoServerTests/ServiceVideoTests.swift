@@ -4,10 +4,11 @@
 import Foundation
 import ImagoCoders
 import ImagoCore
-@testable import ImagoServer
 import ImagoServiceURL
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// imgproxy Pro's video thumbnails: a video source answered with a frame of it, processed.
 @Suite("Service video thumbnails", .enabled(if: VideoFrames.isAvailable && VideoFixtures.isAvailable, "FFmpeg or ffmpeg is not installed"))

@@ -6,9 +6,10 @@ import ImagoCoders
 import ImagoCore
 import ImagoLoading
 import ImagoServiceURL
-@testable import ImagoServer
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoServer
 
 /// imgproxy's `watermark`: the service's image (`IMAGO_WATERMARK_DATA`, `_PATH`, `_URL`) fitted,
 /// placed and blended as imgproxy's processing/watermark.go does.

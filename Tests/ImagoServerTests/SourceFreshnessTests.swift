@@ -4,10 +4,11 @@
 import Foundation
 import ImagoCore
 import ImagoLoading
-@testable import ImagoServer
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoServer
 
 /// The cache of sources follows its origins: `no-store` is not kept, lifetimes are honoured and
 /// stale entries revalidated, the current policy applies to cached sources, and a purge forgets.

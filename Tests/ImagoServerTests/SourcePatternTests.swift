@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import Testing
+
 @testable import ImagoServer
 
 @Suite struct SourcePatternTests {

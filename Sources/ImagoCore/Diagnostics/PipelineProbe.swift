@@ -45,6 +45,9 @@ package enum ProbeEvent {
     /// A header read for its facts (`ImageInfo`).
     package static let headerParse = "header"
 
+    /// A look in the result cache (and the shared results behind it) for a stored result.
+    package static let resultLookup = "result-cache"
+
     /// A lookup in the coalescing table named `table`.
     package static func lookup(_ table: String) -> String { "lookup:" + table }
 }

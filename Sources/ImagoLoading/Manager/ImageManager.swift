@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCache
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCache
-import ImagoCore
 
 /// Loads images: memory cache, then disk cache, then the network; decodes (thumbnail,
 /// scale-down), transforms and stores the result (SDWebImage's `SDWebImageManager`, built as
@@ -259,6 +260,9 @@ public final class ImageManager: Sendable {
     package var encodeCounts: (started: Int, streamed: Int) {
         (pipeline.encodesStarted.load(ordering: .relaxed), pipeline.encodesStreamed.load(ordering: .relaxed))
     }
+
+    /// Renders waiting for a slot and in one (``Configuration/maxConcurrentRenders``).
+    package var renderCounts: (waiting: Int, holding: Int) { pipeline.renders.counts }
 
     /// Results read from ``Configuration/sharedResults`` (made by another instance) since the
     /// manager was made.

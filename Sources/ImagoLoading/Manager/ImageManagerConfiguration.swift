@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCache
+public import ImagoCoders
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCache
-public import ImagoCoders
-public import ImagoCore
 
 extension ImageManager {
     /// What the disk cache keeps.
@@ -113,6 +114,13 @@ extension ImageManager {
         /// is revalidated before use. Default ``CacheFreshness/origin``: the origin's word, and
         /// bytes that carry none kept until evicted.
         public var freshness: CacheFreshness = .origin
+        /// Renders in flight at once: the encode stage's work on a miss (decode, transform and
+        /// encode, or a conversion in rows) for ``ImageManager/loadEncodedImage(with:source:)``.
+        /// The loads past it wait holding only their source, so memory does not grow with the
+        /// queue; a result already stored or kept takes no place. Highest priority first. Default
+        /// `nil`: one more than ``processingQueue``'s threads (one reads its source or hands its
+        /// answer on while the others keep the threads busy).
+        public var maxConcurrentRenders: Int?
         /// Conversions that leave every pixel as decoded stream rows from decoder to encoder
         /// (tests turn it off to compare with the whole-image path). Default `true`.
         package var streamsConversions = true

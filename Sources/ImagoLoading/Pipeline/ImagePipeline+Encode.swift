@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ImagoCoders
 import ImagoCore
 import ImagoProcessing
 import Synchronization
 import Tracing
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension ImagePipeline {
     typealias EncodeSubscription = SharedTasks<ImageRequestKeys.EncodeKey, EncodedImage, Never>.Subscription
@@ -62,7 +63,9 @@ extension ImagePipeline {
     ) async throws -> EncodedImage {
         let unprocessed = Self.changesNoPixels(request)
         if given == nil, !unprocessed, keys.process.readsMemory, let image = configuration.memoryCache?.image(forKey: keys.imageKey) {
-            return try await encode(image, request: request, context: context, source: .memory, revalidated: false, timings: ImageLoadTimings())
+            return try await rendering(context) {
+                try await encode(image, request: request, context: context, source: .memory, revalidated: false, timings: ImageLoadTimings())
+            }
         }
         var fetched = given
         // With only the processed image on disk there may be no original to fetch: let the
@@ -77,9 +80,19 @@ extension ImagePipeline {
         {
             return result
         }
-        let made = try await make(request, keys: keys, context: context, fetched: fetched, given: given, unprocessed: unprocessed)
+        let made = try await rendering(context) {
+            try await make(request, keys: keys, context: context, fetched: fetched, given: given, unprocessed: unprocessed)
+        }
         if let stored, keys.fetch.writesDisk { store(made, forKey: stored) }
         return made
+    }
+
+    /// Runs `body` in one of the render slots (``renders``): the admission of every caller of
+    /// the encode stage, a service's requests and a batch's loads alike.
+    private func rendering<T>(_ context: EncodeContext, _ body: () async throws -> T) async throws -> T {
+        try await renders.enter(priority: context)
+        defer { renders.leave() }
+        return try await body()
     }
 
     /// The encode stage's work once the source is in hand and no stored result serves: passed

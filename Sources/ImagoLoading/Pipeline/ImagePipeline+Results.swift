@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCache
+import ImagoCoders
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCache
-import ImagoCoders
-import ImagoCore
 
 /// The result cache (``ImageManager/Configuration/resultCache``): encoded results on disk, read
 /// before anything is decoded, written in the background once made.
@@ -27,6 +28,7 @@ extension ImagePipeline {
     /// size). A cache that cannot be read counts as a miss (logged).
     func storedResult(_ key: String, fetched: FetchedData, context: EncodeContext) async throws -> EncodedImage? {
         guard let cache = configuration.resultCache else { return nil }
+        PipelineProbe.record(ProbeEvent.resultLookup)
         let metadata: [String: String]
         let contents: EncodedImageResult.Contents
         if let pending = resultWriter?.pending(forKey: key) {
@@ -115,6 +117,21 @@ extension ImageInput {
 }
 
 extension ImageManager {
+    /// The key the encoded result of `request` made from `source`'s bytes is stored under in the
+    /// result cache: the source's data key, then ``resultIdentity(for:source:)``.
+    public func resultKey(for request: ImageRequest, source: LoadedSource) -> String {
+        pipeline.keys(for: request).resultKey(digest: source.digest, output: request.output)
+    }
+
+    /// What names the bytes of `request`'s result made from `source`'s bytes, whatever the
+    /// source is called: the digest of its bytes, every setting that changes the pixels and the
+    /// output's settings (the result key without the source's name). Two requests have the same
+    /// identity exactly when they make the same bytes, so an HTTP service derives its `ETag`
+    /// from it.
+    public func resultIdentity(for request: ImageRequest, source: LoadedSource) -> String {
+        pipeline.keys(for: request).resultIdentity(digest: source.digest, output: request.output)
+    }
+
     /// Whether the encoded result of `request` made from `source`'s bytes is at hand without
     /// making it: kept in memory (``Configuration/resultRetention``), waiting to be written, or
     /// in the result cache (``Configuration/resultCache``). A service asks before deciding to
@@ -125,7 +142,8 @@ extension ImageManager {
         let keys = pipeline.keys(for: request).fetched(digest: source.digest)
         if pipeline.results?.value(forKey: keys.encode) != nil { return true }
         guard let cache = configuration.resultCache else { return false }
-        let key = keys.resultKey(digest: source.digest, output: request.output)
+        let key = resultKey(for: request, source: source)
+        PipelineProbe.record(ProbeEvent.resultLookup)
         if pipeline.resultWriter?.pending(forKey: key) != nil { return true }
         let found = try? await configuration.dataCacheQueue.run(priority: PriorityCell(request.priority)) { try cache.contains(key) }
         return found ?? false

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ImagoCache
 import ImagoCoders
 import ImagoCore
 import Logging
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The stages behind ``ImageManager``: fetch (original bytes), decode, process, encode. Each is a
 /// `SharedTasks` table, so identical work at every stage is done once, cancelled when
@@ -40,6 +41,8 @@ final class ImagePipeline: Sendable {
     let decodes = SharedTasks<ImageRequestKeys.DecodeKey, DecodedImage, ImageStageEvent>(name: "decode")
     let processes = SharedTasks<ImageRequestKeys.ProcessKey, ProcessedImage, ImageStageEvent>(name: "process")
     let encodes = SharedTasks<ImageRequestKeys.EncodeKey, EncodedImage, Never>(name: "encode")
+    /// Renders in flight (``ImageManager/Configuration/maxConcurrentRenders``).
+    let renders: PriorityGate
     /// Encoded results kept a short while (``ImageManager/Configuration/resultRetention``).
     let results: MemoryCache<ImageRequestKeys.EncodeKey, EncodedImage>?
     /// Recent decodes kept for other sizes of their source (``ImageManager/Configuration/decodedImageRetention``).
@@ -65,6 +68,7 @@ final class ImagePipeline: Sendable {
         writer = configuration.dataCache.map(DiskWriter.init)
         resultWriter = configuration.resultCache.map(DiskWriter.init)
         intermediates = configuration.decodedImageRetention.map(DecodedIntermediates.init)
+        renders = PriorityGate(limit: configuration.maxConcurrentRenders ?? configuration.processingQueue.maxConcurrentCount + 1)
         results = configuration.resultRetention.map {
             MemoryCache(costLimit: $0.costLimit, ageLimit: $0.ageLimit, entryCostRatio: 0.25)
         }

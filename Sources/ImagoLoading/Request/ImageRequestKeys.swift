@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Every key of one request, computed once when the load starts.
 ///
@@ -125,10 +126,16 @@ struct ImageRequestKeys: Sendable {
     /// settings and the output's. Limits are left out, as in the image key: they decide whether
     /// a result is made, and are checked before the cache is read.
     func resultKey(digest: UInt64, output: ImageRequest.Output) -> String {
+        Self.resultPrefix(dataKey: dataKey) + resultIdentity(digest: digest, output: output)
+    }
+
+    /// What names the result's bytes, whatever the source's name: the digest of the source's
+    /// bytes, the image key's settings and the output's. The result key is the source's prefix
+    /// and this.
+    func resultIdentity(digest: UInt64, output: ImageRequest.Output) -> String {
         let hex = String(digest, radix: 16)
         let settings = imageKey.dropFirst(dataKey.count)
-        return Self.resultPrefix(dataKey: dataKey) + String(repeating: "0", count: 16 - hex.count) + hex + settings + " {"
-            + output.keyPart + "}"
+        return String(repeating: "0", count: 16 - hex.count) + hex + settings + " {" + output.keyPart + "}"
     }
 
     /// What every result key of the source stored under `dataKey` starts with: what a purge of

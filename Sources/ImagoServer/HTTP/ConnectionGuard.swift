@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOCore
 import NIOHTTPTypes
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How long a connection may wait for a request's head, how long it may idle between requests,
 /// and how many may be open: what keeps slow and idle clients from holding the server's file

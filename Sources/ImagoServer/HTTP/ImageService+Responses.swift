@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import HTTPTypes
+import ImagoCore
+import ImagoServiceURL
+import NIOCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
-import ImagoServiceURL
-import HTTPTypes
-import NIOCore
 
 extension ImageService {
     /// A 200 with the image, or a 304 when `If-None-Match` already names it. A `provisional`
@@ -59,7 +60,7 @@ extension ImageService {
         }
         var vary: [String] = varies ? ["Accept"] : []
         if configuration.enableClientHints {
-            fields[HTTPField.Name("Accept-CH")!] = ClientHints.names.joined(separator: ", ")
+            fields[.acceptCH] = ClientHints.names.joined(separator: ", ")
             vary += ClientHints.names
         }
         if !vary.isEmpty { fields[.vary] = vary.joined(separator: ", ") }

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import HTTPTypes
+public import Hummingbird
+public import NIOCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import HTTPTypes
-public import Hummingbird
-public import NIOCore
 
 extension ImageService {
     /// Mounts the service in a Hummingbird router (or route group): `GET /health`, `GET /metrics`
@@ -53,33 +54,78 @@ extension ImageService {
         middleware: Bool = true
     ) {
         let mount = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
-        let group = mount.isEmpty ? router.group() : router.group(RouterPath(mount))
-        if operations {
-            group.get("health") { _, _ -> Response in
-                Response(
-                    status: .ok, headers: [.contentType: "text/plain", .cacheControl: "no-store"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
-            }
-            group.post("purge") { [self] request, _ -> Response in
-                let source = try await purgeRoute(query: request.uri.query, headers: request.headers)
-                let body = (try? JSONEncoder().encode(["purged": source])) ?? Data()
-                return Response(
-                    status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
-            }
-            if configuration.metricsBind == nil { addMetricsRoute(to: group) }
-        }
+        let collection = routes(Methods.Context.self, mountedAt: mount, operations: operations, middleware: middleware)
+        router.addRoutes(collection, atPath: RouterPath(mount))
+    }
+
+    /// The service's routes as a Hummingbird `RouteCollection`, relative to where they are
+    /// mounted: what ``addRoutes(to:at:operations:middleware:)`` adds to a router, and what
+    /// ``respond(method:path:headers:)`` answers through.
+    ///
+    /// - Parameters:
+    ///   - context: The router's request context.
+    ///   - mount: Where the collection is mounted (`""`: the root); signatures cover the path
+    ///     after it.
+    ///   - operations: Add `/health`, `/metrics` and `POST /purge` too. Default `true`.
+    ///   - middleware: Put the image routes behind the service's middleware. Default `true`.
+    public func routes<Context: RequestContext>(
+        _ context: Context.Type, mountedAt mount: String = "", operations: Bool = true, middleware: Bool = true
+    ) -> RouteCollection<Context> {
+        let collection = RouteCollection(context: Context.self)
+        if operations { addOperationRoutes(to: collection) }
         if configuration.playground {
             let page = ByteBuffer(string: Playground.page(mount: mount, signed: signer != nil))
             let headers: HTTPFields = [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
                 .contentSecurityPolicy: Playground.contentSecurityPolicy, .xContentTypeOptions: "nosniff"
             ]
-            group.get("/") { _, _ -> Response in
+            collection.get("/") { _, _ -> Response in
                 Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: page))
             }
         }
-        let images = group.group()
+        addPreflightRoutes(to: collection, middleware: middleware)
+        addImageRoutes(to: collection, mount: mount, middleware: middleware)
+        return collection
+    }
+
+    /// `GET /health`, `POST /purge` and, unless it is served apart, `GET /metrics`.
+    private func addOperationRoutes<Context: RequestContext>(to collection: RouteCollection<Context>) {
+        collection.get("health") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+        }
+        collection.post("purge") { [self] request, _ -> Response in
+            let source = try await purgeRoute(query: request.uri.query, headers: request.headers)
+            let body = (try? JSONEncoder().encode(["purged": source])) ?? Data()
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        if configuration.metricsBind == nil { addMetricsRoute(to: collection) }
+    }
+
+    /// A CORS preflight: 200 without the secret, as imgproxy answers it; and imgproxy's `HEAD`
+    /// (`IMAGO_HEAD_AS_GET=false`): the preflight's bare 200, nothing fetched.
+    private func addPreflightRoutes<Context: RequestContext>(to collection: RouteCollection<Context>, middleware: Bool) {
+        let preflight =
+            middleware
+            ? collection.group().add(middleware: ServiceRequestIDMiddleware(logger: logger, allowOrigin: configuration.allowOrigin))
+            : collection.group()
+        preflight.on("**", method: .options) { [self] _, _ -> Response in
+            let answer = ServiceHeaders.preflight
+            return Response(status: answer.status, headers: answer.headers, body: answer.body.hummingbird(reads: self.fileReads))
+        }
+        if !configuration.headAsGet {
+            preflight.on("**", method: .head) { _, _ -> Response in
+                Response(status: .ok, headers: ServiceHeaders.preflight.headers)
+            }
+        }
+    }
+
+    /// Every image URL, behind the service's middleware when `middleware` is on.
+    private func addImageRoutes<Context: RequestContext>(to collection: RouteCollection<Context>, mount: String, middleware: Bool) {
+        let images = collection.group()
         if middleware {
             // A span per request, continuing the caller's trace (W3C traceparent) when it sends
             // one, while a tracer is active.
@@ -89,20 +135,6 @@ extension ImageService {
                 .add(middleware: ServiceMetricsMiddleware(metrics: metrics))
                 .add(middleware: ServiceDeadlineMiddleware(limit: configuration.requestTimeout))
                 .add(middleware: ServiceAuthorizationMiddleware(secret: configuration.secret))
-        }
-        // A CORS preflight: 200 without the secret, as imgproxy answers it.
-        let preflight =
-            middleware
-            ? group.group().add(middleware: ServiceRequestIDMiddleware(logger: logger, allowOrigin: configuration.allowOrigin)) : group.group()
-        preflight.on("**", method: .options) { [self] _, _ -> Response in
-            let answer = ServiceHeaders.preflight
-            return Response(status: answer.status, headers: answer.headers, body: answer.body.hummingbird(reads: self.fileReads))
-        }
-        // imgproxy's HEAD (IMAGO_HEAD_AS_GET=false): the preflight's bare 200, nothing fetched.
-        if !configuration.headAsGet {
-            preflight.on("**", method: .head) { _, _ -> Response in
-                Response(status: .ok, headers: ServiceHeaders.preflight.headers)
-            }
         }
         for method in configuration.headAsGet ? [HTTPRequest.Method.get, .head] : [.get] {
             images.on("**", method: method) { [self] request, context -> Response in

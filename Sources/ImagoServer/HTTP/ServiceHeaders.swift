@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import HTTPTypes
+import ImagoCore
+import ImagoDiskIO
+import ImagoLoading
+import NIOCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
-import ImagoDiskIO
-import ImagoLoading
-import HTTPTypes
-import NIOCore
 
 /// The service's validators and content headers: strong `ETag`s over the source's digest and
 /// the recipe, `If-None-Match` matching, content types and `Content-Disposition`.

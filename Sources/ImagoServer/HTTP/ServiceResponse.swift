@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import HTTPTypes
+public import ImagoCoders
+public import NIOCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import HTTPTypes
-public import ImagoCoders
-public import NIOCore
 
 /// What ``ImageService`` answers: a status, headers and a body, independent of the HTTP server
 /// that sends them (``ImageService/addRoutes(to:at:operations:middleware:)`` hands them to
@@ -58,7 +59,16 @@ public struct ServiceResponse: Sendable {
 }
 
 extension HTTPField.Name {
-    static let xRequestID = HTTPField.Name("X-Request-ID")!
-    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
-    static let serverTiming = HTTPField.Name("Server-Timing")!
+    static let xRequestID = known("X-Request-ID")
+    static let xContentTypeOptions = known("X-Content-Type-Options")
+    static let serverTiming = known("Server-Timing")
+    static let fallbackImage = known("Fallback-Image")
+    static let acceptCH = known("Accept-CH")
+
+    /// The field named `name`, a valid token written in this file: the one place a name that
+    /// does not parse would stop the process.
+    package static func known(_ name: StaticString) -> HTTPField.Name {
+        guard let field = HTTPField.Name("\(name)") else { preconditionFailure("'\(name)' is not a field name") }
+        return field
+    }
 }

@@ -2,11 +2,6 @@
 // Copyright (c) 2026 The Imago authors
 
 import Crypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import ImagoCoders
 import ImagoCore
@@ -14,6 +9,12 @@ import ImagoLoading
 import ImagoProcessing
 import ImagoServiceURL
 import NIOCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension ImageService {
     /// The largest side of the image `/info`'s pixel options read (decoded shrunk on load):

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import HTTPTypes
+import ImagoLoading
+import ImagoServiceURL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import HTTPTypes
-import ImagoLoading
-import ImagoServiceURL
 
 extension ImageService {
     /// Forgets everything kept of `source` (an `http(s)` or `s3` URL, as in service URLs): its bytes in

@@ -14,21 +14,29 @@ public struct JSONLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     /// Fields added to every line.
     public var metadata: Logger.Metadata = [:]
+    /// Fields read when a line is written, from the task writing it (the request id of the
+    /// request it serves, with ``ServiceRequestScope/metadataProvider``). Default `nil`.
+    public var metadataProvider: Logger.MetadataProvider?
     private let label: String
 
-    /// Creates a handler for loggers labelled `label`.
-    public init(label: String) {
+    /// Creates a handler for loggers labelled `label`, with `metadataProvider`'s fields on each
+    /// line (default none).
+    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
+        self.metadataProvider = metadataProvider
     }
 
+    /// A field added to every line.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes `event` as one line of JSON: the handler's fields, the provider's, then the event's own.
     public func log(event: LogEvent) {
         var fields: [String: String] = [:]
         for (key, value) in metadata { fields[key] = "\(value)" }
+        for (key, value) in metadataProvider?.get() ?? [:] { fields[key] = "\(value)" }
         for (key, value) in event.metadata ?? [:] { fields[key] = "\(value)" }
         fields["time"] = Self.timestamp(Date())
         fields["level"] = event.level.rawValue

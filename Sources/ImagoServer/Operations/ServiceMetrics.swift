@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+public import Prometheus
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,9 +13,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ImagoCore
-public import Prometheus
-import Synchronization
 
 /// The service's Prometheus metrics, in a registry of its own so that several services in one
 /// process (tests, an app mounting two) keep separate counts. ``ImageServer`` also points
@@ -43,7 +44,8 @@ public final class ServiceMetrics: Sendable {
     private let heapTrims: Counter
     private let resident: Gauge
     private let queue: WorkQueue
-    private let slots: PriorityGate
+    /// Renders waiting for a slot of the pipeline's (``ImageManager/Configuration/maxConcurrentRenders``).
+    private let rendersWaiting: @Sendable () -> Int
     private let sharedResultHits: Counter
     private let sharedSourceHits: Counter
     private let sharedUploads: Gauge
@@ -55,12 +57,13 @@ public final class ServiceMetrics: Sendable {
     private let lastCounts = Mutex<(results: Int, sources: Int, reused: Int)>((0, 0, 0))
 
     init(
-        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queue: WorkQueue, slots: PriorityGate,
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queue: WorkQueue,
+        rendersWaiting: @escaping @Sendable () -> Int = { 0 },
         pipelineCounts: @escaping @Sendable () -> (results: Int, sources: Int, uploads: Int, reused: Int) = { (0, 0, 0, 0) }
     ) {
         self.registry = registry
         self.queue = queue
-        self.slots = slots
+        self.rendersWaiting = rendersWaiting
         self.pipelineCounts = pipelineCounts
         sharedResultHits = registry.makeCounter(
             descriptor: Self.metric("imago_shared_result_hits_total", "Results read from the shared store, made by another instance"))
@@ -133,7 +136,7 @@ public final class ServiceMetrics: Sendable {
     public func render() -> String {
         if let bytes = Self.residentBytes { resident.set(Double(bytes)) }
         let counts = queue.counts
-        queueDepth.set(Double(counts.waiting + slots.counts.waiting))
+        queueDepth.set(Double(counts.waiting + rendersWaiting()))
         workersBusy.set(Double(counts.running))
         let now = pipelineCounts()
         sharedUploads.set(Double(now.uploads))

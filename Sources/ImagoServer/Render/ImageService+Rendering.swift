@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import HTTPTypes
+import ImagoCoders
+import ImagoCore
+import ImagoLoading
+import ImagoServiceURL
+import NIOCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
-import ImagoLoading
-import ImagoServiceURL
-import HTTPTypes
-import NIOCore
 
 /// An answer's image: encoded bytes, or the source sent as it is.
 struct Rendered: Sendable {
@@ -77,23 +78,22 @@ extension ImageService {
 
         // The watermark's pixels are part of the answer: a new watermark is a new ETag.
         let watermark = try await self.watermark(for: options)
-        let etag = { (plan: RenderPlan) in
-            ServiceHeaders.etag(digest, options.canonicalPath + "|" + plan.recipe + (watermark.map { "|wm=" + $0.digest } ?? ""))
-        }
+        let request = { (plan: RenderPlan) in plan.request(from: source, info: info, options: options, watermark: watermark) }
+        // The ETag names the bytes: it comes from the result's key in the pipeline (without the
+        // source's name), which names everything that changes them.
+        let etag = { (request: ImageRequest) in ServiceHeaders.etag(digest, self.manager.resultIdentity(for: request, source: source.loaded)) }
         // Negotiated AVIF not made yet: a fast AVIF (or the next format) now, the AVIF in the background.
         var provisional = false
-        var stored: Bool?
         if configuration.avifLater, plan.format == .avif, plan.negotiated {
             var later = plan
             later.setAVIFSpeed(configuration.avifLaterSpeed)
             // On one thread: the background takes its lane of the workers and no more.
             later.encoderThreads = 1
-            let avif = later.request(from: source, info: info, options: options, watermark: watermark)
+            let avif = request(later)
             if await manager.hasStoredResult(for: avif, source: source.loaded) {
                 plan = later
-                stored = true
             } else {
-                backgroundEncodes.start(etag(later), request: avif, source: source.loaded, manager: manager)
+                backgroundEncodes.start(etag(avif), request: avif, source: source.loaded, manager: manager)
                 switch configuration.avifLaterFirst {
                 case .avif:
                     plan = later.fastAVIF(speed: ServerConfiguration.fastAVIFSpeed)
@@ -105,11 +105,12 @@ extension ImageService {
                 provisional = true
             }
         }
-        let tag = etag(plan)
+        let chosen = request(plan)
+        let tag = etag(chosen)
         if ServiceHeaders.isNotModified(headers, etag: tag, lastModified: source.lastModified) {
             return notModified(etag: tag, source: source, varies: plan.variesByAccept, expires: options.expires, provisional: provisional)
         }
-        let rendered = try await render(source: source, info: info, options: options, plan: plan, watermark: watermark, stored: stored)
+        let rendered = try await render(chosen, source: source)
         timings = timings.adding(rendered.timings)
         return imageResponse(
             rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: tag, source: source, options: options,
@@ -117,19 +118,9 @@ extension ImageService {
     }
 
     /// Decodes (shrinking on load where the result allows), transforms and encodes through the
-    /// image manager's encode stage; `stored` is whether the result is known to be stored
-    /// already (`nil`: asked here).
-    private func render(
-        source: ServiceSource, info: ImageInfo, options: ProcessingOptions, plan: RenderPlan, watermark: ServiceWatermark?,
-        stored: Bool?
-    ) async throws -> Rendered {
-        let request = plan.request(from: source, info: info, options: options, watermark: watermark)
-        // A stored result is sent at once; a render waits for a slot.
-        let isStored: Bool
-        if let stored { isStored = stored } else { isStored = await manager.hasStoredResult(for: request, source: source.loaded) }
-        let renders = !isStored
-        if renders { try await renderSlots.enter(priority: PriorityCell(.normal)) }
-        defer { if renders { renderSlots.leave() } }
+    /// image manager's encode stage, which reads a stored result first and admits at most
+    /// workers + 1 renders at once (``ImageManager/Configuration/maxConcurrentRenders``).
+    private func render(_ request: ImageRequest, source: ServiceSource) async throws -> Rendered {
         let encoded: EncodedImageResult
         do {
             encoded = try await manager.loadEncodedImage(with: request, source: source.loaded)

@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ImagoCoders
 import ImagoCore
 import ImagoDiskIO
@@ -13,6 +8,12 @@ import ImagoLoading
 import ImagoProcessing
 import ImagoServiceURL
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The watermarks a service has decoded: the one given at start, and the last one fetched from
 /// `IMAGO_WATERMARK_URL` (by the digest of its bytes, so a watermark changed at its origin is

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ImagoCoders
 import ImagoCore
 import ImagoLoading
 import ImagoProcessing
 import ImagoServiceURL
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What one request will produce, decided from the header before any pixel is decoded.
 struct RenderPlan: Sendable {
@@ -38,7 +39,7 @@ struct RenderPlan: Sendable {
     /// libwebp's method for a WebP result (`IMAGO_WEBP_EFFORT`).
     var webpEffort: Int?
     /// The encoder's threads (`EncodeOptions.maxThreads`): 1 for a background encode, which
-    /// must not take more than its lane. Not in the recipe: the bytes encode the same settings.
+    /// must not take more than its lane. Not in the result key or the ETag: the bytes are the same.
     var encoderThreads: Int?
     /// The format was chosen by `Accept` (`IMAGO_AUTO_*`, `IMAGO_ENFORCE_*`), not named by the URL.
     var negotiated = false
@@ -72,15 +73,6 @@ struct RenderPlan: Sendable {
         fast.avifSpeed = speed
         fast.encoderThreads = nil
         return fast
-    }
-
-    /// Everything besides the options and the source that changes the bytes: part of the ETag.
-    var recipe: String {
-        "\(format.rawValue);anim=\(animated);ar=\(autoRotate);sm=\(stripMetadata);kcr=\(keepCopyright);scp=\(stripColorProfile);"
-            + "q=\(quality);mrd=\(maxResultDimension ?? 0)" + (embeddedThumbnail.map { ";eth=\($0.width)x\($0.height)" } ?? "")
-            + (format == .avif ? ";sp=\(avifSpeed ?? AVIFCoder.defaultSpeed)" : "")
-            + (format == .webp ? ";we=\(webpEffort ?? 4)" : "") + (faces.map { ";\($0.key)" } ?? "")
-            + (keepsGainMap ? ";hdr" : "") + (colorProfile.map { ";cp=\($0.name)" } ?? "")
     }
 
     /// Formats whose encoders here write animations (AVIF as a libavif image sequence).

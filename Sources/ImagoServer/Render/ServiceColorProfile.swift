@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
+import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
-import Synchronization
 
 /// The profile `color_profile` names (imgproxy Pro's option): `srgb` and `display-p3` built in,
 /// any other name a file in `IMAGO_COLOR_PROFILES_DIR` (`NAME`, `NAME.icc` or `NAME.icm`), read

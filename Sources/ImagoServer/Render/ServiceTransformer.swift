@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+import ImagoProcessing
+import ImagoServiceURL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
-import ImagoProcessing
-import ImagoServiceURL
 
 /// imgproxy's processing pipeline as one transformer, so the image manager shares it between
 /// identical requests: trim, crop, resize (fit, fill, fill-down, force, auto), extend, padding,
@@ -146,6 +147,9 @@ struct ServiceTransformer: ImageTransforming {
         var watermark: ImageTransformers.Overlay?
         /// The detected objects to blur or outline, in the result's pixels before any extension.
         var detections: [DetectedObject] = []
+
+        /// Whether the geometry computes pixels from others: a resize, an extension, padding.
+        var resamples: Bool { resize != nil || extend != nil || aspect != nil || padding != nil }
     }
 
     func plan(for buffer: PixelBuffer) throws -> Plan {
@@ -153,24 +157,28 @@ struct ServiceTransformer: ImageTransforming {
         try plan(width: buffer.width, height: buffer.height, pixels: buffer) ?? Plan()
     }
 
-    /// ``PixelEffect/none`` when the options leave every pixel of this source as decoded (the
-    /// pipeline then converts it in rows), ``PixelEffect/movesPixels`` when they only move whole
-    /// pixels (it decodes to the exact format), else ``PixelEffect/resamples``.
+    /// What these options do to this source's pixels: the one answer to "does this change
+    /// pixels?", which the pipeline takes (how to decode, whether to stream rows) and
+    /// ``apply(_:to:)`` follows (whether to premultiply). ``PixelEffect/none`` when every pixel
+    /// stays as decoded (the pipeline then converts it in rows), ``PixelEffect/movesPixels``
+    /// when whole pixels only move (it decodes to the exact format), else
+    /// ``PixelEffect/resamples``.
     func pixelEffect(on info: ImageInfo) -> PixelEffect {
-        if leavesPixelsAlone(size: info.pixelSize, opaque: !info.hasAlpha, orientation: info.orientation) { return .none }
-        return Self.keepsPixelsExact(options) ? .movesPixels : .resamples
+        let effect = Self.effect(of: options)
+        guard effect == .movesPixels, leavesGeometryAlone(size: info.pixelSize, opaque: !info.hasAlpha, orientation: info.orientation)
+        else { return effect }
+        return .none
     }
 
-    /// Whether these options leave a still of `size` exactly as decoded: no geometry, turn,
-    /// flip, filter or flattening (`opaque` sources need none), and the EXIF orientation `up`.
-    /// Such an answer can flow from the decoder to the encoder in rows.
-    func leavesPixelsAlone(size: PixelSize, opaque: Bool, orientation: ImageOrientation) -> Bool {
-        guard watermarkOptions == nil, colorProfile == nil, Self.keepsPixelsExact(options), options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
+    /// Whether a still of `size` comes out of the geometry as decoded: no turn, flip, trim, page,
+    /// crop, resize, extension or padding, no watermark or profile conversion, no flattening
+    /// (`opaque` sources need none), and the EXIF orientation `up`.
+    private func leavesGeometryAlone(size: PixelSize, opaque: Bool, orientation: ImageOrientation) -> Bool {
+        guard watermarkOptions == nil, colorProfile == nil, options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
             options.trim == nil, options.page == nil, orientation == .up, flattenColor == nil || opaque,
             let plan = try? plan(width: size.width, height: size.height, pixels: nil)
         else { return false }
-        return plan.trim == nil && plan.crop == nil && plan.resize == nil && plan.fill == nil && plan.extend == nil && plan.aspect == nil
-            && plan.padding == nil
+        return plan.trim == nil && plan.crop == nil && plan.fill == nil && !plan.resamples
     }
 
     /// The plan for a frame of `width` by `height`; `nil` when it needs to look at `pixels`
@@ -317,9 +325,11 @@ struct ServiceTransformer: ImageTransforming {
         _ plan: Plan, to buffer: PixelBuffer, previous: PixelBuffer,
         changed: (x0: Int, y0: Int, x1: Int, y1: Int)
     ) throws -> PixelBuffer? {
-        guard let size = plan.resize, plan.trim == nil, plan.crop == nil, plan.fill == nil, plan.extend == nil, plan.aspect == nil,
-            plan.padding == nil, plan.watermark == nil, plan.detections.isEmpty, options.blurDetections == nil,
-            options.drawDetections == nil, options.blur == 0, options.sharpen == 0, options.pixelate <= 1,
+        // A resize alone: no other geometry, and nothing painted over the pixels after it.
+        var rest = plan
+        rest.resize = nil
+        guard let size = plan.resize, rest.trim == nil, rest.crop == nil, rest.fill == nil, !rest.resamples, plan.watermark == nil,
+            plan.detections.isEmpty, options.blurDetections == nil, options.drawDetections == nil, !Self.filters(options),
             options.adjustments.isIdentity, options.roundedCorners == 0, flattenColor == nil
         else { return nil }
         return try Resampler.resize(buffer, to: size, reusing: previous, changed: changed)
@@ -328,10 +338,8 @@ struct ServiceTransformer: ImageTransforming {
     func apply(_ plan: Plan, to buffer: PixelBuffer) throws -> PixelBuffer {
         // Cropping, flipping and flattening move or blend whole pixels and take any format;
         // only resampling, padding and the filters need premultiplied alpha. A buffer decoded
-        // with straight alpha (see `keepsPixelsExact`) stays so, and loses nothing.
-        let premultiply =
-            plan.resize != nil || plan.extend != nil || plan.aspect != nil || plan.padding != nil
-            || options.blur > 0 || options.sharpen > 0 || options.pixelate > 1
+        // with straight alpha (``effect(of:)`` moves pixels only) stays so, and loses nothing.
+        let premultiply = plan.resamples || Self.filters(options)
         var out = premultiply ? buffer.converted(to: .argb32Premultiplied) : buffer
         out = try cut(out, plan.trim)
         out = try cut(out, plan.crop)
@@ -359,15 +367,23 @@ struct ServiceTransformer: ImageTransforming {
         return out
     }
 
-    /// Whether the options can only move whole pixels (no resize, zoom, padding, extension or
-    /// filter), so the source may be decoded in `PixelFormat.exact(for:)` and converted without
-    /// touching a visible pixel.
-    static func keepsPixelsExact(_ options: ProcessingOptions) -> Bool {
-        options.width == 0 && options.height == 0 && options.minWidth == 0 && options.minHeight == 0
-            && options.zoomX == 1 && options.zoomY == 1 && options.dpr == 1 && options.padding == nil
-            && options.blur == 0 && options.sharpen == 0 && options.pixelate <= 1 && options.rotate % 90 == 0
-            && options.adjustments.isIdentity && options.roundedCorners == 0
+    /// What `options` alone do to pixels, before a source is known: ``PixelEffect/movesPixels``
+    /// when they can only move whole pixels (no resize, zoom, padding, extension, filter, colour
+    /// adjustment, rounded corner, watermark or detection drawn), so the source may be decoded in
+    /// `PixelFormat.exact(for:)` and converted without touching a visible pixel; else
+    /// ``PixelEffect/resamples``.
+    static func effect(of options: ProcessingOptions) -> PixelEffect {
+        let moves =
+            options.width == 0 && options.height == 0 && options.minWidth == 0 && options.minHeight == 0
+            && options.zoomX == 1 && options.zoomY == 1 && options.dpr == 1 && options.padding == nil && !filters(options)
+            && options.rotate % 90 == 0 && options.adjustments.isIdentity && options.roundedCorners == 0
             && (options.watermark?.opacity ?? 0) == 0 && options.blurDetections == nil && options.drawDetections == nil
+        return moves ? .movesPixels : .resamples
+    }
+
+    /// Whether `options` blur, sharpen or pixelate: filters that compute pixels from their neighbours.
+    static func filters(_ options: ProcessingOptions) -> Bool {
+        options.blur > 0 || options.sharpen > 0 || options.pixelate > 1
     }
 
     /// The colour adjustments the options ask for, `nil` when none.

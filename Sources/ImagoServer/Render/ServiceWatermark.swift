@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
+import ImagoCore
+import ImagoProcessing
+import ImagoServiceURL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
-import ImagoProcessing
-import ImagoServiceURL
 
 /// The service's watermark image (`IMAGO_WATERMARK_DATA`, `_PATH` or `_URL`), decoded once,
 /// and how imgproxy fits and places it on a result: scaled (`wm`'s scale, fitted into that

@@ -14,5 +14,6 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// `VARIABLE: reason`, in one line.
     public var description: String { "\(variable): \(reason)" }
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+package import ImagoCore
+import ImagoServiceURL
+
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
 #else
 package import Foundation
 #endif
-package import ImagoCore
-import ImagoServiceURL
 
 /// Typed reads of environment values, for the settings' descriptors (``Setting``). A value is
 /// trimmed, and an empty one is as if unset. Every failure names the variable.

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+public import ImagoLoading
+import ImagoServiceURL
+public import Logging
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
-public import ImagoLoading
-public import Logging
-import ImagoServiceURL
 
 /// Everything the service can be told, each with its environment variable (imgproxy's names
 /// with `IMAGO_` for `IMGPROXY_`) and its default. ``init(environment:)`` reads them through the

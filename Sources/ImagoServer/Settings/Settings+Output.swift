@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+import ImagoServiceURL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
-import ImagoServiceURL
 
 extension ServerConfiguration {
     /// What a URL may ask, and the limits it meets.

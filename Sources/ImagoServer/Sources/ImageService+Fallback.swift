@@ -40,7 +40,7 @@ extension ImageService {
         // The fallback's own dates say nothing about the source (imgproxy drops them too).
         response.headers[.lastModified] = nil
         response.headers[.expires] = nil
-        response.headers[HTTPField.Name("Fallback-Image")!] = "1"
+        response.headers[.fallbackImage] = "1"
         if let ttl = configuration.fallbackImageTTL { response.headers[.cacheControl] = "max-age=\(ttl), public" }
     }
 }

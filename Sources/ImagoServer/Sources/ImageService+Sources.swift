@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+import ImagoDiskIO
+import ImagoLoading
+import ImagoServiceURL
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
-import ImagoDiskIO
-import ImagoLoading
-import ImagoServiceURL
 
 extension ImageService {
     /// Fetches `source` through the image manager: an `http(s)` or `s3` URL from the disk cache (opened

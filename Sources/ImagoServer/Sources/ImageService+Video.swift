@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import HTTPTypes
+import ImagoCoders
+import ImagoCore
+import ImagoLoading
+import ImagoServiceURL
+import NIOCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
-import ImagoLoading
-import ImagoServiceURL
-import HTTPTypes
-import NIOCore
 
 extension ImageService {
     /// A video source's frame as the source to process (`IMAGO_ENABLE_VIDEO_THUMBNAILS`): the

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+import ImagoDiskIO
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
-import ImagoDiskIO
 
 /// `local:///path` sources: files below `IMAGO_LOCAL_ROOT`, read on the service's file queue.
 struct LocalSources {

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCache
+import ImagoCore
+import ImagoLoading
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCache
-import ImagoCore
-import ImagoLoading
 
 /// The loading pipeline a service runs on, made from its settings: the source guard (address
 /// policy, allowed sources), the HTTP loader and downloader (timeouts, redirects, size limit),

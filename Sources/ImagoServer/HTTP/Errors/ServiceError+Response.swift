@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import HTTPTypes
+public import Hummingbird
+import Logging
+import NIOCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import Hummingbird
-import HTTPTypes
-import Logging
-import NIOCore
 
 /// A ``ServiceError`` thrown in a Hummingbird handler answers itself: its status, the JSON body
 /// `{"error", "message", "requestId"}` (the id from ``ServiceRequestScope``) and

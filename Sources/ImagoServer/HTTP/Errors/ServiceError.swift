@@ -97,6 +97,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         self.retryAfter = retryAfter
     }
 
+    /// `STATUS code: message`, in one line.
     public var description: String { "\(status.code) \(code): \(message)" }
 
     /// Every `error` code the service answers with, and its status: ``Code``'s table, by name.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import Hummingbird
 import HTTPTypes
+public import Hummingbird
 public import Logging
 
 /// One access-log line per request, at `info`: method and status, with the request id, the

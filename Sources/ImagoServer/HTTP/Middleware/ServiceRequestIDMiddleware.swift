@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import Hummingbird
 import HTTPTypes
+public import Hummingbird
 public import Logging
 
 /// The outermost of the service's middleware: gives the request its id (the client's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import Logging
 import Synchronization
 
 /// What the service knows of the request in flight, shared by its middleware and handler through
@@ -28,6 +29,14 @@ public final class ServiceRequestScope: Sendable {
     public var sourceHost: String? {
         get { host.withLock { $0 } }
         set { host.withLock { $0 = newValue } }
+    }
+
+    /// `request_id`: the id of the request the logging task serves, for every log line written
+    /// while it is served, the library's own included (a download, a cache warning). Bootstrap
+    /// swift-log with it (`LoggingSystem.bootstrap(_:metadataProvider:)`), as `imago-server` does.
+    public static let metadataProvider = Logger.MetadataProvider {
+        guard let id = current?.id else { return [:] }
+        return ["request_id": .string(id)]
     }
 
     /// An incoming `X-Request-ID` when it is short printable ASCII, else a new random one.
