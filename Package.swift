@@ -3,6 +3,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import PackageDescription
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

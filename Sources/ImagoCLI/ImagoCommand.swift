@@ -2,14 +2,15 @@
 // Copyright (c) 2026 The Imago authors
 
 import ArgumentParser
+import ImagoCache
+import ImagoCommandLine
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCache
-import ImagoCommandLine
-import ImagoCore
 
 @main
 struct ImagoCommand: ParsableCommand {

@@ -2,16 +2,17 @@
 // Copyright (c) 2026 The Imago authors
 
 import ArgumentParser
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ImagoCache
 import ImagoCoders
 import ImagoCommandLine
 import ImagoCore
 import ImagoProcessing
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

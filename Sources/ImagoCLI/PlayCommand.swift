@@ -3,6 +3,11 @@
 
 import ArgumentParser
 import CImagoCLIGlue
+import ImagoAnimation
+import ImagoCoders
+import ImagoCommandLine
+import ImagoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,10 +16,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoAnimation
-import ImagoCoders
-import ImagoCommandLine
-import ImagoCore
 
 /// Whether a command's source names an http(s) URL, which `imago-fetch` handles.
 func isNetworkSource(_ source: String) -> Bool {

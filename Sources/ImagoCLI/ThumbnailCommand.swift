@@ -3,17 +3,18 @@
 
 import ArgumentParser
 import Dispatch
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ImagoCache
 import ImagoCoders
 import ImagoCommandLine
 import ImagoCore
 import ImagoProcessing
 import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 struct ThumbnailCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

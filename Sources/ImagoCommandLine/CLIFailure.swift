@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+package import ArgumentParser
+import ImagoCache
+package import ImagoCore
+
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
 #else
 package import Foundation
 #endif
-import ImagoCache
-package import ArgumentParser
-package import ImagoCore
 
 extension ImageFormat {
     /// A format named on the command line: its short name (`jpeg`) or an extension (`jpg`).

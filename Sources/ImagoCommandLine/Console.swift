@@ -35,7 +35,10 @@ package enum Console {
         if bytes < 1000 { return "\(bytes) bytes" }
         let units = ["KB", "MB", "GB", "TB", "PB"]
         var value = Double(bytes) / 1000, unit = 0
-        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
         return "\(decimal(value, places: value < 10 ? 1 : 0)) \(units[unit])"
     }
 

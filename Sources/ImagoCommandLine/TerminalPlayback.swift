@@ -2,11 +2,12 @@
 // Copyright (c) 2026 The Imago authors
 
 import Dispatch
+package import ImagoAnimation
+package import ImagoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-package import ImagoAnimation
-package import ImagoCore
 
 /// `imago play` and `imago show`: an image drawn in the terminal, an animation played there by
 /// `AnimatedImagePlayer` in real time. Ctrl-C restores the terminal.

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import CImagoCLIGlue
+package import ImagoAnimation
+import ImagoCoders
+package import ImagoCore
+import ImagoProcessing
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import CImagoCLIGlue
 #if canImport(Glibc)
 import Glibc
 #endif
-package import ImagoAnimation
-package import ImagoCore
-import ImagoCoders
-import ImagoProcessing
 
 /// Draws images in a terminal: truecolor ANSI half-blocks (two pixel rows per character cell)
 /// anywhere, or the kitty graphics protocol where the terminal speaks it.
@@ -92,8 +93,14 @@ package final class TerminalRenderer: @unchecked Sendable {
             var lastFG: (Int, Int, Int)? = nil, lastBG: (Int, Int, Int)? = nil
             for x in 0..<p.width {
                 let top = rgb(x, y), bottom = rgb(x, y + 1)
-                if lastFG.map({ $0 != top }) ?? true { out += "\u{1B}[38;2;\(top.0);\(top.1);\(top.2)m"; lastFG = top }
-                if lastBG.map({ $0 != bottom }) ?? true { out += "\u{1B}[48;2;\(bottom.0);\(bottom.1);\(bottom.2)m"; lastBG = bottom }
+                if lastFG.map({ $0 != top }) ?? true {
+                    out += "\u{1B}[38;2;\(top.0);\(top.1);\(top.2)m"
+                    lastFG = top
+                }
+                if lastBG.map({ $0 != bottom }) ?? true {
+                    out += "\u{1B}[48;2;\(bottom.0);\(bottom.1);\(bottom.2)m"
+                    lastBG = bottom
+                }
                 out += "▀"
             }
             out += "\u{1B}[0m\n"

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import Glibc
+
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
 #else
 package import Foundation
 #endif
-import Glibc
 
 /// Reads files inside one directory, and only there: what a service needs to serve
 /// `local:///path` without letting a URL read `/etc/passwd`.

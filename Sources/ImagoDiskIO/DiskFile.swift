@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import Glibc
+import Synchronization
+
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
 #else
 package import Foundation
 #endif
-import Glibc
-import Synchronization
 
 /// Why a file operation failed: the path and the system's reason (`strerror`).
 package struct DiskIOError: Error, Sendable, Hashable {

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import CSQLite
+
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
 #else
@@ -99,7 +100,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// Runs `sql` with `bindings`, calling `row` for each result row. Statements are cached.
     package func query(_ sql: String, _ bindings: [Value] = [], row: ((Row) throws -> Void)? = nil) throws {
         let statement = try prepared(sql)
-        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
         for (i, value) in bindings.enumerated() {
             let index = Int32(i + 1)
             switch value {

@@ -2,13 +2,14 @@
 // Copyright (c) 2026 The Imago authors
 
 import ArgumentParser
+import Imago
+import ImagoCommandLine
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Imago
-import ImagoCommandLine
 
 /// The `imago-fetch` executable: the commands of `imago` that load URLs, which `imago` hands
 /// over to it (`fetch`, and `play` and `show` of an http(s) URL). It links the network stack

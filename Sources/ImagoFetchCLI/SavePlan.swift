@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import Imago
+import ImagoCommandLine
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Imago
-import ImagoCommandLine
-import Synchronization
 
 /// Where and how `imago fetch` saves what it loads.
 struct SavePlan: Sendable {

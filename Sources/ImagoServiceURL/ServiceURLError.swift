@@ -23,6 +23,7 @@ public enum ServiceURLError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The URL's `expires` time has passed.
     case expired(at: Int64)
 
+    /// The error's message, in one line.
     public var description: String {
         switch self {
         case .malformedPath(let m): "malformed URL path: \(m)"

@@ -3,6 +3,7 @@
 
 import Crypto
 import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

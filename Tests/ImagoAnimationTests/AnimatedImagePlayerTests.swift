@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-@testable import ImagoAnimation
 import ImagoCoders
 import ImagoCore
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoAnimation
 
 /// A test animation: frame i is a 2×2 buffer of value i; decodes are counted and can be held
 /// back until released.
@@ -151,7 +152,10 @@ struct AnimatedImagePlayerTests {
         let all = CountingAnimation(durations: Array(repeating: 0.05, count: 10))
         let keeper = try AnimatedImagePlayer(image: all, maxBufferSize: 100)
         #expect(keeper.maxBufferSize == 10)
-        for step in 0...25 { await keeper.waitForBuffer(); keeper.update(now: ms(step * 50)) }
+        for step in 0...25 {
+            await keeper.waitForBuffer()
+            keeper.update(now: ms(step * 50))
+        }
         #expect(all.decodes.count == 10, "\(all.decodes)")
     }
 

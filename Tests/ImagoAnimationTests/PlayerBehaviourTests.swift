@@ -2,10 +2,11 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-@testable import ImagoAnimation
 import ImagoCore
 import Synchronization
 import Testing
+
+@testable import ImagoAnimation
 
 /// Frame i is 2×1 premultiplied pixels of byte value i; the frames in `failing` cannot be decoded.
 struct ScriptedAnimation: AnimatedImage {

@@ -5,6 +5,7 @@ import Foundation
 import ImagoCache
 import ImagoTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -112,7 +113,10 @@ struct DiskCacheCrashTests {
                 }
             }
         }
-        for p in writers { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        for p in writers {
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
         #expect(served > 0)
     }
 }

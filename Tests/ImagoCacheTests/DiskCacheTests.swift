@@ -99,7 +99,8 @@ struct DiskCacheTests {
             directory: dir, configuration: DiskCache.Configuration(namespace: "m", maxAge: .seconds(100), expirationDate: .modificationDate), now: { clock.now }
         )
         try byWrite.setData(Data([3]), forKey: "k")
-        clock.advance(60); _ = try byWrite.data(forKey: "k")
+        clock.advance(60)
+        _ = try byWrite.data(forKey: "k")
         clock.advance(60)
         #expect(try byWrite.data(forKey: "k") == nil)
     }
@@ -196,7 +197,10 @@ struct DiskCacheTests {
         #expect(try cache.openEntry(forKey: "missing") == nil)
 
         let opened = try #require(try cache.openEntry(forKey: "big"))
-        guard case .file(let file) = opened.contents else { Issue.record("a large entry opens as a file"); return }
+        guard case .file(let file) = opened.contents else {
+            Issue.record("a large entry opens as a file")
+            return
+        }
         #expect(file.size == big.count && opened.size == big.count && opened.metadata["etag"] == "\"v1\"")
         #expect(try file.read(at: 1234, maxLength: 100) == big[1234..<1334])
         // The digest is the one recorded when stored: equal bytes, equal digest, wherever they are.
@@ -206,9 +210,15 @@ struct DiskCacheTests {
         try cache.setData(payload(300_000, seed: 9), forKey: "big")
         #expect(try opened.digest != cache.openEntry(forKey: "big")?.digest)
 
-        guard case .data(let inline)? = try cache.openEntry(forKey: "small")?.contents else { Issue.record("small entries are inline"); return }
+        guard case .data(let inline)? = try cache.openEntry(forKey: "small")?.contents else {
+            Issue.record("small entries are inline")
+            return
+        }
         #expect(inline == small)
-        guard case .data(let empty)? = try cache.openEntry(forKey: "empty")?.contents else { Issue.record("empty entries are bytes"); return }
+        guard case .data(let empty)? = try cache.openEntry(forKey: "empty")?.contents else {
+            Issue.record("empty entries are bytes")
+            return
+        }
         #expect(empty.isEmpty)
 
         // Replaced and removed: the open file still reads the bytes it was opened on.
@@ -236,7 +246,10 @@ struct DiskCacheTests {
             #expect(opened == nil)
             #expect(try !cache.contains("k"))
         } else {
-            guard case .data(let read)? = opened?.contents else { Issue.record("verified by reading"); return }
+            guard case .data(let read)? = opened?.contents else {
+                Issue.record("verified by reading")
+                return
+            }
             #expect(read == bytes)
         }
     }

@@ -4,6 +4,7 @@
 import Foundation
 import ImagoCache
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif

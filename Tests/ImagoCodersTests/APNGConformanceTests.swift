@@ -3,9 +3,10 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoCoders
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoCoders
 
 @Suite("APNG conformance", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct APNGConformanceTests {
@@ -125,7 +126,10 @@ struct APNGConformanceTests {
                 var delays: [Double] = []
                 for part in c[5].split(separator: ",") {
                     var repeatCount = 1, fraction = Substring(part)
-                    if let x = part.firstIndex(of: "x") { repeatCount = Int(part[..<x]) ?? 1; fraction = part[part.index(after: x)...] }
+                    if let x = part.firstIndex(of: "x") {
+                        repeatCount = Int(part[..<x]) ?? 1
+                        fraction = part[part.index(after: x)...]
+                    }
                     let nd = fraction.split(separator: "/").compactMap { Double($0) }
                     guard nd.count == 2 else { continue }
                     let seconds = nd[0] / (nd[1] == 0 ? 100 : nd[1])

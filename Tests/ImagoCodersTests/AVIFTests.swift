@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -262,7 +262,10 @@ struct AVIFTests {
         var decoded = 0, failed = 0
         for url in Corpus.files(in: "libavif", extensions: ["avif"]) {
             let data = try Data(contentsOf: url)
-            do { _ = try coders.decode(data); decoded += 1 } catch is ImageCodingError { failed += 1 }
+            do {
+                _ = try coders.decode(data)
+                decoded += 1
+            } catch is ImageCodingError { failed += 1 }
             for cut in [16, data.count / 2] where cut < data.count {
                 do { _ = try coders.decode(data.prefix(cut)) } catch is ImageCodingError {}
             }

@@ -3,9 +3,10 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoCoders
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoCoders
 
 @Suite("Animated encoding round trips (GIF, APNG, WebP)")
 struct AnimatedEncodingTests {
@@ -18,7 +19,9 @@ struct AnimatedEncodingTests {
             for y in 8..<20 {
                 for x in (i * 8)..<(i * 8 + 12) {
                     let o = (y * 48 + x) * 4
-                    bytes[o] = 250; bytes[o + 1] = 30; bytes[o + 2] = 30
+                    bytes[o] = 250
+                    bytes[o + 1] = 30
+                    bytes[o + 2] = 30
                 }
             }
             if alpha, i >= 3 { for y in 26..<32 { for x in 0..<48 { bytes[(y * 48 + x) * 4 + 3] = 0 } } }

@@ -2,9 +2,10 @@
 // Copyright (c) 2026 The Imago authors
 
 import ImagoCore
-@testable import ImagoCoders
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoCoders
 
 @Suite("Animation compositing (dispose and blend)")
 struct AnimationComposerTests {

@@ -3,9 +3,10 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoCoders
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoCoders
 
 @Suite("BMP and ICO")
 struct BMPICOTests {

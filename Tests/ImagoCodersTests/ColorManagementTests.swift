@@ -4,9 +4,10 @@
 import CLCMS2
 import Foundation
 import ImagoCore
-@testable import ImagoCoders
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoCoders
 
 @Suite("Colour management: sRGB by colorants and curves, converters built once, large images in bands")
 struct ColorManagementTests {

@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 

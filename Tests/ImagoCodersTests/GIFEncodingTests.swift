@@ -3,9 +3,10 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoCoders
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoCoders
 
 @Suite("GIF encoding: global palette, changed rectangles, disposal")
 struct GIFEncodingTests {
@@ -25,7 +26,10 @@ struct GIFEncodingTests {
         for y in 0..<height {
             for x in 0..<width {
                 let c = color(x, y), o = (y * width + x) * 4
-                bytes[o] = c.r; bytes[o + 1] = c.g; bytes[o + 2] = c.b; bytes[o + 3] = c.a
+                bytes[o] = c.r
+                bytes[o + 1] = c.g
+                bytes[o + 2] = c.b
+                bytes[o + 3] = c.a
             }
         }
         return ImageFrame(buffer: try PixelBuffer(width: width, height: height, format: .rgba8, bytes: bytes), duration: duration)

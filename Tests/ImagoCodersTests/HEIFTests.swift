@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -92,7 +92,10 @@ struct HEIFTests {
         for url in Corpus.files(in: "libheif") + Corpus.files(in: "libavif", extensions: ["avif", "heic", "heif"]) {
             let data = try Data(contentsOf: url)
             guard let format = ImageFormat(sniffing: data), [.heic, .heif, .avif].contains(format) else { continue }
-            do { _ = try coders.decode(data); decoded += 1 } catch is ImageCodingError { failed += 1 }
+            do {
+                _ = try coders.decode(data)
+                decoded += 1
+            } catch is ImageCodingError { failed += 1 }
         }
         #expect(decoded > 20)
         print("HEIF corpus sweep: \(decoded) decoded, \(failed) typed errors")

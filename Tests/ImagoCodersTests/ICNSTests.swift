@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -13,7 +13,10 @@ struct ICNSTests {
     static func icns(_ elements: [(String, Data)]) -> Data {
         func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
         var body = Data()
-        for (type, data) in elements { body.append(contentsOf: Array(type.utf8) + be32(data.count + 8)); body.append(data) }
+        for (type, data) in elements {
+            body.append(contentsOf: Array(type.utf8) + be32(data.count + 8))
+            body.append(data)
+        }
         return Data(Array("icns".utf8) + be32(body.count + 8)) + body
     }
 

@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -85,7 +85,10 @@ struct JPEGConformanceTests {
                 continue
             }
             let info: ImageInfo
-            do { info = try coders.info(of: data) } catch { Issue.record("\(row.path): info failed: \(error)"); continue }
+            do { info = try coders.info(of: data) } catch {
+                Issue.record("\(row.path): info failed: \(error)")
+                continue
+            }
             #expect(info.width == row.width && info.height == row.height, "\(row.path)")
             #expect(info.progressive == (row.sof == "progressive"), "\(row.path)")
             #expect(info.hasICCProfile == row.features.contains("ICC"), "\(row.path)")

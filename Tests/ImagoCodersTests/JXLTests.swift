@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -102,7 +102,10 @@ struct JXLTests {
         let frames = try (0..<4).map { i -> ImageFrame in
             var buffer = try Self.pattern(width: 40, height: 30, alpha: true)
             buffer.withUnsafeMutableBytes { bytes in
-                for p in stride(from: i * 200, to: i * 200 + 400, by: 4) { bytes[p] = 0; bytes[p + 1] = 255 }
+                for p in stride(from: i * 200, to: i * 200 + 400, by: 4) {
+                    bytes[p] = 0
+                    bytes[p + 1] = 255
+                }
             }
             return ImageFrame(buffer: buffer, duration: 0.04 * Double(i + 1))
         }

@@ -2,10 +2,11 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-@testable import ImagoCoders
 import ImagoCore
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoCoders
 
 @Suite("Metadata kept as asked: XMP orientation, ICC profiles byte for byte, encode errors typed")
 struct MetadataFidelityTests {

@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -26,7 +26,10 @@ struct MutationFuzzTests {
         let frames = try (0..<3).map { i -> ImageFrame in
             var buffer = try Fixtures.gradient(width: 24, height: 20, alpha: true)
             buffer.withUnsafeMutableBytes { bytes in
-                for p in stride(from: i * 40, to: min(bytes.count, i * 40 + 160), by: 4) { bytes[p] = 0; bytes[p + 3] = 0 }
+                for p in stride(from: i * 40, to: min(bytes.count, i * 40 + 160), by: 4) {
+                    bytes[p] = 0
+                    bytes[p + 3] = 0
+                }
             }
             return ImageFrame(buffer: buffer, duration: 0.05 * Double(i + 1))
         }
@@ -137,7 +140,8 @@ struct MutationFuzzTests {
             }
             attempt("info") { _ = try coders.info(of: mutant) }
             attempt("decode") {
-                _ = try coders.decode(mutant, options: DecodeOptions(limits: limits)); decoded += 1
+                _ = try coders.decode(mutant, options: DecodeOptions(limits: limits))
+                decoded += 1
             }
             attempt("lazy frames") {
                 let image = try coders.decode(mutant, options: DecodeOptions(decodesFramesLazily: true, limits: limits))

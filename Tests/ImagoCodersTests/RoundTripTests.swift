@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -151,7 +151,9 @@ enum ICCFixture {
         tags.append(("rXYZ", xyz(0.4361, 0.2225, 0.0139)))
         tags.append(("gXYZ", xyz(0.3851, 0.7169, 0.0971)))
         tags.append(("bXYZ", xyz(0.1431, 0.0606, 0.7141)))
-        tags.append(("rTRC", curve)); tags.append(("gTRC", curve)); tags.append(("bTRC", curve))
+        tags.append(("rTRC", curve))
+        tags.append(("gTRC", curve))
+        tags.append(("bTRC", curve))
         var body: [UInt8] = []
         var table: [UInt8] = []
         let tableSize = 4 + 12 * tags.count

@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -77,7 +77,8 @@ struct SafetyTests {
         // Find SOF (FFC0/FFC2) and patch height/width.
         let bytes = [UInt8](data)
         guard let sof = (0..<(bytes.count - 9)).first(where: { bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xC0 || bytes[$0 + 1] == 0xC2) }) else {
-            Issue.record("no SOF marker"); return
+            Issue.record("no SOF marker")
+            return
         }
         data.replaceSubrange((sof + 5)..<(sof + 9), with: [0xFD, 0xE8, 0xFD, 0xE8])
         #expect(throws: ImageCodingError.exceedsLimit(.maxPixels, found: 65000 * 65000, limit: 100_000_000)) {

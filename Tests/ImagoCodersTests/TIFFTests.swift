@@ -2,8 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCore
 import ImagoCoders
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -72,7 +72,10 @@ struct TIFFTests {
         var decoded = 0, failed = 0
         for folder in ["image-tiff", "pillow/tiff", "image-rs-image/tiff"] {
             for url in Corpus.files(in: folder, extensions: ["tif", "tiff"]) {
-                do { _ = try coders.decode(Data(contentsOf: url)); decoded += 1 } catch is ImageCodingError { failed += 1 }
+                do {
+                    _ = try coders.decode(Data(contentsOf: url))
+                    decoded += 1
+                } catch is ImageCodingError { failed += 1 }
             }
         }
         print("TIFF corpus sweep: \(decoded) decoded, \(failed) typed errors")

@@ -4,9 +4,10 @@
 import CWebP
 import Foundation
 import ImagoCore
-@testable import ImagoCoders
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoCoders
 
 @Suite("Animated WebP", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct WebPAnimationTests {

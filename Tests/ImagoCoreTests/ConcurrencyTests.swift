@@ -2,9 +2,10 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-@testable import ImagoCore
 import Synchronization
 import Testing
+
+@testable import ImagoCore
 
 @Suite("WorkQueue, PriorityGate and SharedTasks")
 struct ConcurrencyTests {
@@ -15,7 +16,9 @@ struct ConcurrencyTests {
         var order: [String] { state.withLock { $0.order } }
         func run(_ name: String, for duration: TimeInterval) {
             state.withLock { s in
-                s.running += 1; s.peak = max(s.peak, s.running); s.order.append(name)
+                s.running += 1
+                s.peak = max(s.peak, s.running)
+                s.order.append(name)
             }
             Thread.sleep(forTimeInterval: duration)
             state.withLock { $0.running -= 1 }
@@ -195,15 +198,18 @@ struct ConcurrencyTests {
         #expect(gate.counts == (0, 2))
         let order = Names()
         let low = Task {
-            try await gate.enter(priority: PriorityCell(.low)); order.append("low")
+            try await gate.enter(priority: PriorityCell(.low))
+            order.append("low")
         }
         while gate.counts.waiting < 1 { try await Task.sleep(for: .milliseconds(1)) }
         let cancelled = Task {
-            try await gate.enter(priority: PriorityCell(.veryHigh)); order.append("cancelled")
+            try await gate.enter(priority: PriorityCell(.veryHigh))
+            order.append("cancelled")
         }
         while gate.counts.waiting < 2 { try await Task.sleep(for: .milliseconds(1)) }
         let high = Task {
-            try await gate.enter(priority: PriorityCell(.high)); order.append("high")
+            try await gate.enter(priority: PriorityCell(.high))
+            order.append("high")
         }
         while gate.counts.waiting < 3 { try await Task.sleep(for: .milliseconds(1)) }
         cancelled.cancel()

@@ -82,10 +82,14 @@ struct ImageModelTests {
         let good = Self.exif(orientation: 6, bigEndian: false, prefix: false)
         for n in 0..<good.count { _ = EXIF.orientation(in: good.prefix(n)) }
         var hostile = good
-        hostile[4] = 0xFF; hostile[5] = 0xFF; hostile[6] = 0xFF; hostile[7] = 0x7F  // IFD offset far past the end
+        hostile[4] = 0xFF
+        hostile[5] = 0xFF
+        hostile[6] = 0xFF
+        hostile[7] = 0x7F  // IFD offset far past the end
         #expect(EXIF.orientation(in: hostile) == nil)
         var manyEntries = good
-        manyEntries[8] = 0xFF; manyEntries[9] = 0xFF
+        manyEntries[8] = 0xFF
+        manyEntries[9] = 0xFF
         _ = EXIF.orientation(in: manyEntries)
     }
 

@@ -166,11 +166,15 @@ struct MetadataTests {
         #expect(failures.isEmpty, "\(failures.prefix(5))")
         // An entry count of 65 535 in a short block, and an IFD offset near 2^31.
         var many = good
-        many[8] = 0xFF; many[9] = 0xFF
+        many[8] = 0xFF
+        many[9] = 0xFF
         #expect(EXIF.orientation(in: Data(many)) == .right, "the tag is found before the count runs out")
         #expect(EXIF.orientation(in: Data(many.prefix(22))) == nil, "the block ends before the tag")
         var far = good
-        far[4] = 0x7F; far[5] = 0xFF; far[6] = 0xFF; far[7] = 0xF0
+        far[4] = 0x7F
+        far[5] = 0xFF
+        far[6] = 0xFF
+        far[7] = 0xF0
         #expect(EXIF.orientation(in: Data(far)) == nil && EXIF.keepingTextTags(of: Data(far)) == nil)
     }
 

@@ -109,7 +109,10 @@ struct PremultiplyWordTests {
             for c in [0, 1, 2, 127, 128, 200, 254, 255] {
                 var px = [UInt8](repeating: 0, count: 4)
                 let off = PixelFormat.argbOffsets
-                px[off.r] = UInt8(c); px[off.g] = UInt8(255 - c); px[off.b] = UInt8(c / 2); px[off.a] = UInt8(a)
+                px[off.r] = UInt8(c)
+                px[off.g] = UInt8(255 - c)
+                px[off.b] = UInt8(c / 2)
+                px[off.a] = UInt8(a)
                 bytes += px
             }
         }

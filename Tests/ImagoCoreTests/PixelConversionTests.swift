@@ -102,8 +102,14 @@ struct PixelConversionTests {
     func clamping() throws {
         let off = PixelFormat.argbOffsets
         var px = [UInt8](repeating: 0, count: 8)
-        px[off.r] = 200; px[off.g] = 100; px[off.b] = 50; px[off.a] = 100
-        px[4 + off.r] = 64; px[4 + off.g] = 32; px[4 + off.b] = 0; px[4 + off.a] = 128
+        px[off.r] = 200
+        px[off.g] = 100
+        px[off.b] = 50
+        px[off.a] = 100
+        px[4 + off.r] = 64
+        px[4 + off.g] = 32
+        px[4 + off.b] = 0
+        px[4 + off.a] = 128
         let buffer = try PixelBuffer(width: 2, height: 1, format: .argb32Premultiplied, bytes: px)
         // 200 × 255 / 100 = 510 and 100 × 255 / 100 = 255 clamp; 50 × 255 / 100 = 127.5 rounds up.
         #expect(buffer.color(atX: 0, y: 0) == RGBA8(r: 255, g: 255, b: 128, a: 100))

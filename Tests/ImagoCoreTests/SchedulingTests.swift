@@ -3,10 +3,11 @@
 
 import Dispatch
 import Foundation
-@testable import ImagoCore
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoCore
 
 private struct WorkFailure: Error, Equatable {
     let code: Int
@@ -156,7 +157,8 @@ struct WorkQueueBehaviourTests {
         let release = DispatchSemaphore(value: 0)
         let task = Task {
             try await queue.run { () -> Int in
-                release.wait(); return 7
+                release.wait()
+                return 7
             }
         }
         try await pollUntil { queue.counts.running == 1 }

@@ -2,8 +2,9 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-@testable import ImagoLoading
 import Testing
+
+@testable import ImagoLoading
 
 /// AWS Signature Version 4, checked against the worked examples of AWS's S3 documentation
 /// ("Signature Calculations for the Authorization Header": GET Object with a range, PUT Object

@@ -3,9 +3,10 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 /// Azure's Shared Key against Microsoft's "Authorize with Shared Key" article (its string to
 /// sign and its canonicalized resources), the HMAC against OpenSSL's, and the requests the

@@ -2,8 +2,9 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-@testable import ImagoLoading
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("Cache freshness from the origin's headers")
 struct CacheFreshnessTests {

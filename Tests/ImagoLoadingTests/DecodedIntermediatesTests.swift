@@ -5,10 +5,11 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 /// Decodes kept for other sizes (`ImageManager.Configuration.decodedImageRetention`): a new size
 /// of a hot source costs a resize, not a decode, and looks as a fresh decode's would.

@@ -4,8 +4,9 @@
 import Foundation
 import ImagoCache
 import ImagoCore
-@testable import ImagoLoading
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("ImageLoadingError: one mapping, clear messages, the failed-URL rule")
 struct ErrorTests {

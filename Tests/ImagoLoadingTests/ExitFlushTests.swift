@@ -4,9 +4,10 @@
 import Foundation
 import ImagoCache
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("Disk writes survive a normal exit; connection errors read plainly")
 struct ExitFlushTests {
@@ -36,7 +37,8 @@ struct ExitFlushTests {
         let done = Counter()
         for _ in 0..<3 {
             queue.submit {
-                Thread.sleep(forTimeInterval: 0.05); done.increment()
+                Thread.sleep(forTimeInterval: 0.05)
+                done.increment()
             }
         }
         // Generous limits: in the parallel suite, other tests' blocking work can keep the

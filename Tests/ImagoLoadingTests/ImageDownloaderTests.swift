@@ -4,10 +4,11 @@
 import Foundation
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 /// Encoded fixtures made here: a PNG and a progressive JPEG of a gradient.
 enum LoadingFixtures {
@@ -24,7 +25,9 @@ enum LoadingFixtures {
         var state: UInt32 = 2463534242
         return Data(
             (0..<(64 << 10)).map { _ in
-                state ^= state << 13; state ^= state >> 17; state ^= state << 5
+                state ^= state << 13
+                state ^= state >> 17
+                state ^= state << 5
                 return UInt8(truncatingIfNeeded: state)
             })
     }()
@@ -111,7 +114,10 @@ struct ImageDownloaderTests {
             #expect(downloader.activity.running == 1)
             endless.cancel()
             var waited = 0
-            while downloader.activity.running > 0, waited < 200 { try await Task.sleep(for: .milliseconds(10)); waited += 1 }
+            while downloader.activity.running > 0, waited < 200 {
+                try await Task.sleep(for: .milliseconds(10))
+                waited += 1
+            }
             #expect(downloader.activity.running == 0 && downloader.activity.queued == 0)
 
             // Cancelling the calling Swift task does the same.

@@ -4,9 +4,10 @@
 import Foundation
 import ImagoCache
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("ImageTask: handles for hits, failures and running loads")
 struct ImageTaskTests {

@@ -5,10 +5,11 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("Loading's value types: requests, heads, progress, the failed-URL list, received bytes")
 struct LoadingValueTests {
@@ -167,7 +168,10 @@ struct DecodeStepTests {
                 == PixelSize(width: 20, height: 15))
         #expect(try step { $0.scaleDownLimitBytes = 100 * 75 * 4 }.decode(ImageInput(png)).pixelSize.width <= 100)
         let options = step {
-            $0.pixelFormat = .rgba8; $0.scale = 2; $0.frames = .lazy; $0.colorManagement = false
+            $0.pixelFormat = .rgba8
+            $0.scale = 2
+            $0.frames = .lazy
+            $0.colorManagement = false
         }.options
         #expect(
             options.pixelFormat == .rgba8 && options.scale == 2 && options.decodesFramesLazily && !options.firstFrameOnly

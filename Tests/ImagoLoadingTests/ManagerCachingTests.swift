@@ -5,11 +5,12 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("ImageManager: memory, disk and network; revalidation; failed URLs; disk writes", .serialized)
 struct ManagerCachingTests {

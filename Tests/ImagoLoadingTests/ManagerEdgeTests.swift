@@ -5,10 +5,11 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("ImageManager edges: no caches, filters, refresh past processed results, file sources in pieces")
 struct ManagerEdgeTests {
@@ -68,7 +69,9 @@ struct ManagerEdgeTests {
         var state: UInt32 = 2463534242
         let noise = (0..<(700 * 500 * 4)).map { i -> UInt8 in
             if i % 4 == 3 { return 255 }
-            state ^= state << 13; state ^= state >> 17; state ^= state << 5
+            state ^= state << 13
+            state ^= state >> 17
+            state ^= state << 5
             return UInt8(truncatingIfNeeded: state)
         }
         let bytes = try ImageCoderRegistry.shared.encode(Image(buffer: PixelBuffer(width: 700, height: 500, format: .rgba8, bytes: noise)), as: .png)
@@ -104,7 +107,9 @@ struct ManagerEdgeTests {
             var final: Image?
             for try await event in manager.imageEvents(with: request) {
                 switch event {
-                case .partialImage(let image): partials.append(image); server.openGate()
+                case .partialImage(let image):
+                    partials.append(image)
+                    server.openGate()
                 case .completed(let r): final = r.image
                 case .progress: break
                 }

@@ -5,9 +5,10 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("ImageManager memory hits")
 struct MemoryHitTests {

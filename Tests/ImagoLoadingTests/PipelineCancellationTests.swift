@@ -5,10 +5,11 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("Pipeline: cancellation by the last subscriber")
 struct PipelineCancellationTests {

@@ -5,11 +5,12 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("Pipeline: bounded parallel work, bounded memory")
 struct PipelineConcurrencyTests {

@@ -5,10 +5,11 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 /// The encode stage: outputs as part of the request, shared encodes, the cheapest way chosen from
 /// the header (pass-through, rows, exact pixels), the byte budget, and one fetch, sniff and header
@@ -83,7 +84,10 @@ struct PipelineEncodeTests {
         #expect(first.method == .passedThrough && first.source == .network && first.format == .png)
         #expect(try first.data() == source && first.pixelSize == PixelSize(width: 300, height: 200))
         let second = try await manager.loadEncodedImage(with: request)
-        guard case .file(let file) = second.contents else { Issue.record("a cached source passes through as its file"); return }
+        guard case .file(let file) = second.contents else {
+            Issue.record("a cached source passes through as its file")
+            return
+        }
         let passed = try second.data()
         #expect(second.source == .disk && file.size == source.count && passed == source)
         #expect(decoder.count == 0, "nothing decoded")
@@ -121,7 +125,12 @@ struct PipelineEncodeTests {
         // Low alpha, where premultiplying would round the colour away.
         var buffer = try PixelBuffer(width: 4, height: 2, format: .rgba8)
         buffer.withUnsafeMutableBytes { p in
-            for i in stride(from: 0, to: p.count, by: 4) { p[i] = 201; p[i + 1] = 99; p[i + 2] = UInt8(i); p[i + 3] = 5 }
+            for i in stride(from: 0, to: p.count, by: 4) {
+                p[i] = 201
+                p[i + 1] = 99
+                p[i + 2] = UInt8(i)
+                p[i + 3] = 5
+            }
         }
         let source = try ImageCoderRegistry.shared.encode(Image(buffer: buffer), as: .png)
         let loader = MockDataLoader()

@@ -4,10 +4,11 @@
 import Foundation
 import ImagoCache
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("The pipeline's disk writer and latest-only work")
 struct PipelineHelperTests {
@@ -85,7 +86,8 @@ struct PipelineHelperTests {
             queue: queue, priority: PriorityCell(.normal),
             work: { n in
                 running.withLock {
-                    $0.now += 1; $0.peak = max($0.peak, $0.now)
+                    $0.now += 1
+                    $0.peak = max($0.peak, $0.now)
                 }
                 while n == 0 && gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.001) }
                 running.withLock { $0.now -= 1 }

@@ -5,11 +5,12 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("Pipeline under churn: many loads, mixed requests, random cancellations")
 struct PipelineStressTests {
@@ -90,7 +91,9 @@ struct PipelineStressTests {
         var kinds: [String] = []
         for try await event in manager.imageEvents(with: ImageRequest(url: loader.url("/p.jpg"), options: .progressive)) {
             switch event {
-            case .progress(let p): received.append(p.receivedBytes); kinds.append("p")
+            case .progress(let p):
+                received.append(p.receivedBytes)
+                kinds.append("p")
             case .partialImage: kinds.append("i")
             case .completed: kinds.append("c")
             }

@@ -5,11 +5,12 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 /// A PNG decoder that records how many decodes run at once, in which order they start (by the
 /// decoded width), and can be held so work piles up behind it.
@@ -113,7 +114,10 @@ func pngFixture(width: Int) -> Data {
 func waitUntil(_ limit: Duration = .seconds(120), _ condition: () -> Bool) async throws {
     let start = ContinuousClock.now
     while !condition() {
-        if ContinuousClock.now - start > limit { Issue.record("condition not met in \(limit)"); return }
+        if ContinuousClock.now - start > limit {
+            Issue.record("condition not met in \(limit)")
+            return
+        }
         try await Task.sleep(for: .milliseconds(2))
     }
 }

@@ -5,10 +5,11 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("ImagePrefetcher", .serialized)
 struct PrefetcherTests {

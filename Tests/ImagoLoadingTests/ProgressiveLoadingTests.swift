@@ -5,10 +5,11 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("Progressive loading through the one decode step", .serialized)
 struct ProgressiveLoadingTests {
@@ -20,7 +21,10 @@ struct ProgressiveLoadingTests {
             var final: ImageLoadResult?
             for try await event in manager.imageEvents(with: ImageRequest(url: server.url("/gated/p.jpg?parts=3"), options: .progressive)) {
                 switch event {
-                case .partialImage: #expect(final == nil); partials += 1; server.openGate()
+                case .partialImage:
+                    #expect(final == nil)
+                    partials += 1
+                    server.openGate()
                 case .completed(let r): final = r
                 case .progress: break
                 }
@@ -51,7 +55,9 @@ struct ProgressiveLoadingTests {
             var final: ImageLoadResult?
             for try await event in manager.imageEvents(with: request) {
                 switch event {
-                case .partialImage(let image): partials.append(image); server.openGate()
+                case .partialImage(let image):
+                    partials.append(image)
+                    server.openGate()
                 case .completed(let r): final = r
                 case .progress: break
                 }
@@ -96,7 +102,10 @@ struct ProgressiveLoadingTests {
                 var last = -1
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(400))
-                    if opened.count == last { opened.increment(); server.openGate() }
+                    if opened.count == last {
+                        opened.increment()
+                        server.openGate()
+                    }
                     last = opened.count
                 }
             }
@@ -127,7 +136,10 @@ struct ProgressiveLoadingTests {
             let plain = Task { try await manager.loadImage(with: url) }
             var partials = 0
             for try await event in manager.imageEvents(with: ImageRequest(url: url, options: .progressive)) {
-                if case .partialImage = event { partials += 1; server.openGate() }
+                if case .partialImage = event {
+                    partials += 1
+                    server.openGate()
+                }
             }
             #expect(try await plain.value.image.pixelSize == PixelSize(width: 640, height: 480))
             #expect(partials >= 2 && server.count("/gated/p.jpg") == 1)

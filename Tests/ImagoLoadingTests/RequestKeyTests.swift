@@ -5,14 +5,19 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Testing
 
+@testable import ImagoLoading
+
 @Suite("One key per request identity")
 struct RequestKeyTests {
-    let url = URL(string: "https://img.example/a@2x.png?v=1")!
+    let url: URL
+
+    init() throws {
+        url = try #require(URL(string: "https://img.example/a@2x.png?v=1"))
+    }
 
     @Test("a plain request is keyed by its URL; every setting that changes the pixels changes the image key, and nothing else does")
     func imageKeys() {
@@ -20,22 +25,48 @@ struct RequestKeyTests {
         let plain = ImageRequest(url: url)
         #expect(manager.imageKey(for: plain) == url.absoluteString && manager.dataKey(for: plain) == url.absoluteString)
         var variants: [ImageRequest] = []
-        var r = plain; r.thumbnail = .init(maxPixelSize: PixelSize(width: 10, height: 10)); variants.append(r)
-        r = plain; r.thumbnail = .init(maxPixelSize: PixelSize(width: 10, height: 10), preserveAspectRatio: false); variants.append(r)
-        r = plain; r.scaleDownLimitBytes = 1 << 20; variants.append(r)
-        r = plain; r.frames = .first; variants.append(r)
-        r = plain; r.frames = .lazy; variants.append(r)
-        r = plain; r.pixelFormat = .rgba8; variants.append(r)
-        r = plain; r.colorManagement = false; variants.append(r)
-        r = plain; r.scale = 3; variants.append(r)
-        r = plain; r.transformers = [ImageTransformers.Resize(size: PixelSize(width: 5, height: 5))]; variants.append(r)
-        r = plain; r.transformers = [ImageTransformers.Resize(size: PixelSize(width: 5, height: 5), quality: .bilinear)]; variants.append(r)
-        r = plain; r.transformers = [ImageTransformers.Resize(size: PixelSize(width: 5, height: 5))]; r.options = .transformAnimatedImage; variants.append(r)
+        var r = plain
+        r.thumbnail = .init(maxPixelSize: PixelSize(width: 10, height: 10))
+        variants.append(r)
+        r = plain
+        r.thumbnail = .init(maxPixelSize: PixelSize(width: 10, height: 10), preserveAspectRatio: false)
+        variants.append(r)
+        r = plain
+        r.scaleDownLimitBytes = 1 << 20
+        variants.append(r)
+        r = plain
+        r.frames = .first
+        variants.append(r)
+        r = plain
+        r.frames = .lazy
+        variants.append(r)
+        r = plain
+        r.pixelFormat = .rgba8
+        variants.append(r)
+        r = plain
+        r.colorManagement = false
+        variants.append(r)
+        r = plain
+        r.scale = 3
+        variants.append(r)
+        r = plain
+        r.transformers = [ImageTransformers.Resize(size: PixelSize(width: 5, height: 5))]
+        variants.append(r)
+        r = plain
+        r.transformers = [ImageTransformers.Resize(size: PixelSize(width: 5, height: 5), quality: .bilinear)]
+        variants.append(r)
+        r = plain
+        r.transformers = [ImageTransformers.Resize(size: PixelSize(width: 5, height: 5))]
+        r.options = .transformAnimatedImage
+        variants.append(r)
         let keys = variants.map(manager.imageKey(for:))
         #expect(Set(keys).count == variants.count, "\(keys)")
         #expect(keys.allSatisfy { $0.hasPrefix(url.absoluteString + " [") })
         // Priority, headers, options and limits decide how, not what: same image key.
-        r = plain; r.priority = .veryHigh; r.headers = ["X": "1"]; r.options = [.waitStoreCache, .retryFailed]
+        r = plain
+        r.priority = .veryHigh
+        r.headers = ["X": "1"]
+        r.options = [.waitStoreCache, .retryFailed]
         r.limits = DecodingLimits(maxPixels: 10)
         r.scale = 2  // what the @2x name says anyway
         #expect(manager.imageKey(for: r) == url.absoluteString)

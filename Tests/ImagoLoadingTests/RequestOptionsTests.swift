@@ -5,11 +5,12 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("ImageRequest options: each reads and writes exactly the layers it says")
 struct RequestOptionsTests {

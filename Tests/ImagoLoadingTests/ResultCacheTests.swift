@@ -5,10 +5,11 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 /// The result cache (`ImageManager.Configuration.resultCache`): encoded results on disk, read
 /// before anything is decoded, keyed by the source's bytes, the processing and the output, kept
@@ -53,7 +54,10 @@ struct ResultCacheTests {
         let stored = try await manager.loadEncodedImage(with: request(loader.url("/a.png")))
         #expect(stored.method == .stored && stored.source == .disk)
         #expect(try stored.data() == made.data() && stored.format == .webp && stored.pixelSize == made.pixelSize)
-        guard case .file = stored.contents else { Issue.record("a stored result is sent from its file"); return }
+        guard case .file = stored.contents else {
+            Issue.record("a stored result is sent from its file")
+            return
+        }
         #expect(again.count == 0, "nothing decoded")
         #expect(loader.count("/a.png") == 1, "the source came from its cache")
         // Another size or format of the same source is another result.

@@ -4,10 +4,11 @@
 import Foundation
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 /// Retries with backoff, alternative URLs and resumed downloads (`Range` with `If-Range`), against
 /// a loopback server that cuts bodies short, answers 503 and serves ranges.

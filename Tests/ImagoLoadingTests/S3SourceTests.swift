@@ -4,9 +4,10 @@
 import Foundation
 import ImagoCache
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("S3: object URLs and the AWS configuration")
 struct S3SettingsTests {

@@ -5,10 +5,11 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
-@testable import ImagoLoading
 import ImagoProcessing
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 /// Results shared through a real object store (`ImageManager.Configuration.sharedResults`,
 /// `ObjectStoreResults` over S3 and over Swift): a result one manager made is read by another

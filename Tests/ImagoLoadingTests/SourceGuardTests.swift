@@ -4,10 +4,11 @@
 import AsyncHTTPClient
 import Foundation
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("Addresses: every spelling, every class")
 struct IPAddressTests {

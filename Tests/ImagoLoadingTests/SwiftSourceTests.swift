@@ -4,9 +4,10 @@
 import Foundation
 import ImagoCache
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("OpenStack Swift: sign-in settings")
 struct SwiftSettingsTests {

@@ -3,9 +3,10 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoLoading
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoLoading
 
 @Suite("The three deadlines of a transfer")
 struct TransferTimerTests {

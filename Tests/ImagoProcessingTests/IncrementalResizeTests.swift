@@ -51,7 +51,10 @@ struct IncrementalResizeTests {
         let first = try Self.noisy(width: w, height: h, seed: 1), paint = try Self.noisy(width: w, height: h, seed: 2)
         let resizedFirst = try Resampler.resize(first, to: target)
         var state: UInt32 = 9
-        func next(_ n: Int) -> Int { state = state &* 1_664_525 &+ 1_013_904_223; return Int(state >> 8) % max(1, n) }
+        func next(_ n: Int) -> Int {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Int(state >> 8) % max(1, n)
+        }
         var rects: [(x0: Int, y0: Int, x1: Int, y1: Int)] = [(0, 0, 1, 1), (w - 1, h - 1, w, h), (0, 0, w, h), (w / 2, 0, w / 2 + 1, h)]
         for _ in 0..<12 {
             let x0 = next(w), y0 = next(h)

@@ -2,8 +2,9 @@
 // Copyright (c) 2026 The Imago authors
 
 import ImagoCore
-@testable import ImagoProcessing
 import Testing
+
+@testable import ImagoProcessing
 
 /// The vector kernels of the Lanczos resampler against the plain integer arithmetic they
 /// replace: the same bytes, for every tap count, tail and lobe.
@@ -16,7 +17,9 @@ struct LanczosKernelTests {
         for p in 0..<pixels {
             var channel = [UInt8](repeating: 0, count: 4)
             for c in 0..<4 {
-                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
                 channel[c] = UInt8(truncatingIfNeeded: state)
             }
             // Every fourth pixel opaque, every seventh clear: the edges where lobes overshoot.

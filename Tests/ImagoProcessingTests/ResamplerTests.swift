@@ -60,7 +60,13 @@ struct ResamplerTests {
     @Test("no dark fringe where opaque meets transparent")
     func alphaEdges() throws {
         var bytes = [UInt8](repeating: 0, count: 200 * 100 * 4)
-        for y in 0..<100 { for x in 0..<100 { let o = (y * 200 + x) * 4; bytes[o] = 255; bytes[o + 3] = 255 } }
+        for y in 0..<100 {
+            for x in 0..<100 {
+                let o = (y * 200 + x) * 4
+                bytes[o] = 255
+                bytes[o + 3] = 255
+            }
+        }
         let source = try PixelBuffer(width: 200, height: 100, format: .rgba8, bytes: bytes)
         let out = try Resampler.resize(source, to: PixelSize(width: 23, height: 11))
         var edge = 0
@@ -85,7 +91,8 @@ struct ResamplerTests {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
             p.arguments = ["resize", input.path, output.path, String(scale), "--kernel", "lanczos3"]
-            try p.run(); p.waitUntilExit()
+            try p.run()
+            p.waitUntilExit()
             let reference = try ImageCoderRegistry.shared.decode(Data(contentsOf: output))
             let ours = try Resampler.resize(source, to: reference.pixelSize)
             let db = psnr(ours, reference.buffer)
@@ -128,7 +135,8 @@ struct ThumbnailerTests {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/vipsthumbnail")
         p.arguments = [Corpus.url("exif-orientation/Landscape_6.jpg").path, "--size", "200", "-o", out.path]
-        try p.run(); p.waitUntilExit()
+        try p.run()
+        p.waitUntilExit()
         let vips = try ImageCoderRegistry.shared.decode(Data(contentsOf: out))
         let ours = try Thumbnailer.thumbnail(of: ImageInput(Corpus.data("exif-orientation/Landscape_6.jpg")), fitting: box)
         #expect(vips.pixelSize == ours.pixelSize)

@@ -210,7 +210,10 @@ struct StreamedDecodingTests {
         var rgba = [UInt8](repeating: 0, count: width * height * 4)
         rgba.withUnsafeMutableBufferPointer { p in
             for x in 0..<width {
-                p[x * 4] = UInt8(x & 0xFF); p[x * 4 + 1] = UInt8((x >> 4) & 0xFF); p[x * 4 + 2] = 90; p[x * 4 + 3] = UInt8(255 - (x & 0x7F))
+                p[x * 4] = UInt8(x & 0xFF)
+                p[x * 4 + 1] = UInt8((x >> 4) & 0xFF)
+                p[x * 4 + 2] = 90
+                p[x * 4 + 3] = UInt8(255 - (x & 0x7F))
             }
             for y in 1..<height {
                 let shift = (y % 64) * 4

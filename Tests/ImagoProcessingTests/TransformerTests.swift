@@ -95,7 +95,14 @@ struct TransformerTests {
     @Test("blur keeps flat areas flat and turns a step into a ramp")
     func blur() throws {
         var bytes = [UInt8](repeating: 255, count: 60 * 10 * 4)
-        for y in 0..<10 { for x in 0..<30 { let o = (y * 60 + x) * 4; bytes[o] = 0; bytes[o + 1] = 0; bytes[o + 2] = 0 } }
+        for y in 0..<10 {
+            for x in 0..<30 {
+                let o = (y * 60 + x) * 4
+                bytes[o] = 0
+                bytes[o + 1] = 0
+                bytes[o + 2] = 0
+            }
+        }
         let step = try PixelBuffer(width: 60, height: 10, format: .rgba8, bytes: bytes)
         let b = try T.Blur(radius: 3).transform(step)
         #expect(b.color(atX: 2, y: 5)?.r == 0 && b.color(atX: 57, y: 5)?.r == 255)

@@ -3,8 +3,9 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoServiceURL
 import Testing
+
+@testable import ImagoServiceURL
 
 @Suite("The encodings inside service URLs: base64url, percent-escapes, hex, and the error messages")
 struct EncodingContractTests {

@@ -3,8 +3,9 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoServiceURL
 import Testing
+
+@testable import ImagoServiceURL
 
 /// imgproxy v4's options/parser/presets_test.go and config_test.go, handlers/path_test.go and
 /// security/signature_test.go, one `@Test` per Go test function; then the rules of

@@ -3,8 +3,9 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoServiceURL
 import Testing
+
+@testable import ImagoServiceURL
 
 /// imgproxy's `Parser.ParsePath` (the path after the signature segment) with its default
 /// configuration: what `ImageService.handle` does after the signature check (the path's shape,

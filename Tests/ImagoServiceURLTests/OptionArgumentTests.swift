@@ -3,8 +3,9 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoServiceURL
 import Testing
+
+@testable import ImagoServiceURL
 
 @Suite("Processing options: each option's arguments, defaults and limits")
 struct OptionArgumentTests {

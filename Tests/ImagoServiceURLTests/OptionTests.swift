@@ -3,8 +3,9 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoServiceURL
 import Testing
+
+@testable import ImagoServiceURL
 
 @Suite("Processing options: imgproxy's names, short forms and defaults")
 struct OptionTests {

@@ -3,8 +3,9 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoServiceURL
 import Testing
+
+@testable import ImagoServiceURL
 
 @Suite("Service paths: plain and base64 sources, extensions, info")
 struct PathTests {

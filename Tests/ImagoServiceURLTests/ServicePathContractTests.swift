@@ -3,8 +3,9 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoServiceURL
 import Testing
+
+@testable import ImagoServiceURL
 
 @Suite("Service paths: imgproxy's URL shapes, taken apart exactly")
 struct ServicePathContractTests {

@@ -3,8 +3,9 @@
 
 import Foundation
 import ImagoCore
-@testable import ImagoServiceURL
 import Testing
+
+@testable import ImagoServiceURL
 
 /// Expected signatures not printed by imgproxy were computed independently, with Python's
 /// `hmac.new(key, salt + path, hashlib.sha256)` and `base64.urlsafe_b64encode(...).rstrip(b"=")`.

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
+import Testing
 
 /// Locates the third-party conformance corpus (../shared/corpus from the project root,
 /// or `$IMAGO_CORPUS`). Tests that read it are disabled, with a visible reason, when absent.
@@ -45,5 +46,6 @@ public enum Corpus {
     }
 }
 
-import Testing
+/// Swift Testing's `Comment`, the type of the `missingReason` skip messages, available to every
+/// module that imports this one.
 public typealias Comment = Testing.Comment

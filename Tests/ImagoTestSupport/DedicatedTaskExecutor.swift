@@ -10,10 +10,12 @@ import Dispatch
 public final class DedicatedTaskExecutor: TaskExecutor {
     private let queue: DispatchQueue
 
+    /// Creates the executor and its serial queue, named `label`.
     public init(label: String) {
         queue = DispatchQueue(label: label)
     }
 
+    /// Runs `job` on the queue, after the jobs enqueued before it.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()

@@ -44,8 +44,10 @@ public enum Fixtures {
         for y in 0..<height {
             for x in 0..<width {
                 let o = (y * width + x) * 4
-                bytes[o] = UInt8(truncatingIfNeeded: x); bytes[o + 1] = UInt8(truncatingIfNeeded: y)
-                bytes[o + 2] = 7; bytes[o + 3] = 255
+                bytes[o] = UInt8(truncatingIfNeeded: x)
+                bytes[o + 1] = UInt8(truncatingIfNeeded: y)
+                bytes[o + 2] = 7
+                bytes[o + 3] = 255
             }
         }
         return try PixelBuffer(width: width, height: height, format: .rgba8, bytes: bytes)

@@ -19,6 +19,7 @@ public final class MockDataCache: DataCaching {
 
     private let state = Mutex(State())
 
+    /// Creates an empty cache that works, with no write delay.
     public init() {}
 
     /// Reads so far.
@@ -36,6 +37,9 @@ public final class MockDataCache: DataCaching {
         if state.withLock({ $0.failing }) { throw DiskCacheError.database("the mock cache is set to fail") }
     }
 
+    /// The entry stored for `key`, if any; counts a read.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)`` while ``setFailing(_:)`` is on.
     public func cachedData(forKey key: String) throws -> CachedData? {
         try check()
         return state.withLock { s in
@@ -44,16 +48,25 @@ public final class MockDataCache: DataCaching {
         }
     }
 
+    /// Whether an entry is stored for `key`; not counted as a read.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)`` while ``setFailing(_:)`` is on.
     public func contains(_ key: String) throws -> Bool {
         try check()
         return state.withLock { $0.entries[key] != nil }
     }
 
+    /// Removes every entry whose key starts with `prefix`.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)`` while ``setFailing(_:)`` is on.
     public func removeValues(withKeyPrefix prefix: String) throws {
         try check()
         state.withLock { s in s.entries = s.entries.filter { !$0.key.hasPrefix(prefix) } }
     }
 
+    /// Stores `data` and `metadata` under `key`, after the write delay; counts a write.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)`` while ``setFailing(_:)`` is on.
     public func setData(_ data: Data, forKey key: String, metadata: [String: String]) throws {
         try check()
         let delay = state.withLock { $0.writeDelay }
@@ -64,16 +77,23 @@ public final class MockDataCache: DataCaching {
         }
     }
 
+    /// Removes the entry for `key`, if there is one.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)`` while ``setFailing(_:)`` is on.
     public func removeValue(forKey key: String) throws {
         try check()
         _ = state.withLock { $0.entries.removeValue(forKey: key) }
     }
 
+    /// Removes every entry; the counts stay.
+    ///
+    /// - Throws: ``DiskCacheError/database(_:)`` while ``setFailing(_:)`` is on.
     public func removeAll() throws {
         try check()
         state.withLock { $0.entries.removeAll() }
     }
 
+    /// The number of entries and their data's total bytes; never throws, even while failing.
     public func statistics() throws -> (count: Int, totalSize: Int) {
         state.withLock { s in (s.entries.count, s.entries.values.reduce(0) { $0 + $1.data.count }) }
     }
@@ -91,6 +111,7 @@ public final class MockImageStore: ImageCaching {
 
     private let state = Mutex(State())
 
+    /// Creates an empty store.
     public init() {}
 
     /// Keys looked up, in order.
@@ -103,6 +124,7 @@ public final class MockImageStore: ImageCaching {
     /// The calling thread, comparable with ``lookupThreads``.
     public static var currentThread: UInt { UInt(pthread_self()) }
 
+    /// The image stored for `key`, if any; records the lookup and the thread it ran on.
     public func image(forKey key: String) -> Image? {
         let thread = Self.currentThread
         return state.withLock { s in
@@ -112,6 +134,7 @@ public final class MockImageStore: ImageCaching {
         }
     }
 
+    /// Stores `image` under `key` and records the store.
     public func setImage(_ image: Image, forKey key: String) {
         state.withLock { s in
             s.stores.append(key)
@@ -119,7 +142,9 @@ public final class MockImageStore: ImageCaching {
         }
     }
 
+    /// Removes the image for `key`, if there is one.
     public func removeImage(forKey key: String) { _ = state.withLock { $0.images.removeValue(forKey: key) } }
 
+    /// Removes every image; the records of lookups and stores stay.
     public func removeAllImages() { state.withLock { $0.images.removeAll() } }
 }

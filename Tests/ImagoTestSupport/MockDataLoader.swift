@@ -30,10 +30,14 @@ public final class MockDataLoader: DataLoading {
 
     private let state = Mutex(State())
 
+    /// Creates a loader with nothing registered.
     public init() {}
 
     /// The URL of `path` (which starts with `/`).
-    public func url(_ path: String) -> URL { URL(string: "mock://test\(path)")! }
+    public func url(_ path: String) -> URL {
+        guard let url = URL(string: "mock://test\(path)") else { preconditionFailure("'\(path)' does not make a URL") }
+        return url
+    }
 
     /// Serves `data` at `path` in `chunks` pieces, `delay` apart.
     public func register(_ path: String, data: Data, chunks: Int = 1, delay: Duration? = nil) {
@@ -61,8 +65,13 @@ public final class MockDataLoader: DataLoading {
     /// Loads running now.
     public var runningCount: Int { state.withLock { $0.running } }
 
+    /// `true` for `mock://` URLs.
     public func canLoad(_ url: URL) -> Bool { url.scheme == "mock" }
 
+    /// Answers with the bytes registered at the URL's path (404 when none are), held or delayed as
+    /// told; counts the load.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled; the callbacks' errors.
     public func load(
         _ request: DataLoadRequest, response: (DataLoadResponse) throws -> Void,
         chunk: (Data) throws -> Void

@@ -36,10 +36,10 @@ public final class ObjectStore: Sendable {
 
     private let memcachedPort: Int
 
-    private init(port: Int, keystone: URL, memcachedPort: Int, accessLog: URL) {
+    private init(port: Int, url: URL, keystone: URL, memcachedPort: Int, accessLog: URL) {
         self.memcachedPort = memcachedPort
         self.port = port
-        self.url = URL(string: "http://127.0.0.1:\(port)")!
+        self.url = url
         self.keystone = keystone
         self.accessLog = accessLog
     }
@@ -87,7 +87,9 @@ public final class ObjectStore: Sendable {
             let access_log: String
         }
         let ready = try JSONDecoder().decode(Ready.self, from: line)
-        return ObjectStore(port: ready.port, keystone: ready.keystone, memcachedPort: ready.memcached, accessLog: URL(fileURLWithPath: ready.access_log))
+        guard let url = URL(string: "http://127.0.0.1:\(ready.port)") else { throw StoreError("port \(ready.port) makes no URL") }
+        return ObjectStore(
+            port: ready.port, url: url, keystone: ready.keystone, memcachedPort: ready.memcached, accessLog: URL(fileURLWithPath: ready.access_log))
     }
 
     /// A tempauth token for `test:tester`.
@@ -167,6 +169,7 @@ public final class ObjectStore: Sendable {
 
     /// A failed step of the fixture.
     public struct StoreError: Error, CustomStringConvertible {
+        /// What failed, in one line.
         public let description: String
         init(_ description: String) { self.description = description }
     }

@@ -44,6 +44,7 @@ import Synchronization
 /// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
 /// - `/away?to=URL`: a 302 redirect to the URL given (another host name for this server, say).
 public final class TestHTTPServer: Sendable {
+    /// A registered file: its bytes, its `Content-Type` and any more header fields.
     public struct File: Sendable {
         var data: Data
         var contentType: String
@@ -57,6 +58,7 @@ public final class TestHTTPServer: Sendable {
     private let gate = Mutex(0)
     private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     private let acceptTask: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// The port the server listens on, on 127.0.0.1 (0 if the socket had no address).
     public let port: Int
     /// Where the server's tasks run.
     private static let executor = DedicatedTaskExecutor(label: "imago.test-http-server")
@@ -107,7 +109,11 @@ public final class TestHTTPServer: Sendable {
         acceptTask.withLock { $0 }?.cancel()
     }
 
-    public func url(_ path: String) -> URL { URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")! }
+    /// The server's URL for `path` (which starts with `/`): `https` when started with TLS, else `http`.
+    public func url(_ path: String) -> URL {
+        guard let url = URL(string: "\(scheme)://127.0.0.1:\(port)\(path)") else { preconditionFailure("'\(path)' does not make a URL") }
+        return url
+    }
 
     /// Serves `data` at `/img/{name}` (and the other routes that take a file name), with an
     /// `ETag` of its size and name, answering a matching `If-None-Match` with 304; `headers`
@@ -118,7 +124,10 @@ public final class TestHTTPServer: Sendable {
 
     /// Requests seen for `path` (without query).
     public func count(_ path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
+    /// Requests seen in all, over every path (`CONNECT` and SOCKS tunnels included).
     public var totalCount: Int { counts.withLock { $0.values.reduce(0, +) } }
+    /// The header fields of the last request for `path` (without query), by lowercased name;
+    /// `nil` before one came.
     public func headers(_ path: String) -> [String: String]? { lastHeaders.withLock { $0[path] } }
     /// Lets `/gated/` send its next piece.
     public func openGate() { gate.withLock { $0 += 1 } }
@@ -163,7 +172,10 @@ public final class TestHTTPServer: Sendable {
         switch state {
         case .undecided:
             guard let first = bytes.first else { return false }
-            guard first == 5 else { state = .done; return true }
+            guard first == 5 else {
+                state = .done
+                return true
+            }
             guard bytes.count >= 2, bytes.count >= 2 + Int(bytes[1]) else { return false }
             buffer.moveReaderIndex(forwardBy: 2 + Int(bytes[1]))
             try await out.write(ByteBuffer(bytes: [5, 0]))

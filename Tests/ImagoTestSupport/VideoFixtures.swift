@@ -6,7 +6,9 @@ import Foundation
 /// Videos the tests make with Debian's `ffmpeg` (its test patterns, so every frame differs), and
 /// ffmpeg's own decode of a frame to compare with.
 public enum VideoFixtures {
+    /// The ffmpeg executable the fixtures run: Debian's, at `/usr/bin/ffmpeg`.
     public static let ffmpeg = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    /// Whether ``ffmpeg`` is there and executable; video tests are enabled only when it is.
     public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: ffmpeg.path) }
 
     /// A `seconds`-long test pattern, `width`×`height` at 10 frames a second, one keyframe a second:
@@ -42,8 +44,11 @@ public enum VideoFixtures {
         return [UInt8](try Data(contentsOf: out))
     }
 
+    /// ffmpeg exited with a failure status.
     public struct VideoFixtureError: Error, CustomStringConvertible {
+        /// What ffmpeg wrote to standard error.
         public var message: String
+        /// `ffmpeg failed:` and ffmpeg's message.
         public var description: String { "ffmpeg failed: \(message)" }
     }
 }

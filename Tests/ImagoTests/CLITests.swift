@@ -284,7 +284,10 @@ struct AnimatedIndexTests {
         for row in rows {
             let data = try Corpus.data(row.path)
             let info: ImageInfo
-            do { info = try ImageCoderRegistry.shared.info(of: data) } catch { Issue.record("\(row.path): \(error)"); continue }
+            do { info = try ImageCoderRegistry.shared.info(of: data) } catch {
+                Issue.record("\(row.path): \(error)")
+                continue
+            }
             if row.format == "APNG" {
                 // An invalid APNG (wrong frame count, sequence errors, ...) is shown as its still
                 // default image: info agrees with what decoding shows (the APNG suite checks which).

@@ -12,7 +12,12 @@ import Testing
 struct TerminalRendererTests {
     static func solid(_ w: Int, _ h: Int, top: RGBA8, bottom: RGBA8) throws -> PixelBuffer {
         var bytes: [UInt8] = []
-        for y in 0..<h { for _ in 0..<w { let c = y < h / 2 ? top : bottom; bytes += [c.r, c.g, c.b, c.a] } }
+        for y in 0..<h {
+            for _ in 0..<w {
+                let c = y < h / 2 ? top : bottom
+                bytes += [c.r, c.g, c.b, c.a]
+            }
+        }
         return try PixelBuffer(width: w, height: h, format: .rgba8, bytes: bytes)
     }
 

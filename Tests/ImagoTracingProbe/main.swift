@@ -10,11 +10,12 @@ import Foundation
 import ImagoCore
 import ImagoLoading
 import Logging
+import ServiceLifecycle
+import Tracing
+
 #if OTLP
 import OTel
 #endif
-import ServiceLifecycle
-import Tracing
 
 let args = CommandLine.arguments
 guard args.count == 3, let url = URL(string: args[2]) else {

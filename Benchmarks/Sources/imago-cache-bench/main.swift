@@ -54,7 +54,10 @@ func timed(_ n: Int, threads: Int, _ body: @escaping (Int) -> Void) -> Double {
     } else {
         DispatchQueue.concurrentPerform(iterations: threads) { t in
             var i = t
-            while i < n { body(i); i += threads }
+            while i < n {
+                body(i)
+                i += threads
+            }
         }
     }
     return (ContinuousClock.now - start) / .milliseconds(1)

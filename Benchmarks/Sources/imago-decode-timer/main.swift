@@ -16,7 +16,8 @@ guard args.count == 4, let iterations = Int(args[3]), iterations > 0 else {
 }
 let data: Data
 do { data = try Data(contentsOf: URL(fileURLWithPath: args[2])) } catch {
-    FileHandle.standardError.write(Data("cannot read \(args[2]): \(error)\n".utf8)); exit(1)
+    FileHandle.standardError.write(Data("cannot read \(args[2]): \(error)\n".utf8))
+    exit(1)
 }
 var options = DecodeOptions()
 if args[1] == "straight" { options.pixelFormat = .rgba8 }  // straight RGBA: no premultiplication
@@ -53,7 +54,8 @@ for _ in 0..<iterations {
             size = args[1].hasPrefix("anim") ? PixelSize(width: image.pixelSize.width, height: image.frameCount) : image.pixelSize
         }
     } catch {
-        FileHandle.standardError.write(Data("decode failed: \(error)\n".utf8)); exit(1)
+        FileHandle.standardError.write(Data("decode failed: \(error)\n".utf8))
+        exit(1)
     }
     times.append((ContinuousClock.now - start) / .milliseconds(1))
 }

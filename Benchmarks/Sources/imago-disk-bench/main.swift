@@ -49,7 +49,11 @@ final class SQLiteStore: Store {
         sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO t(key, value) VALUES (?, ?)", -1, &insert, nil)
         sqlite3_prepare_v2(db, "SELECT value FROM t WHERE key = ?", -1, &select, nil)
     }
-    deinit { sqlite3_finalize(insert); sqlite3_finalize(select); sqlite3_close(db) }
+    deinit {
+        sqlite3_finalize(insert)
+        sqlite3_finalize(select)
+        sqlite3_close(db)
+    }
     func set(_ data: Data, _ key: String) throws {
         sqlite3_bind_text(insert, 1, key, -1, transient)
         data.withUnsafeBytes { _ = sqlite3_bind_blob(insert, 2, $0.baseAddress, Int32($0.count), transient) }

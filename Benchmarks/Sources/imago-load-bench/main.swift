@@ -150,8 +150,9 @@ for _ in 0..<rounds {
         await manager.finishPendingStores()
         try await downloader.shutdown()
     case "bare", "keep":
+        guard let client else { preconditionFailure("the bare and keep modes make a client") }
         let start = clock.now
-        extra = Double(try await bareLoop(client!, keep: mode == "keep"))
+        extra = Double(try await bareLoop(client, keep: mode == "keep"))
         times.append((clock.now - start) / .milliseconds(1))
     default:
         FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))

@@ -29,7 +29,13 @@ let image = try ImageCoderRegistry.shared.decode(data, options: DecodeOptions(de
 let player = try AnimatedImagePlayer(image: image, maxBufferSize: eager ? image.frameCount : args[1] == "bounded" ? 8 : 0)
 let setup = (clock.now - setupStart) / .milliseconds(1)
 
-struct Stats { var shown = 0; var late = 0; var worst = 0.0; var last: ContinuousClock.Instant?; var lastDuration = 0.0 }
+struct Stats {
+    var shown = 0
+    var late = 0
+    var worst = 0.0
+    var last: ContinuousClock.Instant?
+    var lastDuration = 0.0
+}
 let stats = Mutex(Stats())
 player.loopCountOverride = 0
 player.setFrameHandler { frame in
@@ -46,7 +52,8 @@ player.setFrameHandler { frame in
     }
 }
 stats.withLock {
-    $0.last = ContinuousClock.now; $0.lastDuration = image.duration(at: 0)
+    $0.last = ContinuousClock.now
+    $0.lastDuration = image.duration(at: 0)
 }
 player.play()
 try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCoders
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCoders
-public import ImagoCore
 
 /// An animation made of separate images (YYImage's `YYFrameImage`): decoded images, or encoded
 /// ones decoded when their frame is asked for, each shown for its own duration. Frames may
@@ -20,6 +21,7 @@ public struct FrameImage: AnimatedImage {
 
     private let source: Source
     private let durations: [Double]
+    /// Total plays; 0 means forever.
     public let loopCount: Int
     /// The largest frame's pixels × 4 bytes.
     public let bytesPerFrame: Int
@@ -69,8 +71,10 @@ public struct FrameImage: AnimatedImage {
         canvasSize = info.pixelSize
     }
 
+    /// One frame per image.
     public var frameCount: Int { durations.count }
 
+    /// Seconds frame `index` is shown (a negative duration given is 0); 0 for an index out of range.
     public func duration(at index: Int) -> Double { durations.indices.contains(index) ? durations[index] : 0 }
 
     /// The image at `index`; an encoded one is decoded now.

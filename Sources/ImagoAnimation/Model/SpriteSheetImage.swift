@@ -11,6 +11,7 @@ public struct SpriteSheetImage: AnimatedImage {
     /// One rectangle per frame, inside the sheet.
     public let rects: [FrameRect]
     private let durations: [Double]
+    /// Total plays; 0 means forever.
     public let loopCount: Int
 
     /// Creates a sprite-sheet animation.
@@ -43,6 +44,7 @@ public struct SpriteSheetImage: AnimatedImage {
         self.loopCount = max(0, loopCount)
     }
 
+    /// One frame per rectangle.
     public var frameCount: Int { rects.count }
     /// The sheet's size: every frame's canvas is the whole sheet.
     public var canvasSize: PixelSize { sheet.size }
@@ -50,6 +52,7 @@ public struct SpriteSheetImage: AnimatedImage {
     public var pixelFormat: PixelFormat { .argb32Premultiplied }
     /// The largest sprite's bytes: the sheet is shared, so a buffered frame costs no more.
     public var bytesPerFrame: Int { rects.map { $0.width * $0.height * 4 }.max() ?? 0 }
+    /// Seconds frame `index` is shown (a negative duration given is 0); 0 for an index out of range.
     public func duration(at index: Int) -> Double { durations.indices.contains(index) ? durations[index] : 0 }
     /// The sheet itself; ``contentsRect(at:)`` says which part is the frame.
     ///
@@ -60,5 +63,6 @@ public struct SpriteSheetImage: AnimatedImage {
         }
         return sheet
     }
+    /// Frame `index`'s rectangle in the sheet; `nil` for an index out of range.
     public func contentsRect(at index: Int) -> FrameRect? { rects.indices.contains(index) ? rects[index] : nil }
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCore
-import Synchronization
 
 /// The order frames play in.
 public enum AnimationPlaybackMode: String, Sendable, Hashable, CaseIterable {
@@ -118,7 +119,10 @@ public final class AnimatedImagePlayer: Sendable {
         state.withLock { s in
             s.cycle = Self.cycle(for: .normal, count: count)
             s.current = Frame(index: 0, loop: 0, buffer: first, contentsRect: image.contentsRect(at: 0), duration: image.duration(at: 0))
-            if self.maxBufferSize >= count { s.buffer[0] = first; s.peakBuffered = 1 }  // keeping every frame
+            if self.maxBufferSize >= count {
+                s.buffer[0] = first
+                s.peakBuffered = 1
+            }  // keeping every frame
         }
         requestFetch()
     }
@@ -246,7 +250,8 @@ public final class AnimatedImagePlayer: Sendable {
         requestFetch()
         // The playback clock, one per player: it sleeps between frames and decodes nothing.
         let task = Task(priority: .userInitiated) { [weak self] in
-            guard let self else { return }; await self.drive()
+            guard let self else { return }
+            await self.drive()
         }
         state.withLock { $0.driver = task }
     }
@@ -326,7 +331,10 @@ public final class AnimatedImagePlayer: Sendable {
         var loopStarted: Int?
         var wantFetch = false
         state.withLock { s in
-            guard let last = s.lastUpdate else { s.lastUpdate = now; return }
+            guard let last = s.lastUpdate else {
+                s.lastUpdate = now
+                return
+            }
             s.lastUpdate = now
             guard s.rate > 0, !s.finished, s.cycle.count > 1 || image.frameCount > 1 else { return }
             s.time += Double((now - last) / .nanoseconds(1)) / 1e9 * s.rate
@@ -403,7 +411,8 @@ public final class AnimatedImagePlayer: Sendable {
             update(now: clock.now)
             if state.withLock({ $0.finished }) {
                 state.withLock {
-                    $0.playing = false; $0.driver = nil
+                    $0.playing = false
+                    $0.driver = nil
                 }
                 return
             }
@@ -432,7 +441,8 @@ public final class AnimatedImagePlayer: Sendable {
             guard s.fetch == nil else { return }
             // One per player; its decodes run on the shared, bounded processing queue.
             s.fetch = Task(priority: .utility) { [weak self] in
-                guard let self else { return }; await self.fetchLoop()
+                guard let self else { return }
+                await self.fetchLoop()
             }
         }
     }

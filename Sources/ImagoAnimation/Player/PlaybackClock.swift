@@ -21,8 +21,12 @@ public struct SystemPlaybackClock: PlaybackClock {
     /// Creates a clock starting at 0 now.
     public init() {}
 
+    /// Time since the clock was created.
     public var now: Duration { ContinuousClock.now - origin }
 
+    /// Sleeps on the continuous clock until `deadline` after the clock's creation.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled.
     public func sleep(until deadline: Duration) async throws {
         try await Task.sleep(until: origin + deadline, clock: .continuous)
     }
@@ -46,6 +50,7 @@ public final class ManualPlaybackClock: PlaybackClock {
     /// Creates a clock at 0.
     public init() {}
 
+    /// The time ``advance(by:)`` has moved the clock to; 0 until it is first called.
     public var now: Duration { state.withLock { $0.now } }
 
     /// Tasks sleeping on this clock now.
@@ -63,9 +68,13 @@ public final class ManualPlaybackClock: PlaybackClock {
         for c in due { c.resume() }
     }
 
+    /// Returns at once when `deadline` has passed, else when ``advance(by:)`` reaches it.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled, before or while it sleeps.
     public func sleep(until deadline: Duration) async throws {
         let id = state.withLock { s -> Int in
-            s.nextID += 1; return s.nextID
+            s.nextID += 1
+            return s.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in

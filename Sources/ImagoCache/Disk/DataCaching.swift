@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCoders
+import ImagoDiskIO
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCoders
-import ImagoDiskIO
 
 /// Bytes stored for a key, with the metadata written beside them (an `ETag`, say).
 public struct CachedData: Sendable, Hashable {

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
+import ImagoCore
+import ImagoDiskIO
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
-import ImagoDiskIO
-import Synchronization
 
 extension DiskCache {
     // MARK: Writing
@@ -48,7 +49,10 @@ extension DiskCache {
         if let replaced, !replaced.isEmpty, replaced != filename { DiskFile.remove(path(of: replaced)) }
         let due = writesSinceTrim.withLock { n -> Bool in
             n += 1
-            if n >= 64 { n = 0; return true }
+            if n >= 64 {
+                n = 0
+                return true
+            }
             return false
         }
         if due, configuration.maxSize > 0 { try trim() }

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
+import ImagoCore
+import ImagoDiskIO
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
-import ImagoDiskIO
-import Synchronization
 
 /// Bytes by key on disk, with an SQLite manifest that records each entry's size, checksum,
 /// creation, modification and last-access times and metadata: an LRU that never relies on

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCoders
+public import ImagoCore
+import ImagoProcessing
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
-public import ImagoCoders
-import ImagoProcessing
-import Synchronization
 
 /// Memory in front of disk, as SDWebImage's `SDImageCache`: decoded images in a
 /// ``MemoryCache``, their encoded bytes in a ``DiskCache``.

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCoders
+public import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
-public import ImagoCoders
-import Synchronization
 
 /// Combines several ``ImageStoring`` caches, as SDWebImage's `SDImageCachesManager`.
 ///
@@ -97,7 +98,12 @@ public final class ImageCachesManager: ImageStoring {
         }
         return try await withThrowingTaskGroup(of: R?.self) { group in
             for cache in targets { group.addTask { try await ask(cache) } }
-            for try await r in group { if let r { group.cancelAll(); return r } }
+            for try await r in group {
+                if let r {
+                    group.cancelAll()
+                    return r
+                }
+            }
             return nil
         }
     }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCoders
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
-public import ImagoCoders
 
 /// Anything that stores and serves images by key: ``ImageCache``, a manager combining several
 /// (``ImageCachesManager``), or a shared network cache plugged in later. SDWebImage's

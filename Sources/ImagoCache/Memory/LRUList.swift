@@ -20,7 +20,10 @@ struct LRUList<Key: Hashable, Value> {
 
         @inlinable
         init(key: Key?, value: Value?, cost: Int, lastUse: ContinuousClock.Instant) {
-            self.key = key; self.value = value; self.cost = cost; self.lastUse = lastUse
+            self.key = key
+            self.value = value
+            self.cost = cost
+            self.lastUse = lastUse
         }
     }
 
@@ -29,7 +32,10 @@ struct LRUList<Key: Hashable, Value> {
         @usableFromInline var prev: Int32
         @usableFromInline var next: Int32
 
-        @inlinable init(prev: Int32, next: Int32) { self.prev = prev; self.next = next }
+        @inlinable init(prev: Int32, next: Int32) {
+            self.prev = prev
+            self.next = next
+        }
     }
 
     @usableFromInline var entries: [Entry] = []

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 public import ImagoCore
+public import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import Synchronization
 
 /// A thread-safe LRU cache with O(1) get, set and remove, bounded by total cost, entry count
 /// and, optionally, age since last use.
@@ -54,7 +55,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         get { state.withLock { $0.costLimit } }
         set {
             state.withLock {
-                $0.costLimit = max(0, newValue); $0.trim()
+                $0.costLimit = max(0, newValue)
+                $0.trim()
             }
         }
     }
@@ -64,7 +66,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         get { state.withLock { $0.countLimit } }
         set {
             state.withLock {
-                $0.countLimit = max(0, newValue); $0.trim()
+                $0.countLimit = max(0, newValue)
+                $0.trim()
             }
         }
     }
@@ -74,7 +77,10 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// used now.
     public var ageLimit: Duration? {
         get { state.withLock { $0.ageLimit } }
-        set { let t = now(); state.withLock { $0.setAgeLimit(newValue, now: t) } }
+        set {
+            let t = now()
+            state.withLock { $0.setAgeLimit(newValue, now: t) }
+        }
     }
 
     /// The largest cost one entry may have: `costLimit × entryCostRatio`.

@@ -3,12 +3,13 @@
 
 import CAVIF
 import CImagoGlue
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 extension AVIFCoder: ImageEncoding {
     /// The libavif speed used when ``EncodeOptions/effort`` is not given.

@@ -3,13 +3,14 @@
 
 import CAVIF
 import CImagoGlue
+public import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
-import Synchronization
 
 /// AVIF through libavif 0.11 (Debian's `libavif15`, with dav1d), loaded on first use; AVIF's own
 /// reference library. It takes AVIF decoding over from libheif, which stays for HEIC and HEIF.

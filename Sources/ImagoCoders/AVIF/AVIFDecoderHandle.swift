@@ -4,12 +4,13 @@
 import CAVIF
 import CImagoGlue
 import CLCMS2
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// One libavif decoder over bytes that stay valid while it lives (copied in and owned here when
 /// `owning`), parsed, with the limits set before any image is decoded, and the conversion of its

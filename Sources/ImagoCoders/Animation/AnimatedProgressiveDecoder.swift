@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Incremental decoding for animated formats whose frames arrive one after another (GIF): the
 /// image from the bytes so far holds the frames complete so far, and is marked incremental

@@ -197,7 +197,10 @@ final class AnimationComposer: Sendable {
                     for x in 0..<count {
                         let sp = s[x]
                         let a = sp >> 24
-                        if a == 255 { d[x] = sp; continue }
+                        if a == 255 {
+                            d[x] = sp
+                            continue
+                        }
                         if a == 0 { continue }
                         d[x] = Self.over(sp, d[x])
                     }

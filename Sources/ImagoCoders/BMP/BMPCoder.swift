@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// BMP decoding and encoding, written here: no well-kept C library decodes BMP on its own.
 ///
@@ -304,12 +305,15 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
                 continue
             }
             switch value {
-            case 0: x = 0; y += 1
+            case 0:
+                x = 0
+                y += 1
             case 1: break decoding
             case 2:
                 guard let dx = r.u8(p), let dy = r.u8(p + 1) else { break decoding }
                 p += 2
-                x += Int(dx); y += Int(dy)
+                x += Int(dx)
+                y += Int(dy)
             default:
                 let n = Int(value)
                 let bytes = four ? (n + 1) / 2 : n
@@ -354,7 +358,9 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
                 let o = d + 122 + y * stride
                 for x in 0..<w {
                     let i = x * bpp
-                    o[i] = s[i + 2]; o[i + 1] = s[i + 1]; o[i + 2] = s[i]
+                    o[i] = s[i + 2]
+                    o[i + 1] = s[i + 1]
+                    o[i + 2] = s[i]
                     if bpp == 4 { o[i + 3] = s[i + 3] }
                 }
                 for pad in (w * bpp)..<stride { o[pad] = 0 }
@@ -378,13 +384,28 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         header.reserveCapacity(122)
         func u16(_ v: Int) { header += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
         func u32(_ v: UInt32) { header += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
-        header += Array("BM".utf8); u32(UInt32(122 + size)); u32(0); u32(122)
-        u32(108); u32(UInt32(w)); u32(UInt32(h)); u16(1); u16(bpp * 8); u32(opaque ? 0 : 3); u32(UInt32(size))
-        u32(2835); u32(2835); u32(0); u32(0)  // 72 dpi, no palette
+        header += Array("BM".utf8)
+        u32(UInt32(122 + size))
+        u32(0)
+        u32(122)
+        u32(108)
+        u32(UInt32(w))
+        u32(UInt32(h))
+        u16(1)
+        u16(bpp * 8)
+        u32(opaque ? 0 : 3)
+        u32(UInt32(size))
+        u32(2835)
+        u32(2835)
+        u32(0)
+        u32(0)  // 72 dpi, no palette
         if opaque {
             for _ in 0..<4 { u32(0) }  // no masks with BI_RGB
         } else {
-            u32(0x00FF_0000); u32(0x0000_FF00); u32(0x0000_00FF); u32(0xFF00_0000)
+            u32(0x00FF_0000)
+            u32(0x0000_FF00)
+            u32(0x0000_00FF)
+            u32(0xFF00_0000)
         }
         u32(0x7352_4742)  // 'sRGB'
         for _ in 0..<12 { u32(0) }  // endpoints and gamma (unused with sRGB)

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// A BMP encoder fed one row at a time by a row-streaming decoder: a JPEG (or an opaque PNG)
 /// converted to BMP goes from the decoder's rows straight into the file's bottom-up rows, with
@@ -62,7 +63,9 @@ public final class BMPRowEncoder: DecodedRowConsuming {
         let dst = (storage + offset + (height - 1 - y) * stride).assumingMemoryBound(to: UInt8.self)
         for x in 0..<width {
             let p = src + x * 4, q = dst + x * 3
-            q[0] = p[o.b]; q[1] = p[o.g]; q[2] = p[o.r]
+            q[0] = p[o.b]
+            q[1] = p[o.g]
+            q[2] = p[o.r]
         }
         for pad in (width * 3)..<stride { dst[pad] = 0 }
         rows += 1

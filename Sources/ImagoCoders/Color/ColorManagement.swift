@@ -2,17 +2,18 @@
 // Copyright (c) 2026 The Imago authors
 
 import CLCMS2
+import Dispatch
+import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
-import ImagoCore
-import Synchronization
 
 /// ICC-profile conversion to sRGB through lcms2.
 ///
@@ -240,7 +241,9 @@ enum ColorManagement {
                     var p = base + y * bytesPerRow
                     for _ in 0..<width {
                         let g = Int(p[1]) * 3
-                        p[rOff] = t[g]; p[1] = t[g + 1]; p[bOff] = t[g + 2]
+                        p[rOff] = t[g]
+                        p[1] = t[g + 1]
+                        p[bOff] = t[g + 2]
                         p += 4
                     }
                 }
@@ -284,7 +287,12 @@ enum ColorManagement {
         for i in 0..<(width * height) {
             let o = i * 4
             var c = UInt32(s[o]), m = UInt32(s[o + 1]), y = UInt32(s[o + 2]), k = UInt32(s[o + 3])
-            if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+            if !inverted {
+                c = 255 - c
+                m = 255 - m
+                y = 255 - y
+                k = 255 - k
+            }
             // Now c, m, y, k are 255 − ink: channel = (255 − ink) × (255 − K ink) / 255.
             d[o + rOff] = UInt8((c * k + 127) / 255)
             d[o + 1] = UInt8((m * k + 127) / 255)

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CLCMS2
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// ICC profiles to convert into and embed: built-in sRGB and Display P3 (made with lcms2), or
 /// any RGB profile's bytes, for results in another colour space than sRGB (the service's

@@ -3,6 +3,7 @@
 
 import CImagoGlue
 import CLCMS2
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

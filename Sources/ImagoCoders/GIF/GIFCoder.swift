@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// GIF decoding through giflib: every frame composited per its disposal (none, background,
 /// previous) and transparency, local and global palettes, interlacing, frames partly outside

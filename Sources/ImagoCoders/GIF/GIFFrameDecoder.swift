@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CGIF
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Decodes one GIF image block with giflib, without reading the frames before it.
 ///

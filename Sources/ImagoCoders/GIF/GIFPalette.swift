@@ -3,12 +3,13 @@
 
 import CImageQuant
 import CImagoGlue
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// A colour table, optionally with one transparent entry, and the remapping of pixels onto it.
 ///
@@ -128,7 +129,10 @@ final class GIFPalette {
                     let row = (r.y + y) * frame.width + r.x
                     for x in 0..<r.width {
                         let word = w[row + x]
-                        if word == 0 { hasTransparent = true; continue }
+                        if word == 0 {
+                            hasTransparent = true
+                            continue
+                        }
                         if seen.insert(word).inserted {
                             order.append(word)
                             if order.count > 256 { return false }
@@ -228,7 +232,10 @@ final class GIFPalette {
         for (i, c) in colors.enumerated() where i != transparentIndex {
             let dr = r - Int(c.r), dg = g - Int(c.g), db = b - Int(c.b)
             let d = dr * dr + dg * dg + db * db
-            if d < bestDistance { bestDistance = d; best = i }
+            if d < bestDistance {
+                bestDistance = d
+                best = i
+            }
         }
         return UInt8(best)
     }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// A walk over a GIF's blocks without decoding any pixels: canvas, frames, delays, loop
 /// count, transparency, interlacing. Used by `imago info`; the animated-formats coder builds on it.

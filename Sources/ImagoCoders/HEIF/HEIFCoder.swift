@@ -3,12 +3,13 @@
 
 import CHeif
 import CLCMS2
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// HEIC, HEIF and AVIF through libheif (Debian's build: libde265 and dav1d/aom to decode, x265
 /// and aom to encode).

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// Apple icon files (ICNS): the container parsed here, the largest PNG or JPEG 2000 entry decoded
 /// by ``PNGCoder`` or ``JPEG2000Coder``. Legacy entries (RLE `it32`, raw ARGB, masks) are not
@@ -22,7 +23,9 @@ public struct ICNSCoder: ImageDecoding {
     public struct Entry: Sendable, Equatable {
         /// The four-character type, e.g. `ic10`.
         public var type: String
+        /// Where the element's data starts in the file, after its 8-byte header.
         public var offset: Int
+        /// Bytes of data, the 8-byte header not counted.
         public var length: Int
         /// Its format when it holds a PNG or a JPEG 2000 image, else `nil`.
         public var format: ImageFormat?

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// ICO and CUR: the icon directory, PNG entries (through ``PNGCoder``) and BMP entries (DIBs with
 /// their AND masks; 32-bit entries use their own alpha).
@@ -48,8 +49,14 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
         let still = Image(buffer: first.buffer)
         let png = try PNGCoder().encode(still, as: .png, options: options)
         var out = Data(capacity: 22 + png.count)
-        func u16(_ v: Int) { out.append(UInt8(v & 0xFF)); out.append(UInt8(v >> 8 & 0xFF)) }
-        func u32(_ v: Int) { u16(v & 0xFFFF); u16(v >> 16 & 0xFFFF) }
+        func u16(_ v: Int) {
+            out.append(UInt8(v & 0xFF))
+            out.append(UInt8(v >> 8 & 0xFF))
+        }
+        func u32(_ v: Int) {
+            u16(v & 0xFFFF)
+            u16(v >> 16 & 0xFFFF)
+        }
         u16(0)  // reserved
         u16(1)  // an icon
         u16(1)  // one entry
@@ -67,9 +74,12 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
 
     /// A cursor's hotspot: the pixel that points, from the top-left corner.
     public struct Hotspot: Sendable, Equatable {
+        /// Pixels from the left edge.
         public var x: Int
+        /// Pixels from the top edge.
         public var y: Int
 
+        /// Creates a hotspot `x` pixels from the left and `y` from the top.
         public init(x: Int, y: Int) {
             self.x = x
             self.y = y
@@ -78,8 +88,9 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
 
     /// One image in the directory.
     public struct Entry: Sendable, Equatable {
-        /// The size the directory gives (256 for a stored 0), which the image data may override.
+        /// The width the directory gives (256 for a stored 0), which the image data may override.
         public var width: Int
+        /// The height the directory gives (256 for a stored 0), which the image data may override.
         public var height: Int
         /// Bits per pixel the directory gives (0 when it does not say, and for cursors).
         public var bitCount: Int
@@ -87,8 +98,9 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
         public var hotspot: Hotspot?
         /// Whether the data is PNG (otherwise a BMP DIB).
         public var isPNG: Bool
-        /// Where the data is.
+        /// Where the data starts in the file.
         public var offset: Int
+        /// Bytes of data.
         public var length: Int
     }
 

@@ -4,12 +4,13 @@
 import CImagoGlue
 import CJPEG
 import CLCMS2
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCore
 
 extension JPEGCoder: RowStreamingImageDecoding {
     /// Rows a band holds: libjpeg works in MCU rows of 8 or 16 lines.

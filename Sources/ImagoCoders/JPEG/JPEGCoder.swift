@@ -4,12 +4,13 @@
 import CImagoGlue
 import CJPEG
 import CLCMS2
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// JPEG decoding and encoding through libjpeg-turbo.
 ///
@@ -143,9 +144,15 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
         // JPEG has no alpha: flatten against the background; keep gray as gray.
         let pixels: PixelBuffer, space: J_COLOR_SPACE
         switch source.format {
-        case .gray8: pixels = source; space = JCS_GRAYSCALE
-        case .grayAlpha8: pixels = source.flattened(over: options.backgroundColor).converted(to: .gray8); space = JCS_GRAYSCALE
-        case .rgb8: pixels = source; space = JCS_RGB
+        case .gray8:
+            pixels = source
+            space = JCS_GRAYSCALE
+        case .grayAlpha8:
+            pixels = source.flattened(over: options.backgroundColor).converted(to: .gray8)
+            space = JCS_GRAYSCALE
+        case .rgb8:
+            pixels = source
+            space = JCS_RGB
         case .argb32Premultiplied where !img.hasAlpha || source.isOpaque, .rgba8 where !img.hasAlpha || source.isOpaque:
             // Opaque 4-byte pixels go to libjpeg as they are, the fourth byte ignored: no copy.
             pixels = source
@@ -169,8 +176,10 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
                     params.progressive = options.progressive ? 1 : 0
                     params.optimize_coding = options.optimizesHuffman(pixels: pixels.width * pixels.height) ? 1 : 0
                     params.chroma_subsample = quality < 90 ? 1 : 0
-                    params.icc = iccPtr; params.icc_length = UInt32(iccLen)
-                    params.exif = exifPtr; params.exif_length = UInt32(exifLen)
+                    params.icc = iccPtr
+                    params.icc_length = UInt32(iccLen)
+                    params.exif = exifPtr
+                    params.exif_length = UInt32(exifLen)
                     return try runEncoder(.jpeg) { out, length, message, capacity in
                         imago_jpeg_encode(&params, out, length, message, capacity)
                     }

@@ -3,12 +3,13 @@
 
 import CImagoGlue
 import CJPEG
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Owns one libjpeg decompressor from the C glue and frees it exactly once.
 ///

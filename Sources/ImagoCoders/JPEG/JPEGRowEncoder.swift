@@ -3,12 +3,13 @@
 
 import CImagoGlue
 import CJPEG
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// A JPEG encoder fed one row at a time by a row-streaming decoder, so a conversion to JPEG
 /// holds a row or two rather than the whole bitmap (libvips's streaming, for the commonest
@@ -80,8 +81,10 @@ public final class JPEGRowEncoder: DecodedRowConsuming {
                 params.progressive = options.progressive ? 1 : 0
                 params.optimize_coding = options.optimizesHuffman(pixels: size.width * size.height) ? 1 : 0
                 params.chroma_subsample = quality < 90 ? 1 : 0
-                params.icc = iccPtr; params.icc_length = UInt32(iccLen)
-                params.exif = exifPtr; params.exif_length = UInt32(exifLen)
+                params.icc = iccPtr
+                params.icc_length = UInt32(iccLen)
+                params.exif = exifPtr
+                params.exif_length = UInt32(exifLen)
                 return imago_jpeg_row_encoder_start(handle, &params)
             }
         }
@@ -109,7 +112,10 @@ public final class JPEGRowEncoder: DecodedRowConsuming {
             rowStart = UnsafePointer(dst)
         } else {
             var opaque = true
-            for x in 0..<width where src[x * 4 + o.a] != 255 { opaque = false; break }
+            for x in 0..<width where src[x * 4 + o.a] != 255 {
+                opaque = false
+                break
+            }
             if !opaque {
                 let bg = options.backgroundColor
                 for x in 0..<width {
@@ -118,7 +124,10 @@ public final class JPEGRowEncoder: DecodedRowConsuming {
                     @inline(__always) func over(_ c: UInt8, _ b: UInt8) -> UInt8 {
                         UInt8(min(255, UInt32(c) + (UInt32(b) * (255 - a) + 127) / 255))
                     }
-                    q[o.r] = over(p[o.r], bg.r); q[o.g] = over(p[o.g], bg.g); q[o.b] = over(p[o.b], bg.b); q[o.a] = 255
+                    q[o.r] = over(p[o.r], bg.r)
+                    q[o.g] = over(p[o.g], bg.g)
+                    q[o.b] = over(p[o.b], bg.b)
+                    q[o.a] = 255
                 }
                 rowStart = UnsafePointer(dst)
             }

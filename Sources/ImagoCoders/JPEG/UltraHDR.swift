@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// Ultra HDR JPEGs (Google's format, Adobe's `hdrgm` gain-map metadata, ISO 21496-1): an SDR
 /// JPEG whose Multi-Picture Format (MPF, CIPA DC-007) segment names a second JPEG after its end,

@@ -3,12 +3,13 @@
 
 import CLCMS2
 import COpenJPEG
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// JPEG 2000 decoding through openjpeg: JP2 files and raw J2K codestreams.
 ///
@@ -173,16 +174,21 @@ public struct JPEG2000Coder: ImageDecoding {
                 switch count {
                 case 1, 2:
                     let g = UInt8(sample(comps[0], i))
-                    dst[o] = g; dst[o + 1] = g; dst[o + 2] = g
+                    dst[o] = g
+                    dst[o + 1] = g
+                    dst[o + 2] = g
                     dst[o + 3] = count == 2 ? UInt8(sample(comps[1], i)) : 255
                 default:
                     var r = sample(comps[0], i), g = sample(comps[1], i), b = sample(comps[2], i)
                     if ycc {
                         let y = Double(r), cb = Double(g) - 128, cr = Double(b) - 128
-                        r = Int((y + 1.402 * cr).rounded()); g = Int((y - 0.344136 * cb - 0.714136 * cr).rounded())
+                        r = Int((y + 1.402 * cr).rounded())
+                        g = Int((y - 0.344136 * cb - 0.714136 * cr).rounded())
                         b = Int((y + 1.772 * cb).rounded())
                     }
-                    dst[o] = UInt8(clamping: r); dst[o + 1] = UInt8(clamping: g); dst[o + 2] = UInt8(clamping: b)
+                    dst[o] = UInt8(clamping: r)
+                    dst[o + 1] = UInt8(clamping: g)
+                    dst[o + 2] = UInt8(clamping: b)
                     dst[o + 3] = count == 4 ? UInt8(sample(comps[3], i)) : 255
                 }
             }

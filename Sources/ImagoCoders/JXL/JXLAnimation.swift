@@ -2,13 +2,14 @@
 // Copyright (c) 2026 The Imago authors
 
 import CJXL
+import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
-import Synchronization
 
 /// An animated JPEG XL's frames, decoded on demand. libjxl composites each frame onto the canvas
 /// itself (coalescing), so frame N needs no earlier canvas from Imago: played in order, one

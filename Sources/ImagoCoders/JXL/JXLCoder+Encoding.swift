@@ -3,12 +3,13 @@
 
 import CImagoGlue
 import CJXL
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 extension JXLCoder {
     /// libjxl's default effort, as `cjxl`'s.

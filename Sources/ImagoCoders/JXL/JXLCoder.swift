@@ -4,12 +4,13 @@
 import CImagoGlue
 import CJXL
 import CLCMS2
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// JPEG XL through libjxl 0.7 (Debian's `libjxl0.7`), loaded on first use.
 ///

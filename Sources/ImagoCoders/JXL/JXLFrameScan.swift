@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CJXL
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// A JPEG XL's header and frame headers, read without decoding pixels: what ``JXLCoder``'s
 /// `info(of:)` reports and what a decode checks against the limits before it allocates.

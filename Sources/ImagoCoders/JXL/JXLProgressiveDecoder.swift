@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CJXL
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Incremental JPEG XL decoding: libjxl is fed the bytes as they arrive, and
 /// ``currentImage()`` flushes what it has of the first frame (from the DC pass on, the whole

@@ -3,12 +3,13 @@
 
 import CImagoGlue
 import CJXL
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// One libjxl decoder over bytes that stay valid while it lives, and the steps every JPEG XL
 /// read shares: the header, the colour encoding, frame headers, frames into a buffer, the

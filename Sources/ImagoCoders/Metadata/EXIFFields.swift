@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoGlue
+
 #if canImport(FoundationEssentials)
 public import struct FoundationEssentials.Data
 #else

@@ -3,6 +3,7 @@
 
 import CImagoGlue
 import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import struct FoundationEssentials.Data
 #else

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// An APNG's frames, decoded on demand: each frame is rebuilt as a standalone PNG stream and
 /// decoded by libpng, then composited with its dispose and blend ops.

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CPNG
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Writes APNG: each frame's image data comes from libpng (the frame encoded as a PNG of the
 /// animation's colour type), and this writer of our own lays out acTL, fcTL and fdAT around it.

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CZlib
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// The animation in an APNG, read and validated by our own chunk reader (acTL, fcTL, fdAT).
 ///

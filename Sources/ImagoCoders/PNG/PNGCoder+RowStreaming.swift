@@ -3,12 +3,13 @@
 
 import CImagoGlue
 import CLCMS2
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCore
 
 extension PNGCoder: RowStreamingImageDecoding {
     /// `true` for a non-interlaced PNG on a little-endian machine: rows of an Adam7 image are

@@ -3,12 +3,13 @@
 
 import CImagoGlue
 import CPNG
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// PNG decoding and encoding through libpng.
 ///
@@ -138,7 +139,9 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
         let keepAlpha = img.hasAlpha && !source.isOpaque
         let pixels: PixelBuffer, colorType: Int32
         switch source.format {
-        case .gray8: pixels = source; colorType = PNG_COLOR_TYPE_GRAY
+        case .gray8:
+            pixels = source
+            colorType = PNG_COLOR_TYPE_GRAY
         case .grayAlpha8:
             pixels = keepAlpha ? source : source.converted(to: .gray8)
             colorType = keepAlpha ? PNG_COLOR_TYPE_GRAY_ALPHA : PNG_COLOR_TYPE_GRAY
@@ -165,8 +168,10 @@ public struct PNGCoder: ImageDecoding, ImageEncoding {
                     params.color_type = colorType
                     params.compression_level = Int32(level)
                     params.interlace = interlace ? 1 : 0
-                    params.icc = iccPtr; params.icc_length = UInt32(iccLen)
-                    params.exif = exifPtr; params.exif_length = UInt32(exifLen)
+                    params.icc = iccPtr
+                    params.icc_length = UInt32(iccLen)
+                    params.exif = exifPtr
+                    params.exif_length = UInt32(exifLen)
                     return try runEncoder(.png) { out, length, message, capacity in
                         imago_png_encode(&params, out, length, message, capacity)
                     }

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CPNG
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Keeps an ICC profile when a PNG is written, as the user asked, instead of letting libpng
 /// refuse it: PNG allows a gray profile only on gray pixels and an RGB profile only on colour

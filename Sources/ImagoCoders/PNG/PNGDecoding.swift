@@ -3,12 +3,13 @@
 
 import CImagoGlue
 import CLCMS2
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// One libpng push decoder writing into caller-owned memory; shared by one-shot and
 /// progressive decoding so both produce the same pixels.

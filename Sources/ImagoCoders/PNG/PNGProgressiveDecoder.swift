@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Progressive PNG decoding: the rows (or, for Adam7, the passes) decoded so far, the rest
 /// transparent. Fed all bytes received so far; only the new ones reach libpng.

@@ -3,12 +3,13 @@
 
 import CImagoGlue
 import CPNG
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// A PNG encoder fed one row at a time by a row-streaming decoder, so a conversion to PNG holds
 /// a row rather than the whole bitmap.
@@ -97,8 +98,10 @@ public final class PNGRowEncoder: DecodedRowConsuming {
                 params.color_type = colorType
                 params.compression_level = Int32(options.compressionLevel)
                 params.interlace = 0
-                params.icc = iccPtr; params.icc_length = UInt32(iccLen)
-                params.exif = exifPtr; params.exif_length = UInt32(exifLen)
+                params.icc = iccPtr
+                params.icc_length = UInt32(iccLen)
+                params.exif = exifPtr
+                params.exif_length = UInt32(exifLen)
                 return imago_png_row_encoder_start(handle, &params)
             }
         }
@@ -121,12 +124,16 @@ public final class PNGRowEncoder: DecodedRowConsuming {
             let a = p[o.a]
             var r = p[o.r], g = p[o.g], b = p[o.b]
             if premultiplied, a != 255 {
-                r = PixelMath.unpremultiply(r, a); g = PixelMath.unpremultiply(g, a); b = PixelMath.unpremultiply(b, a)
+                r = PixelMath.unpremultiply(r, a)
+                g = PixelMath.unpremultiply(g, a)
+                b = PixelMath.unpremultiply(b, a)
             }
             if colorIsGray {
                 q[0] = g
             } else {
-                q[0] = r; q[1] = g; q[2] = b
+                q[0] = r
+                q[1] = g
+                q[2] = b
             }
             if keepsAlpha { q[n - 1] = a }
         }

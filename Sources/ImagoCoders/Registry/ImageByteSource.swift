@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -9,7 +11,6 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ImagoCore
 
 /// Encoded bytes read in order, a piece at a time: what a streamed decode reads from, so a large
 /// file never has to be in memory (or mapped and touched) all at once.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -9,7 +11,6 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ImagoCore
 
 /// An image file opened for reading, decoded where it lies instead of from its bytes in memory.
 ///

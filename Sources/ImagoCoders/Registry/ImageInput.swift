@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
-import Synchronization
 
 /// One encoded image to decode, whatever holds it: bytes in memory or an open file. Its format is
 /// told and its header read once, however many steps ask: the planner that chooses how to decode,

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// Receives a decoded image one row at a time, top to bottom, so the whole bitmap is never held
 /// (the consumer side of ``RowStreamingImageDecoding``).

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCore
 
 /// A decoder that reads a file where it lies, in order and a piece at a time, instead of from
 /// its bytes in memory: decoding a file then holds one small piece of it rather than all of it

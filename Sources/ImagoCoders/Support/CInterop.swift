@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoGlue
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Calls `body` with a pointer and length for optional bytes (`nil`, 0 when absent).
 func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafePointer<UInt8>?, Int) throws -> R) rethrows -> R {

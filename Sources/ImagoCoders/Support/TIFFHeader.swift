@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// The first image file directory of a TIFF (classic or BigTIFF), read without decoding pixels:
 /// size, samples, bits, orientation, alpha (ExtraSamples), ICC presence, and the number of
@@ -145,12 +146,17 @@ struct JPEG2000Header {
                 if kind == "ihdr", let h = r.u32be(body), let w = r.u32be(body + 4), let nc = r.u16be(body + 8),
                     let bpc = r.u8(body + 10)
                 {
-                    height = h; width = w; components = nc
+                    height = h
+                    width = w
+                    components = nc
                     bitDepth = Int(bpc & 0x7F) + 1
                     found = true
                 }
                 if kind == "colr", r.u8(body) == 2 { hasICC = true }
-                if kind == "jp2c", !found { try readSIZ(r, at: body + 2); found = true }
+                if kind == "jp2c", !found {
+                    try readSIZ(r, at: body + 2)
+                    found = true
+                }
                 let (next, overflow) = o.addingReportingOverflow(size)
                 if overflow || next <= o { return }
                 o = next

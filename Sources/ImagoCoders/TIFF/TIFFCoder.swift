@@ -4,12 +4,13 @@
 import CImagoGlue
 import CLCMS2
 import CTIFF
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// TIFF through libtiff: strips and tiles; 1, 8 and 16 bits per sample (16 reduced to 8); gray,
 /// RGB, RGBA, palette, CMYK and YCbCr; no compression, LZW, Deflate, PackBits and JPEG — whatever
@@ -134,8 +135,10 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
                 raster.withUnsafeBytes { src in
                     guard let s = src.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
                     for i in 0..<(w * h) {
-                        d[i * 4 + offsets.r] = s[i * 4]; d[i * 4 + offsets.g] = s[i * 4 + 1]
-                        d[i * 4 + offsets.b] = s[i * 4 + 2]; d[i * 4 + offsets.a] = s[i * 4 + 3]
+                        d[i * 4 + offsets.r] = s[i * 4]
+                        d[i * 4 + offsets.g] = s[i * 4 + 1]
+                        d[i * 4 + offsets.b] = s[i * 4 + 2]
+                        d[i * 4 + offsets.a] = s[i * 4 + 3]
                     }
                 }
             }

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoGlue
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// PDF through poppler-glib (Debian's `libpoppler-glib8`), drawn with cairo, loaded on first use.
 ///

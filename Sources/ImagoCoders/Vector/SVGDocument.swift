@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoGlue
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// A parsed SVG document (a librsvg handle) and its intrinsic size.
 final class SVGDocument {

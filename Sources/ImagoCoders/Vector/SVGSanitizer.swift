@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoGlue
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// Makes an SVG safe to send to a browser as SVG: parsed by libxml2 (loaded on first use) and
 /// written again from what it parsed, so nothing a browser would read differently survives.

@@ -2,6 +2,8 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoGlue
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -10,7 +12,6 @@ public import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-public import ImagoCore
 
 /// A still frame of a video (video thumbnails, as imgproxy Pro makes them): MP4 and MOV,
 /// WebM and Matroska, read through FFmpeg's libavformat and libavcodec, loaded the first time a

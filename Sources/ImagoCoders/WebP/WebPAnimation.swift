@@ -3,12 +3,13 @@
 
 import CLCMS2
 import CWebP
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// An animated WebP's frames, decoded on demand: libwebp's demuxer locates each ANMF frame,
 /// `WebPDecode` decodes it alone, and ``AnimationComposer`` applies its dispose and blend methods.

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CWebP
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Animated WebP through libwebp's animation encoder (`WebPAnimEncoder`): every frame, lossy at
 /// the quality asked or lossless, with per-frame durations (milliseconds) and the loop count.

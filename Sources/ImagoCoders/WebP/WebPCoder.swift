@@ -3,12 +3,13 @@
 
 import CLCMS2
 import CWebP
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// WebP decoding and encoding through libwebp.
 ///

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CWebP
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// What libwebp's demuxer reads from a WebP's RIFF container: canvas, flags, frames,
 /// loop count, and the ICCP and EXIF chunks.
@@ -81,8 +82,14 @@ struct WebPContainer {
     }
 
     private init(empty: Void) {
-        width = 0; height = 0; hasAlpha = false; isAnimated = false; frameCount = 1; loopCount = 1
-        durations = [0]; lossless = false
+        width = 0
+        height = 0
+        hasAlpha = false
+        isAnimated = false
+        frameCount = 1
+        loopCount = 1
+        durations = [0]
+        lossless = false
     }
 
     private static func chunk(_ fourcc: String, _ demux: OpaquePointer) -> Data? {

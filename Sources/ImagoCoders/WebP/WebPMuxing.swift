@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CWebP
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Adds ICCP and EXIF chunks to an encoded WebP with libwebp's muxer.
 enum WebPMuxing {

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CWebP
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 /// Incremental WebP decoding through `WebPIDecoder`: the rows decoded so far.
 final class WebPProgressiveDecoder: ProgressiveImageDecoding {

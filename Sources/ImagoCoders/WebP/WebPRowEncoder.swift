@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import CWebP
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// A lossy WebP encoder fed rows by a row-streaming decoder: each band of rows is turned into
 /// YUV 4:2:0 (and alpha) by libwebp's own importer as it arrives, so a conversion to WebP holds
@@ -123,7 +124,10 @@ public final class WebPRowEncoder: DecodedRowConsuming {
         let o = PixelFormat.argbOffsets
         var opaque = true
         if hasAlphaPlane {
-            for i in Swift.stride(from: o.a, to: filled.count, by: 4) where filled[i] != 255 { opaque = false; break }
+            for i in Swift.stride(from: o.a, to: filled.count, by: 4) where filled[i] != 255 {
+                opaque = false
+                break
+            }
         }
         if !opaque {
             sawTransparency = true
@@ -143,7 +147,10 @@ public final class WebPRowEncoder: DecodedRowConsuming {
         let imported: Int32 = try {
             var rgba = [UInt8](repeating: 0, count: rows * stride)
             for i in Swift.stride(from: 0, to: rows * stride, by: 4) {
-                rgba[i] = filled[i + o.r]; rgba[i + 1] = filled[i + o.g]; rgba[i + 2] = filled[i + o.b]; rgba[i + 3] = filled[i + o.a]
+                rgba[i] = filled[i + o.r]
+                rgba[i + 1] = filled[i + o.g]
+                rgba[i + 2] = filled[i + o.b]
+                rgba[i + 3] = filled[i + o.a]
             }
             return opaque ? WebPPictureImportRGBX(&piece, rgba, Int32(stride)) : WebPPictureImportRGBA(&piece, rgba, Int32(stride))
         }()
@@ -179,7 +186,10 @@ public final class WebPRowEncoder: DecodedRowConsuming {
         let o = PixelFormat.argbOffsets
         straight.withUnsafeBytes { s in
             for i in Swift.stride(from: 0, to: width * count * 4, by: 4) {
-                rows[i + o.r] = s[i]; rows[i + o.g] = s[i + 1]; rows[i + o.b] = s[i + 2]; rows[i + o.a] = s[i + 3]
+                rows[i + o.r] = s[i]
+                rows[i + o.g] = s[i + 1]
+                rows[i + o.b] = s[i + 2]
+                rows[i + o.a] = s[i + 3]
             }
         }
     }

@@ -20,5 +20,6 @@ public enum ImagePriority: Int, Sendable, Hashable, Comparable, CaseIterable {
     /// Goes before everything else.
     case veryHigh
 
+    /// Orders levels by urgency: ``ImagePriority/veryLow`` first, ``ImagePriority/veryHigh`` last.
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import Dispatch
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
-import Synchronization
 
 /// Runs blocking, CPU-heavy work (decoding, resampling, encoding) on its own threads, at most
 /// ``maxConcurrentCount`` at a time, highest priority first.
@@ -223,7 +224,10 @@ public final class WorkQueue: Sendable {
                     s.running -= 1
                     s.freeLanes.append(lane)
                     guard s.running == 0 else { return (nil, [], []) }
-                    defer { s.idleWaiters = []; s.blockedWaiters = [] }
+                    defer {
+                        s.idleWaiters = []
+                        s.blockedWaiters = []
+                    }
                     return (nil, s.idleWaiters, s.blockedWaiters)
                 }
                 for waiter in idle { waiter.resume() }

@@ -33,11 +33,13 @@ public struct GainMap: Sendable, Hashable {
         self.iso21496 = iso21496
     }
 
+    /// The same metadata blocks and the same pixels: size, format and bytes.
     public static func == (a: GainMap, b: GainMap) -> Bool {
         a.xmp == b.xmp && a.iso21496 == b.iso21496 && a.pixels.width == b.pixels.width && a.pixels.height == b.pixels.height
             && a.pixels.format == b.pixels.format && a.pixels.bytes == b.pixels.bytes
     }
 
+    /// Hashes the XMP packet and the map's size, not its pixels.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(xmp)
         hasher.combine(pixels.width)

@@ -6,7 +6,9 @@
 public final class TransformedAnimation: AnimatedImage {
     /// The animation underneath.
     public let base: any AnimatedImage & AnyObject
+    /// The size of every canvas after the transformation.
     public let canvasSize: PixelSize
+    /// The pixel format of every canvas after the transformation.
     public let pixelFormat: PixelFormat
     private let transform: @Sendable (PixelBuffer) throws -> PixelBuffer
 
@@ -21,8 +23,11 @@ public final class TransformedAnimation: AnimatedImage {
         self.transform = transform
     }
 
+    /// The base's frame count: the transformation keeps every frame.
     public var frameCount: Int { base.frameCount }
+    /// The base's total plays; 0 means forever.
     public var loopCount: Int { base.loopCount }
+    /// Seconds the base shows frame `index`; 0 for an index out of range.
     public func duration(at index: Int) -> Double { base.duration(at: index) }
 
     /// The base's canvas, transformed.

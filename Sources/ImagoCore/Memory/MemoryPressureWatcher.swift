@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// How hard the system is pressed for memory.
 public enum MemoryPressureLevel: Int, Sendable, Comparable {
@@ -93,7 +94,8 @@ public final class MemoryPressureWatcher: Sendable {
     /// Stops polling.
     public func stop() {
         task.withLock {
-            $0?.cancel(); $0 = nil
+            $0?.cancel()
+            $0 = nil
         }
     }
 

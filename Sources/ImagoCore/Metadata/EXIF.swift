@@ -26,9 +26,11 @@ public enum EXIF {
         let v = UInt16(orientation.rawValue)
         let start = copy.startIndex + loc.offset
         if loc.bigEndian {
-            copy[start] = UInt8(v >> 8); copy[start + 1] = UInt8(v & 0xFF)
+            copy[start] = UInt8(v >> 8)
+            copy[start + 1] = UInt8(v & 0xFF)
         } else {
-            copy[start] = UInt8(v & 0xFF); copy[start + 1] = UInt8(v >> 8)
+            copy[start] = UInt8(v & 0xFF)
+            copy[start + 1] = UInt8(v >> 8)
         }
         return copy
     }

@@ -13,7 +13,9 @@ public import struct Foundation.Data
 public enum IPTC {
     /// One field: its title and its values (several for a repeated dataset).
     public struct Field: Sendable, Hashable {
+        /// The dataset's IIM title, such as `Keywords` or `Copyright Notice`.
         public var name: String
+        /// The dataset's text, one entry per occurrence, in the order read.
         public var values: [String]
         /// Whether the dataset may repeat (keywords, creators, contacts): reported as a list
         /// even with one value.

@@ -24,10 +24,19 @@ public enum XMP {
             let b = raw.bindMemory(to: UInt8.self)
             var i = 0
             while i + name.count < b.count {
-                guard b[i] == name[0], b[i + 1] == name[1] else { i += 1; continue }
+                guard b[i] == name[0], b[i + 1] == name[1] else {
+                    i += 1
+                    continue
+                }
                 var matched = true
-                for k in 2..<name.count where b[i + k] != name[k] { matched = false; break }
-                guard matched else { i += 1; continue }
+                for k in 2..<name.count where b[i + k] != name[k] {
+                    matched = false
+                    break
+                }
+                guard matched else {
+                    i += 1
+                    continue
+                }
                 var j = i + name.count
                 func skipSpace() { while j < b.count, b[j] == 0x20 || b[j] == 0x09 || b[j] == 0x0A || b[j] == 0x0D { j += 1 } }
                 skipSpace()
@@ -35,7 +44,10 @@ public enum XMP {
                 if b[j] == UInt8(ascii: "=") {
                     j += 1
                     skipSpace()
-                    guard j < b.count, b[j] == UInt8(ascii: "\"") || b[j] == UInt8(ascii: "'") else { i = j; continue }
+                    guard j < b.count, b[j] == UInt8(ascii: "\"") || b[j] == UInt8(ascii: "'") else {
+                        i = j
+                        continue
+                    }
                     j += 1
                 } else if b[j] == UInt8(ascii: ">") {
                     j += 1

@@ -76,10 +76,26 @@ extension PixelBuffer {
                     r = PixelMath.unpremultiply(s[si + off.r], a)
                     g = PixelMath.unpremultiply(s[si + off.g], a)
                     b = PixelMath.unpremultiply(s[si + off.b], a)
-                case .rgba8: r = s[si]; g = s[si + 1]; b = s[si + 2]; a = s[si + 3]
-                case .rgb8: r = s[si]; g = s[si + 1]; b = s[si + 2]; a = 255
-                case .gray8: r = s[si]; g = r; b = r; a = 255
-                case .grayAlpha8: r = s[si]; g = r; b = r; a = s[si + 1]
+                case .rgba8:
+                    r = s[si]
+                    g = s[si + 1]
+                    b = s[si + 2]
+                    a = s[si + 3]
+                case .rgb8:
+                    r = s[si]
+                    g = s[si + 1]
+                    b = s[si + 2]
+                    a = 255
+                case .gray8:
+                    r = s[si]
+                    g = r
+                    b = r
+                    a = 255
+                case .grayAlpha8:
+                    r = s[si]
+                    g = r
+                    b = r
+                    a = s[si + 1]
                 }
                 switch target {
                 case .argb32Premultiplied:
@@ -87,10 +103,19 @@ extension PixelBuffer {
                     dst[di + off.g] = PixelMath.premultiply(g, a)
                     dst[di + off.b] = PixelMath.premultiply(b, a)
                     dst[di + off.a] = a
-                case .rgba8: dst[di] = r; dst[di + 1] = g; dst[di + 2] = b; dst[di + 3] = a
-                case .rgb8: dst[di] = r; dst[di + 1] = g; dst[di + 2] = b
+                case .rgba8:
+                    dst[di] = r
+                    dst[di + 1] = g
+                    dst[di + 2] = b
+                    dst[di + 3] = a
+                case .rgb8:
+                    dst[di] = r
+                    dst[di + 1] = g
+                    dst[di + 2] = b
                 case .gray8: dst[di] = Self.luma(r, g, b)
-                case .grayAlpha8: dst[di] = Self.luma(r, g, b); dst[di + 1] = a
+                case .grayAlpha8:
+                    dst[di] = Self.luma(r, g, b)
+                    dst[di + 1] = a
                 }
                 si += srcBpp
                 di += dstBpp
@@ -116,7 +141,8 @@ extension PixelBuffer {
                     dst[di] = blend(s[si], background.r, a)
                     dst[di + 1] = blend(s[si + 1], background.g, a)
                     dst[di + 2] = blend(s[si + 2], background.b, a)
-                    si += 4; di += 3
+                    si += 4
+                    di += 3
                 }
             }
             count = w * h * 3

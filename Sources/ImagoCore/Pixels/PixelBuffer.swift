@@ -176,7 +176,10 @@ public struct RGBA8: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Creates a colour from straight channel values.
     public init(r: UInt8, g: UInt8, b: UInt8, a: UInt8 = 255) {
-        self.r = r; self.g = g; self.b = b; self.a = a
+        self.r = r
+        self.g = g
+        self.b = b
+        self.a = a
     }
 
     /// Creates a colour from premultiplied channel values, undoing the premultiplication.

@@ -18,7 +18,10 @@ package enum PercentDecoding {
             }
         }
         while let c = it.next() {
-            guard c == 0x25 else { out.append(c); continue }
+            guard c == 0x25 else {
+                out.append(c)
+                continue
+            }
             guard let h = it.next().flatMap(hex), let l = it.next().flatMap(hex) else { return nil }
             out.append(h << 4 | l)
         }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-
-public import ImagoCore
 
 /// One caller's download: the URL and everything that may differ between callers sharing it.
 public struct ImageDownloadRequest: Sendable {

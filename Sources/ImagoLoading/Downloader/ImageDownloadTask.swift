@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
 
 /// One caller's share of a download: its events, its priority, and a way to leave.
 ///
@@ -66,7 +67,9 @@ public final class ImageDownloadTask: Sendable {
 
 /// The events of one ``ImageDownloadTask``: progress, partial bytes, then the result.
 public struct ImageDownloadEvents: AsyncSequence, Sendable {
+    /// One download event.
     public typealias Element = ImageDownloadEvent
+    /// `any Error` in the type; every error thrown is an ``ImageLoadingError``.
     public typealias Failure = any Error
 
     let base: ImageDownloader.Transfers.Stream
@@ -75,6 +78,10 @@ public struct ImageDownloadEvents: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: ImageDownloader.Transfers.Stream.AsyncIterator
 
+        /// The next event; `nil` after ``ImageDownloadEvent/completed(_:)``.
+        ///
+        /// - Throws: ``ImageLoadingError`` when the download fails; ``ImageLoadingError/cancelled``
+        ///   when this caller left.
         public mutating func next() async throws -> ImageDownloadEvent? {
             do {
                 switch try await base.next() {
@@ -89,6 +96,7 @@ public struct ImageDownloadEvents: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator over the events; read them through one iterator only.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator())
     }

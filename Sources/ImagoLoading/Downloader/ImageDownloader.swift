@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+import Logging
+import Metrics
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCore
-import Logging
-import Metrics
-import Synchronization
 
 /// Downloads image bytes, one transfer per URL however many callers ask (SDWebImage's
 /// `SDWebImageDownloader`, on AsyncHTTPClient and Swift concurrency). It moves bytes only:

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCache
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCore
-public import ImagoCache
 
 /// Why a download or a load failed. Each case names its cause; ``isTransient`` tells a failure
 /// worth retrying (a timeout, a dropped connection) from one that will happen again.
@@ -100,6 +101,7 @@ public enum ImageLoadingError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
+    /// The error's message, in one line.
     public var description: String {
         switch self {
         case .invalidURL(let u): "invalid URL: \(u)"

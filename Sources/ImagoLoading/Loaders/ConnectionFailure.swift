@@ -2,6 +2,9 @@
 // Copyright (c) 2026 The Imago authors
 
 import AsyncHTTPClient
+import NIOCore
+import NIOPosix
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,8 +13,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOCore
-import NIOPosix
 
 /// Plain words for why a connection failed, naming the host: "example.com:443 refused the
 /// connection" rather than NIO's "connection reset (error set): Connection refused (errno: 111)".

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCore
 
 /// Fetches bytes for a URL: the transport under ``ImageDownloader``. Imago has one for
 /// `http`/`https` (AsyncHTTPClient), one for `file` and one for `data`; a custom loader (an
@@ -33,5 +34,6 @@ public protocol DataLoading: Sendable {
 }
 
 extension DataLoading {
+    /// `true`: a loader without a policy permits whatever it fetched.
     public func permitsCached(_ url: URL, route: [DataLoadResponse.Hop]?) -> Bool? { true }
 }

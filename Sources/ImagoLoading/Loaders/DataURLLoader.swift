@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCore
 
 /// `data:` URLs (RFC 2397): `data:[<media type>][;base64],<data>`, percent-encoded or base64.
 public struct DataURLLoader: DataLoading {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCoders
 
 /// `file` URLs, read 256 KiB at a time so progress is reported as for a download.
 public struct FileDataLoader: DataLoading {

@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 package import AsyncHTTPClient
+import Synchronization
+
 #if canImport(FoundationEssentials)
 package import FoundationEssentials
 #else
 package import Foundation
 #endif
-import Synchronization
 
 /// Sends one HTTP exchange, optionally pinned to an address: what ``HTTPDataLoader`` uses for
 /// each request and redirect hop. Tests put a counting one in place to prove that a refused

@@ -2,6 +2,11 @@
 // Copyright (c) 2026 The Imago authors
 
 import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOSSL
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,10 +15,6 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import NIOCore
-import NIOHTTP1
-import NIOHTTPCompression
-import NIOSSL
 
 /// `http` and `https` through AsyncHTTPClient, streaming the body as it arrives.
 ///

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCore
 
 /// How long downloaded bytes stay fresh in the disk cache, from the origin's `Cache-Control`,
 /// `Expires`, `Date` and `Age` (RFC 9111, as a shared cache reads them): `no-store` is not kept,

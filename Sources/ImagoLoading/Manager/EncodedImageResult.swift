@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCoders
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCoders
-public import ImagoCore
 
 /// An image loaded, processed and encoded as its request's ``ImageRequest/output`` asks
 /// (``ImageManager/loadEncodedImage(with:source:)``).

@@ -4,7 +4,9 @@
 /// The events of one ``ImageTask``: progress, partial images, then ``ImageLoadEvent/completed(_:)``.
 /// Iterating throws ``ImageLoadingError``; stopping early leaves the load.
 public struct ImageLoadEvents: AsyncSequence, Sendable {
+    /// Each event: progress, a partial image, then the completed load.
     public typealias Element = ImageLoadEvent
+    /// What iterating throws: ``ImageLoadingError``.
     public typealias Failure = any Error
 
     let task: ImageTask
@@ -17,6 +19,9 @@ public struct ImageLoadEvents: AsyncSequence, Sendable {
         /// Leaves the load when the last copy of the iterator goes away: stopping early leaves.
         let leave: LeaveOnRelease
 
+        /// The next event, or `nil` after the completed load.
+        ///
+        /// - Throws: ``ImageLoadingError`` when the load fails.
         public mutating func next() async throws -> ImageLoadEvent? {
             guard !done else { return nil }
             if let finished = task.finished {
@@ -41,6 +46,7 @@ public struct ImageLoadEvents: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator over the task's events; dropping the last one leaves the load.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(task: task, base: task.subscription?.stream.makeAsyncIterator(), leave: LeaveOnRelease(task))
     }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCache
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCache
-public import ImagoCore
 
 extension ImageManager {
     /// The manager's caches, by request (Nuke's `ImagePipeline.Cache`): the one front door to

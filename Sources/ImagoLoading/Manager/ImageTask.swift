@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCore
 
 /// One caller's load (Nuke's `ImageTask`): its priority, its events or result, and a way to
 /// leave. Made by ``ImageManager/imageTask(with:)``.

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
+import ImagoCore
+import ImagoProcessing
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
-import ImagoProcessing
 
 /// Bytes to pixels for one request: the pipeline's one decode step, for the final image and the
 /// partial ones alike. It runs on the pipeline's work queue.

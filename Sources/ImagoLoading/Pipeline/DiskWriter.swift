@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCache
+import ImagoCore
+import Logging
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCache
-import ImagoCore
-import Logging
-import Synchronization
 
 /// The pipeline's one way of writing to the disk cache: one write at a time on a serial queue
 /// off the cooperative pool (SDWebImage's `ioQueue`), with a staging area so a load of a key

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ImagoCore
-import Synchronization
 
 /// Makes the disk cache's background writes survive a normal exit: when the process returns
 /// from `main` or calls `exit`, an `atexit` handler waits for every live ``DiskWriter``'s queue

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
 
 extension ImagePipeline {
     typealias DecodeSubscription = SharedTasks<ImageRequestKeys.DecodeKey, DecodedImage, ImageStageEvent>.Subscription

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
 
 /// The progressive decoder of one decode stage, touched only by its one run in flight
 /// (``LatestWork`` runs one at a time), which is what makes `@unchecked Sendable` sound.

@@ -37,6 +37,8 @@ public protocol SharedResultStoring: Sendable {
 }
 
 extension SharedResultStoring {
+    /// Always `true`: a store that cannot tell who is making a value lets every caller make it.
     public func claim(_ key: String, lease: Duration) async -> Bool { true }
+    /// Does nothing: there is no claim to give up.
     public func release(_ key: String) async {}
 }

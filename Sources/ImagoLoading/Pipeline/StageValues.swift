@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
 
 /// The original bytes of a request, and where they came from: the fetch stage's value.
 struct FetchedData: Sendable {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCore
-import Synchronization
 
 /// Loads a list of URLs into the caches ahead of need (SDWebImage's `SDWebImagePrefetcher`): a
 /// few at a time, at low priority, through an ``ImageManager`` so everything it loads is cached.

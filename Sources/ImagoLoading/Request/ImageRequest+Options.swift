@@ -5,7 +5,9 @@ extension ImageRequest {
     /// How a load uses the caches and the network: SDWebImage's `SDWebImageOptions` and Nuke's
     /// request options, where they make sense off Apple's UI frameworks.
     public struct Options: OptionSet, Sendable, Hashable {
+        /// The options' bits, one per option.
         public let rawValue: Int
+        /// The options whose bits are set in `rawValue`.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// Try a URL even though it is in the failed-URL list.

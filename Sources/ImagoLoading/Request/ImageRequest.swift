@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCoders
+public import ImagoCore
+public import ImagoProcessing
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCoders
-public import ImagoCore
-public import ImagoProcessing
 
 /// One image to load: where its bytes come from, what to make of them, and how to fetch them
 /// (Nuke's `ImageRequest`; SDWebImage's options and context together).

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+import NIOCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
-import NIOCore
 
 /// Turns a host name into the addresses to connect to. ``SystemHostResolver`` is the default; a
 /// test or a service with its own DNS plugs in the same way.
@@ -26,6 +27,9 @@ public struct SystemHostResolver: HostResolving {
     /// Creates the resolver.
     public init() {}
 
+    /// An address literal as it is; otherwise the first address `getaddrinfo` gives for `host`.
+    ///
+    /// - Throws: ``ImageLoadingError/connectionFailed(_:transient:)``, transient, when the name does not resolve.
     public func resolve(_ host: String) async throws -> [IPAddress] {
         if let literal = IPAddress(literal: host) { return [literal] }
         return try await Self.queue.run {

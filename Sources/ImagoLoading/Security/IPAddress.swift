@@ -124,6 +124,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Dotted decimal for IPv4; for IPv6, all eight hex groups, without `::` compression.
     public var description: String {
         if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
         var groups: [String] = []

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import ImagoCore
 
 /// BlurHash placeholders (Wolt's format, blurha.sh): a few cosine components of an image in
 /// 20–30 ASCII characters, decoded into a blurred picture to show while the image loads, as the

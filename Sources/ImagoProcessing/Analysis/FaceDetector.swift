@@ -2,11 +2,12 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoGlue
+public import ImagoCore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import ImagoCore
-import Synchronization
 
 /// Faces in an image, through OpenCV's cascade classifier (Viola–Jones, the detector thumbor
 /// uses), loaded on first use: Imago's small `libImagoFaceDetector` library links OpenCV and is

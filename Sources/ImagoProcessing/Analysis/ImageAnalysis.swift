@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 public import ImagoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif

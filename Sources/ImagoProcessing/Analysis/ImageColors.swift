@@ -14,11 +14,17 @@ public enum ImageColors {
     /// The six colours Android's Palette picks (`nil` where no colour of the image fits the
     /// target and none was built).
     public struct DominantColors: Sendable, Hashable {
+        /// Saturated (at least 0.35), of middle lightness (0.3–0.7, aiming at 0.5).
         public var vibrant: RGBA8?
+        /// Saturated (at least 0.35), light (0.55–1, aiming at 0.74).
         public var lightVibrant: RGBA8?
+        /// Saturated (at least 0.35), dark (0–0.45, aiming at 0.26).
         public var darkVibrant: RGBA8?
+        /// Greyish (saturation 0–0.4), of middle lightness (0.3–0.7, aiming at 0.5).
         public var muted: RGBA8?
+        /// Greyish (saturation 0–0.4), light (0.55–1, aiming at 0.74).
         public var lightMuted: RGBA8?
+        /// Greyish (saturation 0–0.4), dark (0–0.45, aiming at 0.26).
         public var darkMuted: RGBA8?
 
         /// The colours by imgproxy Pro's names (`vibrant`, `light_vibrant`, …), found ones only.

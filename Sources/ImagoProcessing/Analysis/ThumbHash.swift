@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import ImagoCore
 
 /// ThumbHash placeholders (Evan Wallace's format): an image's blurred likeness, its alpha and
 /// its approximate aspect ratio in about 25 bytes, usually sent base64-encoded.

@@ -35,7 +35,12 @@ extension PixelBuffer {
         let cs = colors(x: x, y: y, width: width, height: height)
         guard !cs.isEmpty else { return nil }
         var r = 0, g = 0, b = 0, a = 0
-        for c in cs { r += Int(c.r) * Int(c.a); g += Int(c.g) * Int(c.a); b += Int(c.b) * Int(c.a); a += Int(c.a) }
+        for c in cs {
+            r += Int(c.r) * Int(c.a)
+            g += Int(c.g) * Int(c.a)
+            b += Int(c.b) * Int(c.a)
+            a += Int(c.a)
+        }
         guard a > 0 else { return RGBA8(r: 0, g: 0, b: 0, a: 0) }
         return RGBA8(r: UInt8(r / a), g: UInt8(g / a), b: UInt8(b / a), a: UInt8(a / cs.count))
     }

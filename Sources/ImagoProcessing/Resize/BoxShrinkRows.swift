@@ -32,11 +32,17 @@ final class BoxShrinkRows {
             var b: UInt32 = 0, g: UInt32 = 0, r: UInt32 = 0, a: UInt32 = 0
             var p = row + x0 * 4
             for _ in x0..<x1 {
-                b &+= UInt32(p[0]); g &+= UInt32(p[1]); r &+= UInt32(p[2]); a &+= UInt32(p[3])
+                b &+= UInt32(p[0])
+                g &+= UInt32(p[1])
+                r &+= UInt32(p[2])
+                a &+= UInt32(p[3])
                 p += 4
             }
             let s = sums + ox * 4
-            s[0] &+= b; s[1] &+= g; s[2] &+= r; s[3] &+= a
+            s[0] &+= b
+            s[1] &+= g
+            s[2] &+= r
+            s[3] &+= a
         }
         rows += 1
     }

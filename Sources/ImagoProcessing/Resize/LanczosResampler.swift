@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import CImagoResample
+import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 #if canImport(Glibc)
 import Glibc
@@ -9,9 +13,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import CImagoResample
-import ImagoCore
-import Synchronization
 
 /// A two-pass (horizontal, then vertical) Lanczos3 resampler on premultiplied ARGB32.
 ///

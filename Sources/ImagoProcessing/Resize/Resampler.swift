@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import CPixman
+public import ImagoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPixman
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCore
 
 /// How a resize filters.
 public enum ResamplingQuality: String, Sendable, Hashable, CaseIterable {
@@ -132,7 +133,10 @@ public enum Resampler {
                 else {
                     throw ImageCodingError.invalidArgument("pixman could not wrap a \(src.size) or \(size) buffer")
                 }
-                defer { pixman_image_unref(srcImage); pixman_image_unref(dstImage) }
+                defer {
+                    pixman_image_unref(srcImage)
+                    pixman_image_unref(dstImage)
+                }
                 var transform = pixman_transform()
                 pixman_transform_init_scale(&transform, fixed(sx), fixed(sy))
                 pixman_image_set_transform(srcImage, &transform)

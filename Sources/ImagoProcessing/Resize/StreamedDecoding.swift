@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCoders
-import ImagoCore
 
 /// Decoding straight to a smaller size through a row-streaming decoder, for formats that cannot
 /// shrink while loading (PNG): the full-size bitmap is never allocated.

@@ -2,10 +2,11 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoGlue
+public import ImagoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import ImagoCore
 
 /// Text drawn with Pango and cairo (loaded on first use): Pango markup (`<b>`, `<i>`,
 /// `<span foreground="#c00" size="x-large" font_family="Serif">`, …) in a font description,

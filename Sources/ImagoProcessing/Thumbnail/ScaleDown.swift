@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import ImagoCore
 public import ImagoCoders
+public import ImagoCore
 
 /// Scaling images down to a budget of decoded bytes (SDWebImage's
 /// `decodedAndScaledDownImage(limitBytes:)`).

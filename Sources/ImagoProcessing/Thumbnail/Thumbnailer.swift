@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import ImagoCore
 public import ImagoCoders
+public import ImagoCore
 
 /// Thumbnails decoded at (close to) their final size.
 ///

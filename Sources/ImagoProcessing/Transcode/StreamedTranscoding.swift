@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCoders
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import ImagoCoders
-public import ImagoCore
 
 /// Conversions that flow from decoder to encoder in rows, as libvips runs them: a PNG or JPEG
 /// converted to JPEG or PNG holds a band of rows, never the whole bitmap, so its memory does not

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import ImagoCore
 
 extension ImageTransformers {
     /// Colour adjustments, as imgproxy Pro names them, applied together in one pass over the

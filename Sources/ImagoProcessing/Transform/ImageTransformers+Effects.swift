@@ -1,35 +1,50 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCore
 
 extension ImageTransformers {
     /// Which corners ``RoundCorner`` rounds.
     public struct Corners: OptionSet, Sendable, Hashable {
+        /// The corners' bits, as the key writes them: 1 top left, 2 top right, 4 bottom left, 8 bottom right.
         public let rawValue: Int
+        /// The corners whose bits are set in `rawValue`.
         public init(rawValue: Int) { self.rawValue = rawValue }
+        /// The top-left corner.
         public static let topLeft = Corners(rawValue: 1)
+        /// The top-right corner.
         public static let topRight = Corners(rawValue: 2)
+        /// The bottom-left corner.
         public static let bottomLeft = Corners(rawValue: 4)
+        /// The bottom-right corner.
         public static let bottomRight = Corners(rawValue: 8)
+        /// All four corners: ``RoundCorner``'s default.
         public static let all: Corners = [.topLeft, .topRight, .bottomLeft, .bottomRight]
     }
 
     /// Rounds corners (anti-aliased, 4×4 supersampled coverage) and optionally draws a border
     /// inside the edge, following the rounded outline.
     public struct RoundCorner: ImageTransforming {
+        /// The corners' radius in pixels, at least 0; cut to half the shorter side.
         public var radius: Double
+        /// Which corners are rounded; the others stay square. Default ``Corners/all``.
         public var corners: Corners
+        /// The border's width in pixels, inside the edge; 0 (the default) draws none.
         public var borderWidth: Double
+        /// The border's colour, straight alpha. Default opaque black.
         public var borderColor: RGBA8
         /// Creates the transformer. Defaults: all corners, no border, black border colour.
         public init(radius: Double, corners: Corners = .all, borderWidth: Double = 0, borderColor: RGBA8 = RGBA8(r: 0, g: 0, b: 0)) {
-            self.radius = radius; self.corners = corners; self.borderWidth = borderWidth; self.borderColor = borderColor
+            self.radius = radius
+            self.corners = corners
+            self.borderWidth = borderWidth
+            self.borderColor = borderColor
         }
         /// `RoundCorner(r,corners,border,#rrggbbaa)`.
         public var key: String {
@@ -102,12 +117,18 @@ extension ImageTransformers {
 
     /// Tints the image with a colour.
     public struct Tint: ImageTransforming {
+        /// The tint colour; with ``TintBlendMode/sourceAtop`` its alpha is how much of it is mixed in.
         public var color: RGBA8
+        /// How the colour is mixed in. Default ``TintBlendMode/sourceAtop``.
         public var blendMode: TintBlendMode
         /// Creates the transformer. Default blend mode ``TintBlendMode/sourceAtop``.
-        public init(color: RGBA8, blendMode: TintBlendMode = .sourceAtop) { self.color = color; self.blendMode = blendMode }
+        public init(color: RGBA8, blendMode: TintBlendMode = .sourceAtop) {
+            self.color = color
+            self.blendMode = blendMode
+        }
         /// `Tint(#rrggbbaa,mode)`.
         public var key: String { "Tint(#\(PathName.hex([color.r, color.g, color.b, color.a])),\(blendMode.rawValue))" }
+        /// The image, premultiplied, with ``color`` mixed in by ``blendMode``; alpha is kept.
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
             var out = buffer.converted(to: .argb32Premultiplied)
             let off = PixelFormat.argbOffsets
@@ -132,6 +153,7 @@ extension ImageTransformers {
     /// A Gaussian-quality blur: three box blurs of sizes chosen for the radius (premultiplied,
     /// edges clamped).
     public struct Blur: ImageTransforming {
+        /// The Gaussian's standard deviation in pixels, 0–1000; 0 leaves the pixels as they are.
         public var radius: Double
         /// Creates the transformer; `radius` is the Gaussian's standard deviation in pixels.
         public init(radius: Double) { self.radius = radius }
@@ -147,7 +169,8 @@ extension ImageTransformers {
             // Box sizes for three passes approximating a Gaussian of this sigma (Kovesi's method).
             let n = 3.0
             let ideal = (12 * radius * radius / n + 1).squareRoot()
-            var wl = Int(ideal.rounded(.down)); if wl % 2 == 0 { wl -= 1 }
+            var wl = Int(ideal.rounded(.down))
+            if wl % 2 == 0 { wl -= 1 }
             let wu = wl + 2
             let m = ((12 * radius * radius - n * Double(wl * wl) - 4 * n * Double(wl) - 3 * n) / (-4 * Double(wl) - 4)).rounded()
             let sizes = (0..<3).map { Double($0) < m ? wl : wu }
@@ -174,7 +197,10 @@ extension ImageTransformers {
                 let base = p + l * lineStride
                 for i in 0..<length { for c in 0..<4 { line[i * 4 + c] = UInt32(base[i * step + c]) } }
                 var sum = [UInt32](repeating: 0, count: 4)
-                for k in -r...r { let i = min(max(k, 0), length - 1); for c in 0..<4 { sum[c] += line[i * 4 + c] } }
+                for k in -r...r {
+                    let i = min(max(k, 0), length - 1)
+                    for c in 0..<4 { sum[c] += line[i * 4 + c] }
+                }
                 for i in 0..<length {
                     for c in 0..<4 { base[i * step + c] = UInt8((sum[c] + window / 2) / window) }
                     let add = min(i + r + 1, length - 1), drop = max(i - r, 0)
@@ -186,6 +212,7 @@ extension ImageTransformers {
 
     /// Several transformers in order; the key joins theirs with `-`.
     public struct Pipeline: ImageTransforming {
+        /// The members, applied first to last.
         public var transformers: [any ImageTransforming]
         /// Creates the pipeline.
         public init(_ transformers: [any ImageTransforming]) { self.transformers = transformers }

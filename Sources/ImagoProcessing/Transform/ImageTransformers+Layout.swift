@@ -53,6 +53,7 @@ extension ImageTransformers {
 
     /// Replaces each `size`×`size` block by its average colour.
     public struct Pixelate: ImageTransforming {
+        /// The side of each block in pixels, at least 1; 1 leaves the pixels as they are.
         public var size: Int
 
         /// Creates the transformer for blocks of `size` pixels.
@@ -87,6 +88,7 @@ extension ImageTransformers {
     /// Unsharp masking: adds back the difference between the image and a Gaussian blur of it,
     /// which steepens edges. `sigma` is the blur's standard deviation.
     public struct Sharpen: ImageTransforming {
+        /// The blur's standard deviation in pixels, 0–100; 0 leaves the pixels as they are.
         public var sigma: Double
         /// How much of the difference is added. Default 1.
         public var amount: Double

@@ -70,7 +70,10 @@ extension ImageTransformers {
                     else {
                         throw ImageCodingError.invalidArgument("pixman could not wrap the buffers")
                     }
-                    defer { pixman_image_unref(src); pixman_image_unref(dst) }
+                    defer {
+                        pixman_image_unref(src)
+                        pixman_image_unref(dst)
+                    }
                     if tiled { pixman_image_set_repeat(src, PIXMAN_REPEAT_NORMAL) }
                     var mask: OpaquePointer?
                     if opacity < 1 {

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import CPixman
+public import ImagoCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPixman
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCore
 
 /// The built-in transformers (SDWebImage's set). All work in premultiplied ARGB32.
 public enum ImageTransformers {
@@ -26,12 +27,17 @@ public enum ImageTransformers {
 
     /// Resizes with ``Resampler``.
     public struct Resize: ImageTransforming {
+        /// The size to fit into, at least 1×1; ``ContentMode/aspectFit`` may give a smaller image.
         public var size: PixelSize
+        /// How the image fits into ``size``. Default ``ContentMode/fill``.
         public var mode: ContentMode
+        /// The resampling filter. Default ``ResamplingQuality/lanczos3``.
         public var quality: ResamplingQuality
         /// Creates the transformer. Defaults: ``ContentMode/fill``, ``ResamplingQuality/lanczos3``.
         public init(size: PixelSize, mode: ContentMode = .fill, quality: ResamplingQuality = .lanczos3) {
-            self.size = size; self.mode = mode; self.quality = quality
+            self.size = size
+            self.mode = mode
+            self.quality = quality
         }
         /// `Resize(WxH,mode)`.
         public var key: String { "Resize(\(size.width)x\(size.height),\(mode.rawValue),\(quality.rawValue))" }
@@ -67,7 +73,12 @@ public enum ImageTransformers {
     public struct Crop: ImageTransforming {
         public var x: Int, y: Int, width: Int, height: Int
         /// Creates the transformer for the rectangle at (`x`, `y`) of `width`×`height`.
-        public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+        public init(x: Int, y: Int, width: Int, height: Int) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
         /// `Crop(x,y,w,h)`.
         public var key: String { "Crop(\(x),\(y),\(width),\(height))" }
         /// ``PixelEffect/movesPixels``, or ``PixelEffect/none`` when the rectangle is the whole upright image.
@@ -101,7 +112,10 @@ public enum ImageTransformers {
     public struct Flip: ImageTransforming {
         public var horizontal: Bool, vertical: Bool
         /// Creates the transformer.
-        public init(horizontal: Bool, vertical: Bool) { self.horizontal = horizontal; self.vertical = vertical }
+        public init(horizontal: Bool, vertical: Bool) {
+            self.horizontal = horizontal
+            self.vertical = vertical
+        }
         /// `Flip(h,v)` with 0 or 1 for each.
         public var key: String { "Flip(\(horizontal ? 1 : 0),\(vertical ? 1 : 0))" }
         /// ``PixelEffect/movesPixels``.
@@ -122,11 +136,15 @@ public enum ImageTransformers {
     /// Quarter turns move whole pixels and keep the buffer's format; other angles give
     /// `PixelFormat.argb32Premultiplied`.
     public struct Rotate: ImageTransforming {
+        /// The angle in degrees, counter-clockwise; any finite value.
         public var degrees: Double
         /// `true`: grow the canvas to hold the whole rotated image; `false`: keep the original size.
         public var fitSize: Bool
         /// Creates the transformer. Default `fitSize` `true`.
-        public init(degrees: Double, fitSize: Bool = true) { self.degrees = degrees; self.fitSize = fitSize }
+        public init(degrees: Double, fitSize: Bool = true) {
+            self.degrees = degrees
+            self.fitSize = fitSize
+        }
         /// `Rotate(deg,fit)`.
         public var key: String { "Rotate(\(degrees),\(fitSize ? 1 : 0))" }
         /// ``PixelEffect/movesPixels`` for quarter turns that grow the canvas (or half turns),
@@ -172,7 +190,10 @@ public enum ImageTransformers {
                     else {
                         throw ImageCodingError.invalidArgument("pixman could not wrap the buffers")
                     }
-                    defer { pixman_image_unref(si); pixman_image_unref(di) }
+                    defer {
+                        pixman_image_unref(si)
+                        pixman_image_unref(di)
+                    }
                     // Destination to source: translate to the output centre, rotate back, translate to the source centre.
                     // Counter-clockwise on screen (y down) is a negative angle in the math convention.
                     var t = pixman_f_transform()

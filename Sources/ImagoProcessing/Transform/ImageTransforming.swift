@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-public import ImagoCore
 
 /// Turns one image into another, with a stable ``key`` that names the transformation, so the
 /// result can be cached under the original key plus this one (SDWebImage's `SDImageTransformer`).
@@ -48,6 +49,8 @@ public enum PixelEffect: Int, Sendable, Hashable, Comparable {
     /// Pixels are resampled or composited (resizes, blurs, any angle, alpha flattened).
     case resamples
 
+    /// Orders effects from least to most: ``PixelEffect/none``, ``PixelEffect/movesPixels``, then
+    /// ``PixelEffect/resamples``.
     public static func < (a: PixelEffect, b: PixelEffect) -> Bool { a.rawValue < b.rawValue }
 }
 

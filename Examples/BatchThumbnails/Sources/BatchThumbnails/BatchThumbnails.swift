@@ -100,7 +100,10 @@ struct BatchThumbnails: AsyncParsableCommand {
                 throw ValidationError("\(input): no such file or directory")
             }
             let url = URL(fileURLWithPath: input)
-            if !isDirectory.boolValue { found.append(url); continue }
+            if !isDirectory.boolValue {
+                found.append(url)
+                continue
+            }
             let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
             while let item = walker?.nextObject() as? URL {
                 if Self.extensions.contains(item.pathExtension.lowercased()) { found.append(item) }

@@ -68,7 +68,7 @@ router.get("/avatars/:name") { request, context -> Response in
         .cacheControl: "public, max-age=86400"
     ]
     headers[.vary] = "Accept"
-    headers[HTTPField.Name("X-Image-Source")!] = result.source.rawValue
+    if let imageSource = HTTPField.Name("X-Image-Source") { headers[imageSource] = result.source.rawValue }
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
 }
 

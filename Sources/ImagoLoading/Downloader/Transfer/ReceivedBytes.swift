@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// The bytes a transfer has received so far, shared with progressive decoders, which take a
 /// snapshot when they are ready to decode rather than a copy per piece that arrives: a slow

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagoCore
-import Synchronization
 
 /// The bytes of transfers that stopped part-way, kept so the next transfer of the same URL asks
 /// only for the rest (`Range` with `If-Range`), as Nuke's resumable data: only for responses

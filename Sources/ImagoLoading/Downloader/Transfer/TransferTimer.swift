@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// The three deadlines of a transfer: to the head, between bytes, overall.
 final class TransferTimer: Sendable {
@@ -31,7 +32,8 @@ final class TransferTimer: Sendable {
 
     func headArrived() {
         state.withLock {
-            $0.headArrived = true; $0.lastActivity = .now
+            $0.headArrived = true
+            $0.lastActivity = .now
         }
     }
     func bytesArrived() { state.withLock { $0.lastActivity = .now } }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCore
 
 /// The AWS configuration a process is given the way the AWS CLI and SDKs read it: the
 /// `AWS_*` environment variables, then the shared credentials and config files of the profile.

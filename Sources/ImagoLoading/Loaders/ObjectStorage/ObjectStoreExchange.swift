@@ -2,12 +2,13 @@
 // Copyright (c) 2026 The Imago authors
 
 import AsyncHTTPClient
+import NIOHTTP1
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOHTTP1
 
 /// One request to an object store's API (a sign-in, a result read or written, a listing), its
 /// answer read whole, within a time limit.

@@ -4,13 +4,14 @@
 import AsyncHTTPClient
 import Crypto
 public import ImagoCache
+import NIOCore
+import NIOHTTP1
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOCore
-import NIOHTTP1
 
 /// Results (or sources) shared through an S3 bucket or an OpenStack Swift container
 /// (``SharedResultStoring``): what `IMAGO_RESULT_STORAGE` (`s3://BUCKET/PREFIX`,

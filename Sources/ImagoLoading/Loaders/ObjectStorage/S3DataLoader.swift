@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import ImagoCore
 
 /// `s3://BUCKET/KEY` (imgproxy's form; `s3://BUCKET/KEY?VERSION` reads a version) from Amazon
 /// S3 or a store that speaks its API, with AWS Signature V4.

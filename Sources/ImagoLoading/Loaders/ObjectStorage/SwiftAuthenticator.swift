@@ -2,14 +2,15 @@
 // Copyright (c) 2026 The Imago authors
 
 import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOCore
-import NIOHTTP1
-import Synchronization
 
 /// Signs in to OpenStack Swift (tempauth v1, Keystone v2 or v3) and keeps the session: one
 /// sign-in at a time, shared by every load that needs it, renewed when the store refuses the
