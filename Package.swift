@@ -162,7 +162,7 @@ let package = Package(
 
         .target(
             name: "ImagoCache",
-            dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoDiskIO"],
+            dependencies: ["ImagoCore", "ImagoCoders", "ImagoDiskIO"],
             swiftSettings: strict + documented("ImagoCache")),
 
         .target(

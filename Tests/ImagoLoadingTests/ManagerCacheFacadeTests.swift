@@ -102,31 +102,119 @@ struct ManagerCacheFacadeTests {
         #expect(back.pixelSize == PixelSize(width: 10, height: 7) && loader.count("/d.png") == 0)
     }
 
-    @Test("a manager made over an ImageCache keeps its serializer and queue, and reads what the ImageCache stored")
-    func overImageCache() async throws {
-        let serializer = CountingSerializer()
-        let queue = WorkQueue(label: "cache-queue", maxConcurrentCount: 1)
-        let cache = ImageCache(
-            disk: try DiskCache(directory: TestFiles.temporaryDirectory("imago-facade-cache")), serializer: serializer,
-            workQueue: queue)
-        let configuration = ImageManager.Configuration(cache: cache)
-        #expect(configuration.serializer as? CountingSerializer === serializer, "the serializer is not dropped")
-        #expect(configuration.processingQueue === queue)
-        // Stored by key through the ImageCache (a large PNG: a file of its own), read back by
-        // request and by key, each decoded where it lies by the planner.
+    @Test("bytes stored by key outside the manager (a large PNG: a file of its own) are read by request, decoded where they lie, and removed from both layers")
+    func storedByKey() async throws {
         let loader = MockDataLoader()
-        let url = loader.url("/e.png")
-        let bytes = try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.noisy(width: 200, height: 150)), as: .png)
-        try await cache.store(nil, data: bytes, forKey: url.absoluteString, cacheType: .disk)
+        let disk = try DiskCache(directory: TestFiles.temporaryDirectory("imago-facade-key"))
         let manager = ImageManager(
-            cache: cache,
-            downloader: ImageDownloader(
-                configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]))
-        #expect(try await manager.cache.image(for: ImageRequest(url: url), from: .disk)?.pixelSize == PixelSize(width: 200, height: 150))
-        let hit = try #require(try await cache.image(forKey: url.absoluteString, cacheType: .disk))
-        #expect(hit.source == .disk && hit.data == bytes && hit.image.pixelSize == PixelSize(width: 200, height: 150))
-        #expect(try await cache.containsImage(forKey: url.absoluteString, cacheType: .disk) == .disk)
-        try await cache.removeImage(forKey: url.absoluteString)  // both layers: the manager promoted it to memory
-        #expect(try await cache.containsImage(forKey: url.absoluteString) == nil)
+            configuration: ImageManager.Configuration(
+                dataCache: disk,
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])))
+        let url = loader.url("/e.png")
+        let request = ImageRequest(url: url)
+        #expect(manager.dataKey(for: request) == url.absoluteString, "the URL is the key")
+        let bytes = try ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.noisy(width: 200, height: 150)), as: .png)
+        try disk.setData(bytes, forKey: url.absoluteString)
+        #expect(try await manager.cache.contains(request) == .disk)
+        #expect(try await manager.cache.image(for: request, from: .disk)?.pixelSize == PixelSize(width: 200, height: 150))
+        #expect(try await manager.cache.data(for: request) == bytes)
+        #expect(try await manager.cache.contains(request, in: .memory) == .memory, "the disk hit was promoted")
+        try await manager.cache.remove(request)
+        #expect(try await manager.cache.contains(request) == nil)
+        #expect(try !disk.contains(url.absoluteString))
+        #expect(loader.count("/e.png") == 0)
+    }
+
+    @Test("memory in front of disk: a disk hit decodes once, then memory answers; .disk skips memory, .none looks nowhere")
+    func layers() async throws {
+        let loader = MockDataLoader()
+        let decoder = InstrumentedDecoder()
+        let manager = makePipeline(
+            loader: loader, decoder: decoder, disk: try DiskCache(directory: TestFiles.temporaryDirectory("imago-facade-layers")))
+        let request = ImageRequest(url: loader.url("/f.png"))
+        try await manager.cache.storeData(pngFixture(width: 24), for: request)
+        #expect(try await manager.cache.contains(request) == .disk)
+        #expect(try await manager.cache.image(for: request)?.pixelSize == PixelSize(width: 24, height: 18))
+        #expect(try await manager.cache.contains(request) == .memory)
+        #expect(try await manager.cache.image(for: request)?.pixelSize == PixelSize(width: 24, height: 18))
+        #expect(decoder.count == 1, "the second query is a memory hit")
+        #expect(try await manager.cache.image(for: request, from: .disk)?.pixelSize == PixelSize(width: 24, height: 18))
+        #expect(decoder.count == 2, ".disk reads the disk whatever memory holds")
+        #expect(try await manager.cache.image(for: request, from: .none) == nil)
+        // Memory answers before the disk is looked at.
+        manager.cache[request] = Image(buffer: try Fixtures.gradient(width: 5, height: 5))
+        #expect(try await manager.cache.image(for: request)?.pixelSize == PixelSize(width: 5, height: 5))
+        #expect(try await manager.cache.image(for: request, from: .memory)?.pixelSize == PixelSize(width: 5, height: 5))
+        #expect(decoder.count == 2 && loader.count("/f.png") == 0)
+    }
+
+    @Test("twenty concurrent queries of one request share one decode; another size is another decode")
+    func sharedQueries() async throws {
+        let loader = MockDataLoader()
+        let decoder = InstrumentedDecoder(minimumDuration: .milliseconds(20))
+        let manager = makePipeline(
+            loader: loader, decoder: decoder, disk: try DiskCache(directory: TestFiles.temporaryDirectory("imago-facade-shared")))
+        let request = ImageRequest(url: loader.url("/g.png"))
+        try await manager.cache.storeData(pngFixture(width: 24), for: request)
+        let sizes = try await withThrowingTaskGroup(of: PixelSize?.self) { group in
+            for _ in 0..<20 { group.addTask { try await manager.cache.image(for: request)?.pixelSize } }
+            var all: [PixelSize?] = []
+            for try await size in group { all.append(size) }
+            return all
+        }
+        #expect(sizes.count == 20 && sizes.allSatisfy { $0 == PixelSize(width: 24, height: 18) })
+        #expect(decoder.count == 1, "\(decoder.count) decodes")
+        let thumbnail = ImageRequest(url: loader.url("/g.png"), thumbnail: .init(maxPixelSize: PixelSize(width: 8, height: 8)))
+        #expect(try await manager.cache.image(for: thumbnail)?.pixelSize == PixelSize(width: 8, height: 6))
+        #expect(decoder.count == 2, "another size is another decode")
+        #expect(loader.count("/g.png") == 0)
+    }
+
+    @Test("a finished image stored without its bytes is encoded by the default serializer: PNG with alpha, JPEG without")
+    func defaultSerializer() async throws {
+        let loader = MockDataLoader()
+        let manager = try manager(loader: loader, policy: .processedImages)
+        let small = ImageRequest.Thumbnail(maxPixelSize: PixelSize(width: 8, height: 8))
+        let alpha = ImageRequest(url: loader.url("/alpha.png"), thumbnail: small)
+        let opaque = ImageRequest(url: loader.url("/opaque.png"), thumbnail: small)
+        try await manager.cache.store(Image(buffer: try Fixtures.gradient(width: 8, height: 8, alpha: true)), for: alpha)
+        try await manager.cache.store(Image(buffer: try Fixtures.gradient(width: 8, height: 8), hasAlpha: false), for: opaque)
+        let disk = try #require(manager.configuration.dataCache)
+        #expect(ImageFormat(sniffing: try #require(try disk.data(forKey: manager.imageKey(for: alpha)))) == .png)
+        #expect(ImageFormat(sniffing: try #require(try disk.data(forKey: manager.imageKey(for: opaque)))) == .jpeg)
+        try await manager.cache.removeAll(from: .memory)
+        #expect(try await manager.cache.image(for: alpha)?.pixelSize == PixelSize(width: 8, height: 8))
+        #expect(loader.count("/alpha.png") == 0)
+    }
+
+    @Test("the layers asked for scope stores: a memory-only store leaves the disk alone, a disk-only store memory")
+    func storeScoping() async throws {
+        let loader = MockDataLoader()
+        let manager = try manager(loader: loader, policy: .processedImages)
+        let request = ImageRequest(url: loader.url("/h.png"), thumbnail: .init(maxPixelSize: PixelSize(width: 8, height: 8)))
+        let image = Image(buffer: try Fixtures.gradient(width: 8, height: 6))
+        try await manager.cache.store(image, for: request, in: .memory)
+        #expect(try await manager.cache.contains(request, in: .disk) == nil)
+        #expect(try await manager.cache.contains(request) == .memory)
+        manager.cache[request] = nil
+        try await manager.cache.store(image, for: request, in: .disk)
+        #expect(try await manager.cache.contains(request, in: .memory) == nil)
+        #expect(try await manager.cache.contains(request) == .disk)
+        try await manager.cache.remove(request, from: .disk)
+        #expect(try await manager.cache.contains(request) == nil)
+    }
+
+    @Test("bytes on disk that do not decode fail the query with decodingFailed, and never reach the network")
+    func undecodable() async throws {
+        let loader = MockDataLoader()
+        let manager = try manager(loader: loader)
+        let request = ImageRequest(url: loader.url("/junk.png"))
+        try await manager.cache.storeData(Data("not an image".utf8), for: request)
+        let error = await failure { _ = try await manager.cache.image(for: request) }
+        switch error {
+        case .some(.decodingFailed): break
+        default: Issue.record("expected decodingFailed, got \(String(describing: error))")
+        }
+        #expect(manager.cache[request] == nil && loader.count("/junk.png") == 0)
     }
 }

@@ -16,7 +16,7 @@ import Testing
 struct ManagerCachingTests {
     static func makeManager(disk: Bool = true) throws -> ImageManager {
         let diskCache = disk ? try DiskCache(directory: TestFiles.temporaryDirectory("imago-manager")) : nil
-        return ImageManager(cache: ImageCache(disk: diskCache))
+        return ImageManager(configuration: ImageManager.Configuration(dataCache: diskCache))
     }
 
     @Test("network, then memory, then disk for a second manager on the same disk; keys from the request")
@@ -24,12 +24,12 @@ struct ManagerCachingTests {
         try await withServer { server in
             let dir = try TestFiles.temporaryDirectory("imago-manager")
             let url = server.url("/img/a.png")
-            let first = ImageManager(cache: ImageCache(disk: try DiskCache(directory: dir)))
+            let first = ImageManager(configuration: ImageManager.Configuration(dataCache: try DiskCache(directory: dir)))
             let a = try await first.loadImage(with: ImageRequest(url: url, options: .waitStoreCache))
             #expect(a.source == .network && a.data == LoadingFixtures.png && a.cacheKey == url.absoluteString)
             #expect(try await first.loadImage(with: url).source == .memory)
             let disk = try DiskCache(directory: dir)
-            let second = ImageManager(cache: ImageCache(disk: disk))
+            let second = ImageManager(configuration: ImageManager.Configuration(dataCache: disk))
             let fromDisk = try await second.loadImage(with: url)
             #expect(fromDisk.source == .disk && fromDisk.image == a.image)
             #expect(server.count("/img/a.png") == 1)
@@ -60,7 +60,7 @@ struct ManagerCachingTests {
         try await withServer { server in
             let dir = try TestFiles.temporaryDirectory("imago-manager")
             let disk = try DiskCache(directory: dir)
-            let manager = ImageManager(cache: ImageCache(disk: disk))
+            let manager = ImageManager(configuration: ImageManager.Configuration(dataCache: disk))
             let url = server.url("/img/a.png")
             let first = try await manager.loadImage(with: ImageRequest(url: url, options: .waitStoreCache))
             let etag = try #require(try disk.entry(forKey: url.absoluteString)?.entry.metadata["etag"])

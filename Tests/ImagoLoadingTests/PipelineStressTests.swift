@@ -64,18 +64,24 @@ struct PipelineStressTests {
         await manager.finishPendingStores()
     }
 
-    @Test("a manager made from an ImageCache uses its memory, its disk and its coders")
-    func fromImageCache() async throws {
+    @Test("a manager made from a configuration uses its memory cache, its data cache and its coders")
+    func fromConfiguration() async throws {
         let loader = MockDataLoader()
         loader.register("/a.png", data: pngFixture(width: 16))
+        let memory = MemoryCache<String, Image>()
         let disk = MockDataCache()
-        let cache = ImageCache(memory: MemoryCache(), disk: disk)
+        let decoder = InstrumentedDecoder()
         let manager = ImageManager(
-            cache: cache, downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]))
-        let result = try await manager.loadImage(with: ImageRequest(url: loader.url("/a.png"), options: .waitStoreCache))
-        #expect(cache.memory.image(forKey: result.cacheKey) == result.image)
+            configuration: ImageManager.Configuration(
+                memoryCache: memory, dataCache: disk,
+                downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]),
+                coders: ImageCoderRegistry(decoders: [decoder])))
+        let request = ImageRequest(url: loader.url("/a.png"), options: .waitStoreCache)
+        let result = try await manager.loadImage(with: request)
+        #expect(memory.image(forKey: result.cacheKey) == result.image)
         #expect(disk.keys == [loader.url("/a.png").absoluteString])
-        #expect(try await cache.image(forKey: loader.url("/a.png").absoluteString)?.source == .memory)
+        #expect(decoder.count == 1, "decoded by the configured coders")
+        #expect(try await manager.cache.contains(request) == .memory)
     }
 
     @Test("events come in order: progress never falls, partial images before the result, the result last")

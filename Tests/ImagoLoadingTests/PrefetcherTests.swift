@@ -17,7 +17,8 @@ struct PrefetcherTests {
     func prefetcher() async throws {
         try await withServer { server in
             for i in 0..<6 { server.register("f\(i).png", data: LoadingFixtures.png(seed: i)) }
-            let manager = ImageManager(cache: ImageCache(disk: try DiskCache(directory: TestFiles.temporaryDirectory("imago-manager"))))
+            let manager = ImageManager(
+                configuration: ImageManager.Configuration(dataCache: try DiskCache(directory: TestFiles.temporaryDirectory("imago-manager"))))
             _ = try await manager.loadImage(with: ImageRequest(url: server.url("/img/f0.png"), options: .waitStoreCache))
             _ = try await manager.loadImage(with: ImageRequest(url: server.url("/img/f1.png"), options: .waitStoreCache))
             let prefetcher = ImagePrefetcher(manager: manager)

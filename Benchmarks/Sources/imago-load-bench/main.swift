@@ -83,7 +83,7 @@ for _ in 0..<rounds {
     switch mode {
     case "cold", "coldwait":
         try? FileManager.default.removeItem(at: cacheDir)
-        let manager = ImageManager(cache: ImageCache(disk: try DiskCache(directory: cacheDir)))
+        let manager = ImageManager(configuration: ImageManager.Configuration(dataCache: try DiskCache(directory: cacheDir)))
         let start = clock.now
         extra = Double(try await loadAll(manager, options: mode == "coldwait" ? [.waitStoreCache] : []))
         times.append((clock.now - start) / .milliseconds(1))
@@ -97,13 +97,13 @@ for _ in 0..<rounds {
         times.append((clock.now - start) / .milliseconds(1))
         try await manager.downloader.shutdown()
     case "disk":
-        let manager = ImageManager(cache: ImageCache(disk: try DiskCache(directory: cacheDir)))
+        let manager = ImageManager(configuration: ImageManager.Configuration(dataCache: try DiskCache(directory: cacheDir)))
         let start = clock.now
         extra = Double(try await loadAll(manager, options: [.fromCacheOnly]))
         times.append((clock.now - start) / .milliseconds(1))
         try await manager.downloader.shutdown()
     case "memory":
-        let manager = ImageManager(cache: ImageCache(disk: try DiskCache(directory: cacheDir)))
+        let manager = ImageManager(configuration: ImageManager.Configuration(dataCache: try DiskCache(directory: cacheDir)))
         _ = try await loadAll(manager, options: [.fromCacheOnly])
         var hits: [Double] = []
         let start = clock.now

@@ -66,9 +66,9 @@ public struct CachedEntry: Sendable {
     }
 }
 
-/// Encoded bytes by key: the disk layer under ``ImageCache`` and `ImageManager` (Nuke's
-/// `DataCaching`). ``DiskCache`` is the default; an object store or a shared network cache plugs
-/// in the same way.
+/// Encoded bytes by key: the disk layer of `ImageManager` (its configuration's `dataCache`, read
+/// and written by request through `manager.cache`; Nuke's `DataCaching`). ``DiskCache`` is the
+/// default; an object store or a shared network cache plugs in the same way.
 ///
 /// The methods block (they do I/O): callers run them off the cooperative pool, as the pipeline
 /// does on its own I/O queue. Implementations must be safe to call from several threads at once,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-/// Which layers of a cache an operation touches.
+/// Which layers of the caches an operation touches: the `from:` and `in:` argument of
+/// `ImageManager.Cache` (`manager.cache.image(for: request, from: .disk)`).
 public enum ImageCacheType: String, Sendable, Hashable, CaseIterable {
     /// Neither: queries miss, stores and removals do nothing.
     case none
@@ -11,7 +12,4 @@ public enum ImageCacheType: String, Sendable, Hashable, CaseIterable {
     case disk
     /// Memory, then disk.
     case all
-
-    var includesMemory: Bool { self == .memory || self == .all }
-    var includesDisk: Bool { self == .disk || self == .all }
 }

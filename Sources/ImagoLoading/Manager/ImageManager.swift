@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import ImagoCache
+import ImagoCache
 import ImagoCore
 
 #if canImport(FoundationEssentials)
@@ -65,11 +65,6 @@ public final class ImageManager: Sendable {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         pipeline = ImagePipeline(configuration: configuration, failedURLs: failedURLs)
-    }
-
-    /// Creates a manager over `cache`'s memory and disk layers.
-    public convenience init(cache: ImageCache, downloader: ImageDownloader = ImageDownloader()) {
-        self.init(configuration: Configuration(cache: cache, downloader: downloader))
     }
 
     /// The downloader.

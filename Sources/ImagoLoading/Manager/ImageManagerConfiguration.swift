@@ -145,14 +145,6 @@ extension ImageManager {
             self.decodingLimits = decodingLimits
             self.cacheKeyFilter = cacheKeyFilter
         }
-
-        /// A configuration with `cache`'s memory and disk layers, its coders, its serializer (for
-        /// processed images on disk) and its work queue (for decoding).
-        public init(cache: ImageCache, downloader: ImageDownloader = ImageDownloader()) {
-            self.init(
-                memoryCache: cache.memory, dataCache: cache.disk, serializer: cache.serializer, downloader: downloader,
-                coders: cache.coders, processingQueue: cache.workQueue)
-        }
     }
 }
 
