@@ -31,17 +31,32 @@ extension ImageService {
     )
         async throws -> ServiceResponse
     {
+        try await checkHashsum(wanted, source: source)
+        let etag = ServiceHeaders.etag(source.digest, "info," + wanted.canonical)
+        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
+            return notModified(etag: etag, source: source, varies: false)
+        }
+        var report = InfoReport()
+        Self.addHeaderKeys(wanted, info: info, source: source, to: &report)
+        try await addContentKeys(wanted, info: info, source: source, options: options, to: &report)
+        Self.addImagoFacts(info, source: source, to: &report)
+        return try jsonResponse(report, etag: etag, source: source)
+    }
+
+    /// Checks the source's digest against the one the URL gives (`hashsum`), when it gives one.
+    ///
+    /// - Throws: ``ServiceError`` (`hashsum_mismatch`) when they differ.
+    private func checkHashsum(_ wanted: InfoOptions, source: ServiceSource) async throws {
         if let (type, hex) = wanted.expectedHashsum {
             let actual = try await hashsums(of: source, types: [type])[type]
             guard actual == hex else {
                 throw ServiceError(.hashsumMismatch, "the source's \(type) is not the one the URL gives")
             }
         }
-        let etag = ServiceHeaders.etag(source.digest, "info," + wanted.canonical)
-        if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
-            return notModified(etag: etag, source: source, varies: false)
-        }
-        var report = InfoReport()
+    }
+
+    /// The keys `wanted` asks for that the header (and the source's size) answer.
+    private static func addHeaderKeys(_ wanted: InfoOptions, info: ImageInfo, source: ServiceSource, to report: inout InfoReport) {
         if wanted.size { report["size"] = .int(source.count) }
         if wanted.format {
             report["format"] = .string(info.format.rawValue)
@@ -58,6 +73,16 @@ extension ImageService {
         if wanted.sampleFormat { report["sample_format"] = .string(info.bitDepth > 8 ? "ushort" : "uchar") }
         if wanted.pagesNumber { report["pages_number"] = .int(max(info.frameCount, info.pageCount)) }
         if wanted.alpha { report["alpha"] = .bool(info.hasAlpha) }
+    }
+
+    /// The keys `wanted` asks for that read the source: its digests, its metadata blocks, and
+    /// its pixels (or, for a crop by a fixed gravity, the header alone).
+    ///
+    /// - Throws: ``ServiceError`` when the source cannot be read, or is over the resolution limit
+    ///   for pixel options.
+    private func addContentKeys(
+        _ wanted: InfoOptions, info: ImageInfo, source: ServiceSource, options: ProcessingOptions, to report: inout InfoReport
+    ) async throws {
         if !wanted.hashsums.isEmpty {
             let sums = try await hashsums(of: source, types: wanted.hashsums)
             report["hashsums"] = .object(sums.mapValues { .string($0) })
@@ -73,7 +98,10 @@ extension ImageService {
             // A crop by a fixed gravity is worked out from the header alone.
             report["crop"] = Self.cropValue(crop, info: info, origin: nil)
         }
-        // Imago's own header facts.
+    }
+
+    /// Imago's own header facts, whatever `/info` asks.
+    private static func addImagoFacts(_ info: ImageInfo, source: ServiceSource, to report: inout InfoReport) {
         report["frameCount"] = .int(info.frameCount)
         report["loopCount"] = .int(info.loopCount)
         report["durations"] = .array(info.durations.map { .double($0) })
@@ -82,6 +110,12 @@ extension ImageService {
         report["hasICCProfile"] = .bool(info.hasICCProfile)
         report["progressive"] = .bool(info.progressive)
         report["sourceContentType"] = .string(source.contentType ?? info.format.mimeType)
+    }
+
+    /// `report` as the JSON answer, with `etag` and the source's validators.
+    ///
+    /// - Throws: 422 ``ServiceError`` when it cannot be encoded.
+    private func jsonResponse(_ report: InfoReport, etag: String, source: ServiceSource) throws -> ServiceResponse {
         let body: Data
         do {
             body = try report.encoded()

@@ -37,17 +37,36 @@ extension ImageService {
         source: ServiceSource, options: ProcessingOptions, info wanted: InfoOptions?, headers: HTTPFields,
         timings: inout ImageLoadTimings
     ) async throws -> ServiceResponse {
-        let digest = source.digest
         if options.raw, wanted == nil {
-            let sniffed = (try? source.loaded.input.format()) ?? nil
-            let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil } ?? sniffed?.mimeType ?? "application/octet-stream"
-            return imageResponse(
-                Rendered(body: Self.body(of: source), format: sniffed ?? .jpeg), contentType: type,
-                etag: ServiceHeaders.etag(digest, "raw"), source: source, options: options, varies: false, headers: headers)
+            return rawResponse(source: source, options: options, headers: headers)
         }
         if let wanted, let answer = try await videoInfoResponse(wanted, source: source, options: options, headers: headers) {
             return answer
         }
+        let info = try decodableInfo(of: source)
+        if let wanted {
+            return try await infoResponse(info, wanted, source: source, options: options, headers: headers)
+        }
+        if let untouched = try await untouchedResponse(info, source: source, options: options, headers: headers) {
+            return untouched
+        }
+        return try await renderedResponse(info, source: source, options: options, headers: headers, timings: &timings)
+    }
+
+    /// The source as it is (`raw`), typed by its own image content type, else by its bytes.
+    private func rawResponse(source: ServiceSource, options: ProcessingOptions, headers: HTTPFields) -> ServiceResponse {
+        let sniffed = (try? source.loaded.input.format()) ?? nil
+        let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil } ?? sniffed?.mimeType ?? "application/octet-stream"
+        return imageResponse(
+            Rendered(body: Self.body(of: source), format: sniffed ?? .jpeg), contentType: type,
+            etag: ServiceHeaders.etag(source.digest, "raw"), source: source, options: options, varies: false, headers: headers)
+    }
+
+    /// The source's header facts, for a format the coders here decode.
+    ///
+    /// - Throws: ``ServiceError`` when the bytes are not an image, or are one of a format not
+    ///   decoded here.
+    private func decodableInfo(of source: ServiceSource) throws -> ImageInfo {
         let info: ImageInfo
         do {
             info = try source.loaded.info()
@@ -58,9 +77,14 @@ extension ImageService {
         guard coders.canDecode(info.format) else {
             throw ServiceError(.unsupportedFormat, "\(info.format.rawValue) sources cannot be decoded here")
         }
-        if let wanted {
-            return try await infoResponse(info, wanted, source: source, options: options, headers: headers)
-        }
+        return info
+    }
+
+    /// The source sent without processing: an SVG as SVG, or a format `skip_processing` names;
+    /// `nil` when it is rendered.
+    private func untouchedResponse(
+        _ info: ImageInfo, source: ServiceSource, options: ProcessingOptions, headers: HTTPFields
+    ) async throws -> ServiceResponse? {
         // SVG sent as SVG (imgproxy's default when no format is asked): no processing, sanitised.
         if info.format == .svg, Self.sendsSVG(options, configuration: configuration) {
             try RenderPlan.checkResolution(
@@ -72,8 +96,18 @@ extension ImageService {
         if skipped.contains(info.format), options.format == nil || options.format == info.format {
             return imageResponse(
                 Rendered(body: Self.body(of: source), format: info.format), contentType: info.format.mimeType,
-                etag: ServiceHeaders.etag(digest, "skp"), source: source, options: options, varies: false, headers: headers)
+                etag: ServiceHeaders.etag(source.digest, "skp"), source: source, options: options, varies: false, headers: headers)
         }
+        return nil
+    }
+
+    /// The processed image (or a 304 when the client holds it), adding the render's stages to
+    /// `timings`.
+    private func renderedResponse(
+        _ info: ImageInfo, source: ServiceSource, options: ProcessingOptions, headers: HTTPFields,
+        timings: inout ImageLoadTimings
+    ) async throws -> ServiceResponse {
+        let digest = source.digest
         var plan = try RenderPlan(info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders)
 
         // The watermark's pixels are part of the answer: a new watermark is a new ETag.
@@ -85,25 +119,10 @@ extension ImageService {
         // Negotiated AVIF not made yet: a fast AVIF (or the next format) now, the AVIF in the background.
         var provisional = false
         if configuration.avifLater, plan.format == .avif, plan.negotiated {
-            var later = plan
-            later.setAVIFSpeed(configuration.avifLaterSpeed)
-            // On one thread: the background takes its lane of the workers and no more.
-            later.encoderThreads = 1
-            let avif = request(later)
-            if await manager.hasStoredResult(for: avif, source: source.loaded) {
-                plan = later
-            } else {
-                backgroundEncodes.start(etag(avif), request: avif, source: source.loaded, manager: manager)
-                switch configuration.avifLaterFirst {
-                case .avif:
-                    plan = later.fastAVIF(speed: ServerConfiguration.fastAVIFSpeed)
-                case .next:
-                    plan = try RenderPlan(
-                        info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders,
-                        excluding: [.avif])
-                }
-                provisional = true
-            }
+            let first = try await avifLaterPlan(
+                plan, info: info, source: source, options: options, headers: headers, request: request, etag: etag)
+            plan = first.plan
+            provisional = first.provisional
         }
         let chosen = request(plan)
         let tag = etag(chosen)
@@ -115,6 +134,33 @@ extension ImageService {
         return imageResponse(
             rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: tag, source: source, options: options,
             varies: plan.variesByAccept, headers: headers, provisional: provisional)
+    }
+
+    /// A negotiated AVIF with `IMAGO_AVIF_LATER`: the plan answered now, and whether that answer
+    /// is provisional. The AVIF itself when it is stored already; else a fast AVIF (or the next
+    /// format), with the AVIF made in the background.
+    private func avifLaterPlan(
+        _ plan: RenderPlan, info: ImageInfo, source: ServiceSource, options: ProcessingOptions, headers: HTTPFields,
+        request: (RenderPlan) -> ImageRequest, etag: (ImageRequest) -> String
+    ) async throws -> (plan: RenderPlan, provisional: Bool) {
+        var later = plan
+        later.setAVIFSpeed(configuration.avifLaterSpeed)
+        // On one thread: the background takes its lane of the workers and no more.
+        later.encoderThreads = 1
+        let avif = request(later)
+        if await manager.hasStoredResult(for: avif, source: source.loaded) {
+            return (later, false)
+        }
+        backgroundEncodes.start(etag(avif), request: avif, source: source.loaded, manager: manager)
+        switch configuration.avifLaterFirst {
+        case .avif:
+            return (later.fastAVIF(speed: ServerConfiguration.fastAVIFSpeed), true)
+        case .next:
+            let next = try RenderPlan(
+                info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders,
+                excluding: [.avif])
+            return (next, true)
+        }
     }
 
     /// Decodes (shrinking on load where the result allows), transforms and encodes through the

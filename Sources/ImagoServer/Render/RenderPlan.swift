@@ -121,30 +121,14 @@ struct RenderPlan: Sendable {
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
         let pixels = try Self.checkResolution(info, limit: maxResolution, frames: frameLimit != nil)
         if animated {
-            guard info.frameCount <= maxFrames else {
-                throw ServiceError(
-                    .limitExceeded,
-                    "the source has \(info.frameCount) frames, over the limit of \(maxFrames)")
-            }
-            let total = Double(pixels.partialValue) * Double(info.frameCount)
-            guard total <= configuration.maxAnimationPixels * 1_000_000 else {
-                throw ServiceError(
-                    .limitExceeded,
-                    "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(configuration.maxAnimationPixels)")
-            }
+            try Self.checkAnimation(info, framePixels: pixels.partialValue, maxFrames: maxFrames, configuration: configuration)
         }
         let mapping = configuration.qualityMapping
         let mapped = { (q: Int) in mapping.quality(q, for: format, avifSpeed: configuration.avifSpeed) }
         let explicit = options.formatQuality[format] ?? (options.quality > 0 ? nil : configuration.formatQuality[format])
         let quality = explicit ?? mapped(options.quality > 0 ? options.quality : configuration.quality)
-        let limits = DecodingLimits(
-            maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
-            maxFrames: animated || options.page != nil ? maxFrames : 1_000_000,
-            maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
-            maxBytes: Int.max,
-            maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
-            // A vector render stops within the request's time.
-            maxRenderSeconds: min(20, Self.seconds(configuration.requestTimeout)))
+        let limits = Self.decodingLimits(
+            maxResolution: maxResolution, maxFrames: animated || options.page != nil ? maxFrames : 1_000_000, configuration: configuration)
         self.init(
             format: format, animated: animated, variesByAccept: variesByAccept,
             autoRotate: options.autoRotate ?? configuration.autoRotate,
@@ -156,6 +140,48 @@ struct RenderPlan: Sendable {
             limits: limits,
             maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
         negotiated = chosen.negotiated
+        decideExtras(info: info, options: options, configuration: configuration, explicitQuality: explicit, mapping: mapping)
+    }
+
+    /// Checks an animation kept animated against the frame count and total pixel limits, each
+    /// of its frames holding `framePixels`.
+    ///
+    /// - Throws: 422 ``ServiceError`` (`limit_exceeded`) past either.
+    private static func checkAnimation(_ info: ImageInfo, framePixels: Int, maxFrames: Int, configuration: ServerConfiguration) throws {
+        guard info.frameCount <= maxFrames else {
+            throw ServiceError(
+                .limitExceeded,
+                "the source has \(info.frameCount) frames, over the limit of \(maxFrames)")
+        }
+        let total = Double(framePixels) * Double(info.frameCount)
+        guard total <= configuration.maxAnimationPixels * 1_000_000 else {
+            throw ServiceError(
+                .limitExceeded,
+                "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(configuration.maxAnimationPixels)")
+        }
+    }
+
+    /// The decode's limits: `maxResolution` megapixels a source (or frame), `maxFrames` frames,
+    /// the service's animation pixels, and a vector render's time.
+    private static func decodingLimits(maxResolution: Double, maxFrames: Int, configuration: ServerConfiguration) -> DecodingLimits {
+        DecodingLimits(
+            maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+            maxFrames: maxFrames,
+            maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
+            maxBytes: Int.max,
+            maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
+            // A vector render stops within the request's time.
+            maxRenderSeconds: min(20, Self.seconds(configuration.requestTimeout)))
+    }
+
+    /// What follows from the chosen format and the options: the faces a crop keeps, the profile
+    /// to convert into, the gain map, the encoders' speed and effort (and whether the quality
+    /// follows the speed, for a quality `mapping` applied to no `explicitQuality`), and the
+    /// embedded thumbnail.
+    private mutating func decideExtras(
+        info: ImageInfo, options: ProcessingOptions, configuration: ServerConfiguration, explicitQuality explicit: Int?,
+        mapping: ServerConfiguration.QualityMapping
+    ) {
         faces = ServiceFaces(options: options, configuration: configuration)
         if let name = options.colorProfile, ServiceColorProfile.formats.contains(format) {
             colorProfile = ServiceColorProfile(name: name, directory: configuration.colorProfilesDirectory)

@@ -184,133 +184,28 @@ struct ServiceTransformer: ImageTransforming {
     /// The plan for a frame of `width` by `height`; `nil` when it needs to look at `pixels`
     /// (trim, smart gravity) and has none.
     private func plan(width: Int, height: Int, pixels: PixelBuffer?) throws -> Plan? {
-        var plan = Plan()
-        var w = width, h = height
+        var draft = PlanDraft(pixels: pixels, w: width, h: height)
         // The decoder may have shrunk the source on load: sizes are worked out in the source's
         // pixels, and crop sizes and offsets brought to the decoded ones.
-        let sourceScale = sourceSize.width > 0 ? Double(w) / Double(sourceSize.width) : 1
-        if let t = options.trim {
-            guard let buffer = pixels else { return nil }
-            guard
-                let rect = ImageAnalysis.trimRect(
-                    buffer, color: t.color, threshold: t.threshold,
-                    equalHorizontal: t.equalHorizontal, equalVertical: t.equalVertical)
-            else {
-                throw ImageCodingError.invalidArgument("trim would leave nothing of the image")
-            }
-            plan.trim = rect
-            w = rect.width
-            h = rect.height
-        }
+        let sourceScale = sourceSize.width > 0 ? Double(width) / Double(sourceSize.width) : 1
+        guard try planTrim(&draft) else { return nil }
         let s = geometry.sizes(
-            width: max(1, ServiceGeometry.round(Double(w) / sourceScale)), height: max(1, ServiceGeometry.round(Double(h) / sourceScale)))
-        let cw = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropWidth, sourceScale), w)
-        let ch = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropHeight, sourceScale), h)
-        // Faces are looked for once, in the trimmed frame, and brought to each step's pixels.
-        var found: [DetectedObject]?
-        func faces(_ region: PixelBuffer) -> [DetectedObject] {
-            if let found { return found }
-            let f = self.faces?.faces(in: region) ?? []
-            found = f
-            return f
-        }
-        func keeping(
-            _ gravity: ProcessingOptions.Gravity, _ frame: PixelBuffer, _ boxes: [DetectedObject], _ width: Int, _ height: Int
-        )
-            -> (x: Int, y: Int)
-        {
-            if let f = self.faces { return f.origin(gravity, in: frame, faces: boxes, width: width, height: height) }
-            if gravity.kind == .objects { return ServiceGeometry.place(width, height, in: frame.width, frame.height, gravity: .center) }
-            return ImageAnalysis.smartCropOrigin(frame, width: width, height: height)
-        }
-        if cw < w || ch < h {
-            let gravity = options.crop?.gravity ?? options.gravity
-            let origin: (x: Int, y: Int)
-            if gravity.kind == .smart || gravity.kind == .objects {
-                guard let buffer = pixels else { return nil }
-                let region = try cut(buffer, plan.trim)
-                origin = keeping(gravity, region, faces(region), cw, ch)
-            } else {
-                // Crop offsets are the source's pixels, whatever the dpr.
-                origin = ServiceGeometry.place(cw, ch, in: w, h, gravity: gravity, pixelScale: sourceScale)
-            }
-            plan.crop = (origin.x, origin.y, cw, ch)
-            w = cw
-            h = ch
-        }
-        let size = PixelSize(width: max(1, s.scaledWidth), height: max(1, s.scaledHeight))
-        if size.width != w || size.height != h { plan.resize = size }
-        w = size.width
-        h = size.height
-        let fw = ServiceGeometry.minNonZero(s.resultCropWidth, w), fh = ServiceGeometry.minNonZero(s.resultCropHeight, h)
-        if fw < w || fh < h {
-            let box = PixelSize(width: min(fw, w), height: min(fh, h))
-            let origin: (x: Int, y: Int)
-            if options.gravity.kind == .smart || options.gravity.kind == .objects {
-                // Smart gravity looks at the picture as it will be cropped: the resized frame.
-                guard let buffer = pixels else { return nil }
-                let region = try cut(buffer, plan.trim)
-                let before = try cut(region, plan.crop)
-                let preview = try Resampler.resize(before, to: PixelSize(width: w, height: h), quality: .bilinear)
-                // The faces, from the trimmed frame's pixels to the preview's.
-                let boxes =
-                    self.faces == nil
-                    ? []
-                    : faces(region).map {
-                        $0.mapped(dx: -(plan.crop?.x ?? 0), dy: -(plan.crop?.y ?? 0), scale: Double(w) / Double(max(1, before.width)))
-                    }
-                origin = keeping(options.gravity, preview, boxes, box.width, box.height)
-            } else {
-                origin = ServiceGeometry.place(box.width, box.height, in: w, h, gravity: options.gravity, pixelScale: s.dprScale)
-            }
-            plan.fill = (origin.x, origin.y, box.width, box.height)
-            w = box.width
-            h = box.height
-        }
+            width: max(1, ServiceGeometry.round(Double(draft.w) / sourceScale)),
+            height: max(1, ServiceGeometry.round(Double(draft.h) / sourceScale)))
+        let cw = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropWidth, sourceScale), draft.w)
+        let ch = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropHeight, sourceScale), draft.h)
+        guard try planCrop(&draft, width: cw, height: ch, sourceScale: sourceScale) else { return nil }
+        planResize(&draft, s)
+        guard try planFill(&draft, s) else { return nil }
         // The objects to blur or outline, found in the trimmed frame and brought to the result's.
-        if options.blurDetections != nil || options.drawDetections != nil {
-            guard let buffer = pixels else { return nil }
-            let region = try cut(buffer, plan.trim)
-            let before = plan.crop.map { PixelSize(width: $0.width, height: $0.height) } ?? region.size
-            let scale = Double(plan.resize?.width ?? before.width) / Double(max(1, before.width))
-            plan.detections = faces(region).map {
-                $0.mapped(dx: -(plan.crop?.x ?? 0), dy: -(plan.crop?.y ?? 0), scale: scale)
-                    .mapped(dx: -(plan.fill?.x ?? 0), dy: -(plan.fill?.y ?? 0))
-            }
-        }
+        guard try planDetections(&draft) else { return nil }
         // From here on sizes are the result's pixels.
-        func embed(_ tw: Int, _ th: Int, _ gravity: ProcessingOptions.Gravity) -> (top: Int, right: Int, bottom: Int, left: Int)? {
-            guard tw > w || th > h else { return nil }
-            let cw = max(w, tw > 0 ? tw : w), ch = max(h, th > 0 ? th : h)
-            let at = ServiceGeometry.place(w, h, in: cw, ch, gravity: gravity, pixelScale: s.dprScale)
-            defer {
-                w = cw
-                h = ch
-            }
-            return (at.y, cw - w - at.x, ch - h - at.y, at.x)
-        }
-        if options.extend { plan.extend = embed(s.targetWidth, s.targetHeight, options.extendGravity) }
-        if options.extendAspectRatio, s.aspectWidth > 0, s.aspectHeight > 0 {
-            plan.aspect = embed(s.aspectWidth, s.aspectHeight, options.extendAspectRatioGravity)
-        }
-        if let p = options.padding {
-            func px(_ v: Int) -> Int { ServiceGeometry.scaleToEven(v, s.dprScale) }
-            plan.padding = (px(p.top), px(p.right), px(p.bottom), px(p.left))
-            w += px(p.left) + px(p.right)
-            h += px(p.top) + px(p.bottom)
-        }
+        planExtensions(&draft, s)
         // Checked before any pixel of it is made: a zoom or dpr can ask for any size.
-        let pixels = w.multipliedReportingOverflow(by: h)
-        guard !pixels.overflow, pixels.partialValue <= Self.maxResultPixels, w <= Self.maxResultSide, h <= Self.maxResultSide else {
-            throw ImageCodingError.exceedsLimit(.maxPixels, found: pixels.overflow ? Int.max : pixels.partialValue, limit: Self.maxResultPixels)
-        }
+        try Self.checkResultSize(width: draft.w, height: draft.h)
         // Last, over everything, as imgproxy draws it: offsets in the result's pixels.
-        if let wm = watermark, let o = watermarkOptions {
-            plan.watermark = try wm.overlay(
-                for: o, width: w, height: h, dprScale: s.dprScale, box: options.watermarkSize, rotate: options.watermarkRotate,
-                shadow: options.watermarkShadow)
-        }
-        return plan
+        try planWatermark(&draft, s)
+        return draft.plan
     }
 
     /// The most pixels a result may have (256 megapixels, 1 GiB of RGBA), whatever the options ask.
@@ -400,5 +295,201 @@ struct ServiceTransformer: ImageTransforming {
     private func cut(_ buffer: PixelBuffer, _ rect: (x: Int, y: Int, width: Int, height: Int)?) throws -> PixelBuffer {
         guard let r = rect, r.x != 0 || r.y != 0 || r.width != buffer.width || r.height != buffer.height else { return buffer }
         return try ImageTransformers.Crop(x: r.x, y: r.y, width: r.width, height: r.height).transform(buffer)
+    }
+}
+
+// MARK: - The plan's steps
+
+extension ServiceTransformer {
+    /// ``plan(width:height:pixels:)`` in progress: the rectangles and sizes decided so far, the
+    /// frame's size after the last step, and the faces once they are looked for.
+    private struct PlanDraft {
+        /// The frame's pixels, when the caller has them (trim and smart gravity look at them).
+        let pixels: PixelBuffer?
+        /// The steps decided so far.
+        var plan = Plan()
+        /// The frame's width after the steps so far.
+        var w: Int
+        /// The frame's height after the steps so far.
+        var h: Int
+        /// Faces are looked for once, in the trimmed frame, and brought to each step's pixels.
+        var found: [DetectedObject]?
+
+        /// A draft of nothing done yet to a `w`×`h` frame.
+        init(pixels: PixelBuffer?, w: Int, h: Int) {
+            self.pixels = pixels
+            self.w = w
+            self.h = h
+        }
+
+        /// The faces `detector` finds in `region` (the trimmed frame): looked for on the first
+        /// call, kept for the others.
+        mutating func faces(in region: PixelBuffer, by detector: ServiceFaces?) -> [DetectedObject] {
+            if let found { return found }
+            let f = detector?.faces(in: region) ?? []
+            found = f
+            return f
+        }
+
+        /// The insets that put the frame in a `tw`×`th` canvas (0: the frame's side) at
+        /// `gravity`, the frame then the canvas's size; `nil`, the frame left alone, when the
+        /// canvas is no larger on either side.
+        mutating func embed(
+            _ tw: Int, _ th: Int, _ gravity: ProcessingOptions.Gravity, dprScale: Double
+        ) -> (top: Int, right: Int, bottom: Int, left: Int)? {
+            guard tw > w || th > h else { return nil }
+            let cw = max(w, tw > 0 ? tw : w), ch = max(h, th > 0 ? th : h)
+            let at = ServiceGeometry.place(w, h, in: cw, ch, gravity: gravity, pixelScale: dprScale)
+            defer {
+                w = cw
+                h = ch
+            }
+            return (at.y, cw - w - at.x, ch - h - at.y, at.x)
+        }
+    }
+
+    /// Trims the frame (`trim`), when asked: `false` when that needs pixels the draft has none of.
+    ///
+    /// - Throws: when trimming would leave nothing of the image.
+    private func planTrim(_ draft: inout PlanDraft) throws -> Bool {
+        guard let t = options.trim else { return true }
+        guard let buffer = draft.pixels else { return false }
+        guard
+            let rect = ImageAnalysis.trimRect(
+                buffer, color: t.color, threshold: t.threshold,
+                equalHorizontal: t.equalHorizontal, equalVertical: t.equalVertical)
+        else {
+            throw ImageCodingError.invalidArgument("trim would leave nothing of the image")
+        }
+        draft.plan.trim = rect
+        draft.w = rect.width
+        draft.h = rect.height
+        return true
+    }
+
+    /// Crops the frame (`crop`) to `cw`×`ch`, when that is smaller, at the crop's gravity (or
+    /// the image's): `false` when a smart or object gravity needs pixels the draft has none of.
+    private func planCrop(_ draft: inout PlanDraft, width cw: Int, height ch: Int, sourceScale: Double) throws -> Bool {
+        guard cw < draft.w || ch < draft.h else { return true }
+        let gravity = options.crop?.gravity ?? options.gravity
+        let origin: (x: Int, y: Int)
+        if gravity.kind == .smart || gravity.kind == .objects {
+            guard let buffer = draft.pixels else { return false }
+            let region = try cut(buffer, draft.plan.trim)
+            origin = keeping(gravity, region, draft.faces(in: region, by: self.faces), cw, ch)
+        } else {
+            // Crop offsets are the source's pixels, whatever the dpr.
+            origin = ServiceGeometry.place(cw, ch, in: draft.w, draft.h, gravity: gravity, pixelScale: sourceScale)
+        }
+        draft.plan.crop = (origin.x, origin.y, cw, ch)
+        draft.w = cw
+        draft.h = ch
+        return true
+    }
+
+    /// Resizes the frame to the scaled size (at least a pixel a side), when that is another size.
+    private func planResize(_ draft: inout PlanDraft, _ s: ServiceGeometry.Sizes) {
+        let size = PixelSize(width: max(1, s.scaledWidth), height: max(1, s.scaledHeight))
+        if size.width != draft.w || size.height != draft.h { draft.plan.resize = size }
+        draft.w = size.width
+        draft.h = size.height
+    }
+
+    /// Crops the resized frame to the result's crop (fill, fill-down), when that is smaller, at
+    /// the gravity: `false` when a smart or object gravity needs pixels the draft has none of.
+    private func planFill(_ draft: inout PlanDraft, _ s: ServiceGeometry.Sizes) throws -> Bool {
+        let w = draft.w, h = draft.h
+        let fw = ServiceGeometry.minNonZero(s.resultCropWidth, w), fh = ServiceGeometry.minNonZero(s.resultCropHeight, h)
+        guard fw < w || fh < h else { return true }
+        let box = PixelSize(width: min(fw, w), height: min(fh, h))
+        let origin: (x: Int, y: Int)
+        if options.gravity.kind == .smart || options.gravity.kind == .objects {
+            // Smart gravity looks at the picture as it will be cropped: the resized frame.
+            guard let buffer = draft.pixels else { return false }
+            let crop = draft.plan.crop
+            let region = try cut(buffer, draft.plan.trim)
+            let before = try cut(region, crop)
+            let preview = try Resampler.resize(before, to: PixelSize(width: w, height: h), quality: .bilinear)
+            // The faces, from the trimmed frame's pixels to the preview's.
+            let boxes =
+                self.faces == nil
+                ? []
+                : draft.faces(in: region, by: self.faces).map {
+                    $0.mapped(dx: -(crop?.x ?? 0), dy: -(crop?.y ?? 0), scale: Double(w) / Double(max(1, before.width)))
+                }
+            origin = keeping(options.gravity, preview, boxes, box.width, box.height)
+        } else {
+            origin = ServiceGeometry.place(box.width, box.height, in: w, h, gravity: options.gravity, pixelScale: s.dprScale)
+        }
+        draft.plan.fill = (origin.x, origin.y, box.width, box.height)
+        draft.w = box.width
+        draft.h = box.height
+        return true
+    }
+
+    /// The objects to blur or outline (`blur_detections`, `draw_detections`), found in the
+    /// trimmed frame and brought to the result's pixels: `false` when they are asked for and
+    /// the draft has no pixels to look in.
+    private func planDetections(_ draft: inout PlanDraft) throws -> Bool {
+        guard options.blurDetections != nil || options.drawDetections != nil else { return true }
+        guard let buffer = draft.pixels else { return false }
+        let crop = draft.plan.crop, fill = draft.plan.fill
+        let region = try cut(buffer, draft.plan.trim)
+        let before = crop.map { PixelSize(width: $0.width, height: $0.height) } ?? region.size
+        let scale = Double(draft.plan.resize?.width ?? before.width) / Double(max(1, before.width))
+        let found = draft.faces(in: region, by: self.faces)
+        draft.plan.detections = found.map {
+            $0.mapped(dx: -(crop?.x ?? 0), dy: -(crop?.y ?? 0), scale: scale)
+                .mapped(dx: -(fill?.x ?? 0), dy: -(fill?.y ?? 0))
+        }
+        return true
+    }
+
+    /// The extension (`extend`), the aspect extension (`extend_aspect_ratio`) and the padding,
+    /// in this order, in the result's pixels.
+    private func planExtensions(_ draft: inout PlanDraft, _ s: ServiceGeometry.Sizes) {
+        if options.extend {
+            let extend = draft.embed(s.targetWidth, s.targetHeight, options.extendGravity, dprScale: s.dprScale)
+            draft.plan.extend = extend
+        }
+        if options.extendAspectRatio, s.aspectWidth > 0, s.aspectHeight > 0 {
+            let aspect = draft.embed(s.aspectWidth, s.aspectHeight, options.extendAspectRatioGravity, dprScale: s.dprScale)
+            draft.plan.aspect = aspect
+        }
+        if let p = options.padding {
+            func px(_ v: Int) -> Int { ServiceGeometry.scaleToEven(v, s.dprScale) }
+            draft.plan.padding = (px(p.top), px(p.right), px(p.bottom), px(p.left))
+            draft.w += px(p.left) + px(p.right)
+            draft.h += px(p.top) + px(p.bottom)
+        }
+    }
+
+    /// Checks a `w`×`h` result against ``maxResultPixels`` and ``maxResultSide``.
+    ///
+    /// - Throws: ``ImageCodingError/exceedsLimit(_:found:limit:)`` past either.
+    private static func checkResultSize(width w: Int, height h: Int) throws {
+        let pixels = w.multipliedReportingOverflow(by: h)
+        guard !pixels.overflow, pixels.partialValue <= Self.maxResultPixels, w <= Self.maxResultSide, h <= Self.maxResultSide else {
+            throw ImageCodingError.exceedsLimit(.maxPixels, found: pixels.overflow ? Int.max : pixels.partialValue, limit: Self.maxResultPixels)
+        }
+    }
+
+    /// The watermark, fitted and placed on the `draft`'s result, when one is drawn.
+    private func planWatermark(_ draft: inout PlanDraft, _ s: ServiceGeometry.Sizes) throws {
+        if let wm = watermark, let o = watermarkOptions {
+            draft.plan.watermark = try wm.overlay(
+                for: o, width: draft.w, height: draft.h, dprScale: s.dprScale, box: options.watermarkSize, rotate: options.watermarkRotate,
+                shadow: options.watermarkShadow)
+        }
+    }
+
+    /// Where a `width`×`height` window of `frame` goes for a smart or object `gravity`: by the
+    /// faces in `boxes` when faces are looked for, else the centre (objects) or smart crop.
+    private func keeping(
+        _ gravity: ProcessingOptions.Gravity, _ frame: PixelBuffer, _ boxes: [DetectedObject], _ width: Int, _ height: Int
+    ) -> (x: Int, y: Int) {
+        if let f = self.faces { return f.origin(gravity, in: frame, faces: boxes, width: width, height: height) }
+        if gravity.kind == .objects { return ServiceGeometry.place(width, height, in: frame.width, frame.height, gravity: .center) }
+        return ImageAnalysis.smartCropOrigin(frame, width: width, height: height)
     }
 }

@@ -24,25 +24,48 @@ struct ServicePipeline {
         configuration: ServerConfiguration, resolver: any HostResolving, connector: (any HTTPConnecting)?,
         workers: WorkQueue
     ) throws(ConfigurationError) {
+        let sourceGuard = Self.sourceGuard(configuration, resolver: resolver)
+        let http = HTTPDataLoader(connectTimeout: configuration.downloadTimeout, sourceGuard: sourceGuard, connector: connector)
+        httpLoader = http
+        let downloader = Self.downloader(configuration, http: http, connector: connector)
+        let managed = try Self.managerConfiguration(configuration, downloader: downloader, workers: workers, connector: connector)
+        manager = ImageManager(configuration: managed)
+    }
+
+    /// The guard of HTTP sources: the address policy, and the allow-list of sources.
+    private static func sourceGuard(_ configuration: ServerConfiguration, resolver: any HostResolving) -> SourceGuard {
         let allowed = configuration.allowedSources
-        let sourceGuard = SourceGuard(
+        return SourceGuard(
             policy: AddressPolicy(
                 allowsLoopback: configuration.allowLoopbackSources, allowsPrivate: configuration.allowPrivateSources,
                 allowsLinkLocal: configuration.allowLinkLocalSources),
             resolver: resolver,
             permitsURL: { url in SourcePattern.permits(url.absoluteString, patterns: allowed) })
+    }
+
+    /// The downloader of sources over `http` and the object stores: timeouts, redirects, size limit.
+    private static func downloader(
+        _ configuration: ServerConfiguration, http: HTTPDataLoader, connector: (any HTTPConnecting)?
+    ) -> ImageDownloader {
         let timeouts = ImageDownloadTimeouts(
             connect: configuration.downloadTimeout, read: configuration.downloadTimeout,
             total: configuration.downloadTimeout)
-        let http = HTTPDataLoader(connectTimeout: configuration.downloadTimeout, sourceGuard: sourceGuard, connector: connector)
-        httpLoader = http
         let headers = ["Accept": ImageDownloaderConfiguration.defaultAccept, "User-Agent": "imago-server/0.1"]
-        let downloader = ImageDownloader(
+        return ImageDownloader(
             configuration: ImageDownloaderConfiguration(
                 maxConcurrentDownloads: max(8, configuration.workers * 4), timeouts: timeouts,
                 headers: headers, maxRedirects: configuration.maxRedirects,
                 maxBodyBytes: configuration.maxSourceFileSize),
             loaders: [http] + Self.objectStoreLoaders(configuration, connector: connector))
+    }
+
+    /// The image manager's settings: the disk caches of sources and results (and the object
+    /// store's beside them), the decodes kept in memory, the limits, the sources' freshness.
+    ///
+    /// - Throws: ``ConfigurationError`` when the cache directory cannot be opened.
+    private static func managerConfiguration(
+        _ configuration: ServerConfiguration, downloader: ImageDownloader, workers: WorkQueue, connector: (any HTTPConnecting)?
+    ) throws(ConfigurationError) -> ImageManager.Configuration {
         let directory = configuration.cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DiskCache.defaultDirectory
         // Sources are opened where they lie (or mapped), not copied: no page faults or copy per
         // request, and their pages are the page cache's, not the process's.
@@ -51,14 +74,7 @@ struct ServicePipeline {
         let results = try Self.diskCache(directory, namespace: "results", size: configuration.resultCacheSize, what: "result")
         var managed = ImageManager.Configuration(
             memoryCache: nil, dataCache: cache, downloader: downloader, coders: .shared, processingQueue: workers,
-            decodingLimits: DecodingLimits(
-                maxPixels: Int(configuration.maxSourceResolution * 1_000_000),
-                maxFrames: configuration.maxAnimationFrames,
-                maxTotalFramePixels: Int(configuration.maxAnimationPixels * 1_000_000),
-                maxBytes: configuration.maxSourceFileSize,
-                // imgproxy's max_src_resolution bounds the source as declared,
-                // however small the decode.
-                maxSourcePixels: Int(configuration.maxSourceResolution * 1_000_000)))
+            decodingLimits: Self.decodingLimits(configuration))
         // Results made in the last moments, so requests that straggle in just after a render
         // finished (a client's next connection, a CDN's second miss) still share it.
         managed.resultRetention = .init(costLimit: 32 << 20, ageLimit: .seconds(2))
@@ -81,7 +97,19 @@ struct ServicePipeline {
         // no-store (imgproxy downloads on every miss; this keeps its freshness without the cost).
         managed.freshness = CacheFreshness(
             default: configuration.sourceTTL, minimum: configuration.sourceTTLMin, maximum: configuration.sourceTTLMax, shared: true)
-        manager = ImageManager(configuration: managed)
+        return managed
+    }
+
+    /// The service's decoding limits: source resolution, frames, animation pixels, file size.
+    private static func decodingLimits(_ configuration: ServerConfiguration) -> DecodingLimits {
+        DecodingLimits(
+            maxPixels: Int(configuration.maxSourceResolution * 1_000_000),
+            maxFrames: configuration.maxAnimationFrames,
+            maxTotalFramePixels: Int(configuration.maxAnimationPixels * 1_000_000),
+            maxBytes: configuration.maxSourceFileSize,
+            // imgproxy's max_src_resolution bounds the source as declared,
+            // however small the decode.
+            maxSourcePixels: Int(configuration.maxSourceResolution * 1_000_000))
     }
 
     /// The loaders of the object stores the configuration enables, behind the same allow-list
