@@ -164,20 +164,12 @@ extension ServerConfiguration {
     ]
 
     /// The watermark and the faces: what is drawn over results and what crops look for.
-    static let drawingSettings: [Setting<ServerConfiguration>] = [
-        Setting("IMAGO_WATERMARK_DATA", imgproxy: ["IMGPROXY_WATERMARK_DATA"], meaning: "base64 image the watermark option draws over results") {
-            env, c throws(ConfigurationError) in
-            c.watermarkImageData = try env.imageData("IMAGO_WATERMARK_DATA", path: "IMAGO_WATERMARK_PATH") ?? c.watermarkImageData
-        } show: {
-            $0.watermarkImageData == nil ? "none" : "(set)"
-        },
-        .member("IMAGO_WATERMARK_PATH", of: "IMAGO_WATERMARK_DATA", imgproxy: "IMGPROXY_WATERMARK_PATH", "file of that image, read at start") { _ in "none" },
-        Setting("IMAGO_WATERMARK_URL", imgproxy: ["IMGPROXY_WATERMARK_URL"], meaning: "URL of that image, fetched like a source") {
-            env, c throws(ConfigurationError) in
-            c.watermarkImageURL = try env.httpURL("IMAGO_WATERMARK_URL") ?? c.watermarkImageURL
-        } show: {
-            $0.watermarkImageURL ?? "none"
-        },
+    static let drawingSettings: [Setting<ServerConfiguration>] =
+        imageSettings(
+            "IMAGO_WATERMARK", imgproxy: "IMGPROXY_WATERMARK", data: \.watermarkImageData, url: \.watermarkImageURL,
+            meaning: "base64 image the watermark option draws over results") + drawingRest
+
+    private static let drawingRest: [Setting<ServerConfiguration>] = [
         Setting("IMAGO_WATERMARK_OPACITY", imgproxy: ["IMGPROXY_WATERMARK_OPACITY"], meaning: "multiplies each URL's watermark opacity, above 0 to 1") {
             env, c throws(ConfigurationError) in
             guard let opacity = try env.double("IMAGO_WATERMARK_OPACITY") else { return }
@@ -198,4 +190,26 @@ extension ServerConfiguration {
         .text("IMAGO_FACE_DETECTION_CASCADE", \.faceDetectionCascade, "the OpenCV cascade (XML) faces are found with"),
         .seconds("IMAGO_FACE_DETECTION_TIME_LIMIT", \.faceDetectionTimeLimit, "seconds of CPU time a face search takes before it keeps what it found")
     ]
+
+    /// imgproxy's three settings of one image: `PREFIX_DATA` (base64; it reads the others),
+    /// `PREFIX_PATH` (a file, read at start, which wins) and `PREFIX_URL` (fetched like a source).
+    static func imageSettings(
+        _ prefix: String, imgproxy: String, data: SettingPath<ServerConfiguration, Data?>, url: SettingPath<ServerConfiguration, String?>,
+        meaning: String
+    ) -> [Setting<ServerConfiguration>] {
+        [
+            Setting(prefix + "_DATA", imgproxy: [imgproxy + "_DATA"], meaning: meaning) { env, c throws(ConfigurationError) in
+                c[keyPath: data] = try env.imageData(prefix + "_DATA", path: prefix + "_PATH") ?? c[keyPath: data]
+            } show: {
+                $0[keyPath: data] == nil ? "none" : "(set)"
+            },
+            .member(prefix + "_PATH", of: prefix + "_DATA", imgproxy: imgproxy + "_PATH", "file of that image, read at start") { _ in "none" },
+            Setting(prefix + "_URL", imgproxy: [imgproxy + "_URL"], meaning: "URL of that image, fetched like a source") {
+                env, c throws(ConfigurationError) in
+                c[keyPath: url] = try env.httpURL(prefix + "_URL") ?? c[keyPath: url]
+            } show: {
+                $0[keyPath: url] ?? "none"
+            }
+        ]
+    }
 }

@@ -11,7 +11,13 @@ import Foundation
 
 extension ServerConfiguration {
     /// Where sources come from, what they may be, and how long they are kept.
-    static let sourceSettings: [Setting<ServerConfiguration>] = [
+    static let sourceSettings: [Setting<ServerConfiguration>] =
+        sourceBasics
+        + imageSettings(
+            "IMAGO_FALLBACK_IMAGE", imgproxy: "IMGPROXY_FALLBACK_IMAGE", data: \.fallbackImageData, url: \.fallbackImageURL,
+            meaning: "base64 image answered when a source cannot be fetched") + fallbackAndVideo
+
+    private static let sourceBasics: [Setting<ServerConfiguration>] = [
         .text(
             "IMAGO_CACHE_DIR", \.cacheDirectory, none: "(default)", documentedDefault: "$XDG_CACHE_HOME/imago",
             "where source bytes are cached ($XDG_CACHE_HOME/imago by default), namespace 'sources'"),
@@ -64,22 +70,10 @@ extension ServerConfiguration {
             }
         } show: { c in
             c.urlReplacements.isEmpty ? "none" : c.urlReplacements.map { "\($0.pattern)=\($0.replacement)" }.joined(separator: ";")
-        },
-        Setting("IMAGO_FALLBACK_IMAGE_DATA", imgproxy: ["IMGPROXY_FALLBACK_IMAGE_DATA"], meaning: "base64 image answered when a source cannot be fetched") {
-            env, c throws(ConfigurationError) in
-            c.fallbackImageData = try env.imageData("IMAGO_FALLBACK_IMAGE_DATA", path: "IMAGO_FALLBACK_IMAGE_PATH") ?? c.fallbackImageData
-        } show: {
-            $0.fallbackImageData == nil ? "none" : "(set)"
-        },
-        .member("IMAGO_FALLBACK_IMAGE_PATH", of: "IMAGO_FALLBACK_IMAGE_DATA", imgproxy: "IMGPROXY_FALLBACK_IMAGE_PATH", "file of that image, read at start") {
-            _ in "none"
-        },
-        Setting("IMAGO_FALLBACK_IMAGE_URL", imgproxy: ["IMGPROXY_FALLBACK_IMAGE_URL"], meaning: "URL of that image, fetched like a source") {
-            env, c throws(ConfigurationError) in
-            c.fallbackImageURL = try env.httpURL("IMAGO_FALLBACK_IMAGE_URL") ?? c.fallbackImageURL
-        } show: {
-            $0.fallbackImageURL ?? "none"
-        },
+        }
+    ]
+
+    private static let fallbackAndVideo: [Setting<ServerConfiguration>] = [
         Setting("IMAGO_FALLBACK_IMAGE_HTTP_CODE", imgproxy: ["IMGPROXY_FALLBACK_IMAGE_HTTP_CODE"], meaning: "status of fallback answers (0: the failure's)") {
             env, c throws(ConfigurationError) in
             guard let code = try env.int("IMAGO_FALLBACK_IMAGE_HTTP_CODE", in: 0...599) else { return }
