@@ -26,7 +26,7 @@ import Foundation
 ///
 /// ```swift
 /// var configuration = try ServerConfiguration(environment: ProcessInfo.processInfo.environment)
-/// configuration.allowedSources = ["https://images.example.com/*"]
+/// configuration.security.allowedSources = ["https://images.example.com/*"]
 /// let service = try ImageService(configuration: configuration)
 /// let response = await service.respond(method: .get, path: "/_/rs:fit:300:300/plain/https://images.example.com/a.jpg@webp",
 ///                                      headers: [:])
@@ -50,6 +50,8 @@ public final class ImageService: Sendable {
     let workers: WorkQueue
     let httpLoader: HTTPDataLoader
     let fileReads: WorkQueue
+    /// What render plans are decided with.
+    let render: RenderPlan.Settings
     /// The watermark images (`IMAGO_WATERMARK_*`).
     let watermarks: WatermarkStore
     /// Requests past parsing, for `IMAGO_QUEUE_SIZE`.
@@ -104,9 +106,9 @@ public final class ImageService: Sendable {
     ) throws(ConfigurationError) {
         self.configuration = configuration
         self.logger = logger
-        if let keys = configuration.keys {
+        if let keys = configuration.urls.keys {
             do {
-                signer = try URLSigner(keyList: keys, saltList: configuration.salts ?? "", signatureSize: configuration.signatureSize)
+                signer = try URLSigner(keyList: keys, saltList: configuration.urls.salts ?? "", signatureSize: configuration.urls.signatureSize)
             } catch {
                 throw ConfigurationError(variable: "IMAGO_KEY", reason: "\(error)")
             }
@@ -119,16 +121,17 @@ public final class ImageService: Sendable {
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
         // One worker stays free for the requests waiting on it.
         backgroundEncodes = BackgroundEncodes(limit: configuration.workers - 1, logger: logger)
-        waitingConnections = WaitingConnections(limits: configuration.connectionLimits(openFiles: ConnectionLimits.openFilesLimit))
+        waitingConnections = WaitingConnections(limits: configuration.http.connectionLimits(openFiles: ConnectionLimits.openFilesLimit))
 
-        let pipeline = try ServicePipeline(configuration: configuration, resolver: resolver, connector: connector, workers: workers)
+        let pipeline = try ServicePipeline(settings: configuration.pipelineSettings, resolver: resolver, connector: connector, workers: workers)
         httpLoader = pipeline.httpLoader
         manager = pipeline.manager
         let counted = pipeline.manager
         metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, rendersWaiting: { counted.renderCounts.waiting }) {
             (counted.sharedResultHits, counted.sharedSourceHits, counted.sharedUploadsInFlight, counted.reusedDecodeCount)
         }
-        watermarks = try WatermarkStore(configuration: configuration, limits: manager.configuration.decodingLimits, coders: coders)
+        render = configuration.renderSettings
+        watermarks = try WatermarkStore(drawing: configuration.drawing, limits: manager.configuration.decodingLimits, coders: coders)
         if signer == nil {
             logger.warning("no IMAGO_KEY: URLs are not signed, and any signature segment is accepted")
         }
@@ -178,15 +181,15 @@ public final class ImageService: Sendable {
         }
         // Browsers and crawlers ask for these; they are not images (imgproxy answers 404 too).
         if path == "/favicon.ico" || path.hasPrefix("/.well-known/") { throw ServiceError.notFound }
-        let (parsed, options) = try Self.parseRequest(path: path, headers: headers, configuration: configuration, signer: signer)
+        let (parsed, options) = try Self.parseRequest(path: path, headers: headers, urls: configuration.urls, signer: signer)
         try admitted.enter()
         defer { admitted.leave() }
         // The source first (a cached one is only opened); then, in turn, the render.
         var source: ServiceSource
         var failure: ServiceError?
         do {
-            source = try await loadSource(configuration.resolveSource(parsed.source), options: options)
-        } catch let error as ServiceError where Self.fallbackCodes.contains(error.code) && configuration.hasFallbackImage {
+            source = try await loadSource(configuration.sources.resolveSource(parsed.source), options: options)
+        } catch let error as ServiceError where Self.fallbackCodes.contains(error.code) && configuration.sources.hasFallbackImage {
             // The fallback image stands in, processed with the same options (imgproxy's).
             guard let fallback = try await fallbackSource() else { throw error }
             logger.warning("the source could not be fetched: the fallback image answers", metadata: ["error": "\(error.code)"])
@@ -217,10 +220,10 @@ public final class ImageService: Sendable {
     ///
     /// - Throws: ``ServiceError`` for every refusal.
     static func parseRequest(
-        path: String, headers: HTTPFields, configuration: ServerConfiguration, signer: URLSigner?
+        path: String, headers: HTTPFields, urls: URLSettings, signer: URLSigner?
     ) throws -> (parsed: ServicePath, options: ProcessingOptions) {
         do {
-            let parsed = try ServicePath(parsing: path, onlyPresets: configuration.onlyPresets)
+            let parsed = try ServicePath(parsing: path, onlyPresets: urls.onlyPresets)
             if let signer {
                 if !signer.verify(parsed.signature, for: parsed.signedPath) { throw ServiceURLError.invalidSignature }
             } else if parsed.signature.contains(":") {
@@ -232,16 +235,16 @@ public final class ImageService: Sendable {
             }
             // `/info` has options of its own; those it shares with processing are read as such.
             let segments = parsed.isInfo ? try InfoOptions(parsing: parsed.options).sharedSegments : parsed.options
-            if !configuration.allowedProcessingOptions.isEmpty, !configuration.onlyPresets, !parsed.isInfo {
+            if !urls.allowedProcessingOptions.isEmpty, !urls.onlyPresets, !parsed.isInfo {
                 for segment in parsed.options {
                     let name = String(segment.prefix { $0 != ":" })
-                    if !configuration.allowedProcessingOptions.contains(name) { throw ServiceURLError.forbiddenOption(name) }
+                    if !urls.allowedProcessingOptions.contains(name) { throw ServiceURLError.forbiddenOption(name) }
                 }
             }
-            let hints = configuration.enableClientHints ? ClientHints(headers).options : ProcessingOptions()
+            let hints = urls.enableClientHints ? ClientHints(headers).options : ProcessingOptions()
             var options = try ProcessingOptions(
-                parsing: segments, presets: configuration.presets,
-                allowSecurityOptions: configuration.allowSecurityOptions, startingFrom: hints)
+                parsing: segments, presets: urls.presets,
+                allowSecurityOptions: urls.allowSecurityOptions, startingFrom: hints)
             if let ext = parsed.extensionName, !options.raw {
                 guard let format = ImageFormat(serviceExtension: ext) else {
                     throw ServiceURLError.invalidArgument(option: "extension", reason: "'\(ext)' is not an image format")

@@ -158,9 +158,9 @@ struct SignCommand: ParsableCommand {
 
     func run() throws {
         let names: Set = ["IMAGO_KEY", "IMAGO_SALT", "IMAGO_SIGNATURE_SIZE"]
-        let settings: ServerConfiguration
+        let settings: URLSettings
         do {
-            settings = try ServerConfiguration.reading(names, from: ProcessInfo.processInfo.environment)
+            settings = try ServerConfiguration.reading(names, from: ProcessInfo.processInfo.environment).urls
         } catch {
             throw ValidationError("\(error)")
         }

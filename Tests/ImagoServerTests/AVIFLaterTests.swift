@@ -33,8 +33,8 @@ struct AVIFLaterTests {
         .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func fastThenSmallAVIF() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true
-            $0.autoWebP = true
+            $0.output.autoAVIF = true
+            $0.output.autoWebP = true
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register(
@@ -42,16 +42,16 @@ struct AVIFLaterTests {
             let path = h.plain("w:600", "/img/photo.jpg")
             let first = try await h.get(path, headers: ["Accept": Self.chrome])
             #expect(first.status == 200 && first["content-type"] == "image/avif", "\(first.headers)")
-            #expect(first["cache-control"] == "max-age=60, stale-while-revalidate=\(h.service.configuration.ttl - 60), public")
+            #expect(first["cache-control"] == "max-age=60, stale-while-revalidate=\(h.service.configuration.http.ttl - 60), public")
             #expect(first["vary"] == "Accept")
             #expect(try first.image().pixelSize == PixelSize(width: 600, height: 400))
             let avif = try await untilAVIF(h, path, accept: Self.chrome)
-            #expect(avif["content-type"] == "image/avif" && avif["cache-control"] == "max-age=\(h.service.configuration.ttl), public")
+            #expect(avif["content-type"] == "image/avif" && avif["cache-control"] == "max-age=\(h.service.configuration.http.ttl), public")
             #expect(avif["etag"] != first["etag"], "another representation, another ETag")
             #expect(avif.body.count < first.body.count, "speed 6 is smaller: \(avif.body.count) against \(first.body.count) bytes")
             // A WebP-only client still gets WebP, with the full lifetime.
             let webp = try await h.get(path, headers: ["Accept": "image/webp,*/*"])
-            #expect(webp["content-type"] == "image/webp" && webp["cache-control"] == "max-age=\(h.service.configuration.ttl), public")
+            #expect(webp["content-type"] == "image/webp" && webp["cache-control"] == "max-age=\(h.service.configuration.http.ttl), public")
             // A revalidation of the fast AVIF gets the smaller one; of that, a 304.
             let revalidated = try await h.get(path, headers: ["Accept": Self.chrome, "If-None-Match": first["etag"] ?? ""])
             #expect(revalidated.status == 200 && revalidated["etag"] == avif["etag"])
@@ -63,20 +63,20 @@ struct AVIFLaterTests {
     @Test("with IMAGO_AVIF_LATER_FIRST=next the first answer is WebP with a short max-age; later ones AVIF with the full lifetime")
     func webpThenAVIF() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true
-            $0.autoWebP = true
-            $0.avifLaterFirst = .next
+            $0.output.autoAVIF = true
+            $0.output.autoWebP = true
+            $0.output.avifLaterFirst = .next
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 320, height: 240), contentType: "image/jpeg")
             let path = h.plain("w:160", "/img/photo.jpg")
             let first = try await h.get(path, headers: ["Accept": Self.chrome])
             #expect(first.status == 200 && first["content-type"] == "image/webp", "\(first.headers)")
-            #expect(first["cache-control"] == "max-age=60, stale-while-revalidate=\(h.service.configuration.ttl - 60), public")
+            #expect(first["cache-control"] == "max-age=60, stale-while-revalidate=\(h.service.configuration.http.ttl - 60), public")
             #expect(first["vary"] == "Accept")
             #expect(try first.image().pixelSize == PixelSize(width: 160, height: 120))
             let avif = try await untilAVIF(h, path, accept: Self.chrome)
-            #expect(avif["content-type"] == "image/avif" && avif["cache-control"] == "max-age=\(h.service.configuration.ttl), public")
+            #expect(avif["content-type"] == "image/avif" && avif["cache-control"] == "max-age=\(h.service.configuration.http.ttl), public")
             #expect(avif["etag"] != first["etag"], "another representation, another ETag")
             #expect(try avif.image().pixelSize == PixelSize(width: 160, height: 120))
             // A revalidation of the WebP gets the AVIF now; of the AVIF, a 304.
@@ -86,7 +86,7 @@ struct AVIFLaterTests {
             #expect(unchanged.status == 304)
             // A WebP-only client still gets WebP, with the full lifetime.
             let webp = try await h.get(path, headers: ["Accept": "image/webp,*/*"])
-            #expect(webp["content-type"] == "image/webp" && webp["cache-control"] == "max-age=\(h.service.configuration.ttl), public")
+            #expect(webp["content-type"] == "image/webp" && webp["cache-control"] == "max-age=\(h.service.configuration.http.ttl), public")
             #expect(webp["etag"] == first["etag"], "the same WebP, stored")
         }
     }
@@ -94,9 +94,9 @@ struct AVIFLaterTests {
     @Test("with IMAGO_AVIF_LATER_FIRST=next a client that takes AVIF but not WebP gets the preferred format meanwhile")
     func noWebP() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true
-            $0.autoWebP = true
-            $0.avifLaterFirst = .next
+            $0.output.autoAVIF = true
+            $0.output.autoWebP = true
+            $0.output.avifLaterFirst = .next
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
@@ -111,20 +111,20 @@ struct AVIFLaterTests {
     @Test("with IMAGO_AVIF_LATER off, or AVIF named in the URL, AVIF is made while the client waits")
     func atOnce() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true
-            $0.autoWebP = true
-            $0.avifLater = false
+            $0.output.autoAVIF = true
+            $0.output.autoWebP = true
+            $0.output.avifLater = false
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
             let reply = try await h.get(h.plain("w:100", "/img/photo.jpg"), headers: ["Accept": Self.chrome])
-            #expect(reply["content-type"] == "image/avif" && reply["cache-control"] == "max-age=\(h.service.configuration.ttl), public")
+            #expect(reply["content-type"] == "image/avif" && reply["cache-control"] == "max-age=\(h.service.configuration.http.ttl), public")
         }
-        try await ServiceHarness.with({ $0.autoAVIF = true }) { (h: ServiceHarness) async throws in
+        try await ServiceHarness.with({ $0.output.autoAVIF = true }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
             let named = try await h.get(h.plain("w:100", "/img/photo.jpg", ext: "avif"), headers: ["Accept": Self.chrome])
-            #expect(named["content-type"] == "image/avif" && named["cache-control"] == "max-age=\(h.service.configuration.ttl), public")
+            #expect(named["content-type"] == "image/avif" && named["cache-control"] == "max-age=\(h.service.configuration.http.ttl), public")
             #expect(h.service.backgroundEncodes.count == 0)
         }
     }
@@ -132,7 +132,7 @@ struct AVIFLaterTests {
     @Test("background encodes are bounded and shared: many requests for new AVIFs start at most the limit, one per result")
     func bounded() async throws {
         try await ServiceHarness.with({
-            $0.autoAVIF = true
+            $0.output.autoAVIF = true
             $0.workers = 2
         }) { (h: ServiceHarness) async throws in
             guard ImageCoderRegistry.shared.canEncode(.avif) else { return }

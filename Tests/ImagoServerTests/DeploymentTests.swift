@@ -318,7 +318,7 @@ struct DeploymentTests {
         .enabled(if: tool("chromium") != nil, "chromium is missing: run scripts/bootstrap"))
     func playground() async throws {
         let chromium = try #require(Self.tool("chromium"))
-        try await ServiceHarness.with({ $0.playground = true }) { h in
+        try await ServiceHarness.with({ $0.http.playground = true }) { h in
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), contentType: "image/jpeg")
             let page = try await h.get("/")
             #expect(page.status == 200 && page["content-type"] == "text/html; charset=utf-8")
@@ -355,9 +355,9 @@ struct DeploymentTests {
         }
         // A signing server: the page shows the path with a placeholder and loads nothing.
         try await ServiceHarness.with({
-            $0.playground = true
-            $0.keys = "736563726574"
-            $0.salts = "68656C6C6F"
+            $0.http.playground = true
+            $0.urls.keys = "736563726574"
+            $0.urls.salts = "68656C6C6F"
         }) { h in
             let html = String(decoding: try await h.get("/").body, as: UTF8.self)
             #expect(html.contains("\"signed\": true"))

@@ -55,7 +55,7 @@ struct ImgproxyIntegrationTests {
     static func isImgproxyCacheControl(_ value: String?, maxAge: Int) -> Bool { value == "max-age=\(maxAge), public" }
 
     /// `IMGPROXY_SKIP_PROCESSING_FORMATS=png`.
-    static func skipPNG(_ c: inout ServerConfiguration) { c.skipProcessingFormats = [.png] }
+    static func skipPNG(_ c: inout ServerConfiguration) { c.output.skipProcessingFormats = [.png] }
 
     static func test1() throws -> Data { try ServerFixtures.png(width: 40, height: 40) }
 
@@ -84,9 +84,9 @@ struct ImgproxyIntegrationTests {
         let valid = "My9d3xq_PYpVHsPrCyww0Kh1w5KZeZhIlWhsa4az1TI"
         #expect(try URLSigner(keyList: key, saltList: salt).signature(for: path) == valid)
         try await ServiceHarness.with({
-            $0.keys = key
-            $0.salts = salt
-            $0.localRoot = root.path
+            $0.urls.keys = key
+            $0.urls.salts = salt
+            $0.sources.localRoot = root.path
         }) { h in
             let rows = [("NoSignature", "unsafe", 403), ("BadSignature", "bad-signature", 403), ("ValidSignature", valid, 200)]
             for (name, signature, status) in rows {
@@ -119,7 +119,7 @@ struct ImgproxyIntegrationTests {
             )
         ]
         for row in rows {
-            try await ServiceHarness.with({ $0.allowedSources = row.allowed }, resolver: resolver) { h in
+            try await ServiceHarness.with({ $0.security.allowedSources = row.allowed }, resolver: resolver) { h in
                 h.origin.register("ipsum.jpg", data: try ServerFixtures.jpeg(width: 40, height: 40), contentType: "image/jpeg")
                 let r = try await h.get("/_/plain/" + row.source.replacingOccurrences(of: "PORT", with: "\(h.origin.port)"))
                 #expect(r.status == row.status, "\(row.name): \(r.status) \(r.errorFields)")
@@ -130,7 +130,7 @@ struct ImgproxyIntegrationTests {
     @Test("integration_test/processing_handler_test.go TestSourceNetworkValidation: a loopback origin only with loopback sources allowed")
     func sourceNetworkValidation() async throws {
         for (allowed, status) in [(true, 200), (false, 404)] {
-            try await ServiceHarness.with({ $0.allowLoopbackSources = allowed }) { h in
+            try await ServiceHarness.with({ $0.security.allowLoopbackSources = allowed }) { h in
                 h.origin.register("test1.png", data: try Self.test1())
                 let r = try await h.get(h.plain("rs:fill:4:4", "/img/test1.png"))
                 #expect(r.status == status, "AllowLoopbackSourceAddresses \(allowed): \(r.status) \(r.errorFields)")
@@ -172,7 +172,7 @@ struct ImgproxyIntegrationTests {
     func skipProcessingConfig() async throws {
         try await Self.expectSourceBack("rs:fill:4:4", configure: Self.skipPNG)
         // The setting, under imgproxy's name: format names as URLs write them; anything else stops the start.
-        #expect(try ServerConfiguration(environment: ["IMGPROXY_SKIP_PROCESSING_FORMATS": "png, SVG"]).skipProcessingFormats == [.png, .svg])
+        #expect(try ServerConfiguration(environment: ["IMGPROXY_SKIP_PROCESSING_FORMATS": "png, SVG"]).output.skipProcessingFormats == [.png, .svg])
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_SKIP_PROCESSING_FORMATS": "png,bogus"]) }
     }
 
@@ -241,7 +241,7 @@ struct ImgproxyIntegrationTests {
             let r = try await h.get(h.plain("rs:fill:4:4", "/img/test1.png"))
             #expect(r.status == 200, "\(r.errorFields)")
             #expect(r["cache-control"] != "max-age=1234, public" && r["expires"] == nil)
-            #expect(Self.isImgproxyCacheControl(r["cache-control"], maxAge: h.service.configuration.ttl), "\(r["cache-control"] ?? "none")")
+            #expect(Self.isImgproxyCacheControl(r["cache-control"], maxAge: h.service.configuration.http.ttl), "\(r["cache-control"] ?? "none")")
             // imgproxy's policy on every answer (server/responsewriter/writer.go:14).
             #expect(r["content-security-policy"] == Self.contentSecurityPolicy, "\(r["content-security-policy"] ?? "none")")
         }
@@ -314,7 +314,7 @@ struct ImgproxyIntegrationTests {
         "integration_test/processing_handler_test.go TestAlwaysRasterizeSvg: an SVG with no format is drawn as PNG",
         .enabled(if: ImageCoderRegistry.shared.canDecode(.svg), "librsvg is not installed"))
     func alwaysRasterizeSvg() async throws {
-        try await ServiceHarness.with({ $0.alwaysRasterizeSVG = true }) { h in
+        try await ServiceHarness.with({ $0.output.alwaysRasterizeSVG = true }) { h in
             h.origin.register("test1.svg", data: Self.svg, contentType: "image/svg+xml")
             let r = try await h.get(h.plain("rs:fill:40:40", "/img/test1.svg"))
             #expect(r.status == 200 && r["content-type"] == "image/png" && ImageFormat(sniffing: r.body) == .png, "\(r.status)")
@@ -328,8 +328,8 @@ struct ImgproxyIntegrationTests {
             "librsvg or libwebp is not installed"))
     func alwaysRasterizeSvgWithEnforceWebP() async throws {
         try await ServiceHarness.with({
-            $0.alwaysRasterizeSVG = true
-            $0.enforceWebP = true
+            $0.output.alwaysRasterizeSVG = true
+            $0.output.enforceWebP = true
         }) { h in
             h.origin.register("test1.svg", data: Self.svg, contentType: "image/svg+xml")
             let r = try await h.get(h.plain("", "/img/test1.svg"), headers: ["Accept": "image/webp"])
@@ -342,8 +342,8 @@ struct ImgproxyIntegrationTests {
         .enabled(if: ImageCoderRegistry.shared.canDecode(.svg), "librsvg is not installed"))
     func alwaysRasterizeSvgDisabled() async throws {
         try await ServiceHarness.with({
-            $0.alwaysRasterizeSVG = false
-            $0.enforceWebP = true
+            $0.output.alwaysRasterizeSVG = false
+            $0.output.enforceWebP = true
         }) { h in
             h.origin.register("test1.svg", data: Self.svg, contentType: "image/svg+xml")
             let r = try await h.get(h.plain("", "/img/test1.svg"))
@@ -356,8 +356,8 @@ struct ImgproxyIntegrationTests {
         .enabled(if: ImageCoderRegistry.shared.canDecode(.svg), "librsvg is not installed"))
     func alwaysRasterizeSvgWithFormat() async throws {
         try await ServiceHarness.with({
-            $0.alwaysRasterizeSVG = true
-            $0.skipProcessingFormats = [.svg]
+            $0.output.alwaysRasterizeSVG = true
+            $0.output.skipProcessingFormats = [.svg]
         }) { h in
             h.origin.register("test1.svg", data: Self.svg, contentType: "image/svg+xml")
             let r = try await h.get(h.plain("", "/img/test1.svg", ext: "svg"))
@@ -367,7 +367,7 @@ struct ImgproxyIntegrationTests {
 
     @Test("integration_test/processing_handler_test.go TestMaxSrcFileSizeGlobal: a source over IMAGO_MAX_SRC_FILE_SIZE is 422")
     func maxSrcFileSizeGlobal() async throws {
-        try await ServiceHarness.with({ $0.maxSourceFileSize = 1 }) { h in
+        try await ServiceHarness.with({ $0.security.maxSourceFileSize = 1 }) { h in
             h.origin.register("test1.png", data: try Self.test1())
             let r = try await h.get(h.plain("rs:fill:4:4", "/img/test1.png"))
             #expect(r.status == 422 && r.errorFields["error"] == "source_too_large", "\(r.status) \(r.errorFields)")
@@ -400,7 +400,7 @@ struct ImgproxyIntegrationTests {
         let source = try ImageCoderRegistry.shared.encode(
             Image(buffer: try Fixtures.noisy(width: 64, height: 64)), as: .jpeg, options: EncodeOptions(quality: 0.95))
         let original = try ImageCoderRegistry.shared.decode(source).buffer
-        try await ServiceHarness.with({ $0.quality = 99 }) { h in
+        try await ServiceHarness.with({ $0.output.quality = 99 }) { h in
             h.origin.register("jpg.jpg", data: source, contentType: "image/jpeg")
             func distance(_ options: String) async throws -> Double {
                 let r = try await h.get(h.plain(options, "/img/jpg.jpg", ext: "jpg"))
@@ -417,7 +417,7 @@ struct ImgproxyIntegrationTests {
 
     @Test("integration_test/processing_handler_test.go TestPresetUsage: the default preset applies to a URL naming none")
     func presetUsage() async throws {
-        try await ServiceHarness.with({ $0.presets = ["default": ["pixelate:10"]] }) { h in
+        try await ServiceHarness.with({ $0.urls.presets = ["default": ["pixelate:10"]] }) { h in
             let source = try Self.test1()
             h.origin.register("geometry.png", data: source)
             let r = try await h.get(h.plain("", "/img/geometry.png"))
@@ -490,8 +490,8 @@ struct ImgproxyIntegrationTests {
         // imgproxy walks the svgo test suite (TEST_SVG_PATH) and compares pixel hashes; here a few
         // synthetic documents, with the suite's settings.
         try await ServiceHarness.with({
-            $0.sanitizeSVG = true
-            $0.maxSourceFileSize = 100 * 1024 * 1024
+            $0.output.sanitizeSVG = true
+            $0.security.maxSourceFileSize = 100 * 1024 * 1024
         }) { h in
             for (i, text) in Self.suiteDocuments.enumerated() {
                 let source = Data(text.utf8)
@@ -518,7 +518,7 @@ struct ImgproxyIntegrationTests {
             <svg xmlns="http://www.w3.org/2000/svg" width="\(side)" height="\(side)"><rect width="\(side)" height="\(side)" fill="#08f"/>\
             <circle cx="8" cy="8" r="5" fill="#f80"/></svg>
             """.utf8)
-        try await ServiceHarness.with({ $0.maxAnimationFrames = 999 }) { h in
+        try await ServiceHarness.with({ $0.security.maxAnimationFrames = 999 }) { h in
             var sources: [ImageFormat] = []
             for format in formats where coders.canDecode(format) {
                 if format == .svg {

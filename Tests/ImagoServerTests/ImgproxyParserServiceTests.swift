@@ -69,8 +69,8 @@ struct ImgproxyParserServiceTests {
         _ path: String, _ c: ServerConfiguration, headers: HTTPFields = [:]
     ) throws -> (options: ProcessingOptions, source: String) {
         // The service's own reading, in its order (no keys: any signature segment).
-        let (parsed, options) = try ImageService.parseRequest(path: "/_" + path, headers: headers, configuration: c, signer: nil)
-        return (options, c.resolveSource(parsed.source))
+        let (parsed, options) = try ImageService.parseRequest(path: "/_" + path, headers: headers, urls: c.urls, signer: nil)
+        return (options, c.sources.resolveSource(parsed.source))
     }
 
     /// The error `ImageService` answers `requestPath` (a whole request path) with under `c` (`nil`:
@@ -82,8 +82,8 @@ struct ImgproxyParserServiceTests {
         _ requestPath: String, _ c: ServerConfiguration = ServerConfiguration(), allowing: String = "http://images.dev/"
     ) async throws -> ServiceError? {
         var configuration = c
-        configuration.allowedSources = [allowing]
-        configuration.cacheSize = 0
+        configuration.security.allowedSources = [allowing]
+        configuration.cache.cacheSize = 0
         let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent, resolver: TableResolver([:]))
         var refusal: ServiceError?
         do {
@@ -113,7 +113,7 @@ struct ImgproxyParserServiceTests {
         let c = try ServerConfiguration(environment: environment)
         let plan = try RenderPlan(
             info: ImageInfo(format: .jpeg, width: 10, height: 10), options: try parse(path, c).options, accept: accept,
-            configuration: c, coders: .shared)
+            settings: c.renderSettings, coders: .shared)
         return (plan.format, plan.variesByAccept)
     }
 
@@ -384,7 +384,7 @@ struct ImgproxyParserServiceTests {
         let c = try ServerConfiguration(environment: [
             "IMGPROXY_PRESETS_SEPARATOR": ",", "IMGPROXY_PRESETS": "preset1=q:10,preset2=q:20,preset3=q:30"
         ])
-        #expect(c.presets == ["preset1": ["q:10"], "preset2": ["q:20"], "preset3": ["q:30"]])
+        #expect(c.urls.presets == ["preset1": ["q:10"], "preset2": ["q:20"], "preset3": ["q:30"]])
         // The separator is always a comma here: IMGPROXY_PRESETS_SEPARATOR is named in a warning, not followed.
         #expect(c.warnings.contains(where: { $0.hasPrefix("IMGPROXY_PRESETS_SEPARATOR") }), "\(c.warnings)")
     }
@@ -392,7 +392,7 @@ struct ImgproxyParserServiceTests {
     @Test("options/parser/config_test.go TestPresetsEmpty: an empty IMGPROXY_PRESETS is no presets")
     func presetsEmpty() throws {
         let c = try ServerConfiguration(environment: ["IMGPROXY_PRESETS_SEPARATOR": ",", "IMGPROXY_PRESETS": ""])
-        #expect(c.presets.isEmpty)
+        #expect(c.urls.presets.isEmpty)
     }
 
     @Test("options/parser/config_test.go TestPresetsFromFile: IMGPROXY_PRESETS_PATH, one preset a line")
@@ -400,8 +400,8 @@ struct ImgproxyParserServiceTests {
         let file = try Self.presetsFile("file_preset1=q:10\nfile_preset2=blur:1\n")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let c = try ServerConfiguration(environment: ["IMGPROXY_PRESETS_PATH": file.path, "IMGPROXY_PRESETS": ""])
-        #expect(c.presets == ["file_preset1": ["q:10"], "file_preset2": ["blur:1"]])
-        #expect(c.presetsPath == file.path)
+        #expect(c.urls.presets == ["file_preset1": ["q:10"], "file_preset2": ["blur:1"]])
+        #expect(c.urls.presetsPath == file.path)
     }
 
     @Test("options/parser/config_test.go TestPresetsFileEmpty: an empty presets file is no presets")
@@ -409,7 +409,7 @@ struct ImgproxyParserServiceTests {
         let file = try Self.presetsFile("")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let c = try ServerConfiguration(environment: ["IMGPROXY_PRESETS_PATH": file.path, "IMGPROXY_PRESETS": ""])
-        #expect(c.presets.isEmpty)
+        #expect(c.urls.presets.isEmpty)
     }
 
     @Test("options/parser/config_test.go TestPresetsFileNotFound: a presets file that is not there stops the start")
@@ -430,8 +430,8 @@ struct ImgproxyParserServiceTests {
             "IMGPROXY_PRESETS_SEPARATOR": ",", "IMGPROXY_PRESETS": "preset1=q:20,preset2=q:30", "IMGPROXY_PRESETS_PATH": file.path
         ])
         // imgproxy keeps one list, IMGPROXY_PRESETS's entries first; Imago keeps the presets by name.
-        #expect(c.presets.keys.sorted() == ["file_preset1", "file_preset2", "preset1", "preset2"])
-        #expect(c.presets["preset1"] == ["q:20"] && c.presets["file_preset2"] == ["blur:1"])
+        #expect(c.urls.presets.keys.sorted() == ["file_preset1", "file_preset2", "preset1", "preset2"])
+        #expect(c.urls.presets["preset1"] == ["q:20"] && c.urls.presets["file_preset2"] == ["blur:1"])
     }
 
     // MARK: handlers/path_test.go, security/signature_test.go

@@ -45,7 +45,7 @@ struct ProcessSettingsTests {
             environment: ["IMGPROXY_FREE_MEMORY_INTERVAL": "3", "IMAGO_MALLOC_ARENAS": "4", "IMAGO_QUALITY": "70", "IMGPROXY_LOG_LEVEL": "warn"],
             flags: ["IMAGO_QUALITY": "65"])
         #expect(process.freeMemoryInterval == .seconds(3) && process.mallocArenas == 4)
-        #expect(service.quality == 65 && service.logLevel == .warning)
+        #expect(service.output.quality == 65 && service.logLevel == .warning)
         // The process's settings are known names, not unknown or misspelt ones.
         #expect(service.warnings.isEmpty, "\(service.warnings)")
         #expect(throws: (any Error).self) { try ServeCommand.settings(environment: ["IMAGO_MALLOC_ARENA": "2"], flags: [:]) }

@@ -11,7 +11,7 @@ import Testing
 /// WebP's and AVIF's by the published SSIMULACRA2 tables.
 @Suite("Quality mapping: a number means JPEG's visual quality for every format, when asked")
 struct QualityMappingTests {
-    typealias Mapping = ServerConfiguration.QualityMapping
+    typealias Mapping = OutputSettings.QualityMapping
 
     @Test("none passes every number through; visual maps WebP and AVIF monotonically within 1-100 and leaves the rest")
     func tables() {
@@ -36,12 +36,12 @@ struct QualityMappingTests {
 
     @Test("IMAGO_QUALITY_MAPPING=visual drops imgproxy's per-format defaults, keeps IMAGO_FORMAT_QUALITY, and rejects other values")
     func environment() throws {
-        #expect(try ServerConfiguration(environment: [:]).qualityMapping == .none)
-        #expect(try ServerConfiguration(environment: [:]).formatQuality[.webp] == 79)
+        #expect(try ServerConfiguration(environment: [:]).output.qualityMapping == .none)
+        #expect(try ServerConfiguration(environment: [:]).output.formatQuality[.webp] == 79)
         let visual = try ServerConfiguration(environment: ["IMAGO_QUALITY_MAPPING": "visual"])
-        #expect(visual.qualityMapping == .visual && visual.formatQuality.isEmpty)
+        #expect(visual.output.qualityMapping == .visual && visual.output.formatQuality.isEmpty)
         let kept = try ServerConfiguration(environment: ["IMAGO_QUALITY_MAPPING": "Visual", "IMAGO_FORMAT_QUALITY": "avif=50"])
-        #expect(kept.formatQuality == [.avif: 50])
+        #expect(kept.output.formatQuality == [.avif: 50])
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_QUALITY_MAPPING": "ssim"]) }
     }
 
@@ -51,18 +51,18 @@ struct QualityMappingTests {
         func plan(_ options: String, _ c: ServerConfiguration) throws -> RenderPlan {
             try RenderPlan(
                 info: info, options: try ProcessingOptions(parsing: options.split(separator: "/").map(String.init), allowSecurityOptions: true),
-                accept: nil, configuration: c, coders: .shared)
+                accept: nil, settings: c.renderSettings, coders: .shared)
         }
         var c = try ServerConfiguration(environment: ["IMAGO_QUALITY_MAPPING": "visual", "IMAGO_QUALITY": "70"])
-        #expect(try plan("f:webp", c).quality == Mapping.visual.quality(70, for: .webp, avifSpeed: c.avifSpeed))
-        #expect(try plan("f:webp/q:85", c).quality == Mapping.visual.quality(85, for: .webp, avifSpeed: c.avifSpeed))
+        #expect(try plan("f:webp", c).quality == Mapping.visual.quality(70, for: .webp, avifSpeed: c.output.avifSpeed))
+        #expect(try plan("f:webp/q:85", c).quality == Mapping.visual.quality(85, for: .webp, avifSpeed: c.output.avifSpeed))
         #expect(try plan("f:jpg/q:85", c).quality == 85)
         #expect(try plan("f:webp/fq:webp:61", c).quality == 61)
         var avif = try plan("f:avif", c)
         let atDefault = avif.quality
-        #expect(atDefault == Mapping.visual.quality(70, for: .avif, avifSpeed: c.avifSpeed))
+        #expect(atDefault == Mapping.visual.quality(70, for: .avif, avifSpeed: c.output.avifSpeed))
         avif.setAVIFSpeed(6)
-        #expect(avif.quality == atDefault - Mapping.avifSpeedOffset(c.avifSpeed))
+        #expect(avif.quality == atDefault - Mapping.avifSpeedOffset(c.output.avifSpeed))
         // Without the mapping, imgproxy's: the per-format default, whatever the speed.
         c = try ServerConfiguration(environment: ["IMAGO_QUALITY": "70"])
         var plain = try plan("f:avif", c)

@@ -93,11 +93,11 @@ final class ServiceHarness: Sendable {
         let origin = try await TestHTTPServer.start()
         let directory = try TestFiles.temporaryDirectory("imago-server-tests")
         var configuration = ServerConfiguration()
-        configuration.bind = "127.0.0.1:0"
-        configuration.allowLoopbackSources = true
-        configuration.cacheDirectory = directory.path
-        configuration.downloadTimeout = .seconds(60)
-        configuration.requestTimeout = .seconds(120)
+        configuration.http.bind = "127.0.0.1:0"
+        configuration.security.allowLoopbackSources = true
+        configuration.cache.cacheDirectory = directory.path
+        configuration.sources.downloadTimeout = .seconds(60)
+        configuration.http.requestTimeout = .seconds(120)
         configure(&configuration)
         let service = try ImageService(
             configuration: configuration, logger: silent, resolver: resolver ?? SystemHostResolver(),

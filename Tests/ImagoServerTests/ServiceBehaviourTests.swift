@@ -57,8 +57,8 @@ struct ServiceBehaviourTests {
         }
         // IMAGO_ALLOW_ORIGIN: imgproxy's CORS headers on every answer, errors and preflights too; no secret for OPTIONS.
         try await ServiceHarness.with({
-            $0.allowOrigin = "https://app.example"
-            $0.secret = "s3cret"
+            $0.http.allowOrigin = "https://app.example"
+            $0.http.secret = "s3cret"
         }) { h in
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 20, height: 10), contentType: "image/jpeg")
             for (method, status) in [(HTTPMethod.OPTIONS, 200), (.GET, 403)] {
@@ -69,9 +69,9 @@ struct ServiceBehaviourTests {
         }
         // IMAGO_HEAD_AS_GET=false: imgproxy's HEAD, a bare 200 for any path, no secret asked, nothing fetched.
         try await ServiceHarness.with({
-            $0.headAsGet = false
-            $0.secret = "s3cret"
-            $0.allowOrigin = "https://app.example"
+            $0.http.headAsGet = false
+            $0.http.secret = "s3cret"
+            $0.http.allowOrigin = "https://app.example"
         }) { h in
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 20, height: 10), contentType: "image/jpeg")
             for path in [h.plain("w:5", "/img/photo.jpg"), "/not/an/image/url"] {
@@ -81,13 +81,13 @@ struct ServiceBehaviourTests {
             }
             #expect(h.origin.count("/img/photo.jpg") == 0 && h.service.renderCount == 0)
             #expect(try await h.get(h.plain("w:5", "/img/photo.jpg")).status == 403, "GET still asks for the secret")
-            #expect(try ServerConfiguration(environment: ["IMAGO_HEAD_AS_GET": "false"]).headAsGet == false)
+            #expect(try ServerConfiguration(environment: ["IMAGO_HEAD_AS_GET": "false"]).http.headAsGet == false)
         }
     }
 
     @Test("Accept: AVIF or WebP only when enabled and named, with Vary: Accept and q-values")
     func negotiation() async throws {
-        try await ServiceHarness.with({ $0.autoWebP = true }) { h in
+        try await ServiceHarness.with({ $0.output.autoWebP = true }) { h in
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 100, height: 80), contentType: "image/jpeg")
             let path = h.plain("w:50", "/img/photo.jpg")
             let webp = try await h.get(path, headers: ["Accept": "image/avif,image/webp,image/*;q=0.8"])
@@ -100,7 +100,7 @@ struct ServiceBehaviourTests {
             let named = try await h.get(h.plain("w:50", "/img/photo.jpg", ext: "png"), headers: ["Accept": "image/webp"])
             #expect(named["content-type"] == "image/png" && named["vary"] == "Accept")
         }
-        try await ServiceHarness.with({ $0.enforceWebP = true }) { h in
+        try await ServiceHarness.with({ $0.output.enforceWebP = true }) { h in
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 100, height: 80), contentType: "image/jpeg")
             // IMAGO_ENFORCE_WEBP: even over the URL's format, for a client that takes WebP.
             let enforced = try await h.get(h.plain("w:50", "/img/photo.jpg", ext: "png"), headers: ["Accept": "image/webp"])
@@ -136,7 +136,7 @@ struct ServiceBehaviourTests {
             "w:100/f:webp", "h:150/q:60"
         ]
         func answers(cached: Bool) async throws -> [String: Reply] {
-            try await ServiceHarness.with({ if !cached { $0.cacheSize = 0 } }) { h in
+            try await ServiceHarness.with({ if !cached { $0.cache.cacheSize = 0 } }) { h in
                 var out: [String: Reply] = [:]
                 for (name, data, type) in sources {
                     h.origin.register(name, data: data, contentType: type)
@@ -186,8 +186,8 @@ struct ServiceBehaviourTests {
         ]
         func answers(streaming: Bool) async throws -> ([String: Reply], Int) {
             try await ServiceHarness.with({
-                $0.streamsConversions = streaming
-                $0.allowSecurityOptions = true
+                $0.cache.streamsConversions = streaming
+                $0.urls.allowSecurityOptions = true
             }) { h in
                 var out: [String: Reply] = [:]
                 for (name, data, type) in sources {
@@ -254,7 +254,7 @@ struct ServiceBehaviourTests {
             #expect(r["content-type"] == "image/gif")
             #expect(try ImageCoderRegistry.shared.decode(r.body).frameCount == 4)
         }
-        try await ServiceHarness.with({ $0.keepSourceFormat = true }) { h in
+        try await ServiceHarness.with({ $0.output.keepSourceFormat = true }) { h in
             h.origin.register("anim.gif", data: try ServerFixtures.animation(frames: 3, width: 80, height: 60))
             h.origin.register("anim.webp", data: try ServerFixtures.animation(.webp, frames: 4, width: 80, height: 60))
             for (file, ext, frames, type) in [
@@ -286,7 +286,7 @@ struct ServiceBehaviourTests {
                 #expect(try ImageCoderRegistry.shared.decode(again.body).frameCount == 3)
             }
         }
-        try await ServiceHarness.with({ $0.maxAnimationPixels = 0.01 }) { h in
+        try await ServiceHarness.with({ $0.security.maxAnimationPixels = 0.01 }) { h in
             h.origin.register("anim.gif", data: try ServerFixtures.animation(frames: 5, width: 80, height: 60))
             let r = try await h.get(h.plain("", "/img/anim.gif"))
             #expect(r.status == 422 && r.errorFields["message"]?.contains("megapixels") == true)
@@ -305,7 +305,7 @@ struct ServiceBehaviourTests {
 
     @Test("security options: refused in URLs by default, obeyed when allowed")
     func securityOptions() async throws {
-        try await ServiceHarness.with({ $0.allowSecurityOptions = true }) { h in
+        try await ServiceHarness.with({ $0.urls.allowSecurityOptions = true }) { h in
             h.origin.register("photo.png", data: try ServerFixtures.png(width: 200, height: 100))
             h.origin.register("anim.gif", data: try ServerFixtures.animation(frames: 3))
             #expect(try await h.get(h.plain("", "/img/photo.png")).status == 200)
@@ -379,7 +379,7 @@ struct ServiceBehaviourTests {
             atPath: root.appendingPathComponent("link.png").path,
             withDestinationPath: outside.appendingPathComponent("secret.png").path)
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("out").path, withDestinationPath: outside.path)
-        try await ServiceHarness.with({ $0.localRoot = root.path }) { h in
+        try await ServiceHarness.with({ $0.sources.localRoot = root.path }) { h in
             let ok = try await h.get("/_/w:15/plain/local:///pics/a.png")
             let okSize = try ok.image().pixelSize
             #expect(ok.status == 200 && okSize == PixelSize(width: 15, height: 10))
@@ -407,10 +407,10 @@ struct ServiceBehaviourTests {
         let directory = try TestFiles.temporaryDirectory("imago-embed")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = ServerConfiguration()
-        configuration.allowLoopbackSources = true
-        configuration.cacheDirectory = directory.path
-        configuration.keys = "736563726574"
-        configuration.salts = "68656c6c6f"
+        configuration.security.allowLoopbackSources = true
+        configuration.cache.cacheDirectory = directory.path
+        configuration.urls.keys = "736563726574"
+        configuration.urls.salts = "68656c6c6f"
         let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent)
         let router = Router()
         router.get("/") { _, _ in "my app" }

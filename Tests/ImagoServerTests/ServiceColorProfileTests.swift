@@ -78,7 +78,7 @@ struct ServiceColorProfileTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         try ColorProfiles.displayP3.write(to: dir.appendingPathComponent("wide.icc"))
         try Data("not a profile".utf8).write(to: dir.appendingPathComponent("junk.icc"))
-        try await ServiceHarness.with({ $0.colorProfilesDirectory = dir.path }) { h in
+        try await ServiceHarness.with({ $0.output.colorProfilesDirectory = dir.path }) { h in
             h.origin.register("rg.png", data: try Self.source())
             for name in ["wide", "wide.icc"] {
                 let r = try await h.get(h.plain("cp:\(name)", "/img/rg.png", ext: "png"))

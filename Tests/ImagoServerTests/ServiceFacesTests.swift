@@ -67,7 +67,7 @@ struct ServiceFacesTests {
             let cat = try await h.get(h.plain("rs:fill:300:300/g:obj:cat", "/img/portrait.png")).image().buffer
             let centre = try await h.get(h.plain("rs:fill:300:300/g:ce", "/img/portrait.png")).image().buffer
             #expect(cat.bytes != centre.bytes)
-            try await ServiceHarness.with({ $0.smartCropFaceDetection = false }) { plain in
+            try await ServiceHarness.with({ $0.drawing.smartCropFaceDetection = false }) { plain in
                 plain.origin.register("portrait.png", data: try await Self.source())
                 plain.origin.register("coffee.png", data: try Portraits.data("coffee.png"))
                 // g:obj:cat falls back to the entropy crop: the pixels of g:sm without faces.
@@ -80,7 +80,7 @@ struct ServiceFacesTests {
                     #expect(on.bytes == off.bytes, "\(options)")
                 }
             }
-            try await ServiceHarness.with({ $0.objectDetectionFallbackToSmartCrop = false }) { centred in
+            try await ServiceHarness.with({ $0.drawing.objectDetectionFallbackToSmartCrop = false }) { centred in
                 centred.origin.register("portrait.png", data: try await Self.source())
                 let r = try await centred.get(centred.plain("rs:fill:300:300/g:obj:cat", "/img/portrait.png")).image().buffer
                 #expect(r.bytes == centre.bytes)

@@ -90,7 +90,7 @@ struct ServiceHDRTests {
             let same = try await h.get(h.plain("", "/img/hdr.jpg"))
             #expect(try Self.map(same).map != nil)
         }
-        try await ServiceHarness.with({ $0.preserveHDR = false }) { h in
+        try await ServiceHarness.with({ $0.output.preserveHDR = false }) { h in
             h.origin.register("hdr.jpg", data: data, contentType: "image/jpeg")
             let plain = try await h.get(h.plain("w:200", "/img/hdr.jpg"))
             #expect(try Self.map(plain).map == nil)

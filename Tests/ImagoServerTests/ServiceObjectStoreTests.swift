@@ -14,7 +14,7 @@ import Testing
 struct ObjectStoreSettingsTests {
     @Test("imgproxy's S3 settings and the AWS environment configure s3 sources; off by default; the secret is never shown")
     func s3Settings() throws {
-        #expect(ServerConfiguration().s3 == nil)
+        #expect(ServerConfiguration().sources.s3 == nil)
         let (env, warnings) = try ServerConfiguration.migrate([
             "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9000", "IMGPROXY_S3_REGION": "eu-central-1",
             "IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE": "false", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "very-secret",
@@ -23,18 +23,18 @@ struct ObjectStoreSettingsTests {
         #expect(warnings.isEmpty, "\(warnings)")
         var configuration = ServerConfiguration()
         try configuration.apply(env)
-        let s3 = try #require(configuration.s3)
+        let s3 = try #require(configuration.sources.s3)
         #expect(s3.endpoint?.absoluteString == "http://127.0.0.1:9000" && s3.region == "eu-central-1" && !s3.usesPathStyle)
         #expect(s3.credentials == .init(accessKeyID: "AKID", secretAccessKey: "very-secret"))
         #expect(!configuration.summary.contains { $0.1.contains("very-secret") || $0.1.contains("AKID") })
 
         var defaults = ServerConfiguration()
         try defaults.apply(["IMAGO_USE_S3": "1", "AWS_REGION": "ap-south-1", "HOME": "/nonexistent"])
-        #expect(defaults.s3?.region == "ap-south-1" && defaults.s3?.endpoint == nil && defaults.s3?.usesPathStyle == true)
-        #expect(defaults.s3?.credentials == nil, "no key anywhere: unsigned requests, for public buckets")
+        #expect(defaults.sources.s3?.region == "ap-south-1" && defaults.sources.s3?.endpoint == nil && defaults.sources.s3?.usesPathStyle == true)
+        #expect(defaults.sources.s3?.credentials == nil, "no key anywhere: unsigned requests, for public buckets")
         var imgproxyRegion = ServerConfiguration()
         try imgproxyRegion.apply(["IMAGO_USE_S3": "1", "HOME": "/nonexistent"])
-        #expect(imgproxyRegion.s3?.region == "us-west-1")
+        #expect(imgproxyRegion.sources.s3?.region == "us-west-1")
         var bad = ServerConfiguration()
         #expect(throws: ConfigurationError.self) { try bad.apply(["IMAGO_USE_S3": "1", "IMAGO_S3_ENDPOINT": "ftp://x"]) }
     }
@@ -43,8 +43,8 @@ struct ObjectStoreSettingsTests {
     func gcsAndAzureSettings() throws {
         var gcs = ServerConfiguration()
         try gcs.apply(["IMAGO_USE_GCS": "1", "IMAGO_GCS_HMAC_ACCESS_ID": "GOOG1EXAMPLE", "IMAGO_GCS_HMAC_SECRET": "hmac-secret"])
-        #expect(gcs.gcs?.endpoint?.absoluteString == "https://storage.googleapis.com" && gcs.gcs?.region == "auto")
-        #expect(gcs.gcs?.credentials == .init(accessKeyID: "GOOG1EXAMPLE", secretAccessKey: "hmac-secret") && gcs.gcs?.usesPathStyle == true)
+        #expect(gcs.sources.gcs?.endpoint?.absoluteString == "https://storage.googleapis.com" && gcs.sources.gcs?.region == "auto")
+        #expect(gcs.sources.gcs?.credentials == .init(accessKeyID: "GOOG1EXAMPLE", secretAccessKey: "hmac-secret") && gcs.sources.gcs?.usesPathStyle == true)
         #expect(!gcs.summary.contains { $0.1.contains("hmac-secret") })
         var noKey = ServerConfiguration()
         #expect(throws: ConfigurationError.self) { try noKey.apply(["IMAGO_USE_GCS": "1"]) }
@@ -58,7 +58,7 @@ struct ObjectStoreSettingsTests {
         #expect(warnings.isEmpty, "\(warnings)")
         var azure = ServerConfiguration()
         try azure.apply(env)
-        #expect(azure.abs == .init(account: "media", key: "c2VjcmV0LWtleQ==", endpoint: URL(string: "http://127.0.0.1:10000/media")))
+        #expect(azure.sources.abs == .init(account: "media", key: "c2VjcmV0LWtleQ==", endpoint: URL(string: "http://127.0.0.1:10000/media")))
         #expect(!azure.summary.contains { $0.1.contains("c2VjcmV0LWtleQ==") })
         var badKey = ServerConfiguration()
         #expect(throws: ConfigurationError.self) { try badKey.apply(["IMAGO_USE_ABS": "1", "IMAGO_ABS_NAME": "m", "IMAGO_ABS_KEY": "%%"]) }
@@ -67,7 +67,7 @@ struct ObjectStoreSettingsTests {
 
     @Test("imgproxy's Swift settings configure swift sources; the key is never shown; a missing part stops the start")
     func swiftSettings() throws {
-        #expect(ServerConfiguration().swift == nil)
+        #expect(ServerConfiguration().sources.swift == nil)
         let (env, warnings) = try ServerConfiguration.migrate([
             "IMGPROXY_USE_SWIFT": "true", "IMGPROXY_SWIFT_AUTH_URL": "https://keystone.example/v3", "IMGPROXY_SWIFT_USERNAME": "demo",
             "IMGPROXY_SWIFT_API_KEY": "secret-key", "IMGPROXY_SWIFT_AUTH_VERSION": "3", "IMGPROXY_SWIFT_DOMAIN": "corp",
@@ -77,11 +77,11 @@ struct ObjectStoreSettingsTests {
         var configuration = ServerConfiguration()
         try configuration.apply(env)
         #expect(
-            configuration.swift
+            configuration.sources.swift
                 == SwiftStorageSettings(
                     authURL: URL(string: "https://keystone.example/v3")!, username: "demo", apiKey: "secret-key", authVersion: 3, domain: "corp",
                     tenant: "media"))
-        #expect(configuration.swiftConnectTimeout == .seconds(4))
+        #expect(configuration.sources.swiftConnectTimeout == .seconds(4))
         #expect(!configuration.summary.contains { $0.1.contains("secret-key") })
         var incomplete = ServerConfiguration()
         #expect(throws: ConfigurationError.self) { try incomplete.apply(["IMAGO_USE_SWIFT": "1", "IMAGO_SWIFT_AUTH_URL": "http://h/auth/v1.0"]) }
@@ -96,7 +96,7 @@ struct ObjectStoreSettingsTests {
 struct ServiceS3Tests {
     static func configure(_ store: ObjectStore, secret: String = "testing") -> (inout ServerConfiguration) -> Void {
         { configuration in
-            configuration.s3 = S3Settings(
+            configuration.sources.s3 = S3Settings(
                 region: "us-east-1", endpoint: store.url, credentials: .init(accessKeyID: "test:tester", secretAccessKey: secret))
         }
     }
@@ -128,7 +128,7 @@ struct ServiceS3Tests {
         let before = try await store.gets("/svc-answers/p/photo.jpg")
         try await ServiceHarness.with({ c in
             Self.configure(store)(&c)
-            c.allowedSources = ["s3://svc-other/"]
+            c.security.allowedSources = ["s3://svc-other/"]
         }) { h in
             let refused = try await h.get("/_/w:100/plain/s3://svc-answers/p/photo.jpg")
             #expect(refused.status == 404 && refused.errorFields["error"] == "source_not_allowed")
@@ -143,7 +143,7 @@ struct ServiceS3Tests {
         try await store.put("svc-gs", "photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), headers: ["Content-Type": "image/jpeg"])
         try await ServiceHarness.with({ c in
             // Google's region is "auto"; this store signs with its own location.
-            c.gcs = S3Settings(region: "us-east-1", endpoint: store.url, credentials: .init(accessKeyID: "test:tester", secretAccessKey: "testing"))
+            c.sources.gcs = S3Settings(region: "us-east-1", endpoint: store.url, credentials: .init(accessKeyID: "test:tester", secretAccessKey: "testing"))
         }) { h in
             let ok = try await h.get("/_/w:50/plain/gs://svc-gs/photo.jpg")
             #expect(ok.status == 200, "\(ok.errorFields)")
@@ -161,7 +161,7 @@ struct ServiceS3Tests {
         try await store.put("svc-shared-src", "photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), headers: ["Content-Type": "image/jpeg"])
         let configure: (inout ServerConfiguration) -> Void = { c in
             Self.configure(store)(&c)
-            c.resultStorage = .init(store: .s3(c.s3!, bucket: "svc-results"), prefix: "cluster-a")
+            c.cache.resultStorage = .init(store: .s3(c.sources.s3!, bucket: "svc-results"), prefix: "cluster-a")
         }
         let path = "/_/rs:fit:160:160/f:webp/plain/s3://svc-shared-src/photo.jpg"
         let made = try await ServiceHarness.with(configure) { h in
@@ -192,7 +192,7 @@ struct ServiceS3Tests {
         }
         var configuration = ServerConfiguration()
         try configuration.apply(["IMAGO_RESULT_STORAGE": "s3://results/a/b", "AWS_REGION": "eu-west-1", "HOME": "/nonexistent"])
-        #expect(configuration.resultStorage?.prefix == "a/b" && configuration.summary.contains { $0.1 == "s3://results/a/b" })
+        #expect(configuration.cache.resultStorage?.prefix == "a/b" && configuration.summary.contains { $0.1 == "s3://results/a/b" })
     }
 
     @Test("twenty identical requests: one GET from the bucket; other sizes from the source cache; a purge fetches again")
@@ -227,7 +227,7 @@ struct ServiceSwiftTests {
         try await store.createContainer("svc-swift")
         try await store.put("svc-swift", "a/photo.jpg", data: try ServerFixtures.jpeg(width: 400, height: 300), headers: ["Content-Type": "image/jpeg"])
         try await ServiceHarness.with({ c in
-            c.swift = SwiftStorageSettings(authURL: store.url.appendingPathComponent("auth/v1.0"), username: "test:tester", apiKey: "testing")
+            c.sources.swift = SwiftStorageSettings(authURL: store.url.appendingPathComponent("auth/v1.0"), username: "test:tester", apiKey: "testing")
         }) { h in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<20 { group.addTask { try await h.get("/_/w:100/plain/swift://svc-swift/a/photo.jpg").status } }
@@ -259,7 +259,7 @@ struct ServiceAzureTests {
             h.origin.register("a.png", data: try ServerFixtures.png(width: 80, height: 40))
             let key = Data("not a real key".utf8).base64EncodedString()
             try await ServiceHarness.with({ c in
-                c.abs = .init(account: "media", key: key, endpoint: URL(string: h.source("")))
+                c.sources.abs = .init(account: "media", key: key, endpoint: URL(string: h.source("")))
             }) { azure in
                 let ok = try await azure.get("/_/w:40/plain/abs://img/a.png")
                 #expect(ok.status == 200, "\(ok.errorFields)")

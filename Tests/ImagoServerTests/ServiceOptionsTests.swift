@@ -14,7 +14,7 @@ import Testing
 struct ServiceOptionsTests {
     @Test("sizes: resize, size, width, height, every resizing type, min sizes, zoom, dpr, enlarge, extend, crop, padding, rotate, trim, presets")
     func sizes() async throws {
-        try await ServiceHarness.with({ $0.presets = ["thumb": ["rs:fit:50:50"]] }) { h in
+        try await ServiceHarness.with({ $0.urls.presets = ["thumb": ["rs:fit:50:50"]] }) { h in
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 400, height: 300), contentType: "image/jpeg")
             h.origin.register("framed.png", data: try ServerFixtures.bordered(inner: 60, border: 20))
             let cases: [(String, String, Int, Int)] = [
@@ -123,7 +123,7 @@ struct ServiceOptionsTests {
 
     @Test("encoding: quality, format_quality, max_bytes, format, metadata, copyright, colour profile")
     func encoding() async throws {
-        try await ServiceHarness.with({ $0.formatQuality = [.webp: 40] }) { h in
+        try await ServiceHarness.with({ $0.output.formatQuality = [.webp: 40] }) { h in
             let copyright = Self.exif(copyright: "ACME Photo 2026")
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 400, height: 300, exif: copyright), contentType: "image/jpeg")
             h.origin.register("photo.png", data: try ServerFixtures.png(width: 64, height: 64))
@@ -244,7 +244,7 @@ struct ServiceOptionsTests {
             let a = try await h.get(h.plain("eth:1", "/img/t.heic", ext: "png")), b = try await h.get(h.plain("", "/img/t.heic", ext: "png"))
             #expect(a["etag"] != b["etag"])
         }
-        try await ServiceHarness.with({ $0.enforceThumbnail = true }) { (h: ServiceHarness) async throws in
+        try await ServiceHarness.with({ $0.output.enforceThumbnail = true }) { (h: ServiceHarness) async throws in
             h.origin.register("t.heic", data: withThumbnail, contentType: "image/heic")
             #expect(try await h.get(h.plain("", "/img/t.heic", ext: "png")).image().pixelSize == stored)
             #expect(try await h.get(h.plain("eth:0", "/img/t.heic", ext: "png")).image().pixelSize == PixelSize(width: 1200, height: 800))

@@ -94,11 +94,11 @@ struct ServicePipelineTests {
                 return tag
             }
             let plain = try #require(await h.service.respond(method: .get, path: path, headers: [:]).headers[.eTag])
-            #expect(try await etag { $0.ttl = 60 } == plain)
+            #expect(try await etag { $0.http.ttl = 60 } == plain)
             #expect(try await etag { $0.workers = 1 } == plain)
-            #expect(try await etag { $0.quality = 50 } != plain)
-            #expect(try await etag { $0.stripMetadata = false } != plain)
-            #expect(try await etag { $0.maxResultDimension = 100 } != plain)
+            #expect(try await etag { $0.output.quality = 50 } != plain)
+            #expect(try await etag { $0.output.stripMetadata = false } != plain)
+            #expect(try await etag { $0.security.maxResultDimension = 100 } != plain)
         }
     }
 
@@ -164,15 +164,15 @@ struct ServicePipelineTests {
         let directory = try TestFiles.temporaryDirectory("imago-own-middleware")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = ServerConfiguration()
-        configuration.allowLoopbackSources = true
-        configuration.cacheDirectory = directory.path
-        configuration.secret = "s3cret"
+        configuration.security.allowLoopbackSources = true
+        configuration.cache.cacheDirectory = directory.path
+        configuration.http.secret = "s3cret"
         let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent)
         let router = Router()
         // Only some of the service's middleware, in an order of the app's, around a witness of its own;
         // no request-id middleware, so Hummingbird answers the thrown errors itself.
         router.add(middleware: StatusWitness())
-            .add(middleware: ServiceAuthorizationMiddleware(secret: configuration.secret))
+            .add(middleware: ServiceAuthorizationMiddleware(secret: configuration.http.secret))
             .add(middleware: ServiceDeadlineMiddleware(limit: .seconds(60)))
         service.addRoutes(to: router, middleware: false)
         let port = Mutex<Int?>(nil)

@@ -26,7 +26,7 @@ struct ServiceSSRFTests {
     func refusedWithoutConnecting() async throws {
         let resolver = TableResolver(Self.table)
         let connector = CountingConnector()
-        try await ServiceHarness.with({ $0.allowLoopbackSources = false }, resolver: resolver, connector: connector) { h in
+        try await ServiceHarness.with({ $0.security.allowLoopbackSources = false }, resolver: resolver, connector: connector) { h in
             let sources =
                 Self.table.keys.sorted().map { "http://\($0)/a.png" } + [
                     "http://2130706433/a.png", "http://0x7f000001/a.png", "http://0177.0.0.1/a.png", "http://127.1/a.png",
@@ -51,7 +51,7 @@ struct ServiceSSRFTests {
     func allowedClasses() async throws {
         let resolver = TableResolver(["origin.test": ["127.0.0.1"], "intranet.test": ["10.1.2.3"]])
         let connector = CountingConnector()
-        try await ServiceHarness.with({ $0.allowLoopbackSources = true }, resolver: resolver, connector: connector) { h in
+        try await ServiceHarness.with({ $0.security.allowLoopbackSources = true }, resolver: resolver, connector: connector) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
             let ok = try await h.get("/_/plain/http://origin.test:\(h.origin.port)/img/a.png")
             #expect(ok.status == 200)
@@ -66,7 +66,7 @@ struct ServiceSSRFTests {
     func redirectHop() async throws {
         let resolver = TableResolver(["origin.test": ["127.0.0.1"], "metadata.test": ["169.254.169.254"]])
         let connector = CountingConnector()
-        try await ServiceHarness.with({ $0.allowLoopbackSources = true }, resolver: resolver, connector: connector) { h in
+        try await ServiceHarness.with({ $0.security.allowLoopbackSources = true }, resolver: resolver, connector: connector) { h in
             for target in ["http://metadata.test/latest/meta-data", "http://169.254.169.254/", "http://10.0.0.1/x.png"] {
                 let r = try await h.get("/_/plain/" + ServiceHarness.escaped("http://origin.test:\(h.origin.port)/away?to=\(target)"))
                 #expect(r.status == 404, "\(target): \(r.status)")

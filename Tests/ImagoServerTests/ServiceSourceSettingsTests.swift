@@ -19,8 +19,8 @@ struct ServiceSourceSettingsTests {
     func fallback() async throws {
         let fallback = try ServerFixtures.png(width: 80, height: 40)
         try await ServiceHarness.with({
-            $0.fallbackImageData = fallback
-            $0.fallbackImageTTL = 60
+            $0.sources.fallbackImageData = fallback
+            $0.sources.fallbackImageTTL = 60
         }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 40))
             for route in ["/img/missing.png", "/status/500", "/drop"] {
@@ -42,8 +42,8 @@ struct ServiceSourceSettingsTests {
             #expect(text.status == 422 && text["fallback-image"] == nil)
         }
         try await ServiceHarness.with({
-            $0.fallbackImageData = fallback
-            $0.fallbackImageHTTPCode = 0
+            $0.sources.fallbackImageData = fallback
+            $0.sources.fallbackImageHTTPCode = 0
         }) { h in
             let r = try await h.get(h.plain("w:20", "/img/missing.png"))
             #expect(r.status == 404 && r["fallback-image"] == "1")
@@ -58,30 +58,30 @@ struct ServiceSourceSettingsTests {
             #expect(error?.variable == name)
         }
         let data = try ServerConfiguration(environment: ["IMAGO_FALLBACK_IMAGE_DATA": fallback.base64EncodedString()])
-        #expect(data.fallbackImageData == fallback && data.hasFallbackImage)
+        #expect(data.sources.fallbackImageData == fallback && data.sources.hasFallbackImage)
     }
 
     @Test("IMAGO_BASE_URL and IMAGO_URL_REPLACEMENTS: sources relative to a base, rewritten in order")
     func baseAndReplacements() async throws {
         var c = ServerConfiguration()
-        c.baseURL = "http://images.dev/"
-        #expect(c.resolveSource("lorem/ipsum.jpg") == "http://images.dev/lorem/ipsum.jpg")
-        #expect(c.resolveSource("http://images.dev/a.jpg") == "http://images.dev/a.jpg")
+        c.sources.baseURL = "http://images.dev/"
+        #expect(c.sources.resolveSource("lorem/ipsum.jpg") == "http://images.dev/lorem/ipsum.jpg")
+        #expect(c.sources.resolveSource("http://images.dev/a.jpg") == "http://images.dev/a.jpg")
         c = try ServerConfiguration(environment: ["IMAGO_URL_REPLACEMENTS": "test://*/=test2://images.dev/${1}/dolor/;test2://=http://"])
-        #expect(c.resolveSource("test://lorem/ipsum.jpg?param=value") == "http://images.dev/lorem/dolor/ipsum.jpg?param=value")
-        #expect(c.resolveSource("https://other/a.png") == "https://other/a.png")
-        #expect(ServerConfiguration.replacing("a*c", with: "[${1}]", in: "abbbc/x") == "[bbb]/x")
-        #expect(ServerConfiguration.replacing("a*c", with: "x", in: "ab/c") == nil)
-        #expect(ServerConfiguration.replacing("*/*/", with: "${2}-${1}/", in: "ab/cd/ef") == "cd-ab/ef")
+        #expect(c.sources.resolveSource("test://lorem/ipsum.jpg?param=value") == "http://images.dev/lorem/dolor/ipsum.jpg?param=value")
+        #expect(c.sources.resolveSource("https://other/a.png") == "https://other/a.png")
+        #expect(SourceSettings.replacing("a*c", with: "[${1}]", in: "abbbc/x") == "[bbb]/x")
+        #expect(SourceSettings.replacing("a*c", with: "x", in: "ab/c") == nil)
+        #expect(SourceSettings.replacing("*/*/", with: "${2}-${1}/", in: "ab/cd/ef") == "cd-ab/ef")
         // A long source against a pattern that cannot match costs little.
         let long = String(repeating: "a", count: 60_000)
-        #expect(ServerConfiguration.replacing("*b*c*d", with: "x", in: long) == nil)
+        #expect(SourceSettings.replacing("*b*c*d", with: "x", in: long) == nil)
         let origin = try await TestHTTPServer.start()
         origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 40))
         var configuration = ServerConfiguration()
-        configuration.allowLoopbackSources = true
-        configuration.cacheSize = 0
-        configuration.baseURL = "http://127.0.0.1:\(origin.port)/img/"
+        configuration.security.allowLoopbackSources = true
+        configuration.cache.cacheSize = 0
+        configuration.sources.baseURL = "http://127.0.0.1:\(origin.port)/img/"
         let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent, resolver: SystemHostResolver())
         let response = try await service.handle(method: .get, path: "/_/w:10/plain/a.png", headers: [:])
         #expect(response.status.code == 200 && origin.count("/img/a.png") == 1)
@@ -92,8 +92,8 @@ struct ServiceSourceSettingsTests {
     @Test("IMAGO_ONLY_PRESETS reads the first segment as presets; IMAGO_ALLOWED_PROCESSING_OPTIONS refuses the others (404)")
     func presetsAndAllowedOptions() async throws {
         try await ServiceHarness.with({
-            $0.onlyPresets = true
-            $0.presets = ["small": ["rs:fit:10:10"], "sq": ["rs:fill:8:8"]]
+            $0.urls.onlyPresets = true
+            $0.urls.presets = ["small": ["rs:fit:10:10"], "sq": ["rs:fill:8:8"]]
         }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 20))
             let small = try await h.get("/_/small/plain/" + h.source("/img/a.png"))
@@ -106,8 +106,8 @@ struct ServiceSourceSettingsTests {
             #expect(try await h.get("/_/w:5/plain/" + h.source("/img/a.png")).status == 404)
         }
         try await ServiceHarness.with({
-            $0.allowedProcessingOptions = ["w", "pr"]
-            $0.presets = ["q": ["q:50", "h:5"]]
+            $0.urls.allowedProcessingOptions = ["w", "pr"]
+            $0.urls.presets = ["q": ["q:50", "h:5"]]
         }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 20))
             #expect(try await h.get(h.plain("w:10", "/img/a.png")).status == 200)
@@ -119,7 +119,7 @@ struct ServiceSourceSettingsTests {
 
     @Test("client hints (opt-in): DPR and Width set the defaults, the URL overrides them; answers carry Accept-CH and Vary")
     func clientHints() async throws {
-        try await ServiceHarness.with({ $0.enableClientHints = true }) { h in
+        try await ServiceHarness.with({ $0.urls.enableClientHints = true }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 400, height: 200))
             // 200 device pixels at a DPR of 2: 100 CSS pixels, drawn at 200.
             let hinted = try await h.get(h.plain("", "/img/a.png"), headers: ["Sec-CH-DPR": "2", "Sec-CH-Width": "200"])
@@ -143,14 +143,14 @@ struct ServiceSourceSettingsTests {
     func frameResolution() throws {
         let info = ImageInfo(format: .gif, width: 100, height: 100, frameCount: 3)
         var c = ServerConfiguration()
-        c.maxSourceResolution = 0.005
+        c.security.maxSourceResolution = 0.005
         func plan(_ options: String) throws -> RenderPlan {
             try RenderPlan(
                 info: info, options: try ProcessingOptions(parsing: options.split(separator: "/").map(String.init), allowSecurityOptions: true),
-                accept: nil, configuration: c, coders: .shared)
+                accept: nil, settings: c.renderSettings, coders: .shared)
         }
         #expect(throws: ServiceError.self) { try plan("") }
-        c.maxAnimationFrameResolution = 0.02
+        c.security.maxAnimationFrameResolution = 0.02
         #expect(try plan("").animated)
         // A still made of it is held to the resolution limit.
         #expect(throws: ServiceError.self) { try plan("f:jpg") }

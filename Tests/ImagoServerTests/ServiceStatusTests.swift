@@ -49,9 +49,9 @@ struct ServiceStatusTests {
         let key = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
         let salt = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
         try await ServiceHarness.with({
-            $0.keys = key
-            $0.salts = salt
-            $0.secret = "s3cret"
+            $0.urls.keys = key
+            $0.urls.salts = salt
+            $0.http.secret = "s3cret"
         }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
             let path = "/rs:fit:10:10/plain/" + h.source("/img/a.png")
@@ -75,7 +75,7 @@ struct ServiceStatusTests {
 
     @Test("404 (imgproxy's status) for sources outside the allow-list (checked on redirects too) and for loopback by default")
     func sourceNotAllowed() async throws {
-        try await ServiceHarness.with({ $0.allowedSources = ["http://127.0.0.1:*/img/", "http://127.0.0.1:*/away"] }) { h in
+        try await ServiceHarness.with({ $0.security.allowedSources = ["http://127.0.0.1:*/img/", "http://127.0.0.1:*/away"] }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
             #expect(try await h.get(h.plain("", "/img/a.png")).status == 200)
             let outside = try await h.get(h.plain("", "/status/200"))
@@ -86,7 +86,7 @@ struct ServiceStatusTests {
             #expect(try await h.get(h.plain("", "/away?to=" + h.source("/img/a.png"))).status == 200)
             #expect(h.origin.count("/status/200") == 0)
         }
-        try await ServiceHarness.with({ $0.allowLoopbackSources = false }) { h in
+        try await ServiceHarness.with({ $0.security.allowLoopbackSources = false }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
             let r = try await h.get(h.plain("", "/img/a.png"))
             #expect(r.status == 404 && r.errorFields["error"] == "source_not_allowed")
@@ -121,10 +121,10 @@ struct ServiceStatusTests {
     @Test("422: not an image, an unsupported output, sources over the resolution, size and frame limits")
     func unprocessable() async throws {
         try await ServiceHarness.with({
-            $0.maxSourceResolution = 0.01  // 10 000 pixels
-            $0.maxSourceFileSize = 50_000
-            $0.maxAnimationFrames = 4
-            $0.maxResultDimension = 300
+            $0.security.maxSourceResolution = 0.01  // 10 000 pixels
+            $0.security.maxSourceFileSize = 50_000
+            $0.security.maxAnimationFrames = 4
+            $0.security.maxResultDimension = 300
         }) { h in
             h.origin.register("text", data: Data("hello, not an image".utf8), contentType: "image/png")
             h.origin.register("small.png", data: try ServerFixtures.png(width: 50, height: 50))
@@ -187,12 +187,12 @@ struct ServiceStatusTests {
 
     @Test("504 when the source does not answer in time; 503 when the whole request takes too long")
     func timeouts() async throws {
-        try await ServiceHarness.with({ $0.downloadTimeout = .milliseconds(500) }) { h in
+        try await ServiceHarness.with({ $0.sources.downloadTimeout = .milliseconds(500) }) { h in
             let r = try await h.get(h.plain("", "/nohead"))
             #expect(r.status == 504 && r.errorFields["error"] == "source_timeout")
             #expect(r["cache-control"] == "no-store")
         }
-        try await ServiceHarness.with({ $0.requestTimeout = .milliseconds(500) }) { h in
+        try await ServiceHarness.with({ $0.http.requestTimeout = .milliseconds(500) }) { h in
             h.origin.register("a.png", data: try ServerFixtures.png(width: 200, height: 200))
             let r = try await h.get(h.plain("", "/slow/a.png?chunk=100&delay=200"))
             #expect(r.status == 503 && r["retry-after"] == "1")

@@ -112,8 +112,8 @@ struct ServiceTextWatermarkTests {
         }
         let key = "736563726574", salt = "68656c6c6f"
         try await ServiceHarness.with({
-            $0.keys = key
-            $0.salts = salt
+            $0.urls.keys = key
+            $0.urls.salts = salt
         }) { h in
             h.origin.register("w.png", data: try Self.white(200, 100), contentType: "image/png")
             let red = try ImageCoderRegistry.shared.encode(

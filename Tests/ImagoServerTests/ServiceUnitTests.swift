@@ -109,11 +109,13 @@ struct ServiceUnitTests {
             "IMAGO_ALLOWED_SOURCES": "https://a.example/, https://b.example/*", "IMAGO_FORMAT_QUALITY": "webp=70,avif=50",
             "IMAGO_PRESETS": "thumb=rs:fit:50:50/q:70,default=ar:1", "IMAGO_AUTO_WEBP": "yes", "IMAGO_TTL": "60"
         ])
-        #expect(try c.bindAddress() == ("::1", 9000))
-        #expect(c.maxSourceResolution == 12.5 && c.downloadTimeout == .milliseconds(2500))
-        #expect(c.allowedSources == ["https://a.example/", "https://b.example/*"])
-        #expect(c.formatQuality == [.webp: 70, .avif: 50, .jxl: 77] && c.autoWebP && c.ttl == 60, "the named formats replace imgproxy's defaults")
-        #expect(c.presets["thumb"] == ["rs:fit:50:50", "q:70"])
+        #expect(try c.http.bindAddress() == ("::1", 9000))
+        #expect(c.security.maxSourceResolution == 12.5 && c.sources.downloadTimeout == .milliseconds(2500))
+        #expect(c.security.allowedSources == ["https://a.example/", "https://b.example/*"])
+        #expect(
+            c.output.formatQuality == [.webp: 70, .avif: 50, .jxl: 77] && c.output.autoWebP && c.http.ttl == 60, "the named formats replace imgproxy's defaults"
+        )
+        #expect(c.urls.presets["thumb"] == ["rs:fit:50:50", "q:70"])
         for (name, value) in [
             ("IMAGO_QUALITY", "0"), ("IMAGO_SIGNATURE_SIZE", "33"), ("IMAGO_AUTO_AVIF", "maybe"),
             ("IMAGO_MAX_SRC_RESOLUTION", "-1"), ("IMAGO_FORMAT_QUALITY", "webp:70"), ("IMAGO_PRESETS", "=x"), ("IMAGO_PRESETS", "default=w:-1"),
@@ -130,7 +132,7 @@ struct ServiceUnitTests {
         try Data("# thumbnails\n\nsmall=rs:fit:10:10\n  big = w:900 \n".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let p = try ServerConfiguration(environment: ["IMAGO_PRESETS_PATH": file.path, "IMAGO_PRESETS": "#x=w:1, ,hq=q:95"])
-        #expect(p.presets == ["small": ["rs:fit:10:10"], "big": ["w:900"], "hq": ["q:95"]])
+        #expect(p.urls.presets == ["small": ["rs:fit:10:10"], "big": ["w:900"], "hq": ["q:95"]])
         #expect(throws: Never.self) { _ = try ServerConfiguration(environment: ["IMAGO_PRESETS": "a=msr:3", "IMAGO_ALLOW_SECURITY_OPTIONS": "1"]) }
         #expect(ServerConfiguration().summary.count == ServerConfiguration.meanings.count)
         #expect(ServerConfiguration().summary.allSatisfy { ServerConfiguration.meanings[$0.0] != nil })
@@ -179,8 +181,8 @@ struct ServiceUnitTests {
             "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_QUALITY": "70", "IMAGO_QUALITY": "60",
             "IMGPROXY_USE_LINEAR_COLORSPACE": "true", "IMAGO_SOMETHING_ELSE_ENTIRELY": "1", "IMGPROXY_MAX_RESULT_DIMENSION": "0", "PORT": "9999"
         ])
-        #expect(c.keys == "736563726574" && c.salts == "68656c6c6f" && c.requestTimeout == .seconds(7) && c.allowLoopbackSources)
-        #expect(c.quality == 60 && c.maxResultDimension == nil && c.bind == ":9999")
+        #expect(c.urls.keys == "736563726574" && c.urls.salts == "68656c6c6f" && c.http.requestTimeout == .seconds(7) && c.security.allowLoopbackSources)
+        #expect(c.output.quality == 60 && c.security.maxResultDimension == nil && c.http.bind == ":9999")
         #expect(c.warnings.contains { $0.contains("IMGPROXY_USE_LINEAR_COLORSPACE") })
         #expect(c.warnings.contains { $0.contains("IMAGO_SOMETHING_ELSE_ENTIRELY") })
         #expect(c.warnings.contains { $0.contains("IMGPROXY_QUALITY") && $0.contains("IMAGO_QUALITY") })
@@ -202,7 +204,7 @@ struct ServiceUnitTests {
             var c = ServerConfiguration()
             configure(&c)
             let info = ImageInfo(format: source, width: 10, height: 10, frameCount: frames, hasAlpha: alpha)
-            return try RenderPlan.format(info: info, options: try self.options(options), accept: accept, configuration: c, coders: .shared)
+            return try RenderPlan.format(info: info, options: try self.options(options), accept: accept, settings: c.renderSettings, coders: .shared)
         }
         #expect(try format(.jpeg) == .jpeg && format(.png, alpha: true) == .png && format(.gif, frames: 3) == .gif)
         #expect(try format(.webp) == .jpeg && format(.webp, alpha: true) == .png && format(.webp, frames: 4) == .gif)
@@ -212,26 +214,26 @@ struct ServiceUnitTests {
         #expect(try format(.webp, options: "rs:fit:20:20/ex:1") == .png)
         #expect(try format(.webp, options: "f:webp") == .webp)
         // Settings: the preferred list, keeping the source's format, negotiation.
-        #expect(try format(.tiff, { $0.preferredFormats = [.webp, .png] }) == .webp)
-        #expect(try format(.webp, frames: 4, { $0.keepSourceFormat = true }) == .webp && format(.tiff, { $0.keepSourceFormat = true }) == .tiff)
-        #expect(try format(.jpeg, accept: "image/webp", { $0.autoWebP = true }) == .webp)
-        #expect(try format(.jpeg, options: "f:png", accept: "image/webp", { $0.autoWebP = true }) == .png)
-        #expect(try format(.jpeg, options: "f:png", accept: "image/webp", { $0.enforceWebP = true }) == .webp)
-        #expect(try format(.jpeg, options: "f:png", accept: "image/png", { $0.enforceWebP = true }) == .png)
+        #expect(try format(.tiff, { $0.output.preferredFormats = [.webp, .png] }) == .webp)
+        #expect(try format(.webp, frames: 4, { $0.output.keepSourceFormat = true }) == .webp && format(.tiff, { $0.output.keepSourceFormat = true }) == .tiff)
+        #expect(try format(.jpeg, accept: "image/webp", { $0.output.autoWebP = true }) == .webp)
+        #expect(try format(.jpeg, options: "f:png", accept: "image/webp", { $0.output.autoWebP = true }) == .png)
+        #expect(try format(.jpeg, options: "f:png", accept: "image/webp", { $0.output.enforceWebP = true }) == .webp)
+        #expect(try format(.jpeg, options: "f:png", accept: "image/png", { $0.output.enforceWebP = true }) == .png)
         if ImageCoderRegistry.shared.canEncode(.jxl) {
             #expect(
                 try format(
                     .jpeg, accept: "image/jxl,image/webp",
                     {
-                        $0.autoJXL = true
-                        $0.autoWebP = true
+                        $0.output.autoJXL = true
+                        $0.output.autoWebP = true
                     }) == .jxl)
             #expect(
                 try format(
                     .gif, frames: 3, accept: "image/jxl,image/webp",
                     {
-                        $0.autoJXL = true
-                        $0.autoWebP = true
+                        $0.output.autoJXL = true
+                        $0.output.autoWebP = true
                     }) == .webp)
         }
         #expect(throws: ServiceError.self) { try format(.jpeg, options: "f:pdf") }

@@ -60,7 +60,7 @@ struct ServiceVectorTests {
             #expect(try await h.get(h.plain("", "/img/huge.svg")).status == 422)
         }
         // IMAGO_SANITIZE_SVG=false sends the bytes as they are.
-        try await ServiceHarness.with({ $0.sanitizeSVG = false }) { h in
+        try await ServiceHarness.with({ $0.output.sanitizeSVG = false }) { h in
             let evil = Data("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>1</script></svg>".utf8)
             h.origin.register("evil.svg", data: evil, contentType: "image/svg+xml")
             let r = try await h.get(h.plain("", "/img/evil.svg"))
@@ -70,7 +70,7 @@ struct ServiceVectorTests {
 
     @Test("IMAGO_ALWAYS_RASTERIZE_SVG: drawn at the result's size, enlarged crisply, as PNG; skp:svg still sends the SVG")
     func svgRasterized() async throws {
-        try await ServiceHarness.with({ $0.alwaysRasterizeSVG = true }) { h in
+        try await ServiceHarness.with({ $0.output.alwaysRasterizeSVG = true }) { h in
             h.origin.register("icon.svg", data: Self.icon, contentType: "image/svg+xml")
             let plain = try await h.get(h.plain("", "/img/icon.svg"))
             #expect(plain.status == 200 && plain["content-type"] == "image/png")

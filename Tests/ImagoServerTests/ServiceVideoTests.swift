@@ -17,7 +17,7 @@ struct ServiceVideoTests {
     func thumbnails() async throws {
         let mp4 = try await VideoFixtures.clip("mp4")
         let webm = try await VideoFixtures.clip("webm", seconds: 2)
-        try await ServiceHarness.with({ $0.enableVideoThumbnails = true }) { h in
+        try await ServiceHarness.with({ $0.sources.enableVideoThumbnails = true }) { h in
             h.origin.register("clip.mp4", data: mp4, contentType: "video/mp4")
             h.origin.register("clip.webm", data: webm, contentType: "video/webm")
             let r = try await h.get(h.plain("w:160", "/img/clip.mp4"))

@@ -80,7 +80,7 @@ struct ServiceWatermarkTests {
 
     @Test("the service draws it last, over the result's pixels, on every frame; the ETag names it")
     func drawn() async throws {
-        try await ServiceHarness.with({ $0.watermarkImageData = try? Self.png(20, 10, Self.magenta) }) { h in
+        try await ServiceHarness.with({ $0.drawing.watermarkImageData = try? Self.png(20, 10, Self.magenta) }) { h in
             h.origin.register("white.png", data: try Self.png(200, 160, Self.white))
             // w:100 halves the source; the mark keeps its size, placed in the result's pixels.
             let r = try await h.get(h.plain("w:100/wm:1:soea:5:5", "/img/white.png", ext: "png"))
@@ -111,7 +111,7 @@ struct ServiceWatermarkTests {
         }
         // Another watermark image: another ETag for the same URL.
         let etags = try await [Self.red, Self.blue].asyncMap { colour in
-            try await ServiceHarness.with({ $0.watermarkImageData = try? Self.png(20, 10, colour) }) { h in
+            try await ServiceHarness.with({ $0.drawing.watermarkImageData = try? Self.png(20, 10, colour) }) { h in
                 h.origin.register("white.png", data: try Self.png(200, 160, Self.white))
                 return try await h.get(h.plain("wm:1", "/img/white.png", ext: "png"))["etag"]
             }
@@ -126,8 +126,8 @@ struct ServiceWatermarkTests {
             h.origin.register("wm.png", data: try Self.png(20, 10, Self.red), headers: [("Cache-Control", "no-cache")])
             let origin = h.source("/img/wm.png")
             try await ServiceHarness.with({
-                $0.watermarkImageURL = origin
-                $0.allowLoopbackSources = true
+                $0.drawing.watermarkImageURL = origin
+                $0.security.allowLoopbackSources = true
             }) { s in
                 let first = try await s.get("/_/wm:1:nowe/plain/" + ServiceHarness.escaped(h.source("/img/white.png")) + "@png")
                 #expect(try first.image().frames[0].buffer.color(atX: 0, y: 0) == Self.red)
@@ -138,7 +138,7 @@ struct ServiceWatermarkTests {
                 #expect(try second.image().frames[0].buffer.color(atX: 0, y: 0) == Self.blue)
                 #expect(first["etag"] != second["etag"])
             }
-            try await ServiceHarness.with({ $0.watermarkImageURL = h.source("/status/500") }) { s in
+            try await ServiceHarness.with({ $0.drawing.watermarkImageURL = h.source("/status/500") }) { s in
                 let r = try await s.get("/_/wm:1/plain/" + ServiceHarness.escaped(h.source("/img/white.png")))
                 #expect(r.status == 503 && r.errorFields["error"] == "watermark_unavailable" && r["retry-after"] == "5")
                 // Without a watermark asked, the same source is answered.
@@ -160,10 +160,10 @@ struct ServiceWatermarkTests {
         let c = try ServerConfiguration(environment: [
             "IMGPROXY_WATERMARK_DATA": png.base64EncodedString(), "IMGPROXY_WATERMARK_OPACITY": "0.5"
         ])
-        #expect(c.watermarkImageData == png && c.watermarkOpacity == 0.5 && c.hasWatermark)
+        #expect(c.drawing.watermarkImageData == png && c.drawing.watermarkOpacity == 0.5 && c.drawing.hasWatermark)
         // Sniffed as PNG but not decodable: the service does not start.
         var broken = ServerConfiguration()
-        broken.watermarkImageData = png.prefix(40)
+        broken.drawing.watermarkImageData = png.prefix(40)
         #expect(throws: ConfigurationError.self) { try ImageService(configuration: broken, logger: ServiceHarness.silent) }
     }
 }

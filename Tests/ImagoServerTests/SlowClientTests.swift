@@ -51,7 +51,7 @@ struct SlowClientTests {
 
     @Test("a request head that stops half-way, or trickles a byte at a time, is cut at IMAGO_READ_REQUEST_TIMEOUT")
     func headDeadline() async throws {
-        try await ServiceHarness.with({ $0.readRequestTimeout = .seconds(2) }) { h in
+        try await ServiceHarness.with({ $0.http.readRequestTimeout = .seconds(2) }) { h in
             let port = try #require(URL(string: h.base)?.port)
             // Timed from before the connection opens: the server's clock starts later (at the
             // accept), so a loaded machine's slow connect or write cannot make it look early.
@@ -87,7 +87,7 @@ struct SlowClientTests {
 
     @Test("an idle keep-alive connection is closed after IMAGO_KEEP_ALIVE_TIMEOUT; 0 closes after each answer")
     func keepAlive() async throws {
-        try await ServiceHarness.with({ $0.keepAliveTimeout = .seconds(2) }) { h in
+        try await ServiceHarness.with({ $0.http.keepAliveTimeout = .seconds(2) }) { h in
             let port = try #require(URL(string: h.base)?.port)
             let (client, channel) = try await RawClient.connect(port: port)
             try await channel.writeAndFlush(ByteBuffer(string: Self.request))
@@ -98,7 +98,7 @@ struct SlowClientTests {
             let closed = try #require(await RawClient.secondsUntilClosed(channel), "an idle connection stayed open")
             #expect(closed > 1 && closed < 10, "\(closed)")
         }
-        try await ServiceHarness.with({ $0.keepAliveTimeout = .zero }) { h in
+        try await ServiceHarness.with({ $0.http.keepAliveTimeout = .zero }) { h in
             let port = try #require(URL(string: h.base)?.port)
             let (client, channel) = try await RawClient.connect(port: port)
             try await channel.writeAndFlush(ByteBuffer(string: Self.request))
@@ -110,7 +110,7 @@ struct SlowClientTests {
 
     @Test("with the connection table nearly full, new connections close the ones waiting longest for a head")
     func eviction() async throws {
-        try await ServiceHarness.with({ $0.maxClients = 32 }) { h in
+        try await ServiceHarness.with({ $0.http.maxClients = 32 }) { h in
             #expect(h.service.connectionLimits.maxConnections == 32)
             let port = try #require(URL(string: h.base)?.port)
             var slow: [any Channel] = []

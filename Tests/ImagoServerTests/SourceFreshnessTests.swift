@@ -63,7 +63,7 @@ struct SourceFreshnessTests {
 
     @Test("an origin that says nothing gets IMAGO_SOURCE_TTL; no-cache is revalidated every time; IMAGO_SOURCE_TTL_MAX caps max-age")
     func defaults() async throws {
-        try await ServiceHarness.with({ $0.sourceTTL = .seconds(3) }) { h in
+        try await ServiceHarness.with({ $0.cache.sourceTTL = .seconds(3) }) { h in
             h.origin.register("a.png", data: try Self.first.get())
             #expect(try await Self.height(h, 20) == 10)
             #expect(try await Self.height(h, 21) == 11)
@@ -79,7 +79,7 @@ struct SourceFreshnessTests {
             // One download, then a conditional request (answered 304) for each new size.
             #expect(h.origin.count("/img/a.png") == 3)
         }
-        try await ServiceHarness.with({ $0.sourceTTLMax = .seconds(3) }) { h in
+        try await ServiceHarness.with({ $0.cache.sourceTTLMax = .seconds(3) }) { h in
             h.origin.register("a.png", data: try Self.first.get(), headers: [("Cache-Control", "max-age=86400")])
             #expect(try await Self.height(h, 20) == 10)
             try await Task.sleep(for: .milliseconds(3300))
@@ -98,8 +98,8 @@ struct SourceFreshnessTests {
         let path = "/_/w:20/plain/http://127.0.0.1:\(origin.port)/img/a.png"
         func run(_ configure: (inout ServerConfiguration) -> Void) async throws -> (Int, String?) {
             var configuration = ServerConfiguration()
-            configuration.cacheDirectory = directory.path
-            configuration.allowLoopbackSources = true
+            configuration.cache.cacheDirectory = directory.path
+            configuration.security.allowLoopbackSources = true
             configure(&configuration)
             let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent, resolver: SystemHostResolver())
             let response: ServiceResponse
@@ -118,9 +118,9 @@ struct SourceFreshnessTests {
         #expect(try await run { _ in } == (200, nil))
         #expect(origin.count("/img/a.png") == 1)
         // Loopback no longer allowed: the cached copy is refused too, and nothing connects.
-        #expect(try await run { $0.allowLoopbackSources = false } == (404, "source_not_allowed"))
+        #expect(try await run { $0.security.allowLoopbackSources = false } == (404, "source_not_allowed"))
         // An allow-list that no longer lists the origin.
-        #expect(try await run { $0.allowedSources = ["https://cdn.example/"] } == (404, "source_not_allowed"))
+        #expect(try await run { $0.security.allowedSources = ["https://cdn.example/"] } == (404, "source_not_allowed"))
         #expect(origin.count("/img/a.png") == 1)
         // Back to the first policy: the entry was kept and is served.
         #expect(try await run { _ in } == (200, nil))
@@ -129,7 +129,7 @@ struct SourceFreshnessTests {
 
     @Test("POST /purge with IMAGO_PURGE_SECRET forgets a source; without the setting there is no route")
     func purge() async throws {
-        try await ServiceHarness.with({ $0.purgeSecret = "p4rge" }) { h in
+        try await ServiceHarness.with({ $0.http.purgeSecret = "p4rge" }) { h in
             h.origin.register("a.png", data: try Self.first.get(), headers: [("Cache-Control", "max-age=86400")])
             #expect(try await Self.height(h, 20) == 10)
             h.origin.register("a.png", data: try Self.second.get(), headers: [("Cache-Control", "max-age=86400")])
@@ -158,8 +158,8 @@ struct SourceFreshnessTests {
         let directory = try TestFiles.temporaryDirectory("imago-purge")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = ServerConfiguration()
-        configuration.cacheDirectory = directory.path
-        configuration.allowLoopbackSources = true
+        configuration.cache.cacheDirectory = directory.path
+        configuration.security.allowLoopbackSources = true
         let source = "http://127.0.0.1:\(origin.port)/img/a.png"
         let first = try ImageService(configuration: configuration, logger: ServiceHarness.silent, resolver: SystemHostResolver())
         _ = try await first.handle(method: .get, path: "/_/w:20/plain/\(source)", headers: [:])

@@ -54,7 +54,7 @@ public struct ImageServer: Sendable {
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) async throws {
         let configuration = service.configuration
-        let (host, port) = try configuration.bindAddress()
+        let (host, port) = try configuration.http.bindAddress()
         let router = Router(context: ImageServiceRequestContext.self)
         service.addRoutes(to: router)
         let logger = self.logger
@@ -72,9 +72,9 @@ public struct ImageServer: Sendable {
             },
             logger: logger)
         var all: [any Service] = [app] + services
-        if let metricsBind = configuration.metricsBind {
+        if let metricsBind = configuration.http.metricsBind {
             // /metrics on an address of its own (imgproxy's IMGPROXY_PROMETHEUS_BIND).
-            let (metricsHost, metricsPort) = try ServerConfiguration.hostAndPort(metricsBind, variable: "IMAGO_METRICS_BIND")
+            let (metricsHost, metricsPort) = try HTTPSettings.hostAndPort(metricsBind, variable: "IMAGO_METRICS_BIND")
             let metricsRouter = Router()
             service.addMetricsRoute(to: metricsRouter)
             all.append(
@@ -88,7 +88,7 @@ public struct ImageServer: Sendable {
         var group = ServiceGroupConfiguration(
             services: all, gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
             logger: logger)
-        group.maximumGracefulShutdownDuration = configuration.gracefulStopTimeout
+        group.maximumGracefulShutdownDuration = configuration.http.gracefulStopTimeout
         do {
             try await ServiceGroup(configuration: group).run()
         } catch is CancellationError {

@@ -24,7 +24,7 @@ extension ImageService {
         }
         var fields = validatorFields(etag: etag, source: source, varies: varies, expires: options.expires, provisional: provisional)
         fields[.contentType] = contentType
-        let attachment = options.returnAttachment ?? configuration.returnAttachment
+        let attachment = options.returnAttachment ?? configuration.http.returnAttachment
         fields[.contentDisposition] = ServiceHeaders.contentDisposition(
             name: options.filename ?? source.baseName, format: rendered.format,
             attachment: attachment)
@@ -45,11 +45,11 @@ extension ImageService {
         etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil, provisional: Bool = false
     ) -> HTTPFields {
         var fields = HTTPFields()
-        var ttl = configuration.ttl
+        var ttl = configuration.http.ttl
         if let expires { ttl = min(ttl, max(0, Int(clamping: expires - Int64(Date().timeIntervalSince1970)))) }
-        if provisional, ttl > configuration.avifLaterTTL {
-            let rest = ttl - configuration.avifLaterTTL
-            ttl = configuration.avifLaterTTL
+        if provisional, ttl > configuration.output.avifLaterTTL {
+            let rest = ttl - configuration.output.avifLaterTTL
+            ttl = configuration.output.avifLaterTTL
             fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), stale-while-revalidate=\(rest), public" : "no-cache"
         } else {
             fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), public" : "no-cache"
@@ -59,7 +59,7 @@ extension ImageService {
             fields[.lastModified] = last
         }
         var vary: [String] = varies ? ["Accept"] : []
-        if configuration.enableClientHints {
+        if configuration.urls.enableClientHints {
             fields[.acceptCH] = ClientHints.names.joined(separator: ", ")
             vary += ClientHints.names
         }

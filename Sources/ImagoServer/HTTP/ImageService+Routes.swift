@@ -73,7 +73,7 @@ extension ImageService {
     ) -> RouteCollection<Context> {
         let collection = RouteCollection(context: Context.self)
         if operations { addOperationRoutes(to: collection) }
-        if configuration.playground {
+        if configuration.http.playground {
             let page = ByteBuffer(string: Playground.page(mount: mount, signed: signer != nil))
             let headers: HTTPFields = [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
@@ -102,7 +102,7 @@ extension ImageService {
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
-        if configuration.metricsBind == nil { addMetricsRoute(to: collection) }
+        if configuration.http.metricsBind == nil { addMetricsRoute(to: collection) }
     }
 
     /// A CORS preflight: 200 without the secret, as imgproxy answers it; and imgproxy's `HEAD`
@@ -110,13 +110,13 @@ extension ImageService {
     private func addPreflightRoutes<Context: RequestContext>(to collection: RouteCollection<Context>, middleware: Bool) {
         let preflight =
             middleware
-            ? collection.group().add(middleware: ServiceRequestIDMiddleware(logger: logger, allowOrigin: configuration.allowOrigin))
+            ? collection.group().add(middleware: ServiceRequestIDMiddleware(logger: logger, allowOrigin: configuration.http.allowOrigin))
             : collection.group()
         preflight.on("**", method: .options) { [self] _, _ -> Response in
             let answer = ServiceHeaders.preflight
             return Response(status: answer.status, headers: answer.headers, body: answer.body.hummingbird(reads: self.fileReads))
         }
-        if !configuration.headAsGet {
+        if !configuration.http.headAsGet {
             preflight.on("**", method: .head) { _, _ -> Response in
                 Response(status: .ok, headers: ServiceHeaders.preflight.headers)
             }
@@ -130,13 +130,13 @@ extension ImageService {
             // A span per request, continuing the caller's trace (W3C traceparent) when it sends
             // one, while a tracer is active.
             images.add(middleware: ServiceTracingMiddleware())
-                .add(middleware: ServiceRequestIDMiddleware(logger: logger, allowOrigin: configuration.allowOrigin))
+                .add(middleware: ServiceRequestIDMiddleware(logger: logger, allowOrigin: configuration.http.allowOrigin))
                 .add(middleware: ServiceAccessLogMiddleware(logger: logger))
                 .add(middleware: ServiceMetricsMiddleware(metrics: metrics))
-                .add(middleware: ServiceDeadlineMiddleware(limit: configuration.requestTimeout))
-                .add(middleware: ServiceAuthorizationMiddleware(secret: configuration.secret))
+                .add(middleware: ServiceDeadlineMiddleware(limit: configuration.http.requestTimeout))
+                .add(middleware: ServiceAuthorizationMiddleware(secret: configuration.http.secret))
         }
-        for method in configuration.headAsGet ? [HTTPRequest.Method.get, .head] : [.get] {
+        for method in configuration.http.headAsGet ? [HTTPRequest.Method.get, .head] : [.get] {
             images.on("**", method: method) { [self] request, context -> Response in
                 var path = Substring(request.uri.path)
                 if !mount.isEmpty, path.hasPrefix(mount) { path = path.dropFirst(mount.count) }

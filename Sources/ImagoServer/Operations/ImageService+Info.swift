@@ -92,7 +92,7 @@ extension ImageService {
         }
         if wanted.needsPixels {
             try RenderPlan.checkResolution(
-                info, limit: options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution)
+                info, limit: options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.security.maxSourceResolution)
             for (key, value) in try await pixelReport(wanted, info: info, source: source, options: options) { report[key] = value }
         } else if let crop = wanted.crop {
             // A crop by a fixed gravity is worked out from the header alone.

@@ -20,10 +20,11 @@ extension ImageService {
         }
         var options = ProcessingOptions()
         options.gravity = pixelCrop ? cropGravity : .init(.objects)
-        let faces = ServiceFaces(options: options, configuration: configuration)
+        let faces = ServiceFaces(options: options, drawing: configuration.drawing)
         let detector =
             faces?.detector
-            ?? FaceDetector(configuration: .init(cascadePath: configuration.faceDetectionCascade, timeLimit: configuration.faceDetectionTimeLimit))
+            ?? FaceDetector(
+                configuration: .init(cascadePath: configuration.drawing.faceDetectionCascade, timeLimit: configuration.drawing.faceDetectionTimeLimit))
         var request = request
         let side = detector.configuration.maxDimension
         request.thumbnail = ImageRequest.Thumbnail(maxPixelSize: PixelSize(width: side, height: side))

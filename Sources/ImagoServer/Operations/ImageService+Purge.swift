@@ -22,10 +22,10 @@ extension ImageService {
     ///   disk cache's failure.
     public func purge(source named: String) async throws(ServiceError) {
         // The name a service URL uses, resolved as requests resolve it.
-        let source = configuration.resolveSource(named)
+        let source = configuration.sources.resolveSource(named)
         let url: URL
         do {
-            url = try configuration.remoteSourceURL(source)
+            url = try configuration.sources.remoteSourceURL(source)
         } catch {
             throw ServiceError(.invalidSource, "a purge names an http, https or enabled object-store source URL")
         }
@@ -41,7 +41,7 @@ extension ImageService {
     /// `Authorization: Bearer $IMAGO_PURGE_SECRET`; without the setting there is no such route
     /// (404), and with a wrong secret 403.
     func purgeRoute(query: String?, headers: HTTPFields) async throws(ServiceError) -> String {
-        guard let secret = configuration.purgeSecret else { throw .notFound }
+        guard let secret = configuration.http.purgeSecret else { throw .notFound }
         guard ConstantTime.equals(headers[.authorization] ?? "", "Bearer \(secret)") else { throw .invalidSecret }
         let pairs = (query ?? "").split(separator: "&").map { $0.split(separator: "=", maxSplits: 1) }
         guard let encoded = pairs.first(where: { $0.first == "url" && $0.count == 2 })?[1],

@@ -28,7 +28,7 @@ extension ImageService {
     func answer(source: ServiceSource, options: ProcessingOptions, info wanted: InfoOptions?, headers: HTTPFields) async throws -> ServiceResponse {
         var timings = source.loaded.timings
         var response = try await answer(source: source, options: options, info: wanted, headers: headers, timings: &timings)
-        if configuration.serverTiming, !timings.stages.isEmpty { response.headers[.serverTiming] = timings.serverTimingValue }
+        if configuration.http.serverTiming, !timings.stages.isEmpty { response.headers[.serverTiming] = timings.serverTimingValue }
         return response
     }
 
@@ -86,13 +86,13 @@ extension ImageService {
         _ info: ImageInfo, source: ServiceSource, options: ProcessingOptions, headers: HTTPFields
     ) async throws -> ServiceResponse? {
         // SVG sent as SVG (imgproxy's default when no format is asked): no processing, sanitised.
-        if info.format == .svg, Self.sendsSVG(options, configuration: configuration) {
+        if info.format == .svg, Self.sendsSVG(options, output: configuration.output) {
             try RenderPlan.checkResolution(
-                info, limit: options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution)
+                info, limit: options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.security.maxSourceResolution)
             return try await svgResponse(source: source, options: options, headers: headers)
         }
         // Sent untouched: checked before planning, so a format no encoder here writes passes too.
-        let skipped = options.skipProcessing.union(configuration.skipProcessingFormats)
+        let skipped = options.skipProcessing.union(configuration.output.skipProcessingFormats)
         if skipped.contains(info.format), options.format == nil || options.format == info.format {
             return imageResponse(
                 Rendered(body: Self.body(of: source), format: info.format), contentType: info.format.mimeType,
@@ -108,7 +108,7 @@ extension ImageService {
         timings: inout ImageLoadTimings
     ) async throws -> ServiceResponse {
         let digest = source.digest
-        var plan = try RenderPlan(info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders)
+        var plan = try RenderPlan(info: info, options: options, accept: headers[.accept], settings: render, coders: coders)
 
         // The watermark's pixels are part of the answer: a new watermark is a new ETag.
         let watermark = try await self.watermark(for: options)
@@ -118,7 +118,7 @@ extension ImageService {
         let etag = { (request: ImageRequest) in ServiceHeaders.etag(digest, self.manager.resultIdentity(for: request, source: source.loaded)) }
         // Negotiated AVIF not made yet: a fast AVIF (or the next format) now, the AVIF in the background.
         var provisional = false
-        if configuration.avifLater, plan.format == .avif, plan.negotiated {
+        if configuration.output.avifLater, plan.format == .avif, plan.negotiated {
             let first = try await avifLaterPlan(
                 plan, info: info, source: source, options: options, headers: headers, request: request, etag: etag)
             plan = first.plan
@@ -144,7 +144,7 @@ extension ImageService {
         request: (RenderPlan) -> ImageRequest, etag: (ImageRequest) -> String
     ) async throws -> (plan: RenderPlan, provisional: Bool) {
         var later = plan
-        later.setAVIFSpeed(configuration.avifLaterSpeed)
+        later.setAVIFSpeed(configuration.output.avifLaterSpeed)
         // On one thread: the background takes its lane of the workers and no more.
         later.encoderThreads = 1
         let avif = request(later)
@@ -152,12 +152,12 @@ extension ImageService {
             return (later, false)
         }
         backgroundEncodes.start(etag(avif), request: avif, source: source.loaded, manager: manager)
-        switch configuration.avifLaterFirst {
+        switch configuration.output.avifLaterFirst {
         case .avif:
-            return (later.fastAVIF(speed: ServerConfiguration.fastAVIFSpeed), true)
+            return (later.fastAVIF(speed: OutputSettings.fastAVIFSpeed), true)
         case .next:
             let next = try RenderPlan(
-                info: info, options: options, accept: headers[.accept], configuration: configuration, coders: coders,
+                info: info, options: options, accept: headers[.accept], settings: render, coders: coders,
                 excluding: [.avif])
             return (next, true)
         }
@@ -181,15 +181,15 @@ extension ImageService {
 
     /// Whether an SVG source goes out as SVG, as imgproxy decides: `f:svg`, or no format asked
     /// unless `IMAGO_ALWAYS_RASTERIZE_SVG` (which `skp:svg` overrides).
-    static func sendsSVG(_ options: ProcessingOptions, configuration: ServerConfiguration) -> Bool {
+    static func sendsSVG(_ options: ProcessingOptions, output: OutputSettings) -> Bool {
         options.format == .svg
             || (options.format == nil
-                && (!configuration.alwaysRasterizeSVG || options.skipProcessing.contains(.svg) || configuration.skipProcessingFormats.contains(.svg)))
+                && (!output.alwaysRasterizeSVG || options.skipProcessing.contains(.svg) || output.skipProcessingFormats.contains(.svg)))
     }
 
     /// The SVG source itself, sanitised (`IMAGO_SANITIZE_SVG`) on the workers.
     private func svgResponse(source: ServiceSource, options: ProcessingOptions, headers: HTTPFields) async throws -> ServiceResponse {
-        let sanitize = configuration.sanitizeSVG
+        let sanitize = configuration.output.sanitizeSVG
         let etag = ServiceHeaders.etag(source.digest, sanitize ? "svg-sanitized" : "svg")
         if ServiceHeaders.isNotModified(headers, etag: etag, lastModified: source.lastModified) {
             return notModified(etag: etag, source: source, varies: false, expires: options.expires)

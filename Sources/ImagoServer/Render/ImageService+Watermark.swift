@@ -25,14 +25,14 @@ final class WatermarkStore: Sendable {
     /// Decodes `IMAGO_WATERMARK_DATA`/`_PATH`, if given.
     ///
     /// - Throws: ``ConfigurationError`` when it is not an image this service decodes.
-    init(configuration: ServerConfiguration, limits: DecodingLimits, coders: ImageCoderRegistry) throws(ConfigurationError) {
-        guard let data = configuration.watermarkImageData else {
+    init(drawing: DrawingSettings, limits: DecodingLimits, coders: ImageCoderRegistry) throws(ConfigurationError) {
+        guard let data = drawing.watermarkImageData else {
             configured = nil
             return
         }
         do {
             configured = try ServiceWatermark(
-                data: data, digest: String(Checksum.fast64(data), radix: 36), opacity: configuration.watermarkOpacity, limits: limits,
+                data: data, digest: String(Checksum.fast64(data), radix: 36), opacity: drawing.watermarkOpacity, limits: limits,
                 coders: coders)
         } catch {
             throw ConfigurationError(variable: "IMAGO_WATERMARK_PATH", reason: "the watermark cannot be decoded: \(error)")
@@ -74,14 +74,14 @@ extension ImageService {
         if let text = options.watermarkText { return try await textWatermark(text) }
         if let url = options.watermarkURL { return try await urlWatermark(url) }
         if let configured = watermarks.configured { return configured }
-        guard let url = configuration.watermarkImageURL else { return nil }
+        guard let url = configuration.drawing.watermarkImageURL else { return nil }
         do {
             let source = try await loadSource(url, options: ProcessingOptions())
             let digest = String(source.digest, radix: 36)
             if let known = watermarks.fetched(digest: digest) { return known }
             let input = source.loaded.input
             let limits = manager.configuration.decodingLimits
-            let opacity = configuration.watermarkOpacity
+            let opacity = configuration.drawing.watermarkOpacity
             let decoded = try await workers.run { [coders] in
                 try ServiceWatermark(data: try input.contents(), digest: digest, opacity: opacity, limits: limits, coders: coders)
             }
@@ -100,7 +100,7 @@ extension ImageService {
     private func textWatermark(_ text: String) async throws -> ServiceWatermark {
         let key = "text:" + text
         if let kept = watermarks.perURL(key) { return kept }
-        let opacity = configuration.watermarkOpacity
+        let opacity = configuration.drawing.watermarkOpacity
         let limit = ServiceTransformer.maxResultPixels
         let drawn: ServiceWatermark
         do {
@@ -128,12 +128,12 @@ extension ImageService {
         guard signer != nil else {
             throw ServiceError(.watermarkURLUnsigned, "watermark_url needs signed URLs (IMAGO_KEY and IMAGO_SALT)")
         }
-        let source = try await loadSource(configuration.resolveSource(url), options: ProcessingOptions())
+        let source = try await loadSource(configuration.sources.resolveSource(url), options: ProcessingOptions())
         let digest = "u" + String(source.digest, radix: 36)
         if let known = watermarks.perURL(digest) { return known }
         let input = source.loaded.input
         let limits = manager.configuration.decodingLimits
-        let opacity = configuration.watermarkOpacity
+        let opacity = configuration.drawing.watermarkOpacity
         let decoded: ServiceWatermark
         do {
             decoded = try await workers.run { [coders] in

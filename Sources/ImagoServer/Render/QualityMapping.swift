@@ -3,7 +3,7 @@
 
 public import ImagoCore
 
-extension ServerConfiguration {
+extension OutputSettings {
     /// `IMAGO_QUALITY_MAPPING`: what a quality number that names no format (`IMAGO_QUALITY`, the
     /// URL's `quality`) means for each output format.
     public enum QualityMapping: String, Sendable, CaseIterable {
@@ -14,7 +14,7 @@ extension ServerConfiguration {
         /// as JPEG does at that number with SSIMULACRA2, from the tables `scripts/bench-formats
         /// --mapping` publishes (WebP at method 4, AVIF at speed 6, adjusted for other speeds);
         /// other formats get the number. With this mapping the environment starts
-        /// ``ServerConfiguration/formatQuality`` empty, so `IMAGO_FORMAT_QUALITY` entries alone
+        /// ``OutputSettings/formatQuality`` empty, so `IMAGO_FORMAT_QUALITY` entries alone
         /// override it.
         case visual
 

@@ -58,7 +58,7 @@ struct RenderPlan: Sendable {
         let old = avifSpeed ?? AVIFCoder.defaultSpeed
         avifSpeed = speed
         if qualityFollowsSpeed {
-            let offset = ServerConfiguration.QualityMapping.avifSpeedOffset
+            let offset = OutputSettings.QualityMapping.avifSpeedOffset
             quality = min(100, max(1, quality + offset(speed) - offset(old)))
         }
     }
@@ -67,7 +67,7 @@ struct RenderPlan: Sendable {
     /// libavif's `speed`, its quality raised by as much as that speed needs for the same score
     /// (`QualityMapping.avifSpeedOffset`), on the encoder's usual threads.
     func fastAVIF(speed: Int) -> RenderPlan {
-        let offset = ServerConfiguration.QualityMapping.avifSpeedOffset
+        let offset = OutputSettings.QualityMapping.avifSpeedOffset
         var fast = self
         fast.quality = min(100, quality + offset(speed) - offset(avifSpeed ?? AVIFCoder.defaultSpeed))
         fast.avifSpeed = speed
@@ -102,76 +102,76 @@ struct RenderPlan: Sendable {
     ///   cannot be written.
     /// `excluding` names formats negotiation may not choose (AVIF while it is made in the background).
     init(
-        info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration,
+        info: ImageInfo, options: ProcessingOptions, accept: String?, settings: Settings,
         coders: ImageCoderRegistry, excluding: Set<ImageFormat> = []
     ) throws {
         // 0 in the URL: the service's limit.
         let sourceAnimated = info.frameCount > 1 && options.page == nil
         let chosen = try Self.choose(
-            info: info, options: options, accept: accept, configuration: configuration, coders: coders, excluding: excluding)
+            info: info, options: options, accept: accept, settings: settings, coders: coders, excluding: excluding)
         let format = chosen.format
-        let variesByAccept = configuration.negotiatesByAccept
+        let variesByAccept = settings.output.negotiatesByAccept
         let animated = sourceAnimated && Self.animatedFormats.contains(format)
         // An animation kept animated is held to the frame limit when there is one (imgproxy's
         // max_animation_frame_resolution), else every source to the resolution limit.
         let frameLimit =
             animated
-            ? options.maxAnimationFrameResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxAnimationFrameResolution : nil
-        let maxResolution = frameLimit ?? options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.maxSourceResolution
-        let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
+            ? options.maxAnimationFrameResolution.flatMap { $0 > 0 ? $0 : nil } ?? settings.security.maxAnimationFrameResolution : nil
+        let maxResolution = frameLimit ?? options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? settings.security.maxSourceResolution
+        let maxFrames = options.maxAnimationFrames ?? settings.security.maxAnimationFrames
         let pixels = try Self.checkResolution(info, limit: maxResolution, frames: frameLimit != nil)
         if animated {
-            try Self.checkAnimation(info, framePixels: pixels.partialValue, maxFrames: maxFrames, configuration: configuration)
+            try Self.checkAnimation(info, framePixels: pixels.partialValue, maxFrames: maxFrames, settings: settings)
         }
-        let mapping = configuration.qualityMapping
-        let mapped = { (q: Int) in mapping.quality(q, for: format, avifSpeed: configuration.avifSpeed) }
-        let explicit = options.formatQuality[format] ?? (options.quality > 0 ? nil : configuration.formatQuality[format])
-        let quality = explicit ?? mapped(options.quality > 0 ? options.quality : configuration.quality)
+        let mapping = settings.output.qualityMapping
+        let mapped = { (q: Int) in mapping.quality(q, for: format, avifSpeed: settings.output.avifSpeed) }
+        let explicit = options.formatQuality[format] ?? (options.quality > 0 ? nil : settings.output.formatQuality[format])
+        let quality = explicit ?? mapped(options.quality > 0 ? options.quality : settings.output.quality)
         let limits = Self.decodingLimits(
-            maxResolution: maxResolution, maxFrames: animated || options.page != nil ? maxFrames : 1_000_000, configuration: configuration)
+            maxResolution: maxResolution, maxFrames: animated || options.page != nil ? maxFrames : 1_000_000, settings: settings)
         self.init(
             format: format, animated: animated, variesByAccept: variesByAccept,
-            autoRotate: options.autoRotate ?? configuration.autoRotate,
-            stripMetadata: options.stripMetadata ?? configuration.stripMetadata,
-            keepCopyright: options.keepCopyright ?? configuration.keepCopyright,
-            stripColorProfile: options.stripColorProfile ?? configuration.stripColorProfile,
+            autoRotate: options.autoRotate ?? settings.output.autoRotate,
+            stripMetadata: options.stripMetadata ?? settings.output.stripMetadata,
+            keepCopyright: options.keepCopyright ?? settings.output.keepCopyright,
+            stripColorProfile: options.stripColorProfile ?? settings.output.stripColorProfile,
             quality: quality,
             flattenColor: options.background ?? (Self.hasAlpha(format) ? nil : RGBA8(r: 255, g: 255, b: 255)),
             limits: limits,
-            maxResultDimension: Self.maxResultDimension(options: options, configuration: configuration, format: format))
+            maxResultDimension: Self.maxResultDimension(options: options, settings: settings, format: format))
         negotiated = chosen.negotiated
-        decideExtras(info: info, options: options, configuration: configuration, explicitQuality: explicit, mapping: mapping)
+        decideExtras(info: info, options: options, settings: settings, explicitQuality: explicit, mapping: mapping)
     }
 
     /// Checks an animation kept animated against the frame count and total pixel limits, each
     /// of its frames holding `framePixels`.
     ///
     /// - Throws: 422 ``ServiceError`` (`limit_exceeded`) past either.
-    private static func checkAnimation(_ info: ImageInfo, framePixels: Int, maxFrames: Int, configuration: ServerConfiguration) throws {
+    private static func checkAnimation(_ info: ImageInfo, framePixels: Int, maxFrames: Int, settings: Settings) throws {
         guard info.frameCount <= maxFrames else {
             throw ServiceError(
                 .limitExceeded,
                 "the source has \(info.frameCount) frames, over the limit of \(maxFrames)")
         }
         let total = Double(framePixels) * Double(info.frameCount)
-        guard total <= configuration.maxAnimationPixels * 1_000_000 else {
+        guard total <= settings.security.maxAnimationPixels * 1_000_000 else {
             throw ServiceError(
                 .limitExceeded,
-                "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(configuration.maxAnimationPixels)")
+                "the animation's frames hold \(Int(total / 1_000_000)) megapixels, over the limit of \(settings.security.maxAnimationPixels)")
         }
     }
 
     /// The decode's limits: `maxResolution` megapixels a source (or frame), `maxFrames` frames,
     /// the service's animation pixels, and a vector render's time.
-    private static func decodingLimits(maxResolution: Double, maxFrames: Int, configuration: ServerConfiguration) -> DecodingLimits {
+    private static func decodingLimits(maxResolution: Double, maxFrames: Int, settings: Settings) -> DecodingLimits {
         DecodingLimits(
             maxPixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
             maxFrames: maxFrames,
-            maxTotalFramePixels: Int(min(Double(Int.max / 2), configuration.maxAnimationPixels * 1_000_000)),
+            maxTotalFramePixels: Int(min(Double(Int.max / 2), settings.security.maxAnimationPixels * 1_000_000)),
             maxBytes: Int.max,
             maxSourcePixels: Int(min(Double(Int.max / 2), maxResolution * 1_000_000)),
             // A vector render stops within the request's time.
-            maxRenderSeconds: min(20, Self.seconds(configuration.requestTimeout)))
+            maxRenderSeconds: min(20, Self.seconds(settings.renderTime)))
     }
 
     /// What follows from the chosen format and the options: the faces a crop keeps, the profile
@@ -179,19 +179,19 @@ struct RenderPlan: Sendable {
     /// follows the speed, for a quality `mapping` applied to no `explicitQuality`), and the
     /// embedded thumbnail.
     private mutating func decideExtras(
-        info: ImageInfo, options: ProcessingOptions, configuration: ServerConfiguration, explicitQuality explicit: Int?,
-        mapping: ServerConfiguration.QualityMapping
+        info: ImageInfo, options: ProcessingOptions, settings: Settings, explicitQuality explicit: Int?,
+        mapping: OutputSettings.QualityMapping
     ) {
-        faces = ServiceFaces(options: options, configuration: configuration)
+        faces = ServiceFaces(options: options, drawing: settings.drawing)
         if let name = options.colorProfile, ServiceColorProfile.formats.contains(format) {
-            colorProfile = ServiceColorProfile(name: name, directory: configuration.colorProfilesDirectory)
+            colorProfile = ServiceColorProfile(name: name, directory: settings.output.colorProfilesDirectory)
         }
-        keepsGainMap = format == .jpeg && info.hasGainMap && !animated && (options.preserveHDR ?? configuration.preserveHDR)
-        avifSpeed = format == .avif ? configuration.avifSpeed : nil
+        keepsGainMap = format == .jpeg && info.hasGainMap && !animated && (options.preserveHDR ?? settings.output.preserveHDR)
+        avifSpeed = format == .avif ? settings.output.avifSpeed : nil
         qualityFollowsSpeed = format == .avif && explicit == nil && mapping == .visual
-        webpEffort = format == .webp ? configuration.webpEffort : nil
+        webpEffort = format == .webp ? settings.output.webpEffort : nil
         // imgproxy's enforce_thumbnail: the stored thumbnail is the source, when there is one.
-        if options.enforceThumbnail ?? configuration.enforceThumbnail, options.page == nil {
+        if options.enforceThumbnail ?? settings.output.enforceThumbnail, options.page == nil {
             embeddedThumbnail = info.embeddedThumbnailSize
         }
     }
@@ -215,8 +215,8 @@ struct RenderPlan: Sendable {
 
     /// The longer side a result may have: `max_result_dimension` (0 or less: none), else the
     /// service's; an icon at most 256 (imgproxy scales a larger result down to fit, too).
-    static func maxResultDimension(options: ProcessingOptions, configuration: ServerConfiguration, format: ImageFormat) -> Int? {
-        let limit = options.maxResultDimension.map { $0 > 0 ? $0 : nil } ?? configuration.maxResultDimension
+    static func maxResultDimension(options: ProcessingOptions, settings: Settings, format: ImageFormat) -> Int? {
+        let limit = options.maxResultDimension.map { $0 > 0 ? $0 : nil } ?? settings.security.maxResultDimension
         guard format == .ico else { return limit }
         return min(limit ?? ICOCoder.maxSide, ICOCoder.maxSide)
     }
@@ -231,25 +231,25 @@ struct RenderPlan: Sendable {
     ///
     /// - Throws: 422 ``ServiceError`` for a format that cannot be written here.
     static func format(
-        info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration, coders: ImageCoderRegistry
+        info: ImageInfo, options: ProcessingOptions, accept: String?, settings: Settings, coders: ImageCoderRegistry
     ) throws -> ImageFormat {
-        try choose(info: info, options: options, accept: accept, configuration: configuration, coders: coders, excluding: []).format
+        try choose(info: info, options: options, accept: accept, settings: settings, coders: coders, excluding: []).format
     }
 
-    /// ``format(info:options:accept:configuration:coders:)``, never negotiating a format in
+    /// ``format(info:options:accept:settings:coders:)``, never negotiating a format in
     /// `excluding`, and whether `Accept` chose it.
     static func choose(
-        info: ImageInfo, options: ProcessingOptions, accept: String?, configuration: ServerConfiguration, coders: ImageCoderRegistry,
+        info: ImageInfo, options: ProcessingOptions, accept: String?, settings: Settings, coders: ImageCoderRegistry,
         excluding: Set<ImageFormat>
     ) throws -> (format: ImageFormat, negotiated: Bool) {
         let animated = info.frameCount > 1 && options.page == nil
         let accepts = AcceptHeader(accept)
         func negotiated(enforcedOnly: Bool) -> ImageFormat? {
-            guard configuration.negotiatesByAccept else { return nil }
+            guard settings.output.negotiatesByAccept else { return nil }
             let candidates: [(ImageFormat, String, Bool, Bool)] = [
-                (.jxl, "image/jxl", configuration.enforceJXL, configuration.autoJXL && !animated),
-                (.avif, "image/avif", configuration.enforceAVIF, configuration.autoAVIF),
-                (.webp, "image/webp", configuration.enforceWebP, configuration.autoWebP)
+                (.jxl, "image/jxl", settings.output.enforceJXL, settings.output.autoJXL && !animated),
+                (.avif, "image/avif", settings.output.enforceAVIF, settings.output.autoAVIF),
+                (.webp, "image/webp", settings.output.enforceWebP, settings.output.autoWebP)
             ]
             for (format, type, enforced, auto) in candidates where (enforced || (!enforcedOnly && auto)) && !excluding.contains(format) {
                 // AVIF and JPEG XL are offered for stills only, as imgproxy does.
@@ -268,8 +268,8 @@ struct RenderPlan: Sendable {
         }
         if let chosen = negotiated(enforcedOnly: false) { return (chosen, true) }
         let source = info.format
-        if configuration.keepSourceFormat, coders.canEncode(source), !animated || animatedFormats.contains(source) { return (source, false) }
-        let preferred = configuration.preferredFormats.filter(coders.canEncode)
+        if settings.output.keepSourceFormat, coders.canEncode(source), !animated || animatedFormats.contains(source) { return (source, false) }
+        let preferred = settings.output.preferredFormats.filter(coders.canEncode)
         if preferred.contains(source) { return (source, false) }
         let transparent = options.background == nil && (info.hasAlpha || options.padding != nil || options.extend || options.extendAspectRatio)
         if let fit = preferred.first(where: { (!animated || animatedFormats.contains($0)) && (!transparent || hasAlpha($0)) }) {

@@ -19,16 +19,16 @@ struct ServiceFaces: Sendable {
     let position: ProcessingOptions.ObjectsPosition?
 
     /// The faces a render with these options needs, or `nil` when its gravities need none.
-    init?(options: ProcessingOptions, configuration: ServerConfiguration) {
+    init?(options: ProcessingOptions, drawing: DrawingSettings) {
         let gravities = [options.gravity.kind, options.crop?.gravity?.kind].compactMap { $0 }
         let objects = gravities.contains(.objects)
-        let smart = configuration.smartCropFaceDetection && gravities.contains(.smart)
+        let smart = drawing.smartCropFaceDetection && gravities.contains(.smart)
         let marked = options.blurDetections != nil || options.drawDetections != nil
         guard objects || smart || marked else { return nil }
         detector = FaceDetector(
-            configuration: .init(cascadePath: configuration.faceDetectionCascade, timeLimit: configuration.faceDetectionTimeLimit))
-        smartCrop = configuration.smartCropFaceDetection
-        fallbackToSmartCrop = configuration.objectDetectionFallbackToSmartCrop
+            configuration: .init(cascadePath: drawing.faceDetectionCascade, timeLimit: drawing.faceDetectionTimeLimit))
+        smartCrop = drawing.smartCropFaceDetection
+        fallbackToSmartCrop = drawing.objectDetectionFallbackToSmartCrop
         position = options.objectsPosition
     }
 

@@ -55,17 +55,17 @@ extension ServerConfiguration {
     ///
     /// - Throws: ``ConfigurationError`` naming the variable to change.
     func validate() throws(ConfigurationError) {
-        guard sourceTTLMin <= sourceTTLMax else {
+        guard cache.sourceTTLMin <= cache.sourceTTLMax else {
             throw ConfigurationError(variable: "IMAGO_SOURCE_TTL_MIN", reason: "it is longer than IMAGO_SOURCE_TTL_MAX")
         }
-        if let root = localRoot {
+        if let root = sources.localRoot {
             // Checked at start: a root that is not there would refuse every local source.
             let type = (try? FileManager.default.attributesOfItem(atPath: root))?[.type] as? FileAttributeType
             guard type == .typeDirectory else {
                 throw ConfigurationError(variable: "IMAGO_LOCAL_ROOT", reason: "'\(root)' is not a folder")
             }
         }
-        if resultStorage != nil, resultCacheSize == 0 {
+        if cache.resultStorage != nil, cache.resultCacheSize == 0 {
             throw ConfigurationError(
                 variable: "IMAGO_RESULT_STORAGE", reason: "shared results sit behind the local result cache: IMAGO_RESULT_CACHE_SIZE must not be 0")
         }

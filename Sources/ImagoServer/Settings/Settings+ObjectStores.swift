@@ -18,109 +18,113 @@ extension ServerConfiguration {
             meaning: "enables s3://bucket/key sources, signed with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile"
         ) { env, c throws(ConfigurationError) in
             switch try env.bool("IMAGO_USE_S3") {
-            case true?: c.s3 = try Self.s3Settings(env)
-            case false?: c.s3 = nil
+            case true?: c.sources.s3 = try Self.s3Settings(env)
+            case false?: c.sources.s3 = nil
             case nil: break
             }
         } show: {
-            "\($0.s3 != nil)"
+            "\($0.sources.s3 != nil)"
         },
         .member(
             "IMAGO_S3_REGION", of: "IMAGO_USE_S3", imgproxy: "IMGPROXY_S3_REGION", documentedDefault: "AWS_REGION, else us-west-1",
             "the buckets' region (default AWS_REGION, AWS_DEFAULT_REGION, the profile's, else us-west-1)"
-        ) { $0.s3?.region ?? "(AWS_REGION, else us-west-1)" },
+        ) { $0.sources.s3?.region ?? "(AWS_REGION, else us-west-1)" },
         .member(
             "IMAGO_S3_ENDPOINT", of: "IMAGO_USE_S3", imgproxy: "IMGPROXY_S3_ENDPOINT", documentedDefault: "Amazon S3",
             "an S3-compatible store's URL (MinIO, Ceph, Swift s3api, storage.googleapis.com); default Amazon S3"
-        ) { $0.s3?.endpoint?.absoluteString ?? "(Amazon S3)" },
+        ) { $0.sources.s3?.endpoint?.absoluteString ?? "(Amazon S3)" },
         .member(
             "IMAGO_S3_ENDPOINT_USE_PATH_STYLE", of: "IMAGO_USE_S3", imgproxy: "IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE",
             "with IMAGO_S3_ENDPOINT: the bucket in the path (true) or in the host name"
-        ) { "\($0.s3?.usesPathStyle ?? true)" },
+        ) { "\($0.sources.s3?.usesPathStyle ?? true)" },
         Setting("IMAGO_USE_GCS", meaning: "enables gs://bucket/key sources through Google Cloud Storage's S3-compatible API") {
             env, c throws(ConfigurationError) in
             switch try env.bool("IMAGO_USE_GCS") {
-            case true?: c.gcs = try Self.gcsSettings(env)
-            case false?: c.gcs = nil
+            case true?: c.sources.gcs = try Self.gcsSettings(env)
+            case false?: c.sources.gcs = nil
             case nil: break
             }
         } show: {
-            "\($0.gcs != nil)"
+            "\($0.sources.gcs != nil)"
         },
         .member("IMAGO_GCS_ENDPOINT", of: "IMAGO_USE_GCS", imgproxy: "IMGPROXY_GCS_ENDPOINT", "the XML API's URL") {
-            $0.gcs?.endpoint?.absoluteString ?? "https://storage.googleapis.com"
+            $0.sources.gcs?.endpoint?.absoluteString ?? "https://storage.googleapis.com"
         },
-        .member("IMAGO_GCS_HMAC_ACCESS_ID", of: "IMAGO_USE_GCS", "the access ID of a Cloud Storage HMAC key") { $0.gcs?.credentials?.accessKeyID ?? "none" },
-        .member("IMAGO_GCS_HMAC_SECRET", of: "IMAGO_USE_GCS", "its secret") { $0.gcs == nil ? "none" : "(set)" },
+        .member("IMAGO_GCS_HMAC_ACCESS_ID", of: "IMAGO_USE_GCS", "the access ID of a Cloud Storage HMAC key") {
+            $0.sources.gcs?.credentials?.accessKeyID ?? "none"
+        },
+        .member("IMAGO_GCS_HMAC_SECRET", of: "IMAGO_USE_GCS", "its secret") { $0.sources.gcs == nil ? "none" : "(set)" },
         Setting("IMAGO_USE_ABS", imgproxy: ["IMGPROXY_USE_ABS"], meaning: "enables abs://container/blob sources from Azure Blob Storage") {
             env, c throws(ConfigurationError) in
             switch try env.bool("IMAGO_USE_ABS") {
-            case true?: c.abs = try Self.azureSettings(env)
-            case false?: c.abs = nil
+            case true?: c.sources.abs = try Self.azureSettings(env)
+            case false?: c.sources.abs = nil
             case nil: break
             }
         } show: {
-            "\($0.abs != nil)"
+            "\($0.sources.abs != nil)"
         },
-        .member("IMAGO_ABS_NAME", of: "IMAGO_USE_ABS", imgproxy: "IMGPROXY_ABS_NAME", "the storage account's name") { $0.abs?.account ?? "none" },
+        .member("IMAGO_ABS_NAME", of: "IMAGO_USE_ABS", imgproxy: "IMGPROXY_ABS_NAME", "the storage account's name") { $0.sources.abs?.account ?? "none" },
         .member(
             "IMAGO_ABS_KEY", of: "IMAGO_USE_ABS", imgproxy: "IMGPROXY_ABS_KEY",
             "its base64 access key (Shared Key); none: unsigned requests, for public containers"
         ) {
-            $0.abs?.key == nil ? "none" : "(set)"
+            $0.sources.abs?.key == nil ? "none" : "(set)"
         },
         .member(
             "IMAGO_ABS_ENDPOINT", of: "IMAGO_USE_ABS", imgproxy: "IMGPROXY_ABS_ENDPOINT", documentedDefault: "https://NAME.blob.core.windows.net",
             "the Blob service's URL (Azurite, sovereign clouds); default https://NAME.blob.core.windows.net"
-        ) { $0.abs?.endpoint?.absoluteString ?? "(https://NAME.blob.core.windows.net)" },
+        ) { $0.sources.abs?.endpoint?.absoluteString ?? "(https://NAME.blob.core.windows.net)" },
         .seconds(
-            "IMAGO_SWIFT_CONNECT_TIMEOUT_SECONDS", \.swiftConnectTimeout, imgproxy: "IMGPROXY_SWIFT_CONNECT_TIMEOUT_SECONDS",
+            "IMAGO_SWIFT_CONNECT_TIMEOUT_SECONDS", \.sources.swiftConnectTimeout, imgproxy: "IMGPROXY_SWIFT_CONNECT_TIMEOUT_SECONDS",
             "bounds a connection to Swift and its sign-in"),
         Setting("IMAGO_USE_SWIFT", imgproxy: ["IMGPROXY_USE_SWIFT"], meaning: "enables swift://container/object sources from OpenStack Swift") {
             env, c throws(ConfigurationError) in
             switch try env.bool("IMAGO_USE_SWIFT") {
-            case true?: c.swift = try Self.swiftSettings(env)
-            case false?: c.swift = nil
+            case true?: c.sources.swift = try Self.swiftSettings(env)
+            case false?: c.sources.swift = nil
             case nil: break
             }
         } show: {
-            "\($0.swift != nil)"
+            "\($0.sources.swift != nil)"
         },
         .member(
             "IMAGO_SWIFT_AUTH_URL", of: "IMAGO_USE_SWIFT", imgproxy: "IMGPROXY_SWIFT_AUTH_URL",
             "Swift's sign-in URL: tempauth's /auth/v1.0, or Keystone's /v3 or /v2.0"
         ) {
-            $0.swift?.authURL.absoluteString ?? "none"
+            $0.sources.swift?.authURL.absoluteString ?? "none"
         },
         .member("IMAGO_SWIFT_USERNAME", of: "IMAGO_USE_SWIFT", imgproxy: "IMGPROXY_SWIFT_USERNAME", "the Swift or Keystone user (account:user for tempauth)") {
-            $0.swift?.username ?? "none"
+            $0.sources.swift?.username ?? "none"
         },
-        .member("IMAGO_SWIFT_API_KEY", of: "IMAGO_USE_SWIFT", imgproxy: "IMGPROXY_SWIFT_API_KEY", "its key or password") { $0.swift == nil ? "none" : "(set)" },
+        .member("IMAGO_SWIFT_API_KEY", of: "IMAGO_USE_SWIFT", imgproxy: "IMGPROXY_SWIFT_API_KEY", "its key or password") {
+            $0.sources.swift == nil ? "none" : "(set)"
+        },
         .member(
             "IMAGO_SWIFT_AUTH_VERSION", of: "IMAGO_USE_SWIFT", imgproxy: "IMGPROXY_SWIFT_AUTH_VERSION", "1 (tempauth), 2 or 3 (Keystone); 0 chooses by the URL"
         ) {
-            "\($0.swift?.authVersion ?? 0)"
+            "\($0.sources.swift?.authVersion ?? 0)"
         },
         .member(
             "IMAGO_SWIFT_DOMAIN", of: "IMAGO_USE_SWIFT", imgproxy: "IMGPROXY_SWIFT_DOMAIN", documentedDefault: "Default",
             "Keystone v3: the user's and project's domain (default Default)"
         ) {
-            $0.swift?.domain ?? "(Default)"
+            $0.sources.swift?.domain ?? "(Default)"
         },
         .member("IMAGO_SWIFT_TENANT", of: "IMAGO_USE_SWIFT", imgproxy: "IMGPROXY_SWIFT_TENANT", "Keystone: the project the token is scoped to") {
-            $0.swift?.tenant ?? "none"
+            $0.sources.swift?.tenant ?? "none"
         },
         .member(
             "IMAGO_SWIFT_REGION", of: "IMAGO_USE_SWIFT", documentedDefault: "the first",
             "Keystone: the catalog region of the object-store endpoint (default the first public one)"
-        ) { $0.swift?.region ?? "(the first)" },
+        ) { $0.sources.swift?.region ?? "(the first)" },
         Setting(
             "IMAGO_RESULT_STORAGE",
             meaning: "s3://bucket/prefix or swift://container/prefix: results and downloaded sources shared by every instance, behind the local caches"
         ) { env, c throws(ConfigurationError) in
             try c.readResultStorage(env)
         } show: {
-            $0.resultStorage.map(Self.describe) ?? "none"
+            $0.cache.resultStorage.map(Self.describe) ?? "none"
         }
     ]
 
@@ -146,11 +150,11 @@ extension ServerConfiguration {
     }
 
     /// An Azure storage account from `IMAGO_ABS_NAME`, `IMAGO_ABS_KEY` and `IMAGO_ABS_ENDPOINT`.
-    static func azureSettings(_ env: EnvironmentReader) throws(ConfigurationError) -> AzureBlobSettings {
+    static func azureSettings(_ env: EnvironmentReader) throws(ConfigurationError) -> SourceSettings.AzureBlobSettings {
         guard let name = env["IMAGO_ABS_NAME"] else {
             throw ConfigurationError(variable: "IMAGO_ABS_NAME", reason: "IMAGO_USE_ABS needs the storage account's name")
         }
-        let settings = AzureBlobSettings(account: name, key: env["IMAGO_ABS_KEY"], endpoint: try env.endpoint("IMAGO_ABS_ENDPOINT"))
+        let settings = SourceSettings.AzureBlobSettings(account: name, key: env["IMAGO_ABS_KEY"], endpoint: try env.endpoint("IMAGO_ABS_ENDPOINT"))
         if let key = settings.key, AzureSharedKey(account: name, key: key) == nil {
             throw ConfigurationError(variable: "IMAGO_ABS_KEY", reason: "the key is not base64")
         }
@@ -180,20 +184,20 @@ extension ServerConfiguration {
         switch url.scheme?.lowercased() {
         case "s3":
             var settings: S3Settings
-            if let s3 { settings = s3 } else { settings = try Self.s3Settings(env) }
-            resultStorage = ResultStorage(store: .s3(settings, bucket: name), prefix: prefix)
+            if let s3 = sources.s3 { settings = s3 } else { settings = try Self.s3Settings(env) }
+            cache.resultStorage = CacheSettings.ResultStorage(store: .s3(settings, bucket: name), prefix: prefix)
         case "swift":
-            guard let swift else {
+            guard let swift = sources.swift else {
                 throw ConfigurationError(variable: "IMAGO_RESULT_STORAGE", reason: "a swift:// location needs IMAGO_USE_SWIFT and its sign-in settings")
             }
-            resultStorage = ResultStorage(store: .swift(swift, container: name), prefix: prefix)
+            cache.resultStorage = CacheSettings.ResultStorage(store: .swift(swift, container: name), prefix: prefix)
         default:
             throw refusal
         }
     }
 
     /// `s3://BUCKET/PREFIX` or `swift://CONTAINER/PREFIX`.
-    static func describe(_ storage: ResultStorage) -> String {
+    static func describe(_ storage: CacheSettings.ResultStorage) -> String {
         switch storage.store {
         case .s3(_, let bucket): "s3://\(bucket)/\(storage.prefix)"
         case .swift(_, let container): "swift://\(container)/\(storage.prefix)"

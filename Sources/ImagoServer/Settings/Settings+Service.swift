@@ -7,27 +7,27 @@ extension ServerConfiguration {
     /// The service's own settings: where it listens, who may ask, how long it waits, how much it
     /// does at once, and what it tells operators.
     static let serviceSettings: [Setting<ServerConfiguration>] = [
-        .text("IMAGO_BIND", \.bind, imgproxy: "IMGPROXY_BIND", "host:port to listen on"),
-        .text("IMAGO_KEY", \.keys, secret: true, imgproxy: "IMGPROXY_KEY", "hex signing keys, comma-separated; none: URLs are not signed"),
-        .text("IMAGO_SALT", \.salts, secret: true, imgproxy: "IMGPROXY_SALT", "hex salts, one per key"),
-        .int("IMAGO_SIGNATURE_SIZE", \.signatureSize, 1...32, imgproxy: "IMGPROXY_SIGNATURE_SIZE", "bytes of the HMAC-SHA256 kept in signatures, 1-32"),
-        .text("IMAGO_SECRET", \.secret, secret: true, imgproxy: "IMGPROXY_SECRET", "require Authorization: Bearer <secret>"),
-        .text("IMAGO_PURGE_SECRET", \.purgeSecret, secret: true, "enables POST /purge?url=... with Authorization: Bearer <secret>"),
+        .text("IMAGO_BIND", \.http.bind, imgproxy: "IMGPROXY_BIND", "host:port to listen on"),
+        .text("IMAGO_KEY", \.urls.keys, secret: true, imgproxy: "IMGPROXY_KEY", "hex signing keys, comma-separated; none: URLs are not signed"),
+        .text("IMAGO_SALT", \.urls.salts, secret: true, imgproxy: "IMGPROXY_SALT", "hex salts, one per key"),
+        .int("IMAGO_SIGNATURE_SIZE", \.urls.signatureSize, 1...32, imgproxy: "IMGPROXY_SIGNATURE_SIZE", "bytes of the HMAC-SHA256 kept in signatures, 1-32"),
+        .text("IMAGO_SECRET", \.http.secret, secret: true, imgproxy: "IMGPROXY_SECRET", "require Authorization: Bearer <secret>"),
+        .text("IMAGO_PURGE_SECRET", \.http.purgeSecret, secret: true, "enables POST /purge?url=... with Authorization: Bearer <secret>"),
         .text(
-            "IMAGO_ALLOW_ORIGIN", \.allowOrigin, imgproxy: "IMGPROXY_ALLOW_ORIGIN",
+            "IMAGO_ALLOW_ORIGIN", \.http.allowOrigin, imgproxy: "IMGPROXY_ALLOW_ORIGIN",
             "Access-Control-Allow-Origin on every answer (with Allow-Methods: GET, OPTIONS)"),
         .bool(
-            "IMAGO_HEAD_AS_GET", \.headAsGet,
+            "IMAGO_HEAD_AS_GET", \.http.headAsGet,
             "HEAD of an image URL gets its GET's headers; false: imgproxy's bare 200 text/plain for any HEAD"),
-        .seconds("IMAGO_REQUEST_TIMEOUT", \.requestTimeout, imgproxy: "IMGPROXY_TIMEOUT", "seconds for a whole request (503 past it)"),
+        .seconds("IMAGO_REQUEST_TIMEOUT", \.http.requestTimeout, imgproxy: "IMGPROXY_TIMEOUT", "seconds for a whole request (503 past it)"),
         .seconds(
-            "IMAGO_READ_REQUEST_TIMEOUT", \.readRequestTimeout, imgproxy: "IMGPROXY_READ_REQUEST_TIMEOUT",
+            "IMAGO_READ_REQUEST_TIMEOUT", \.http.readRequestTimeout, imgproxy: "IMGPROXY_READ_REQUEST_TIMEOUT",
             "seconds for a request's head to arrive, from the connection's opening or last answer"),
         .seconds(
-            "IMAGO_KEEP_ALIVE_TIMEOUT", \.keepAliveTimeout, zero: true, imgproxy: "IMGPROXY_KEEP_ALIVE_TIMEOUT",
+            "IMAGO_KEEP_ALIVE_TIMEOUT", \.http.keepAliveTimeout, zero: true, imgproxy: "IMGPROXY_KEEP_ALIVE_TIMEOUT",
             "seconds an idle keep-alive connection waits for its next request; 0: no keep-alive"),
         .int(
-            "IMAGO_MAX_CLIENTS", \.maxClients, 1...1_000_000, imgproxy: "IMGPROXY_MAX_CLIENTS",
+            "IMAGO_MAX_CLIENTS", \.http.maxClients, 1...1_000_000, imgproxy: "IMGPROXY_MAX_CLIENTS",
             "connections open at once (at most 3/4 of the open-file limit)"),
         .int("IMAGO_WORKERS", \.workers, 1...1024, imgproxy: "IMGPROXY_WORKERS", documentedDefault: "the cores", "decodes, transforms and encodes at once"),
         Setting("IMAGO_QUEUE_SIZE", imgproxy: ["IMGPROXY_REQUESTS_QUEUE_SIZE"], meaning: "requests waiting beyond the workers before 429 (0: no limit)") {
@@ -37,18 +37,18 @@ extension ServerConfiguration {
             $0.queueSize == 0 ? "0 (no limit)" : "\($0.queueSize)"
         },
         .seconds(
-            "IMAGO_GRACEFUL_STOP_TIMEOUT", \.gracefulStopTimeout, imgproxy: "IMGPROXY_GRACEFUL_STOP_TIMEOUT",
+            "IMAGO_GRACEFUL_STOP_TIMEOUT", \.http.gracefulStopTimeout, imgproxy: "IMGPROXY_GRACEFUL_STOP_TIMEOUT",
             "seconds to finish in-flight requests on SIGTERM/SIGINT"),
         Setting("IMAGO_METRICS_BIND", imgproxy: ["IMGPROXY_PROMETHEUS_BIND"], meaning: "host:port serving /metrics on its own, instead of beside the images") {
             env, c throws(ConfigurationError) in
             guard let v = env["IMAGO_METRICS_BIND"] else { return }
-            _ = try Self.hostAndPort(v, variable: "IMAGO_METRICS_BIND")
-            c.metricsBind = v
+            _ = try HTTPSettings.hostAndPort(v, variable: "IMAGO_METRICS_BIND")
+            c.http.metricsBind = v
         } show: {
-            $0.metricsBind ?? "none"
+            $0.http.metricsBind ?? "none"
         },
-        .bool("IMAGO_PLAYGROUND", \.playground, "serve the playground page at /"),
-        .bool("IMAGO_SERVER_TIMING", \.serverTiming, "send Server-Timing with each stage's duration"),
+        .bool("IMAGO_PLAYGROUND", \.http.playground, "serve the playground page at /"),
+        .bool("IMAGO_SERVER_TIMING", \.http.serverTiming, "send Server-Timing with each stage's duration"),
         Setting(
             "IMAGO_LOG_FORMAT", imgproxy: ["IMGPROXY_LOG_FORMAT"],
             meaning: "text or json (one object per line); imgproxy's pretty and structured are text, gcp json"

@@ -15,7 +15,7 @@ extension ImageService {
     ///
     /// - Throws: ``ServiceError`` when the fallback itself cannot be loaded.
     func fallbackSource() async throws -> ServiceSource? {
-        if let data = configuration.fallbackImageData {
+        if let data = configuration.sources.fallbackImageData {
             let request = ImageRequest(data: data, key: "imago:fallback-image")
             do {
                 let loaded = try await manager.loadSource(with: request)
@@ -26,7 +26,7 @@ extension ImageService {
                 throw ServiceError(error)
             }
         }
-        if let url = configuration.fallbackImageURL { return try await loadSource(url, options: ProcessingOptions()) }
+        if let url = configuration.sources.fallbackImageURL { return try await loadSource(url, options: ProcessingOptions()) }
         return nil
     }
 
@@ -34,13 +34,13 @@ extension ImageService {
     /// 0 for the failure's own), `Fallback-Image: 1` (so a front cache can tell), and
     /// `IMAGO_FALLBACK_IMAGE_TTL` as its lifetime when set.
     func markFallback(_ response: inout ServiceResponse, failure: ServiceError) {
-        let code = configuration.fallbackImageHTTPCode
+        let code = configuration.sources.fallbackImageHTTPCode
         // A client revalidating the fallback it already holds keeps its 304.
         if response.status != .notModified { response.status = code > 0 ? HTTPResponse.Status(code: code) : failure.status }
         // The fallback's own dates say nothing about the source (imgproxy drops them too).
         response.headers[.lastModified] = nil
         response.headers[.expires] = nil
         response.headers[.fallbackImage] = "1"
-        if let ttl = configuration.fallbackImageTTL { response.headers[.cacheControl] = "max-age=\(ttl), public" }
+        if let ttl = configuration.sources.fallbackImageTTL { response.headers[.cacheControl] = "max-age=\(ttl), public" }
     }
 }

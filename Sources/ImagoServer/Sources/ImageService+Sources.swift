@@ -24,17 +24,18 @@ extension ImageService {
     func loadSource(_ source: String, options: ProcessingOptions) async throws -> ServiceSource {
         // 0 or less in the URL: no limit of its own (imgproxy's reading); never above the service's.
         let asked = options.maxSourceFileSize.flatMap { $0 > 0 ? $0 : nil }
-        let maxBytes = min(asked ?? configuration.maxSourceFileSize, configuration.maxSourceFileSize)
+        let maxBytes = min(asked ?? configuration.security.maxSourceFileSize, configuration.security.maxSourceFileSize)
         let request: ImageRequest
         let host: String
         let baseName: String
         if source.lowercased().hasPrefix("local://") {
-            let (data, name) = try await LocalSources(configuration: configuration, reads: fileReads).read(source, maxBytes: maxBytes)
+            let (data, name) = try await LocalSources(sources: configuration.sources, security: configuration.security, reads: fileReads).read(
+                source, maxBytes: maxBytes)
             request = ImageRequest(data: data, key: source)
             host = "local"
             baseName = ServiceHeaders.baseName(name)
         } else {
-            let url = try configuration.remoteSourceURL(source)
+            let url = try configuration.sources.remoteSourceURL(source)
             let h = url.host ?? ""
             request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
             host = h

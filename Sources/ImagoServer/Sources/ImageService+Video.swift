@@ -24,11 +24,11 @@ extension ImageService {
     ///
     /// - Throws: ``ServiceError`` 422 when the video cannot give a frame.
     func videoFrameSource(_ source: ServiceSource, options: ProcessingOptions) async throws -> ServiceSource? {
-        guard configuration.enableVideoThumbnails else { return nil }
+        guard configuration.sources.enableVideoThumbnails else { return nil }
         let input = source.loaded.input
         guard let head = try? input.head(), VideoFrames.looksLikeVideo(head) else { return nil }
-        let seconds = options.videoThumbnailSecond ?? configuration.videoThumbnailSecond
-        let keyframes = options.videoThumbnailKeyframes ?? configuration.videoThumbnailKeyframes
+        let seconds = options.videoThumbnailSecond ?? configuration.sources.videoThumbnailSecond
+        let keyframes = options.videoThumbnailKeyframes ?? configuration.sources.videoThumbnailKeyframes
         let limits = manager.configuration.decodingLimits
         let frame: Data
         do {
@@ -61,7 +61,7 @@ extension ImageService {
     )
         async throws -> ServiceResponse?
     {
-        guard configuration.enableVideoThumbnails, let head = try? source.loaded.input.head(), VideoFrames.looksLikeVideo(head) else {
+        guard configuration.sources.enableVideoThumbnails, let head = try? source.loaded.input.head(), VideoFrames.looksLikeVideo(head) else {
             return nil
         }
         let etag = ServiceHeaders.etag(source.digest, "video-info," + wanted.canonical + "," + options.canonicalPath)
@@ -69,8 +69,8 @@ extension ImageService {
             return notModified(etag: etag, source: source, varies: false)
         }
         let input = source.loaded.input
-        let seconds = options.videoThumbnailSecond ?? configuration.videoThumbnailSecond
-        let keyframes = options.videoThumbnailKeyframes ?? configuration.videoThumbnailKeyframes
+        let seconds = options.videoThumbnailSecond ?? configuration.sources.videoThumbnailSecond
+        let keyframes = options.videoThumbnailKeyframes ?? configuration.sources.videoThumbnailKeyframes
         let limits = manager.configuration.decodingLimits
         let frame: (image: Image, info: VideoFrames.Info)
         do {

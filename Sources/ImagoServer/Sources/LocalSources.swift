@@ -12,16 +12,17 @@ import Foundation
 
 /// `local:///path` sources: files below `IMAGO_LOCAL_ROOT`, read on the service's file queue.
 struct LocalSources {
-    let configuration: ServerConfiguration
+    let sources: SourceSettings
+    let security: SecuritySettings
     let reads: WorkQueue
 
     /// Reads `local:///path` below `IMAGO_LOCAL_ROOT`: no `..`, no symbolic links, nothing
     /// outside the root.
     func read(_ source: String, maxBytes: Int) async throws -> (Data, String) {
-        guard let root = configuration.localRoot else {
+        guard let root = sources.localRoot else {
             throw ServiceError(.sourceNotAllowed, "local sources are not enabled on this service")
         }
-        guard SourcePattern.permits(source, patterns: configuration.allowedSources) else { throw ServiceError.sourceNotAllowed }
+        guard SourcePattern.permits(source, patterns: security.allowedSources) else { throw ServiceError.sourceNotAllowed }
         var path = Substring(source.dropFirst("local://".count))
         if let q = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<q] }
         guard path.hasPrefix("/") else {

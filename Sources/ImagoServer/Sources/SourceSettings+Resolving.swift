@@ -7,7 +7,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension ServerConfiguration {
+extension SourceSettings {
     /// The source a URL names, as it is fetched: ``urlReplacements`` applied in order, then
     /// ``baseURL`` put before it unless it already starts with it (imgproxy's order).
     public func resolveSource(_ source: String) -> String {
@@ -60,7 +60,7 @@ extension ServerConfiguration {
     }
 }
 
-extension ServerConfiguration {
+extension SourceSettings {
     /// The URL of a remote source as a request names it (after ``resolveSource(_:)``): `http`
     /// and `https`, and `s3`, `gs`, `abs` and `swift` when ``s3``, ``gcs``, ``abs`` or ``swift`` is set.
     ///

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+public import ImagoLoading
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// How the service meets HTTP: where it listens, who may ask, how long it waits for clients,
+/// what its answers say about caching, and what it tells operators. ``ServerConfiguration/http``;
+/// ``ImageServer`` and the routes take it.
+public struct HTTPSettings: Sendable {
+    /// `IMAGO_BIND`: `host:port` to listen on. Default `127.0.0.1:8080`.
+    public var bind: String = "127.0.0.1:8080"
+    /// `IMAGO_SECRET`: when set, requests need `Authorization: Bearer <secret>`.
+    public var secret: String?
+    /// `IMAGO_PURGE_SECRET`: when set, `POST /purge?url=…` with `Authorization: Bearer <it>`
+    /// forgets a cached source (``ImageService/purge(source:)``). Default none: no purge route.
+    public var purgeSecret: String?
+    /// `IMAGO_ALLOW_ORIGIN`: sent as `Access-Control-Allow-Origin` (with
+    /// `Access-Control-Allow-Methods: GET, OPTIONS`) on every answer. Default none.
+    public var allowOrigin: String?
+    /// `IMAGO_HEAD_AS_GET`: a `HEAD` of an image URL is answered with the headers its `GET`
+    /// would have (content type, length, `ETag`, caching), its render shared with `GET`s and a
+    /// stored result sent without one. Default `true`. `false` answers every `HEAD` as imgproxy
+    /// does: a bare `200 text/plain`, no secret asked, nothing fetched or rendered.
+    public var headAsGet = true
+    /// `IMAGO_REQUEST_TIMEOUT`: seconds for a whole request, queueing included. Default 10.
+    public var requestTimeout: Duration = .seconds(10)
+    /// `IMAGO_READ_REQUEST_TIMEOUT`: seconds from a connection's opening (or the end of its last
+    /// answer) to the end of a request's head; a client slower than that is disconnected.
+    /// Default 10 (imgproxy's).
+    public var readRequestTimeout: Duration = .seconds(10)
+    /// `IMAGO_KEEP_ALIVE_TIMEOUT`: seconds an idle keep-alive connection is kept for its next
+    /// request; 0 closes each connection after its answer. Default 10 (imgproxy's).
+    public var keepAliveTimeout: Duration = .seconds(10)
+    /// `IMAGO_MAX_CLIENTS`: connections open at once. Default 2048 (imgproxy's), and never more
+    /// than three quarters of the process's open-file limit, so that sources, the cache and the
+    /// logs always have descriptors; when the table is nearly full, new connections close the
+    /// ones that have waited longest for a request (see ``ConnectionLimits``).
+    public var maxClients: Int = 2048
+    /// `IMAGO_TTL`: `Cache-Control: max-age` of results, seconds. Default one year.
+    public var ttl: Int = 31_536_000
+    /// `IMAGO_RETURN_ATTACHMENT`. Default `false`.
+    public var returnAttachment = false
+    /// `IMAGO_GRACEFUL_STOP_TIMEOUT`: seconds to finish in-flight requests on SIGTERM. Default 20.
+    public var gracefulStopTimeout: Duration = .seconds(20)
+    /// `IMAGO_METRICS_BIND`: `host:port` where `/metrics` is served on its own (as imgproxy's
+    /// `IMGPROXY_PROMETHEUS_BIND`); the main address then has no `/metrics`. Default none:
+    /// `/metrics` beside the images.
+    public var metricsBind: String?
+    /// `IMAGO_PLAYGROUND`: serve the playground page at `/`, to try options on a source and
+    /// see the URL, the result and its size. Default `false`.
+    public var playground = false
+    /// `IMAGO_SERVER_TIMING`: send a `Server-Timing` header with each stage's duration (disk,
+    /// download, queue, decode, transform, encode). Default `false`: it tells clients about the
+    /// service's inside.
+    public var serverTiming = false
+    /// The connection limits for a process allowed `openFiles` descriptors (`nil`: unknown):
+    /// ``maxClients``, held to three quarters of `openFiles`.
+    public func connectionLimits(openFiles: Int?) -> ConnectionLimits {
+        var cap = maxClients
+        if let openFiles, openFiles > 0 { cap = min(cap, max(16, openFiles - max(64, openFiles / 4))) }
+        return ConnectionLimits(readRequestTimeout: readRequestTimeout, keepAliveTimeout: keepAliveTimeout, maxConnections: cap)
+    }
+    /// The host and port of ``bind``.
+    ///
+    /// - Throws: ``ConfigurationError`` when it is not `host:port`.
+    public func bindAddress() throws(ConfigurationError) -> (host: String, port: Int) {
+        try HTTPSettings.hostAndPort(bind, variable: "IMAGO_BIND")
+    }
+    /// The host and port of `text` (`host:port`, `[v6]:port`, `:port` for every address).
+    ///
+    /// - Throws: ``ConfigurationError`` for `variable` when it is not `host:port`.
+    static func hostAndPort(_ text: String, variable: String) throws(ConfigurationError) -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ConfigurationError(variable: variable, reason: "'\(text)' is not host:port")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+
+    /// The defaults.
+    public init() {}
+}
