@@ -41,12 +41,14 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
     ///   ``PNGCoder``'s errors.
     public func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws -> Data {
         guard format == .ico else { throw ImageCodingError.encoderUnavailable(format) }
-        let size = image.pixelSize
+        let size = image.orientedSize
         guard size.width <= Self.maxSide, size.height <= Self.maxSide else {
             throw ImageCodingError.exceedsLimit(.maxPixels, found: max(size.width, size.height), limit: Self.maxSide)
         }
-        let first = try image.frame(at: 0)
-        let still = Image(buffer: first.buffer)
+        // The first frame, turned upright as every encoder bakes the orientation.
+        var still = Image(buffer: try image.frame(at: 0).buffer)
+        still.orientation = image.orientation
+        still = still.applyingOrientation()
         let png = try PNGCoder().encode(still, as: .png, options: options)
         var out = Data(capacity: 22 + png.count)
         func u16(_ v: Int) {
