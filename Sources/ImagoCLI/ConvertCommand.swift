@@ -115,55 +115,79 @@ struct ConvertCommand: ParsableCommand {
                 orientation: noOrientation ? .writeEXIF : .bake)
             options.effort = effort
             let source = try ImageInput(contentsOf: URL(fileURLWithPath: input))
-            if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
-                let moved = try losslessJPEGMove(source, to: target)
-            {
-                try OutputFile.write(moved, to: URL(fileURLWithPath: output))
+            if let direct = try directOutput(source, to: target, options: options, decodeOptions: decodeOptions, chosenFrame: chosenFrame) {
+                try OutputFile.write(direct, to: URL(fileURLWithPath: output))
                 return
             }
-            // A plain conversion to JPEG, PNG or lossy WebP flows from decoder to encoder in rows when the source allows.
-            if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
-                let streamed = try StreamedTranscoding.transcode(source, to: target, options: options, decodeOptions: decodeOptions)
-            {
-                try OutputFile.write(streamed, to: URL(fileURLWithPath: output))
-                return
-            }
-            // Thumbnails and scale-downs stream their rows where the source allows; the planner chooses.
-            var goal = DecodeGoal(options: decodeOptions)
-            if let thumbnail {
-                goal.size = .fitting(PixelSize(width: thumbnail, height: thumbnail), preserveAspectRatio: true)
-            } else if let scaleDownLimit {
-                goal.size = .scaledDown(limitBytes: scaleDownLimit)
-            } else if let info = try? source.info() {
-                // Work that only moves whole pixels decodes in a format that holds them exactly
-                // (straight alpha, gray as gray), so a conversion changes no visible pixel.
-                let effect = try transformers()?.pixelEffect(on: info) ?? PixelEffect.none
-                goal.options.pixelFormat = DecodePlanner.pixelFormat(for: info, resamples: effect == .resamples)
-                // One frame or page is decoded alone: a TIFF page at its own size, an animation's
-                // frame composited from frames decoded on demand.
-                if let chosenFrame {
-                    if chosenFrame >= max(info.frameCount, info.pageCount) {
-                        throw Self.outOfRange(chosenFrame, max(info.frameCount, info.pageCount))
-                    }
-                    goal.options.page = chosenFrame
-                }
-            }
+            let goal = try decodeGoal(source, decodeOptions: decodeOptions, chosenFrame: chosenFrame)
             var image = try DecodePlanner.decode(source, goal: goal)
             if let pipeline = try transformers() {
                 image = try pipeline.transform(image)
             }
-            if let frame = chosenFrame, image.frames.count > 1 || frame > 0 && goal.options.page == nil {
-                guard frame < image.frames.count else { throw Self.outOfRange(frame, image.frames.count) }
-                let chosen = image.frames[frame]
-                image = try Image(
-                    frames: [ImageFrame(buffer: chosen.buffer)], loopCount: 1, orientation: image.orientation,
-                    scale: image.scale, format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
-            }
+            image = try Self.keepingChosenFrame(of: image, chosenFrame: chosenFrame, decodedPage: goal.options.page)
             let encoded = try ImageCoderRegistry.shared.encode(image, as: target, options: options)
             try OutputFile.write(encoded, to: URL(fileURLWithPath: output))
         } catch {
             throw CLIFailure.exit(error, file: input)
         }
+    }
+
+    /// The output made without decoding a whole bitmap, when nothing but the format changes: a
+    /// lossless JPEG ⇄ JPEG XL move, or a conversion streamed in rows; `nil` when neither applies.
+    private func directOutput(
+        _ source: ImageInput, to target: ImageFormat, options: EncodeOptions, decodeOptions: DecodeOptions, chosenFrame: Int?
+    ) throws -> Data? {
+        if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
+            let moved = try losslessJPEGMove(source, to: target)
+        {
+            return moved
+        }
+        // A plain conversion to JPEG, PNG or lossy WebP flows from decoder to encoder in rows when the source allows.
+        if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
+            let streamed = try StreamedTranscoding.transcode(source, to: target, options: options, decodeOptions: decodeOptions)
+        {
+            return streamed
+        }
+        return nil
+    }
+
+    /// What to decode: a thumbnail's or scale-down's size, or else the pixel format the work
+    /// needs and the one frame or page asked for (checked against the header's count).
+    private func decodeGoal(_ source: ImageInput, decodeOptions: DecodeOptions, chosenFrame: Int?) throws -> DecodeGoal {
+        // Thumbnails and scale-downs stream their rows where the source allows; the planner chooses.
+        var goal = DecodeGoal(options: decodeOptions)
+        if let thumbnail {
+            goal.size = .fitting(PixelSize(width: thumbnail, height: thumbnail), preserveAspectRatio: true)
+        } else if let scaleDownLimit {
+            goal.size = .scaledDown(limitBytes: scaleDownLimit)
+        } else if let info = try? source.info() {
+            // Work that only moves whole pixels decodes in a format that holds them exactly
+            // (straight alpha, gray as gray), so a conversion changes no visible pixel.
+            let effect = try transformers()?.pixelEffect(on: info) ?? PixelEffect.none
+            goal.options.pixelFormat = DecodePlanner.pixelFormat(for: info, resamples: effect == .resamples)
+            // One frame or page is decoded alone: a TIFF page at its own size, an animation's
+            // frame composited from frames decoded on demand.
+            if let chosenFrame {
+                if chosenFrame >= max(info.frameCount, info.pageCount) {
+                    throw Self.outOfRange(chosenFrame, max(info.frameCount, info.pageCount))
+                }
+                goal.options.page = chosenFrame
+            }
+        }
+        return goal
+    }
+
+    /// The chosen frame alone, when the decoded image still holds several (or the frame was not
+    /// decoded as a page of its own); the image unchanged otherwise.
+    private static func keepingChosenFrame(of image: Image, chosenFrame: Int?, decodedPage: Int?) throws -> Image {
+        if let frame = chosenFrame, image.frames.count > 1 || frame > 0 && decodedPage == nil {
+            guard frame < image.frames.count else { throw Self.outOfRange(frame, image.frames.count) }
+            let chosen = image.frames[frame]
+            return try Image(
+                frames: [ImageFrame(buffer: chosen.buffer)], loopCount: 1, orientation: image.orientation,
+                scale: image.scale, format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
+        }
+        return image
     }
 
     /// A JPEG recompressed into JPEG XL (with `--lossless`), or the JPEG a JPEG XL was

@@ -33,6 +33,23 @@ struct InfoCommand: ParsableCommand {
     var faces = false
 
     func run() throws {
+        let (input, info) = try readHeader()
+        let report = ImageInfo.Report(info)
+        let (analysis, found) = try analyse(input, info: info)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let data = try encoder.encode(Report(header: report, placeholders: analysis, faces: found))
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        Self.printHeader(info, report: report)
+        Self.printEntriesAndNotes(info, input: input)
+        Self.printAnalysis(analysis, faces: found)
+    }
+
+    /// Opens the file and reads its header.
+    private func readHeader() throws -> (input: ImageInput, info: ImageInfo) {
         // The file is read where it lies: the header only, and all of it only for the formats
         // whose report needs more (ICO entries, HEIF sequence brands).
         let info: ImageInfo
@@ -43,7 +60,11 @@ struct InfoCommand: ParsableCommand {
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
-        let report = ImageInfo.Report(info)
+        return (input, info)
+    }
+
+    /// The placeholders and faces, each when its flag asks for it.
+    private func analyse(_ input: ImageInput, info: ImageInfo) throws -> (placeholders: Placeholders?, faces: [Face]?) {
         let analysis: Placeholders?
         let found: [Face]?
         do {
@@ -52,13 +73,11 @@ struct InfoCommand: ParsableCommand {
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(Report(header: report, placeholders: analysis, faces: found))
-            print(String(decoding: data, as: UTF8.self))
-            return
-        }
+        return (analysis, found)
+    }
+
+    /// Prints the header's fields as text.
+    private static func printHeader(_ info: ImageInfo, report: ImageInfo.Report) {
         let durations = info.durations.map { Console.decimal($0, places: 3) }.joined(separator: ", ")
         print(
             """
@@ -73,6 +92,10 @@ struct InfoCommand: ParsableCommand {
             ICC profile:   \(info.hasICCProfile ? "yes" : "no")
             progressive:   \(info.progressive ? "yes" : "no")
             """)
+    }
+
+    /// Prints an ICO or CUR file's entries, and a note for a HEIF sequence this build reads only a still of.
+    private static func printEntriesAndNotes(_ info: ImageInfo, input: ImageInput) {
         if info.format == .ico || info.format == .cur, let data = try? input.contents(), let entries = try? ICOCoder.entries(of: data) {
             let list = entries.map { e in
                 let depth = e.bitCount > 0 ? " \(e.bitCount)-bit" : ""
@@ -86,6 +109,10 @@ struct InfoCommand: ParsableCommand {
         if [.avif, .heic, .heif].contains(info.format), !sequencesRead, let data = try? input.head(), ImageFormat.sequenceBrand(in: data) {
             print("note:          an image sequence; this build's libheif (1.15) reads its primary image only")
         }
+    }
+
+    /// Prints the placeholders and faces asked for.
+    private static func printAnalysis(_ analysis: Placeholders?, faces found: [Face]?) {
         if let analysis {
             print(
                 """

@@ -55,6 +55,23 @@ extension AVIFCoder: ImageEncoding {
         let frames = img.frameCount
         guard let encoder = avifEncoderCreate() else { throw ImageCodingError.encoderUnavailable(.avif) }
         defer { avifEncoderDestroy(encoder) }
+        Self.configure(encoder, options: options)
+        for index in 0..<frames {
+            let frame = try img.frame(at: index)
+            let alpha = img.hasAlpha && !frame.buffer.isOpaque
+            try Self.addFrame(
+                frame.buffer, duration: frame.duration, index: index, alpha: alpha, single: frames == 1,
+                to: encoder, options: options, icc: icc, exif: exif)
+        }
+        var output = avifRWData()
+        defer { avifRWDataFree(&output) }
+        let finished = avifEncoderFinish(encoder, &output)
+        guard finished == AVIF_RESULT_OK, let bytes = output.data else { throw Self.encodingFailure(finished, encoder, "finishing the file") }
+        return Data(bytes: bytes, count: output.size)
+    }
+
+    /// Sets the encoder's threads, speed, quantizers (alpha's 10 finer when lossy) and millisecond timescale.
+    private static func configure(_ encoder: UnsafeMutablePointer<avifEncoder>, options: EncodeOptions) {
         encoder.pointee.maxThreads = Int32(max(1, options.maxThreads ?? min(4, ProcessInfo.processInfo.activeProcessorCount)))
         encoder.pointee.speed = Int32(Self.speed(forEffort: options.effort))
         let quantizer = options.lossless ? 0 : Self.quantizer(forQuality: options.quality * 100)
@@ -63,54 +80,62 @@ extension AVIFCoder: ImageEncoding {
         encoder.pointee.minQuantizerAlpha = options.lossless ? 0 : Int32(max(0, quantizer - 10))
         encoder.pointee.maxQuantizerAlpha = options.lossless ? 0 : Int32(max(0, quantizer - 10))
         encoder.pointee.timescale = 1000
-        for index in 0..<frames {
-            let frame = try img.frame(at: index)
-            let alpha = img.hasAlpha && !frame.buffer.isOpaque
-            let pixels = frame.buffer.converted(to: .rgba8)
-            guard
-                let avif = avifImageCreate(
-                    UInt32(pixels.width), UInt32(pixels.height), 8,
-                    options.lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420)
-            else {
-                throw ImageCodingError.encodingFailed(.avif, "libavif could not make an image")
-            }
-            defer { avifImageDestroy(avif) }
-            avif.pointee.yuvRange = AVIF_RANGE_FULL
-            avif.pointee.matrixCoefficients = avifMatrixCoefficients(
-                options.lossless
-                    ? AVIF_MATRIX_COEFFICIENTS_IDENTITY
-                    : AVIF_MATRIX_COEFFICIENTS_BT601)
-            if let icc {
-                icc.withUnsafeBytes { avifImageSetProfileICC(avif, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
-            } else {
-                avif.pointee.colorPrimaries = avifColorPrimaries(AVIF_COLOR_PRIMARIES_BT709)
-                avif.pointee.transferCharacteristics = avifTransferCharacteristics(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
-            }
-            if let exif {
-                exif.withUnsafeBytes { avifImageSetMetadataExif(avif, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
-            }
-            var rgb = avifRGBImage()
-            avifRGBImageSetDefaults(&rgb, avif)
-            rgb.format = AVIF_RGB_FORMAT_RGBA
-            rgb.ignoreAlpha = alpha ? AVIF_FALSE : AVIF_TRUE  // an opaque frame gets no alpha plane
-            rgb.depth = 8
-            rgb.rowBytes = UInt32(pixels.bytesPerRow)
-            let converted = pixels.withUnsafeBytes { raw -> avifResult in
-                rgb.pixels = UnsafeMutablePointer(mutating: raw.baseAddress?.assumingMemoryBound(to: UInt8.self))
-                defer { rgb.pixels = nil }
-                return avifImageRGBToYUV(avif, &rgb)
-            }
-            guard converted == AVIF_RESULT_OK else { throw Self.encodingFailure(converted, encoder, "converting frame \(index) to YUV") }
-            let duration = UInt64(max(1, (frame.duration * 1000).rounded()))
-            let flags = frames == 1 ? AVIF_ADD_IMAGE_FLAG_SINGLE.rawValue : AVIF_ADD_IMAGE_FLAG_NONE.rawValue
-            let added = avifEncoderAddImage(encoder, avif, duration, flags)
-            guard added == AVIF_RESULT_OK else { throw Self.encodingFailure(added, encoder, "encoding frame \(index)") }
+    }
+
+    /// Converts one frame to YUV and adds it to the encoder (as the only image when `single`).
+    private static func addFrame(
+        _ buffer: PixelBuffer, duration seconds: Double, index: Int, alpha: Bool, single: Bool,
+        to encoder: UnsafeMutablePointer<avifEncoder>, options: EncodeOptions, icc: Data?, exif: Data?
+    ) throws {
+        let pixels = buffer.converted(to: .rgba8)
+        let avif = try makeImage(width: pixels.width, height: pixels.height, lossless: options.lossless, icc: icc, exif: exif)
+        defer { avifImageDestroy(avif) }
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, avif)
+        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.ignoreAlpha = alpha ? AVIF_FALSE : AVIF_TRUE  // an opaque frame gets no alpha plane
+        rgb.depth = 8
+        rgb.rowBytes = UInt32(pixels.bytesPerRow)
+        let converted = pixels.withUnsafeBytes { raw -> avifResult in
+            rgb.pixels = UnsafeMutablePointer(mutating: raw.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            defer { rgb.pixels = nil }
+            return avifImageRGBToYUV(avif, &rgb)
         }
-        var output = avifRWData()
-        defer { avifRWDataFree(&output) }
-        let finished = avifEncoderFinish(encoder, &output)
-        guard finished == AVIF_RESULT_OK, let bytes = output.data else { throw Self.encodingFailure(finished, encoder, "finishing the file") }
-        return Data(bytes: bytes, count: output.size)
+        guard converted == AVIF_RESULT_OK else { throw Self.encodingFailure(converted, encoder, "converting frame \(index) to YUV") }
+        let duration = UInt64(max(1, (seconds * 1000).rounded()))
+        let flags = single ? AVIF_ADD_IMAGE_FLAG_SINGLE.rawValue : AVIF_ADD_IMAGE_FLAG_NONE.rawValue
+        let added = avifEncoderAddImage(encoder, avif, duration, flags)
+        guard added == AVIF_RESULT_OK else { throw Self.encodingFailure(added, encoder, "encoding frame \(index)") }
+    }
+
+    /// A libavif image of the frame's size (4:4:4 identity matrix when lossless, 4:2:0 BT.601
+    /// otherwise, full range) with the ICC profile, or sRGB's primaries and transfer, and EXIF.
+    /// The caller destroys it.
+    private static func makeImage(
+        width: Int, height: Int, lossless: Bool, icc: Data?, exif: Data?
+    ) throws -> UnsafeMutablePointer<avifImage> {
+        guard
+            let avif = avifImageCreate(
+                UInt32(width), UInt32(height), 8,
+                lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420)
+        else {
+            throw ImageCodingError.encodingFailed(.avif, "libavif could not make an image")
+        }
+        avif.pointee.yuvRange = AVIF_RANGE_FULL
+        avif.pointee.matrixCoefficients = avifMatrixCoefficients(
+            lossless
+                ? AVIF_MATRIX_COEFFICIENTS_IDENTITY
+                : AVIF_MATRIX_COEFFICIENTS_BT601)
+        if let icc {
+            icc.withUnsafeBytes { avifImageSetProfileICC(avif, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+        } else {
+            avif.pointee.colorPrimaries = avifColorPrimaries(AVIF_COLOR_PRIMARIES_BT709)
+            avif.pointee.transferCharacteristics = avifTransferCharacteristics(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
+        }
+        if let exif {
+            exif.withUnsafeBytes { avifImageSetMetadataExif(avif, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count) }
+        }
+        return avif
     }
 
     private static func encodingFailure(_ status: avifResult, _ encoder: UnsafeMutablePointer<avifEncoder>, _ step: String) -> ImageCodingError {

@@ -61,19 +61,44 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
             throw ImageCodingError.corrupt(.bmp, "unknown header size \(dib)")
         }
         guard r.count >= start + dib else { throw ImageCodingError.truncated(.bmp, "the \(dib)-byte header is incomplete") }
+        let fields = try dibFields(r, at: start, dibSize: dib, pixelOffset: pixelOffset, fileHeader: fileHeader)
+        try checkDIBFields(fields, dibSize: dib)
+        let (width, height, bits, compression) = (fields.width, fields.height, fields.bits, fields.compression)
+        let topDown = height < 0
+        if topDown, compression == 1 || compression == 2 { throw ImageCodingError.corrupt(.bmp, "an RLE image cannot be top-down") }
+        let (masks, masksEnd) = try bitFieldMasks(r, at: start, dibSize: dib, bits: bits, compression: compression)
+        var paletteStart = masksEnd
+        let palette = try readPalette(
+            r, at: &paletteStart, dibSize: dib, bits: bits, colorsUsed: fields.colorsUsed, pixelOffset: pixelOffset)
+        let offset = pixelOffset ?? paletteStart
+        guard offset >= 0, offset <= r.count else { throw ImageCodingError.corrupt(.bmp, "the pixel offset \(offset) is outside the file") }
+        return Header(
+            width: width, height: abs(height), topDown: topDown, bitCount: bits, compression: compression,
+            masks: masks, palette: palette, pixelOffset: offset,
+            hasAlpha: masks.3 != 0 || compression == 1 || compression == 2)
+    }
+
+    /// The raw fields of a DIB header, as stored (height signed).
+    private struct DIBFields {
         var width = 0, height = 0, planes = 0, bits = 0, compression = 0, colorsUsed = 0
+    }
+
+    /// Reads the size, planes, depth, compression and colour count of the DIB header at `start`,
+    /// rejecting impossible densities and a stated pixel size larger than the file.
+    private static func dibFields(_ r: DataReader, at start: Int, dibSize dib: Int, pixelOffset: Int?, fileHeader: Bool) throws -> DIBFields {
+        var f = DIBFields()
         if dib == 12 {
-            width = r.u16le(start + 4) ?? 0
-            height = Int(Int16(truncatingIfNeeded: r.u16le(start + 6) ?? 0))
-            planes = r.u16le(start + 8) ?? 0
-            bits = r.u16le(start + 10) ?? 0
+            f.width = r.u16le(start + 4) ?? 0
+            f.height = Int(Int16(truncatingIfNeeded: r.u16le(start + 6) ?? 0))
+            f.planes = r.u16le(start + 8) ?? 0
+            f.bits = r.u16le(start + 10) ?? 0
         } else {
-            width = Int(Int32(truncatingIfNeeded: r.u32le(start + 4) ?? 0))
-            height = Int(Int32(truncatingIfNeeded: r.u32le(start + 8) ?? 0))
-            planes = r.u16le(start + 12) ?? 0
-            bits = r.u16le(start + 14) ?? 0
-            if dib >= 20 { compression = r.u32le(start + 16) ?? 0 }
-            if dib >= 36 { colorsUsed = r.u32le(start + 32) ?? 0 }
+            f.width = Int(Int32(truncatingIfNeeded: r.u32le(start + 4) ?? 0))
+            f.height = Int(Int32(truncatingIfNeeded: r.u32le(start + 8) ?? 0))
+            f.planes = r.u16le(start + 12) ?? 0
+            f.bits = r.u16le(start + 14) ?? 0
+            if dib >= 20 { f.compression = r.u32le(start + 16) ?? 0 }
+            if dib >= 36 { f.colorsUsed = r.u32le(start + 32) ?? 0 }
             if dib >= 32, let xd = r.u32le(start + 24), let yd = r.u32le(start + 28) {
                 // Densities are signed pixels per metre: negative or beyond 1 000 000 (25 400 dpi) is damage.
                 let x = Int(Int32(truncatingIfNeeded: xd)), y = Int(Int32(truncatingIfNeeded: yd))
@@ -81,12 +106,18 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
                     throw ImageCodingError.corrupt(.bmp, "the pixel density \(x)x\(y) per metre is impossible")
                 }
             }
-            if dib >= 24, fileHeader, compression == 0, let sizeImage = r.u32le(start + 20), sizeImage > 0,
+            if dib >= 24, fileHeader, f.compression == 0, let sizeImage = r.u32le(start + 20), sizeImage > 0,
                 let offset = pixelOffset, offset + sizeImage > r.count
             {
                 throw ImageCodingError.truncated(.bmp, "the header gives \(sizeImage) bytes of pixels, more than the file holds")
             }
         }
+        return f
+    }
+
+    /// Checks the compression, planes, size and bit count of a DIB header against each other.
+    private static func checkDIBFields(_ f: DIBFields, dibSize dib: Int) throws {
+        let (width, height, planes, bits, compression) = (f.width, f.height, f.planes, f.bits, f.compression)
         // OS/2 2.x: compression 3 is Huffman (1-bit) and 4 is RLE24, not bit fields and JPEG.
         if dib == 64 || dib == 16, compression == 3 || compression == 4 {
             throw ImageCodingError.unsupportedFeature(.bmp, "OS/2 Huffman and RLE24 compression")
@@ -101,8 +132,13 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         case 4, 5: throw ImageCodingError.unsupportedFeature(.bmp, "embedded JPEG or PNG data")
         default: throw ImageCodingError.corrupt(.bmp, "compression \(compression) does not fit \(bits)-bit pixels")
         }
-        let topDown = height < 0
-        if topDown, compression == 1 || compression == 2 { throw ImageCodingError.corrupt(.bmp, "an RLE image cannot be top-down") }
+    }
+
+    /// The channel masks (stated bit fields, a V3+ header's alpha, or the depth's defaults) and
+    /// where the palette starts (after any masks that follow a 40-byte header).
+    private static func bitFieldMasks(
+        _ r: DataReader, at start: Int, dibSize dib: Int, bits: Int, compression: Int
+    ) throws -> (masks: (UInt32, UInt32, UInt32, UInt32), paletteStart: Int) {
         // Masks: in V2+ headers, or in the 12 (16) bytes after a 40-byte header.
         var masks: (UInt32, UInt32, UInt32, UInt32) = bits == 16 ? (0x7C00, 0x03E0, 0x001F, 0) : (0xFF_0000, 0xFF00, 0xFF, 0)
         var paletteStart = start + dib
@@ -128,6 +164,14 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
             // A V3+ header that states the standard masks with alpha: the fourth byte is alpha.
             masks.3 = 0xFF00_0000
         }
+        return (masks, paletteStart)
+    }
+
+    /// The palette of a 1–8-bit image as opaque ARGB words (empty for deeper ones), moving
+    /// `paletteStart` past it.
+    private static func readPalette(
+        _ r: DataReader, at paletteStart: inout Int, dibSize dib: Int, bits: Int, colorsUsed: Int, pixelOffset: Int?
+    ) throws -> [UInt32] {
         // Palette: 3-byte entries after a core header, 4-byte otherwise.
         var palette: [UInt32] = []
         if bits <= 8 {
@@ -150,12 +194,7 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
             }
             paletteStart += count * entry
         }
-        let offset = pixelOffset ?? paletteStart
-        guard offset >= 0, offset <= r.count else { throw ImageCodingError.corrupt(.bmp, "the pixel offset \(offset) is outside the file") }
-        return Header(
-            width: width, height: abs(height), topDown: topDown, bitCount: bits, compression: compression,
-            masks: masks, palette: palette, pixelOffset: offset,
-            hasAlpha: masks.3 != 0 || compression == 1 || compression == 2)
+        return palette
     }
 
     /// Size, depth and alpha from the headers.

@@ -54,14 +54,11 @@ final class GIFPalette {
     ) throws {
         if let exact = Self.distinctColors(frames, in: rect, reservingTransparent: reservingTransparent) {
             quantizer = nil
-            colors = exact.colors.map { RGBA8(r: UInt8($0 & 0xFF), g: UInt8($0 >> 8 & 0xFF), b: UInt8($0 >> 16 & 0xFF)) }
+            let table = Self.exactTable(exact, reservingTransparent: reservingTransparent)
+            colors = table.colors
             lookup = []
-            for (i, word) in exact.colors.enumerated() { exactIndex[word] = UInt8(i) }
-            if reservingTransparent || exact.hasTransparent {
-                transparentIndex = colors.count
-                colors.append(RGBA8(r: 0, g: 0, b: 0, a: 0))
-            }
-            if colors.isEmpty { colors.append(RGBA8(r: 0, g: 0, b: 0)) }
+            exactIndex = table.index
+            transparentIndex = table.transparentIndex
             return
         }
         Self.chooseThreads(pixels: (rect.map { $0.width * $0.height } ?? frames.first.map { $0.width * $0.height } ?? 0))
@@ -72,6 +69,42 @@ final class GIFPalette {
         if animationFrames { liq_set_speed(attr, Self.animationSpeed) }
         guard let histogram = liq_histogram_create(attr) else { throw ImageCodingError.corrupt(.gif, "libimagequant could not start a histogram") }
         defer { liq_histogram_destroy(histogram) }
+        try Self.addToHistogram(histogram, frames, in: rect, attr: attr, animationFrames: animationFrames)
+        var result: OpaquePointer?
+        guard liq_histogram_quantize(histogram, attr, &result) == LIQ_OK, let result, let p = liq_get_palette(result)?.pointee else {
+            throw ImageCodingError.corrupt(.gif, "libimagequant could not quantize the frames")
+        }
+        quantizer = (attr, result)
+        ok = true
+        liq_set_dithering_level(result, 1.0)
+        let table = Self.quantizedTable(p, reservingTransparent: reservingTransparent)
+        colors = table.colors
+        lookup = table.lookup
+        transparentIndex = table.transparentIndex
+    }
+
+    /// An exact palette's colours (in the order met), each colour word's index, and a transparent
+    /// entry when `reservingTransparent` is set or a pixel needs one; one black entry for no colours.
+    private static func exactTable(
+        _ exact: (colors: [UInt32], hasTransparent: Bool), reservingTransparent: Bool
+    ) -> (colors: [RGBA8], index: [UInt32: UInt8], transparentIndex: Int?) {
+        var colors = exact.colors.map { RGBA8(r: UInt8($0 & 0xFF), g: UInt8($0 >> 8 & 0xFF), b: UInt8($0 >> 16 & 0xFF)) }
+        var index: [UInt32: UInt8] = [:]
+        var transparentIndex: Int?
+        for (i, word) in exact.colors.enumerated() { index[word] = UInt8(i) }
+        if reservingTransparent || exact.hasTransparent {
+            transparentIndex = colors.count
+            colors.append(RGBA8(r: 0, g: 0, b: 0, a: 0))
+        }
+        if colors.isEmpty { colors.append(RGBA8(r: 0, g: 0, b: 0)) }
+        return (colors, index, transparentIndex)
+    }
+
+    /// Adds every frame (its rectangle `rect`, or the whole frame) to libimagequant's histogram,
+    /// with a flat importance map for an animation's frames.
+    private static func addToHistogram(
+        _ histogram: OpaquePointer, _ frames: [GIFCanvasPixels], in rect: GIFRect?, attr: OpaquePointer, animationFrames: Bool
+    ) throws {
         var flat: [UInt8] = []
         for frame in frames {
             let r = rect ?? GIFRect(x: 0, y: 0, width: frame.width, height: frame.height)
@@ -91,17 +124,18 @@ final class GIFPalette {
                 }
             }
         }
-        var result: OpaquePointer?
-        guard liq_histogram_quantize(histogram, attr, &result) == LIQ_OK, let result, let p = liq_get_palette(result)?.pointee else {
-            throw ImageCodingError.corrupt(.gif, "libimagequant could not quantize the frames")
-        }
-        quantizer = (attr, result)
-        ok = true
-        liq_set_dithering_level(result, 1.0)
-        colors = withUnsafeBytes(of: p.entries) { e in
+    }
+
+    /// The quantized palette's colours, and the lookup that sends every (mostly) transparent entry
+    /// to the one transparent entry (added when `reservingTransparent` is set and none exists).
+    private static func quantizedTable(
+        _ p: liq_palette, reservingTransparent: Bool
+    ) -> (colors: [RGBA8], lookup: [UInt8], transparentIndex: Int?) {
+        var colors = withUnsafeBytes(of: p.entries) { e in
             (0..<Int(p.count)).map { i in RGBA8(r: e[i * 4], g: e[i * 4 + 1], b: e[i * 4 + 2], a: e[i * 4 + 3]) }
         }
-        lookup = (0..<256).map { UInt8($0) }
+        var lookup = (0..<256).map { UInt8($0) }
+        var transparentIndex: Int?
         // GIF transparency is one index: every (mostly) transparent entry becomes it.
         let clear = colors.indices.filter { colors[$0].a < 128 }
         if reservingTransparent || !clear.isEmpty {
@@ -111,6 +145,7 @@ final class GIFPalette {
             for i in clear { lookup[i] = UInt8(t) }
             transparentIndex = t
         }
+        return (colors, lookup, transparentIndex)
     }
 
     /// The distinct opaque colours of `frames` in `rect` (in order of first appearance), and

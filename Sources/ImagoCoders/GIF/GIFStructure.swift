@@ -71,76 +71,96 @@ struct GIFStructure {
             offset += 3 << colorTableBits
         }
         headerLength = offset
-        var pendingDelay: Double?
-        var pendingDisposal = 0
-        var pendingTransparent: Int?
-        var sawLoop = false
-
-        /// Skips data sub-blocks starting at `o`; returns the offset after the terminator, or nil at the end.
-        func skipSubBlocks(_ o: Int) -> Int? {
-            var p = o
-            while let size = r.u8(p) {
-                p += 1
-                if size == 0 { return p }
-                p += Int(size)
-            }
-            return nil
-        }
-
-        walk: while let introducer = r.u8(offset) {
-            switch introducer {
-            case 0x21:  // extension
-                guard let label = r.u8(offset + 1) else { break walk }
-                let body = offset + 2
-                if label == 0xF9, let size = r.u8(body), size >= 4, let packed = r.u8(body + 1), let delay = r.u16le(body + 2) {
-                    pendingDelay = Double(delay) / 100
-                    pendingDisposal = Int(packed >> 2) & 0x07
-                    pendingTransparent = nil
-                    if packed & 0x01 != 0, let index = r.u8(body + 4) {
-                        hasTransparency = true
-                        pendingTransparent = Int(index)
-                    }
-                } else if label == 0xFF, !sawLoop, r.u8(body) == 11,
-                    r.matches("NETSCAPE2.0", at: body + 1) || r.matches("ANIMEXTS1.0", at: body + 1),
-                    let subSize = r.u8(body + 12), subSize >= 3, r.u8(body + 13) == 1, let n = r.u16le(body + 14)
-                {
-                    sawLoop = true
-                    loopCount = n == 0 ? 0 : n + 1
-                }
-                guard let next = skipSubBlocks(body) else { break walk }
-                offset = next
-            case 0x2C:  // image descriptor
-                guard let x = r.u16le(offset + 1), let y = r.u16le(offset + 3), let fw = r.u16le(offset + 5),
-                    let fh = r.u16le(offset + 7), let packed = r.u8(offset + 9)
-                else { break walk }
-                if frames.isEmpty { firstFrameInterlaced = packed & 0x40 != 0 }
-                var p = offset + 10
-                if packed & 0x80 != 0 { p += 3 << (Int(packed & 0x07) + 1) }
-                p += 1  // LZW minimum code size
-                try limits.check(frameCount: frames.count + 1, framePixels: 1)
-                let delay = pendingDelay ?? 0
-                let next = skipSubBlocks(p)
-                frames.append(
-                    Frame(
-                        offset: offset, x: x, y: y, width: fw, height: fh, interlaced: packed & 0x40 != 0,
-                        hasLocalPalette: packed & 0x80 != 0, disposal: pendingDisposal,
-                        transparentIndex: pendingTransparent, duration: FrameTiming.displayedDuration(delay),
-                        complete: next != nil))
-                pendingDelay = nil
-                pendingDisposal = 0
-                pendingTransparent = nil
-                guard let next else { break walk }
-                offset = next
-                if let frameLimit, frames.count >= frameLimit { break walk }
-            case 0x3B:  // trailer
-                break walk
-            default:
-                break walk
-            }
-        }
+        try walkBlocks(r, from: offset, limits: limits, frameLimit: frameLimit)
         if frames.isEmpty {
             throw ImageCodingError.truncated(.gif, "no complete image descriptor was found")
         }
+    }
+
+    /// The Graphic Control Extension values waiting for the next image descriptor.
+    private struct PendingControl {
+        var delay: Double?
+        var disposal = 0
+        var transparent: Int?
+    }
+
+    /// Walks the blocks from `start` to the trailer, the end of the data or `frameLimit` frames.
+    private mutating func walkBlocks(_ r: DataReader, from start: Int, limits: DecodingLimits, frameLimit: Int?) throws {
+        var offset = start
+        var pending = PendingControl()
+        var sawLoop = false
+        while let introducer = r.u8(offset) {
+            switch introducer {
+            case 0x21:  // extension
+                guard let next = readExtension(r, at: offset, pending: &pending, sawLoop: &sawLoop) else { return }
+                offset = next
+            case 0x2C:  // image descriptor
+                guard let next = try readImage(r, at: offset, limits: limits, pending: &pending) else { return }
+                offset = next
+                if let frameLimit, frames.count >= frameLimit { return }
+            case 0x3B:  // trailer
+                return
+            default:
+                return
+            }
+        }
+    }
+
+    /// Reads the extension at `offset` (a GCE into `pending`, the first loop block into
+    /// `loopCount`); the offset after it, or `nil` at the end of the data.
+    private mutating func readExtension(_ r: DataReader, at offset: Int, pending: inout PendingControl, sawLoop: inout Bool) -> Int? {
+        guard let label = r.u8(offset + 1) else { return nil }
+        let body = offset + 2
+        if label == 0xF9, let size = r.u8(body), size >= 4, let packed = r.u8(body + 1), let delay = r.u16le(body + 2) {
+            pending.delay = Double(delay) / 100
+            pending.disposal = Int(packed >> 2) & 0x07
+            pending.transparent = nil
+            if packed & 0x01 != 0, let index = r.u8(body + 4) {
+                hasTransparency = true
+                pending.transparent = Int(index)
+            }
+        } else if label == 0xFF, !sawLoop, r.u8(body) == 11,
+            r.matches("NETSCAPE2.0", at: body + 1) || r.matches("ANIMEXTS1.0", at: body + 1),
+            let subSize = r.u8(body + 12), subSize >= 3, r.u8(body + 13) == 1, let n = r.u16le(body + 14)
+        {
+            sawLoop = true
+            loopCount = n == 0 ? 0 : n + 1
+        }
+        return Self.skipSubBlocks(r, body)
+    }
+
+    /// Reads the image descriptor at `offset` into a frame with the pending GCE values; the offset
+    /// after its data, or `nil` when the descriptor or its data is cut short.
+    private mutating func readImage(_ r: DataReader, at offset: Int, limits: DecodingLimits, pending: inout PendingControl) throws -> Int? {
+        guard let x = r.u16le(offset + 1), let y = r.u16le(offset + 3), let fw = r.u16le(offset + 5),
+            let fh = r.u16le(offset + 7), let packed = r.u8(offset + 9)
+        else { return nil }
+        if frames.isEmpty { firstFrameInterlaced = packed & 0x40 != 0 }
+        var p = offset + 10
+        if packed & 0x80 != 0 { p += 3 << (Int(packed & 0x07) + 1) }
+        p += 1  // LZW minimum code size
+        try limits.check(frameCount: frames.count + 1, framePixels: 1)
+        let delay = pending.delay ?? 0
+        let next = Self.skipSubBlocks(r, p)
+        frames.append(
+            Frame(
+                offset: offset, x: x, y: y, width: fw, height: fh, interlaced: packed & 0x40 != 0,
+                hasLocalPalette: packed & 0x80 != 0, disposal: pending.disposal,
+                transparentIndex: pending.transparent, duration: FrameTiming.displayedDuration(delay),
+                complete: next != nil))
+        pending = PendingControl()
+        return next
+    }
+
+    /// Skips data sub-blocks starting at `o`; returns the offset after the terminator, or nil at the end.
+    private static func skipSubBlocks(_ r: DataReader, _ o: Int) -> Int? {
+        var p = o
+        while let size = r.u8(p) {
+            p += 1
+            if size == 0 { return p }
+            p += Int(size)
+        }
+        return nil
     }
 
     func info() -> ImageInfo {

@@ -153,15 +153,40 @@ public struct JPEG2000Coder: ImageDecoding {
         guard opj_decode(d.codec, d.stream, header) != 0, opj_end_decompress(d.codec, d.stream) != 0 else {
             throw d.failure("decoding the image")
         }
+        let (comps, w, h) = try Self.components(of: header, count: count)
+        try options.limits.check(width: w, height: h, format: .jp2)
+        let ycc = header.pointee.color_space == OPJ_CLRSPC_SYCC && count >= 3
+        var buffer = try Self.pixels(comps, count: count, width: w, height: h, ycc: ycc)
+        let icc = Self.iccProfile(of: header)
+        let managed = options.colorManagement && icc != nil
+        if managed, let icc {
+            buffer.withUnsafeMutableBytes { p in
+                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8)
+            }
+        }
+        return Image(
+            buffer: buffer.converted(to: options.pixelFormat), scale: options.scale, format: .jp2,
+            metadata: ImageMetadata(iccProfile: managed ? nil : icc), hasAlpha: count == 2 || count == 4)
+    }
+
+    /// The decoded image's `count` components, which must share one size, hold data and have a
+    /// precision of 1 to 16 bits, with that size.
+    private static func components(
+        of header: UnsafeMutablePointer<opj_image_t>, count: Int
+    ) throws -> (comps: [opj_image_comp_t], width: Int, height: Int) {
         let comps = (0..<count).map { header.pointee.comps[$0] }
         let w = Int(comps[0].w), h = Int(comps[0].h)
         guard w > 0, h > 0, comps.allSatisfy({ Int($0.w) == w && Int($0.h) == h && $0.data != nil }) else {
             throw ImageCodingError.unsupportedFeature(.jp2, "components of different sizes (chroma subsampling)")
         }
         guard comps.allSatisfy({ (1...16).contains($0.prec) }) else { throw ImageCodingError.unsupportedFeature(.jp2, "precision over 16 bits") }
-        try options.limits.check(width: w, height: h, format: .jp2)
-        let ycc = header.pointee.color_space == OPJ_CLRSPC_SYCC && count >= 3
-        var buffer = try PixelBuffer(uninitializedWidth: w, height: h, format: .rgba8) { out in
+        return (comps, w, h)
+    }
+
+    /// The components as straight `rgba8` pixels: samples scaled to 8 bits (signed ones offset),
+    /// gray spread to RGB, sYCC converted to RGB when `ycc`, opaque without an alpha component.
+    private static func pixels(_ comps: [opj_image_comp_t], count: Int, width w: Int, height h: Int, ycc: Bool) throws -> PixelBuffer {
+        try PixelBuffer(uninitializedWidth: w, height: h, format: .rgba8) { out in
             guard let dst = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             func sample(_ c: opj_image_comp_t, _ i: Int) -> Int {
                 var v = Int(c.data[i])
@@ -193,18 +218,14 @@ public struct JPEG2000Coder: ImageDecoding {
                 }
             }
         }
+    }
+
+    /// The image's ICC profile (the JP2 `colr` box), when it has one under 16 MiB.
+    private static func iccProfile(of header: UnsafeMutablePointer<opj_image_t>) -> Data? {
         var icc: Data?
         if header.pointee.icc_profile_len > 0, let bytes = header.pointee.icc_profile_buf, header.pointee.icc_profile_len < 16 << 20 {
             icc = Data(bytes: bytes, count: Int(header.pointee.icc_profile_len))
         }
-        let managed = options.colorManagement && icc != nil
-        if managed, let icc {
-            buffer.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8)
-            }
-        }
-        return Image(
-            buffer: buffer.converted(to: options.pixelFormat), scale: options.scale, format: .jp2,
-            metadata: ImageMetadata(iccProfile: managed ? nil : icc), hasAlpha: count == 2 || count == 4)
+        return icc
     }
 }

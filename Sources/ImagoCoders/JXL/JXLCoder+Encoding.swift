@@ -43,6 +43,21 @@ extension JXLCoder {
         let pixelFormat: PixelFormat = gray ? (alpha ? .grayAlpha8 : .gray8) : (alpha ? .rgba8 : .rgb8)
 
         let encoder = try JXLEncoderHandle()
+        var basic = Self.basicInfo(for: img, gray: gray, alpha: alpha, lossless: options.lossless)
+        let e = encoder.pointer
+        if exif != nil { try encoder.check(JxlEncoderUseBoxes(e), "asking for metadata boxes") }
+        try encoder.check(JxlEncoderSetBasicInfo(e, &basic), "setting the header")
+        try Self.setColorEncoding(of: encoder, icc: icc, gray: gray)
+        if let exif { try Self.addEXIFBox(exif, to: encoder) }
+        let settings = try encoder.frameSettings(options: options)
+        try Self.addFrames(of: img, to: encoder, settings: settings, pixelFormat: pixelFormat)
+        JxlEncoderCloseInput(e)
+        return try encoder.output()
+    }
+
+    /// The codestream header for `img`: its size, 8-bit samples, gray or colour, alpha, its
+    /// orientation, and the animation's timing and loops when it has frames.
+    private static func basicInfo(for img: Image, gray: Bool, alpha: Bool, lossless: Bool) -> JxlBasicInfo {
         var basic = JxlBasicInfo()
         JxlEncoderInitBasicInfo(&basic)
         basic.xsize = UInt32(img.buffer.width)
@@ -52,17 +67,20 @@ extension JXLCoder {
         basic.num_color_channels = gray ? 1 : 3
         basic.num_extra_channels = alpha ? 1 : 0
         basic.alpha_bits = alpha ? 8 : 0
-        basic.uses_original_profile = options.lossless ? JXL_TRUE : JXL_FALSE
+        basic.uses_original_profile = lossless ? JXL_TRUE : JXL_FALSE
         basic.orientation = JxlOrientation(rawValue: UInt32(img.orientation.rawValue))
-        if frames > 1 {
+        if img.frameCount > 1 {
             basic.have_animation = JXL_TRUE
             basic.animation.tps_numerator = 1000
             basic.animation.tps_denominator = 1
             basic.animation.num_loops = UInt32(clamping: max(0, img.loopCount))
         }
+        return basic
+    }
+
+    /// Sets the ICC profile when it fits the channels (gray or RGB), sRGB otherwise.
+    private static func setColorEncoding(of encoder: JXLEncoderHandle, icc: Data?, gray: Bool) throws {
         let e = encoder.pointer
-        if exif != nil { try encoder.check(JxlEncoderUseBoxes(e), "asking for metadata boxes") }
-        try encoder.check(JxlEncoderSetBasicInfo(e, &basic), "setting the header")
         if let icc, ColorManagement.space(of: icc) == (gray ? .gray : .rgb) {
             try icc.withUnsafeBytes { raw in
                 try encoder.check(
@@ -74,18 +92,26 @@ extension JXLCoder {
             JxlColorEncodingSetToSRGB(&srgb, gray ? JXL_TRUE : JXL_FALSE)
             try encoder.check(JxlEncoderSetColorEncoding(e, &srgb), "setting sRGB")
         }
-        if let exif {
-            // The Exif box starts with the offset of the TIFF header: 0.
-            let box = Data([0, 0, 0, 0]) + exif
-            let type: [CChar] = Array("Exif".utf8).map { CChar(bitPattern: $0) }
-            try box.withUnsafeBytes { raw in
-                try encoder.check(
-                    JxlEncoderAddBox(e, type, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, JXL_FALSE),
-                    "adding the EXIF box")
-            }
-            JxlEncoderCloseBoxes(e)
+    }
+
+    /// Adds `exif` as the Exif box, then closes the boxes.
+    private static func addEXIFBox(_ exif: Data, to encoder: JXLEncoderHandle) throws {
+        let e = encoder.pointer
+        // The Exif box starts with the offset of the TIFF header: 0.
+        let box = Data([0, 0, 0, 0]) + exif
+        let type: [CChar] = Array("Exif".utf8).map { CChar(bitPattern: $0) }
+        try box.withUnsafeBytes { raw in
+            try encoder.check(
+                JxlEncoderAddBox(e, type, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, JXL_FALSE),
+                "adding the EXIF box")
         }
-        let settings = try encoder.frameSettings(options: options)
+        JxlEncoderCloseBoxes(e)
+    }
+
+    /// Adds every frame of `img` in `pixelFormat` (with its duration when animated), repacking
+    /// padded rows tight.
+    private static func addFrames(of img: Image, to encoder: JXLEncoderHandle, settings: OpaquePointer, pixelFormat: PixelFormat) throws {
+        let frames = img.frameCount
         var format = JXLSession.pixelFormat(channels: pixelFormat.bytesPerPixel)
         for index in 0..<frames {
             let frame = try img.frame(at: index)
@@ -113,8 +139,6 @@ extension JXLCoder {
                 }
             }
         }
-        JxlEncoderCloseInput(e)
-        return try encoder.output()
     }
 
     /// Recompresses a JPEG into JPEG XL without decoding it to pixels, keeping what libjxl needs

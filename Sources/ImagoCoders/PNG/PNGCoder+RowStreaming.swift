@@ -33,18 +33,7 @@ extension PNGCoder: RowStreamingImageDecoding {
     ) throws -> StreamedImageAttributes {
         let head = try source.read(maxLength: 1 << 16)
         let ihdr = try PNGChunks.readIHDR(head)
-        guard canStreamRows(of: head) else {
-            throw ImageCodingError.unsupportedFeature(.png, "rows of an interlaced PNG cannot be streamed")
-        }
-        // Only a row is allocated here; the consumer (a resampler) checks what it allocates
-        // against `maxPixels`. The declared size bounds the work.
-        let declared = ihdr.width.multipliedReportingOverflow(by: ihdr.height)
-        let ceiling = max(options.limits.maxSourcePixels, options.limits.maxPixels)
-        if declared.overflow || declared.partialValue > ceiling {
-            throw ImageCodingError.exceedsLimit(
-                .maxSourcePixels, found: declared.overflow ? Int.max : declared.partialValue,
-                limit: ceiling)
-        }
+        try checkRowStreaming(head, ihdr: ihdr, limits: options.limits)
         var streamOptions = options
         streamOptions.pixelFormat = .argb32Premultiplied
         let row = UnsafeMutableRawBufferPointer.allocate(byteCount: ihdr.width * 4, alignment: 16)
@@ -53,65 +42,92 @@ extension PNGCoder: RowStreamingImageDecoding {
         // Straight rows on request: no premultiplication anywhere, so a PNG-to-PNG stream loses nothing.
         let straight = options.pixelFormat == .rgba8
         if straight { imago_png_decoder_premultiply_rows(decoder.handle, 0) }
-        let size = PixelSize(width: ihdr.width, height: ihdr.height), format = options.sourceFormat ?? ImageFormat(sniffing: head) ?? .png
+        let format = options.sourceFormat ?? ImageFormat(sniffing: head) ?? .png
         // libpng keeps no eXIf it meets twice, and some writers repeat it after the pixels: the
         // chunk walker over the first bytes reads it as the whole-image decoder does.
         let early = try? PNGChunks(head)
+        let colorManagement = options.colorManagement
         // The consumer begins at the first row, when libpng has read every chunk before the
         // pixels (iCCP, eXIf, tRNS), so it can be told the image's attributes.
         let bridge = PNGRowBridge(
             consumer: consumer, decoder: decoder, width: ihdr.width,
-            colorManagement: options.colorManagement, premultiplies: !straight
+            colorManagement: colorManagement, premultiplies: !straight
         ) { header in
-            StreamedImageAttributes(
-                pixelSize: size,
-                orientation: ImageOrientation(
-                    exif: header.exif ?? early?.exif,
-                    xmp: header.xmp ?? early?.xmp),
-                format: format,
-                metadata: ImageMetadata(
-                    iccProfile: options.colorManagement && header.icc != nil ? nil : header.icc,
-                    exif: header.exif ?? early?.exif),
-                hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS, rowsArePremultiplied: !straight)
+            Self.streamedAttributes(header, early: early, ihdr: ihdr, format: format, colorManagement: colorManagement, straight: straight)
         }
         try withExtendedLifetime(bridge) {
-            imago_png_decoder_set_row_sink(
-                decoder.handle,
-                { context, row, y in
-                    guard let context, let row else { return 1 }
-                    return Unmanaged<PNGRowBridge>.fromOpaque(context).takeUnretainedValue().take(row, y: Int(y))
-                }, Unmanaged.passUnretained(bridge).toOpaque())
-            // After the head, the file goes through one buffer: a fresh 256 KiB piece per read
-            // would leave the service's heap holding freed pieces (below its mmap threshold).
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
-            defer { buffer.deallocate() }
-            var total = head.count
-            do {
-                try options.limits.check(inputBytes: total)
-                try head.withUnsafeBytes { try decoder.feed($0) }
-                while !head.isEmpty, !decoder.isFinished {
-                    let count = try source.read(into: buffer)
-                    guard count > 0 else { break }
-                    total += count
-                    try options.limits.check(inputBytes: total)
-                    try decoder.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                }
-            } catch {
-                throw bridge.failure ?? error  // the consumer's error, not libpng's report of the stop
-            }
+            try feed(decoder, through: bridge, from: source, head: head, limits: options.limits)
         }
         guard decoder.isFinished else {
             throw ImageCodingError.truncated(.png, "the data ends before the IEND chunk (\(decoder.rowsWritten) of \(ihdr.height) rows)")
         }
-        let header = decoder.header()
-        let icc = header.icc
-        let convertedICC = options.colorManagement && icc != nil
-        return StreamedImageAttributes(
+        return Self.streamedAttributes(
+            decoder.header(), early: early, ihdr: ihdr, format: format, colorManagement: colorManagement, straight: straight)
+    }
+
+    /// Refuses an interlaced PNG, and a declared size beyond the larger of the two pixel limits.
+    private func checkRowStreaming(_ head: Data, ihdr: PNGChunks.IHDR, limits: DecodingLimits) throws {
+        guard canStreamRows(of: head) else {
+            throw ImageCodingError.unsupportedFeature(.png, "rows of an interlaced PNG cannot be streamed")
+        }
+        // Only a row is allocated here; the consumer (a resampler) checks what it allocates
+        // against `maxPixels`. The declared size bounds the work.
+        let declared = ihdr.width.multipliedReportingOverflow(by: ihdr.height)
+        let ceiling = max(limits.maxSourcePixels, limits.maxPixels)
+        if declared.overflow || declared.partialValue > ceiling {
+            throw ImageCodingError.exceedsLimit(
+                .maxSourcePixels, found: declared.overflow ? Int.max : declared.partialValue,
+                limit: ceiling)
+        }
+    }
+
+    /// The stream's attributes from libpng's header (metadata it has read so far), with the eXIf
+    /// and XMP of the early chunk walk when libpng has none.
+    private static func streamedAttributes(
+        _ header: (icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool), early: PNGChunks?, ihdr: PNGChunks.IHDR,
+        format: ImageFormat, colorManagement: Bool, straight: Bool
+    ) -> StreamedImageAttributes {
+        StreamedImageAttributes(
             pixelSize: PixelSize(width: ihdr.width, height: ihdr.height),
-            orientation: ImageOrientation(exif: header.exif ?? early?.exif, xmp: header.xmp ?? early?.xmp),
+            orientation: ImageOrientation(
+                exif: header.exif ?? early?.exif,
+                xmp: header.xmp ?? early?.xmp),
             format: format,
-            metadata: ImageMetadata(iccProfile: convertedICC ? nil : icc, exif: header.exif ?? early?.exif),
+            metadata: ImageMetadata(
+                iccProfile: colorManagement && header.icc != nil ? nil : header.icc,
+                exif: header.exif ?? early?.exif),
             hasAlpha: ihdr.hasAlphaChannel || header.hasTRNS, rowsArePremultiplied: !straight)
+    }
+
+    /// Hands `bridge` to libpng as its row sink, then feeds `decoder` the head and the rest of
+    /// `source`, checking the input size as it grows; the consumer's error wins over libpng's.
+    private func feed(
+        _ decoder: PNGPushDecoder, through bridge: PNGRowBridge, from source: any ImageByteSource, head: Data, limits: DecodingLimits
+    ) throws {
+        imago_png_decoder_set_row_sink(
+            decoder.handle,
+            { context, row, y in
+                guard let context, let row else { return 1 }
+                return Unmanaged<PNGRowBridge>.fromOpaque(context).takeUnretainedValue().take(row, y: Int(y))
+            }, Unmanaged.passUnretained(bridge).toOpaque())
+        // After the head, the file goes through one buffer: a fresh 256 KiB piece per read
+        // would leave the service's heap holding freed pieces (below its mmap threshold).
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        defer { buffer.deallocate() }
+        var total = head.count
+        do {
+            try limits.check(inputBytes: total)
+            try head.withUnsafeBytes { try decoder.feed($0) }
+            while !head.isEmpty, !decoder.isFinished {
+                let count = try source.read(into: buffer)
+                guard count > 0 else { break }
+                total += count
+                try limits.check(inputBytes: total)
+                try decoder.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            }
+        } catch {
+            throw bridge.failure ?? error  // the consumer's error, not libpng's report of the stop
+        }
     }
 }
 

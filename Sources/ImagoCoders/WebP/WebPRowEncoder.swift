@@ -121,6 +121,36 @@ public final class WebPRowEncoder: DecodedRowConsuming {
         let rows = bandFilled, stride = width * 4, top = nextRow - rows
         bandFilled = 0
         let filled = UnsafeMutableRawBufferPointer(rebasing: band[0..<(rows * stride)])
+        let opaque = try straightenBand(filled, rows: rows)
+        var piece = WebPPicture()
+        guard WebPPictureInitInternal(&piece, WEBP_ENCODER_ABI_VERSION) != 0 else { throw ImageCodingError.encoderUnavailable(.webp) }
+        defer { WebPPictureFree(&piece) }
+        piece.use_argb = 0
+        piece.width = Int32(width)
+        piece.height = Int32(rows)
+        let base = filled.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        // Native ARGB32 words are B, G, R, A in memory on little-endian.
+        #if _endian(little)
+        let imported = opaque ? WebPPictureImportBGRX(&piece, base, Int32(stride)) : WebPPictureImportBGRA(&piece, base, Int32(stride))
+        #else
+        let o = PixelFormat.argbOffsets
+        let imported: Int32 = try {
+            var rgba = [UInt8](repeating: 0, count: rows * stride)
+            for i in Swift.stride(from: 0, to: rows * stride, by: 4) {
+                rgba[i] = filled[i + o.r]
+                rgba[i + 1] = filled[i + o.g]
+                rgba[i + 2] = filled[i + o.b]
+                rgba[i + 3] = filled[i + o.a]
+            }
+            return opaque ? WebPPictureImportRGBX(&piece, rgba, Int32(stride)) : WebPPictureImportRGBA(&piece, rgba, Int32(stride))
+        }()
+        #endif
+        try copyPlanes(from: piece, imported: imported, top: top, rows: rows)
+    }
+
+    /// Whether the band's rows are opaque (always so without an alpha plane); rows that are not
+    /// mark the stream transparent and, when premultiplied, are made straight in place.
+    private func straightenBand(_ filled: UnsafeMutableRawBufferPointer, rows: Int) throws -> Bool {
         let o = PixelFormat.argbOffsets
         var opaque = true
         if hasAlphaPlane {
@@ -133,28 +163,12 @@ public final class WebPRowEncoder: DecodedRowConsuming {
             sawTransparency = true
             if premultiplied { try Self.unpremultiply(filled, width: width, rows: rows) }
         }
-        var piece = WebPPicture()
-        guard WebPPictureInitInternal(&piece, WEBP_ENCODER_ABI_VERSION) != 0 else { throw ImageCodingError.encoderUnavailable(.webp) }
-        defer { WebPPictureFree(&piece) }
-        piece.use_argb = 0
-        piece.width = Int32(width)
-        piece.height = Int32(rows)
-        let base = filled.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        // Native ARGB32 words are B, G, R, A in memory on little-endian.
-        #if _endian(little)
-        let imported = opaque ? WebPPictureImportBGRX(&piece, base, Int32(stride)) : WebPPictureImportBGRA(&piece, base, Int32(stride))
-        #else
-        let imported: Int32 = try {
-            var rgba = [UInt8](repeating: 0, count: rows * stride)
-            for i in Swift.stride(from: 0, to: rows * stride, by: 4) {
-                rgba[i] = filled[i + o.r]
-                rgba[i + 1] = filled[i + o.g]
-                rgba[i + 2] = filled[i + o.b]
-                rgba[i + 3] = filled[i + o.a]
-            }
-            return opaque ? WebPPictureImportRGBX(&piece, rgba, Int32(stride)) : WebPPictureImportRGBA(&piece, rgba, Int32(stride))
-        }()
-        #endif
+        return opaque
+    }
+
+    /// Copies the band's imported planes (`rows` rows from row `top`; alpha opaque when the band
+    /// had none) into the picture's.
+    private func copyPlanes(from piece: WebPPicture, imported: Int32, top: Int, rows: Int) throws {
         guard imported != 0, let y = piece.y, let u = piece.u, let v = piece.v, let dy = picture.y, let du = picture.u, let dv = picture.v else {
             throw ImageCodingError.encodingFailed(.webp, "libwebp could not convert the rows (out of memory)")
         }

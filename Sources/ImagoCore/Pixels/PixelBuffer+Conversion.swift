@@ -69,57 +69,75 @@ extension PixelBuffer {
             var di = y * w * dstBpp
             for _ in 0..<w {
                 // Read straight RGBA.
-                var r: UInt8, g: UInt8, b: UInt8, a: UInt8
-                switch src {
-                case .argb32Premultiplied:
-                    a = s[si + off.a]
-                    r = PixelMath.unpremultiply(s[si + off.r], a)
-                    g = PixelMath.unpremultiply(s[si + off.g], a)
-                    b = PixelMath.unpremultiply(s[si + off.b], a)
-                case .rgba8:
-                    r = s[si]
-                    g = s[si + 1]
-                    b = s[si + 2]
-                    a = s[si + 3]
-                case .rgb8:
-                    r = s[si]
-                    g = s[si + 1]
-                    b = s[si + 2]
-                    a = 255
-                case .gray8:
-                    r = s[si]
-                    g = r
-                    b = r
-                    a = 255
-                case .grayAlpha8:
-                    r = s[si]
-                    g = r
-                    b = r
-                    a = s[si + 1]
-                }
-                switch target {
-                case .argb32Premultiplied:
-                    dst[di + off.r] = PixelMath.premultiply(r, a)
-                    dst[di + off.g] = PixelMath.premultiply(g, a)
-                    dst[di + off.b] = PixelMath.premultiply(b, a)
-                    dst[di + off.a] = a
-                case .rgba8:
-                    dst[di] = r
-                    dst[di + 1] = g
-                    dst[di + 2] = b
-                    dst[di + 3] = a
-                case .rgb8:
-                    dst[di] = r
-                    dst[di + 1] = g
-                    dst[di + 2] = b
-                case .gray8: dst[di] = Self.luma(r, g, b)
-                case .grayAlpha8:
-                    dst[di] = Self.luma(r, g, b)
-                    dst[di + 1] = a
-                }
+                let (r, g, b, a) = readStraightRGBA(s, si, src, off)
+                writeStraightRGBA(r, g, b, a, to: dst, di, target, off)
                 si += srcBpp
                 di += dstBpp
             }
+        }
+    }
+
+    /// The straight RGBA of the `src`-format pixel at byte `si` of `s` (the conversion loop's read).
+    @inline(__always)
+    private static func readStraightRGBA(
+        _ s: UnsafePointer<UInt8>, _ si: Int, _ src: PixelFormat, _ off: (r: Int, g: Int, b: Int, a: Int)
+    ) -> (UInt8, UInt8, UInt8, UInt8) {
+        var r: UInt8, g: UInt8, b: UInt8, a: UInt8
+        switch src {
+        case .argb32Premultiplied:
+            a = s[si + off.a]
+            r = PixelMath.unpremultiply(s[si + off.r], a)
+            g = PixelMath.unpremultiply(s[si + off.g], a)
+            b = PixelMath.unpremultiply(s[si + off.b], a)
+        case .rgba8:
+            r = s[si]
+            g = s[si + 1]
+            b = s[si + 2]
+            a = s[si + 3]
+        case .rgb8:
+            r = s[si]
+            g = s[si + 1]
+            b = s[si + 2]
+            a = 255
+        case .gray8:
+            r = s[si]
+            g = r
+            b = r
+            a = 255
+        case .grayAlpha8:
+            r = s[si]
+            g = r
+            b = r
+            a = s[si + 1]
+        }
+        return (r, g, b, a)
+    }
+
+    /// Writes straight RGBA as a `target`-format pixel at byte `di` of `dst` (the conversion loop's write).
+    @inline(__always)
+    private static func writeStraightRGBA(
+        _ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8, to dst: UnsafeMutablePointer<UInt8>, _ di: Int,
+        _ target: PixelFormat, _ off: (r: Int, g: Int, b: Int, a: Int)
+    ) {
+        switch target {
+        case .argb32Premultiplied:
+            dst[di + off.r] = PixelMath.premultiply(r, a)
+            dst[di + off.g] = PixelMath.premultiply(g, a)
+            dst[di + off.b] = PixelMath.premultiply(b, a)
+            dst[di + off.a] = a
+        case .rgba8:
+            dst[di] = r
+            dst[di + 1] = g
+            dst[di + 2] = b
+            dst[di + 3] = a
+        case .rgb8:
+            dst[di] = r
+            dst[di + 1] = g
+            dst[di + 2] = b
+        case .gray8: dst[di] = Self.luma(r, g, b)
+        case .grayAlpha8:
+            dst[di] = Self.luma(r, g, b)
+            dst[di + 1] = a
         }
     }
 

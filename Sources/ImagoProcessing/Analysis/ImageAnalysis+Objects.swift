@@ -42,16 +42,34 @@ extension ImageAnalysis {
         placement: ObjectPlacement = .center
     ) -> (x: Int, y: Int)? {
         let w = min(width, imageWidth), h = min(height, imageHeight)
+        let weighted = weightedObjects(objects, weights: weights)
+        guard !weighted.isEmpty else { return nil }
+        let target = placementTarget(
+            weighted, placement: placement, width: w, height: h, imageWidth: imageWidth, imageHeight: imageHeight)
+        let xs = candidates(w, imageWidth, target.x, weighted.map { ($0.0.x, $0.0.width) })
+        let ys = candidates(h, imageHeight, target.y, weighted.map { ($0.0.y, $0.0.height) })
+        return bestWindow(xs: xs, ys: ys, weighted: weighted, width: w, height: h, target: target)
+    }
+
+    /// The objects (at most ``FaceDetector/maxFaces``) with a weight above 0 and a box, each with
+    /// its weight from `weights`.
+    private static func weightedObjects(_ objects: [DetectedObject], weights: [String: Double]) -> [(DetectedObject, Double)] {
         func weight(_ o: DetectedObject) -> Double {
             if let v = weights[o.className] { return v }
             if let v = weights["all"] { return v }
             return weights.isEmpty ? 1 : 0
         }
-        let weighted = objects.prefix(FaceDetector.maxFaces).compactMap { o -> (DetectedObject, Double)? in
+        return objects.prefix(FaceDetector.maxFaces).compactMap { o -> (DetectedObject, Double)? in
             let v = weight(o)
             return v > 0 && o.area > 0 ? (o, v) : nil
         }
-        guard !weighted.isEmpty else { return nil }
+    }
+
+    /// The window's origin the placement asks for, from the objects' weighted centre and their
+    /// bounding box; among the best windows the nearest to it wins.
+    private static func placementTarget(
+        _ weighted: [(DetectedObject, Double)], placement: ObjectPlacement, width w: Int, height h: Int, imageWidth: Int, imageHeight: Int
+    ) -> (x: Double, y: Double) {
         var total = 0.0, cx = 0.0, cy = 0.0
         for (o, v) in weighted {
             total += v
@@ -74,20 +92,27 @@ extension ImageAnalysis {
         case .proportional:
             target = (cx - cx / Double(max(1, imageWidth)) * Double(w), cy - cy / Double(max(1, imageHeight)) * Double(h))
         }
-        // The window's edges worth trying along an axis: against each box's edges, centred on
-        // each box and on the weighted centre, and the image's ends.
-        func candidates(_ size: Int, _ extent: Int, _ wanted: Double, _ edges: [(Int, Int)]) -> [Int] {
-            let top = extent - size
-            var c: Set<Int> = [0, top, Int(wanted.rounded())]
-            for (a, length) in edges {
-                c.insert(a)
-                c.insert(a + length - size)
-                c.insert(a + length / 2 - size / 2)
-            }
-            return c.map { max(0, min(top, $0)) }.sorted()
+        return target
+    }
+
+    /// The window's edges worth trying along an axis: against each box's edges, centred on
+    /// each box and on the weighted centre, and the image's ends.
+    private static func candidates(_ size: Int, _ extent: Int, _ wanted: Double, _ edges: [(Int, Int)]) -> [Int] {
+        let top = extent - size
+        var c: Set<Int> = [0, top, Int(wanted.rounded())]
+        for (a, length) in edges {
+            c.insert(a)
+            c.insert(a + length - size)
+            c.insert(a + length / 2 - size / 2)
         }
-        let xs = candidates(w, imageWidth, target.x, weighted.map { ($0.0.x, $0.0.width) })
-        let ys = candidates(h, imageHeight, target.y, weighted.map { ($0.0.y, $0.0.height) })
+        return c.map { max(0, min(top, $0)) }.sorted()
+    }
+
+    /// The candidate window with the best score (each object's weight times the share of its box
+    /// inside), the one nearest `target` among equals.
+    private static func bestWindow(
+        xs: [Int], ys: [Int], weighted: [(DetectedObject, Double)], width w: Int, height h: Int, target: (x: Double, y: Double)
+    ) -> (x: Int, y: Int) {
         func overlap(_ a: Int, _ al: Int, _ b: Int, _ bl: Int) -> Double {
             Double(max(0, min(a + al, b + bl) - max(a, b)))
         }

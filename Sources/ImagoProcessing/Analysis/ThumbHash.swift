@@ -34,6 +34,26 @@ public enum ThumbHash {
     /// Encodes `sample` (tight `rgba8`, at most 100×100) as it is.
     static func encode(sample: PixelBuffer) -> [UInt8] {
         let w = sample.width, h = sample.height, n = w * h
+        let (l, p, q, a, avgA) = channels(of: sample)
+        let hasAlpha = avgA < Double(n)
+        let limit = hasAlpha ? 5.0 : 7.0
+        let longer = Double(max(w, h))
+        let lx = max(1, Int(round(limit * Double(w) / longer)))
+        let ly = max(1, Int(round(limit * Double(h) / longer)))
+        let lc = encodeChannel(l, w, h, max(3, lx), max(3, ly))
+        let pc = encodeChannel(p, w, h, 3, 3)
+        let qc = encodeChannel(q, w, h, 3, 3)
+        let ac = hasAlpha ? encodeChannel(a, w, h, 5, 5) : (dc: 1, ac: [], scale: 1)
+        return pack(lc, pc, qc, ac, hasAlpha: hasAlpha, isLandscape: w > h, lx: lx, ly: ly)
+    }
+
+    /// One channel's cosine coefficients: the DC term, the AC terms mapped to 0...1, and their scale.
+    private typealias Coefficients = (dc: Double, ac: [Double], scale: Double)
+
+    /// `sample`'s luminance, two chroma and alpha channels (colours composited over the average
+    /// colour), with the summed alpha.
+    private static func channels(of sample: PixelBuffer) -> (l: [Double], p: [Double], q: [Double], a: [Double], avgA: Double) {
+        let n = sample.width * sample.height
         var avgR = 0.0, avgG = 0.0, avgB = 0.0, avgA = 0.0
         var l = [Double](repeating: 0, count: n), p = l, q = l, a = l
         sample.withUnsafeBytes { raw in
@@ -60,42 +80,43 @@ public enum ThumbHash {
                 a[i] = alpha
             }
         }
-        let hasAlpha = avgA < Double(n)
-        let limit = hasAlpha ? 5.0 : 7.0
-        let longer = Double(max(w, h))
-        let lx = max(1, Int(round(limit * Double(w) / longer)))
-        let ly = max(1, Int(round(limit * Double(h) / longer)))
+        return (l, p, q, a, avgA)
+    }
 
-        func encodeChannel(_ channel: [Double], _ nx: Int, _ ny: Int) -> (dc: Double, ac: [Double], scale: Double) {
-            var dc = 0.0, ac: [Double] = [], scale = 0.0
-            var fx = [Double](repeating: 0, count: w)
-            for cy in 0..<ny {
-                var cx = 0
-                while cx * ny < nx * (ny - cy) {
-                    for x in 0..<w { fx[x] = cos(Double.pi / Double(w) * Double(cx) * (Double(x) + 0.5)) }
-                    var f = 0.0
-                    for y in 0..<h {
-                        let fy = cos(Double.pi / Double(h) * Double(cy) * (Double(y) + 0.5))
-                        for x in 0..<w { f += channel[x + y * w] * fx[x] * fy }
-                    }
-                    f /= Double(n)
-                    if cx > 0 || cy > 0 {
-                        ac.append(f)
-                        scale = max(scale, abs(f))
-                    } else {
-                        dc = f
-                    }
-                    cx += 1
+    /// The first `nx` × `ny` (triangle) cosine coefficients of a `w` × `h` channel.
+    private static func encodeChannel(_ channel: [Double], _ w: Int, _ h: Int, _ nx: Int, _ ny: Int) -> Coefficients {
+        let n = w * h
+        var dc = 0.0, ac: [Double] = [], scale = 0.0
+        var fx = [Double](repeating: 0, count: w)
+        for cy in 0..<ny {
+            var cx = 0
+            while cx * ny < nx * (ny - cy) {
+                for x in 0..<w { fx[x] = cos(Double.pi / Double(w) * Double(cx) * (Double(x) + 0.5)) }
+                var f = 0.0
+                for y in 0..<h {
+                    let fy = cos(Double.pi / Double(h) * Double(cy) * (Double(y) + 0.5))
+                    for x in 0..<w { f += channel[x + y * w] * fx[x] * fy }
                 }
+                f /= Double(n)
+                if cx > 0 || cy > 0 {
+                    ac.append(f)
+                    scale = max(scale, abs(f))
+                } else {
+                    dc = f
+                }
+                cx += 1
             }
-            if scale > 0 { ac = ac.map { 0.5 + 0.5 / scale * $0 } }
-            return (dc, ac, scale)
         }
-        let lc = encodeChannel(l, max(3, lx), max(3, ly))
-        let pc = encodeChannel(p, 3, 3)
-        let qc = encodeChannel(q, 3, 3)
-        let ac = hasAlpha ? encodeChannel(a, 5, 5) : (dc: 1, ac: [], scale: 1)
-        let isLandscape = w > h
+        if scale > 0 { ac = ac.map { 0.5 + 0.5 / scale * $0 } }
+        return (dc, ac, scale)
+    }
+
+    /// The hash's bytes: the two headers, the alpha byte when there is alpha, then the AC
+    /// coefficients two 4-bit nibbles a byte.
+    private static func pack(
+        _ lc: Coefficients, _ pc: Coefficients, _ qc: Coefficients, _ ac: Coefficients,
+        hasAlpha: Bool, isLandscape: Bool, lx: Int, ly: Int
+    ) -> [UInt8] {
         // JavaScript's Math.round, as the reference rounds: halves up.
         func r(_ v: Double) -> Int { Int((v + 0.5).rounded(.down)) }
         let header24 =
@@ -143,73 +164,96 @@ public enum ThumbHash {
     ///   the components its header declares, or a header no encoder writes).
     public static func decode(_ hash: [UInt8]) throws -> PixelBuffer {
         let header = try Header(hash)
-        var index = 0
-        func decodeChannel(_ nx: Int, _ ny: Int, _ scale: Double) -> [Double] {
-            var ac: [Double] = []
-            for cy in 0..<ny {
-                var cx = cy > 0 ? 0 : 1
-                while cx * ny < nx * (ny - cy) {
-                    let nibble = (hash[header.acStart + (index >> 1)] >> ((index & 1) << 2)) & 15
-                    ac.append((Double(nibble) / 7.5 - 1) * scale)
-                    index += 1
-                    cx += 1
-                }
-            }
-            return ac
-        }
-        let lx = header.lx, ly = header.ly, hasAlpha = header.hasAlpha
-        let lAC = decodeChannel(lx, ly, header.lScale)
-        let pAC = decodeChannel(3, 3, header.pScale * 1.25)
-        let qAC = decodeChannel(3, 3, header.qScale * 1.25)
-        let aAC = hasAlpha ? decodeChannel(5, 5, header.aScale) : []
+        let coefficients = acCoefficients(of: hash, header: header)
         let ratio = header.aspectRatio
         let w = Int(ratio > 1 ? 32 : (32 * ratio + 0.5).rounded(.down))
         let h = Int(ratio > 1 ? (32 / ratio + 0.5).rounded(.down) : 32)
-        let nx = max(lx, hasAlpha ? 5 : 3), ny = max(ly, hasAlpha ? 5 : 3)
         return try PixelBuffer(uninitializedWidth: max(1, w), height: max(1, h), format: .rgba8) { raw in
-            var fx = [Double](repeating: 0, count: nx), fy = [Double](repeating: 0, count: ny)
-            for y in 0..<max(1, h) {
-                for x in 0..<max(1, w) {
-                    var l = header.lDC, p = header.pDC, q = header.qDC, a = header.aDC
-                    for cx in 0..<nx { fx[cx] = cos(Double.pi / Double(w) * (Double(x) + 0.5) * Double(cx)) }
-                    for cy in 0..<ny { fy[cy] = cos(Double.pi / Double(h) * (Double(y) + 0.5) * Double(cy)) }
-                    var j = 0
-                    for cy in 0..<ly {
-                        var cx = cy > 0 ? 0 : 1
-                        let fy2 = fy[cy] * 2
-                        while cx * ly < lx * (ly - cy) {
-                            l += lAC[j] * fx[cx] * fy2
-                            cx += 1
-                            j += 1
-                        }
+            render(into: raw, header: header, coefficients: coefficients, width: w, height: h)
+        }
+    }
+
+    /// The AC coefficients a hash holds for each channel, scaled (`a` empty without alpha).
+    private struct ACCoefficients {
+        var l, p, q, a: [Double]
+    }
+
+    /// Reads every channel's AC coefficients from `hash`, in the order the encoder wrote them.
+    private static func acCoefficients(of hash: [UInt8], header: Header) -> ACCoefficients {
+        var index = 0
+        let lAC = decodeChannel(hash, header, &index, header.lx, header.ly, header.lScale)
+        let pAC = decodeChannel(hash, header, &index, 3, 3, header.pScale * 1.25)
+        let qAC = decodeChannel(hash, header, &index, 3, 3, header.qScale * 1.25)
+        let aAC = header.hasAlpha ? decodeChannel(hash, header, &index, 5, 5, header.aScale) : []
+        return ACCoefficients(l: lAC, p: pAC, q: qAC, a: aAC)
+    }
+
+    /// Reads one channel's `nx` × `ny` (triangle) AC coefficients from the nibble at `index` on.
+    private static func decodeChannel(
+        _ hash: [UInt8], _ header: Header, _ index: inout Int, _ nx: Int, _ ny: Int, _ scale: Double
+    ) -> [Double] {
+        var ac: [Double] = []
+        for cy in 0..<ny {
+            var cx = cy > 0 ? 0 : 1
+            while cx * ny < nx * (ny - cy) {
+                let nibble = (hash[header.acStart + (index >> 1)] >> ((index & 1) << 2)) & 15
+                ac.append((Double(nibble) / 7.5 - 1) * scale)
+                index += 1
+                cx += 1
+            }
+        }
+        return ac
+    }
+
+    /// Writes the `w` × `h` straight `rgba8` picture the coefficients describe into `raw`.
+    private static func render(
+        into raw: UnsafeMutableRawBufferPointer, header: Header, coefficients: ACCoefficients, width w: Int, height h: Int
+    ) {
+        let lAC = coefficients.l, pAC = coefficients.p, qAC = coefficients.q, aAC = coefficients.a
+        let lx = header.lx, ly = header.ly, hasAlpha = header.hasAlpha
+        let nx = max(lx, hasAlpha ? 5 : 3), ny = max(ly, hasAlpha ? 5 : 3)
+        var fx = [Double](repeating: 0, count: nx), fy = [Double](repeating: 0, count: ny)
+        for y in 0..<max(1, h) {
+            for x in 0..<max(1, w) {
+                var l = header.lDC, p = header.pDC, q = header.qDC, a = header.aDC
+                for cx in 0..<nx { fx[cx] = cos(Double.pi / Double(w) * (Double(x) + 0.5) * Double(cx)) }
+                for cy in 0..<ny { fy[cy] = cos(Double.pi / Double(h) * (Double(y) + 0.5) * Double(cy)) }
+                var j = 0
+                for cy in 0..<ly {
+                    var cx = cy > 0 ? 0 : 1
+                    let fy2 = fy[cy] * 2
+                    while cx * ly < lx * (ly - cy) {
+                        l += lAC[j] * fx[cx] * fy2
+                        cx += 1
+                        j += 1
                     }
-                    j = 0
-                    for cy in 0..<3 {
-                        let fy2 = fy[cy] * 2
-                        for cx in (cy > 0 ? 0 : 1)..<(3 - cy) {
-                            let f = fx[cx] * fy2
-                            p += pAC[j] * f
-                            q += qAC[j] * f
-                            j += 1
-                        }
-                    }
-                    if hasAlpha {
-                        j = 0
-                        for cy in 0..<5 {
-                            let fy2 = fy[cy] * 2
-                            for cx in (cy > 0 ? 0 : 1)..<(5 - cy) {
-                                a += aAC[j] * fx[cx] * fy2
-                                j += 1
-                            }
-                        }
-                    }
-                    let (r, g, b) = header.rgb(l: l, p: p, q: q)
-                    let o = (y * w + x) * 4
-                    raw[o] = level(r)
-                    raw[o + 1] = level(g)
-                    raw[o + 2] = level(b)
-                    raw[o + 3] = level(a)
                 }
+                j = 0
+                for cy in 0..<3 {
+                    let fy2 = fy[cy] * 2
+                    for cx in (cy > 0 ? 0 : 1)..<(3 - cy) {
+                        let f = fx[cx] * fy2
+                        p += pAC[j] * f
+                        q += qAC[j] * f
+                        j += 1
+                    }
+                }
+                if hasAlpha {
+                    j = 0
+                    for cy in 0..<5 {
+                        let fy2 = fy[cy] * 2
+                        for cx in (cy > 0 ? 0 : 1)..<(5 - cy) {
+                            a += aAC[j] * fx[cx] * fy2
+                            j += 1
+                        }
+                    }
+                }
+                let (r, g, b) = header.rgb(l: l, p: p, q: q)
+                let o = (y * w + x) * 4
+                raw[o] = level(r)
+                raw[o + 1] = level(g)
+                raw[o + 2] = level(b)
+                raw[o + 3] = level(a)
             }
         }
     }

@@ -81,13 +81,35 @@ extension ImageTransformers {
         /// - Throws: `ImageCodingError.invalidArgument(_:)` for a setting out of its range (or
         ///   not finite).
         public func transform(_ buffer: PixelBuffer) throws -> PixelBuffer {
+            try validate()
+            if isIdentity { return buffer }
+            var out = buffer.converted(to: .rgba8)
+            let pass = pixelPass()
+            out.withUnsafeMutableBytes { raw in adjust(raw, pass) }
+            return out.converted(to: .argb32Premultiplied)
+        }
+
+        /// Checks every setting against its range.
+        private func validate() throws {
             guard (-255...255).contains(brightness), contrast.isFinite, contrast >= 0, saturation.isFinite, saturation >= 0,
                 (0...1).contains(monochrome.intensity), (0...1).contains(duotone.intensity), (0...1).contains(colorizeOpacity)
             else {
                 throw ImageCodingError.invalidArgument("colour adjustments out of range: \(key)")
             }
-            if isIdentity { return buffer }
-            var out = buffer.converted(to: .rgba8)
+        }
+
+        /// What the pass over the pixels needs, worked out once from the settings.
+        private struct PixelPass {
+            var levels: [Float]
+            var lab: LabTables
+            var needsLab: Bool
+            var mono: Ramp?
+            var shadows: (Float, Float, Float), highlights: (Float, Float, Float), col: (Float, Float, Float)
+            var opacity: Float, monoIntensity: Float, duoIntensity: Float, chroma: Float
+        }
+
+        /// The level table, the Lab tables and ramp when needed, and the settings as unit values.
+        private func pixelPass() -> PixelPass {
             let levels = Self.levels(brightness: brightness, contrast: contrast)
             let lab = LabTables.shared
             let needsLab = saturation != 1 || monochrome.intensity > 0 || duotone.intensity > 0
@@ -95,53 +117,60 @@ extension ImageTransformers {
             let shadows = Self.unit(duotone.shadows), highlights = Self.unit(duotone.highlights)
             let col = Self.unit(colorizeColor), opacity = Float(colorizeOpacity)
             let monoIntensity = Float(monochrome.intensity), duoIntensity = Float(duotone.intensity), chroma = Float(saturation)
-            out.withUnsafeMutableBytes { raw in
-                guard let p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-                for i in stride(from: 0, to: raw.count, by: 4) {
-                    var r = levels[Int(p[i])], g = levels[Int(p[i + 1])], b = levels[Int(p[i + 2])]
-                    if needsLab {
-                        var c = lab.lab(r, g, b)
-                        if chroma != 1 {
-                            c.a *= chroma
-                            c.b *= chroma
-                        }
-                        var rgb = chroma != 1 ? lab.srgb(c) : (r, g, b)
-                        let lightness = max(0, min(1, c.l / 100))
-                        if let mono {
-                            let m = mono.color(at: lightness)
-                            rgb = Self.mix(rgb, m, monoIntensity)
-                        }
-                        if duoIntensity > 0 {
-                            let d = (
-                                shadows.0 + (highlights.0 - shadows.0) * lightness, shadows.1 + (highlights.1 - shadows.1) * lightness,
-                                shadows.2 + (highlights.2 - shadows.2) * lightness
-                            )
-                            rgb = Self.mix(rgb, d, duoIntensity)
-                        }
-                        (r, g, b) = rgb
+            return PixelPass(
+                levels: levels, lab: lab, needsLab: needsLab, mono: mono, shadows: shadows, highlights: highlights, col: col,
+                opacity: opacity, monoIntensity: monoIntensity, duoIntensity: duoIntensity, chroma: chroma)
+        }
+
+        /// The one pass over straight `rgba8` pixels: levels, then Lab adjustments, then colorize.
+        private func adjust(_ raw: UnsafeMutableRawBufferPointer, _ pass: PixelPass) {
+            let levels = pass.levels, lab = pass.lab, needsLab = pass.needsLab, mono = pass.mono
+            let shadows = pass.shadows, highlights = pass.highlights, col = pass.col, opacity = pass.opacity
+            let monoIntensity = pass.monoIntensity, duoIntensity = pass.duoIntensity, chroma = pass.chroma
+            guard let p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            for i in stride(from: 0, to: raw.count, by: 4) {
+                var r = levels[Int(p[i])], g = levels[Int(p[i + 1])], b = levels[Int(p[i + 2])]
+                if needsLab {
+                    var c = lab.lab(r, g, b)
+                    if chroma != 1 {
+                        c.a *= chroma
+                        c.b *= chroma
                     }
-                    if opacity > 0 {
-                        let a = Float(p[i + 3]) / 255
-                        if colorizeKeepsAlpha || a == 1 {
-                            (r, g, b) = Self.mix((r, g, b), col, opacity)
-                        } else {
-                            // The colour layer over the image: alpha grows where the image was clear.
-                            let outA = opacity + a * (1 - opacity)
-                            let k = a * (1 - opacity)
-                            if outA > 0 {
-                                r = (col.0 * opacity + r * k) / outA
-                                g = (col.1 * opacity + g * k) / outA
-                                b = (col.2 * opacity + b * k) / outA
-                            }
-                            p[i + 3] = Self.level(outA)
-                        }
+                    var rgb = chroma != 1 ? lab.srgb(c) : (r, g, b)
+                    let lightness = max(0, min(1, c.l / 100))
+                    if let mono {
+                        let m = mono.color(at: lightness)
+                        rgb = Self.mix(rgb, m, monoIntensity)
                     }
-                    p[i] = Self.level(r)
-                    p[i + 1] = Self.level(g)
-                    p[i + 2] = Self.level(b)
+                    if duoIntensity > 0 {
+                        let d = (
+                            shadows.0 + (highlights.0 - shadows.0) * lightness, shadows.1 + (highlights.1 - shadows.1) * lightness,
+                            shadows.2 + (highlights.2 - shadows.2) * lightness
+                        )
+                        rgb = Self.mix(rgb, d, duoIntensity)
+                    }
+                    (r, g, b) = rgb
                 }
+                if opacity > 0 {
+                    let a = Float(p[i + 3]) / 255
+                    if colorizeKeepsAlpha || a == 1 {
+                        (r, g, b) = Self.mix((r, g, b), col, opacity)
+                    } else {
+                        // The colour layer over the image: alpha grows where the image was clear.
+                        let outA = opacity + a * (1 - opacity)
+                        let k = a * (1 - opacity)
+                        if outA > 0 {
+                            r = (col.0 * opacity + r * k) / outA
+                            g = (col.1 * opacity + g * k) / outA
+                            b = (col.2 * opacity + b * k) / outA
+                        }
+                        p[i + 3] = Self.level(outA)
+                    }
+                }
+                p[i] = Self.level(r)
+                p[i + 1] = Self.level(g)
+                p[i + 2] = Self.level(b)
             }
-            return out.converted(to: .argb32Premultiplied)
         }
 
         /// Each level after brightness, then contrast about 128, as a unit value.
