@@ -5,6 +5,7 @@ import Foundation
 import ImagoCache
 import ImagoCoders
 import ImagoCore
+import ImagoProcessing
 import ImagoTestSupport
 import Testing
 
@@ -61,6 +62,36 @@ struct SourceTests {
             #expect(loaded.data == bytes && loaded.source == .disk)
         }
         #expect(manager.dataKey(for: ImageRequest(file: try ImageFile(path: dir.appendingPathComponent("gif").path), key: "k")) == "k")
+    }
+
+    @Test("a request for a decoded image is thumbnailed, processed and encoded without a fetch or a decode, keyed by its key")
+    func decodedImageSource() async throws {
+        let loader = MockDataLoader()
+        let manager = makePipeline(loader: loader, memory: MockImageStore(), disk: MockDataCache())
+        let frame = Image(buffer: try Fixtures.gradient(width: 320, height: 180))
+        let request = ImageRequest(image: frame, key: "frame:1", thumbnail: .init(maxPixelSize: PixelSize(width: 64, height: 64)))
+        let image = try await manager.loadImage(with: request).image
+        #expect(image.pixelSize == PixelSize(width: 64, height: 36) && loader.totalCount == 0)
+        #expect(manager.dataKey(for: request) == "frame:1")
+        // Its header facts come from the pixels; it reads as BMP, and has no bytes of its own.
+        let loaded = try await manager.loadSource(with: request)
+        let info = try loaded.info()
+        #expect(info.format == .bmp && info.width == 320 && info.height == 180 && loaded.byteCount == 0 && loaded.image != nil)
+        #expect(await failure { _ = try await manager.loadData(with: request) } == .rejected("the request gives a decoded image, which has no bytes to load"))
+        // Encoded as asked: a JPEG of the thumbnail whose pixels are the frame's.
+        var encode = request
+        encode.output.format = .jpeg
+        let encoder = ImageManager(configuration: ImageManager.Configuration(memoryCache: nil, dataCache: nil))
+        let encoded = try await encoder.loadEncodedImage(with: encode)
+        let decoded = try ImageCoderRegistry.shared.decode(try encoded.data())
+        #expect(encoded.format == .jpeg && decoded.pixelSize == PixelSize(width: 64, height: 36))
+        let expected = try Resampler.resize(frame.buffer, to: PixelSize(width: 64, height: 36))
+        #expect(PixelMetrics.psnr(decoded.buffer.converted(to: expected.format), expected) > 30)
+        // Equal keys are equal sources, whatever the pixels; a frame over the limits is refused.
+        #expect(ImageRequest.Source.image(Image(buffer: try Fixtures.gradient(width: 2, height: 2)), key: "frame:1") == request.source)
+        var tight = ImageRequest(image: frame, key: "frame:big")
+        tight.limits = DecodingLimits(maxPixels: 1_000)
+        #expect(await failure { _ = try await manager.loadImage(with: tight) } == .decodingFailed(.exceedsLimit(.maxPixels, found: 57_600, limit: 1_000)))
     }
 
     static func loadBoth(

@@ -30,6 +30,14 @@ struct ServiceVideoTests {
             let fullPixels = try full.image().buffer.converted(to: .rgba8)
             let reference = try PixelBuffer(width: 320, height: 240, format: .rgba8, bytes: expected)
             #expect(PixelMetrics.psnr(fullPixels, reference) > 40)
+            // The frame goes to the pipeline decoded: no image header is read, and nothing is
+            // decoded from bytes again (a BMP round trip would read one).
+            let probe = PipelineProbe()
+            let probed = await PipelineProbe.$current.withValue(probe) {
+                await h.service.respond(method: .get, path: h.plain("w:100/vts:1.5", "/img/clip.mp4"), headers: [:])
+            }
+            #expect(probed.status == .ok && probe.count(ProbeEvent.headerParse) == 0, "\(probe.all)")
+            #expect(probe.count(ProbeEvent.resultLookup) == 1 && probe.count(ProbeEvent.lookup("decode")) == 1, "\(probe.all)")
             let later = try await h.get(h.plain("w:160/vts:2.5", "/img/clip.mp4"))
             #expect(later["etag"] != r["etag"])
             let laterPixels = try later.image().buffer

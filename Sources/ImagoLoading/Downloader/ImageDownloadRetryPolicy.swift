@@ -45,7 +45,7 @@ public struct ImageDownloadRetryPolicy: Sendable, Hashable {
     /// The wait before attempt `attempt + 1` (after `attempt` failed ones, from 1), at least
     /// `retryAfter` when the server asked for it, at most ``maxDelay``; `random` is a unit value
     /// (0.5: no jitter).
-    public func delay(afterAttempt attempt: Int, retryAfter: Duration? = nil, random: Double = Double.random(in: 0...1)) -> Duration {
+    package func delay(afterAttempt attempt: Int, retryAfter: Duration? = nil, random: Double = Double.random(in: 0...1)) -> Duration {
         let base = Double(initialDelay.components.seconds) + Double(initialDelay.components.attoseconds) / 1e18
         let grown = base * pow(multiplier, Double(max(0, attempt - 1)))
         let jittered = grown * (1 + jitter * (2 * min(1, max(0, random)) - 1))

@@ -163,7 +163,7 @@ public final class ImageDownloader: Sendable {
     }
 
     /// Transfers waiting for a slot, and transfers running now.
-    public var activity: (queued: Int, running: Int) {
+    package var activity: (queued: Int, running: Int) {
         let c = slots.counts
         return (c.waiting, c.holding)
     }
@@ -240,6 +240,21 @@ public final class ImageDownloader: Sendable {
     private func perform(
         _ r: ImageDownloadRequest, url: URL, sink: TransferSink, context: Transfers.Context
     ) async throws -> (Data, DataLoadResponse?, Bool) {
+        let request = try await outgoingRequest(r, url: url, sink: sink)
+        guard let loader = loaders.first(where: { $0.canLoad(request.url) }) else {
+            throw ImageLoadingError.unsupportedScheme(request.url.scheme ?? "")
+        }
+        try await transfer(request, with: loader, for: r, sink: sink, context: context)
+        if sink.notModified {
+            guard let cached = r.cachedResponse else { throw ImageLoadingError.notModifiedWithoutCachedData }
+            return (cached.data, sink.response, true)
+        }
+        return (try finishedBody(sink, context: context), sink.response, false)
+    }
+
+    /// The request an attempt sends: the configured and the request's headers, the validators of
+    /// a cached copy (else a range for a kept partial body), then the request modifier.
+    private func outgoingRequest(_ r: ImageDownloadRequest, url: URL, sink: TransferSink) async throws -> DataLoadRequest {
         var request = DataLoadRequest(
             url: url, headers: configuration.headers, credentials: r.credentials,
             timeouts: r.timeouts ?? configuration.timeouts, maxRedirects: configuration.maxRedirects,
@@ -260,17 +275,22 @@ public final class ImageDownloader: Sendable {
                 throw ImageLoadingError.rejected("request modifier: \(error)")
             }
         }
-        guard let loader = loaders.first(where: { $0.canLoad(request.url) }) else {
-            throw ImageLoadingError.unsupportedScheme(request.url.scheme ?? "")
-        }
+        return request
+    }
+
+    /// Runs the loader for `request` into `sink`, raced against the attempt's timeouts; a
+    /// connection lost mid-body says how much of the declared length arrived.
+    private func transfer(
+        _ request: DataLoadRequest, with loader: any DataLoading, for r: ImageDownloadRequest, sink: TransferSink,
+        context: Transfers.Context
+    ) async throws {
         let timer = TransferTimer(request.timeouts)
         let progress = ProgressThrottle(interval: configuration.progressInterval)
-        let outgoing = request
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { [self] in
                     try await loader.load(
-                        outgoing,
+                        request,
                         response: { head in
                             try self.accept(head, request: r, sink: sink, timer: timer)
                         },
@@ -286,13 +306,13 @@ public final class ImageDownloader: Sendable {
             where
             sink.expectedLength.map({ sink.received.count < $0 }) == true
         {
-            // The connection went away mid-body: say how much of the declared length arrived.
             throw ImageLoadingError.truncatedBody(received: sink.received.count, expected: sink.expectedLength ?? 0)
         }
-        if sink.notModified {
-            guard let cached = r.cachedResponse else { throw ImageLoadingError.notModifiedWithoutCachedData }
-            return (cached.data, sink.response, true)
-        }
+    }
+
+    /// The body received, checked whole and not empty, through the body transform; sends the
+    /// final progress event, whatever the throttle said.
+    private func finishedBody(_ sink: TransferSink, context: Transfers.Context) throws -> Data {
         var data = sink.received.snapshot
         if let expected = sink.expectedLength, data.count < expected {
             throw ImageLoadingError.truncatedBody(received: data.count, expected: expected)
@@ -304,9 +324,8 @@ public final class ImageDownloader: Sendable {
                 throw ImageLoadingError.rejected("body transform: \(error)")
             }
         }
-        // The final progress event, whatever the throttle said.
         context.send(.progress(ImageDownloadProgress(receivedBytes: receivedCount, expectedBytes: sink.expectedLength)))
-        return (data, sink.response, false)
+        return data
     }
 
     /// Validates the response head.

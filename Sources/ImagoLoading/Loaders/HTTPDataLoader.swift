@@ -138,18 +138,7 @@ public final class HTTPDataLoader: DataLoading {
         var route: [DataLoadResponse.Hop] = []
         while true {
             guard url.host?.isEmpty == false else { throw ImageLoadingError.invalidURL(url.absoluteString) }
-            var outgoing = HTTPClientRequest(url: url.absoluteString)
-            outgoing.method = .GET
-            for (name, value) in headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
-            if let credentials, !headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
-                let token = Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
-                outgoing.headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")
-            }
-            if request.allowsInvalidCertificates {
-                var tls = TLSConfiguration.makeClientConfiguration()
-                tls.certificateVerification = .none
-                outgoing.tlsConfiguration = tls
-            }
+            let outgoing = Self.outgoing(url, headers: headers, credentials: credentials, request: request)
             let address = try await sourceGuard?.address(for: url)
             route.append(DataLoadResponse.Hop(url: url, addressKind: address?.kind))
             let head = try await send(outgoing, to: url, at: address)
@@ -158,14 +147,7 @@ public final class HTTPDataLoader: DataLoading {
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
                     throw ImageLoadingError.invalidURL(location)
                 }
-                // Leave the redirect's own body behind without reading much of it.
-                var skipped = 0
-                do {
-                    for try await part in head.body {
-                        skipped += part.readableBytes
-                        if skipped > 64 << 10 { break }
-                    }
-                } catch {}
+                await Self.skipBody(of: head)
                 redirects += 1
                 guard redirects <= request.maxRedirects else { throw ImageLoadingError.tooManyRedirects(limit: request.maxRedirects) }
                 guard visited.insert(next.absoluteString).inserted else { throw ImageLoadingError.redirectLoop(next.absoluteString) }
@@ -176,29 +158,70 @@ public final class HTTPDataLoader: DataLoading {
                 url = next
                 continue
             }
-            var fields: [String: String] = [:]
-            for field in head.headers {
-                let name = field.name.lowercased()
-                fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
-            }
-            var received = DataLoadResponse(url: url, statusCode: status, headers: fields)
+            var received = DataLoadResponse(url: url, statusCode: status, headers: Self.fields(of: head))
             received.route = route
             try response(received)
-            do {
-                for try await part in head.body {
-                    try chunk(Data(part.readableBytesView))
-                }
-            } catch let error as ImageLoadingError {
-                throw error
-            } catch {
-                throw Self.map(error, url: url)
-            }
+            try await Self.stream(head, from: url, into: chunk)
             return
         }
     }
 
+    /// The GET sent to `url`: the headers, Basic credentials unless an `Authorization` header is
+    /// given, and no certificate checks when the request allows invalid ones.
+    private static func outgoing(
+        _ url: URL, headers: [String: String], credentials: DataLoadRequest.Credentials?, request: DataLoadRequest
+    ) -> HTTPClientRequest {
+        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        outgoing.method = .GET
+        for (name, value) in headers { outgoing.headers.replaceOrAdd(name: name, value: value) }
+        if let credentials, !headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
+            let token = Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
+            outgoing.headers.replaceOrAdd(name: "Authorization", value: "Basic \(token)")
+        }
+        if request.allowsInvalidCertificates {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            outgoing.tlsConfiguration = tls
+        }
+        return outgoing
+    }
+
+    /// Leaves a redirect's own body behind without reading much of it.
+    private static func skipBody(of head: HTTPClientResponse) async {
+        var skipped = 0
+        do {
+            for try await part in head.body {
+                skipped += part.readableBytes
+                if skipped > 64 << 10 { break }
+            }
+        } catch {}
+    }
+
+    /// The response's header fields by lower-cased name, repeated ones joined by commas.
+    private static func fields(of head: HTTPClientResponse) -> [String: String] {
+        var fields: [String: String] = [:]
+        for field in head.headers {
+            let name = field.name.lowercased()
+            fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
+        }
+        return fields
+    }
+
+    /// Streams the body to `chunk`, mapping the client's errors to ``ImageLoadingError``.
+    private static func stream(_ head: HTTPClientResponse, from url: URL, into chunk: (Data) throws -> Void) async throws {
+        do {
+            for try await part in head.body {
+                try chunk(Data(part.readableBytesView))
+            }
+        } catch let error as ImageLoadingError {
+            throw error
+        } catch {
+            throw Self.map(error, url: url)
+        }
+    }
+
     /// Whether cached bytes fetched along `route` pass the ``sourceGuard`` as it is now (see
-    /// ``SourceGuard/permits(route:)``); any do without a guard. Bytes cached without a route
+    /// `SourceGuard.permits(route:)`); any do without a guard. Bytes cached without a route
     /// (by an older version, or stored by hand) are refused when their URL is, and otherwise
     /// unknown (`nil`): the caller revalidates them through the guard.
     public func permitsCached(_ url: URL, route: [DataLoadResponse.Hop]?) -> Bool? {

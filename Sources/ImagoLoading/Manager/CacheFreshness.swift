@@ -4,9 +4,9 @@
 import ImagoCore
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 
 /// How long downloaded bytes stay fresh in the disk cache, from the origin's `Cache-Control`,
@@ -38,7 +38,7 @@ public struct CacheFreshness: Sendable, Hashable {
     public static let origin = CacheFreshness(default: nil)
 
     /// What to do with a response.
-    public enum Lifetime: Sendable, Hashable {
+    package enum Lifetime: Sendable, Hashable {
         /// Do not keep it (`no-store`).
         case noStore
         /// Keep it, fresh until the date (`nil`: until evicted).
@@ -46,7 +46,7 @@ public struct CacheFreshness: Sendable, Hashable {
     }
 
     /// The lifetime of a response with these (lowercased) header fields, received at `now`.
-    public func lifetime(headers: [String: String], now: Date = Date()) -> Lifetime {
+    package func lifetime(headers: [String: String], now: Date = Date()) -> Lifetime {
         let directives = Self.directives(headers["cache-control"] ?? "")
         if directives["no-store"] != nil || (shared && directives["private"] != nil) { return .noStore }
         var seconds: Double?

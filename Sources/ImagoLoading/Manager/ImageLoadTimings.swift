@@ -35,7 +35,7 @@ public struct ImageLoadTimings: Sendable, Hashable {
     }
 
     /// The `Server-Timing` header's value: each stage that took time as `name;dur=milliseconds`.
-    public var serverTimingValue: String {
+    package var serverTimingValue: String {
         stages.map { stage in
             let ms = Double(stage.duration.components.seconds) * 1000 + Double(stage.duration.components.attoseconds) / 1e15
             return "\(stage.name);dur=\((ms * 100).rounded() / 100)"

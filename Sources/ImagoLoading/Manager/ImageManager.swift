@@ -157,6 +157,7 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (ImageDownloadProgress) -> Void)? = nil
     ) async throws(ImageLoadingError) -> DataLoadResult {
         let loaded = try await loadSource(with: request, progress: progress)
+        guard loaded.image == nil else { throw .rejected("the request gives a decoded image, which has no bytes to load") }
         let data: Data
         do {
             data = try ImagePipeline.contents(of: loaded.input)

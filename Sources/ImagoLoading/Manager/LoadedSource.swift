@@ -39,7 +39,10 @@ public struct LoadedSource: Sendable {
         digest = fetched.digest ?? 0
     }
 
-    /// The size in bytes.
+    /// The image an ``ImageRequest/Source/image(_:key:)`` request gave; `nil` for bytes.
+    public var image: Image? { fetched.image }
+
+    /// The size in bytes (0 for an image given decoded).
     public var byteCount: Int { fetched.input.byteCount }
     /// How long the disk read or the download took.
     public var timings: ImageLoadTimings { fetched.timings }
@@ -50,6 +53,7 @@ public struct LoadedSource: Sendable {
     /// - Throws: ``ImageLoadingError/decodingFailed(_:)`` when the bytes are not an image this
     ///   manager's coders read.
     public func info() throws(ImageLoadingError) -> ImageInfo {
+        if let image = fetched.image { return Self.info(of: image) }
         do {
             return try fetched.input.info(coders: coders)
         } catch let error as ImageCodingError {
@@ -58,5 +62,13 @@ public struct LoadedSource: Sendable {
             guard let format = try? fetched.input.format() else { throw .decodingFailed(.unsupportedFormat(nil)) }
             throw .decodingFailed(.corrupt(format, String(describing: error)))
         }
+    }
+
+    /// The header facts of an image given decoded: its size, frames, alpha and orientation, and
+    /// its format (BMP, uncompressed pixels, when it has none).
+    static func info(of image: Image) -> ImageInfo {
+        ImageInfo(
+            format: image.format ?? .bmp, width: image.pixelSize.width, height: image.pixelSize.height, orientation: image.orientation,
+            frameCount: image.frameCount, loopCount: image.loopCount, durations: image.frames.map(\.duration), hasAlpha: image.hasAlpha)
     }
 }

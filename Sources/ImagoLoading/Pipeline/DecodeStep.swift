@@ -64,6 +64,22 @@ struct DecodeStep: Sendable {
         try DecodePlanner.decode(input, goal: goal, coders: coders)
     }
 
+    /// Brings an image given decoded (``ImageRequest/Source/image(_:key:)``) to what a decode
+    /// would have made: its pixels within the limits, then the thumbnail or scale-down, in the
+    /// requested pixel format.
+    ///
+    /// - Throws: `ImageCodingError.exceedsLimit` for an image over the decoding limits, and the
+    ///   resampler's errors.
+    func prepare(_ image: Image) throws -> Image {
+        let size = image.pixelSize
+        let pixels = size.width.multipliedReportingOverflow(by: size.height)
+        guard !pixels.overflow, pixels.partialValue <= spec.limits.maxPixels else {
+            throw ImageCodingError.exceedsLimit(.maxPixels, found: pixels.overflow ? Int.max : pixels.partialValue, limit: spec.limits.maxPixels)
+        }
+        let finished = try finishPartial(image)
+        return finished.frames.allSatisfy({ $0.buffer.format == spec.pixelFormat }) ? finished : finished.converted(to: spec.pixelFormat)
+    }
+
     /// Brings a partial image to the size and orientation the final one will have.
     func finishPartial(_ image: Image) throws -> Image {
         if let t = spec.thumbnail {

@@ -59,6 +59,7 @@ extension ImagePipeline {
             }
             await partials?.close()
         }
+        if let image = fetched.image { return try await prepare(image, fetched: fetched, step: step, context: context) }
         // A kept decode of these bytes that serves this size: resized by the process stage.
         let spec = keys.decode.spec
         let identity = intermediates.flatMap { _ in DecodedIntermediates.identity(of: spec, digest: fetched.digest ?? keys.decode.sourceDigest) }
@@ -76,5 +77,17 @@ extension ImagePipeline {
         timings.queueWait += decoded.wait
         timings.decode += decoded.run
         return DecodedImage(image: decoded.value, fetched: fetched, timings: timings)
+    }
+
+    /// The decode stage for an image given decoded: brought to the request's thumbnail size
+    /// (or its scale-down limit) and pixel format on the processing queue, as a decode would.
+    private func prepare(_ image: Image, fetched: FetchedData, step: DecodeStep, context: DecodeContext) async throws -> DecodedImage {
+        let prepared = try await configuration.processingQueue.measured("imago.decode", priority: context) {
+            try step.prepare(image)
+        }
+        var timings = fetched.timings
+        timings.queueWait += prepared.wait
+        timings.decode += prepared.run
+        return DecodedImage(image: prepared.value, fetched: fetched, timings: timings)
     }
 }

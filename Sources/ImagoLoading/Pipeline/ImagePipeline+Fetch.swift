@@ -49,6 +49,13 @@ extension ImagePipeline {
             return FetchedData(input: ImageInput(data), response: nil, source: .network, revalidated: false, write: nil)
         case .file(let file, _):
             return FetchedData(input: ImageInput(file), response: nil, source: .disk, revalidated: false, write: nil)
+        case .image(let image, _):
+            // Nothing to fetch: named by its key's digest, for the results made from it.
+            var given = FetchedData(
+                input: ImageInput(Data()), response: nil, source: .memory, revalidated: false,
+                digest: CachedEntry.digest(of: Data(keys.dataKey.utf8)), write: nil)
+            given.image = image
+            return given
         case .url(let u): url = u
         }
         var stale = StaleCopy()

@@ -67,7 +67,7 @@ extension ImagePipeline {
         let (image, timings) = try await applyTransformers(to: decoded, request: request, keys: keys, context: context)
         await storeFinished(image, request: request, keys: keys, context: context, processedOnDisk: processedOnDisk)
         return ProcessedImage(
-            image: image, bytes: decoded.fetched.input, source: decoded.fetched.source,
+            image: image, bytes: decoded.fetched.image == nil ? decoded.fetched.input : nil, source: decoded.fetched.source,
             revalidated: decoded.fetched.revalidated, timings: timings)
     }
 

@@ -119,7 +119,7 @@ extension ImageInput {
 extension ImageManager {
     /// The key the encoded result of `request` made from `source`'s bytes is stored under in the
     /// result cache: the source's data key, then ``resultIdentity(for:source:)``.
-    public func resultKey(for request: ImageRequest, source: LoadedSource) -> String {
+    package func resultKey(for request: ImageRequest, source: LoadedSource) -> String {
         pipeline.keys(for: request).resultKey(digest: source.digest, output: request.output)
     }
 

@@ -27,6 +27,9 @@ struct FetchedData: Sendable {
     var write: PendingWrite?
     /// How long the disk read or the download took.
     var timings = ImageLoadTimings()
+    /// The image an ``ImageRequest/Source/image(_:key:)`` request gave, decoded already: the
+    /// decode stage prepares it instead of decoding ``input`` (which is empty).
+    var image: Image?
 
     /// Commits the staged write, waiting for it when `wait` is set.
     func commitWrite(wait: Bool) async {

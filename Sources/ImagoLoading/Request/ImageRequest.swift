@@ -30,7 +30,7 @@ public import Foundation
 /// ```
 public struct ImageRequest: Sendable {
     /// Where the bytes come from.
-    public enum Source: Sendable, Hashable {
+    public enum Source: Sendable {
         /// An `http`, `https`, `file` or `data` URL.
         case url(URL)
         /// Bytes already in hand (from a database, say), named by `key` for the caches.
@@ -40,6 +40,12 @@ public struct ImageRequest: Sendable {
         // Indirect: boxed, the case has one layout in every file of the module. Inline, Swift 6.3.1
         // laid the enum out differently in files that do not import ImagoCoders, and copies crashed.
         indirect case file(ImageFile, key: String)
+        /// An image already decoded (a video's frame, pixels drawn by the app), named by `key`
+        /// for the caches: it is processed and encoded as a decoded source would be, without
+        /// bytes to fetch or decode. Its header facts come from the image (an image without a
+        /// ``ImagoCore/Image/format`` reads as BMP, uncompressed pixels); two such sources are
+        /// equal when their keys are.
+        indirect case image(Image, key: String)
     }
 
     /// A thumbnail to decode instead of the whole image: shrink-on-load where the format allows
@@ -157,6 +163,16 @@ public struct ImageRequest: Sendable {
         self.init(source: .file(file, key: key), thumbnail: thumbnail, transformers: transformers, priority: priority, options: options)
     }
 
+    /// Creates a request for an image already decoded, named `key` in the caches: processed and
+    /// encoded without a fetch or a decode (``Source/image(_:key:)``); every other property
+    /// defaults as documented on it.
+    public init(
+        image: Image, key: String, thumbnail: Thumbnail? = nil, transformers: [any ImageTransforming] = [],
+        priority: ImagePriority = .normal, options: Options = []
+    ) {
+        self.init(source: .image(image, key: key), thumbnail: thumbnail, transformers: transformers, priority: priority, options: options)
+    }
+
     private init(
         source: Source, thumbnail: Thumbnail?, transformers: [any ImageTransforming], priority: ImagePriority,
         options: Options
@@ -184,5 +200,35 @@ public struct ImageRequest: Sendable {
     public var url: URL? {
         if case .url(let url) = source { return url }
         return nil
+    }
+}
+
+extension ImageRequest.Source: Hashable {
+    /// Equal sources: the same URL; the same key and bytes or file; or, for decoded images,
+    /// the same key (pixels are not compared).
+    public static func == (a: Self, b: Self) -> Bool {
+        switch (a, b) {
+        case (.url(let x), .url(let y)): x == y
+        case (.data(let x, let k), .data(let y, let l)): k == l && x == y
+        case (.file(let x, let k), .file(let y, let l)): k == l && x == y
+        case (.image(_, let k), .image(_, let l)): k == l
+        default: false
+        }
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .url(let url): hasher.combine(url)
+        case .data(let data, let key):
+            hasher.combine(key)
+            hasher.combine(data)
+        case .file(let file, let key):
+            hasher.combine(key)
+            hasher.combine(file)
+        case .image(_, let key):
+            hasher.combine(3)
+            hasher.combine(key)
+        }
     }
 }

@@ -72,7 +72,7 @@ struct ImageRequestKeys: Sendable {
     static func dataKey(of request: ImageRequest, cacheKeyFilter: (@Sendable (URL) -> String)?) -> String {
         switch request.source {
         case .url(let u): request.cacheKey ?? cacheKeyFilter?(u) ?? u.absoluteString
-        case .data(_, let key), .file(_, let key): request.cacheKey ?? key
+        case .data(_, let key), .file(_, let key), .image(_, let key): request.cacheKey ?? key
         }
     }
 

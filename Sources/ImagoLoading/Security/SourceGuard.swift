@@ -37,7 +37,7 @@ public struct SourceGuard: Sendable {
     /// as it is now: every URL on it allowed, and every address it came from of a kind the
     /// policy allows. A route that recorded no address kind (fetched without a guard) is not
     /// known to be safe.
-    public func permits(route: [DataLoadResponse.Hop]) -> Bool {
+    package func permits(route: [DataLoadResponse.Hop]) -> Bool {
         !route.isEmpty && route.allSatisfy { hop in permitsURL(hop.url) && hop.addressKind.map(policy.permits) == true }
     }
 

@@ -85,6 +85,8 @@ extension ImageService {
     private func untouchedResponse(
         _ info: ImageInfo, source: ServiceSource, options: ProcessingOptions, headers: HTTPFields
     ) async throws -> ServiceResponse? {
+        // A video's frame has no bytes of its own to send.
+        guard source.loaded.image == nil else { return nil }
         // SVG sent as SVG (imgproxy's default when no format is asked): no processing, sanitised.
         if info.format == .svg, Self.sendsSVG(options, output: configuration.output) {
             try RenderPlan.checkResolution(

@@ -5,16 +5,16 @@ import Crypto
 import ImagoCore
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 
 /// AWS Signature Version 4 (`AWS4-HMAC-SHA256`) for requests to S3 and the object stores that
 /// speak its API (OpenStack Swift's `s3api`, MinIO, Ceph, Google Cloud Storage's interoperability
 /// endpoint with HMAC keys).
 ///
-/// ``sign(method:url:headers:payloadHash:date:)`` returns the headers to send: the ones given,
+/// `sign(method:url:headers:payloadHash:date:)` returns the headers to send: the ones given,
 /// `Host` unless given, `x-amz-date`, `x-amz-content-sha256`, `x-amz-security-token` with session
 /// credentials, and `Authorization`. Every header given is signed. The canonical request follows
 /// AWS's rules for S3: the path's segments percent-encoded once (RFC 3986's unreserved characters
@@ -40,19 +40,19 @@ public struct AWSSignatureV4: Sendable {
     }
 
     /// The SHA-256 of an empty payload, what a `GET` or `HEAD` signs.
-    public static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    package static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     /// The payload hash of a request whose body is not signed (`UNSIGNED-PAYLOAD`).
-    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
+    package static let unsignedPayload = "UNSIGNED-PAYLOAD"
 
     /// The key that signs.
-    public var credentials: Credentials
+    package var credentials: Credentials
     /// The region of the credential scope (`us-east-1`, or the store's own name for it).
-    public var region: String
+    package var region: String
     /// The service of the credential scope. Default `s3`.
-    public var service: String
+    package var service: String
 
     /// A signer for `region` and `service` (default `s3`).
-    public init(credentials: Credentials, region: String, service: String = "s3") {
+    package init(credentials: Credentials, region: String, service: String = "s3") {
         self.credentials = credentials
         self.region = region
         self.service = service
@@ -68,7 +68,7 @@ public struct AWSSignatureV4: Sendable {
     ///   - headers: Headers to send and sign besides those added (`Range`, `If-None-Match`).
     ///   - payloadHash: The body's SHA-256 in lowercase hex. Default ``emptyPayloadHash``.
     ///   - date: The signing time, sent as `x-amz-date`. Default now.
-    public func sign(
+    package func sign(
         method: String, url: URL, headers: [(name: String, value: String)] = [],
         payloadHash: String = emptyPayloadHash, date: Date = Date()
     ) -> [(name: String, value: String)] {

@@ -8,7 +8,7 @@ public import Foundation
 #endif
 
 /// `abs://CONTAINER/BLOB` (imgproxy's form) from Azure Blob Storage, signed with the account's
-/// Shared Key (``AzureSharedKey``), or unsigned for a public container when no key is given.
+/// Shared Key (`AzureSharedKey`), or unsigned for a public container when no key is given.
 ///
 /// Each load is one `GET` of `ENDPOINT/CONTAINER/BLOB`, the endpoint
 /// `https://ACCOUNT.blob.core.windows.net` unless another is given (Azurite's

@@ -5,9 +5,9 @@ import Crypto
 import ImagoCore
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 
 /// Azure Storage's Shared Key authorization (the Blob service's scheme for version 2009-09-19
@@ -17,16 +17,16 @@ public import Foundation
 /// `name:value`, names lowercased and sorted, a parameter's values sorted and joined by commas).
 /// Checked against the string to sign and the canonicalized resources of Microsoft's
 /// "Authorize with Shared Key" article.
-public struct AzureSharedKey: Sendable {
+package struct AzureSharedKey: Sendable {
     /// The storage account's name.
-    public let account: String
+    package let account: String
     private let key: SymmetricKey
 
     /// The REST version requests declare (`x-ms-version`).
-    public static let version = "2021-08-06"
+    package static let version = "2021-08-06"
 
     /// A signer for `account` with its base64 key; `nil` when the key is not base64.
-    public init?(account: String, key: String) {
+    package init?(account: String, key: String) {
         guard let bytes = Data(base64Encoded: key), !bytes.isEmpty else { return nil }
         self.account = account
         self.key = SymmetricKey(data: bytes)
@@ -34,7 +34,7 @@ public struct AzureSharedKey: Sendable {
 
     /// The headers to send: `headers`, `x-ms-date` (`date`, default now) and `x-ms-version`
     /// unless given, and `Authorization: SharedKey ACCOUNT:SIGNATURE`.
-    public func sign(
+    package func sign(
         method: String, url: URL, headers: [(name: String, value: String)] = [], date: Date = Date()
     ) -> [(name: String, value: String)] {
         var all = headers

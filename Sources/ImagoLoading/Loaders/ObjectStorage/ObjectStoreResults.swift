@@ -39,7 +39,7 @@ public final class ObjectStoreResults: SharedResultStoring {
     /// Bounds each request. Default 15 s.
     public let timeout: Duration
     /// The largest result read back; larger objects count as absent. 64 MiB.
-    public static let maxResultBytes = 64 << 20
+    package static let maxResultBytes = 64 << 20
 
     private let connector: any HTTPConnecting
     private let authenticator: SwiftAuthenticator?
@@ -78,7 +78,7 @@ public final class ObjectStoreResults: SharedResultStoring {
         SHA256.hash(data: Data(text.utf8)).map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 
-    /// Reads the result's object; `nil` for a 404 or an object over ``maxResultBytes``.
+    /// Reads the result's object; `nil` for a 404 or an object over `maxResultBytes`.
     ///
     /// - Throws: ``ImageLoadingError`` for a failed request or another status.
     public func result(forKey key: String) async throws -> CachedData? {

@@ -12,7 +12,7 @@ public import Foundation
 /// `s3://BUCKET/KEY` (imgproxy's form; `s3://BUCKET/KEY?VERSION` reads a version) from Amazon
 /// S3 or a store that speaks its API, with AWS Signature V4.
 ///
-/// Each load is one signed `GET` of the object's HTTP URL (``S3Settings/objectURL(bucket:key:versionID:)``)
+/// Each load is one signed `GET` of the object's HTTP URL (`S3Settings.objectURL(bucket:key:versionID:)`)
 /// through AsyncHTTPClient, with the same timeouts, streaming, size and decompression limits
 /// and error mapping as ``HTTPDataLoader``. The request's conditional headers (`If-None-Match`,
 /// `If-Modified-Since`) and `Range` are signed and sent, so a cached object is revalidated with

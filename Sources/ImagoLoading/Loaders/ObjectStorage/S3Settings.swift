@@ -40,7 +40,7 @@ public struct S3Settings: Sendable, Hashable {
 
     /// The HTTP URL of object `key` in `bucket` (`versionID` as `?versionId=`); `nil` when
     /// the bucket or the key is empty, or the endpoint has no host.
-    public func objectURL(bucket: String, key: String, versionID: String? = nil) -> URL? {
+    package func objectURL(bucket: String, key: String, versionID: String? = nil) -> URL? {
         guard !key.isEmpty else { return nil }
         let query = versionID.map { "versionId=" + AWSSignatureV4.encode($0, keepingSlash: false) }
         return url(bucket: bucket, path: "/" + AWSSignatureV4.encode(key, keepingSlash: true), query: query)

@@ -45,7 +45,7 @@ public struct SwiftStorageSettings: Sendable, Hashable {
     }
 
     /// The version in use: ``authVersion``, or the one ``authURL`` names.
-    public var effectiveAuthVersion: Int {
+    package var effectiveAuthVersion: Int {
         if (1...3).contains(authVersion) { return authVersion }
         let path = authURL.absoluteString.lowercased()
         if path.contains("v3") { return 3 }
