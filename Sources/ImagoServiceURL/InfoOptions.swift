@@ -11,51 +11,51 @@
 /// shrunk on load. The options `/info` shares with processing (`cachebuster`, `expires`,
 /// `max_src_resolution`, `max_src_file_size`, `page`) are handed to ``ProcessingOptions`` as
 /// ``sharedSegments``.
-public struct InfoOptions: Sendable, Hashable {
+package struct InfoOptions: Sendable, Hashable {
     /// `size`/`s`: the source's size in bytes. Default on.
-    public var size = true
+    package var size = true
     /// `format`/`f`: `format` and `mime_type`. Default on.
-    public var format = true
+    package var format = true
     /// `dimensions`/`d`: `width`, `height` (as shown, orientation applied) and `orientation`. Default on.
-    public var dimensions = true
+    package var dimensions = true
     /// `exif`: the EXIF fields. Default on.
-    public var exif = true
+    package var exif = true
     /// `exif`'s second argument: tag names (`DateTimeOriginal`) instead of titles. Default off.
-    public var exifCanonicalNames = false
+    package var exifCanonicalNames = false
     /// `iptc`: the IPTC fields. Default on.
-    public var iptc = true
+    package var iptc = true
     /// `xmp`: the XMP properties by namespace prefix. Default on.
-    public var xmp = true
+    package var xmp = true
     /// `video_meta`/`vm`: a video's container and streams (nothing for images). Default on.
-    public var videoMeta = true
+    package var videoMeta = true
     /// `colorspace`/`cs`: `colorspace` (`srgb`, `b-w`, `cmyk`). Default off.
-    public var colorspace = false
+    package var colorspace = false
     /// `bands`/`b`: `bands`, the channel count. Default off.
-    public var bands = false
+    package var bands = false
     /// `sample_format`/`sf`: `sample_format` (`uchar`, `ushort`). Default off.
-    public var sampleFormat = false
+    package var sampleFormat = false
     /// `pages_number`/`pn`: `pages_number`, pages or frames. Default off.
-    public var pagesNumber = false
+    package var pagesNumber = false
     /// `alpha`/`a`: `alpha`, whether the image has an alpha channel. Default off.
-    public var alpha = false
+    package var alpha = false
     /// `alpha`'s second argument: also `transparent`, whether any pixel is less than opaque
     /// (decodes the image). Default off.
-    public var checkTransparency = false
+    package var checkTransparency = false
     /// `palette`/`p`: that many colours (2...256) in `palette`; 0 for none. Default 0.
-    public var palette = 0
+    package var palette = 0
     /// `average`/`avg`: `average`, the average colour. Default off.
-    public var average = false
+    package var average = false
     /// `average`'s second argument: fully transparent pixels left out. Default on.
-    public var averageIgnoresTransparent = true
+    package var averageIgnoresTransparent = true
     /// `dominant_colors`/`dc`: `dominant_colors`, Android Palette's six. Default off.
-    public var dominantColors = false
+    package var dominantColors = false
     /// `dominant_colors`'s second argument: colours no pixel fits built from found ones. Default off.
-    public var buildMissedColors = false
+    package var buildMissedColors = false
     /// `detect_objects`/`do`: `objects`, the faces found (class `face`), in fractions of the
     /// shown size. Default off.
-    public var detectObjects = false
+    package var detectObjects = false
     /// `blurhash`/`bh`: the BlurHash's components (1...9 each); `nil` for none. Default `nil`.
-    public var blurHash: (x: Int, y: Int)? {
+    package var blurHash: (x: Int, y: Int)? {
         get { blurHashX > 0 ? (blurHashX, blurHashY) : nil }
         set {
             blurHashX = newValue?.x ?? 0
@@ -64,13 +64,13 @@ public struct InfoOptions: Sendable, Hashable {
     }
     private var blurHashX = 0, blurHashY = 0
     /// `thumb_hash`/`th`: `thumb_hash`, upper-case hex. Default off.
-    public var thumbHash = false
+    package var thumbHash = false
     /// `calc_hashsums`/`chs`: digests of the source's bytes in `hashsums` (`md5`, `sha1`,
     /// `sha256`, `sha512`). Default none.
-    public var hashsums: [String] = []
+    package var hashsums: [String] = []
     /// `hashsum`/`hs`: the source must have this digest (type, lower-case hex), else 422.
     /// Default `nil`.
-    public var expectedHashsum: (type: String, hex: String)? {
+    package var expectedHashsum: (type: String, hex: String)? {
         get { expectedHashsumType.isEmpty ? nil : (expectedHashsumType, expectedHashsumHex) }
         set {
             expectedHashsumType = newValue?.type ?? ""
@@ -81,22 +81,22 @@ public struct InfoOptions: Sendable, Hashable {
     /// `crop`/`c`: `crop`, where a crop of this width and height (pixels, or fractions under 1)
     /// would be cut with its gravity (`sm` and `obj` included), as fractions of the shown size.
     /// Default none.
-    public var crop: ProcessingOptions.Crop?
+    package var crop: ProcessingOptions.Crop?
     /// The segments of options `/info` shares with processing, in order.
-    public var sharedSegments: [String] = []
+    package var sharedSegments: [String] = []
 
     /// The digest types `calc_hashsums` and `hashsum` take.
-    public static let hashsumTypes: Set<String> = ["md5", "sha1", "sha256", "sha512"]
+    package static let hashsumTypes: Set<String> = ["md5", "sha1", "sha256", "sha512"]
 
     /// The defaults.
-    public init() {}
+    package init() {}
 
     /// Reads `segments` (`name:arg:arg`), later segments overriding earlier ones.
     ///
     /// - Throws: ``ServiceURLError/unknownOption(_:)`` for a name `/info` does not know;
     ///   ``ServiceURLError/invalidArgument(option:reason:)`` for a bad argument (BlurHash
     ///   components outside 1...9, a palette outside 2...256, an unknown digest type).
-    public init(parsing segments: [String]) throws(ServiceURLError) {
+    package init(parsing segments: [String]) throws(ServiceURLError) {
         for segment in segments where !segment.isEmpty {
             let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             let name = parts[0]
@@ -116,14 +116,14 @@ public struct InfoOptions: Sendable, Hashable {
     }
 
     /// Whether an answer needs the source's pixels decoded (not only its header).
-    public var needsPixels: Bool {
+    package var needsPixels: Bool {
         checkTransparency || palette > 0 || average || dominantColors || blurHash != nil || thumbHash || detectObjects
             || [.smart, .objects].contains(crop?.gravity?.kind)
     }
 
     /// The settings as one string, for keys and ETags: equal strings give equal answers for
     /// equal bytes.
-    public var canonical: String {
+    package var canonical: String {
         func b(_ v: Bool) -> String { v ? "1" : "0" }
         let c = crop.map { c in
             [ProcessingOptions.number(c.width), ProcessingOptions.number(c.height), ProcessingOptions.gravity(c.gravity ?? .center)]

@@ -35,7 +35,7 @@ extension ProcessingOptions {
         public init() {}
 
         /// Whether nothing is adjusted.
-        public var isIdentity: Bool { activeSegments.isEmpty }
+        package var isIdentity: Bool { activeSegments.isEmpty }
 
         /// The canonical segments of the adjustments that act.
         var activeSegments: [String] {

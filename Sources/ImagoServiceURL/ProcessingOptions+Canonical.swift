@@ -15,6 +15,11 @@ extension ProcessingOptions {
     /// `w:300/rt:fill`) have the same canonical form. Used for cache keys and ETags, and by
     /// ``ServiceURLBuilder`` to write URLs.
     public var canonicalSegments: [String] {
+        geometrySegments + effectSegments + outputSegments + limitSegments
+    }
+
+    /// The size, crop, padding, rotation and flips that differ from the defaults.
+    private var geometrySegments: [String] {
         var out: [String] = []
         let d = ProcessingOptions()
         if resizingType != d.resizingType { out.append("resizing_type:\(resizingType.rawValue)") }
@@ -38,6 +43,12 @@ extension ProcessingOptions {
         if let ar = autoRotate { out.append("auto_rotate:\(ar ? 1 : 0)") }
         if rotate != 0 { out.append("rotate:\(rotate)") }
         if flipHorizontal || flipVertical { out.append("flip:\(flipHorizontal ? 1 : 0):\(flipVertical ? 1 : 0)") }
+        return out
+    }
+
+    /// The background, filters, adjustments, detections, watermarks and video frame.
+    private var effectSegments: [String] {
+        var out: [String] = []
         if let bg = background { out.append("background:" + Self.hex(bg)) }
         if blur != 0 { out.append("blur:\(Self.number(blur))") }
         if sharpen != 0 { out.append("sharpen:\(Self.number(sharpen))") }
@@ -55,6 +66,12 @@ extension ProcessingOptions {
         if watermarkShadow != 0 { out.append("watermark_shadow:\(Self.number(watermarkShadow))") }
         if let v = videoThumbnailSecond { out.append("video_thumbnail_second:\(Self.number(v))") }
         if let k = videoThumbnailKeyframes { out.append("video_thumbnail_keyframes:\(k ? 1 : 0)") }
+        return out
+    }
+
+    /// Quality, metadata, colour, caching and naming of the result, and the page.
+    private var outputSegments: [String] {
+        var out: [String] = []
         if quality != 0 { out.append("quality:\(quality)") }
         if !formatQuality.isEmpty {
             let pairs = formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }
@@ -75,6 +92,12 @@ extension ProcessingOptions {
         if !skipProcessing.isEmpty {
             out.append("skip_processing:" + skipProcessing.map(\.preferredFileExtension).sorted().joined(separator: ":"))
         }
+        return out
+    }
+
+    /// The raw flag, the per-URL limits and the format.
+    private var limitSegments: [String] {
+        var out: [String] = []
         if raw { out.append("raw:1") }
         if let m = maxSourceResolution { out.append("max_src_resolution:\(Self.number(m))") }
         if let m = maxSourceFileSize { out.append("max_src_file_size:\(m)") }

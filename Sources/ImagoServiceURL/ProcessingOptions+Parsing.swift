@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import ImagoCore
+package import ImagoCore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -431,7 +431,7 @@ extension ProcessingOptions {
 extension ProcessingOptions {
     /// Every option name a URL may use, full and short, as the parser reads them (imgproxy's,
     /// and Imago's `min_width`, `min_height`, `page` and `pg`).
-    public static let optionNames: [String] = [
+    package static let optionNames: [String] = [
         "resize", "rs", "size", "s", "resizing_type", "rt", "width", "w", "height", "h", "min-width", "mw", "min_width",
         "min-height", "mh", "min_height", "zoom", "z", "dpr", "enlarge", "el", "extend", "ex", "extend_aspect_ratio", "extend_ar",
         "exar", "gravity", "g", "crop", "c", "trim", "t", "padding", "pd", "auto_rotate", "ar", "rotate", "rot", "flip", "fl",
@@ -451,7 +451,7 @@ extension ProcessingOptions {
 extension ImageFormat {
     /// A format named as a service URL names it: an extension (`jpg`, `jpeg`, `png`, `webp`,
     /// `avif`, `gif`, `tiff`, …), case-insensitive.
-    public init?(serviceExtension text: String) {
+    package init?(serviceExtension text: String) {
         self.init(fileExtension: text.lowercased())
     }
 }

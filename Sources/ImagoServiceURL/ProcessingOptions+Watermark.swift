@@ -48,7 +48,7 @@ extension ProcessingOptions {
     }
 
     /// The longest `watermark_text` taken: 16 KiB of markup.
-    public static let maxWatermarkTextBytes = 16 << 10
+    package static let maxWatermarkTextBytes = 16 << 10
 
     /// imgproxy Pro's per-URL watermarks: `watermark_text` (`wmt`, base64url Pango markup) and
     /// `watermark_url` (`wmu`, a base64url source URL), and `watermark_size` (`wms`).

@@ -6,7 +6,7 @@
 ///
 /// Only the shape is read here: ``options`` are the raw option segments, for
 /// ``ProcessingOptions/init(parsing:presets:allowSecurityOptions:startingFrom:)``; ``signedPath`` is the part
-/// the signature covers, with what CDNs rewrite put back (see ``redenormalize(_:)``).
+/// the signature covers, with what CDNs rewrite put back (see `redenormalize(_:)`).
 public struct ServicePath: Sendable, Hashable {
     /// `true` for `/info/...`: the service answers with JSON about the source.
     public var isInfo: Bool
@@ -95,7 +95,7 @@ public struct ServicePath: Sendable, Hashable {
     /// A path after the signature with what CDNs and proxies rewrite put back, as imgproxy does
     /// before checking the signature: `%3A` in the options becomes `:` again, and a plain
     /// source's `scheme:/host` (slashes merged) becomes `scheme://host` (`local:///path`).
-    public static func redenormalize(_ path: String) -> String {
+    package static func redenormalize(_ path: String) -> String {
         let options: String, plain: String?
         if path.hasPrefix("plain/") {
             options = ""

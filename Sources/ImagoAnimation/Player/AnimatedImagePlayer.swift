@@ -128,7 +128,7 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// min(20% of physical memory, 60% of available memory) ÷ `bytesPerFrame`, clamped to 1…`frameCount`.
-    public static func automaticBufferSize(bytesPerFrame: Int, frameCount: Int) -> Int {
+    package static func automaticBufferSize(bytesPerFrame: Int, frameCount: Int) -> Int {
         let physical = Double(ProcessInfo.processInfo.physicalMemory)
         let available = Double(Self.availableMemory() ?? UInt64(physical))
         let budget = min(physical * 0.2, available * 0.6)
@@ -318,7 +318,7 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// Waits for the decode task in flight (tests; a warm start before ``play()``).
-    public func waitForBuffer() async {
+    package func waitForBuffer() async {
         while let task = state.withLock({ $0.fetch }) { await task.value }
     }
 

@@ -54,7 +54,7 @@ public final class ManualPlaybackClock: PlaybackClock {
     public var now: Duration { state.withLock { $0.now } }
 
     /// Tasks sleeping on this clock now.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// Moves time forward and wakes every sleeper due by then.
     public func advance(by duration: Duration) {

@@ -143,7 +143,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// The keys from most to least recently used (for inspection and tests; O(n)).
-    public var keysByRecency: [Key] { state.withLock { $0.keysByRecency() } }
+    package var keysByRecency: [Key] { state.withLock { $0.keysByRecency() } }
 }
 
 extension MemoryCache: ImageCaching where Key == String, Value == Image {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import ImagoLoading
+import ImagoLoading
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// How the service meets HTTP: where it listens, who may ask, how long it waits for clients,
@@ -61,7 +61,7 @@ public struct HTTPSettings: Sendable {
     public var serverTiming = false
     /// The connection limits for a process allowed `openFiles` descriptors (`nil`: unknown):
     /// ``maxClients``, held to three quarters of `openFiles`.
-    public func connectionLimits(openFiles: Int?) -> ConnectionLimits {
+    package func connectionLimits(openFiles: Int?) -> ConnectionLimits {
         var cap = maxClients
         if let openFiles, openFiles > 0 { cap = min(cap, max(16, openFiles - max(64, openFiles / 4))) }
         return ConnectionLimits(readRequestTimeout: readRequestTimeout, keepAliveTimeout: keepAliveTimeout, maxConnections: cap)
@@ -69,7 +69,7 @@ public struct HTTPSettings: Sendable {
     /// The host and port of ``bind``.
     ///
     /// - Throws: ``ConfigurationError`` when it is not `host:port`.
-    public func bindAddress() throws(ConfigurationError) -> (host: String, port: Int) {
+    package func bindAddress() throws(ConfigurationError) -> (host: String, port: Int) {
         try HTTPSettings.hostAndPort(bind, variable: "IMAGO_BIND")
     }
     /// The host and port of `text` (`host:port`, `[v6]:port`, `:port` for every address).

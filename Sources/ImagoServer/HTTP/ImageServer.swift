@@ -19,12 +19,12 @@ public import ServiceLifecycle
 /// ``ImageService/activity`` and ``ServiceMetrics/heapTrimmed()``). An app embedding the server
 /// decides those for itself, with the same calls.
 ///
-/// Connections are capped (``ConnectionLimits``): past ``ServerConfiguration/maxClients`` (at
+/// Connections are capped (``ConnectionLimits``): past ``HTTPSettings/maxClients`` (at
 /// most three quarters of the open-file limit) it stops accepting until one closes, and a
 /// connection whose request head is late is closed.
 ///
 /// On SIGTERM or SIGINT it stops accepting connections, lets the requests in flight finish
-/// within ``ServerConfiguration/gracefulStopTimeout`` (then cancels them), writes the source
+/// within ``HTTPSettings/gracefulStopTimeout`` (then cancels them), writes the source
 /// cache's pending entries, and returns.
 public struct ImageServer: Sendable {
     /// The service answering requests.

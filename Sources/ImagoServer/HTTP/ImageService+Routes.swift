@@ -47,7 +47,7 @@ extension ImageService {
     ///     Default `true`.
     ///   - middleware: Put the image routes behind the service's middleware. Default `true`.
     ///
-    /// With ``ServerConfiguration/playground`` on, `GET /` (under `prefix`) serves the
+    /// With ``HTTPSettings/playground`` on, `GET /` (under `prefix`) serves the
     /// playground page.
     public func addRoutes<Methods: RouterMethods>(
         to router: Methods, at prefix: String = "", operations: Bool = true,
@@ -167,7 +167,7 @@ extension ImageService {
         [ClientGoneHandler(connections: connections), ConnectionGuardHandler(table: waitingConnections)]
     }
 
-    /// The connection limits in force: the settings, with ``ServerConfiguration/maxClients``
+    /// The connection limits in force: the settings, with ``HTTPSettings/maxClients``
     /// held to the process's open-file limit as it was when the service was made.
     public var connectionLimits: ConnectionLimits { waitingConnections.limits }
 }

@@ -34,7 +34,7 @@ public struct DrawingSettings: Sendable {
     /// much with what it found, the smallest faces missed first. Default 1.
     public var faceDetectionTimeLimit: Duration = .seconds(1)
     /// Whether a watermark image is configured.
-    public var hasWatermark: Bool { watermarkImageData != nil || watermarkImageURL != nil }
+    package var hasWatermark: Bool { watermarkImageData != nil || watermarkImageURL != nil }
 
     /// The defaults.
     public init() {}

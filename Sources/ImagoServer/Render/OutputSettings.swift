@@ -46,9 +46,9 @@ public struct OutputSettings: Sendable {
     public var avifLater = true
     /// What a client that takes AVIF gets while ``avifLater`` makes its AVIF.
     public enum AVIFLaterFirst: String, Sendable, CaseIterable {
-        /// An AVIF at ``OutputSettings/fastAVIFSpeed`` (libavif's speed 9), its quality
+        /// An AVIF at `OutputSettings.fastAVIFSpeed` (libavif's speed 9), its quality
         /// raised by as much as that speed needs over ``OutputSettings/avifLaterSpeed`` for
-        /// the same SSIMULACRA2 score (``QualityMapping/avifSpeedOffset(_:)``: 4 over speed 6).
+        /// the same SSIMULACRA2 score (`QualityMapping.avifSpeedOffset(_:)`: 4 over speed 6).
         /// At equal score such an AVIF is 0.74x a WebP's bytes for less CPU than the WebP
         /// (docs/benchmarks.md).
         case avif
@@ -58,7 +58,7 @@ public struct OutputSettings: Sendable {
     /// `IMAGO_AVIF_LATER_FIRST`: `avif` or `next` (see ``AVIFLaterFirst``). Default `avif`.
     public var avifLaterFirst = AVIFLaterFirst.avif
     /// libavif's speed of the fast AVIF answered while the smaller one is made: 9.
-    public static let fastAVIFSpeed = 9
+    package static let fastAVIFSpeed = 9
     /// `IMAGO_AVIF_LATER_SPEED`: libavif's speed for AVIF made in the background. Default 6,
     /// where AVIF is clearly smaller than WebP at equal visual quality (docs/benchmarks.md).
     public var avifLaterSpeed = 6
@@ -92,7 +92,7 @@ public struct OutputSettings: Sendable {
     /// first (`SVGSanitizer`: no scripts, event attributes or unsafe links). Default `true`.
     public var sanitizeSVG = true
     /// Whether answers may depend on `Accept` (any `AUTO` or `ENFORCE` format on).
-    public var negotiatesByAccept: Bool { autoWebP || autoAVIF || autoJXL || enforceWebP || enforceAVIF || enforceJXL }
+    package var negotiatesByAccept: Bool { autoWebP || autoAVIF || autoJXL || enforceWebP || enforceAVIF || enforceJXL }
     /// `IMAGO_STRIP_METADATA`. Default `true`.
     public var stripMetadata = true
     /// `IMAGO_KEEP_COPYRIGHT`: keep EXIF `Copyright` and `Artist` when stripping metadata. Default `true`.

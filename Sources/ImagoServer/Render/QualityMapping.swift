@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import ImagoCore
+package import ImagoCore
 
 extension OutputSettings {
     /// `IMAGO_QUALITY_MAPPING`: what a quality number that names no format (`IMAGO_QUALITY`, the
@@ -20,7 +20,7 @@ extension OutputSettings {
 
         /// The quality to give `format`'s encoder for the format-less `quality`, AVIF encoded at
         /// libavif's `avifSpeed`; between 1 and 100.
-        public func quality(_ quality: Int, for format: ImageFormat, avifSpeed: Int) -> Int {
+        package func quality(_ quality: Int, for format: ImageFormat, avifSpeed: Int) -> Int {
             guard self == .visual else { return quality }
             let q = Double(min(100, max(1, quality)))
             let mapped: Double
@@ -34,7 +34,7 @@ extension OutputSettings {
 
         /// Quality points AVIF at `speed` needs beyond speed 6 for the same score (from the equal
         /// score table in docs/benchmarks.md: speeds 5, 7, 8 and 9 need -1, +2, +3 and +4).
-        public static func avifSpeedOffset(_ speed: Int) -> Int {
+        package static func avifSpeedOffset(_ speed: Int) -> Int {
             switch speed {
             case ...5: return -1
             case 6: return 0

@@ -16,7 +16,7 @@ extension ServerConfiguration {
         serviceSettings + sourceSettings + objectStoreSettings + requestSettings + outputSettings + drawingSettings
 
     /// The defaults, overridden by the `IMAGO_*` variables present in `environment`, and by the
-    /// `IMGPROXY_*` ones with an equivalent (``imgproxyEquivalents``; an `IMAGO_` one wins).
+    /// `IMGPROXY_*` ones with an equivalent (`imgproxyEquivalents`; an `IMAGO_` one wins).
     ///
     /// - Throws: ``ConfigurationError`` naming the variable and what is wrong with its value, an
     ///   imgproxy security setting without an equivalent, or a misspelt `IMAGO_` setting.

@@ -5,7 +5,7 @@ extension ServerConfiguration {
     /// imgproxy's settings that have an equivalent here, by imgproxy's name: the Imago setting
     /// they set, with the same meaning and value (from the settings' descriptors). An `IMAGO_`
     /// setting given too wins.
-    public static var imgproxyEquivalents: [String: String] {
+    package static var imgproxyEquivalents: [String: String] {
         Dictionary(uniqueKeysWithValues: settings.flatMap { setting in setting.imgproxyNames.map { ($0, setting.name) } })
     }
 
@@ -20,7 +20,7 @@ extension ServerConfiguration {
     static let securityWords = ["KEY", "SALT", "SECRET", "ALLOWED", "DENIED", "TRUSTED", "SIGNATURE", "PASSWORD", "TOKEN", "CERT"]
 
     /// Every `IMAGO_` setting of the service.
-    public static var knownNames: Set<String> { Set(settings.map(\.name)) }
+    package static var knownNames: Set<String> { Set(settings.map(\.name)) }
 
     /// Reads an environment as the service is configured from it: `IMGPROXY_` settings with an
     /// equivalent become their `IMAGO_` setting (which wins when both are set); others are named

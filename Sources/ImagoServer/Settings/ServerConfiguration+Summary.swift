@@ -9,7 +9,7 @@ extension ServerConfiguration {
     }
 
     /// What each setting means, by name: for `imago-server --help`.
-    public static var meanings: [String: String] {
+    package static var meanings: [String: String] {
         Dictionary(uniqueKeysWithValues: settings.map { ($0.name, $0.meaning) })
     }
 }

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-public import ImagoCore
-public import ImagoLoading
+import ImagoCore
+import ImagoLoading
 import ImagoServiceURL
 public import Logging
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// Everything the service can be told, each with its environment variable (imgproxy's names

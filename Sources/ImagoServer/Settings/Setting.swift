@@ -6,7 +6,7 @@
 ///
 /// Everything that lists or reads settings comes from these descriptors: the environment parser
 /// (``ServerConfiguration/init(environment:)``), the `--set NAME=VALUE` and `--name value` flags,
-/// `--help`, the start-up summary, imgproxy's names (``ServerConfiguration/imgproxyEquivalents``),
+/// `--help`, the start-up summary, imgproxy's names (`ServerConfiguration.imgproxyEquivalents`),
 /// the near-miss check of misspelt names, and the settings table of the documentation (a test
 /// compares it with ``SettingsTable/markdown(_:)``). Adding a setting is adding one descriptor.
 ///

@@ -4,9 +4,9 @@
 public import ImagoLoading
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// What is kept and for how long: sources, results and decoded pixels, locally and in a shared

@@ -10,7 +10,7 @@ import Foundation
 extension SourceSettings {
     /// The source a URL names, as it is fetched: ``urlReplacements`` applied in order, then
     /// ``baseURL`` put before it unless it already starts with it (imgproxy's order).
-    public func resolveSource(_ source: String) -> String {
+    package func resolveSource(_ source: String) -> String {
         var s = source
         for r in urlReplacements {
             if let replaced = Self.replacing(r.pattern, with: r.replacement, in: s) { s = replaced }

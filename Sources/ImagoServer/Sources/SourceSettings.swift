@@ -42,7 +42,7 @@ public struct SourceSettings: Sendable {
     /// Default `false`.
     public var videoThumbnailKeyframes = false
     /// Whether a fallback image is configured.
-    public var hasFallbackImage: Bool { fallbackImageData != nil || fallbackImageURL != nil }
+    package var hasFallbackImage: Bool { fallbackImageData != nil || fallbackImageURL != nil }
     /// `IMAGO_LOCAL_ROOT`: the folder `local:///path` sources are read from. Default: none
     /// (local sources refused).
     public var localRoot: String?

@@ -4,7 +4,7 @@
 import CImagoHeap
 
 /// The process's limit of open files, which bounds the connections a server may hold
-/// (``ServerConfiguration/connectionLimits(openFiles:)``).
+/// (`HTTPSettings.connectionLimits(openFiles:)`).
 enum ProcessLimits {
     /// The current limit (`RLIMIT_NOFILE`'s soft value); `nil` when unlimited or unknown.
     static var openFiles: Int? {

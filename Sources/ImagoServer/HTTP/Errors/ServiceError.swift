@@ -101,7 +101,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(status.code) \(code): \(message)" }
 
     /// Every `error` code the service answers with, and its status: ``Code``'s table, by name.
-    public static var statuses: [String: Int] {
+    package static var statuses: [String: Int] {
         Dictionary(uniqueKeysWithValues: Code.allCases.map { ($0.rawValue, $0.status) })
     }
 
