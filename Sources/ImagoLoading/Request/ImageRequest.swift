@@ -42,9 +42,9 @@ public struct ImageRequest: Sendable {
         indirect case file(ImageFile, key: String)
         /// An image already decoded (a video's frame, pixels drawn by the app), named by `key`
         /// for the caches: it is processed and encoded as a decoded source would be, without
-        /// bytes to fetch or decode. Its header facts come from the image (an image without a
-        /// ``ImagoCore/Image/format`` reads as BMP, uncompressed pixels); two such sources are
-        /// equal when their keys are.
+        /// bytes to fetch or decode. Its header facts come from the image (one without a
+        /// `format` reads as BMP, uncompressed pixels); two such sources are equal when their
+        /// keys are.
         indirect case image(Image, key: String)
     }
 
