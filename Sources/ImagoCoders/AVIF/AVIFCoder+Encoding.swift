@@ -21,14 +21,14 @@ extension AVIFCoder: ImageEncoding {
     public static let defaultSpeed = 9
 
     /// libavif's speed for an effort: effort 1 (fastest) is speed 10, effort 9 (smallest) speed 2.
-    public static func speed(forEffort effort: Int?) -> Int {
+    package static func speed(forEffort effort: Int?) -> Int {
         guard let effort else { return defaultSpeed }
         return max(0, min(10, 11 - effort))
     }
 
     /// The AV1 quantizer for a quality from 0 to 100, as libavif 1.x maps its `quality`:
     /// ((100 − q) × 63 + 50) / 100, so 100 is lossless-grade 0 and 0 is the worst, 63.
-    public static func quantizer(forQuality quality: Double) -> Int {
+    package static func quantizer(forQuality quality: Double) -> Int {
         let q = Int(min(100, max(0, quality)).rounded())
         return ((100 - q) * 63 + 50) / 100
     }

@@ -31,7 +31,7 @@ public enum ColorProfiles {
 
     /// A profile by the name the service's `color_profile` uses: `srgb`, `display-p3` (or
     /// `p3`); `nil` for any other name (a file, for the caller to read).
-    public static func named(_ name: String) -> Data? {
+    package static func named(_ name: String) -> Data? {
         switch name.lowercased() {
         case "srgb": return sRGB
         case "display-p3", "displayp3", "p3": return displayP3

@@ -20,21 +20,21 @@ public struct ICNSCoder: ImageDecoding {
     public func canDecode(_ format: ImageFormat) -> Bool { format == .icns }
 
     /// One element: its type and where its data is.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The four-character type, e.g. `ic10`.
-        public var type: String
+        package var type: String
         /// Where the element's data starts in the file, after its 8-byte header.
-        public var offset: Int
+        package var offset: Int
         /// Bytes of data, the 8-byte header not counted.
-        public var length: Int
+        package var length: Int
         /// Its format when it holds a PNG or a JPEG 2000 image, else `nil`.
-        public var format: ImageFormat?
+        package var format: ImageFormat?
     }
 
     /// Every element of the container, in file order.
     ///
     /// - Throws: `.corrupt` for a bad header or an element running past the file.
-    public static func entries(of data: Data) throws -> [Entry] {
+    package static func entries(of data: Data) throws -> [Entry] {
         let r = DataReader(data)
         guard r.matches("icns", at: 0), let total = r.u32be(4), total >= 8 else {
             throw ImageCodingError.corrupt(.icns, "the icns header is missing")
@@ -73,7 +73,7 @@ public struct ICNSCoder: ImageDecoding {
 
     /// The largest PNG or JPEG 2000 entry's facts.
     ///
-    /// - Throws: as ``entries(of:)``; `.unsupportedFeature` without such an entry.
+    /// - Throws: as `entries(of:)`; `.unsupportedFeature` without such an entry.
     public func info(of data: Data) throws -> ImageInfo {
         var info = try largest(data).1
         info.format = .icns

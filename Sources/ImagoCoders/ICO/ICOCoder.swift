@@ -17,7 +17,7 @@ public import Foundation
 ///
 /// Decoding picks the largest entry (most pixels, then most bits), or with
 /// ``DecodeOptions/thumbnailPixelSize`` the smallest entry that covers that size.
-/// ``entries(of:)`` lists every entry, as `imago info` shows them.
+/// `entries(of:)` lists every entry, as `imago info` shows them.
 ///
 /// Encoding writes an icon of one PNG entry (as imgproxy and browsers' favicons do), for images
 /// of at most 256 pixels a side: scale larger ones down first.
@@ -75,41 +75,41 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
     }
 
     /// A cursor's hotspot: the pixel that points, from the top-left corner.
-    public struct Hotspot: Sendable, Equatable {
+    package struct Hotspot: Sendable, Equatable {
         /// Pixels from the left edge.
-        public var x: Int
+        package var x: Int
         /// Pixels from the top edge.
-        public var y: Int
+        package var y: Int
 
         /// Creates a hotspot `x` pixels from the left and `y` from the top.
-        public init(x: Int, y: Int) {
+        package init(x: Int, y: Int) {
             self.x = x
             self.y = y
         }
     }
 
     /// One image in the directory.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The width the directory gives (256 for a stored 0), which the image data may override.
-        public var width: Int
+        package var width: Int
         /// The height the directory gives (256 for a stored 0), which the image data may override.
-        public var height: Int
+        package var height: Int
         /// Bits per pixel the directory gives (0 when it does not say, and for cursors).
-        public var bitCount: Int
+        package var bitCount: Int
         /// A cursor entry's hotspot; `nil` for icons.
-        public var hotspot: Hotspot?
+        package var hotspot: Hotspot?
         /// Whether the data is PNG (otherwise a BMP DIB).
-        public var isPNG: Bool
+        package var isPNG: Bool
         /// Where the data starts in the file.
-        public var offset: Int
+        package var offset: Int
         /// Bytes of data.
-        public var length: Int
+        package var length: Int
     }
 
     /// The directory's entries, in file order.
     ///
     /// - Throws: `.corrupt` for a bad directory, `.truncated` when entries are cut off.
-    public static func entries(of data: Data) throws -> [Entry] {
+    package static func entries(of data: Data) throws -> [Entry] {
         let r = DataReader(data)
         guard r.u16le(0) == 0, let type = r.u16le(2), type == 1 || type == 2, let count = r.u16le(4) else {
             throw ImageCodingError.corrupt(.ico, "the icon directory header is invalid")
@@ -146,7 +146,7 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
     /// The chosen (largest) entry's size and depth; the entry count as frames is not reported
     /// (entries are alternatives, not frames).
     ///
-    /// - Throws: as ``entries(of:)``.
+    /// - Throws: as `entries(of:)`.
     public func info(of data: Data) throws -> ImageInfo {
         let format = ImageFormat(sniffing: data) ?? .ico
         guard let entry = Self.choose(try Self.entries(of: data), for: nil) else { throw ImageCodingError.corrupt(format, "no entry") }
@@ -157,7 +157,7 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
 
     /// Decodes the chosen entry.
     ///
-    /// - Throws: as ``entries(of:)``; the PNG decoder's errors; `.corrupt` or `.truncated` for a
+    /// - Throws: as `entries(of:)`; the PNG decoder's errors; `.corrupt` or `.truncated` for a
     ///   damaged DIB; `.exceedsLimit` before allocating.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)

@@ -19,22 +19,22 @@ public import Foundation
 /// an ISO 21496-1 block. Apple's older gain maps (no such metadata) are left alone.
 public enum UltraHDR {
     /// One image an MPF segment lists.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The MP attribute (flags and type: `0x030000` a baseline primary image).
-        public var attribute: UInt32
+        package var attribute: UInt32
         /// The image's length in bytes.
-        public var size: Int
+        package var size: Int
         /// Where the image starts, from the MPF header (0 for the primary).
-        public var offset: Int
+        package var offset: Int
     }
 
     /// A JPEG's Multi-Picture Format segment: where its header lies in the file (offsets count
     /// from there) and its entries.
-    public struct MultiPicture: Sendable, Hashable {
+    package struct MultiPicture: Sendable, Hashable {
         /// The position, in the file, of the MPF header's byte-order mark.
-        public var base: Int
+        package var base: Int
         /// The images, the primary first.
-        public var entries: [Entry]
+        package var entries: [Entry]
     }
 
     static let xmpPrefix = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
@@ -62,7 +62,7 @@ public enum UltraHDR {
     }
 
     /// The MPF segment of a JPEG, or `nil` when it has none or it cannot be read.
-    public static func multiPicture(in data: Data) -> MultiPicture? {
+    package static func multiPicture(in data: Data) -> MultiPicture? {
         let d = [UInt8](data.prefix(1 << 20))
         for (marker, payload) in segments(d) where marker == 0xE2 && d[payload].starts(with: mpfPrefix) {
             return parseMPF(d, base: payload.lowerBound + 4, end: payload.upperBound)
@@ -102,7 +102,7 @@ public enum UltraHDR {
     }
 
     /// The bytes of the gain map JPEG an Ultra HDR file carries, or `nil` when it has none.
-    public static func gainMapJPEG(in data: Data) -> Data? {
+    package static func gainMapJPEG(in data: Data) -> Data? {
         guard let mp = multiPicture(in: data), mp.entries.count >= 2 else { return nil }
         let e = mp.entries[1]
         let start = mp.base + e.offset

@@ -17,7 +17,7 @@ extension JXLCoder {
 
     /// The butteraugli distance `cjxl -q` uses for a quality from 0 to 100: 0.1 + (100 − q) ×
     /// 0.09 from 30 up (q 90 → 1.0, visually lossless), a steeper curve below.
-    public static func distance(forQuality quality: Double) -> Float {
+    package static func distance(forQuality quality: Double) -> Float {
         let q = min(100, max(0, quality))
         let d = q >= 30 ? 0.1 + (100 - q) * 0.09 : 53.0 / 3000 * q * q - 23.0 / 20 * q + 25
         return Float(min(25, max(0, d)))

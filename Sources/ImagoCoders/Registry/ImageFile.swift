@@ -32,7 +32,7 @@ public final class ImageFile: Sendable, Hashable {
     /// Whether ``contents()`` maps the file (no copy) rather than reading it: only for files
     /// nobody truncates in place (the disk cache publishes by rename and removes by unlink), since
     /// a page past a new end raises `SIGBUS`.
-    public let mapsContents: Bool
+    package let mapsContents: Bool
 
     /// Opens the file at `path` read-only.
     ///

@@ -37,7 +37,7 @@ public final class ImageInput: Sendable {
     /// reads; a PNG's first 64 KiB, so that an APNG's chunk walk to its first `IDAT` (past a
     /// large `iCCP`, say) is covered in all but pathological files. Requests waiting for a worker
     /// each hold one, so it is kept small.
-    public static let headLength = 1 << 12
+    package static let headLength = 1 << 12
     static let pngHeadLength = 1 << 16
 
     /// The bytes, or the file holding them.
@@ -89,7 +89,7 @@ public final class ImageInput: Sendable {
         return nil
     }
 
-    /// The first bytes: all of them in memory, or the first ``headLength`` of a file (64 KiB of a
+    /// The first bytes: all of them in memory, or the first `headLength` of a file (64 KiB of a
     /// PNG), read once.
     ///
     /// - Throws: the file's read errors.

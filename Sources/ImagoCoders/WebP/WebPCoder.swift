@@ -127,7 +127,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
 
     /// libwebp's method for an ``EncodeOptions/effort``: effort 3 or less is method 0, effort 7
     /// (JPEG XL's default) method 4 (libwebp's), effort 9 method 6; `nil` for none.
-    public static func method(forEffort effort: Int?) -> Int? {
+    package static func method(forEffort effort: Int?) -> Int? {
         effort.map { max(0, min(6, $0 - 3)) }
     }
 

@@ -76,7 +76,7 @@ extension ImageFormat {
 
     /// Whether an ISO-BMFF file's brands announce an image sequence (AVIF `avis`, HEIF `msf1`,
     /// HEVC `hevc`/`hevx`/`hevm`/`hevs`).
-    public static func sequenceBrand(in data: Data) -> Bool {
+    package static func sequenceBrand(in data: Data) -> Bool {
         data.prefix(4096).withUnsafeBytes { sequenceBrand(Bytes($0)) }
     }
 

@@ -4,36 +4,36 @@
 extension ImageInfo {
     /// The header facts as `imago info --json` prints them and the service's `/info` answers:
     /// exactly these keys, encoded with sorted keys.
-    public struct Report: Encodable, Sendable, Hashable {
+    package struct Report: Encodable, Sendable, Hashable {
         /// The format's short name (`ImageFormat`'s raw value), such as `jpeg`.
-        public var format: String
+        package var format: String
         /// The format's MIME type, such as `image/jpeg`.
-        public var mimeType: String
+        package var mimeType: String
         /// Stored width in pixels, before orientation.
-        public var width: Int
+        package var width: Int
         /// Stored height in pixels, before orientation.
-        public var height: Int
+        package var height: Int
         /// The EXIF orientation as a number, 1–8; 1 when absent.
-        public var orientation: Int
+        package var orientation: Int
         /// Frames in the file; 1 for a still.
-        public var frameCount: Int
+        package var frameCount: Int
         /// Pages in a document (PDF); 1 for every other format.
-        public var pageCount: Int
+        package var pageCount: Int
         /// Total plays: 0 means forever; 1 for a still.
-        public var loopCount: Int
+        package var loopCount: Int
         /// Seconds each frame is shown; `[0]` for a still.
-        public var durations: [Double]
+        package var durations: [Double]
         /// Whether the image has an alpha channel or transparency.
-        public var hasAlpha: Bool
+        package var hasAlpha: Bool
         /// Bits per channel as stored (1–16).
-        public var bitDepth: Int
+        package var bitDepth: Int
         /// Whether an ICC profile is embedded.
-        public var hasICCProfile: Bool
+        package var hasICCProfile: Bool
         /// Whether the file is progressive (JPEG) or interlaced (PNG, GIF).
-        public var progressive: Bool
+        package var progressive: Bool
 
         /// The report of `info`.
-        public init(_ info: ImageInfo) {
+        package init(_ info: ImageInfo) {
             format = info.format.rawValue
             mimeType = info.format.mimeType
             width = info.width

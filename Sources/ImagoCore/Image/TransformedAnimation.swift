@@ -3,17 +3,17 @@
 
 /// An animation seen through a per-frame transformation (a pixel-format conversion, an
 /// orientation, a resize): frames are transformed as they are asked for, so the result stays lazy.
-public final class TransformedAnimation: AnimatedImage {
+package final class TransformedAnimation: AnimatedImage {
     /// The animation underneath.
-    public let base: any AnimatedImage & AnyObject
+    package let base: any AnimatedImage & AnyObject
     /// The size of every canvas after the transformation.
-    public let canvasSize: PixelSize
+    package let canvasSize: PixelSize
     /// The pixel format of every canvas after the transformation.
-    public let pixelFormat: PixelFormat
+    package let pixelFormat: PixelFormat
     private let transform: @Sendable (PixelBuffer) throws -> PixelBuffer
 
     /// Wraps `base`; `transform` must turn every canvas into one of `canvasSize` in `pixelFormat`.
-    public init(
+    package init(
         _ base: any AnimatedImage & AnyObject, canvasSize: PixelSize, pixelFormat: PixelFormat,
         transform: @escaping @Sendable (PixelBuffer) throws -> PixelBuffer
     ) {
@@ -24,14 +24,14 @@ public final class TransformedAnimation: AnimatedImage {
     }
 
     /// The base's frame count: the transformation keeps every frame.
-    public var frameCount: Int { base.frameCount }
+    package var frameCount: Int { base.frameCount }
     /// The base's total plays; 0 means forever.
-    public var loopCount: Int { base.loopCount }
+    package var loopCount: Int { base.loopCount }
     /// Seconds the base shows frame `index`; 0 for an index out of range.
-    public func duration(at index: Int) -> Double { base.duration(at: index) }
+    package func duration(at index: Int) -> Double { base.duration(at: index) }
 
     /// The base's canvas, transformed.
     ///
     /// - Throws: the base's errors and the transformation's.
-    public func canvas(at index: Int) throws -> PixelBuffer { try transform(try base.canvas(at: index)) }
+    package func canvas(at index: Int) throws -> PixelBuffer { try transform(try base.canvas(at: index)) }
 }

@@ -2,20 +2,20 @@
 // Copyright (c) 2026 The Imago authors
 
 #if canImport(FoundationEssentials)
-public import struct FoundationEssentials.Data
+package import struct FoundationEssentials.Data
 #else
-public import struct Foundation.Data
+package import struct Foundation.Data
 #endif
 
 extension EXIF {
     /// IFD0's `Copyright` (0x8298) and `Artist` (0x013B) text tags.
-    public static let copyrightTags: [UInt16] = [0x013B, 0x8298]
+    package static let copyrightTags: [UInt16] = [0x013B, 0x8298]
 
     /// A new EXIF block holding only the text (ASCII) tags `tags` of `exif`'s IFD0, or `nil`
     /// when none is present or the block is malformed: what "strip metadata but keep the
     /// copyright" writes. The result is a little-endian TIFF structure without the `Exif\0\0`
     /// prefix; every offset read from the input is bounds-checked.
-    public static func keepingTextTags(_ tags: [UInt16] = copyrightTags, of exif: Data) -> Data? {
+    package static func keepingTextTags(_ tags: [UInt16] = copyrightTags, of exif: Data) -> Data? {
         let b = [UInt8](strippingPrefix(exif))
         guard b.count >= 8 else { return nil }
         let big: Bool

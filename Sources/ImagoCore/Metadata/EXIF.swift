@@ -36,7 +36,7 @@ public enum EXIF {
     }
 
     /// The EXIF block without an `Exif\0\0` prefix.
-    public static func strippingPrefix(_ exif: Data) -> Data {
+    package static func strippingPrefix(_ exif: Data) -> Data {
         let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
         return exif.starts(with: prefix) ? exif.dropFirst(6) : exif
     }

@@ -174,7 +174,7 @@ extension PixelBuffer {
     /// Works on whole 32-bit words: red and blue share one multiply, green takes another,
     /// and the rounding is exact (`round(c × a / 255)`), as `PixelMath.premultiply(_:_:)`.
     /// Decoders call this after the codec wrote straight alpha.
-    public static func premultiplyARGB32InPlace(_ p: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
+    package static func premultiplyARGB32InPlace(_ p: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int) {
         guard let base = p.baseAddress else { return }
         for y in 0..<height {
             let row = base + y * bytesPerRow

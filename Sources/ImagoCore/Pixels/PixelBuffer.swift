@@ -21,7 +21,7 @@ public struct PixelBuffer: Sendable, Equatable {
 
     /// The largest byte count a single buffer may have (128 GiB): far above any decoding
     /// limit, low enough that offsets computed from it never overflow.
-    public static let maxByteCount = 1 << 37
+    package static let maxByteCount = 1 << 37
 
     /// The buffer's size.
     public var size: PixelSize { PixelSize(width: width, height: height) }
@@ -36,7 +36,7 @@ public struct PixelBuffer: Sendable, Equatable {
     /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for a dimension under 1 or a stride
     ///   shorter than a row; ``ImageCodingError/exceedsLimit(_:found:limit:)`` (kind `.bytes`)
     ///   when the byte count overflows or passes ``maxByteCount``.
-    public static func layout(
+    package static func layout(
         width: Int, height: Int, format: PixelFormat,
         bytesPerRow: Int? = nil
     ) throws -> (bytesPerRow: Int, byteCount: Int) {
@@ -63,7 +63,7 @@ public struct PixelBuffer: Sendable, Equatable {
     ///   - height: Rows, at least 1.
     ///   - format: The layout of each pixel.
     ///   - bytesPerRow: The stride; `nil` means tight rows.
-    /// - Throws: as ``layout(width:height:format:bytesPerRow:)``.
+    /// - Throws: as `layout(width:height:format:bytesPerRow:)`.
     public init(width: Int, height: Int, format: PixelFormat, bytesPerRow: Int? = nil) throws {
         let (row, total) = try Self.layout(width: width, height: height, format: format, bytesPerRow: bytesPerRow)
         let zeros = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
@@ -78,7 +78,7 @@ public struct PixelBuffer: Sendable, Equatable {
     /// Wraps existing bytes.
     ///
     /// - Throws: ``ImageCodingError/invalidArgument(_:)`` when `bytes.count` is not
-    ///   `bytesPerRow × height`, and as ``layout(width:height:format:bytesPerRow:)``.
+    ///   `bytesPerRow × height`, and as `layout(width:height:format:bytesPerRow:)`.
     public init(width: Int, height: Int, format: PixelFormat, bytesPerRow: Int? = nil, bytes: [UInt8]) throws {
         let (row, total) = try Self.layout(width: width, height: height, format: format, bytesPerRow: bytesPerRow)
         guard bytes.count == total else {
@@ -94,7 +94,7 @@ public struct PixelBuffer: Sendable, Equatable {
     /// bytes it leaves unwritten hold unspecified values. Decoders use this because they are
     /// about to overwrite every byte. An error thrown by `initializer` is rethrown.
     ///
-    /// - Throws: as ``layout(width:height:format:bytesPerRow:)``, or `initializer`'s error.
+    /// - Throws: as `layout(width:height:format:bytesPerRow:)`, or `initializer`'s error.
     public init(
         uninitializedWidth width: Int, height: Int, format: PixelFormat, bytesPerRow: Int? = nil,
         initializer: (UnsafeMutableRawBufferPointer) throws -> Void

@@ -28,7 +28,7 @@ public enum ImageColors {
         public var darkMuted: RGBA8?
 
         /// The colours by imgproxy Pro's names (`vibrant`, `light_vibrant`, …), found ones only.
-        public var named: [(name: String, color: RGBA8)] {
+        package var named: [(name: String, color: RGBA8)] {
             let all: [(String, RGBA8?)] = [
                 ("vibrant", vibrant), ("light_vibrant", lightVibrant), ("dark_vibrant", darkVibrant),
                 ("muted", muted), ("light_muted", lightMuted), ("dark_muted", darkMuted)
@@ -136,7 +136,7 @@ public enum ImageColors {
     }
 
     /// Whether any pixel of `buffer` is less than opaque (an alpha channel alone is not enough).
-    public static func hasTransparency(_ buffer: PixelBuffer) -> Bool { !buffer.isOpaque }
+    package static func hasTransparency(_ buffer: PixelBuffer) -> Bool { !buffer.isOpaque }
 
     // MARK: Quantizing
 
