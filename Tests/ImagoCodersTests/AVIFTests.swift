@@ -20,16 +20,11 @@ struct AVIFTests {
 
     /// Runs a tool to its end; its exit status and standard output.
     static func tool(_ url: URL, _ arguments: [String]) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = url
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let dir = try TestFiles.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("stdout")
+        let status = try Subprocess.runSynchronously(url.path, arguments, output: output)
+        return (status, String(decoding: try Data(contentsOf: output), as: UTF8.self))
     }
 
     static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double { PixelMetrics.psnr(a, b) }

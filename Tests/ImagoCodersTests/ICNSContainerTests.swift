@@ -53,10 +53,10 @@ struct ICNSContainerTests {
     @Test(
         "a JPEG 2000 entry is recognised and chosen when it is the largest",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/opj_compress"), "opj_compress is missing"))
-    func jpeg2000Entry() throws {
+    func jpeg2000Entry() async throws {
         let (_, png32) = try png(32)
         let source = try Fixtures.gradient(width: 64, height: 64)
-        let jp2 = try JPEG2000DecodingTests.compress(source, ext: "jp2")
+        let jp2 = try await JPEG2000DecodingTests.compress(source, ext: "jp2")
         let data = ICNSTests.icns([("icp5", png32), ("ic12", jp2)])
         #expect(try ICNSCoder.entries(of: data).map(\.format) == [.png, .jp2])
         let image = try coders.decode(data, options: DecodeOptions(pixelFormat: .rgba8))

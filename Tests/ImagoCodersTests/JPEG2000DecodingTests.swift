@@ -16,33 +16,30 @@ struct JPEG2000DecodingTests {
     let coders = ImageCoderRegistry.makeDefault()
 
     /// `source` written by `opj_compress` with `arguments`, as .`ext`.
-    static func compress(_ source: PixelBuffer, ext: String = "j2k", _ arguments: [String] = []) throws -> Data {
+    /// The tool runs off the cooperative pool (``Subprocess``): a child waited for on one of its
+    /// two CI threads can stall the parallel run.
+    static func compress(_ source: PixelBuffer, ext: String = "j2k", _ arguments: [String] = []) async throws -> Data {
         let dir = try TestFiles.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let png = dir.appendingPathComponent("in.png"), out = dir.appendingPathComponent("out.\(ext)")
         try ImageCoderRegistry.makeDefault().encode(Image(buffer: source), as: .png).write(to: png)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/opj_compress")
-        process.arguments = ["-i", png.path, "-o", out.path] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "opj_compress \(arguments) failed")
+        let (status, _, error) = try await Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/opj_compress"), ["-i", png.path, "-o", out.path] + arguments)
+        try #require(status == 0, "opj_compress \(arguments) failed: \(error)")
         return try Data(contentsOf: out)
     }
 
     @Test("gray is one component and gray with alpha two: header facts and exact pixels")
-    func grayComponents() throws {
+    func grayComponents() async throws {
         let gray = try Fixtures.gradient(width: 64, height: 40).converted(to: .gray8)
         for ext in ["j2k", "jp2"] {
-            let data = try Self.compress(gray, ext: ext)
+            let data = try await Self.compress(gray, ext: ext)
             let info = try coders.info(of: data)
             #expect(info.format == .jp2 && info.pixelSize == gray.size && !info.hasAlpha && info.bitDepth == 8, "\(ext)")
             #expect(try coders.decode(data, options: DecodeOptions(pixelFormat: .gray8)).buffer == gray, "\(ext)")
         }
         let grayAlpha = try Fixtures.gradient(width: 64, height: 40, alpha: true).converted(to: .grayAlpha8)
-        let data = try Self.compress(grayAlpha)
+        let data = try await Self.compress(grayAlpha)
         #expect(try coders.info(of: data).hasAlpha)
         let decoded = try coders.decode(data, options: DecodeOptions(pixelFormat: .rgba8))
         #expect(decoded.hasAlpha && decoded.buffer == grayAlpha.converted(to: .rgba8))
@@ -51,10 +48,10 @@ struct JPEG2000DecodingTests {
     @Test(
         "tiles, progression orders, resolution levels, precincts, code-blocks and markers change the file, never the pixels",
         arguments: [["-t", "32,32"], ["-p", "RPCL"], ["-p", "CPRL"], ["-n", "2"], ["-c", "[64,64]"], ["-b", "16,16"], ["-SOP", "-EPH"]])
-    func losslessVariants(_ arguments: [String]) throws {
+    func losslessVariants(_ arguments: [String]) async throws {
         let source = try Fixtures.noisy(width: 96, height: 72, alpha: true)
-        let plain = try Self.compress(source)
-        let variant = try Self.compress(source, arguments)
+        let plain = try await Self.compress(source)
+        let variant = try await Self.compress(source, arguments)
         #expect(variant != plain)
         let decoded = try coders.decode(variant, options: DecodeOptions(pixelFormat: .rgba8))
         #expect(decoded.buffer == source, "\(arguments)")
@@ -62,10 +59,10 @@ struct JPEG2000DecodingTests {
     }
 
     @Test("irreversible compression at 20:1 is smaller and close, not exact")
-    func lossy() throws {
+    func lossy() async throws {
         let source = try Fixtures.gradient(width: 96, height: 72)
-        let lossless = try Self.compress(source, ext: "jp2")
-        let lossy = try Self.compress(source, ext: "jp2", ["-r", "20", "-I"])
+        let lossless = try await Self.compress(source, ext: "jp2")
+        let lossy = try await Self.compress(source, ext: "jp2", ["-r", "20", "-I"])
         #expect(lossy.count < lossless.count)
         let decoded = try coders.decode(lossy).buffer
         let psnr = PixelMetrics.psnr(decoded, source)
@@ -73,9 +70,9 @@ struct JPEG2000DecodingTests {
     }
 
     @Test("shrink-on-load halves per resolution level: the deepest level that still covers the size")
-    func resolutionLevels() throws {
+    func resolutionLevels() async throws {
         // opj_compress's default: 6 resolutions, so up to 5 halvings (1/32).
-        let data = try Self.compress(try Fixtures.gradient(width: 160, height: 96))
+        let data = try await Self.compress(try Fixtures.gradient(width: 160, height: 96))
         func size(_ w: Int, _ h: Int) throws -> PixelSize {
             try coders.decode(data, options: DecodeOptions(thumbnailPixelSize: PixelSize(width: w, height: h))).pixelSize
         }
@@ -91,8 +88,8 @@ struct JPEG2000DecodingTests {
     }
 
     @Test("limits: the size from the header is refused before decoding; a codestream claiming 100000x100000 too")
-    func limits() throws {
-        let data = try Self.compress(try Fixtures.gradient(width: 160, height: 96))
+    func limits() async throws {
+        let data = try await Self.compress(try Fixtures.gradient(width: 160, height: 96))
         #expect(throws: ImageCodingError.exceedsLimit(.maxPixels, found: 15360, limit: 15359)) {
             try coders.decode(data, options: DecodeOptions(limits: DecodingLimits(maxPixels: 15359)))
         }
@@ -109,10 +106,10 @@ struct JPEG2000DecodingTests {
     }
 
     @Test("damage: a cut inside the main header is refused; any other cut decodes or gives a typed error")
-    func cuts() throws {
+    func cuts() async throws {
         let source = try Fixtures.noisy(width: 64, height: 48, alpha: true)
         for ext in ["j2k", "jp2"] {
-            let data = try Self.compress(source, ext: ext, ["-t", "32,32"])
+            let data = try await Self.compress(source, ext: ext, ["-t", "32,32"])
             let bytes = [UInt8](data)
             // The first tile part starts at the first SOT marker.
             let sot = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0x90 })

@@ -220,14 +220,7 @@ struct JXLConformanceTests {
     static func reference(_ file: URL, in dir: URL) throws -> Data? {
         let out = dir.appendingPathComponent(file.deletingPathExtension().lastPathComponent + ".png")
         for extra in [[], ["--bits_per_sample=16"]] {
-            let p = Process()
-            p.executableURL = djxl
-            p.arguments = [file.path, out.path] + extra
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            p.waitUntilExit()
-            if p.terminationStatus == 0 { return try Data(contentsOf: out) }
+            if try Subprocess.runSynchronously(djxl.path, [file.path, out.path] + extra) == 0 { return try Data(contentsOf: out) }
         }
         return nil
     }

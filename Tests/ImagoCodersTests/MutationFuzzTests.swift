@@ -37,7 +37,7 @@ struct MutationFuzzTests {
     }
 
     /// Seeds Imago can make itself, by name.
-    static func madeSeeds() throws -> [(String, Data)] {
+    static func madeSeeds() async throws -> [(String, Data)] {
         let still = Image(buffer: try Fixtures.gradient(width: 40, height: 30, alpha: true))
         let opaque = Image(buffer: try Fixtures.gradient(width: 40, height: 30))
         let anim = try animation()
@@ -62,7 +62,7 @@ struct MutationFuzzTests {
         // default six resolution levels need 32 pixels a side.
         let larger = Image(buffer: try Fixtures.gradient(width: 48, height: 40, alpha: true))
         for ext in ["jp2", "j2k"] {
-            seeds.append((ext, try #require(try JPEG2000Tests.fixture(larger, ext: ext, in: dir), "opj_compress is missing")))
+            seeds.append((ext, try #require(try await JPEG2000Tests.fixture(larger, ext: ext, in: dir), "opj_compress is missing")))
         }
         let jxl = JXLCoder()
         if jxl.canEncode(.jxl) {
@@ -105,8 +105,8 @@ struct MutationFuzzTests {
     ]
 
     @Test("mutants of files Imago makes: a result or a typed error from every entry point", .timeLimit(.minutes(10)))
-    func madeMutants() throws {
-        let seeds = try Self.madeSeeds()
+    func madeMutants() async throws {
+        let seeds = try await Self.madeSeeds()
         #expect(seeds.count >= 15)
         for (name, data) in seeds {
             // Most mutants of XML are not UTF-8 or not well-formed, so none of the SVG's may decode;
