@@ -3,6 +3,7 @@
 
 import Foundation
 import ImagoCore
+import ImagoTestSupport
 import Synchronization
 import Testing
 
@@ -54,16 +55,9 @@ final class PlayLog: Sendable {
     var started: [Int] { state.withLock { $0.started } }
 }
 
-/// Waits (polling every 2 ms) until `condition` holds; records an issue after `limit`.
-func waitFor(_ limit: Duration = .seconds(30), _ condition: () -> Bool) async throws {
-    let start = ContinuousClock.now
-    while !condition() {
-        if ContinuousClock.now - start > limit {
-            Issue.record("condition not met within \(limit)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(2))
-    }
+/// Waits (polling every 2 ms) until `condition` holds, for at most `limit` of polling.
+func waitFor(_ limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
+    try await poll(limit, sourceLocation: sourceLocation, condition)
 }
 
 @Suite("AnimatedImagePlayer: durations, loops, modes, seeking, errors and the buffer")

@@ -36,16 +36,13 @@ struct DiskCacheCrashTests {
     }
 
     @Test("the integrity check rejects short, long and altered values")
-    func checkerRejectsDamage() throws {
+    func checkerRejectsDamage() async throws {
         let dir = try TestFiles.temporaryDirectory("imago-check")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let p = Process()
-        p.executableURL = Self.writer
-        p.arguments = [dir.path, "7"]
-        try p.run()
-        usleep(300_000)
-        kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
+        let pid = try Subprocess.spawn(Self.writer.path, [dir.path, "7"])
+        try await Task.sleep(for: .milliseconds(300))
+        kill(pid, SIGKILL)
+        _ = try Subprocess.wait(pid)
         let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 3_000_000)
         let (key, value) = try #require(
             try (0..<40).lazy.compactMap { i in
@@ -61,20 +58,18 @@ struct DiskCacheCrashTests {
     }
 
     @Test("a writer killed at random moments never leaves a torn entry to be served", .timeLimit(.minutes(5)))
-    func killNine() throws {
+    func killNine() async throws {
         let dir = try TestFiles.temporaryDirectory("imago-crash")
         defer { try? FileManager.default.removeItem(at: dir) }
         var rng = SystemRandomNumberGenerator()
         var served = 0
         for round in 0..<25 {
-            let process = Process()
-            process.executableURL = Self.writer
-            process.arguments = [dir.path, String(round + 1)]
-            try process.run()
-            usleep(UInt32.random(in: 30_000...250_000, using: &rng))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "round \(round): the writer was not running when killed")
+            let pid = try Subprocess.spawn(Self.writer.path, [dir.path, String(round + 1)])
+            try await Task.sleep(for: .microseconds(Int.random(in: 30_000...250_000, using: &rng)))
+            kill(pid, SIGKILL)
+            // 128 + the signal: the writer was killed, not ended by itself.
+            let status = try Subprocess.wait(pid)
+            #expect(status == 128 + SIGKILL, "round \(round): the writer was not running when killed")
 
             // The cache must open, serve only intact values, and still trim.
             let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 3_000_000)
@@ -95,13 +90,7 @@ struct DiskCacheCrashTests {
     func twoWriters() throws {
         let dir = try TestFiles.temporaryDirectory("imago-two")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let writers = try (1...2).map { seed -> Process in
-            let p = Process()
-            p.executableURL = Self.writer
-            p.arguments = [dir.path, String(100 + seed)]
-            try p.run()
-            return p
-        }
+        let writers = try (1...2).map { seed in try Subprocess.spawn(Self.writer.path, [dir.path, String(100 + seed)]) }
         let cache = try DiskCache(directory: dir, maxAge: nil, maxSize: 3_000_000)
         var served = 0
         let deadline = ContinuousClock.now + .milliseconds(1500)
@@ -113,9 +102,9 @@ struct DiskCacheCrashTests {
                 }
             }
         }
-        for p in writers {
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
+        for pid in writers {
+            kill(pid, SIGKILL)
+            _ = try Subprocess.wait(pid)
         }
         #expect(served > 0)
     }

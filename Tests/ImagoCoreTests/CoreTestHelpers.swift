@@ -3,19 +3,13 @@
 
 import Foundation
 import ImagoCore
+import ImagoTestSupport
 import Synchronization
 import Testing
 
-/// Waits (polling every millisecond) until `condition` holds; records an issue after `limit`.
-func pollUntil(_ limit: Duration = .seconds(30), _ condition: () -> Bool) async throws {
-    let start = ContinuousClock.now
-    while !condition() {
-        if ContinuousClock.now - start > limit {
-            Issue.record("condition not met within \(limit)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(1))
-    }
+/// Waits (polling every millisecond) until `condition` holds, for at most `limit` of polling.
+func pollUntil(_ limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
+    try await poll(limit, every: .milliseconds(1), sourceLocation: sourceLocation, condition)
 }
 
 /// A signal async work waits on without polling. Waiting ignores cancellation, so work gated by

@@ -225,11 +225,8 @@ struct ImageDownloaderTests {
         let handle = try FileHandle(forWritingTo: zeros)
         for _ in 0..<64 { handle.write(Data(count: 1 << 20)) }
         try handle.close()
-        let gzip = Process()
-        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        gzip.arguments = ["-9", zeros.path]
-        try gzip.run()
-        gzip.waitUntilExit()
+        let (gzipped, _, _) = try await Subprocess.run(URL(fileURLWithPath: "/bin/gzip"), ["-9", zeros.path])
+        try #require(gzipped == 0, "gzip could not compress the zeros")
         let bomb = try Data(contentsOf: dir.appendingPathComponent("zeros.gz"))
         #expect(bomb.count < 1 << 20)
         try await withServer { server in
@@ -399,14 +396,10 @@ struct ImageDownloaderTests {
     func invalidCertificates() async throws {
         let dir = try TestFiles.temporaryDirectory("imago-tls")
         let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
+        let (made, _, _) = try await Subprocess.run(
+            URL(fileURLWithPath: "/usr/bin/openssl"),
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"])
+        try #require(made == 0, "openssl could not make a certificate")
         let server = try await TestHTTPServer.start(tls: (cert, key))
         server.register("a.png", data: LoadingFixtures.png)
         let downloader = ImageDownloader()

@@ -110,14 +110,7 @@ func pngFixture(width: Int) -> Data {
     (try? ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: width, height: width * 3 / 4)), as: .png)) ?? Data()
 }
 
-/// Waits (polling) until `condition` holds, for at most `limit`.
-func waitUntil(_ limit: Duration = .seconds(120), _ condition: () -> Bool) async throws {
-    let start = ContinuousClock.now
-    while !condition() {
-        if ContinuousClock.now - start > limit {
-            Issue.record("condition not met in \(limit)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(2))
-    }
+/// Waits (polling) until `condition` holds, for at most `limit` of polling (``poll(_:every:sourceLocation:_:)``).
+func waitUntil(_ limit: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
+    try await poll(limit, sourceLocation: sourceLocation, condition)
 }

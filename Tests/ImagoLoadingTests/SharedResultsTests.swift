@@ -102,16 +102,9 @@ struct SharedResultsTests {
         }
     }
 
-    /// Waits until `condition` holds (at most 30 s).
-    func eventuallyAsync(_ condition: @Sendable () -> Bool) async throws {
-        let start = ContinuousClock.now
-        while !condition() {
-            if ContinuousClock.now - start > .seconds(30) {
-                Issue.record("timed out")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    /// Waits until `condition` holds (at most 30 s of polling).
+    func eventuallyAsync(sourceLocation: SourceLocation = #_sourceLocation, _ condition: @Sendable () -> Bool) async throws {
+        try await poll(.seconds(30), every: .milliseconds(20), sourceLocation: sourceLocation, condition)
     }
 
     @Test("sources shared: downloaded once for every manager, fresh by the origin's word, revalidated when stale, purged")

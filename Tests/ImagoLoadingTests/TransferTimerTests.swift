@@ -51,7 +51,7 @@ struct TransferTimerTests {
         let start = ContinuousClock.now
         #expect(await outcome(timer, cancelAfter: .seconds(60)) == .read)
         #expect(ContinuousClock.now - start >= .milliseconds(100))
-        fed.wait()
+        await blocking { fed.wait() }
     }
 
     @Test("the whole transfer is the total timeout, whatever the bytes do")

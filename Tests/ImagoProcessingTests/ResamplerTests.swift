@@ -88,11 +88,7 @@ struct ResamplerTests {
         let input = dir.appendingPathComponent("in.png"), output = dir.appendingPathComponent("out.png")
         try ImageCoderRegistry.shared.encode(Image(buffer: source), as: .png).write(to: input)
         for scale in [0.5, 0.25, 0.1] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-            p.arguments = ["resize", input.path, output.path, String(scale), "--kernel", "lanczos3"]
-            try p.run()
-            p.waitUntilExit()
+            _ = try Subprocess.runSynchronously("/usr/bin/vips", ["resize", input.path, output.path, String(scale), "--kernel", "lanczos3"])
             let reference = try ImageCoderRegistry.shared.decode(Data(contentsOf: output))
             let ours = try Resampler.resize(source, to: reference.pixelSize)
             let db = psnr(ours, reference.buffer)
@@ -132,11 +128,8 @@ struct ThumbnailerTests {
         let dir = try TestFiles.temporaryDirectory("imago-vt")
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("t.png")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/vipsthumbnail")
-        p.arguments = [Corpus.url("exif-orientation/Landscape_6.jpg").path, "--size", "200", "-o", out.path]
-        try p.run()
-        p.waitUntilExit()
+        _ = try Subprocess.runSynchronously(
+            "/usr/bin/vipsthumbnail", [Corpus.url("exif-orientation/Landscape_6.jpg").path, "--size", "200", "-o", out.path])
         let vips = try ImageCoderRegistry.shared.decode(Data(contentsOf: out))
         let ours = try Thumbnailer.thumbnail(of: ImageInput(Corpus.data("exif-orientation/Landscape_6.jpg")), fitting: box)
         #expect(vips.pixelSize == ours.pixelSize)

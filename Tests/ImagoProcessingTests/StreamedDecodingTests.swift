@@ -149,15 +149,9 @@ struct StreamedDecodingTests {
     /// peak: Linux carries the high-water mark across exec. time's own fork starts small.)
     static func run(_ executable: URL, _ arguments: [String], in dir: URL) throws -> (status: Int32, peak: Int) {
         let report = dir.appendingPathComponent("time-\(UUID().uuidString)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = ["-f", "%M", "-o", report.path, executable.path] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let status = try Subprocess.runSynchronously("/usr/bin/time", ["-f", "%M", "-o", report.path, executable.path] + arguments)
         let text = try String(contentsOf: report, encoding: .utf8).split(separator: "\n").last.map(String.init) ?? ""
-        return (process.terminationStatus, (Int(text.trimmingCharacters(in: .whitespaces)) ?? -1) * 1024)
+        return (status, (Int(text.trimmingCharacters(in: .whitespaces)) ?? -1) * 1024)
     }
 
     @Test(

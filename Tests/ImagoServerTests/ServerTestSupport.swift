@@ -176,14 +176,7 @@ enum ServerFixtures {
     }
 }
 
-/// Waits for `condition`, failing after `limit`.
-func eventually(_ limit: Duration = .seconds(120), _ condition: () -> Bool) async throws {
-    let start = ContinuousClock.now
-    while !condition() {
-        if ContinuousClock.now - start > limit {
-            Issue.record("condition not met within \(limit)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(10))
-    }
+/// Waits for `condition`, failing after `limit` of polling (``poll(_:every:sourceLocation:_:)``).
+func eventually(_ limit: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
+    try await poll(limit, every: .milliseconds(10), sourceLocation: sourceLocation, condition)
 }

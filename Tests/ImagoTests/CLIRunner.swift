@@ -23,7 +23,10 @@ enum CLI {
         try await blocking { try runBlocking(arguments, environment: environment) }
     }
 
-    static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// The run itself: it blocks its thread until the tool ends (`Process.waitUntilExit` needs
+    /// Dispatch to see the exit), so it is only ever called on the thread ``run(_:environment:)``
+    /// starts, never on the cooperative pool.
+    private static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -452,14 +452,7 @@ struct ThumbnailCommandTests {
     func linksEssentialsOnly() throws {
         let imago = TestFiles.builtProduct("imago")
         try #require(FileManager.default.isExecutableFile(atPath: imago.path), "imago is not built beside the tests")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
-        process.arguments = ["-d", imago.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (_, output) = try Subprocess.capture("/usr/bin/readelf", ["-d", imago.path])
         let needed = output.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         #expect(needed.contains { $0.contains("libFoundationEssentials.so") })
         #expect(

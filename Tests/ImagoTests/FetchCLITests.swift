@@ -82,14 +82,9 @@ struct FetchCLITests {
         for (product, expectLinked) in [("imago", false), ("imago-fetch", true)] {
             let binary = TestFiles.builtProduct(product)
             try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(product) is not built beside the tests")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "nm --defined-only '\(binary.path)' | grep -c '15AsyncHTTPClient' || true"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let count = Int(PathName.trimmed(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))) ?? 0
-            process.waitUntilExit()
+            let (_, output) = try Subprocess.capture(
+                "/bin/sh", ["-c", "nm --defined-only '\(binary.path)' | grep -c '15AsyncHTTPClient' || true"])
+            let count = Int(PathName.trimmed(output)) ?? 0
             #expect((count > 0) == expectLinked, "\(product): \(count) AsyncHTTPClient symbols")
         }
     }

@@ -15,45 +15,18 @@ struct PlayTerminalTests {
     /// A tmux server of the test's own, so nothing else's sessions are touched.
     static let socket = "imago-test-\(getpid())"
 
-    /// Runs tmux. The command that starts the server is spawned and reaped here: Foundation's
-    /// `Process` never sees that client exit once it has forked the server.
+    /// Runs tmux and waits for it with `waitpid` (`Subprocess`, no Dispatch): its standard output
+    /// when `capture`, else nothing. That also reaps the client that starts the server, whose exit
+    /// Foundation's `Process` never sees once it has forked the server. The child starts with an
+    /// empty signal mask and default handlers, so the server hears kill-server's hangups and does
+    /// not outlive the test.
     static func tmux(_ args: [String], capture: Bool = true) throws -> String {
-        if !capture {
-            let argv = ["/usr/bin/tmux", "-L", socket] + args
-            var pid: pid_t = 0
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
-            // The test process's threads block most signals, and a spawned child inherits that
-            // mask: a tmux server started so would ignore kill-server's hangups and outlive the
-            // test. Start it with an empty mask and default handlers.
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var none = sigset_t(), all = sigset_t()
-            sigemptyset(&none)
-            sigfillset(&all)
-            posix_spawnattr_setsigmask(&attributes, &none)
-            posix_spawnattr_setsigdefault(&attributes, &all)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-            let cArgs = argv.map { strdup($0) } + [nil]
-            defer { cArgs.forEach { free($0) } }
-            guard posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, environ) == 0 else { return "" }
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+        let argv = ["-L", socket] + args
+        guard capture else {
+            _ = try Subprocess.wait(Subprocess.spawn("/usr/bin/tmux", argv))
             return ""
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = ["-L", socket] + args
-        let pipe = Pipe()
-        process.standardOutput = capture ? pipe : FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let out = capture ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
-        process.waitUntilExit()
-        return String(decoding: out, as: UTF8.self)
+        return try Subprocess.capture("/usr/bin/tmux", argv).output
     }
 
     /// Six frames of solid colours, 0.25 s each, looping forever.
@@ -81,12 +54,12 @@ struct PlayTerminalTests {
             ["new-session", "-d", "-s", session, "-x", "80", "-y", "30", "env TERM=xterm-256color bash --norc --noprofile"],
             capture: false)
         defer { _ = try? Self.tmux(["kill-server"], capture: false) }
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
         _ = try Self.tmux(["send-keys", "-t", session, "\(CLI.executable.path) play \(gif.path) --width 16", "Enter"])
         var screens = Set<String>()
         var hidden = false
         for _ in 0..<12 {
-            usleep(150_000)
+            try await Task.sleep(for: .milliseconds(150))
             screens.insert(try Self.tmux(["capture-pane", "-p", "-e", "-t", session]))
             if try Self.tmux(["display", "-p", "-t", session, "#{cursor_flag}"]).hasPrefix("0") { hidden = true }
         }
@@ -94,7 +67,7 @@ struct PlayTerminalTests {
         #expect(hidden, "the cursor was hidden while playing")
         #expect(screens.contains { $0.contains("38;2;255;0;0") || $0.contains("38;5;196") || $0.contains("[31") || $0.contains("▀") })
         _ = try Self.tmux(["send-keys", "-t", session, "C-c"])
-        usleep(500_000)
+        try await Task.sleep(for: .milliseconds(500))
         #expect(try Self.tmux(["display", "-p", "-t", session, "#{cursor_flag}"]).hasPrefix("1"), "the cursor is shown again")
         #expect(try Self.tmux(["display", "-p", "-t", session, "#{pane_current_command}"]).hasPrefix("bash"), "imago has exited")
 
@@ -102,7 +75,7 @@ struct PlayTerminalTests {
         _ = try Self.tmux(["send-keys", "-t", session, "clear; \(CLI.executable.path) play \(gif.path) --width 8 --loops 1 --rate 4; echo done-$?", "Enter"])
         var finished = false
         for _ in 0..<40 where !finished {
-            usleep(100_000)
+            try await Task.sleep(for: .milliseconds(100))
             finished = try Self.tmux(["capture-pane", "-p", "-t", session]).contains("done-0")
         }
         #expect(finished)
