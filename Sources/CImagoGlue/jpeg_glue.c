@@ -381,6 +381,20 @@ void imago_jpeg_row_encoder_destroy(imago_jpeg_row_encoder *e) {
 
 const char *imago_jpeg_row_encoder_message(imago_jpeg_row_encoder *e) { return e->err.message; }
 
+/* N. Robidoux's quantisation table (ImageMagick's quantization-table.xml; mozjpeg's default, its
+   index 3), for luma and chroma alike, in natural order. At equal SSIMULACRA2 score it makes
+   photos about 6% smaller than the standard's tables (scripts/bench-formats --efficient). */
+static const unsigned int robidoux_table[DCTSIZE2] = {
+    16, 16, 16, 18, 25, 37, 56, 85,
+    16, 17, 20, 27, 34, 40, 53, 75,
+    16, 20, 24, 31, 43, 62, 91, 135,
+    18, 27, 31, 40, 53, 74, 106, 156,
+    25, 34, 43, 53, 69, 94, 131, 189,
+    37, 40, 62, 74, 94, 124, 169, 238,
+    56, 53, 91, 106, 131, 169, 226, 311,
+    85, 75, 135, 156, 189, 238, 311, 418,
+};
+
 int imago_jpeg_row_encoder_start(imago_jpeg_row_encoder *e, const imago_jpeg_encode_params *p) {
     ENCODER_GUARDED(e, {
         e->dest.pub.init_destination = growing_init;
@@ -393,6 +407,12 @@ int imago_jpeg_row_encoder_start(imago_jpeg_row_encoder *e, const imago_jpeg_enc
         e->cinfo.in_color_space = (J_COLOR_SPACE)p->in_color_space;
         jpeg_set_defaults(&e->cinfo);
         jpeg_set_quality(&e->cinfo, p->quality, TRUE);
+        if (p->quant_table == 1) {
+            /* Scaled by the quality as libjpeg scales the standard's; clamped to baseline's 255. */
+            int scale = jpeg_quality_scaling(p->quality);
+            jpeg_add_quant_table(&e->cinfo, 0, robidoux_table, scale, TRUE);
+            jpeg_add_quant_table(&e->cinfo, 1, robidoux_table, scale, TRUE);
+        }
         if (p->optimize_coding) e->cinfo.optimize_coding = TRUE;
         if (e->cinfo.jpeg_color_space == JCS_YCbCr) {
             int h = p->chroma_subsample ? 2 : 1;

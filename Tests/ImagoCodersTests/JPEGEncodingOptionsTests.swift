@@ -192,4 +192,35 @@ struct JPEGEncodingOptionsTests {
         #expect(decoded.color(atX: 4, y: 8).map { $0.r >= 250 } == true, "transparent black over white is white")
         #expect(decoded.color(atX: 27, y: 8).map { $0.r <= 5 } == true, "opaque black stays black")
     }
+
+    @Test(
+        "Robidoux's tables: luma and chroma alike, scaled by the quality and clamped to 255; the row encoder writes them too; a photo is smaller",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func robidouxTables() throws {
+        var options = EncodeOptions(quality: 0.5)
+        options.jpegQuantization = .robidoux
+        let photo = try coders.decode(Corpus.data("exif-orientation/Landscape_1.jpg")).buffer
+        let data = try jpeg(photo, options)
+        // One DQT segment per table: precision and slot, then 64 steps in zigzag order.
+        let tables = jpegSegments(data).filter { $0.marker == 0xDB }.flatMap { segment in
+            stride(from: 0, to: segment.body.count, by: 65).map { Array(segment.body[($0 + 1)..<($0 + 65)]) }
+        }
+        #expect(tables.count == 2 && tables[0] == tables[1])
+        // At quality 50 the table as it is: 16 at the first two zigzag places, 255 for 418 at the last.
+        #expect(tables.first?.prefix(3) == [16, 16, 16] && tables.first?.last == 255, "\(tables.first ?? [])")
+        #expect(try coders.decode(data).pixelSize == photo.size)
+        let standard = try jpeg(photo, EncodeOptions(quality: 0.5))
+        #expect(data.count < standard.count, "\(data.count) against \(standard.count) bytes at one quality number")
+        // The row encoder (a conversion that changes no pixel) writes the same tables.
+        let argb = photo.converted(to: .argb32Premultiplied)
+        let rows = try JPEGRowEncoder(options: options)
+        try rows.begin(size: argb.size)
+        try argb.withUnsafeBytes { bytes in
+            for y in 0..<argb.height {
+                try rows.consume(row: UnsafeRawBufferPointer(rebasing: bytes[(y * argb.bytesPerRow)..<(y * argb.bytesPerRow + argb.width * 4)]), y: y)
+            }
+        }
+        let streamed = try rows.finish()
+        #expect(jpegSegments(streamed).filter { $0.marker == 0xDB }.map(\.body) == jpegSegments(data).filter { $0.marker == 0xDB }.map(\.body))
+    }
 }

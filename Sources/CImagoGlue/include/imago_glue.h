@@ -84,6 +84,7 @@ typedef struct imago_jpeg_encode_params {
     int progressive;        /* non-zero: progressive scans */
     int optimize_coding;    /* non-zero: optimized Huffman tables */
     int chroma_subsample;   /* non-zero: 4:2:0, zero: 4:4:4 */
+    int quant_table;        /* 0: the JPEG standard's (Annex K); 1: N. Robidoux's, for luma and chroma */
     const uint8_t *icc; unsigned int icc_length;
     const uint8_t *exif; unsigned int exif_length;   /* TIFF block without the Exif\0\0 prefix */
 } imago_jpeg_encode_params;

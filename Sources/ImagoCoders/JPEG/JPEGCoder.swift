@@ -176,6 +176,7 @@ public struct JPEGCoder: ImageDecoding, ImageEncoding {
                     params.progressive = options.progressive ? 1 : 0
                     params.optimize_coding = options.optimizesHuffman(pixels: pixels.width * pixels.height) ? 1 : 0
                     params.chroma_subsample = quality < 90 ? 1 : 0
+                    params.quant_table = options.jpegQuantization == .robidoux ? 1 : 0
                     params.icc = iccPtr
                     params.icc_length = UInt32(iccLen)
                     params.exif = exifPtr

@@ -80,6 +80,7 @@ public final class JPEGRowEncoder: DecodedRowConsuming {
                 params.quality = quality
                 params.progressive = options.progressive ? 1 : 0
                 params.optimize_coding = options.optimizesHuffman(pixels: size.width * size.height) ? 1 : 0
+                params.quant_table = options.jpegQuantization == .robidoux ? 1 : 0
                 params.chroma_subsample = quality < 90 ? 1 : 0
                 params.icc = iccPtr
                 params.icc_length = UInt32(iccLen)

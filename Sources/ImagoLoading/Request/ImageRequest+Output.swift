@@ -102,6 +102,7 @@ extension ImageRequest {
             return "\(format?.rawValue ?? "auto");q=\(o.quality);ll=\(o.lossless);pr=\(o.progressive);z=\(o.compressionLevel);"
                 + "or=\(o.orientation.rawValue);km=\(o.keepMetadata);bg=\(o.backgroundColor.r),\(o.backgroundColor.g),\(o.backgroundColor.b),\(o.backgroundColor.a);"
                 + "th=\(o.embeddedThumbnailSize ?? 0);hf=\(o.optimizesHuffmanTables.map { $0 ? 1 : 0 } ?? -1);ef=\(o.effort ?? 0);"
+                + (o.jpegQuantization == .standard ? "" : "qt=\(o.jpegQuantization.rawValue);")
                 + "md=\(metadata.rawValue);icc=\(keepsColorProfile);max=\(maxBytes ?? 0);pt=\(passesThroughUnchanged)"
         }
     }
