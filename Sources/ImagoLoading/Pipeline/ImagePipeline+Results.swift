@@ -149,3 +149,20 @@ extension ImageManager {
         return found ?? false
     }
 }
+
+extension ImageManager {
+    /// Stores `result`, made for `request` from `source`'s bytes with
+    /// ``ImageRequest/Options/disableDiskCacheWrites``, in the result cache under the key
+    /// `request` has without that option, as the encode stage would have stored it: for a
+    /// result kept only once its maker has compared it with another (a service's background
+    /// encode kept when it is smaller than the answer it would replace). Nothing happens
+    /// without a result cache, or for a result held in a file.
+    package func storeResult(_ result: EncodedImageResult, for request: ImageRequest, source: LoadedSource) {
+        var stored = request
+        stored.options.remove(.disableDiskCacheWrites)
+        let made = EncodedImage(
+            contents: result.contents, format: result.format, pixelSize: result.pixelSize, source: result.source,
+            revalidated: false, method: result.method)
+        pipeline.store(made, forKey: resultKey(for: stored, source: source))
+    }
+}

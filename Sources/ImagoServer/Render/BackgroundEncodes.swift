@@ -5,15 +5,22 @@ import ImagoLoading
 import Logging
 import Synchronization
 
-/// Results made in the background for later requests (`IMAGO_AVIF_LATER`): each at the lowest
-/// priority on the service's workers, at most `limit` at once, one per result however many
-/// requests ask. Past the limit nothing is started: the request that asked gets its fast answer
-/// and a later one starts the work. ``finish()`` cancels what is running, for a stopping service.
+/// Results made in the background for later requests (`IMAGO_AVIF_LATER`, the efficient format
+/// policy): each at the lowest priority on the service's workers, at most `limit` at once, one
+/// per result however many requests ask. Past the limit nothing is started: the request that
+/// asked gets its fast answer and a later one starts the work. A result made to replace an
+/// answer is kept only when it is smaller; one that is not is remembered as declined, so it is
+/// not made again. ``finish()`` cancels what is running, for a stopping service.
 final class BackgroundEncodes: Sendable {
     private struct State {
         /// Results being made, by key; a task's handle once it has one.
         var running: [String: Task<Void, Never>?] = [:]
+        /// Results made and not kept: no smaller than the answer they would replace.
+        var declined: Set<String> = []
     }
+
+    /// Most declined results remembered; past it the memory starts again.
+    private static let declinedLimit = 100_000
 
     private let limit: Int
     private let state = Mutex(State())
@@ -27,21 +34,34 @@ final class BackgroundEncodes: Sendable {
     /// Encodes now in the background, how many are running.
     var count: Int { state.withLock { $0.running.count } }
 
-    /// Starts making `request`'s result from `source` under `key`, unless it is being made or
-    /// `limit` are running; returns whether it runs now.
+    /// Whether the result under `key` was made and found no smaller than the answer it would
+    /// replace.
+    func declined(_ key: String) -> Bool { state.withLock { $0.declined.contains(key) } }
+
+    /// Starts making `request`'s result from `source` under `key`, unless it is being made, was
+    /// declined, or `limit` are running; returns whether it runs now. With `smallerThan`, the
+    /// result is stored only when it has fewer bytes, else declined.
     @discardableResult
-    func start(_ key: String, request: ImageRequest, source: LoadedSource, manager: ImageManager) -> Bool {
+    func start(_ key: String, request: ImageRequest, source: LoadedSource, manager: ImageManager, smallerThan: Int? = nil) -> Bool {
         let admitted = state.withLock { s -> Bool in
-            guard s.running[key] == nil, s.running.count < limit else { return false }
+            guard s.running[key] == nil, !s.declined.contains(key), s.running.count < limit else { return false }
             s.running[key] = .some(nil)
             return true
         }
         guard admitted else { return false }
         var background = request
         background.priority = .veryLow
+        if smallerThan != nil { background.options.insert(.disableDiskCacheWrites) }
         let task = Task(priority: .background) { [background, logger] in
             do {
-                _ = try await manager.loadEncodedImage(with: background, source: source)
+                let made = try await manager.loadEncodedImage(with: background, source: source)
+                if let smallerThan {
+                    if made.byteCount < smallerThan {
+                        manager.storeResult(made, for: request, source: source)
+                    } else {
+                        self.decline(key)
+                    }
+                }
             } catch {
                 logger.info("a background encode failed", metadata: ["error": "\(error)"])
             }
@@ -52,6 +72,13 @@ final class BackgroundEncodes: Sendable {
             if s.running[key] != nil { s.running[key] = task }
         }
         return true
+    }
+
+    private func decline(_ key: String) {
+        state.withLock { s in
+            if s.declined.count >= Self.declinedLimit { s.declined.removeAll() }
+            s.declined.insert(key)
+        }
     }
 
     private func finished(_ key: String) {

@@ -20,6 +20,14 @@ struct Rendered: Sendable {
     var format: ImageFormat
     /// How long its decode, transform and encode took (none for a source sent as it is).
     var timings = ImageLoadTimings()
+
+    /// The body's length in bytes.
+    var byteCount: Int {
+        switch body {
+        case .bytes(let buffer): buffer.readableBytes
+        case .file(let file): file.size
+        }
+    }
 }
 
 extension ImageService {
@@ -118,9 +126,15 @@ extension ImageService {
         // The ETag names the bytes: it comes from the result's key in the pipeline (without the
         // source's name), which names everything that changes them.
         let etag = { (request: ImageRequest) in ServiceHeaders.etag(digest, self.manager.resultIdentity(for: request, source: source.loaded)) }
-        // Negotiated AVIF not made yet: a fast AVIF (or the next format) now, the AVIF in the background.
         var provisional = false
-        if configuration.output.avifLater, plan.format == .avif, plan.negotiated {
+        // The efficient policy's smaller answer, made in the background once this one is sent.
+        var later: ImageRequest?
+        if let efficient = EfficientDelivery(
+            plan: plan, info: info, options: options, accept: headers[.accept], output: configuration.output, coders: coders)
+        {
+            (plan, provisional, later) = await efficientPlan(efficient, source: source, request: request, etag: etag)
+        } else if configuration.output.avifLater, plan.format == .avif, plan.negotiated {
+            // Negotiated AVIF not made yet: a fast AVIF (or the next format) now, the AVIF in the background.
             let first = try await avifLaterPlan(
                 plan, info: info, source: source, options: options, headers: headers, request: request, etag: etag)
             plan = first.plan
@@ -133,9 +147,28 @@ extension ImageService {
         }
         let rendered = try await render(chosen, source: source)
         timings = timings.adding(rendered.timings)
+        if let later {
+            backgroundEncodes.start(etag(later), request: later, source: source.loaded, manager: manager, smallerThan: rendered.byteCount)
+        }
         return imageResponse(
             rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: tag, source: source, options: options,
             varies: plan.variesByAccept, headers: headers, provisional: provisional)
+    }
+
+    /// `IMAGO_FORMAT_POLICY=efficient`: the plan answered now, whether that answer is
+    /// provisional, and the smaller answer to make in the background once it is sent. The
+    /// smaller answer when it is stored; else the first one, final when the smaller one was made
+    /// and found no smaller; and when the first is stored already (the result is asked again),
+    /// the smaller one is to be made.
+    private func efficientPlan(
+        _ delivery: EfficientDelivery, source: ServiceSource, request: (RenderPlan) -> ImageRequest, etag: (ImageRequest) -> String
+    ) async -> (plan: RenderPlan, provisional: Bool, later: ImageRequest?) {
+        guard let later = delivery.later else { return (delivery.first, false, nil) }
+        let smaller = request(later)
+        if backgroundEncodes.declined(etag(smaller)) { return (delivery.first, false, nil) }
+        if await manager.hasStoredResult(for: smaller, source: source.loaded) { return (later, false, nil) }
+        let asked = await manager.hasStoredResult(for: request(delivery.first), source: source.loaded)
+        return (delivery.first, true, asked ? smaller : nil)
     }
 
     /// A negotiated AVIF with `IMAGO_AVIF_LATER`: the plan answered now, and whether that answer

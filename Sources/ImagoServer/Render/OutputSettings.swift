@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+public import ImagoCoders
 public import ImagoCore
 
 /// What a result is written as: its format (and what `Accept` may change), quality, encoder
@@ -91,8 +92,44 @@ public struct OutputSettings: Sendable {
     /// `IMAGO_SANITIZE_SVG`: SVG sent as SVG (no format asked, `f:svg`, `skp:svg`) is sanitised
     /// first (`SVGSanitizer`: no scripts, event attributes or unsafe links). Default `true`.
     public var sanitizeSVG = true
-    /// Whether answers may depend on `Accept` (any `AUTO` or `ENFORCE` format on).
-    package var negotiatesByAccept: Bool { autoWebP || autoAVIF || autoJXL || enforceWebP || enforceAVIF || enforceJXL }
+    /// Whether answers may depend on `Accept` (any `AUTO` or `ENFORCE` format on, or the
+    /// efficient format policy).
+    package var negotiatesByAccept: Bool {
+        autoWebP || autoAVIF || autoJXL || enforceWebP || enforceAVIF || enforceJXL || formatPolicy == .efficient
+    }
+    /// How the service spends its encoders' effort on results whose format it chooses.
+    public enum FormatPolicy: String, Sendable, CaseIterable {
+        /// imgproxy's answers: every result encoded once, in the negotiated (or preferred)
+        /// format at its quality, as the client waits (with ``OutputSettings/avifLater`` for AVIF).
+        case imgproxy
+        /// Effort follows popularity. A still result's first answer is a progressive JPEG with
+        /// optimised Huffman tables at the visual quality (SSIMULACRA2) the imgproxy answer would
+        /// have had, whatever the client accepts: a few milliseconds of encoding. When the same
+        /// result is asked again, the format of fewest bytes at that quality among those the
+        /// client accepts (AVIF at ``OutputSettings/avifLaterSpeed``, else WebP at
+        /// ``OutputSettings/efficientWebPEffort``) is made in the background on at most one
+        /// fewer than the workers, and answered from then on. First answers are provisional
+        /// (`max-age` of ``OutputSettings/avifLaterTTL`` with `stale-while-revalidate`), so a CDN
+        /// picks up the smaller one; the ETag changes with the bytes. Animations, results that
+        /// may be transparent, a format the URL names and a preserved gain map are answered as
+        /// imgproxy would.
+        case efficient
+    }
+    /// `IMAGO_FORMAT_POLICY`: `imgproxy` or `efficient` (see ``FormatPolicy``). Default
+    /// `imgproxy`.
+    public var formatPolicy = FormatPolicy.imgproxy
+    /// `IMAGO_JPEG_PROGRESSIVE`: JPEG results are progressive (imgproxy's
+    /// `IMGPROXY_JPEG_PROGRESSIVE`). Default `false`. The efficient policy's first answers are
+    /// progressive whatever it says.
+    public var jpegProgressive = false
+    /// `IMAGO_JPEG_QUANTIZATION`: the quantisation tables of JPEG results, `standard` or
+    /// `robidoux` (`EncodeOptions.JPEGQuantization`). Default `standard` (imgproxy's). The
+    /// efficient policy's first answers use `robidoux`, their quality raised to score as the
+    /// standard's would (`QualityMapping.robidouxQuality(_:)`).
+    public var jpegQuantization = EncodeOptions.JPEGQuantization.standard
+    /// `IMAGO_EFFICIENT_WEBP_EFFORT`: libwebp's method, 0 to 6, of the WebP the efficient policy
+    /// makes in the background for a result asked again. Default 6.
+    public var efficientWebPEffort = 6
     /// `IMAGO_STRIP_METADATA`. Default `true`.
     public var stripMetadata = true
     /// `IMAGO_KEEP_COPYRIGHT`: keep EXIF `Copyright` and `Artist` when stripping metadata. Default `true`.

@@ -32,6 +32,32 @@ extension OutputSettings {
             return Int(min(100, max(1, mapped.rounded())))
         }
 
+        /// The JPEG quality that scores as `quality` does in `format`'s encoder (AVIF at libavif's
+        /// `avifSpeed`): the inverse of the visual mapping, between 1 and 100; `nil` for a format
+        /// with no table (JPEG is its own).
+        package static func jpegQuality(scoringAs quality: Int, in format: ImageFormat, avifSpeed: Int) -> Int? {
+            let q: Double
+            switch format {
+            case .jpeg: return min(100, max(1, quality))
+            case .webp: q = interpolate(Double(quality), webp.map { (jpeg: $0.other, other: $0.jpeg) })
+            case .avif: q = interpolate(Double(quality - avifSpeedOffset(avifSpeed)), avif.map { (jpeg: $0.other, other: $0.jpeg) })
+            default: return nil
+            }
+            return Int(min(100, max(1, q.rounded())))
+        }
+
+        /// The quality at which a JPEG with N. Robidoux's tables scores as one with the
+        /// standard's does at `quality` (`scripts/bench-formats --efficient`, 2026-11-29: medians
+        /// over 16 held-out photos at 1024 px), between 1 and 100.
+        package static func robidouxQuality(_ quality: Int) -> Int {
+            Int(min(100, max(1, interpolate(Double(quality), robidoux).rounded())))
+        }
+
+        /// Standard-table JPEG quality to Robidoux-table quality at equal SSIMULACRA2.
+        static let robidoux: [(jpeg: Double, other: Double)] = [
+            (50, 54.6), (60, 63.5), (70, 73.0), (80, 81.0), (90, 90.2)
+        ]
+
         /// Quality points AVIF at `speed` needs beyond speed 6 for the same score (from the equal
         /// score table in docs/benchmarks.md: speeds 5, 7, 8 and 9 need -1, +2, +3 and +4).
         package static func avifSpeedOffset(_ speed: Int) -> Int {

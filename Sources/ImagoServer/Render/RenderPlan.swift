@@ -41,6 +41,10 @@ struct RenderPlan: Sendable {
     /// The encoder's threads (`EncodeOptions.maxThreads`): 1 for a background encode, which
     /// must not take more than its lane. Not in the result key or the ETag: the bytes are the same.
     var encoderThreads: Int?
+    /// A progressive JPEG (`IMAGO_JPEG_PROGRESSIVE`, the efficient policy's first answers).
+    var progressive = false
+    /// A JPEG's quantisation tables (`IMAGO_JPEG_QUANTIZATION`, the efficient policy's first answers).
+    var jpegQuantization = EncodeOptions.JPEGQuantization.standard
     /// The format was chosen by `Accept` (`IMAGO_AUTO_*`, `IMAGO_ENFORCE_*`), not named by the URL.
     var negotiated = false
     /// The faces the crop keeps (`g:obj`, and `g:sm` with `IMAGO_SMART_CROP_FACE_DETECTION`).
@@ -190,6 +194,8 @@ struct RenderPlan: Sendable {
         avifSpeed = format == .avif ? settings.output.avifSpeed : nil
         qualityFollowsSpeed = format == .avif && explicit == nil && mapping == .visual
         webpEffort = format == .webp ? settings.output.webpEffort : nil
+        progressive = format == .jpeg && settings.output.jpegProgressive
+        jpegQuantization = format == .jpeg ? settings.output.jpegQuantization : .standard
         // imgproxy's enforce_thumbnail: the stored thumbnail is the source, when there is one.
         if options.enforceThumbnail ?? settings.output.enforceThumbnail, options.page == nil {
             embeddedThumbnail = info.embeddedThumbnailSize
@@ -271,12 +277,18 @@ struct RenderPlan: Sendable {
         if settings.output.keepSourceFormat, coders.canEncode(source), !animated || animatedFormats.contains(source) { return (source, false) }
         let preferred = settings.output.preferredFormats.filter(coders.canEncode)
         if preferred.contains(source) { return (source, false) }
-        let transparent = options.background == nil && (info.hasAlpha || options.padding != nil || options.extend || options.extendAspectRatio)
+        let transparent = mayBeTransparent(info: info, options: options)
         if let fit = preferred.first(where: { (!animated || animatedFormats.contains($0)) && (!transparent || hasAlpha($0)) }) {
             return (fit, false)
         }
         if let first = preferred.first { return (first, false) }
         return (transparent ? .png : .jpeg, false)
+    }
+
+    /// Whether the result may have transparent pixels: a source with alpha, or padding or an
+    /// extension, with no background colour to flatten onto.
+    static func mayBeTransparent(info: ImageInfo, options: ProcessingOptions) -> Bool {
+        options.background == nil && (info.hasAlpha || options.padding != nil || options.extend || options.extendAspectRatio)
     }
 
     static func seconds(_ d: Duration) -> Double {
@@ -332,6 +344,8 @@ struct RenderPlan: Sendable {
         // libwebp's method m is the effort m + 3.
         if plan.format == .webp, let method = plan.webpEffort { encoding.effort = method + 3 }
         encoding.maxThreads = plan.encoderThreads
+        encoding.progressive = plan.progressive
+        encoding.jpegQuantization = plan.jpegQuantization
         request.output = ImageRequest.Output(
             format: plan.format,
             options: encoding,

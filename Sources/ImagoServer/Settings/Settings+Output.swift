@@ -124,7 +124,15 @@ extension ServerConfiguration {
             "IMAGO_AVIF_LATER_FIRST", \.output.avifLaterFirst,
             "the fast answer: avif (speed 9, quality raised to score as the later AVIF) or next (the next format the client takes)"),
         .int("IMAGO_AVIF_LATER_SPEED", \.output.avifLaterSpeed, 2...10, "libavif speed (2-10) of AVIF made in the background"),
-        .int("IMAGO_AVIF_LATER_TTL", \.output.avifLaterTTL, 0...Int.max, "max-age of a fast answer given while its AVIF is being made"),
+        .int(
+            "IMAGO_AVIF_LATER_TTL", \.output.avifLaterTTL, 0...Int.max,
+            "max-age of a provisional answer: a fast one while its AVIF is made, or the efficient policy's first"),
+        .choice(
+            "IMAGO_FORMAT_POLICY", \.output.formatPolicy,
+            "imgproxy (every answer as imgproxy makes it) or efficient (a cheap JPEG first, the smallest format the client takes once asked again)"),
+        .bool("IMAGO_JPEG_PROGRESSIVE", \.output.jpegProgressive, imgproxy: "IMGPROXY_JPEG_PROGRESSIVE", "JPEG results are progressive"),
+        .choice("IMAGO_JPEG_QUANTIZATION", \.output.jpegQuantization, "JPEG quantisation tables: standard (Annex K) or robidoux (smaller at equal score)"),
+        .int("IMAGO_EFFICIENT_WEBP_EFFORT", \.output.efficientWebPEffort, 0...6, "libwebp method (0-6) of the WebP the efficient policy makes later"),
         Setting(
             "IMAGO_PREFERRED_FORMATS", imgproxy: ["IMGPROXY_PREFERRED_FORMATS"],
             meaning: "formats a result is written in when the URL names none and the source's is not among them"

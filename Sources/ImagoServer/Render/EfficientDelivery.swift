@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import ImagoCoders
+import ImagoCore
+import ImagoServiceURL
+
+/// `IMAGO_FORMAT_POLICY=efficient` for one result: the plan of its cheap first answer and of
+/// the smaller answer made once the result is asked again (see
+/// ``OutputSettings/FormatPolicy/efficient``).
+struct EfficientDelivery: Sendable {
+    /// The first answer: a progressive JPEG with optimised Huffman tables and N. Robidoux's
+    /// quantisation tables, at the visual quality the imgproxy answer would have had.
+    var first: RenderPlan
+    /// The answer made in the background, in the format of fewest bytes at that quality the
+    /// client accepts; `nil` when the client takes nothing smaller than the JPEG.
+    var later: RenderPlan?
+
+    /// The two plans for a result whose imgproxy answer is `plan`, or `nil` when the policy
+    /// leaves the result as imgproxy makes it: the policy is off, the URL names the format, or
+    /// the result is animated, may be transparent, keeps a gain map or is written in a format
+    /// with no visual quality mapping (PNG, GIF and the like keep their lossless answers).
+    init?(
+        plan: RenderPlan, info: ImageInfo, options: ProcessingOptions, accept: String?, output: OutputSettings,
+        coders: ImageCoderRegistry
+    ) {
+        guard output.formatPolicy == .efficient, options.format == nil || plan.negotiated, !plan.animated, !plan.keepsGainMap,
+            !RenderPlan.mayBeTransparent(info: info, options: options),
+            let visual = OutputSettings.QualityMapping.jpegQuality(
+                scoringAs: plan.quality, in: plan.format, avifSpeed: plan.avifSpeed ?? AVIFCoder.defaultSpeed)
+        else { return nil }
+        var first = plan
+        first.format = .jpeg
+        first.quality = OutputSettings.QualityMapping.robidouxQuality(visual)
+        first.progressive = true
+        first.jpegQuantization = .robidoux
+        first.avifSpeed = nil
+        first.webpEffort = nil
+        first.qualityFollowsSpeed = false
+        first.flattenColor = plan.flattenColor ?? RGBA8(r: 255, g: 255, b: 255)
+        first.variesByAccept = true
+        first.negotiated = true
+        self.first = first
+        later = Self.smallest(first, visual: visual, accept: AcceptHeader(accept), output: output, coders: coders)
+    }
+
+    /// `first` re-planned in the format of fewest bytes at the JPEG quality `visual`'s score
+    /// that the client accepts: AVIF at the background speed, else WebP at the efficient
+    /// method; `nil` for a client that takes neither. On one thread: a background encode takes
+    /// its lane of the workers and no more.
+    private static func smallest(
+        _ first: RenderPlan, visual: Int, accept: AcceptHeader, output: OutputSettings, coders: ImageCoderRegistry
+    ) -> RenderPlan? {
+        let mapping = OutputSettings.QualityMapping.visual
+        var later = first
+        later.progressive = false
+        later.jpegQuantization = .standard
+        later.encoderThreads = 1
+        if coders.canEncode(.avif), accept.explicitlyAccepts("image/avif") {
+            later.format = .avif
+            later.avifSpeed = output.avifLaterSpeed
+            later.quality = mapping.quality(visual, for: .avif, avifSpeed: output.avifLaterSpeed)
+        } else if coders.canEncode(.webp), accept.explicitlyAccepts("image/webp") {
+            later.format = .webp
+            later.webpEffort = output.efficientWebPEffort
+            later.quality = mapping.quality(visual, for: .webp, avifSpeed: output.avifLaterSpeed)
+        } else {
+            return nil
+        }
+        return later
+    }
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoTestSupport
+import Testing
+
+@testable import ImagoServer
+
+/// Effort follows popularity (`IMAGO_FORMAT_POLICY=efficient`): a result's first answer is a
+/// cheap progressive JPEG at the imgproxy answer's visual quality; once the result is asked
+/// again, the smallest format the client takes is made in the background and answered from then on.
+@Suite("Efficient delivery: a cheap JPEG first, the smallest format once asked again")
+struct EfficientDeliveryTests {
+    static let chrome = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+    static let webpOnly = "image/webp,*/*"
+
+    static func efficient(_ c: inout ServerConfiguration) {
+        c.output.formatPolicy = .efficient
+        c.output.autoWebP = true
+    }
+
+    /// Asks `path` until the answer has the full lifetime (the smaller one is made), or 120 s of
+    /// asking pass.
+    func untilFinal(_ h: ServiceHarness, _ path: String, accept: String) async throws -> Reply {
+        var asked = Duration.zero
+        while true {
+            let reply = try await h.get(path, headers: ["Accept": accept])
+            if reply["cache-control"]?.contains("stale-while-revalidate") == false || asked > .seconds(120) { return reply }
+            try await Task.sleep(for: .milliseconds(50))
+            asked += .milliseconds(50)
+        }
+    }
+
+    @Test(
+        "a WebP client: a progressive JPEG first, briefly cacheable; asked again, the WebP is made in the background; then it is the answer",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func jpegThenWebP() async throws {
+        try await ServiceHarness.with(Self.efficient) { (h: ServiceHarness) async throws in
+            h.origin.register("photo.jpg", data: try Corpus.data("exif-orientation/Landscape_1.jpg"), contentType: "image/jpeg")
+            let path = h.plain("w:600", "/img/photo.jpg")
+            let ttl = h.service.configuration.http.ttl
+            let first = try await h.get(path, headers: ["Accept": Self.webpOnly])
+            #expect(first.status == 200 && first["content-type"] == "image/jpeg", "\(first.headers)")
+            #expect(first["cache-control"] == "max-age=60, stale-while-revalidate=\(ttl - 60), public")
+            #expect(first["vary"] == "Accept")
+            let info = try ImageCoderRegistry.shared.info(of: first.body)
+            #expect(info.progressive && info.pixelSize == PixelSize(width: 600, height: 400))
+            // Asked once: nothing more is made.
+            #expect(h.service.backgroundEncodes.count == 0)
+            let again = try await h.get(path, headers: ["Accept": Self.webpOnly])
+            #expect(again["content-type"] == "image/jpeg" && again["etag"] == first["etag"], "the stored JPEG while the WebP is made")
+            // The WebP is kept when it is smaller than the JPEG (progressive JPEG wins on some
+            // photos: this one's WebP is about 5% larger); else the JPEG becomes final.
+            let final = try await untilFinal(h, path, accept: Self.webpOnly)
+            #expect(final["cache-control"] == "max-age=\(ttl), public", "\(final.headers)")
+            #expect(try final.image().pixelSize == PixelSize(width: 600, height: 400))
+            if final["content-type"] == "image/webp" {
+                #expect(final["etag"] != first["etag"], "other bytes, another ETag")
+                #expect(final.body.count < first.body.count, "\(final.body.count) against \(first.body.count) bytes")
+                // A revalidation of the JPEG gets the WebP.
+                let revalidated = try await h.get(path, headers: ["Accept": Self.webpOnly, "If-None-Match": first["etag"] ?? ""])
+                #expect(revalidated.status == 200 && revalidated["etag"] == final["etag"])
+            } else {
+                #expect(final["content-type"] == "image/jpeg" && final["etag"] == first["etag"] && final.body == first.body)
+                // Declined once, never made again.
+                _ = try await h.get(path, headers: ["Accept": Self.webpOnly])
+                #expect(h.service.backgroundEncodes.count == 0)
+            }
+            let unchanged = try await h.get(path, headers: ["Accept": Self.webpOnly, "If-None-Match": final["etag"] ?? ""])
+            #expect(unchanged.status == 304)
+            // A client that takes neither WebP nor AVIF gets a progressive JPEG at the quality of
+            // its imgproxy answer (JPEG at 80), final at once.
+            let plain = try await h.get(path, headers: ["Accept": "image/jpeg"])
+            #expect(plain["content-type"] == "image/jpeg" && plain["cache-control"] == "max-age=\(ttl), public")
+            #expect(try ImageCoderRegistry.shared.info(of: plain.body).progressive)
+            #expect(plain.body.count > first.body.count, "quality 80 against the WebP's 79, about JPEG's 66")
+        }
+    }
+
+    @Test("an AVIF client gets the JPEG first, then AVIF at the background speed", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func jpegThenAVIF() async throws {
+        try await ServiceHarness.with(Self.efficient) { (h: ServiceHarness) async throws in
+            guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
+            h.origin.register("photo.jpg", data: try Corpus.data("exif-orientation/Landscape_1.jpg"), contentType: "image/jpeg")
+            let path = h.plain("w:300", "/img/photo.jpg")
+            let first = try await h.get(path, headers: ["Accept": Self.chrome])
+            #expect(first["content-type"] == "image/jpeg" && first["cache-control"]?.hasPrefix("max-age=60, ") == true)
+            let avif = try await untilFinal(h, path, accept: Self.chrome)
+            #expect(avif["content-type"] == "image/avif", "\(avif.headers)")
+            #expect(try avif.image().pixelSize == PixelSize(width: 300, height: 200))
+            #expect(avif.body.count < first.body.count, "\(avif.body.count) against \(first.body.count) bytes")
+        }
+    }
+
+    @Test("left as imgproxy answers: a format the URL names, a transparent result, and the imgproxy policy")
+    func leftAlone() async throws {
+        try await ServiceHarness.with(Self.efficient) { (h: ServiceHarness) async throws in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
+            h.origin.register("alpha.png", data: try ServerFixtures.png(width: 200, height: 100, alpha: true), contentType: "image/png")
+            let ttl = h.service.configuration.http.ttl
+            let named = try await h.get(h.plain("w:100", "/img/photo.jpg", ext: "webp"), headers: ["Accept": Self.webpOnly])
+            #expect(named["content-type"] == "image/webp" && named["cache-control"] == "max-age=\(ttl), public")
+            let alpha = try await h.get(h.plain("w:100", "/img/alpha.png"), headers: ["Accept": Self.webpOnly])
+            #expect(alpha["content-type"] == "image/webp" && alpha["cache-control"] == "max-age=\(ttl), public")
+            #expect(h.service.backgroundEncodes.count == 0)
+        }
+        try await ServiceHarness.with({ $0.output.autoWebP = true }) { (h: ServiceHarness) async throws in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 200, height: 100), contentType: "image/jpeg")
+            let reply = try await h.get(h.plain("w:100", "/img/photo.jpg"), headers: ["Accept": Self.webpOnly])
+            #expect(reply["content-type"] == "image/webp" && reply["cache-control"] == "max-age=\(h.service.configuration.http.ttl), public")
+        }
+    }
+
+    @Test("the first answer's JPEG quality scores as the imgproxy answer would: the visual mapping, inverted")
+    func visualQuality() {
+        typealias Mapping = OutputSettings.QualityMapping
+        for q in stride(from: 40, through: 95, by: 5) {
+            let webp = Mapping.visual.quality(q, for: .webp, avifSpeed: 6)
+            let avif = Mapping.visual.quality(q, for: .avif, avifSpeed: 8)
+            #expect(abs((Mapping.jpegQuality(scoringAs: webp, in: .webp, avifSpeed: 6) ?? 0) - q) <= 1, "webp \(webp)")
+            #expect(abs((Mapping.jpegQuality(scoringAs: avif, in: .avif, avifSpeed: 8) ?? 0) - q) <= 1, "avif \(avif)")
+        }
+        #expect(Mapping.jpegQuality(scoringAs: 79, in: .webp, avifSpeed: 6) == 66)
+        #expect(Mapping.jpegQuality(scoringAs: 80, in: .jpeg, avifSpeed: 6) == 80)
+        #expect(Mapping.jpegQuality(scoringAs: 80, in: .png, avifSpeed: 6) == nil)
+    }
+
+    @Test("the settings: the policy, the later WebP's method, and imgproxy's IMGPROXY_JPEG_PROGRESSIVE with the JPEG tables")
+    func settings() throws {
+        let defaults = try ServerConfiguration(environment: [:])
+        #expect(defaults.output.formatPolicy == .imgproxy && !defaults.output.jpegProgressive)
+        #expect(defaults.output.jpegQuantization == .standard && defaults.output.efficientWebPEffort == 6)
+        let set = try ServerConfiguration(environment: [
+            "IMAGO_FORMAT_POLICY": "efficient", "IMGPROXY_JPEG_PROGRESSIVE": "true", "IMAGO_JPEG_QUANTIZATION": "robidoux",
+            "IMAGO_EFFICIENT_WEBP_EFFORT": "4"
+        ])
+        #expect(set.output.formatPolicy == .efficient && set.output.jpegProgressive && set.output.jpegQuantization == .robidoux)
+        #expect(set.output.efficientWebPEffort == 4 && set.output.negotiatesByAccept)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_FORMAT_POLICY": "cheap"]) }
+    }
+
+    @Test("IMAGO_JPEG_PROGRESSIVE and IMAGO_JPEG_QUANTIZATION shape JPEG answers under the imgproxy policy, and name them in the ETag")
+    func jpegSettings() async throws {
+        let photo = try ServerFixtures.jpeg(width: 320, height: 240)
+        var tags: [String] = []
+        for (progressive, table) in [(false, EncodeOptions.JPEGQuantization.standard), (true, .standard), (true, .robidoux)] {
+            try await ServiceHarness.with({
+                $0.output.jpegProgressive = progressive
+                $0.output.jpegQuantization = table
+            }) { (h: ServiceHarness) async throws in
+                h.origin.register("photo.jpg", data: photo, contentType: "image/jpeg")
+                let reply = try await h.get(h.plain("w:160", "/img/photo.jpg"))
+                #expect(reply["content-type"] == "image/jpeg")
+                #expect(try ImageCoderRegistry.shared.info(of: reply.body).progressive == progressive)
+                tags.append(reply["etag"] ?? "")
+            }
+        }
+        #expect(Set(tags).count == 3, "\(tags)")
+    }
+}
