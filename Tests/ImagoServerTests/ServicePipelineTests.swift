@@ -80,6 +80,23 @@ struct ServicePipelineTests {
         }
     }
 
+    @Test("the efficient policy's first answer: the result cache asked once for the smaller answer and once for its own; one of each otherwise")
+    func efficientOneOfEach() async throws {
+        try await ServiceHarness.with({
+            $0.output.formatPolicy = .efficient
+            $0.output.autoWebP = true
+        }) { h in
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), contentType: "image/jpeg")
+            let first = await probed(h, h.plain("rs:fit:200:200", "/img/photo.jpg"), headers: [.accept: "image/webp"])
+            #expect(first.status == 200)
+            #expect(first.probe.count(ProbeEvent.resultLookup) == 2, "\(first.probe.all)")
+            #expect(first.probe.count(ProbeEvent.sniff) == 1 && first.probe.count(ProbeEvent.headerParse) == 1, "\(first.probe.all)")
+            for stage in ["download", "fetch", "encode", "process", "decode"] {
+                #expect(first.probe.count(ProbeEvent.lookup(stage)) == 1, "\(stage): \(first.probe.all)")
+            }
+        }
+    }
+
     @Test("the ETag is the pipeline's result key: kept by a setting that leaves the bytes alone, changed by one that changes them")
     func etagFromResultKey() async throws {
         try await ServiceHarness.with { h in

@@ -17,10 +17,21 @@ final class BackgroundEncodes: Sendable {
         var running: [String: Task<Void, Never>?] = [:]
         /// Results made and not kept: no smaller than the answer they would replace.
         var declined: Set<String> = []
+        /// Requests for each result so far (the efficient policy's popularity).
+        var asks: [String: Int] = [:]
     }
 
-    /// Most declined results remembered; past it the memory starts again.
+    /// Most declined results (and results counted) remembered; past it the memory starts again.
     private static let declinedLimit = 100_000
+
+    /// Counts a request for the result under `key`; how many there were, this one included.
+    func ask(_ key: String) -> Int {
+        state.withLock { s in
+            if s.asks.count >= Self.declinedLimit { s.asks.removeAll() }
+            s.asks[key, default: 0] += 1
+            return s.asks[key] ?? 1
+        }
+    }
 
     private let limit: Int
     private let state = Mutex(State())
@@ -56,11 +67,11 @@ final class BackgroundEncodes: Sendable {
             do {
                 let made = try await manager.loadEncodedImage(with: background, source: source)
                 if let smallerThan {
-                    if made.byteCount < smallerThan {
-                        manager.storeResult(made, for: request, source: source)
-                    } else {
-                        self.decline(key)
-                    }
+                    let kept = made.byteCount < smallerThan
+                    logger.debug(
+                        "a background encode \(kept ? "is kept" : "is declined")",
+                        metadata: ["key": "\(key)", "bytes": "\(made.byteCount)", "replaces": "\(smallerThan)"])
+                    if kept { manager.storeResult(made, for: request, source: source) } else { self.decline(key) }
                 }
             } catch {
                 logger.info("a background encode failed", metadata: ["error": "\(error)"])

@@ -5,16 +5,22 @@ import ImagoCoders
 import ImagoCore
 import ImagoServiceURL
 
-/// `IMAGO_FORMAT_POLICY=efficient` for one result: the plan of its cheap first answer and of
-/// the smaller answer made once the result is asked again (see
+/// `IMAGO_FORMAT_POLICY=efficient` for one result: the plans of its cheap first answer, of the
+/// smaller one made at the encoder's usual effort once the result is asked again, and of the
+/// smallest one made at the encoder's highest useful effort once the result is hot (see
 /// ``OutputSettings/FormatPolicy/efficient``).
 struct EfficientDelivery: Sendable {
     /// The first answer: a progressive JPEG with optimised Huffman tables and N. Robidoux's
     /// quantisation tables, at the visual quality the imgproxy answer would have had.
     var first: RenderPlan
-    /// The answer made in the background, in the format of fewest bytes at that quality the
-    /// client accepts; `nil` when the client takes nothing smaller than the JPEG.
+    /// The answer made in the background once the result is asked again, in the format of
+    /// fewest bytes at that quality the client accepts, at a quick effort (AVIF at speed 9,
+    /// WebP at `IMAGO_WEBP_EFFORT`); `nil` when the client takes nothing smaller than the JPEG.
     var later: RenderPlan?
+    /// The answer made once the result is hot (`IMAGO_EFFICIENT_HOT_ASKS`): the same format at
+    /// its slowest useful effort (AVIF at `IMAGO_AVIF_LATER_SPEED`, WebP at
+    /// `IMAGO_EFFICIENT_WEBP_EFFORT`); `nil` with ``later``.
+    var hot: RenderPlan?
 
     /// The two plans for a result whose imgproxy answer is `plan`, or `nil` when the policy
     /// leaves the result as imgproxy makes it: the policy is off, the URL names the format, or
@@ -41,15 +47,18 @@ struct EfficientDelivery: Sendable {
         first.variesByAccept = true
         first.negotiated = true
         self.first = first
-        later = Self.smallest(first, visual: visual, accept: AcceptHeader(accept), output: output, coders: coders)
+        let accepts = AcceptHeader(accept)
+        later = Self.smallest(first, visual: visual, accept: accepts, efforts: (OutputSettings.fastAVIFSpeed, output.webpEffort), coders: coders)
+        hot = Self.smallest(
+            first, visual: visual, accept: accepts, efforts: (output.avifLaterSpeed, output.efficientWebPEffort), coders: coders)
     }
 
     /// `first` re-planned in the format of fewest bytes at the JPEG quality `visual`'s score
-    /// that the client accepts: AVIF at the background speed, else WebP at the efficient
-    /// method; `nil` for a client that takes neither. On one thread: a background encode takes
-    /// its lane of the workers and no more.
+    /// that the client accepts: AVIF at libavif's speed `efforts.avif`, else WebP at libwebp's
+    /// method `efforts.webp`; `nil` for a client that takes neither. On one thread: a background
+    /// encode takes its lane of the workers and no more.
     private static func smallest(
-        _ first: RenderPlan, visual: Int, accept: AcceptHeader, output: OutputSettings, coders: ImageCoderRegistry
+        _ first: RenderPlan, visual: Int, accept: AcceptHeader, efforts: (avif: Int, webp: Int), coders: ImageCoderRegistry
     ) -> RenderPlan? {
         let mapping = OutputSettings.QualityMapping.visual
         var later = first
@@ -58,12 +67,12 @@ struct EfficientDelivery: Sendable {
         later.encoderThreads = 1
         if coders.canEncode(.avif), accept.explicitlyAccepts("image/avif") {
             later.format = .avif
-            later.avifSpeed = output.avifLaterSpeed
-            later.quality = mapping.quality(visual, for: .avif, avifSpeed: output.avifLaterSpeed)
+            later.avifSpeed = efforts.avif
+            later.quality = mapping.quality(visual, for: .avif, avifSpeed: efforts.avif)
         } else if coders.canEncode(.webp), accept.explicitlyAccepts("image/webp") {
             later.format = .webp
-            later.webpEffort = output.efficientWebPEffort
-            later.quality = mapping.quality(visual, for: .webp, avifSpeed: output.avifLaterSpeed)
+            later.webpEffort = efforts.webp
+            later.quality = mapping.quality(visual, for: .webp, avifSpeed: efforts.avif)
         } else {
             return nil
         }

@@ -157,18 +157,27 @@ extension ImageService {
 
     /// `IMAGO_FORMAT_POLICY=efficient`: the plan answered now, whether that answer is
     /// provisional, and the smaller answer to make in the background once it is sent. The
-    /// smaller answer when it is stored; else the first one, final when the smaller one was made
-    /// and found no smaller; and when the first is stored already (the result is asked again),
-    /// the smaller one is to be made.
+    /// hot answer when the result is hot and it is stored; else the quick later one when it is
+    /// stored (provisional while a hot one may still come); else the first, with the later one
+    /// to make when the result is asked again. An answer made and found no smaller than the one
+    /// it would replace is declined: never made again, and the one before it is final.
     private func efficientPlan(
         _ delivery: EfficientDelivery, source: ServiceSource, request: (RenderPlan) -> ImageRequest, etag: (ImageRequest) -> String
     ) async -> (plan: RenderPlan, provisional: Bool, later: ImageRequest?) {
-        guard let later = delivery.later else { return (delivery.first, false, nil) }
-        let smaller = request(later)
-        if backgroundEncodes.declined(etag(smaller)) { return (delivery.first, false, nil) }
-        if await manager.hasStoredResult(for: smaller, source: source.loaded) { return (later, false, nil) }
-        let asked = await manager.hasStoredResult(for: request(delivery.first), source: source.loaded)
-        return (delivery.first, true, asked ? smaller : nil)
+        guard let laterPlan = delivery.later, let hotPlan = delivery.hot else { return (delivery.first, false, nil) }
+        let later = request(laterPlan), hot = request(hotPlan)
+        let asks = backgroundEncodes.ask(etag(request(delivery.first)))
+        // A hot answer may still come (the hot plan differs and was not declined); it is due
+        // once the result is hot.
+        let hotPossible = etag(hot) != etag(later) && !backgroundEncodes.declined(etag(hot))
+        let hotDue = hotPossible && asks >= configuration.output.efficientHotAsks
+        if hotDue, await manager.hasStoredResult(for: hot, source: source.loaded) { return (hotPlan, false, nil) }
+        if !backgroundEncodes.declined(etag(later)) {
+            if await manager.hasStoredResult(for: later, source: source.loaded) { return (laterPlan, hotPossible, hotDue ? hot : nil) }
+            return (delivery.first, true, asks >= 2 ? later : nil)
+        }
+        // The quick one was no smaller than the JPEG: only the hot one may be.
+        return (delivery.first, hotPossible, hotDue ? hot : nil)
     }
 
     /// A negotiated AVIF with `IMAGO_AVIF_LATER`: the plan answered now, and whether that answer

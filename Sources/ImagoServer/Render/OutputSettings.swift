@@ -103,12 +103,16 @@ public struct OutputSettings: Sendable {
         /// format at its quality, as the client waits (with ``OutputSettings/avifLater`` for AVIF).
         case imgproxy
         /// Effort follows popularity. A still result's first answer is a progressive JPEG with
-        /// optimised Huffman tables at the visual quality (SSIMULACRA2) the imgproxy answer would
-        /// have had, whatever the client accepts: a few milliseconds of encoding. When the same
-        /// result is asked again, the format of fewest bytes at that quality among those the
-        /// client accepts (AVIF at ``OutputSettings/avifLaterSpeed``, else WebP at
-        /// ``OutputSettings/efficientWebPEffort``) is made in the background on at most one
-        /// fewer than the workers, and answered from then on. First answers are provisional
+        /// optimised Huffman tables (and N. Robidoux's quantisation tables) at the visual
+        /// quality (SSIMULACRA2) the imgproxy answer would have had, whatever the client
+        /// accepts: a few milliseconds of encoding. When the same result is asked again, the
+        /// format of fewest bytes at that quality among those the client accepts (AVIF at
+        /// libavif's speed 9, else WebP at ``OutputSettings/webpEffort``) is made in the
+        /// background on at most one fewer than the workers; once it is asked
+        /// ``OutputSettings/efficientHotAsks`` times, the same format at its slowest useful
+        /// effort (AVIF at ``OutputSettings/avifLaterSpeed``, WebP at
+        /// ``OutputSettings/efficientWebPEffort``). Each is kept only when it is smaller than the
+        /// answer it replaces, and answered from then on. Answers not final are provisional
         /// (`max-age` of ``OutputSettings/avifLaterTTL`` with `stale-while-revalidate`), so a CDN
         /// picks up the smaller one; the ETag changes with the bytes. Animations, results that
         /// may be transparent, a format the URL names and a preserved gain map are answered as
@@ -128,8 +132,16 @@ public struct OutputSettings: Sendable {
     /// standard's would (`QualityMapping.robidouxQuality(_:)`).
     public var jpegQuantization = EncodeOptions.JPEGQuantization.standard
     /// `IMAGO_EFFICIENT_WEBP_EFFORT`: libwebp's method, 0 to 6, of the WebP the efficient policy
-    /// makes in the background for a result asked again. Default 6.
+    /// makes in the background for a hot result (see ``efficientHotAsks``). Default 6.
     public var efficientWebPEffort = 6
+    /// `IMAGO_EFFICIENT_HOT_ASKS`: requests after which the efficient policy counts a result as
+    /// hot and makes its smallest answer at the slowest useful effort (AVIF at
+    /// ``avifLaterSpeed``, WebP at ``efficientWebPEffort``), kept if smaller than the one it
+    /// replaces. Default 30: about where the bytes it saves on each later request (a fifth of a
+    /// speed-9 AVIF's) pay for its encode (7 times the CPU) at cloud prices for CPU and
+    /// egress; on a 4,000-request trace, 10 cost 17% more CPU per request for 2% fewer bytes
+    /// (docs/benchmarks.md).
+    public var efficientHotAsks = 30
     /// `IMAGO_STRIP_METADATA`. Default `true`.
     public var stripMetadata = true
     /// `IMAGO_KEEP_COPYRIGHT`: keep EXIF `Copyright` and `Artist` when stripping metadata. Default `true`.
