@@ -60,7 +60,7 @@ struct ExitFlushTests {
         let server = try await TestHTTPServer.start()
         let port = server.port
         await server.stop()
-        let manager = ImageManager(configuration: .init(memoryCache: nil))
+        let manager = patientManager(memoryCache: nil)
         let error = await failure { _ = try await manager.loadImage(with: URL(string: "http://127.0.0.1:\(port)/a.png")!) }
         let message = try #require(error).localizedDescription
         #expect(message == "connection failed: 127.0.0.1:\(port) refused the connection (nothing listens there)")

@@ -100,7 +100,7 @@ struct ManagerEdgeTests {
     @Test("a per-request thumbnail of a progressive load gets partial images at the thumbnail's size, scale-down too")
     func progressiveScaleDown() async throws {
         try await withServer { server in
-            let manager = ImageManager()
+            let manager = patientManager()
             var request = ImageRequest(url: server.url("/gated/p.jpg?parts=3"), options: .progressive)
             request.scaleDownLimitBytes = 160 * 120 * 4
             var partials: [Image] = []

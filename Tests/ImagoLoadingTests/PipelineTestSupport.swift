@@ -105,6 +105,15 @@ func makePipeline(
 /// and tests that hold a transfer decide when it goes on.
 let patientTimeouts = ImageDownloadTimeouts(connect: .seconds(600), read: .seconds(600), total: nil)
 
+/// A manager as `ImageManager()` makes one, but with ``patientTimeouts``: for tests of loads
+/// over loopback that are not about timeouts, which a starved 2-core CI machine must not trip.
+func patientManager(memoryCache: (any ImageCaching)? = MemoryCache<String, Image>()) -> ImageManager {
+    ImageManager(
+        configuration: ImageManager.Configuration(
+            memoryCache: memoryCache,
+            downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts))))
+}
+
 /// A PNG `width` wide (and 3/4 as tall): widths tell images apart in the decoder's records.
 func pngFixture(width: Int) -> Data {
     (try? ImageCoderRegistry.shared.encode(Image(buffer: Fixtures.gradient(width: width, height: width * 3 / 4)), as: .png)) ?? Data()

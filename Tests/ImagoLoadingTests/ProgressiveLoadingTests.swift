@@ -16,7 +16,7 @@ struct ProgressiveLoadingTests {
     @Test("partial images arrive in order before the result; one caller leaving leaves the load to the other")
     func partialsThenResult() async throws {
         try await withServer { server in
-            let manager = ImageManager()
+            let manager = patientManager()
             var partials = 0
             var final: ImageLoadResult?
             for try await event in manager.imageEvents(with: ImageRequest(url: server.url("/gated/p.jpg?parts=3"), options: .progressive)) {
@@ -46,7 +46,7 @@ struct ProgressiveLoadingTests {
     @Test("partial images get the request's processing: the thumbnail's size and the transformers")
     func partialsAreProcessed() async throws {
         try await withServer { server in
-            let manager = ImageManager()
+            let manager = patientManager()
             let runs = Counter()
             let request = ImageRequest(
                 url: server.url("/gated/p.jpg?parts=3"), thumbnail: .init(maxPixelSize: PixelSize(width: 64, height: 64)),
@@ -91,7 +91,7 @@ struct ProgressiveLoadingTests {
             as: .jxl, options: options)
         try await withServer { server in
             server.register("p.jxl", data: jxl, contentType: "image/jxl")
-            let manager = ImageManager()
+            let manager = patientManager()
             var partials: [Image] = []
             var final: ImageLoadResult?
             // The body comes in 8 pieces, each sent once a partial image of the ones before has
@@ -131,7 +131,7 @@ struct ProgressiveLoadingTests {
     @Test("a progressive and a plain load of one URL share the download; only the progressive one sees partial images")
     func mixedCallersShareTheDownload() async throws {
         try await withServer { server in
-            let manager = ImageManager()
+            let manager = patientManager()
             let url = server.url("/gated/p.jpg?parts=3")
             let plain = Task { try await manager.loadImage(with: url) }
             var partials = 0
