@@ -19,12 +19,14 @@ struct AVIFLaterTests {
     /// Asks `path` until the answer is the AVIF made in the background, with the full lifetime
     /// (or 120 s pass).
     func untilAVIF(_ h: ServiceHarness, _ path: String, accept: String) async throws -> Reply {
-        let started = ContinuousClock.now
+        var asked = Duration.zero
         while true {
             let reply = try await h.get(path, headers: ["Accept": accept])
             if reply["content-type"] == "image/avif", reply["cache-control"]?.contains("stale-while-revalidate") == false { return reply }
-            if ContinuousClock.now - started > .seconds(120) { return reply }
+            // Asking time only, as `poll` counts it: a stall of the test process uses none of it.
+            if asked > .seconds(120) { return reply }
             try await Task.sleep(for: .milliseconds(50))
+            asked += .milliseconds(50)
         }
     }
 

@@ -110,11 +110,8 @@ final class ServiceHarness: Sendable {
                 port.withLock { $0 = bound }
             }
         }
-        let started = ContinuousClock.now
-        while port.withLock({ $0 }) == nil {
-            if ContinuousClock.now - started > .seconds(120) { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        // Polling time only: a stall of the whole test process must not fail the start.
+        try await poll(.seconds(120), every: .milliseconds(10)) { port.withLock { $0 } != nil }
         let bound = try #require(port.withLock { $0 }, "the service did not start")
         let harness = ServiceHarness(origin: origin, service: service, base: "http://127.0.0.1:\(bound)", cacheDirectory: directory)
         do {
