@@ -56,10 +56,20 @@ struct ExitFlushTests {
 
     @Test("a refused connection names the host and port and says what happened")
     func refusedConnectionMessage() async throws {
-        // Bind a loopback port, then close it: nothing listens there.
-        let server = try await TestHTTPServer.start()
-        let port = server.port
-        await server.stop()
+        // A loopback port bound but not listening: connections to it are refused, and no other
+        // test's server can take it while this test runs (a closed port could be reused).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         let manager = patientManager(memoryCache: nil)
         let error = await failure { _ = try await manager.loadImage(with: URL(string: "http://127.0.0.1:\(port)/a.png")!) }
         let message = try #require(error).localizedDescription
