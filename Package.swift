@@ -270,6 +270,7 @@ let package = Package(
             path: "Tests/ImagoTestSupport", swiftSettings: warnings),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
         .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ImagoDiskIOTests", dependencies: ["ImagoDiskIO"], swiftSettings: strict),
         // Child process for the disk cache's kill -9 test: writes until killed.
         .executableTarget(
             name: "ImagoCacheCrashWriter", dependencies: ["ImagoCache"],

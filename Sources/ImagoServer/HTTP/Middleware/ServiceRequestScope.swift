@@ -13,15 +13,17 @@ public final class ServiceRequestScope: Sendable {
     /// The scope of the request the current task serves, if any.
     @TaskLocal public static var current: ServiceRequestScope?
 
-    /// The request id: the client's `X-Request-ID` when it is short printable ASCII, else a new one.
+    /// The request id: the client's `X-Request-ID` when it is short printable ASCII, else the
+    /// server's own id for the request (Hummingbird's `RequestContext.id`), else a new one.
     public let id: String
     /// When the request arrived.
     public let started: ContinuousClock.Instant
     private let host = Mutex<String?>(nil)
 
-    /// Creates a scope for a request carrying `X-Request-ID: requestID` (`nil`: none).
-    public init(requestID: String?) {
-        id = Self.requestID(from: requestID)
+    /// Creates a scope for a request carrying `X-Request-ID: requestID` (`nil`: none), which the
+    /// server knows as `contextID` (Hummingbird's request id; `nil`: a new id is made).
+    public init(requestID: String?, contextID: String? = nil) {
+        id = Self.requestID(from: requestID, contextID: contextID)
         started = .now
     }
 
@@ -39,9 +41,11 @@ public final class ServiceRequestScope: Sendable {
         return ["request_id": .string(id)]
     }
 
-    /// An incoming `X-Request-ID` when it is short printable ASCII, else a new random one.
-    static func requestID(from header: String?) -> String {
+    /// An incoming `X-Request-ID` when it is short printable ASCII, else the server's id for the
+    /// request, else a new random one.
+    static func requestID(from header: String?, contextID: String? = nil) -> String {
         if let h = header, !h.isEmpty, h.utf8.count <= 128, h.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return h }
+        if let contextID, !contextID.isEmpty { return contextID }
         var g = SystemRandomNumberGenerator()
         return String(g.next() as UInt64, radix: 16, uppercase: false)
     }
