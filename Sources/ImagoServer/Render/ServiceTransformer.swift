@@ -46,8 +46,11 @@ struct ServiceTransformer: ImageTransforming {
         return w
     }
 
+    /// What the result cache and the ETag know this transformer by. A `dpr` that folds into the
+    /// sizes (``dprFolded()``) is named as the sizes it comes to, so `dpr:2` at width W and width
+    /// 2W are one result when they are the same pixels.
     var key: String {
-        "Service(\(options.canonicalPath);ar=\(autoRotate ? 1 : 0);flat=\(flattenColor.map { "\($0.r),\($0.g),\($0.b)" } ?? "-");"
+        "Service(\((dprFolded() ?? options).canonicalPath);ar=\(autoRotate ? 1 : 0);flat=\(flattenColor.map { "\($0.r),\($0.g),\($0.b)" } ?? "-");"
             + "max=\(maxResultDimension ?? 0);vec=\(vectorSource ? 1 : 0);wm=\(watermarkOptions == nil ? "-" : watermark?.digest ?? "-")"
             + (faces.map { ";\($0.key)" } ?? "") + (keepsGainMap ? ";hdr" : "") + (colorProfile.map { ";cp=\($0.name)" } ?? "") + ")"
     }
@@ -206,6 +209,51 @@ struct ServiceTransformer: ImageTransforming {
         // Last, over everything, as imgproxy draws it: offsets in the result's pixels.
         try planWatermark(&draft, s)
         return draft.plan
+    }
+
+    /// `options` at `dpr` 1 with the sizes the `dpr` multiplies (width, height, minimum width
+    /// and height, padding) multiplied out, when that makes the same pixels from this source:
+    /// the same plan at the source's size and at every size a decoder may shrink it to on load,
+    /// the same shrink-on-load hint, and nothing else that reads the `dpr` (rounded corners,
+    /// detections, a watermark, faces, trim). `nil` otherwise, and for vectors and single
+    /// pages, which are measured as they are drawn.
+    func dprFolded() -> ProcessingOptions? {
+        let o = options
+        guard o.dpr != 1, !vectorSource, sourceSize.width > 0, sourceSize.height > 0, o.trim == nil, o.roundedCorners == 0,
+            o.blurDetections == nil, o.drawDetections == nil, watermarkOptions == nil, faces == nil
+        else { return nil }
+        var folded = o
+        folded.dpr = 1
+        folded.width = ServiceGeometry.scale(o.width, o.dpr)
+        folded.height = ServiceGeometry.scale(o.height, o.dpr)
+        folded.minWidth = ServiceGeometry.scale(o.minWidth, o.dpr)
+        folded.minHeight = ServiceGeometry.scale(o.minHeight, o.dpr)
+        folded.padding = o.padding.map {
+            func px(_ v: Int) -> Int { ServiceGeometry.scaleToEven(v, o.dpr) }
+            return .init(top: px($0.top), right: px($0.right), bottom: px($0.bottom), left: px($0.left))
+        }
+        let twin = ServiceTransformer(
+            options: folded, autoRotate: autoRotate, sourceSize: sourceSize, flattenColor: flattenColor,
+            maxResultDimension: maxResultDimension, vectorSource: vectorSource, watermark: watermark, faces: faces,
+            keepsGainMap: keepsGainMap, colorProfile: colorProfile)
+        let (w, h) = (sourceSize.width, sourceSize.height)
+        let hint = geometry.decodeHint(sourceWidth: w, sourceHeight: h)
+        guard hint == twin.geometry.decodeHint(sourceWidth: w, sourceHeight: h) else { return nil }
+        // The decoded frame: whole, a JPEG's DCT reductions, or the hint's size itself.
+        let reductions = [1, 2, 4, 8].map { PixelSize(width: (w + $0 - 1) / $0, height: (h + $0 - 1) / $0) }
+        for size in reductions + (hint.map { [$0] } ?? []) {
+            guard let mine = try? signature(size), mine == (try? twin.signature(size)) else { return nil }
+        }
+        return folded
+    }
+
+    /// The plan for a frame of `size` as text, `nil` when it needs pixels or fails.
+    private func signature(_ size: PixelSize) throws -> String? {
+        guard let p = try plan(width: size.width, height: size.height, pixels: nil), p.watermark == nil, p.detections.isEmpty
+        else { return nil }
+        return "\(p.trim.map { "\($0)" } ?? "-")|\(p.crop.map { "\($0)" } ?? "-")|\(p.resize.map { "\($0)" } ?? "-")|"
+            + "\(p.fill.map { "\($0)" } ?? "-")|\(p.extend.map { "\($0)" } ?? "-")|\(p.aspect.map { "\($0)" } ?? "-")|"
+            + "\(p.padding.map { "\($0)" } ?? "-")"
     }
 
     /// The most pixels a result may have (256 megapixels, 1 GiB of RGBA), whatever the options ask.
