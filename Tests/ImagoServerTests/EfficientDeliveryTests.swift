@@ -11,7 +11,8 @@ import Testing
 
 /// Effort follows popularity (`IMAGO_FORMAT_POLICY=efficient`): a result's first answer is a
 /// cheap progressive JPEG at the imgproxy answer's visual quality; once the result is asked
-/// again, the smallest format the client takes is made in the background and answered from then on.
+/// again, the smallest format the client takes is made (an AVIF on that request, a WebP in the
+/// background) and answered from then on, and the slowest once it is hot, in the background.
 @Suite("Efficient delivery: a cheap JPEG first, the smallest format once asked again")
 struct EfficientDeliveryTests {
     static let chrome = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
@@ -79,7 +80,7 @@ struct EfficientDeliveryTests {
             // Asked once: nothing more is made.
             #expect(h.service.backgroundEncodes.count == 0)
             let seen = try await answers(h, path, accept: Self.webpOnly)
-            #expect(seen.first?["etag"] == first["etag"], "the stored JPEG while a WebP is made")
+            #expect(seen.first?["etag"] == first["etag"], "the stored JPEG while a WebP is made in the background")
             try checkSequence(seen, ttl: ttl, size: PixelSize(width: 600, height: 400))
             let final = try #require(seen.last)
             // A revalidation of the JPEG gets the final answer; of that, a 304.
@@ -97,7 +98,7 @@ struct EfficientDeliveryTests {
     }
 
     @Test(
-        "an AVIF client: the JPEG, then a quick AVIF (speed 9) once asked again, then the slowest (speed 6) once hot, each only if smaller",
+        "an AVIF client: the JPEG, then a quick AVIF (speed 9) made when asked again, then the slowest (speed 6) once hot, each only if smaller",
         .enabled(if: Corpus.isAvailable, Corpus.missingReason), arguments: [300, 800])
     func jpegThenAVIF(width: Int) async throws {
         try await ServiceHarness.with({
@@ -109,6 +110,23 @@ struct EfficientDeliveryTests {
             let seen = try await answers(h, h.plain("w:\(width)", "/img/photo.jpg"), accept: Self.chrome)
             try checkSequence(seen, ttl: h.service.configuration.http.ttl, size: PixelSize(width: width, height: width * 2 / 3))
             #expect(seen.count >= 2 && seen.last?["content-type"] == "image/avif", "\(seen.map { ($0["content-type"] ?? "", $0.body.count) })")
+        }
+    }
+
+    @Test(
+        "a source asked before: an AVIF client's first answer for a new size is the quick AVIF; a WebP client's stays the JPEG",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func warmSource() async throws {
+        try await ServiceHarness.with(Self.efficient) { (h: ServiceHarness) async throws in
+            guard ImageCoderRegistry.shared.canEncode(.avif) else { return }
+            h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 1600, height: 1067), contentType: "image/jpeg")
+            let cold = try await h.get(h.plain("w:600", "/img/photo.jpg"), headers: ["Accept": Self.chrome])
+            #expect(cold["content-type"] == "image/jpeg")
+            let warm = try await h.get(h.plain("w:640", "/img/photo.jpg"), headers: ["Accept": Self.chrome])
+            #expect(warm["content-type"] == "image/avif" && warm.body.count < cold.body.count, "\(warm.headers)")
+            #expect(try warm.image().pixelSize == PixelSize(width: 640, height: 427))
+            let webp = try await h.get(h.plain("w:620", "/img/photo.jpg"), headers: ["Accept": Self.webpOnly])
+            #expect(webp["content-type"] == "image/jpeg", "\(webp.headers)")
         }
     }
 
@@ -152,10 +170,11 @@ struct EfficientDeliveryTests {
         #expect(defaults.output.jpegQuantization == .standard && defaults.output.efficientWebPEffort == 6)
         let set = try ServerConfiguration(environment: [
             "IMAGO_FORMAT_POLICY": "efficient", "IMGPROXY_JPEG_PROGRESSIVE": "true", "IMAGO_JPEG_QUANTIZATION": "robidoux",
-            "IMAGO_EFFICIENT_WEBP_EFFORT": "4"
+            "IMAGO_EFFICIENT_WEBP_EFFORT": "4", "IMAGO_EFFICIENT_AVIF_SPEED": "5"
         ])
         #expect(set.output.formatPolicy == .efficient && set.output.jpegProgressive && set.output.jpegQuantization == .robidoux)
-        #expect(set.output.efficientWebPEffort == 4 && set.output.negotiatesByAccept)
+        #expect(set.output.efficientWebPEffort == 4 && set.output.efficientAVIFSpeed == 5 && set.output.negotiatesByAccept)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_EFFICIENT_AVIF_SPEED": "1"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_FORMAT_POLICY": "cheap"]) }
     }
 

@@ -30,6 +30,16 @@ struct Rendered: Sendable {
     }
 }
 
+extension Rendered {
+    /// The pipeline's encoded result as an answer's image.
+    init(_ encoded: EncodedImageResult) {
+        switch encoded.contents {
+        case .data(let data): self.init(body: .bytes(ByteBuffer(bytes: data)), format: encoded.format, timings: encoded.timings)
+        case .file(let file): self.init(body: .file(file), format: encoded.format, timings: encoded.timings)
+        }
+    }
+}
+
 extension ImageService {
     /// Answers with the processed image (or `/info`'s JSON) for a loaded source.
     /// `info` is what `/info` asks for, `nil` for an image.
@@ -127,8 +137,9 @@ extension ImageService {
         // source's name), which names everything that changes them.
         let etag = { (request: ImageRequest) in ServiceHeaders.etag(digest, self.manager.resultIdentity(for: request, source: source.loaded)) }
         var provisional = false
-        // The efficient policy's smaller answer, made in the background once this one is sent.
-        var later: ImageRequest?
+        // The efficient policy's smaller answer: made now and sent when smaller, or made in the
+        // background once this one is sent.
+        var later: (request: ImageRequest, now: Bool, provisional: Bool)?
         if let efficient = EfficientDelivery(
             plan: plan, info: info, options: options, accept: headers[.accept], output: configuration.output, coders: coders)
         {
@@ -145,39 +156,58 @@ extension ImageService {
         if ServiceHeaders.isNotModified(headers, etag: tag, lastModified: source.lastModified) {
             return notModified(etag: tag, source: source, varies: plan.variesByAccept, expires: options.expires, provisional: provisional)
         }
-        let rendered = try await render(chosen, source: source)
-        timings = timings.adding(rendered.timings)
-        if let later {
-            backgroundEncodes.start(etag(later), request: later, source: source.loaded, manager: manager, smallerThan: rendered.byteCount)
+        var rendered = try await render(chosen, source: source)
+        var answered = (etag: tag, provisional: provisional)
+        if let later, later.now,
+            let made = await backgroundEncodes.make(
+                etag(later.request), request: later.request, source: source.loaded, manager: manager, smallerThan: rendered.byteCount)
+        {
+            rendered = Rendered(made)
+            answered = (etag(later.request), later.provisional)
+        } else if let later {
+            backgroundEncodes.start(
+                etag(later.request), request: later.request, source: source.loaded, manager: manager, smallerThan: rendered.byteCount)
         }
+        timings = timings.adding(rendered.timings)
         return imageResponse(
-            rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: tag, source: source, options: options,
-            varies: plan.variesByAccept, headers: headers, provisional: provisional)
+            rendered, contentType: ServiceHeaders.contentType(of: rendered.format), etag: answered.etag, source: source,
+            options: options, varies: plan.variesByAccept, headers: headers, provisional: answered.provisional)
     }
 
     /// `IMAGO_FORMAT_POLICY=efficient`: the plan answered now, whether that answer is
-    /// provisional, and the smaller answer to make in the background once it is sent. The
-    /// hot answer when the result is hot and it is stored; else the quick later one when it is
-    /// stored (provisional while a hot one may still come); else the first, with the later one
-    /// to make when the result is asked again. An answer made and found no smaller than the one
-    /// it would replace is declined: never made again, and the one before it is final.
+    /// provisional, and the smaller answer to make: `now`, on this request, to be sent instead
+    /// when it is smaller (provisional as said), or in the background once this one is sent.
+    /// The hot answer when the result is hot and it is stored; else the quick later one when it
+    /// is stored (provisional while a hot one may still come); else the first, with the quick
+    /// one to make once the result is asked again (an AVIF on that request, and already on the
+    /// result's first request when its source was asked before; a WebP in the background), and
+    /// the hot one in the background once it is hot.
+    /// An answer made and found no smaller than the one it would replace is declined: never
+    /// made again, and the one before it is final.
     private func efficientPlan(
         _ delivery: EfficientDelivery, source: ServiceSource, request: (RenderPlan) -> ImageRequest, etag: (ImageRequest) -> String
-    ) async -> (plan: RenderPlan, provisional: Bool, later: ImageRequest?) {
+    ) async -> (plan: RenderPlan, provisional: Bool, later: (request: ImageRequest, now: Bool, provisional: Bool)?) {
         guard let laterPlan = delivery.later, let hotPlan = delivery.hot else { return (delivery.first, false, nil) }
         let later = request(laterPlan), hot = request(hotPlan)
         let asks = backgroundEncodes.ask(etag(request(delivery.first)))
+        // An AVIF at speed 9 saves a fifth of the JPEG's bytes: it is made on the request, once
+        // the result or its source was asked before (most requests' sources were). A WebP saves
+        // a few percent, and often loses: it is made in the background once the result repeats.
+        let sourceAsks = backgroundEncodes.ask("source \(source.digest)")
+        let avif = laterPlan.format == .avif
+        let quick = asks >= 2 || (avif && sourceAsks >= 2)
         // A hot answer may still come (the hot plan differs and was not declined); it is due
         // once the result is hot.
         let hotPossible = etag(hot) != etag(later) && !backgroundEncodes.declined(etag(hot))
         let hotDue = hotPossible && asks >= configuration.output.efficientHotAsks
         if hotDue, await manager.hasStoredResult(for: hot, source: source.loaded) { return (hotPlan, false, nil) }
+        let hotLater: (request: ImageRequest, now: Bool, provisional: Bool)? = hotDue ? (hot, false, false) : nil
         if !backgroundEncodes.declined(etag(later)) {
-            if await manager.hasStoredResult(for: later, source: source.loaded) { return (laterPlan, hotPossible, hotDue ? hot : nil) }
-            return (delivery.first, true, asks >= 2 ? later : nil)
+            if await manager.hasStoredResult(for: later, source: source.loaded) { return (laterPlan, hotPossible, hotLater) }
+            return (delivery.first, true, quick ? (later, avif, hotPossible) : nil)
         }
         // The quick one was no smaller than the JPEG: only the hot one may be.
-        return (delivery.first, hotPossible, hotDue ? hot : nil)
+        return (delivery.first, hotPossible, hotLater)
     }
 
     /// A negotiated AVIF with `IMAGO_AVIF_LATER`: the plan answered now, and whether that answer
@@ -211,15 +241,10 @@ extension ImageService {
     /// image manager's encode stage, which reads a stored result first and admits at most
     /// workers + 1 renders at once (``ImageManager/Configuration/maxConcurrentRenders``).
     private func render(_ request: ImageRequest, source: ServiceSource) async throws -> Rendered {
-        let encoded: EncodedImageResult
         do {
-            encoded = try await manager.loadEncodedImage(with: request, source: source.loaded)
+            return Rendered(try await manager.loadEncodedImage(with: request, source: source.loaded))
         } catch {
             throw ServiceError(error)
-        }
-        switch encoded.contents {
-        case .data(let data): return Rendered(body: .bytes(ByteBuffer(bytes: data)), format: encoded.format, timings: encoded.timings)
-        case .file(let file): return Rendered(body: .file(file), format: encoded.format, timings: encoded.timings)
         }
     }
 

@@ -106,11 +106,13 @@ public struct OutputSettings: Sendable {
         /// optimised Huffman tables (and N. Robidoux's quantisation tables) at the visual
         /// quality (SSIMULACRA2) the imgproxy answer would have had, whatever the client
         /// accepts: a few milliseconds of encoding. When the same result is asked again, the
-        /// format of fewest bytes at that quality among those the client accepts (AVIF at
-        /// libavif's speed 9, else WebP at ``OutputSettings/webpEffort``) is made in the
-        /// background on at most one fewer than the workers; once it is asked
-        /// ``OutputSettings/efficientHotAsks`` times, the same format at its slowest useful
-        /// effort (AVIF at ``OutputSettings/avifLaterSpeed``, WebP at
+        /// format of fewest bytes at that quality among those the client accepts is made: an
+        /// AVIF at libavif's speed 9 on that request (already on the result's first request
+        /// when its source was asked before), sent when smaller; else a WebP at
+        /// ``OutputSettings/webpEffort`` in the background. Once it is asked ``OutputSettings/efficientHotAsks`` times, the same
+        /// format is made in the background, on at most one fewer than the workers, at its
+        /// slowest useful
+        /// effort (AVIF at ``OutputSettings/efficientAVIFSpeed``, WebP at
         /// ``OutputSettings/efficientWebPEffort``). Each is kept only when it is smaller than the
         /// answer it replaces, and answered from then on. Answers not final are provisional
         /// (`max-age` of ``OutputSettings/avifLaterTTL`` with `stale-while-revalidate`), so a CDN
@@ -134,9 +136,12 @@ public struct OutputSettings: Sendable {
     /// `IMAGO_EFFICIENT_WEBP_EFFORT`: libwebp's method, 0 to 6, of the WebP the efficient policy
     /// makes in the background for a hot result (see ``efficientHotAsks``). Default 6.
     public var efficientWebPEffort = 6
+    /// `IMAGO_EFFICIENT_AVIF_SPEED`: libavif's speed, 2 to 10, of the AVIF the efficient policy
+    /// makes in the background for a hot result (see ``efficientHotAsks``). Default 6.
+    public var efficientAVIFSpeed = 6
     /// `IMAGO_EFFICIENT_HOT_ASKS`: requests after which the efficient policy counts a result as
     /// hot and makes its smallest answer at the slowest useful effort (AVIF at
-    /// ``avifLaterSpeed``, WebP at ``efficientWebPEffort``), kept if smaller than the one it
+    /// ``efficientAVIFSpeed``, WebP at ``efficientWebPEffort``), kept if smaller than the one it
     /// replaces. Default 30: about where the bytes it saves on each later request (a fifth of a
     /// speed-9 AVIF's) pay for its encode (7 times the CPU) at cloud prices for CPU and
     /// egress; on a 4,000-request trace, 10 cost 17% more CPU per request for 2% fewer bytes

@@ -132,6 +132,7 @@ extension ServerConfiguration {
             "imgproxy (every answer as imgproxy makes it) or efficient (a cheap JPEG first, the smallest format the client takes once asked again)"),
         .bool("IMAGO_JPEG_PROGRESSIVE", \.output.jpegProgressive, imgproxy: "IMGPROXY_JPEG_PROGRESSIVE", "JPEG results are progressive"),
         .choice("IMAGO_JPEG_QUANTIZATION", \.output.jpegQuantization, "JPEG quantisation tables: standard (Annex K) or robidoux (smaller at equal score)"),
+        .int("IMAGO_EFFICIENT_AVIF_SPEED", \.output.efficientAVIFSpeed, 2...10, "libavif speed (2-10) of the AVIF the efficient policy makes for hot results"),
         .int("IMAGO_EFFICIENT_WEBP_EFFORT", \.output.efficientWebPEffort, 0...6, "libwebp method (0-6) of the WebP the efficient policy makes for hot results"),
         .int(
             "IMAGO_EFFICIENT_HOT_ASKS", \.output.efficientHotAsks, 2...Int.max,

@@ -85,6 +85,35 @@ final class BackgroundEncodes: Sendable {
         return true
     }
 
+    /// Makes `request`'s result from `source` under `key` now, for the request waiting on it:
+    /// stored and returned when it has fewer bytes than `smallerThan`, else declined. `nil` when
+    /// declined, being made already (in the background or by another request), or failed. It
+    /// takes the request's own render slot, not one of the background's `limit`.
+    func make(_ key: String, request: ImageRequest, source: LoadedSource, manager: ImageManager, smallerThan: Int) async -> EncodedImageResult? {
+        let admitted = state.withLock { s -> Bool in
+            guard s.running[key] == nil, !s.declined.contains(key) else { return false }
+            s.running[key] = .some(nil)
+            return true
+        }
+        guard admitted else { return nil }
+        defer { finished(key) }
+        var now = request
+        now.options.insert(.disableDiskCacheWrites)
+        do {
+            let made = try await manager.loadEncodedImage(with: now, source: source)
+            guard made.byteCount < smallerThan else {
+                logger.debug("an encode made now is declined", metadata: ["key": "\(key)", "bytes": "\(made.byteCount)"])
+                decline(key)
+                return nil
+            }
+            manager.storeResult(made, for: request, source: source)
+            return made
+        } catch {
+            logger.info("an encode made now failed", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
     private func decline(_ key: String) {
         state.withLock { s in
             if s.declined.count >= Self.declinedLimit { s.declined.removeAll() }

@@ -13,12 +13,13 @@ struct EfficientDelivery: Sendable {
     /// The first answer: a progressive JPEG with optimised Huffman tables and N. Robidoux's
     /// quantisation tables, at the visual quality the imgproxy answer would have had.
     var first: RenderPlan
-    /// The answer made in the background once the result is asked again, in the format of
+    /// The answer made once the result is asked again (an AVIF on that request, a WebP in the
+    /// background), in the format of
     /// fewest bytes at that quality the client accepts, at a quick effort (AVIF at speed 9,
     /// WebP at `IMAGO_WEBP_EFFORT`); `nil` when the client takes nothing smaller than the JPEG.
     var later: RenderPlan?
     /// The answer made once the result is hot (`IMAGO_EFFICIENT_HOT_ASKS`): the same format at
-    /// its slowest useful effort (AVIF at `IMAGO_AVIF_LATER_SPEED`, WebP at
+    /// its slowest useful effort (AVIF at `IMAGO_EFFICIENT_AVIF_SPEED`, WebP at
     /// `IMAGO_EFFICIENT_WEBP_EFFORT`); `nil` with ``later``.
     var hot: RenderPlan?
 
@@ -50,7 +51,7 @@ struct EfficientDelivery: Sendable {
         let accepts = AcceptHeader(accept)
         later = Self.smallest(first, visual: visual, accept: accepts, efforts: (OutputSettings.fastAVIFSpeed, output.webpEffort), coders: coders)
         hot = Self.smallest(
-            first, visual: visual, accept: accepts, efforts: (output.avifLaterSpeed, output.efficientWebPEffort), coders: coders)
+            first, visual: visual, accept: accepts, efforts: (output.efficientAVIFSpeed, output.efficientWebPEffort), coders: coders)
     }
 
     /// `first` re-planned in the format of fewest bytes at the JPEG quality `visual`'s score
