@@ -110,16 +110,3 @@ struct SafetyTests {
         #expect(throws: ImageCodingError.self) { _ = try coders.decode(Data("GIF89a\u{1}\0\u{1}\0\0\0\0".utf8)) }
     }
 }
-
-/// A small deterministic generator for fuzz-style tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -44,7 +44,7 @@ struct ResultIdentityTests {
     }
 
     /// Options of every kind that meets the dpr, from a seeded generator.
-    static func randomPath(_ g: inout SeededGenerator) -> String {
+    static func randomPath(_ g: inout SplitMix) -> String {
         func pick<T>(_ xs: [T]) -> T { xs[Int(g.next() % UInt64(xs.count))] }
         var parts = [
             "rs:\(pick(["fit", "fill", "fill-down", "force", "auto"])):\(pick([0, 40, 75, 120, 200])):\(pick([0, 30, 90, 150])):"
@@ -63,7 +63,7 @@ struct ResultIdentityTests {
 
     @Test("400 random option sets: whenever a dpr is folded, the folded options make the same bytes, whole and shrunk on load")
     func foldingNeverChangesPixels() async throws {
-        var g = SeededGenerator(seed: 49)
+        var g = SplitMix(seed: 49)
         var folded = 0, keptApart = 0, naiveWouldDiffer = 0
         let sources = try [(97, 61), (300, 200), (61, 150), (320, 240)].map { try Fixtures.noisy(width: $0.0, height: $0.1, seed: UInt32($0.0)) }
         for i in 0..<400 {
@@ -126,18 +126,5 @@ struct ResultIdentityTests {
             for i in [2, 3] { f[i] = String(ServiceGeometry.scale(Int(f[i]) ?? 0, d)) }
             return f.joined(separator: ":")
         }.joined(separator: "/")
-    }
-}
-
-/// A small seeded generator (SplitMix64), so every run tries the same options.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
