@@ -39,6 +39,25 @@ struct ServiceUnitTests {
         #expect(ServiceGeometry(options: try options("t:10/w:10")).decodeHint(sourceWidth: 4000, sourceHeight: 3000) == nil)
     }
 
+    @Test(
+        "one URL, one result size: a source shrunk on load by 1/2, 1/4 or 1/8 (each side rounded up on its own) plans the source's sizes",
+        arguments: [(2259, 1506, "w:320"), (1653, 1102, "w:640"), (2775, 2081, "w:320"), (3024, 1701, "w:640"), (2573, 3860, "h:480/w:0")])
+    func oddReductions(_ source: (Int, Int, String)) throws {
+        let (w, h, path) = source
+        let transformer = ServiceTransformer(
+            options: try options(path), autoRotate: true, sourceSize: PixelSize(width: w, height: h), flattenColor: nil,
+            maxResultDimension: nil)
+        let whole = try transformer.plan(for: try PixelBuffer(width: w, height: h, format: .gray8)).resize
+        #expect(whole != nil)
+        for d in [2, 4, 8] {
+            let reduced = try PixelBuffer(width: (w + d - 1) / d, height: (h + d - 1) / d, format: .gray8)
+            #expect(try transformer.plan(for: reduced).resize == whole, "\(w)x\(h) \(path) at 1/\(d)")
+        }
+        // A frame that is not the whole source (a page of another shape) is measured as it is.
+        let other = try transformer.plan(for: try PixelBuffer(width: w / 2, height: h / 4, format: .gray8)).resize
+        #expect(other != nil && other != whole)
+    }
+
     @Test("an animation's frames that repeat or change in part transform to what each frame alone transforms to")
     func incrementalFrames() throws {
         // Frames: a base, the same again, a corner changed, a middle band changed, all changed.

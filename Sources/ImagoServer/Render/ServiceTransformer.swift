@@ -192,9 +192,7 @@ struct ServiceTransformer: ImageTransforming {
         // pixels, and crop sizes and offsets brought to the decoded ones.
         let sourceScale = sourceSize.width > 0 ? Double(width) / Double(sourceSize.width) : 1
         guard try planTrim(&draft) else { return nil }
-        let s = geometry.sizes(
-            width: max(1, ServiceGeometry.round(Double(draft.w) / sourceScale)),
-            height: max(1, ServiceGeometry.round(Double(draft.h) / sourceScale)))
+        let s = geometry.sizes(width: shown(draft.w, sourceSize.width, sourceScale), height: shown(draft.h, sourceSize.height, sourceScale))
         let cw = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropWidth, sourceScale), draft.w)
         let ch = ServiceGeometry.minNonZero(ServiceGeometry.scale(s.cropHeight, sourceScale), draft.h)
         guard try planCrop(&draft, width: cw, height: ch, sourceScale: sourceScale) else { return nil }
@@ -209,6 +207,17 @@ struct ServiceTransformer: ImageTransforming {
         // Last, over everything, as imgproxy draws it: offsets in the result's pixels.
         try planWatermark(&draft, s)
         return draft.plan
+    }
+
+    /// A side of the frame in the source's pixels: `side` itself when the frame is the whole
+    /// source shrunk on load by `scale` (a decoder's reduction rounds each side on its own, so
+    /// dividing back can miss the source's side by a pixel, and the result's size with it: one
+    /// URL would come out a pixel taller from a kept decode than from a fresh one), else the
+    /// frame's side divided back (a trimmed frame, a page of another size).
+    private func shown(_ frame: Int, _ side: Int, _ scale: Double) -> Int {
+        let back = max(1, ServiceGeometry.round(Double(frame) / scale))
+        guard side > 0, abs(Double(side) * scale - Double(frame)) < 1 else { return back }
+        return side
     }
 
     /// `options` at `dpr` 1 with the sizes the `dpr` multiplies (width, height, minimum width
