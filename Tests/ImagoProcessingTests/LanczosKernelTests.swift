@@ -83,4 +83,42 @@ struct LanczosKernelTests {
             }
         }
     }
+
+    @Test(
+        "the streamed in-memory resize gives the whole-buffer passes' bytes, in every input format, with and without the box",
+        arguments: [
+            (PixelSize(width: 1000, height: 700), PixelSize(width: 250, height: 175)),
+            (PixelSize(width: 1000, height: 700), PixelSize(width: 333, height: 233)),
+            (PixelSize(width: 640, height: 427), PixelSize(width: 97, height: 400)),
+            (PixelSize(width: 300, height: 200), PixelSize(width: 640, height: 3)),
+            (PixelSize(width: 120, height: 80), PixelSize(width: 1, height: 1)),
+            (PixelSize(width: 64, height: 48), PixelSize(width: 160, height: 120))
+        ])
+    func streamedEqualsWholeBuffer(_ sizes: (PixelSize, PixelSize)) throws {
+        let (from, to) = sizes
+        let premultiplied = try PixelBuffer(
+            width: from.width, height: from.height, format: .argb32Premultiplied,
+            bytes: Self.row(pixels: from.width * from.height, seed: UInt64(from.width * 31 + to.width)))
+        for format in [PixelFormat.argb32Premultiplied, .rgba8, .rgb8, .gray8, .grayAlpha8] {
+            let input = premultiplied.converted(to: format)
+            var whole = input.converted(to: .argb32Premultiplied)
+            let (kx, ky) = Resampler.boxFactors(from: from, to: to)
+            if kx > 1 || ky > 1 { whole = try Resampler.boxShrink(whole, kx: kx, ky: ky) }
+            let expected = try LanczosResampler.resize(whole, to: to)
+            let streamed = try Resampler.resize(input, to: to)
+            #expect(streamed.size == to && streamed.format == .argb32Premultiplied)
+            #expect(streamed.bytes == expected.bytes, "\(format) \(from) to \(to)")
+        }
+    }
+
+    @Test("a padded source (rows longer than their pixels) is resized as its tight copy")
+    func paddedRows() throws {
+        let tight = try PixelBuffer(
+            width: 301, height: 97, format: .argb32Premultiplied, bytes: Self.row(pixels: 301 * 97, seed: 7))
+        var padded = [UInt8](repeating: 0xEE, count: 1300 * 97)
+        for y in 0..<97 { padded.replaceSubrange((y * 1300)..<(y * 1300 + 1204), with: tight.bytes[(y * 1204)..<(y * 1204 + 1204)]) }
+        let source = try PixelBuffer(width: 301, height: 97, format: .argb32Premultiplied, bytesPerRow: 1300, bytes: padded)
+        let size = PixelSize(width: 100, height: 31)
+        #expect(try Resampler.resize(source, to: size).bytes == (try Resampler.resize(tight, to: size)).bytes)
+    }
 }

@@ -45,6 +45,17 @@ extension PixelBuffer {
         self = PixelBuffer(unchecked: w, h, w * target.bytesPerPixel, target, storage)
     }
 
+    /// Writes row `y` in `target` format (`width × target.bytesPerPixel` bytes) into `row`, as
+    /// ``converted(to:)`` would have it: for consumers that take a buffer row by row and need
+    /// no converted copy of the whole. Writes nothing when `row` is too short or `y` is outside.
+    package func convertRow(_ y: Int, to target: PixelFormat, into row: UnsafeMutableRawBufferPointer) {
+        guard y >= 0, y < height, row.count >= width * target.bytesPerPixel, let dst = row.baseAddress else { return }
+        bytes.withUnsafeBytes { raw in
+            guard let s = raw.baseAddress else { return }
+            Self.convert(s + y * bytesPerRow, format, bytesPerRow, to: dst, target, width: width, height: 1)
+        }
+    }
+
     /// The conversion loop; `dst` may be `src` when the target has no more bytes per pixel.
     private static func convert(
         _ s: UnsafeRawPointer, _ src: PixelFormat, _ srcRow: Int, to dst: UnsafeMutableRawPointer,

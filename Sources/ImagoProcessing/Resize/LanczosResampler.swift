@@ -208,7 +208,9 @@ enum LanczosResampler {
         return out
     }
 
-    /// Resizes premultiplied ARGB32 `src` to `size`.
+    /// Resizes premultiplied ARGB32 `src` to `size` in two whole passes, through an intermediate
+    /// of `size.width` × `src.height`. ``Resampler`` streams the same passes row by row through a
+    /// ``StreamingResampler`` instead; this is the reference its tests hold it to.
     static func resize(_ src: PixelBuffer, to size: PixelSize) throws -> PixelBuffer {
         let inW = src.width, inH = src.height, outW = size.width, outH = size.height
         let wx = Weights.shared(input: inW, output: outW), wy = Weights.shared(input: inH, output: outH)

@@ -50,14 +50,44 @@ public enum Resampler {
         }
         let pixels = size.pixelCount ?? Int.max
         if pixels > limits.maxPixels { throw ImageCodingError.exceedsLimit(.maxPixels, found: pixels, limit: limits.maxPixels) }
-        var source = buffer.converted(to: .argb32Premultiplied)
-        if source.size == size { return source }
-        let (kx, ky) = boxFactors(from: source.size, to: size)
-        if kx > 1 || ky > 1 { source = try boxShrink(source, kx: kx, ky: ky) }
+        if buffer.size == size { return buffer.converted(to: .argb32Premultiplied) }
         switch quality {
-        case .lanczos3: return try LanczosResampler.resize(source, to: size)
-        case .bilinear: return try filter(source, to: size, quality: quality)
+        case .lanczos3:
+            return try streamed(buffer, to: size, limits: limits)
+        case .bilinear:
+            var source = buffer.converted(to: .argb32Premultiplied)
+            let (kx, ky) = boxFactors(from: source.size, to: size)
+            if kx > 1 || ky > 1 { source = try boxShrink(source, kx: kx, ky: ky) }
+            return try filter(source, to: size, quality: quality)
         }
+    }
+
+    /// The Lanczos3 resize, row by row through a ``StreamingResampler``: each source row is
+    /// converted to premultiplied ARGB32 (when it is not already), box-averaged and filtered
+    /// horizontally into a ring a kernel tall, from which the output rows are filtered
+    /// vertically. The pixels are those of the whole-buffer passes (box shrink, then
+    /// `LanczosResampler.resize(_:to:)`); what is saved is their intermediates, each as large as
+    /// the source or the output's width times the source's height: memory the kernel had to
+    /// fault in and zero, and that the vertical pass read back from far outside the cache.
+    static func streamed(_ buffer: PixelBuffer, to size: PixelSize, limits: DecodingLimits) throws -> PixelBuffer {
+        let resampler = try StreamingResampler(target: size, limits: limits)
+        try resampler.begin(size: buffer.size)
+        let rowBytes = buffer.width * 4, stride = buffer.bytesPerRow
+        if buffer.format == .argb32Premultiplied {
+            try buffer.withUnsafeBytes { raw in
+                for y in 0..<buffer.height {
+                    try resampler.consume(row: UnsafeRawBufferPointer(rebasing: raw[(y * stride)..<(y * stride + rowBytes)]), y: y)
+                }
+            }
+        } else {
+            let row = UnsafeMutableRawBufferPointer.allocate(byteCount: rowBytes, alignment: 16)
+            defer { row.deallocate() }
+            for y in 0..<buffer.height {
+                buffer.convertRow(y, to: .argb32Premultiplied, into: row)
+                try resampler.consume(row: UnsafeRawBufferPointer(row), y: y)
+            }
+        }
+        return try resampler.result()
     }
 
     /// Resizes `buffer` as ``resize(_:to:quality:limits:)`` does, reusing `previous`: the same

@@ -65,7 +65,14 @@ public final class StreamingResampler: DecodedRowConsuming {
         guard source.width == 0 else { throw ImageCodingError.invalidArgument("a StreamingResampler is used once") }
         guard size.width > 0, size.height > 0 else { throw ImageCodingError.invalidArgument("source size \(size) is empty") }
         source = size
-        output = [UInt8](repeating: 0, count: target.width * target.height * 4)
+        // Every byte is written before ``result()`` hands the output over (it throws when a row
+        // is missing), so the output is not zeroed first: fresh pages are zeroed by the kernel
+        // anyway, and a second pass over them cost time and cache.
+        let count = target.width * target.height * 4
+        output = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            LargeBuffers.preferHugePages(UnsafeMutableRawBufferPointer(buffer))
+            initialized = count
+        }
         guard size != target else { return }  // rows are copied straight through
         let (kx, ky) = Resampler.boxFactors(from: size, to: target)
         var middle = size
