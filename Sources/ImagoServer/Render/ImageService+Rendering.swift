@@ -139,7 +139,7 @@ extension ImageService {
         var provisional = false
         // The efficient policy's smaller answer: made now and sent when smaller, or made in the
         // background once this one is sent.
-        var later: (request: ImageRequest, now: Bool, provisional: Bool)?
+        var later: LaterAnswer?
         if let efficient = EfficientDelivery(
             plan: plan, info: info, options: options, accept: headers[.accept], output: configuration.output, coders: coders)
         {
@@ -160,13 +160,15 @@ extension ImageService {
         var answered = (etag: tag, provisional: provisional)
         if let later, later.now,
             let made = await backgroundEncodes.make(
-                etag(later.request), request: later.request, source: source.loaded, manager: manager, smallerThan: rendered.byteCount)
+                etag(later.request), request: later.request, source: source.loaded, manager: manager, smallerThan: rendered.byteCount,
+                family: later.family)
         {
             rendered = Rendered(made)
             answered = (etag(later.request), later.provisional)
         } else if let later {
             backgroundEncodes.start(
-                etag(later.request), request: later.request, source: source.loaded, manager: manager, smallerThan: rendered.byteCount)
+                etag(later.request), request: later.request, source: source.loaded, manager: manager, smallerThan: rendered.byteCount,
+                family: later.family)
         }
         timings = timings.adding(rendered.timings)
         return imageResponse(
@@ -177,36 +179,37 @@ extension ImageService {
     /// `IMAGO_FORMAT_POLICY=efficient`: the plan answered now, whether that answer is
     /// provisional, and the smaller answer to make: `now`, on this request, to be sent instead
     /// when it is smaller (provisional as said), or in the background once this one is sent.
-    /// The hot answer when the result is hot and it is stored; else the quick later one when it
-    /// is stored (provisional while a hot one may still come); else the first, with the quick
-    /// one to make once the result is asked again (an AVIF on that request, and already on the
-    /// result's first request when its source was asked before; a WebP in the background), and
-    /// the hot one in the background once it is hot.
-    /// An answer made and found no smaller than the one it would replace is declined: never
-    /// made again, and the one before it is final.
+    ///
+    /// The hot answer when the result is hot and it is stored; else the quick AVIF when it is
+    /// stored (provisional while a hot one may still come); else the first, with the quick AVIF
+    /// made on this request once the result or its source was asked before, and the hot answer
+    /// made in the background once the result is hot. An answer made and found no smaller than
+    /// the one it would replace is declined: never made again, and the one before it is final.
+    /// A quick AVIF that lost more often than it won on this source is not tried at its other
+    /// sizes (``BackgroundEncodes/losing(_:)``).
     private func efficientPlan(
         _ delivery: EfficientDelivery, source: ServiceSource, request: (RenderPlan) -> ImageRequest, etag: (ImageRequest) -> String
-    ) async -> (plan: RenderPlan, provisional: Bool, later: (request: ImageRequest, now: Bool, provisional: Bool)?) {
-        guard let laterPlan = delivery.later, let hotPlan = delivery.hot else { return (delivery.first, false, nil) }
-        let later = request(laterPlan), hot = request(hotPlan)
+    ) async -> (plan: RenderPlan, provisional: Bool, later: LaterAnswer?) {
+        guard let hotPlan = delivery.hot else { return (delivery.first, false, nil) }
+        let hot = request(hotPlan), quick = delivery.later.map(request)
         let asks = backgroundEncodes.ask(etag(request(delivery.first)))
-        // An AVIF at speed 9 saves a fifth of the JPEG's bytes: it is made on the request, once
-        // the result or its source was asked before (most requests' sources were). A WebP saves
-        // a few percent, and often loses: it is made in the background once the result repeats.
         let sourceAsks = backgroundEncodes.ask("source \(source.digest)")
-        let avif = laterPlan.format == .avif
-        let quick = asks >= 2 || (avif && sourceAsks >= 2)
-        // A hot answer may still come (the hot plan differs and was not declined); it is due
-        // once the result is hot.
-        let hotPossible = etag(hot) != etag(later) && !backgroundEncodes.declined(etag(hot))
+        // A hot answer may still come (the hot plan differs from the quick one and was not
+        // declined); it is due once the result is hot.
+        let hotPossible = (quick.map { etag(hot) != etag($0) } ?? true) && !backgroundEncodes.declined(etag(hot))
         let hotDue = hotPossible && asks >= configuration.output.efficientHotAsks
         if hotDue, await manager.hasStoredResult(for: hot, source: source.loaded) { return (hotPlan, false, nil) }
-        let hotLater: (request: ImageRequest, now: Bool, provisional: Bool)? = hotDue ? (hot, false, false) : nil
-        if !backgroundEncodes.declined(etag(later)) {
-            if await manager.hasStoredResult(for: later, source: source.loaded) { return (laterPlan, hotPossible, hotLater) }
-            return (delivery.first, true, quick ? (later, avif, hotPossible) : nil)
+        let hotLater = hotDue ? LaterAnswer(request: hot, now: false, provisional: false) : nil
+        if let quickPlan = delivery.later, let quick, !backgroundEncodes.declined(etag(quick)) {
+            if await manager.hasStoredResult(for: quick, source: source.loaded) { return (quickPlan, hotPossible, hotLater) }
+            let family = "\(source.digest) \(quickPlan.format.rawValue)"
+            if !backgroundEncodes.losing(family) {
+                let due = asks >= 2 || sourceAsks >= 2
+                return (delivery.first, true, due ? LaterAnswer(request: quick, now: true, provisional: hotPossible, family: family) : nil)
+            }
         }
-        // The quick one was no smaller than the JPEG: only the hot one may be.
+        // No quick answer for this client, or it was no smaller than the JPEG here (or mostly at
+        // the source's other sizes): only the hot one may be.
         return (delivery.first, hotPossible, hotLater)
     }
 
@@ -287,4 +290,14 @@ extension ImageService {
         case .data(let data): .bytes(ByteBuffer(bytes: data))
         }
     }
+}
+
+/// The efficient policy's smaller answer for a request: made `now`, on the request, and sent
+/// instead when smaller (then `provisional` while a hotter one may come), or in the background
+/// once the request's answer is sent; its trial counted for `family` (a source and a format).
+struct LaterAnswer {
+    var request: ImageRequest
+    var now: Bool
+    var provisional: Bool
+    var family: String?
 }

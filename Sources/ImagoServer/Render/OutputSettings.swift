@@ -105,16 +105,15 @@ public struct OutputSettings: Sendable {
         /// Effort follows popularity. A still result's first answer is a progressive JPEG with
         /// optimised Huffman tables (and N. Robidoux's quantisation tables) at the visual
         /// quality (SSIMULACRA2) the imgproxy answer would have had, whatever the client
-        /// accepts: a few milliseconds of encoding. When the same result is asked again, the
-        /// format of fewest bytes at that quality among those the client accepts is made: an
-        /// AVIF at libavif's speed 9 on that request (already on the result's first request
-        /// when its source was asked before), sent when smaller; else a WebP at
-        /// ``OutputSettings/webpEffort`` in the background. Once it is asked ``OutputSettings/efficientHotAsks`` times, the same
-        /// format is made in the background, on at most one fewer than the workers, at its
-        /// slowest useful
-        /// effort (AVIF at ``OutputSettings/efficientAVIFSpeed``, WebP at
+        /// accepts: a few milliseconds of encoding. For a client that takes AVIF, an AVIF at
+        /// libavif's speed 9 is made on the result's second request (already on its first when
+        /// its source was asked before) and sent when smaller. Once it is asked
+        /// ``OutputSettings/efficientHotAsks`` times, the format of fewest bytes the client takes
+        /// is made in the background, on at most one fewer than the workers, at its slowest
+        /// useful effort (AVIF at ``OutputSettings/efficientAVIFSpeed``, WebP at
         /// ``OutputSettings/efficientWebPEffort``). Each is kept only when it is smaller than the
-        /// answer it replaces, and answered from then on. Answers not final are provisional
+        /// answer it replaces, and answered from then on; a quick AVIF that lost more often than it
+        /// won on a source is not tried at its other sizes. Answers not final are provisional
         /// (`max-age` of ``OutputSettings/avifLaterTTL`` with `stale-while-revalidate`), so a CDN
         /// picks up the smaller one; the ETag changes with the bytes. Animations, results that
         /// may be transparent, a format the URL names and a preserved gain map are answered as

@@ -10,7 +10,9 @@ import Synchronization
 /// per result however many requests ask. Past the limit nothing is started: the request that
 /// asked gets its fast answer and a later one starts the work. A result made to replace an
 /// answer is kept only when it is smaller; one that is not is remembered as declined, so it is
-/// not made again. ``finish()`` cancels what is running, for a stopping service.
+/// not made again. Each such trial also counts for its family (a source and a format): a format
+/// that lost more often than it won on a photo is not tried at the photo's other sizes
+/// (``losing(_:)``). ``finish()`` cancels what is running, for a stopping service.
 final class BackgroundEncodes: Sendable {
     private struct State {
         /// Results being made, by key; a task's handle once it has one.
@@ -19,6 +21,8 @@ final class BackgroundEncodes: Sendable {
         var declined: Set<String> = []
         /// Requests for each result so far (the efficient policy's popularity).
         var asks: [String: Int] = [:]
+        /// Trials kept and declined, by family.
+        var record: [String: (kept: Int, declined: Int)] = [:]
     }
 
     /// Most declined results (and results counted) remembered; past it the memory starts again.
@@ -49,11 +53,21 @@ final class BackgroundEncodes: Sendable {
     /// replace.
     func declined(_ key: String) -> Bool { state.withLock { $0.declined.contains(key) } }
 
+    /// Whether results of `family` (a source and a format) were declined more often than kept:
+    /// on a photo where a format loses to the JPEG at one size it mostly loses at the others (the
+    /// photo's grain decides), so its other sizes keep the JPEG without the encode that would
+    /// prove it again.
+    func losing(_ family: String) -> Bool {
+        state.withLock { s in s.record[family].map { $0.declined > $0.kept } ?? false }
+    }
+
     /// Starts making `request`'s result from `source` under `key`, unless it is being made, was
     /// declined, or `limit` are running; returns whether it runs now. With `smallerThan`, the
     /// result is stored only when it has fewer bytes, else declined.
     @discardableResult
-    func start(_ key: String, request: ImageRequest, source: LoadedSource, manager: ImageManager, smallerThan: Int? = nil) -> Bool {
+    func start(
+        _ key: String, request: ImageRequest, source: LoadedSource, manager: ImageManager, smallerThan: Int? = nil, family: String? = nil
+    ) -> Bool {
         let admitted = state.withLock { s -> Bool in
             guard s.running[key] == nil, !s.declined.contains(key), s.running.count < limit else { return false }
             s.running[key] = .some(nil)
@@ -72,6 +86,7 @@ final class BackgroundEncodes: Sendable {
                         "a background encode \(kept ? "is kept" : "is declined")",
                         metadata: ["key": "\(key)", "bytes": "\(made.byteCount)", "replaces": "\(smallerThan)"])
                     if kept { manager.storeResult(made, for: request, source: source) } else { self.decline(key) }
+                    self.record(family, kept: kept)
                 }
             } catch {
                 logger.info("a background encode failed", metadata: ["error": "\(error)"])
@@ -88,8 +103,11 @@ final class BackgroundEncodes: Sendable {
     /// Makes `request`'s result from `source` under `key` now, for the request waiting on it:
     /// stored and returned when it has fewer bytes than `smallerThan`, else declined. `nil` when
     /// declined, being made already (in the background or by another request), or failed. It
-    /// takes the request's own render slot, not one of the background's `limit`.
-    func make(_ key: String, request: ImageRequest, source: LoadedSource, manager: ImageManager, smallerThan: Int) async -> EncodedImageResult? {
+    /// takes the request's own render slot, not one of the background's `limit`. The trial
+    /// counts for `family`.
+    func make(
+        _ key: String, request: ImageRequest, source: LoadedSource, manager: ImageManager, smallerThan: Int, family: String? = nil
+    ) async -> EncodedImageResult? {
         let admitted = state.withLock { s -> Bool in
             guard s.running[key] == nil, !s.declined.contains(key) else { return false }
             s.running[key] = .some(nil)
@@ -101,6 +119,7 @@ final class BackgroundEncodes: Sendable {
         now.options.insert(.disableDiskCacheWrites)
         do {
             let made = try await manager.loadEncodedImage(with: now, source: source)
+            record(family, kept: made.byteCount < smallerThan)
             guard made.byteCount < smallerThan else {
                 logger.debug("an encode made now is declined", metadata: ["key": "\(key)", "bytes": "\(made.byteCount)"])
                 decline(key)
@@ -118,6 +137,18 @@ final class BackgroundEncodes: Sendable {
         state.withLock { s in
             if s.declined.count >= Self.declinedLimit { s.declined.removeAll() }
             s.declined.insert(key)
+        }
+    }
+
+    /// Counts a trial of `family`: its result kept (smaller than the answer it would replace)
+    /// or declined.
+    func record(_ family: String?, kept: Bool) {
+        guard let family else { return }
+        state.withLock { s in
+            if s.record.count >= Self.declinedLimit { s.record.removeAll() }
+            var r = s.record[family] ?? (0, 0)
+            if kept { r.kept += 1 } else { r.declined += 1 }
+            s.record[family] = r
         }
     }
 

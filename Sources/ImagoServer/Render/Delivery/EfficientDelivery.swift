@@ -13,14 +13,14 @@ struct EfficientDelivery: Sendable {
     /// The first answer: a progressive JPEG with optimised Huffman tables and N. Robidoux's
     /// quantisation tables, at the visual quality the imgproxy answer would have had.
     var first: RenderPlan
-    /// The answer made once the result is asked again (an AVIF on that request, a WebP in the
-    /// background), in the format of
-    /// fewest bytes at that quality the client accepts, at a quick effort (AVIF at speed 9,
-    /// WebP at `IMAGO_WEBP_EFFORT`); `nil` when the client takes nothing smaller than the JPEG.
+    /// The answer made on the request once the result or its source is asked again: an AVIF at
+    /// speed 9, at that quality; `nil` for a client that does not take AVIF. (A quick WebP is not
+    /// made: at method 4 it is about as large as the progressive JPEG, 1.07x its bytes by the
+    /// encoder table, for six times its CPU, so WebP clients wait for the hot WebP.)
     var later: RenderPlan?
     /// The answer made once the result is hot (`IMAGO_EFFICIENT_HOT_ASKS`): the same format at
     /// its slowest useful effort (AVIF at `IMAGO_EFFICIENT_AVIF_SPEED`, WebP at
-    /// `IMAGO_EFFICIENT_WEBP_EFFORT`); `nil` with ``later``.
+    /// `IMAGO_EFFICIENT_WEBP_EFFORT`); `nil` for a client that takes neither.
     var hot: RenderPlan?
 
     /// The two plans for a result whose imgproxy answer is `plan`, or `nil` when the policy
@@ -49,17 +49,17 @@ struct EfficientDelivery: Sendable {
         first.negotiated = true
         self.first = first
         let accepts = AcceptHeader(accept)
-        later = Self.smallest(first, visual: visual, accept: accepts, efforts: (OutputSettings.fastAVIFSpeed, output.webpEffort), coders: coders)
+        later = Self.smallest(first, visual: visual, accept: accepts, efforts: (OutputSettings.fastAVIFSpeed, nil), coders: coders)
         hot = Self.smallest(
             first, visual: visual, accept: accepts, efforts: (output.efficientAVIFSpeed, output.efficientWebPEffort), coders: coders)
     }
 
     /// `first` re-planned in the format of fewest bytes at the JPEG quality `visual`'s score
     /// that the client accepts: AVIF at libavif's speed `efforts.avif`, else WebP at libwebp's
-    /// method `efforts.webp`; `nil` for a client that takes neither. On one thread: a background
-    /// encode takes its lane of the workers and no more.
+    /// method `efforts.webp` (none when `nil`); `nil` for a client that takes neither. On one
+    /// thread: a background encode takes its lane of the workers and no more.
     private static func smallest(
-        _ first: RenderPlan, visual: Int, accept: AcceptHeader, efforts: (avif: Int, webp: Int), coders: ImageCoderRegistry
+        _ first: RenderPlan, visual: Int, accept: AcceptHeader, efforts: (avif: Int, webp: Int?), coders: ImageCoderRegistry
     ) -> RenderPlan? {
         let mapping = OutputSettings.QualityMapping.visual
         var later = first
@@ -70,9 +70,9 @@ struct EfficientDelivery: Sendable {
             later.format = .avif
             later.avifSpeed = efforts.avif
             later.quality = mapping.quality(visual, for: .avif, avifSpeed: efforts.avif)
-        } else if coders.canEncode(.webp), accept.explicitlyAccepts("image/webp") {
+        } else if let effort = efforts.webp, coders.canEncode(.webp), accept.explicitlyAccepts("image/webp") {
             later.format = .webp
-            later.webpEffort = efforts.webp
+            later.webpEffort = effort
             later.quality = mapping.quality(visual, for: .webp, avifSpeed: efforts.avif)
         } else {
             return nil
