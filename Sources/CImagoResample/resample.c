@@ -168,3 +168,99 @@ IMAGO_CLONES
 void imago_lanczos_accumulate(int32_t *restrict acc, const uint8_t *restrict row, intptr_t n, int32_t weight) {
     for (intptr_t i = 0; i < n; i++) acc[i] += (int32_t)row[i] * weight;
 }
+
+// The box pre-shrink. Each output pixel's four channel sums are one 128-bit vector; two input
+// pixels at a time are widened to 16 bits and added (a run of up to 512 pixels cannot overflow
+// a 16-bit lane: 256 × 255), then folded to 32 bits.
+#ifdef IMAGO_X86
+__attribute__((target("sse4.1")))
+static void box_add_sse41(const uint8_t *row, uint32_t *sums, intptr_t full, intptr_t kx) {
+    for (intptr_t ox = 0; ox < full; ox++) {
+        const uint8_t *p = row + ox * kx * 4;
+        __m128i pairs = _mm_setzero_si128();
+        intptr_t k = 0;
+        for (; k + 1 < kx; k += 2) pairs = _mm_add_epi16(pairs, _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(p + k * 4))));
+        __m128i sum = _mm_add_epi32(_mm_cvtepu16_epi32(pairs), _mm_cvtepu16_epi32(_mm_srli_si128(pairs, 8)));
+        if (k < kx) {
+            int32_t v;
+            memcpy(&v, p + k * 4, 4);
+            sum = _mm_add_epi32(sum, _mm_cvtepu8_epi32(_mm_cvtsi32_si128(v)));
+        }
+        __m128i *s = (__m128i *)(sums + ox * 4);
+        _mm_storeu_si128(s, _mm_add_epi32(_mm_loadu_si128(s), sum));
+    }
+}
+
+static int has_sse41(void) {
+    static int known = -1;   // a benign race: every thread computes the same answer
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("sse4.1") ? 1 : 0;
+    }
+    return known;
+}
+#endif
+
+static void box_add_columns(const uint8_t *row, uint32_t *sums, intptr_t from, intptr_t to, intptr_t kx, intptr_t width) {
+    for (intptr_t ox = from; ox < to; ox++) {
+        intptr_t x0 = ox * kx, x1 = x0 + kx < width ? x0 + kx : width;
+        uint32_t c[4] = {0, 0, 0, 0};
+        for (intptr_t x = x0; x < x1; x++)
+            for (int ch = 0; ch < 4; ch++) c[ch] += row[x * 4 + ch];
+        for (int ch = 0; ch < 4; ch++) sums[ox * 4 + ch] += c[ch];
+    }
+}
+
+IMAGO_CLONES
+void imago_box_add(const uint8_t *row, uint32_t *restrict sums, intptr_t width, intptr_t kx) {
+    if (kx == 1) {
+        for (intptr_t i = 0; i < width * 4; i++) sums[i] += row[i];
+        return;
+    }
+    intptr_t full = width / kx, outputs = (width + kx - 1) / kx;
+#ifdef IMAGO_X86
+    if (kx <= 512 && has_sse41()) {
+        box_add_sse41(row, sums, full, kx);
+        box_add_columns(row, sums, full, outputs, kx, width);
+        return;
+    }
+#endif
+    box_add_columns(row, sums, 0, outputs, kx, width);
+}
+
+// (s + n/2) / n for every sum of one block size n, without a division: a float reciprocal is
+// within one of the quotient (s < 2^24 is exact in a float, and q ≤ 255), and one step each way
+// makes it exact. The loop vectorizes.
+IMAGO_CLONES
+static void box_divide(uint32_t *restrict sums, uint8_t *restrict out, intptr_t count, uint32_t n) {
+    uint32_t half = n / 2;
+    float inverse = 1.0f / (float)n;
+    for (intptr_t i = 0; i < count; i++) {
+        uint32_t x = sums[i] + half;
+        uint32_t q = (uint32_t)((float)x * inverse);
+        q += (q + 1) * n <= x;
+        q -= q * n > x;
+        out[i] = (uint8_t)q;
+        sums[i] = 0;
+    }
+}
+
+void imago_box_emit(uint32_t *sums, uint8_t *out, intptr_t width, intptr_t kx, intptr_t rows) {
+    intptr_t full = width / kx, outputs = (width + kx - 1) / kx;
+    uint64_t block = (uint64_t)kx * (uint64_t)rows;
+    if (block <= 65536) {
+        box_divide(sums, out, full * 4, (uint32_t)block);
+    } else {
+        for (intptr_t i = 0; i < full * 4; i++) {
+            out[i] = (uint8_t)((sums[i] + block / 2) / block);
+            sums[i] = 0;
+        }
+    }
+    for (intptr_t ox = full; ox < outputs; ox++) {   // the last, partial block
+        uint64_t n = (uint64_t)(width - ox * kx) * (uint64_t)rows;
+        for (int ch = 0; ch < 4; ch++) {
+            out[ox * 4 + ch] = (uint8_t)((sums[ox * 4 + ch] + n / 2) / n);
+            sums[ox * 4 + ch] = 0;
+        }
+    }
+}

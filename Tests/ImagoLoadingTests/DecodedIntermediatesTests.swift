@@ -54,10 +54,13 @@ struct DecodedIntermediatesTests {
         #expect(manager.reusedDecodeCount == 1)
         _ = try await manager.loadEncodedImage(with: request(url, width: 160, hint: 225))
         #expect(manager.reusedDecodeCount == 2, "the 1/4 decode serves a 1/8 size")
-        // The whole photo is 16 times the 1/8 decode: too far, decoded anew.
+        // Up to 16 times the pixels asked for (two DCT scales) are resized rather than decoded again.
+        _ = try await manager.loadEncodedImage(with: request(url, width: 110, hint: 113))
+        #expect(manager.reusedDecodeCount == 3, "450x300 is 15.9 times 113x75")
+        // Past that, decoded anew.
         _ = try await manager.loadEncodedImage(with: request(url, width: 100, hint: 112))
-        #expect(manager.reusedDecodeCount == 2)
-        #expect(loader.count("/p.jpg") == 5, "no source cache here: only the decode is kept")
+        #expect(manager.reusedDecodeCount == 3, "450x300 is 16.3 times 112x74")
+        #expect(loader.count("/p.jpg") == 6, "no source cache here: only the decode is kept")
     }
 
     @Test("a result resized from a kept decode matches a fresh decode's within a rounding step or two")

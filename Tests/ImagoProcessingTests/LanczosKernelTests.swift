@@ -121,4 +121,27 @@ struct LanczosKernelTests {
         let size = PixelSize(width: 100, height: 31)
         #expect(try Resampler.resize(source, to: size).bytes == (try Resampler.resize(tight, to: size)).bytes)
     }
+
+    @Test(
+        "the box stage in C gives the plain integer averages: every block width, partial last blocks, one to many rows",
+        arguments: [1, 2, 3, 4, 5, 7, 8, 16, 33, 256, 513])
+    func box(kx: Int) {
+        for (width, rows) in [(kx * 5, 1), (kx * 5 + 1, 2), (kx * 3 + kx - 1, 3), (max(1, kx - 1), 7), (kx * 2, 256)] {
+            let box = BoxShrinkRows(inputWidth: width, kx: kx)
+            let input = (0..<rows).map { Self.row(pixels: width, seed: UInt64(kx * 1000 + width * 10 + $0)) }
+            var out = [UInt8](repeating: 0, count: box.outputWidth * 4)
+            for twice in 0..<2 {  // the sums start again after an emit
+                for row in input { row.withUnsafeBufferPointer { box.add($0.baseAddress!) } }
+                out.withUnsafeMutableBufferPointer { box.emit(into: $0.baseAddress!) }
+                for ox in 0..<box.outputWidth {
+                    let x0 = ox * kx, x1 = min(width, x0 + kx), n = UInt32((x1 - x0) * rows)
+                    for c in 0..<4 {
+                        var sum: UInt32 = 0
+                        for row in input { for x in x0..<x1 { sum += UInt32(row[x * 4 + c]) } }
+                        #expect(out[ox * 4 + c] == UInt8((sum + n / 2) / n), "kx \(kx) width \(width) rows \(rows) pass \(twice) pixel \(ox) channel \(c)")
+                    }
+                }
+            }
+        }
+    }
 }

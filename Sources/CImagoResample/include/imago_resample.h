@@ -30,4 +30,13 @@ void imago_lanczos_finish(const int32_t *acc, uint8_t *out, intptr_t width, intp
 /// `acc[i] += row[i] * weight` for `n` channels: one tap of the vertical pass.
 void imago_lanczos_accumulate(int32_t *acc, const uint8_t *row, intptr_t n, int32_t weight);
 
+/// The box pre-shrink's rows: adds one row of `width` premultiplied ARGB32 pixels into `sums`
+/// (four 32-bit sums an output pixel), `kx` pixels to an output, the last output taking what is
+/// left. At most 2^24 / 255 pixels may be added to one output between emits.
+void imago_box_add(const uint8_t *row, uint32_t *sums, intptr_t width, intptr_t kx);
+
+/// Writes the `(width + kx - 1) / kx` output pixels of the `rows` rows added: each sum divided by
+/// its block's pixel count, rounded half up (`(s + n / 2) / n`), then zeroes the sums.
+void imago_box_emit(uint32_t *sums, uint8_t *out, intptr_t width, intptr_t kx, intptr_t rows);
+
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import CImagoResample
 import ImagoCore
 
 /// Averages horizontal runs of `kx` pixels over however many rows are added, one output row at
@@ -24,40 +25,19 @@ final class BoxShrinkRows {
 
     deinit { sums.deallocate() }
 
-    /// Adds one input row of `inputWidth` pixels.
+    /// Adds one input row of `inputWidth` pixels (in C, `imago_box_add`: SSE4.1 where the CPU
+    /// has it).
     func add(_ row: UnsafePointer<UInt8>) {
-        let w = inputWidth, kx = kx
-        for ox in 0..<outputWidth {
-            let x0 = ox * kx, x1 = min(w, x0 + kx)
-            var b: UInt32 = 0, g: UInt32 = 0, r: UInt32 = 0, a: UInt32 = 0
-            var p = row + x0 * 4
-            for _ in x0..<x1 {
-                b &+= UInt32(p[0])
-                g &+= UInt32(p[1])
-                r &+= UInt32(p[2])
-                a &+= UInt32(p[3])
-                p += 4
-            }
-            let s = sums + ox * 4
-            s[0] &+= b
-            s[1] &+= g
-            s[2] &+= r
-            s[3] &+= a
-        }
+        imago_box_add(row, sums, inputWidth, kx)
         rows += 1
     }
 
     /// Writes the rounded averages of the rows added so far (`outputWidth` pixels) and starts
-    /// the next block. Does nothing useful before a row was added.
+    /// the next block (in C, `imago_box_emit`: no division for the full blocks). Does nothing
+    /// useful before a row was added.
     func emit(into out: UnsafeMutablePointer<UInt8>) {
         guard rows > 0 else { return }
-        let n0 = UInt32(rows)
-        for ox in 0..<outputWidth {
-            let n = UInt32(min(inputWidth, ox * kx + kx) - ox * kx) * n0
-            let s = sums + ox * 4
-            for c in 0..<4 { out[ox * 4 + c] = UInt8((s[c] + n / 2) / n) }
-        }
-        sums.update(repeating: 0, count: outputWidth * 4)
+        imago_box_emit(sums, out, inputWidth, kx, rows)
         rows = 0
     }
 }

@@ -124,9 +124,10 @@ public enum Resampler {
 
     /// The whole factors of the box pre-shrink from `source` to `target`: as large as possible
     /// while leaving at least 2× for the filter in each direction (the filter then sees enough
-    /// pixels to be alias-free).
+    /// pixels to be alias-free), and at most 256 (a block's sums then fit 32 bits: 256 × 256 ×
+    /// 255; the filter takes the rest of a larger reduction).
     static func boxFactors(from source: PixelSize, to target: PixelSize) -> (kx: Int, ky: Int) {
-        (max(1, source.width / target.width / 2), max(1, source.height / target.height / 2))
+        (min(256, max(1, source.width / target.width / 2)), min(256, max(1, source.height / target.height / 2)))
     }
 
     /// Averages `kx`×`ky` blocks (partial blocks at the right and bottom edges average what they have).
