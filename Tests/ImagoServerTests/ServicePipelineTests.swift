@@ -80,16 +80,19 @@ struct ServicePipelineTests {
         }
     }
 
-    @Test("the efficient policy's first answer: the result cache asked once for the smaller answer and once for its own; one of each otherwise")
-    func efficientOneOfEach() async throws {
+    @Test(
+        "the efficient policy's first answer: the result cache asked once for its own, and once more for the quick AVIF an AVIF client may get; one of each otherwise",
+        arguments: [("image/webp,*/*", 1), ("image/avif,image/webp,*/*", 2)])
+    func efficientOneOfEach(_ client: (accept: String, lookups: Int)) async throws {
         try await ServiceHarness.with({
             $0.output.formatPolicy = .efficient
             $0.output.autoWebP = true
+            $0.output.autoAVIF = true
         }) { h in
             h.origin.register("photo.jpg", data: try ServerFixtures.jpeg(width: 640, height: 480), contentType: "image/jpeg")
-            let first = await probed(h, h.plain("rs:fit:200:200", "/img/photo.jpg"), headers: [.accept: "image/webp"])
+            let first = await probed(h, h.plain("rs:fit:200:200", "/img/photo.jpg"), headers: [.accept: client.accept])
             #expect(first.status == 200)
-            #expect(first.probe.count(ProbeEvent.resultLookup) == 2, "\(first.probe.all)")
+            #expect(first.probe.count(ProbeEvent.resultLookup) == client.lookups, "\(first.probe.all)")
             #expect(first.probe.count(ProbeEvent.sniff) == 1 && first.probe.count(ProbeEvent.headerParse) == 1, "\(first.probe.all)")
             for stage in ["download", "fetch", "encode", "process", "decode"] {
                 #expect(first.probe.count(ProbeEvent.lookup(stage)) == 1, "\(stage): \(first.probe.all)")

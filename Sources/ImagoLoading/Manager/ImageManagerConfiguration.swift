@@ -154,9 +154,9 @@ extension ImageManager {
     ///
     /// A decode that shrinks on load (a JPEG's DCT scaling, WebP's scaled decode) is kept in
     /// memory under its source's digest. A later load of the same bytes that asks for a size the
-    /// kept decode covers, and that its own decode would have made no more than 4× smaller in
-    /// pixels, resizes the kept decode instead of decoding: one 1/8-scale decode of a 12-MP photo
-    /// serves every width up to 500 px. A new decode replaces the kept ones it covers, so a hot
+    /// kept decode covers, with at least a sixteenth of the kept decode's pixels (two DCT
+    /// scales), resizes the kept decode instead of decoding: one 1/4-scale decode of a 12-MP
+    /// photo (1000 px wide) serves every width from 250 px to 1000. A new decode replaces the kept ones it covers, so a hot
     /// source keeps the decode that serves the sizes asked of it. Thumbnails, pages, animations
     /// and embedded thumbnails are not kept; identical decodes in flight are shared either way.
     public struct DecodedImageRetention: Sendable, Hashable {
