@@ -133,11 +133,14 @@ static void finish_scalar(const int32_t *acc, uint8_t *out, intptr_t width, intp
 }
 
 #ifdef IMAGO_X86
-static int has_ssse3(void) {
+enum { IMAGO_CPU_SSSE3 = 1, IMAGO_CPU_SSE41 = 2 };
+
+// The vector extensions the kernels pick from, asked of the CPU once.
+static int cpu_features(void) {
     static int known = -1;   // a benign race: every thread computes the same answer
     if (known < 0) {
         __builtin_cpu_init();
-        known = __builtin_cpu_supports("ssse3") ? 1 : 0;
+        known = (__builtin_cpu_supports("ssse3") ? IMAGO_CPU_SSSE3 : 0) | (__builtin_cpu_supports("sse4.1") ? IMAGO_CPU_SSE41 : 0);
     }
     return known;
 }
@@ -146,7 +149,7 @@ static int has_ssse3(void) {
 void imago_lanczos_horizontal_pairs(const uint8_t *row, uint8_t *out, const intptr_t *starts, const intptr_t *counts,
                                     intptr_t stride, intptr_t width, const int32_t *pairs) {
 #ifdef IMAGO_X86
-    if (has_ssse3()) {
+    if (cpu_features() & IMAGO_CPU_SSSE3) {
         horizontal_pairs_ssse3(row, out, starts, counts, stride, width, pairs);
         return;
     }
@@ -156,7 +159,7 @@ void imago_lanczos_horizontal_pairs(const uint8_t *row, uint8_t *out, const intp
 
 void imago_lanczos_finish(const int32_t *acc, uint8_t *out, intptr_t width, intptr_t alpha) {
 #ifdef IMAGO_X86
-    if (has_ssse3()) {
+    if (cpu_features() & IMAGO_CPU_SSSE3) {
         finish_ssse3(acc, out, width, alpha);
         return;
     }
@@ -190,15 +193,6 @@ static void box_add_sse41(const uint8_t *row, uint32_t *sums, intptr_t full, int
         _mm_storeu_si128(s, _mm_add_epi32(_mm_loadu_si128(s), sum));
     }
 }
-
-static int has_sse41(void) {
-    static int known = -1;   // a benign race: every thread computes the same answer
-    if (known < 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("sse4.1") ? 1 : 0;
-    }
-    return known;
-}
 #endif
 
 static void box_add_columns(const uint8_t *row, uint32_t *sums, intptr_t from, intptr_t to, intptr_t kx, intptr_t width) {
@@ -219,7 +213,7 @@ void imago_box_add(const uint8_t *row, uint32_t *restrict sums, intptr_t width, 
     }
     intptr_t full = width / kx, outputs = (width + kx - 1) / kx;
 #ifdef IMAGO_X86
-    if (kx <= 512 && has_sse41()) {
+    if (kx <= 512 && (cpu_features() & IMAGO_CPU_SSE41)) {
         box_add_sse41(row, sums, full, kx);
         box_add_columns(row, sums, full, outputs, kx, width);
         return;
