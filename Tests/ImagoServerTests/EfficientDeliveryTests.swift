@@ -132,6 +132,8 @@ struct EfficientDeliveryTests {
             let warm = try await h.get(h.plain("w:640", "/img/photo.jpg"), headers: ["Accept": Self.chrome])
             #expect(warm["content-type"] == "image/avif" && warm.body.count < cold.body.count, "\(warm.headers)")
             #expect(try warm.image().pixelSize == PixelSize(width: 640, height: 427))
+            // The AVIF was encoded from the JPEG's pixels: one decode and transform for both.
+            #expect(h.service.manager.processedHandoffCounts == (1, 0))
             let webp = try await h.get(h.plain("w:620", "/img/photo.jpg"), headers: ["Accept": Self.webpOnly])
             #expect(webp["content-type"] == "image/jpeg", "\(webp.headers)")
         }

@@ -274,6 +274,20 @@ public final class ImageManager: Sendable {
         pipeline.decodesReused.load(ordering: .relaxed)
     }
 
+    /// Lets go of the finished image `request`'s load held (``ImageRequest/holdsProcessedImage``)
+    /// if no load took it: for a caller that decided against the encode it was held for.
+    package func dropHeldImage(for request: ImageRequest, source: LoadedSource) {
+        let keys = pipeline.keys(for: request).fetched(digest: source.digest)
+        if let identity = ProcessedHandoff.identity(of: keys, digest: source.digest) { _ = pipeline.handoffs.take(identity) }
+    }
+
+    /// Loads served by the finished image another encode held for them
+    /// (``ImageRequest/holdsProcessedImage``) instead of decoding and transforming, and the
+    /// images held now, since the manager was made.
+    package var processedHandoffCounts: (reused: Int, held: Int) {
+        (pipeline.processedReused.load(ordering: .relaxed), pipeline.handoffs.count)
+    }
+
     /// Drops the encoded results kept past their time (``Configuration/resultRetention``) now,
     /// rather than when the cache is next touched: a long-running process calls it when idle.
     public func removeExpiredResults() {

@@ -46,7 +46,8 @@ extension ImagePipeline {
     }
 
     /// Memory once more (another load may have just stored it); the finished image on disk when
-    /// the policy keeps it; else decode and transform, partial images too, and store.
+    /// the policy keeps it; the one held for this load (``ImageRequest/holdsProcessedImage``);
+    /// else decode and transform, partial images too, and store (and hold, when asked).
     private func processBody(
         _ request: ImageRequest, keys: ImageRequestKeys, context: ProcessContext,
         fetched: FetchedData?
@@ -63,9 +64,18 @@ extension ImagePipeline {
             return processed
         }
 
+        // The pixels another format of this result was just encoded from.
+        let handoff = ProcessedHandoff.identity(of: keys, digest: fetched?.digest ?? keys.decode.sourceDigest)
+        if let handoff, let fetched, let image = handoffs.take(handoff) {
+            processedReused.add(1, ordering: .relaxed)
+            return ProcessedImage(
+                image: image, bytes: fetched.image == nil ? fetched.input : nil, source: fetched.source,
+                revalidated: fetched.revalidated, timings: fetched.timings)
+        }
         let decoded = try await decodeWithPartials(request, keys: keys, context: context, fetched: fetched)
         let (image, timings) = try await applyTransformers(to: decoded, request: request, keys: keys, context: context)
         await storeFinished(image, request: request, keys: keys, context: context, processedOnDisk: processedOnDisk)
+        if request.holdsProcessedImage, let handoff { handoffs.hold(image, for: handoff) }
         return ProcessedImage(
             image: image, bytes: decoded.fetched.image == nil ? decoded.fetched.input : nil, source: decoded.fetched.source,
             revalidated: decoded.fetched.revalidated, timings: timings)

@@ -47,11 +47,15 @@ final class ImagePipeline: Sendable {
     let results: MemoryCache<ImageRequestKeys.EncodeKey, EncodedImage>?
     /// Recent decodes kept for other sizes of their source (``ImageManager/Configuration/decodedImageRetention``).
     let intermediates: DecodedIntermediates?
+    /// Finished images held for another encode of the same pixels (``ImageRequest/holdsProcessedImage``).
+    let handoffs = ProcessedHandoff()
     /// Encodes started, and those that streamed rows: what tests of coalescing count.
     let encodesStarted = Atomic<Int>(0)
     let encodesStreamed = Atomic<Int>(0)
     /// Decodes served by a kept decode (``intermediates``) instead of decoding.
     let decodesReused = Atomic<Int>(0)
+    /// Processes served by a held finished image (``handoffs``) instead of decoding and transforming.
+    let processedReused = Atomic<Int>(0)
     /// Uploads to ``ImageManager/Configuration/sharedResults`` under way (at most
     /// ``maxSharedUploads``), and results found there.
     let sharedUploads = Atomic<Int>(0)

@@ -151,7 +151,9 @@ extension ImageService {
             plan = first.plan
             provisional = first.provisional
         }
-        let chosen = request(plan)
+        var chosen = request(plan)
+        // The smaller answer made now encodes this one's pixels: no second decode and transform.
+        chosen.holdsProcessedImage = later?.now == true
         let tag = etag(chosen)
         if ServiceHeaders.isNotModified(headers, etag: tag, lastModified: source.lastModified) {
             return notModified(etag: tag, source: source, varies: plan.variesByAccept, expires: options.expires, provisional: provisional)
@@ -166,6 +168,7 @@ extension ImageService {
             rendered = Rendered(made)
             answered = (etag(later.request), later.provisional)
         } else if let later {
+            if later.now { manager.dropHeldImage(for: chosen, source: source.loaded) }
             backgroundEncodes.start(
                 etag(later.request), request: later.request, source: source.loaded, manager: manager, smallerThan: rendered.byteCount,
                 family: later.family)
