@@ -196,6 +196,41 @@ struct AVIFTests {
     }
 
     @Test(
+        "the encoder reads each layout Imago keeps as it lies: RGB, RGBA and premultiplied BGRA give the same file's pixels",
+        .enabled(if: AVIFCoder().canEncode(.avif), "libavif has no AV1 encoder here"))
+    func layouts() throws {
+        let avif = AVIFCoder()
+        let lossless = EncodeOptions(lossless: true)
+        func back(_ buffer: PixelBuffer) throws -> PixelBuffer {
+            let data = try avif.encode(Image(buffer: buffer), as: .avif, options: lossless)
+            return try coders.decode(data, options: DecodeOptions(pixelFormat: .rgba8)).buffer
+        }
+        let opaque = try Fixtures.noisy(width: 61, height: 37)
+        let expected = try back(opaque)
+        #expect(expected == opaque, "lossless: every pixel back")
+        #expect(try back(opaque.converted(to: .rgb8)) == expected)
+        #expect(try back(opaque.converted(to: .argb32Premultiplied)) == expected)
+        #expect(try back(opaque.converted(to: .gray8).converted(to: .rgba8)) == back(opaque.converted(to: .gray8)))
+        // Translucent: premultiplied colour is divided back, to within the premultiplication's rounding.
+        let translucent = try Fixtures.noisy(width: 61, height: 37, alpha: true)
+        let straight = try back(translucent)
+        let premultiplied = try back(translucent.converted(to: .argb32Premultiplied))
+        #expect(premultiplied.width == straight.width && premultiplied.height == straight.height)
+        var worst = 0
+        straight.withUnsafeBytes { a in
+            premultiplied.withUnsafeBytes { b in
+                for i in 0..<a.count {
+                    let alpha = Int(a[i - i % 4 + 3])
+                    #expect(Int(b[i - i % 4 + 3]) == alpha)
+                    // A premultiplied channel keeps about alpha/255 of its steps.
+                    if i % 4 != 3, alpha >= 32 { worst = max(worst, abs(Int(a[i]) - Int(b[i])) * alpha / 255) }
+                }
+            }
+        }
+        #expect(worst <= 1, "colour off by \(worst) steps of premultiplied value")
+    }
+
+    @Test(
         "encoding with libavif: lossless is exact, lossy is close and smaller at lower quality, alpha and sequences survive",
         .enabled(if: AVIFCoder().canEncode(.avif), "libavif has no AV1 encoder here"))
     func encoding() throws {

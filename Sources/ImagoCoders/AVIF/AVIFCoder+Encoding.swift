@@ -87,13 +87,23 @@ extension AVIFCoder: ImageEncoding {
         _ buffer: PixelBuffer, duration seconds: Double, index: Int, alpha: Bool, single: Bool,
         to encoder: UnsafeMutablePointer<avifEncoder>, options: EncodeOptions, icc: Data?, exif: Data?
     ) throws {
-        let pixels = buffer.converted(to: .rgba8)
+        // libavif reads the layouts Imago keeps (through libyuv): no copy of the frame first.
+        let layout: (format: avifRGBFormat, premultiplied: Bool)?
+        switch buffer.format {
+        case .argb32Premultiplied: layout = (AVIF_RGB_FORMAT_BGRA, true)
+        case .rgba8: layout = (AVIF_RGB_FORMAT_RGBA, false)
+        case .rgb8: layout = (AVIF_RGB_FORMAT_RGB, false)
+        case .gray8, .grayAlpha8: layout = nil
+        }
+        let pixels = layout == nil ? buffer.converted(to: .rgba8) : buffer
         let avif = try makeImage(width: pixels.width, height: pixels.height, lossless: options.lossless, icc: icc, exif: exif)
         defer { avifImageDestroy(avif) }
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, avif)
-        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.format = layout?.format ?? AVIF_RGB_FORMAT_RGBA
         rgb.ignoreAlpha = alpha ? AVIF_FALSE : AVIF_TRUE  // an opaque frame gets no alpha plane
+        // Premultiplied colour is divided back by libavif, for a frame whose alpha is kept.
+        rgb.alphaPremultiplied = alpha && layout?.premultiplied == true ? AVIF_TRUE : AVIF_FALSE
         rgb.depth = 8
         rgb.rowBytes = UInt32(pixels.bytesPerRow)
         let converted = pixels.withUnsafeBytes { raw -> avifResult in
