@@ -17,7 +17,7 @@ struct ProcessSettingsTests {
     func settings() throws {
         let defaults = ProcessSettings()
         #expect(defaults.mallocArenas == 2 && defaults.freeMemoryInterval == .seconds(10) && defaults.workerAffinity == .auto)
-        #expect(defaults.mallocMmapThreshold == 512 << 10)
+        #expect(defaults.mallocMmapThreshold == 32 << 20)
         let set = try ProcessSettings(environment: [
             "IMAGO_MALLOC_ARENAS": "0", "IMAGO_FREE_MEMORY_INTERVAL": "0", "IMAGO_MALLOC_MMAP_THRESHOLD": "0", "IMAGO_WORKER_AFFINITY": " Pinned "
         ])

@@ -14,9 +14,10 @@ struct ProcessSettings: Sendable, Equatable {
     /// the start-up hook (`CImagoServerStart`) before any thread exists, and again at start.
     var mallocArenas = Int(IMAGO_MALLOC_ARENAS_DEFAULT)
     /// `IMAGO_MALLOC_MMAP_THRESHOLD`: bytes from which an allocation gets a mapping of its own,
-    /// returned to the system when freed (`M_MMAP_THRESHOLD`). 512 KiB keeps small bitmaps
-    /// recycled by the heap and large ones out of the arenas (docs/benchmarks.md); 0 leaves
-    /// glibc's dynamic threshold (which rises to 32 MiB, after which bitmaps stay resident).
+    /// returned to the system when freed (`M_MMAP_THRESHOLD`). 32 MiB (glibc's ceiling) lets
+    /// the heap recycle bitmaps instead of faulting in fresh, zeroed pages for each (docs/benchmarks.md),
+    /// and the trimmer returns what is freed; 0 leaves glibc's dynamic threshold, which starts at
+    /// 128 KiB and rises towards 32 MiB as large blocks are freed.
     var mallocMmapThreshold = Int(IMAGO_MALLOC_MMAP_THRESHOLD_DEFAULT)
     /// `IMAGO_FREE_MEMORY_INTERVAL`: time between returns of freed heap memory to the system
     /// (`malloc_trim`); the heap is also trimmed as soon as the service goes idle. 0 turns
