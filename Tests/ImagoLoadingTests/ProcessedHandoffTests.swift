@@ -16,10 +16,12 @@ import Testing
 @Suite("Pipeline: finished images handed to the next encode", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
 struct ProcessedHandoffTests {
     func makeManager(_ loader: MockDataLoader) -> ImageManager {
-        let configuration = ImageManager.Configuration(
+        var configuration = ImageManager.Configuration(
             memoryCache: nil,
             downloader: ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader]),
             processingQueue: WorkQueue(label: "handoff-test", maxConcurrentCount: 2))
+        // Longer than any load takes on a loaded machine: the test is about what is taken, not when.
+        configuration.processedHoldTime = .seconds(3600)
         return ImageManager(configuration: configuration)
     }
 

@@ -124,6 +124,9 @@ extension ImageManager {
         /// Conversions that leave every pixel as decoded stream rows from decoder to encoder
         /// (tests turn it off to compare with the whole-image path). Default `true`.
         package var streamsConversions = true
+        /// How long a finished image held for another encode (``ImageRequest/holdsProcessedImage``)
+        /// waits to be taken (tests hold it longer than a loaded machine's loads take). Default 30 s.
+        package var processedHoldTime = ProcessedHandoff.defaultHoldTime
 
         /// Creates a configuration; every parameter defaults as documented on its property.
         public init(

@@ -48,7 +48,7 @@ final class ImagePipeline: Sendable {
     /// Recent decodes kept for other sizes of their source (``ImageManager/Configuration/decodedImageRetention``).
     let intermediates: DecodedIntermediates?
     /// Finished images held for another encode of the same pixels (``ImageRequest/holdsProcessedImage``).
-    let handoffs = ProcessedHandoff()
+    let handoffs: ProcessedHandoff
     /// Encodes started, and those that streamed rows: what tests of coalescing count.
     let encodesStarted = Atomic<Int>(0)
     let encodesStreamed = Atomic<Int>(0)
@@ -72,6 +72,7 @@ final class ImagePipeline: Sendable {
         writer = configuration.dataCache.map(DiskWriter.init)
         resultWriter = configuration.resultCache.map(DiskWriter.init)
         intermediates = configuration.decodedImageRetention.map(DecodedIntermediates.init)
+        handoffs = ProcessedHandoff(holdFor: configuration.processedHoldTime)
         renders = PriorityGate(limit: configuration.maxConcurrentRenders ?? configuration.processingQueue.maxConcurrentCount + 1)
         results = configuration.resultRetention.map {
             MemoryCache(costLimit: $0.costLimit, ageLimit: $0.ageLimit, entryCostRatio: 0.25)

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// An image is held under its source's digest, the decode spec and the transformers' keys, so
 /// only a load that would make exactly these pixels takes it; it is taken once, and dropped
-/// when nobody takes it within ``holdFor`` or when ``maxHeld`` newer ones are held.
+/// when nobody takes it in time (30 s by default) or when ``maxHeld`` newer ones are held.
 final class ProcessedHandoff: Sendable {
     /// What decides a finished image's pixels: the bytes, the decode, the transforms.
     struct Identity: Hashable, Sendable {
@@ -21,9 +21,15 @@ final class ProcessedHandoff: Sendable {
         var animated: Bool
     }
 
-    /// How long a held image waits for its next encode. The encode that takes it normally
-    /// follows at once, on the same request.
-    static let holdFor: Duration = .seconds(5)
+    /// How long a held image waits for its next encode by default. The encode that takes it
+    /// follows on the same request, after waiting its turn for a worker: long enough for a busy
+    /// service's queue, and the caller drops what it will not take.
+    static let defaultHoldTime: Duration = .seconds(30)
+    private let holdFor: Duration
+
+    init(holdFor: Duration = ProcessedHandoff.defaultHoldTime) {
+        self.holdFor = holdFor
+    }
     /// Images held at most; the oldest goes first.
     static let maxHeld = 8
 
@@ -51,7 +57,7 @@ final class ProcessedHandoff: Sendable {
             if held.count >= Self.maxHeld, let oldest = held.min(by: { $0.value.until < $1.value.until }) {
                 held.removeValue(forKey: oldest.key)
             }
-            held[identity] = Held(image: image, until: now.advanced(by: Self.holdFor))
+            held[identity] = Held(image: image, until: now.advanced(by: holdFor))
         }
     }
 

@@ -136,7 +136,7 @@ public struct ImageRequest: Sendable {
     /// say). Default `nil`: the manager's ``ImageManager/Configuration/cacheKeyFilter``, else
     /// the URL's absolute string.
     public var cacheKey: String?
-    /// Hold the finished image (decoded and transformed) a few seconds after this load encodes
+    /// Hold the finished image (decoded and transformed) up to 30 s after this load encodes
     /// it, for one later load of the same pixels from the same bytes in another output format,
     /// which then encodes it without decoding or transforming again (a service answering with
     /// one format and trying a smaller one for the same result). Not part of any key. Default
