@@ -139,6 +139,10 @@ let package = Package(
         // imago-server's start-up hook: glibc's arena cap, which must be set before any thread exists.
         .target(name: "CImagoServerStart", cSettings: strictC),
         .target(name: "CImagoResample", cSettings: strictC),
+        // Isolated decoding's system calls: worker processes, descriptors over sockets, memory
+        // files, and the sandbox (rlimits, namespaces, Landlock, seccomp through libseccomp,
+        // loaded when a worker starts).
+        .target(name: "CImagoSandbox", cSettings: strictC),
         // The C++ of the face detector (OpenCV 4's detectors have no C interface), only in the
         // ImagoFaceDetector library. `opencv/opencv2` links to Debian's /usr/include/opencv4/opencv2
         // (libopencv-objdetect-dev ships no pkg-config file).
@@ -152,7 +156,8 @@ let package = Package(
         .target(
             name: "ImagoCoders",
             dependencies: [
-                "ImagoCore", "CImagoGlue", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CJXL", "CAVIF", "CImageQuant", "CLCMS2", "COpenJPEG", "CZlib"
+                "ImagoCore", "CImagoGlue", "CImagoSandbox", "CJPEG", "CPNG", "CWebP", "CGIF", "CHeif", "CJXL", "CAVIF", "CImageQuant", "CLCMS2",
+                "COpenJPEG", "CZlib"
             ],
             swiftSettings: strict + documented("ImagoCoders")),
 
@@ -245,7 +250,7 @@ let package = Package(
         .executableTarget(
             name: "ImagoServerCLI",
             dependencies: [
-                "CImagoServerStart", "CImagoHeap", "CImagoThreads", "ImagoCore", "ImagoServer", "ImagoServiceURL", "ImagoCommandLine",
+                "CImagoServerStart", "CImagoHeap", "CImagoThreads", "ImagoCore", "ImagoCoders", "ImagoServer", "ImagoServiceURL", "ImagoCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -269,7 +274,12 @@ let package = Package(
             ],
             path: "Tests/ImagoTestSupport", swiftSettings: warnings),
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport"], swiftSettings: strict),
+        // Child process for the isolation tests: a decoder worker whose PNG decoder faults on marked input.
+        .executableTarget(
+            name: "ImagoDecoderWorkerProbe", dependencies: ["ImagoCoders", "ImagoCore"],
+            path: "Tests/ImagoDecoderWorkerProbe", swiftSettings: strict),
+        .testTarget(
+            name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport", "ImagoDecoderWorkerProbe"], swiftSettings: strict),
         .testTarget(name: "ImagoDiskIOTests", dependencies: ["ImagoDiskIO"], swiftSettings: strict),
         // Child process for the disk cache's kill -9 test: writes until killed.
         .executableTarget(
@@ -306,7 +316,8 @@ let package = Package(
         .testTarget(
             name: "ImagoServerTests",
             dependencies: [
-                "ImagoServer", "ImagoServiceURL", "ImagoServerCLI", "ImagoCLI", "ImagoTracingProbe", "ImagoTestSupport", "ImagoCore", "ImagoCoders",
+                "ImagoServer", "ImagoServiceURL", "ImagoServerCLI", "ImagoCLI", "ImagoTracingProbe", "ImagoDecoderWorkerProbe", "ImagoTestSupport",
+                "ImagoCore", "ImagoCoders",
                 "ImagoLoading", "ImagoProcessing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -115,7 +115,6 @@ public final class ImageService: Sendable {
         } else {
             signer = nil
         }
-        coders = .shared
         workers = WorkQueue(label: "imago.server.workers", maxConcurrentCount: configuration.workers, laneHooks: laneHooks)
         admitted = ServiceAdmission(limit: configuration.queueSize > 0 ? configuration.workers + configuration.queueSize : nil)
         fileReads = WorkQueue(label: "imago.server.files", maxConcurrentCount: 4)
@@ -123,15 +122,27 @@ public final class ImageService: Sendable {
         backgroundEncodes = BackgroundEncodes(limit: configuration.workers - 1, logger: logger)
         waitingConnections = WaitingConnections(limits: configuration.http.connectionLimits(openFiles: ConnectionLimits.openFilesLimit))
 
-        let pipeline = try ServicePipeline(settings: configuration.pipelineSettings, resolver: resolver, connector: connector, workers: workers)
+        let pipeline = try ServicePipeline(
+            settings: configuration.pipelineSettings, resolver: resolver, connector: connector, workers: workers,
+            onDecoderEvent: Self.decoderEventLogger(logger))
         httpLoader = pipeline.httpLoader
         manager = pipeline.manager
+        // Every decode the service makes, the pipeline's and its own (watermarks, info), goes
+        // through the pipeline's registry, whose isolated formats run in the workers.
+        coders = pipeline.manager.configuration.coders
         let counted = pipeline.manager
-        metrics = ServiceMetrics(registry: metricsRegistry, queue: workers, rendersWaiting: { counted.renderCounts.waiting }) {
+        metrics = ServiceMetrics(
+            registry: metricsRegistry, queue: workers, rendersWaiting: { counted.renderCounts.waiting },
+            isolation: { counted.configuration.coders.isolationStatistics }
+        ) {
             (counted.sharedResultHits, counted.sharedSourceHits, counted.sharedUploadsInFlight, counted.reusedDecodeCount)
         }
         render = configuration.renderSettings
         watermarks = try WatermarkStore(drawing: configuration.drawing, limits: manager.configuration.decodingLimits, coders: coders)
+        if !configuration.isolation.isAvailable {
+            let note = "this program does not call DecoderWorker.runIfRequested() and names no IMAGO_ISOLATION_WORKER"
+            logger.warning("IMAGO_ISOLATED_FORMATS: \(note); every format is decoded in its own process")
+        }
         if signer == nil {
             logger.warning("no IMAGO_KEY: URLs are not signed, and any signature segment is accepted")
         }

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import ArgumentParser
+import ImagoCoders
 import ImagoCommandLine
 import ImagoServer
 import ImagoServiceURL
@@ -34,6 +35,13 @@ struct ImagoServerMain: AsyncParsableCommand {
         subcommands: [ServeCommand.self, SignCommand.self, CacheCommand.self, SettingsCommand.self],
         defaultSubcommand: ServeCommand.self
     )
+
+    /// A decoder worker (`imago-server --imago-decoder-worker`, started by the service itself)
+    /// runs and exits before anything else starts; any other start parses the command line.
+    static func main() async {
+        DecoderWorker.runIfRequested()
+        await main(nil)
+    }
 }
 
 struct ServeCommand: AsyncParsableCommand {
@@ -86,6 +94,11 @@ struct ServeCommand: AsyncParsableCommand {
             service = try ImageService(configuration: configuration, logger: logger, metricsRegistry: registry, laneHooks: pinning?.laneHooks)
         } catch {
             throw ValidationError("\(error)")
+        }
+        do {
+            try service.startDecoderWorkers()
+        } catch {
+            logger.warning("decoder workers: \(error)")
         }
         for (name, value) in configuration.summary { logger.debug("\(name)=\(value)") }
         for setting in ProcessSettings.settings { logger.debug("\(setting.name)=\(setting.show(process))") }

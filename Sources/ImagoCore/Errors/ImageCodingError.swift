@@ -24,6 +24,11 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
     case encodingFailed(ImageFormat, String)
     /// An argument passed by the caller is out of range.
     case invalidArgument(String)
+    /// The isolated decoder process given this data stopped without an answer: it crashed, ran
+    /// past its time, or was stopped by its sandbox; or the data is quarantined because a
+    /// decoder stopped on it shortly before. The message says which. The data is treated as
+    /// bad input: other requests are unaffected (`DecoderIsolation`).
+    case decoderFailed(ImageFormat, String)
 
     /// A one-line message naming the cause and, where there is one, what to do about it.
     public var description: String {
@@ -48,6 +53,8 @@ public enum ImageCodingError: Error, Sendable, Hashable, CustomStringConvertible
             return "encoding \(f.rawValue) failed: \(what)"
         case .invalidArgument(let what):
             return "invalid argument: \(what)"
+        case .decoderFailed(let f, let what):
+            return "the \(f.rawValue) decoder failed on this data: \(what)"
         }
     }
 }

@@ -63,6 +63,10 @@ public final class ImageManager: Sendable {
     /// - Parameter configuration: Default: a ``Configuration`` with every setting at its default
     ///   (a memory cache, no disk cache, a new downloader).
     public init(configuration: Configuration = Configuration()) {
+        var configuration = configuration
+        if let isolation = configuration.decoderIsolation, configuration.coders.isolationStatistics == nil {
+            configuration.coders = configuration.coders.isolating(isolation)
+        }
         self.configuration = configuration
         pipeline = ImagePipeline(configuration: configuration, failedURLs: failedURLs)
     }

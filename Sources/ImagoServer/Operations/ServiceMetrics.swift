@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+import ImagoCoders
 import ImagoCore
 public import Prometheus
 import Synchronization
@@ -30,6 +31,8 @@ import Glibc
 /// | `imago_shared_result_hits_total`, `imago_shared_source_hits_total` | counters: results and sources another instance stored (`IMAGO_RESULT_STORAGE`) |
 /// | `imago_shared_uploads_in_flight` | gauge: uploads to the shared store under way |
 /// | `imago_decodes_reused_total` | counter: decodes served by a kept decode (`IMAGO_DECODE_CACHE_SIZE`) |
+/// | `imago_decoder_crashes_total`, `imago_decoder_kills_total`, `imago_decoder_replacements_total`, `imago_decoder_quarantine_hits_total` | counters: decoder workers (`IMAGO_ISOLATED_FORMATS`) |
+/// | `imago_decoder_workers`, `imago_decoder_quarantined_sources` | gauges, read at scrape time |
 /// | `process_resident_memory_bytes` | gauge, read at scrape time |
 public final class ServiceMetrics: Sendable {
     /// The registry `/metrics` renders.
@@ -53,18 +56,22 @@ public final class ServiceMetrics: Sendable {
     /// The pipeline's own counts, read at scrape time: shared result hits, shared source hits,
     /// uploads in flight, reused decodes.
     private let pipelineCounts: @Sendable () -> (results: Int, sources: Int, uploads: Int, reused: Int)
+    /// The decoder workers' counts (``DecoderMetrics``).
+    private let decoders: DecoderMetrics
     /// The counts at the last scrape, for the counters' increments.
     private let lastCounts = Mutex<(results: Int, sources: Int, reused: Int)>((0, 0, 0))
 
     init(
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queue: WorkQueue,
         rendersWaiting: @escaping @Sendable () -> Int = { 0 },
+        isolation: @escaping @Sendable () -> DecoderIsolation.Statistics? = { nil },
         pipelineCounts: @escaping @Sendable () -> (results: Int, sources: Int, uploads: Int, reused: Int) = { (0, 0, 0, 0) }
     ) {
         self.registry = registry
         self.queue = queue
         self.rendersWaiting = rendersWaiting
         self.pipelineCounts = pipelineCounts
+        decoders = DecoderMetrics(registry: registry, statistics: isolation)
         sharedResultHits = registry.makeCounter(
             descriptor: Self.metric("imago_shared_result_hits_total", "Results read from the shared store, made by another instance"))
         sharedSourceHits = registry.makeCounter(
@@ -147,6 +154,7 @@ public final class ServiceMetrics: Sendable {
         if deltas.0 > 0 { sharedResultHits.increment(by: Int64(deltas.0)) }
         if deltas.1 > 0 { sharedSourceHits.increment(by: Int64(deltas.1)) }
         if deltas.2 > 0 { decodesReused.increment(by: Int64(deltas.2)) }
+        decoders.update()
         return registry.emitToString()
     }
 }

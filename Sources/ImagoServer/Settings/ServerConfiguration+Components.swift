@@ -10,6 +10,7 @@ extension ServerConfiguration {
 
     /// What the loading pipeline is made from.
     var pipelineSettings: ServicePipeline.Settings {
-        ServicePipeline.Settings(security: security, sources: sources, cache: cache, workers: workers)
+        ServicePipeline.Settings(
+            security: security, sources: sources, cache: cache, workers: workers, isolation: isolation, requestTimeout: http.requestTimeout)
     }
 }

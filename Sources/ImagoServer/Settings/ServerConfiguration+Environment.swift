@@ -13,7 +13,7 @@ extension ServerConfiguration {
     /// checked with it), `IMAGO_FORMAT_QUALITY` after `IMAGO_QUALITY_MAPPING`, and
     /// `IMAGO_RESULT_STORAGE` after the stores whose settings it takes.
     package static let settings: [Setting<ServerConfiguration>] =
-        serviceSettings + sourceSettings + objectStoreSettings + requestSettings + outputSettings + drawingSettings
+        serviceSettings + sourceSettings + objectStoreSettings + requestSettings + outputSettings + drawingSettings + isolationSettings
 
     /// The defaults, overridden by the `IMAGO_*` variables present in `environment`, and by the
     /// `IMGPROXY_*` ones with an equivalent (`imgproxyEquivalents`; an `IMAGO_` one wins).

@@ -54,6 +54,8 @@ public struct ServerConfiguration: Sendable {
     public var output = OutputSettings()
     /// The watermark and the face search.
     public var drawing = DrawingSettings()
+    /// Which formats are decoded in sandboxed worker processes.
+    public var isolation = IsolationSettings()
 
     /// `IMAGO_WORKERS`: decodes, transforms and encodes at once. Default: the cores.
     public var workers: Int = WorkQueue.defaultConcurrency

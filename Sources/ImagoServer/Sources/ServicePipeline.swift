@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import ImagoCache
+import ImagoCoders
 import ImagoCore
 import ImagoLoading
 
@@ -23,6 +24,8 @@ struct ServicePipeline {
         var sources = SourceSettings()
         var cache = CacheSettings()
         var workers = 1
+        var isolation = IsolationSettings()
+        var requestTimeout: Duration = .seconds(10)
     }
 
     let httpLoader: HTTPDataLoader
@@ -31,13 +34,16 @@ struct ServicePipeline {
     /// - Throws: ``ConfigurationError`` when the cache directory cannot be opened.
     init(
         settings: Settings, resolver: any HostResolving, connector: (any HTTPConnecting)?,
-        workers: WorkQueue
+        workers: WorkQueue, onDecoderEvent: @escaping @Sendable (DecoderIsolation.Event) -> Void = { _ in }
     ) throws(ConfigurationError) {
         let sourceGuard = Self.sourceGuard(settings, resolver: resolver)
         let http = HTTPDataLoader(connectTimeout: settings.sources.downloadTimeout, sourceGuard: sourceGuard, connector: connector)
         httpLoader = http
         let downloader = Self.downloader(settings, http: http, connector: connector)
-        let managed = try Self.managerConfiguration(settings, downloader: downloader, workers: workers, connector: connector)
+        var managed = try Self.managerConfiguration(settings, downloader: downloader, workers: workers, connector: connector)
+        // The formats decoded out of process, by as many workers as decode at once.
+        managed.decoderIsolation = settings.isolation.decoderIsolation(
+            requestTimeout: settings.requestTimeout, workers: settings.workers, onEvent: onDecoderEvent)
         manager = ImageManager(configuration: managed)
     }
 

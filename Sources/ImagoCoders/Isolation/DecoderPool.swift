@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import CImagoSandbox
+import Dispatch
+import ImagoCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The worker processes of one ``DecoderIsolation``: started together at the first request (or
+/// ``prestart()``), handed to one request at a time, replaced the moment one stops. A request
+/// waits for a free worker on its own thread (the callers are the pipeline's work-queue
+/// threads, never Swift's cooperative pool).
+final class DecoderPool: Sendable {
+    let isolation: DecoderIsolation
+    private let setup: Data
+    private let slots: DispatchSemaphore
+    private let state = Mutex(State())
+    private let quarantine: Mutex<DecodeQuarantine>
+    private let starting = Mutex(())
+
+    private struct State {
+        var idle: [DecoderProcess] = []
+        var statistics = DecoderIsolation.Statistics()
+        /// Sandbox reports already passed on: each different one is told once.
+        var reports: Set<String> = []
+        /// The workers were started (``prestart()``).
+        var started = false
+    }
+
+    init(_ isolation: DecoderIsolation) {
+        self.isolation = isolation
+        let frame = isolation.memoryLimit
+        setup =
+            (try? IsolationWire.encode(
+                IsolationWire.Setup(
+                    formats: isolation.formats.sorted { $0.rawValue < $1.rawValue }, memoryLimit: isolation.memoryLimit,
+                    fileSizeLimit: frame, seccomp: isolation.sandbox.seccomp, landlock: isolation.sandbox.landlock,
+                    namespaces: isolation.sandbox.namespaces, readablePaths: isolation.sandbox.readablePaths))) ?? Data()
+        slots = DispatchSemaphore(value: isolation.workers)
+        quarantine = Mutex(DecodeQuarantine(duration: isolation.quarantine))
+    }
+
+    /// Starts every worker not started yet (the first request does it otherwise).
+    ///
+    /// - Throws: `ImageCodingError.decoderFailed` when a worker cannot be started.
+    func prestart() throws {
+        guard !state.withLock({ $0.started }) else { return }
+        // Held while the workers start (a few spawns, no waiting on them): a request that comes
+        // meanwhile waits for them rather than starting more.
+        try starting.withLock { _ in
+            guard !state.withLock({ $0.started }) else { return }
+            for _ in 0..<isolation.workers {
+                let process = try start()
+                state.withLock { $0.idle.append(process) }
+            }
+            state.withLock { $0.started = true }
+        }
+    }
+
+    deinit {
+        for process in state.withLock({ $0.idle }) { process.retire() }
+    }
+
+    /// Counts so far.
+    var statistics: DecoderIsolation.Statistics {
+        var s = state.withLock { $0.statistics }
+        s.quarantined = quarantine.withLock { $0.count }
+        return s
+    }
+
+    /// Sends one request with `source` to a worker and returns its reply and reply file (the
+    /// caller closes it), after checking the quarantine.
+    ///
+    /// - Throws: `ImageCodingError.decoderFailed` when the source is quarantined, when no
+    ///   worker can be started, or when the worker stops without answering (the source is then
+    ///   quarantined and the worker replaced).
+    func run(_ request: IsolationWire.Request, source: Data) throws -> (IsolationWire.Reply, Int32) {
+        let format = request.format
+        if let age = quarantine.withLock({ $0.age(of: source) }) {
+            state.withLock { $0.statistics.quarantineHits += 1 }
+            isolation.onEvent?(.quarantineHit(format))
+            throw ImageCodingError.decoderFailed(
+                format, "the data is quarantined: a decoder stopped on the same bytes \(Int(age.inSeconds)) s ago")
+        }
+        try prestart()
+        let body = try IsolationWire.encode(request)
+        let file = try Self.sealedFile(source, format: format)
+        defer { close(file) }
+        slots.wait()
+        defer { slots.signal() }
+        var process = try take()
+        do {
+            if !process.ready { try ready(&process) }
+            let reply = try process.exchange(body, source: file, timeout: isolation.timeout)
+            giveBack(process)
+            return reply
+        } catch let stopped as DecoderProcess.Stopped {
+            failed(stopped.failure, format: format, source: source)
+            throw ImageCodingError.decoderFailed(format, "\(stopped.failure); the data is quarantined")
+        }
+    }
+
+    /// A sealed memory file holding `data`.
+    static func sealedFile(_ data: Data, format: ImageFormat) throws -> Int32 {
+        let fd = imago_memfd("imago-source")
+        guard fd >= 0 else { throw ImageCodingError.decoderFailed(format, "no memory file for the source (errno \(-fd))") }
+        let written = data.withUnsafeBytes { imago_write_all(fd, $0.baseAddress, $0.count, 0) }
+        guard written == 0, imago_memfd_seal(fd) == 0 else {
+            close(fd)
+            throw ImageCodingError.decoderFailed(format, "the source cannot be handed over (errno \(-written))")
+        }
+        return fd
+    }
+
+    // MARK: Workers
+
+    private func start() throws -> DecoderProcess {
+        guard isolation.executable != "/proc/self/exe" || DecoderWorker.hostsWorkers.load(ordering: .relaxed) else {
+            throw ImageCodingError.decoderFailed(
+                isolation.formats.sorted { $0.rawValue < $1.rawValue }.first ?? .pdf,
+                "this program cannot start decoder workers: its main must call DecoderWorker.runIfRequested() first")
+        }
+        let process = try DecoderProcess.start(isolation, setup: setup)
+        state.withLock { $0.statistics.liveWorkers += 1 }
+        isolation.onEvent?(.workerStarted(pid: process.pid))
+        return process
+    }
+
+    /// An idle worker, or a new one when none is (one that failed to start earlier).
+    private func take() throws -> DecoderProcess {
+        if let process = state.withLock({ $0.idle.popLast() }) { return process }
+        return try start()
+    }
+
+    private func ready(_ process: inout DecoderProcess) throws {
+        let ready = try process.awaitReady(timeout: isolation.timeout)
+        let lines = ready.report.split(separator: "\n").map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
+        guard !lines.isEmpty, state.withLock({ $0.reports.insert(lines.joined(separator: "\n")).inserted }) else { return }
+        for line in lines { isolation.onEvent?(.sandboxIncomplete(line)) }
+    }
+
+    private func giveBack(_ process: DecoderProcess) {
+        guard process.answered >= isolation.decodesPerWorker else {
+            state.withLock { $0.idle.append(process) }
+            return
+        }
+        process.retire()
+        replace()
+    }
+
+    private func failed(_ failure: DecoderIsolation.Failure, format: ImageFormat, source: Data) {
+        quarantine.withLock { $0.add(source) }
+        state.withLock {
+            switch failure {
+            case .crashed, .exited: $0.statistics.crashes += 1
+            case .stoppedBySandbox, .timedOut: $0.statistics.kills += 1
+            }
+        }
+        isolation.onEvent?(.workerFailed(format, failure))
+        replace()
+    }
+
+    /// Starts a worker in place of one that has gone (reaped already).
+    private func replace() {
+        state.withLock { $0.statistics.liveWorkers -= 1 }
+        guard let process = try? start() else { return }
+        state.withLock {
+            $0.idle.append(process)
+            $0.statistics.replacements += 1
+        }
+        isolation.onEvent?(.workerReplaced)
+    }
+}
+
+/// Sources a worker stopped on, by a keyed hash of their bytes (SipHash with this process's
+/// random seed, so no one can aim a collision at another source), each for a while.
+struct DecodeQuarantine {
+    let duration: Duration
+    private var entries: [Key: ContinuousClock.Instant] = [:]
+    /// The most sources held; the oldest go first past it.
+    static let capacity = 10_000
+
+    private struct Key: Hashable {
+        var hash: Int
+        var count: Int
+    }
+
+    init(duration: Duration) {
+        self.duration = duration
+    }
+
+    var count: Int {
+        let now = ContinuousClock.now
+        return entries.values.filter { now - $0 < duration }.count
+    }
+
+    private static func key(_ data: Data) -> Key {
+        var hasher = Hasher()
+        data.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return Key(hash: hasher.finalize(), count: data.count)
+    }
+
+    /// How long ago `data` was quarantined, when it still is.
+    mutating func age(of data: Data) -> Duration? {
+        guard !entries.isEmpty else { return nil }
+        let key = Self.key(data)
+        guard let since = entries[key] else { return nil }
+        let age = ContinuousClock.now - since
+        guard age < duration else {
+            entries[key] = nil
+            return nil
+        }
+        return age
+    }
+
+    mutating func add(_ data: Data) {
+        let now = ContinuousClock.now
+        if entries.count >= Self.capacity {
+            entries = entries.filter { now - $0.value < duration }
+            if entries.count >= Self.capacity, let oldest = entries.min(by: { $0.value < $1.value }) { entries[oldest.key] = nil }
+        }
+        entries[Self.key(data)] = now
+    }
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import CImagoSandbox
+import ImagoCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One worker process as its host sees it: its pid, its end of the socket pair, whether it has
+/// said it is ready. Owned by one thread at a time (the pool hands it out and takes it back).
+struct DecoderProcess: Sendable {
+    let pid: pid_t
+    let socket: Int32
+    /// Its sandbox report arrived: it has loaded its libraries and locked itself down.
+    var ready = false
+    /// Requests it has answered.
+    var answered = 0
+
+    /// Why an exchange ended without an answer; the process is gone (reaped) when this is thrown.
+    struct Stopped: Error {
+        var failure: DecoderIsolation.Failure
+    }
+
+    /// Starts a worker: `executable arguments…` with the socket as its descriptor 3 and the
+    /// host's environment (the Swift runtime's crash backtracer off: it would try to start a
+    /// process, which the sandbox forbids), then sends it `setup`.
+    ///
+    /// - Throws: `ImageCodingError.decoderFailed` when the process cannot be started.
+    static func start(_ isolation: DecoderIsolation, setup: Data) throws -> DecoderProcess {
+        var pair: [Int32] = [-1, -1]
+        let made = pair.withUnsafeMutableBufferPointer { imago_socketpair($0.baseAddress) }
+        guard made == 0 else { throw ImageCodingError.decoderFailed(.png, "no socket pair for a worker (errno \(-made))") }
+        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" }.map { "\($0.key)=\($0.value)" }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([isolation.executable] + isolation.arguments).map { strdup($0) } + [nil]
+        let env: [UnsafeMutablePointer<CChar>?] = (environment + ["SWIFT_BACKTRACE=enable=no"]).map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            env.forEach { free($0) }
+            close(pair[1])
+        }
+        let pid = imago_spawn(isolation.executable, argv, env, pair[1])
+        guard pid > 0 else {
+            close(pair[0])
+            throw ImageCodingError.decoderFailed(.png, "the worker \(isolation.executable) cannot be started (errno \(-pid))")
+        }
+        let process = DecoderProcess(pid: pid, socket: pair[0])
+        _ = setup.withUnsafeBytes { imago_send(pair[0], $0.baseAddress, $0.count, -1) }
+        return process
+    }
+
+    /// Waits for the worker's sandbox report, at most `timeout`.
+    ///
+    /// - Throws: ``Stopped`` when it dies or does not report in time.
+    mutating func awaitReady(timeout: Duration) throws -> IsolationWire.Ready {
+        let (body, fd) = try receive(timeout: timeout)
+        if fd >= 0 { close(fd) }
+        guard let ready = try? IsolationWire.decode(IsolationWire.Ready.self, from: body) else {
+            throw stop(.exited("a start-up message it cannot have sent"))
+        }
+        self.ready = true
+        return ready
+    }
+
+    /// Sends `request` with `source` (a sealed memory file) and waits for the reply, at most
+    /// `timeout`: the reply and its memory file (-1 when none came).
+    ///
+    /// - Throws: ``Stopped`` when the worker dies, overruns or breaks the protocol.
+    mutating func exchange(_ request: Data, source: Int32, timeout: Duration) throws -> (IsolationWire.Reply, Int32) {
+        let sent = request.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, source) }
+        guard sent >= 0 else { throw stop(.exited("it closed its socket")) }
+        let (body, fd) = try receive(timeout: timeout)
+        guard let reply = try? IsolationWire.decode(IsolationWire.Reply.self, from: body) else {
+            if fd >= 0 { close(fd) }
+            throw stop(.exited("a reply that does not parse"))
+        }
+        answered += 1
+        return (reply, fd)
+    }
+
+    private func receive(timeout: Duration) throws -> (Data, Int32) {
+        var buffer = [UInt8](repeating: 0, count: IsolationWire.maxMessage)
+        var fd: Int32 = -1
+        let ms = Int32(clamping: Int((timeout.inSeconds * 1000).rounded(.up)))
+        let n = buffer.withUnsafeMutableBytes { imago_receive(socket, $0.baseAddress, $0.count, &fd, ms) }
+        if n > 0 { return (Data(buffer[0..<n]), fd) }
+        if n == -Int(ETIMEDOUT) { throw stop(.timedOut(timeout)) }
+        if n == 0 { throw stop(nil) }
+        throw stop(.exited("its socket failed (errno \(-n))"))
+    }
+
+    /// Kills the process (whatever it is doing), reaps it and closes the socket: the error that
+    /// says why it stopped, `reason` or else what its exit status tells.
+    func stop(_ reason: DecoderIsolation.Failure?) -> Stopped {
+        var code: Int32 = 0, signal: Int32 = 0
+        var waited: Int32 = 0
+        if reason == nil {
+            // Its socket closed: it is exiting, and its own status says why. Give it a moment.
+            for _ in 0..<200 {
+                waited = imago_wait(pid, 0, &code, &signal)
+                if waited != 0 { break }
+                usleep(5_000)
+            }
+        }
+        if waited == 0 {
+            _ = imago_kill(pid)
+            waited = imago_wait(pid, 1, &code, &signal)
+        }
+        close(socket)
+        if let reason { return Stopped(failure: reason) }
+        guard waited > 0 else { return Stopped(failure: .exited("it cannot be waited for (errno \(-waited))")) }
+        if signal == SIGSYS { return Stopped(failure: .stoppedBySandbox) }
+        if signal == SIGKILL || signal == SIGXCPU { return Stopped(failure: .exited("it was killed (\(Self.name(of: signal)))")) }
+        if signal != 0 { return Stopped(failure: .crashed(signal: signal, name: Self.name(of: signal))) }
+        return Stopped(failure: .exited("it exited with status \(code)"))
+    }
+
+    /// Retires a healthy worker: closing its socket ends its loop; it is killed and reaped in
+    /// case it does not.
+    func retire() {
+        _ = stop(.exited("retired"))
+    }
+
+    static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGSEGV: "SIGSEGV"
+        case SIGABRT: "SIGABRT"
+        case SIGBUS: "SIGBUS"
+        case SIGILL: "SIGILL"
+        case SIGTRAP: "SIGTRAP"
+        case SIGFPE: "SIGFPE"
+        case SIGKILL: "SIGKILL"
+        case SIGSYS: "SIGSYS"
+        case SIGXCPU: "SIGXCPU"
+        case SIGXFSZ: "SIGXFSZ"
+        default: "signal \(signal)"
+        }
+    }
+}

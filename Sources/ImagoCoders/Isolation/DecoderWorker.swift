@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import CImagoSandbox
+import ImagoCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The worker side of ``DecoderIsolation``: a process that loads the decoders of the formats
+/// it is given, locks itself down, then decodes one request at a time from the socket its host
+/// handed it as descriptor 3, until the host closes it.
+public enum DecoderWorker {
+    /// The argument that starts a worker: `executable --imago-decoder-worker`.
+    public static let argument = "--imago-decoder-worker"
+
+    /// Runs a worker and exits when this process was started as one (its first argument is
+    /// ``argument``); returns at once otherwise. Call it first thing in `main`, before any
+    /// thread or task starts: the sandbox's Landlock and namespace steps need a process with
+    /// one thread.
+    ///
+    /// - Parameter coders: the decoders the worker uses. Default `ImageCoderRegistry.shared`,
+    ///   with whatever the program added to it before the call.
+    public static func runIfRequested(coders: ImageCoderRegistry = .shared) {
+        guard CommandLine.arguments.dropFirst().first == argument else {
+            hostsWorkers.store(true, ordering: .relaxed)
+            return
+        }
+        exit(run(socket: 3, coders: coders))
+    }
+
+    /// Whether this program called ``runIfRequested(coders:)``, so that it can be its own
+    /// worker (`/proc/self/exe`); a program that did not would run its own `main` again.
+    public static var isAvailable: Bool { hostsWorkers.load(ordering: .relaxed) }
+
+    static let hostsWorkers = Atomic<Bool>(false)
+
+    /// The worker's life: setup, warm-up, sandbox, then requests until the host goes.
+    static func run(socket: Int32, coders: ImageCoderRegistry) -> Int32 {
+        _ = imago_close_from(socket + 1)
+        guard let (setupData, _) = receive(socket), let setup = try? IsolationWire.decode(IsolationWire.Setup.self, from: setupData) else {
+            return 2
+        }
+        warmUp(setup.formats, coders: coders)
+        let (applied, report) = enterSandbox(setup)
+        guard applied >= 0 else { return 3 }
+        let ready = IsolationWire.Ready(applied: applied, report: report, pid: getpid())
+        guard let message = try? IsolationWire.encode(ready), imago_send(socket, message.withUnsafeBytes { $0.baseAddress }, message.count, -1) >= 0 else {
+            return 4
+        }
+        while let (body, fd) = receive(socket) {
+            let reply = answer(body, source: fd, coders: coders)
+            if fd >= 0 { close(fd) }
+            let sent = reply.message.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, reply.fd) }
+            if reply.fd >= 0 { close(reply.fd) }
+            guard sent >= 0 else { return 5 }
+        }
+        return 0
+    }
+
+    /// One message from the host, waiting as long as it takes; `nil` when the host has gone.
+    private static func receive(_ socket: Int32) -> (Data, Int32)? {
+        var buffer = [UInt8](repeating: 0, count: IsolationWire.maxMessage)
+        var fd: Int32 = -1
+        let n = buffer.withUnsafeMutableBytes { imago_receive(socket, $0.baseAddress, $0.count, &fd, -1) }
+        guard n > 0 else { return nil }
+        return (Data(buffer[0..<n]), fd)
+    }
+
+    /// Loads the libraries of `formats` before the sandbox closes the files they live in:
+    /// a tiny image of each format the registry can write is encoded and decoded, and an SVG
+    /// with text brings in librsvg, cairo, Pango and the font configuration.
+    private static func warmUp(_ formats: [ImageFormat], coders: ImageCoderRegistry) {
+        guard let pixels = try? PixelBuffer(width: 2, height: 2, format: .argb32Premultiplied) else { return }
+        let image = Image(buffer: pixels)
+        for format in formats {
+            let sample: Data?
+            if format == .svg {
+                sample = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><text y="3">a</text></svg>"#.utf8)
+            } else {
+                sample = try? coders.encode(image, as: format, options: EncodeOptions(quality: 0.5))
+            }
+            if let sample { _ = try? coders.decode(sample) }
+        }
+    }
+
+    /// Applies the sandbox `setup` asks for; the applied steps' mask (negative when even
+    /// no-new-privileges failed) and what could not be done.
+    private static func enterSandbox(_ setup: IsolationWire.Setup) -> (Int32, String) {
+        let paths = setup.readablePaths.map { strdup($0) }
+        defer { paths.forEach { free($0) } }
+        var report = [CChar](repeating: 0, count: 2048)
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 1
+        let applied: Int32 = paths.map { UnsafePointer($0) }.withUnsafeBufferPointer { list in
+            var options = imago_sandbox_options()
+            options.address_space_bytes = UInt64(max(0, setup.memoryLimit))
+            options.file_size_bytes = UInt64(max(0, setup.fileSizeLimit))
+            options.open_files = 256
+            options.namespaces = setup.namespaces ? 1 : 0
+            options.landlock = setup.landlock ? 1 : 0
+            options.seccomp = setup.seccomp ? 1 : 0
+            options.read_paths = list.baseAddress
+            options.read_path_count = list.count
+            return report.withUnsafeMutableBufferPointer { imago_sandbox_enter(&options, $0.baseAddress, $0.count) }
+        }
+        var text = String(decoding: report.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if threads > 1 {
+            text += "the worker had \(threads) threads when its sandbox was set up: Landlock and no-new-privileges hold for the first only\n"
+        }
+        return (applied, text)
+    }
+
+    /// The reply to one request: its message and the memory file that goes with it (or -1).
+    private static func answer(_ body: Data, source: Int32, coders: ImageCoderRegistry) -> (message: Data, fd: Int32) {
+        guard let request = try? IsolationWire.decode(IsolationWire.Request.self, from: body) else {
+            return failure(ImageCodingError.invalidArgument("a request the worker cannot read"), format: .png)
+        }
+        do {
+            let data = try mapped(source)
+            let out = ReplyFile()
+            let header: Data
+            switch request.operation {
+            case .info:
+                header = try IsolationWire.encode(coders.info(of: data))
+            case .decode:
+                let options = request.options?.decodeOptions ?? DecodeOptions()
+                header = try IsolationWire.encode(try out.write(coders.decode(data, options: options)))
+            }
+            let offset = try out.append(header)
+            let reply = IsolationWire.Reply(error: nil, headerOffset: offset, headerLength: header.count)
+            return (try IsolationWire.encode(reply), out.take())
+        } catch {
+            return failure(error, format: request.format)
+        }
+    }
+
+    private static func failure(_ error: any Error, format: ImageFormat) -> (message: Data, fd: Int32) {
+        let reply = IsolationWire.Reply(error: IsolationWire.WireError(error, format: format))
+        return ((try? IsolationWire.encode(reply)) ?? Data("{}".utf8), -1)
+    }
+
+    /// The source the host sealed into a memory file, mapped read-only.
+    private static func mapped(_ fd: Int32) throws -> Data {
+        let size = imago_file_size(fd)
+        guard fd >= 0, size >= 0 else { throw ImageCodingError.invalidArgument("no source came with the request") }
+        guard size > 0 else { return Data() }
+        guard let p = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+            throw ImageCodingError.invalidArgument("the source cannot be mapped (errno \(errno))")
+        }
+        return Data(bytesNoCopy: p, count: Int(size), deallocator: .custom { p, n in munmap(p, n) })
+    }
+}
+
+/// The memory file a worker answers in: blobs appended one after another.
+private final class ReplyFile {
+    private var fd: Int32 = -1
+    private var end = 0
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Appends `bytes`, returning their offset.
+    func append(_ bytes: Data) throws -> Int {
+        try append(count: bytes.count) { fd, offset in bytes.withUnsafeBytes { imago_write_all(fd, $0.baseAddress, $0.count, Int64(offset)) } }
+    }
+
+    private func append(count: Int, _ write: (Int32, Int) -> Int32) throws -> Int {
+        if fd < 0 { fd = imago_memfd("imago-reply") }
+        guard fd >= 0 else { throw ImageCodingError.invalidArgument("no memory file for the reply (errno \(-fd))") }
+        let offset = end
+        let status = write(fd, offset)
+        guard status == 0 else { throw ImageCodingError.invalidArgument("the reply cannot be written (errno \(-status))") }
+        end += count
+        return offset
+    }
+
+    /// Writes a pixel buffer's bytes, returning where.
+    func write(_ buffer: PixelBuffer) throws -> IsolationWire.Frame {
+        let blob = try buffer.withUnsafeBytes { raw in
+            IsolationWire.Blob(
+                offset: try append(count: raw.count) { fd, offset in imago_write_all(fd, raw.baseAddress, raw.count, Int64(offset)) },
+                length: raw.count)
+        }
+        return IsolationWire.Frame(
+            width: buffer.width, height: buffer.height, bytesPerRow: buffer.bytesPerRow, format: buffer.format, duration: 0, bytes: blob)
+    }
+
+    /// Writes an image's frames and metadata, returning its header.
+    func write(_ image: Image) throws -> IsolationWire.ImageHeader {
+        let frames = try image.frames.map { frame in
+            var f = try write(frame.buffer)
+            f.duration = frame.duration
+            return f
+        }
+        func blob(_ data: Data?) throws -> IsolationWire.Blob? {
+            guard let data else { return nil }
+            return IsolationWire.Blob(offset: try append(data), length: data.count)
+        }
+        let map = image.metadata.gainMap
+        return IsolationWire.ImageHeader(
+            frames: frames, loopCount: image.loopCount, orientation: image.orientation, scale: image.scale, format: image.format,
+            hasAlpha: image.hasAlpha, iccProfile: try blob(image.metadata.iccProfile), exif: try blob(image.metadata.exif),
+            gainMap: try map.map { try write($0.pixels) }, gainMapXMP: try blob(map?.xmp), gainMapISO: try blob(map?.iso21496))
+    }
+
+    /// The file, sealed, for sending; -1 when nothing was written.
+    func take() -> Int32 {
+        defer { fd = -1 }
+        if fd >= 0 { _ = imago_memfd_seal(fd) }
+        return fd
+    }
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import ImagoCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The messages between a host and its decoder workers, one JSON object per datagram of a
+/// `SOCK_SEQPACKET` socket pair, with a memory file attached where bytes travel.
+///
+/// - host → worker, once: ``Setup``; worker → host, once its sandbox is on: ``Ready``.
+/// - host → worker: ``Request`` with the source in a sealed memory file; worker → host:
+///   ``Reply``, the header and pixels in a memory file of its own (blobs from offset 0, then
+///   the JSON header at ``Reply/headerOffset``).
+///
+/// Nothing the worker sends is trusted: ``IsolatedImageReader`` checks every size and offset
+/// against the limits and the file before it allocates.
+enum IsolationWire {
+    /// The largest message either side sends (the memory files carry everything large).
+    static let maxMessage = 1 << 16
+
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try encoder.encode(value)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try decoder.decode(type, from: data)
+    }
+
+    /// What a worker is told once, before it loads anything.
+    struct Setup: Codable {
+        var formats: [ImageFormat]
+        var memoryLimit: Int
+        var fileSizeLimit: Int
+        var seccomp: Bool
+        var landlock: Bool
+        var namespaces: Bool
+        var readablePaths: [String]
+    }
+
+    /// A worker's first message: its sandbox is on (`applied`, the C glue's bit mask), and what
+    /// it could not set up.
+    struct Ready: Codable {
+        var applied: Int32
+        var report: String
+        var pid: Int32
+    }
+
+    struct Request: Codable {
+        enum Operation: String, Codable { case info, decode }
+        var operation: Operation
+        var format: ImageFormat
+        var options: Options?
+    }
+
+    /// ``DecodeOptions``, field by field.
+    struct Options: Codable {
+        var pixelFormat: PixelFormat
+        var scale: Double
+        var firstFrameOnly: Bool
+        var thumbnailPixelSize: PixelSize?
+        var preserveAspectRatio: Bool
+        var colorManagement: Bool
+        var limits: [String: Double]
+        var page: Int?
+        var renderDPI: Double?
+        var embeddedThumbnail: Bool
+        var gainMap: Bool
+
+        init(_ o: DecodeOptions) {
+            pixelFormat = o.pixelFormat
+            scale = o.scale
+            firstFrameOnly = o.firstFrameOnly
+            thumbnailPixelSize = o.thumbnailPixelSize
+            preserveAspectRatio = o.preserveAspectRatio
+            colorManagement = o.colorManagement
+            let l = o.limits
+            limits = [
+                "maxPixels": Double(l.maxPixels), "maxSourcePixels": Double(l.maxSourcePixels), "maxFrames": Double(l.maxFrames),
+                "maxTotalFramePixels": Double(l.maxTotalFramePixels), "maxBytes": Double(l.maxBytes), "maxPages": Double(l.maxPages),
+                "maxElements": Double(l.maxElements), "maxNestingDepth": Double(l.maxNestingDepth), "maxRenderSeconds": l.maxRenderSeconds
+            ]
+            page = o.page
+            renderDPI = o.renderDPI
+            embeddedThumbnail = o.embeddedThumbnail
+            gainMap = o.gainMap
+        }
+
+        /// The options the worker decodes with: every frame now (a worker keeps nothing between
+        /// requests).
+        var decodeOptions: DecodeOptions {
+            func count(_ key: String, _ fallback: Int) -> Int {
+                guard let v = limits[key], v.isFinite else { return fallback }
+                return v >= Double(Int.max) ? Int.max : max(0, Int(v))
+            }
+            let d = DecodingLimits.default
+            let l = DecodingLimits(
+                maxPixels: count("maxPixels", d.maxPixels), maxFrames: count("maxFrames", d.maxFrames),
+                maxTotalFramePixels: count("maxTotalFramePixels", d.maxTotalFramePixels), maxBytes: count("maxBytes", d.maxBytes),
+                maxSourcePixels: count("maxSourcePixels", d.maxSourcePixels), maxPages: count("maxPages", d.maxPages),
+                maxElements: count("maxElements", d.maxElements), maxNestingDepth: count("maxNestingDepth", d.maxNestingDepth),
+                maxRenderSeconds: limits["maxRenderSeconds"] ?? d.maxRenderSeconds)
+            var o = DecodeOptions(
+                pixelFormat: pixelFormat, scale: scale, firstFrameOnly: firstFrameOnly, decodesFramesLazily: false,
+                thumbnailPixelSize: thumbnailPixelSize, preserveAspectRatio: preserveAspectRatio,
+                colorManagement: colorManagement, limits: l)
+            o.page = page
+            o.renderDPI = renderDPI
+            o.embeddedThumbnail = embeddedThumbnail
+            o.gainMap = gainMap
+            return o
+        }
+    }
+
+    /// A worker's answer: an error, or a header (an ``ImageInfo`` or an ``ImageHeader``) at
+    /// `headerOffset` in the attached memory file.
+    struct Reply: Codable {
+        var error: WireError?
+        var headerOffset: Int?
+        var headerLength: Int?
+    }
+
+    /// A byte range of the reply's memory file.
+    struct Blob: Codable {
+        var offset: Int
+        var length: Int
+    }
+
+    struct Frame: Codable {
+        var width: Int
+        var height: Int
+        var bytesPerRow: Int
+        var format: PixelFormat
+        var duration: Double
+        var bytes: Blob
+    }
+
+    struct ImageHeader: Codable {
+        var frames: [Frame]
+        var loopCount: Int
+        var orientation: ImageOrientation
+        var scale: Double
+        var format: ImageFormat?
+        var hasAlpha: Bool
+        var iccProfile: Blob?
+        var exif: Blob?
+        var gainMap: Frame?
+        var gainMapXMP: Blob?
+        var gainMapISO: Blob?
+    }
+
+    /// ``ImageCodingError``, case by case.
+    struct WireError: Codable {
+        var kind: String
+        var format: ImageFormat?
+        var message: String
+        var limit: DecodingLimits.Kind?
+        var found: Int?
+        var limitValue: Int?
+
+        init(_ error: any Error, format: ImageFormat) {
+            self.format = format
+            message = String(describing: error)
+            guard let e = error as? ImageCodingError else {
+                kind = "corrupt"
+                return
+            }
+            switch e {
+            case .emptyData: kind = "emptyData"
+            case .unsupportedFormat(let f):
+                kind = "unsupportedFormat"
+                self.format = f
+            case .unsupportedFeature(_, let m): (kind, message) = ("unsupportedFeature", m)
+            case .truncated(_, let m): (kind, message) = ("truncated", m)
+            case .corrupt(_, let m): (kind, message) = ("corrupt", m)
+            case .exceedsLimit(let k, let found, let limit): (kind, self.limit, self.found, limitValue) = ("exceedsLimit", k, found, limit)
+            case .encoderUnavailable, .encodingFailed: kind = "corrupt"
+            case .invalidArgument(let m): (kind, message) = ("invalidArgument", m)
+            case .decoderFailed(_, let m): (kind, message) = ("decoderFailed", m)
+            }
+        }
+
+        /// The error the worker threw; anything unrecognised is the format's corrupt data.
+        func error(format expected: ImageFormat) -> ImageCodingError {
+            let f = format ?? expected
+            switch kind {
+            case "emptyData": return .emptyData
+            case "unsupportedFormat": return .unsupportedFormat(format)
+            case "unsupportedFeature": return .unsupportedFeature(f, message)
+            case "truncated": return .truncated(f, message)
+            case "exceedsLimit":
+                guard let limit, let found, let limitValue else { return .corrupt(f, message) }
+                return .exceedsLimit(limit, found: found, limit: limitValue)
+            case "invalidArgument": return .invalidArgument(message)
+            case "decoderFailed": return .decoderFailed(f, message)
+            default: return .corrupt(f, message)
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import ImagoCoders
+public import ImagoCore
+
+/// Which formats are decoded in sandboxed worker processes, and how (``DecoderIsolation``):
+/// ``ServerConfiguration/isolation``.
+public struct IsolationSettings: Sendable {
+    /// `IMAGO_ISOLATED_FORMATS`: the source formats decoded out of process. Default
+    /// `DecoderIsolation.defaultFormats` (PDF, SVG, TIFF, HEIC/HEIF, AVIF, JPEG XL, JPEG 2000,
+    /// ICNS); `none` decodes everything in the server's process.
+    public var formats: Set<ImageFormat> = DecoderIsolation.defaultFormats
+    /// `IMAGO_ISOLATION_TIMEOUT`: the longest one decode may take in a worker. Default `nil`:
+    /// three quarters of `IMAGO_REQUEST_TIMEOUT`, so that a worker stopped for its time still
+    /// answers its request with the decoder's 422, not the deadline's 503.
+    public var timeout: Duration?
+    /// `IMAGO_ISOLATION_QUARANTINE`: how long a source a worker stopped on is refused without
+    /// reaching a worker. Default 10 minutes.
+    public var quarantine: Duration = .seconds(600)
+    /// `IMAGO_ISOLATION_SANDBOX`: seccomp, Landlock and namespaces in every worker. Default `true`.
+    public var sandbox = true
+    /// `IMAGO_ISOLATION_WORKER`: the executable the workers run. Default `nil`: this program
+    /// (`imago-server` is its own worker).
+    public var executable: String?
+
+    /// Creates the defaults.
+    public init() {}
+
+    /// Whether workers can be started: an executable is named, or this program is its own
+    /// worker (`DecoderWorker.runIfRequested()` was called, as `imago-server` does). An app that
+    /// embeds the service without either decodes in its own process, and the service says so.
+    var isAvailable: Bool { formats.isEmpty || executable != nil || DecoderWorker.isAvailable }
+
+    /// The library's settings, for a service whose requests may take `requestTimeout` and whose
+    /// decodes run `workers` at once; `nil` when nothing is isolated or ``isAvailable`` is false.
+    func decoderIsolation(requestTimeout: Duration, workers: Int, onEvent: @escaping @Sendable (DecoderIsolation.Event) -> Void) -> DecoderIsolation? {
+        guard !formats.isEmpty, isAvailable else { return nil }
+        var isolation = DecoderIsolation(
+            formats: formats, workers: workers, timeout: timeout ?? requestTimeout * 0.75, quarantine: quarantine,
+            sandbox: sandbox ? DecoderIsolation.Sandbox() : .none, onEvent: onEvent)
+        if let executable { isolation.executable = executable }
+        return isolation
+    }
+}
+
+extension ServerConfiguration {
+    /// The settings of decoding out of process.
+    static let isolationSettings: [Setting<ServerConfiguration>] = [
+        Setting(
+            "IMAGO_ISOLATED_FORMATS",
+            meaning: "source formats decoded in sandboxed worker processes (none: all in the server's process)"
+        ) { env, c throws(ConfigurationError) in
+            if env["IMAGO_ISOLATED_FORMATS"]?.lowercased() == "none" {
+                c.isolation.formats = []
+            } else if let formats = try env.formats("IMAGO_ISOLATED_FORMATS") {
+                c.isolation.formats = Set(formats)
+            }
+        } show: {
+            $0.isolation.formats.isEmpty ? "none" : $0.isolation.formats.map(\.rawValue).sorted().joined(separator: ",")
+        },
+        Setting(
+            "IMAGO_ISOLATION_TIMEOUT",
+            meaning: "seconds one decode may take in a worker before it is stopped (the request gets 422)"
+        ) { env, c throws(ConfigurationError) in
+            c.isolation.timeout = try env.seconds("IMAGO_ISOLATION_TIMEOUT") ?? c.isolation.timeout
+        } show: {
+            $0.isolation.timeout.map { EnvironmentReader.text($0) } ?? "3/4 of IMAGO_REQUEST_TIMEOUT"
+        },
+        .seconds(
+            "IMAGO_ISOLATION_QUARANTINE", \.isolation.quarantine, zero: true,
+            "seconds a source a worker stopped on is refused at once (0: not kept)"),
+        .bool("IMAGO_ISOLATION_SANDBOX", \.isolation.sandbox, "seccomp, Landlock and namespaces in every decoder worker"),
+        .text("IMAGO_ISOLATION_WORKER", \.isolation.executable, "the executable decoder workers run; none: imago-server itself")
+    ]
+}

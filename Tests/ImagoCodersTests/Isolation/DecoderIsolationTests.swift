@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import Foundation
+import ImagoCoders
+import ImagoCore
+import ImagoTestSupport
+import Synchronization
+import Testing
+
+/// Decoders out of process: a worker that crashes, loops, allocates without end or breaks its
+/// sandbox costs its own request only, is replaced, and its data is quarantined. The workers
+/// are `ImagoDecoderWorkerProbe`, whose PNG decoder faults on data marked `imago-fault:KIND`.
+@Suite struct DecoderIsolationTests {
+    static let probe = TestFiles.builtProduct("ImagoDecoderWorkerProbe")
+
+    /// Events a pool reported, in order.
+    final class Events: Sendable {
+        let list = Mutex<[DecoderIsolation.Event]>([])
+        var all: [DecoderIsolation.Event] { list.withLock { $0 } }
+        var failures: [DecoderIsolation.Failure] {
+            all.compactMap { if case .workerFailed(_, let f) = $0 { f } else { nil } }
+        }
+        var pids: [Int32] {
+            all.compactMap { if case .workerStarted(let pid) = $0 { pid } else { nil } }
+        }
+    }
+
+    /// A registry whose PNG decodes run in `workers` probe workers.
+    static func isolated(workers: Int = 2, timeout: Duration = .seconds(20)) -> (ImageCoderRegistry, Events) {
+        let events = Events()
+        let isolation = DecoderIsolation(
+            formats: [.png], workers: workers, executable: probe.path, timeout: timeout, quarantine: .seconds(600),
+            memoryLimit: 2 << 30, onEvent: { event in events.list.withLock { $0.append(event) } })
+        return (ImageCoderRegistry.makeDefault().isolating(isolation), events)
+    }
+
+    static func png(_ seed: Int = 1) throws -> Data {
+        let image = Image(buffer: try Fixtures.noisy(width: 64, height: 48, seed: UInt32(seed)))
+        return try ImageCoderRegistry.shared.encode(image, as: .png)
+    }
+
+    static func marked(_ kind: String) throws -> Data {
+        try png() + Data("imago-fault:\(kind)".utf8)
+    }
+
+    @Test func decodesAsInProcess() async throws {
+        let (coders, events) = Self.isolated()
+        let data = try Self.png()
+        let (inWorker, info) = try await blocking { (try coders.decode(data), try coders.info(of: data)) }
+        let inProcess = try ImageCoderRegistry.shared.decode(data)
+        #expect(inWorker.buffer == inProcess.buffer)
+        #expect(inWorker.format == .png)
+        #expect(info == (try ImageCoderRegistry.shared.info(of: data)))
+        #expect(events.pids.count == 2)
+        // Typed errors come back as the decoder threw them.
+        let truncated = data.prefix(data.count / 2)
+        let local = #expect(throws: ImageCodingError.self) { try ImageCoderRegistry.shared.decode(truncated) }
+        let remote = await #expect(throws: ImageCodingError.self) { try await blocking { try coders.decode(truncated) } }
+        #expect(local == remote)
+        #expect(coders.isolationStatistics?.crashes == 0)
+    }
+
+    /// Every kind of fault: the marked request fails with `.decoderFailed`, the pool is whole
+    /// again, an ordinary decode works, and the same data is refused from the quarantine.
+    @Test(arguments: ["segv", "abort", "alloc", "loop"])
+    func faultCostsOneRequest(kind: String) async throws {
+        let (coders, events) = Self.isolated(workers: 2, timeout: kind == "loop" ? .seconds(3) : .seconds(30))
+        let bad = try Self.marked(kind)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: ImageCodingError.self) { try await blocking { try coders.decode(bad) } }
+        guard case .decoderFailed(.png, let message) = error else {
+            Issue.record("expected decoderFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(ContinuousClock.now - started < .seconds(60))
+        let failure = try #require(events.failures.first)
+        switch kind {
+        case "segv": #expect(failure == .crashed(signal: SIGSEGV, name: "SIGSEGV"), "\(message)")
+        case "abort": #expect(failure == .crashed(signal: SIGABRT, name: "SIGABRT"), "\(message)")
+        case "loop": #expect(failure == .timedOut(.seconds(3)), "\(message)")
+        default:
+            if case .crashed = failure {} else { Issue.record("an allocation past the limit should crash the worker: \(failure)") }
+        }
+        let stats = try #require(coders.isolationStatistics)
+        #expect(stats.liveWorkers == 2)
+        #expect(stats.replacements == 1)
+        #expect(stats.quarantined == 1)
+        // Ordinary work goes on.
+        let good = try await blocking { try coders.decode(try Self.png(2)) }
+        #expect(good.pixelSize == PixelSize(width: 64, height: 48))
+        // The same bytes again: refused at once, no worker touched.
+        let again = await #expect(throws: ImageCodingError.self) { try await blocking { try coders.decode(bad) } }
+        if case .decoderFailed(_, let m) = again { #expect(m.contains("quarantined")) } else { Issue.record("\(String(describing: again))") }
+        #expect(coders.isolationStatistics?.quarantineHits == 1)
+        #expect(events.failures.count == 1)
+    }
+
+    /// The sandbox stops a worker that opens a socket, connects, or runs a program: it is killed
+    /// by the seccomp filter (`SIGSYS`); and a file it was not handed cannot be opened.
+    @Test(arguments: ["socket", "connect", "exec"])
+    func sandboxKills(kind: String) async throws {
+        let (coders, events) = Self.isolated(workers: 1)
+        let bad = try Self.marked(kind)
+        await #expect(throws: ImageCodingError.self) { try await blocking { try coders.decode(bad) } }
+        #expect(events.failures == [.stoppedBySandbox])
+        #expect(coders.isolationStatistics?.kills == 1)
+    }
+
+    @Test func sandboxHidesFiles() async throws {
+        let (coders, _) = Self.isolated(workers: 1)
+        let bad = try Self.marked("open")
+        let error = await #expect(throws: ImageCodingError.self) { try await blocking { try coders.decode(bad) } }
+        let message = String(describing: error)
+        #expect(message.contains("errno 13"), "\(message)")
+        #expect(!message.contains("root:"))
+    }
+
+    /// `/proc/PID/status` of a worker: no new privileges and a seccomp filter.
+    @Test func workerStatus() async throws {
+        let (coders, events) = Self.isolated(workers: 1)
+        _ = try await blocking { try coders.decode(try Self.png()) }
+        let pid = try #require(events.pids.first)
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        #expect(status.contains("NoNewPrivs:\t1"))
+        #expect(status.contains("Seccomp:\t2"))
+        let incomplete = events.all.compactMap { if case .sandboxIncomplete(let s) = $0 { s } else { nil } }
+        #expect(incomplete.isEmpty, "\(incomplete)")
+    }
+}
