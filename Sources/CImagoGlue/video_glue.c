@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,16 @@ FN(av_malloc); FN(av_free); FN(av_packet_alloc); FN(av_packet_free); FN(av_packe
 FN(av_frame_free); FN(av_frame_unref); FN(av_frame_ref); FN(avcodec_alloc_context3); FN(avcodec_free_context);
 FN(avcodec_parameters_to_context); FN(avcodec_open2); FN(avcodec_send_packet); FN(avcodec_receive_frame);
 FN(sws_getContext); FN(sws_scale); FN(sws_freeContext); FN(av_strerror); FN(av_log_set_level); FN(av_dict_get);
+FN(av_strdup);
+
+/* FFmpeg's names of the demuxers opened (MP4/MOV and Matroska/WebM). */
+#define VIDEO_CONTAINERS "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
+
+/* Every file or URL a demuxer asks to open beside its input is refused. */
+static int refuse_io_open(struct AVFormatContext *s, AVIOContext **pb, const char *url, int flags, AVDictionary **options) {
+    (void)s, (void)pb, (void)url, (void)flags, (void)options;
+    return AVERROR(EPERM);
+}
 
 static int video_ok;
 static pthread_once_t video_once = PTHREAD_ONCE_INIT;
@@ -44,7 +55,8 @@ static void video_load(void) {
         && LOADF(u, av_frame_free) && LOADF(u, av_frame_unref) && LOADF(u, av_frame_ref) && LOADF(c, avcodec_alloc_context3)
         && LOADF(c, avcodec_free_context) && LOADF(c, avcodec_parameters_to_context) && LOADF(c, avcodec_open2)
         && LOADF(c, avcodec_send_packet) && LOADF(c, avcodec_receive_frame) && LOADF(s, sws_getContext) && LOADF(s, sws_scale)
-        && LOADF(s, sws_freeContext) && LOADF(u, av_strerror) && LOADF(u, av_log_set_level) && LOADF(u, av_dict_get);
+        && LOADF(s, sws_freeContext) && LOADF(u, av_strerror) && LOADF(u, av_log_set_level) && LOADF(u, av_dict_get)
+        && LOADF(u, av_strdup);
     if (video_ok) p_av_log_set_level(AV_LOG_QUIET);
 }
 
@@ -108,6 +120,12 @@ int imago_video_frame(const uint8_t *data, size_t length, double seconds, int ke
     fmt->pb = io;
     fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
     fmt->probesize = 5000000;
+    /* Only the containers read here are probed, and a demuxer may open nothing beside the bytes
+       it was given: no playlist (HLS, concat) fetching URLs, no MOV reference to a local file. */
+    fmt->format_whitelist = p_av_strdup(VIDEO_CONTAINERS);
+    fmt->protocol_whitelist = p_av_strdup("none");
+    fmt->io_open = refuse_io_open;
+    if (!fmt->format_whitelist || !fmt->protocol_whitelist) goto done;
     if ((code = p_avformat_open_input(&fmt, NULL, NULL, NULL)) < 0) {
         fmt = NULL; /* freed by avformat_open_input */
         say(error, error_length, "not a video FFmpeg reads", code);

@@ -95,11 +95,6 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        do {
-            try service.startDecoderWorkers()
-        } catch {
-            logger.warning("decoder workers: \(error)")
-        }
         for (name, value) in configuration.summary { logger.debug("\(name)=\(value)") }
         for setting in ProcessSettings.settings { logger.debug("\(setting.name)=\(setting.show(process))") }
         for warning in configuration.warnings { logger.warning("\(warning)") }

@@ -42,6 +42,20 @@ struct VideoFramesTests {
         #expect(!VideoFrames.looksLikeVideo(Data("GIF89a".utf8)))
     }
 
+    /// A playlist naming a file beside it (HLS; concat alike) is not opened: FFmpeg's demuxers may
+    /// open nothing but the bytes given, so a source cannot make the server read its files or
+    /// fetch URLs.
+    @Test("a playlist's segments are never opened: no local files, no URLs")
+    func playlistsOpenNothing() async throws {
+        let directory = try TestFiles.temporaryDirectory("imago-video-hls")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let segment = directory.appendingPathComponent("segment.ts")
+        try await VideoFixtures.clip("ts", seconds: 1).write(to: segment)
+        let playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nfile://\(segment.path)\n#EXT-X-ENDLIST\n"
+        let error = #expect(throws: ImageCodingError.self) { try VideoFrames.frame(of: Data(playlist.utf8)) }
+        #expect(String(describing: error).contains("not a video FFmpeg reads"), "\(String(describing: error))")
+    }
+
     @Test("limits and bad input: a typed error, never a crash")
     func refusals() async throws {
         let video = try await VideoFixtures.clip("mp4", seconds: 2)

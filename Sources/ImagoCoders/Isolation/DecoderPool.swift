@@ -26,6 +26,8 @@ final class DecoderPool: Sendable {
     private let state = Mutex(State())
     private let quarantine: Mutex<DecodeQuarantine>
     private let starting = Mutex(())
+    /// The longest a worker may take to load its libraries and lock itself down.
+    static let startTimeout = Duration.seconds(120)
 
     private struct State {
         var idle: [DecoderProcess] = []
@@ -142,7 +144,8 @@ final class DecoderPool: Sendable {
     }
 
     private func ready(_ process: inout DecoderProcess) throws {
-        let ready = try process.awaitReady(timeout: isolation.timeout)
+        // Starting takes loading the libraries: on a loaded machine, longer than a decode may.
+        let ready = try process.awaitReady(timeout: max(isolation.timeout, Self.startTimeout))
         let lines = ready.report.split(separator: "\n").map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
         guard !lines.isEmpty, state.withLock({ $0.reports.insert(lines.joined(separator: "\n")).inserted }) else { return }
         for line in lines { isolation.onEvent?(.sandboxIncomplete(line)) }

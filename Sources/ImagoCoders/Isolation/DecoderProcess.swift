@@ -38,7 +38,9 @@ struct DecoderProcess: Sendable {
         let made = pair.withUnsafeMutableBufferPointer { imago_socketpair($0.baseAddress) }
         guard made == 0 else { throw ImageCodingError.decoderFailed(.png, "no socket pair for a worker (errno \(-made))") }
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" }.map { "\($0.key)=\($0.value)" }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([isolation.executable] + isolation.arguments).map { strdup($0) } + [nil]
+        // `ps` shows the program's own name, not /proc/self/exe.
+        let name = isolation.executable == "/proc/self/exe" ? CommandLine.arguments.first ?? isolation.executable : isolation.executable
+        let argv: [UnsafeMutablePointer<CChar>?] = ([name] + isolation.arguments).map { strdup($0) } + [nil]
         let env: [UnsafeMutablePointer<CChar>?] = (environment + ["SWIFT_BACKTRACE=enable=no"]).map { strdup($0) } + [nil]
         defer {
             argv.forEach { free($0) }

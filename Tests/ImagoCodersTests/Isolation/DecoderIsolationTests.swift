@@ -67,13 +67,19 @@ import Testing
     func faultCostsOneRequest(kind: String) async throws {
         let (coders, events) = Self.isolated(workers: 2, timeout: kind == "loop" ? .seconds(3) : .seconds(30))
         let bad = try Self.marked(kind)
-        let started = ContinuousClock.now
-        let error = await #expect(throws: ImageCodingError.self) { try await blocking { try coders.decode(bad) } }
-        guard case .decoderFailed(.png, let message) = error else {
-            Issue.record("expected decoderFailed, got \(String(describing: error))")
+        // Timed on the thread that waits, not through the test's task (which a loaded test run
+        // may resume late).
+        let (outcome, took) = await blocking { () -> (Result<Image, any Error>, Duration) in
+            let started = ContinuousClock.now
+            let outcome = Result { try coders.decode(bad) }
+            return (outcome, ContinuousClock.now - started)
+        }
+        guard case .failure(ImageCodingError.decoderFailed(.png, let message)) = outcome else {
+            Issue.record("expected decoderFailed, got \(outcome)")
             return
         }
-        #expect(ContinuousClock.now - started < .seconds(60))
+        // Within the worker's time limit (and its start), however loaded the machine.
+        #expect(took < .seconds(150), "\(took)")
         let failure = try #require(events.failures.first)
         switch kind {
         case "segv": #expect(failure == .crashed(signal: SIGSEGV, name: "SIGSEGV"), "\(message)")
