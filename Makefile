@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?= --help
 
-.PHONY: bootstrap build run test lint format docs bench bench-server cluster clean
+.PHONY: bootstrap build run test lint format docs bench bench-server cluster fuzz clean
 
 bootstrap:
 	./scripts/bootstrap
@@ -34,11 +34,11 @@ test: bootstrap lint
 # The house style (.swift-format) and the licence header on every source file; `make format`
 # applies both.
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Examples/*/Sources Examples/*/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Benchmarks/Package.swift Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Fuzz Examples/*/Sources Examples/*/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Benchmarks/Package.swift Package.swift
 	./scripts/check-headers
 
 format:
-	$(SWIFT) format format --in-place --recursive Sources Tests Examples/*/Sources Examples/*/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Benchmarks/Package.swift Package.swift
+	$(SWIFT) format format --in-place --recursive Sources Tests Fuzz Examples/*/Sources Examples/*/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Benchmarks/Package.swift Package.swift
 	./scripts/check-headers --fix
 
 # The API reference of every library target with the articles of the Imago catalog, in
@@ -67,6 +67,12 @@ bench-server: bootstrap
 
 cluster: bootstrap
 	./scripts/cluster $(ARGS)
+
+# libFuzzer over Imago's own parsers and the coders' C glue, with address sanitising, each target
+# for 60 seconds (scripts/fuzz; its own build in .build-fuzz): make fuzz FUZZ_ARGS="--seconds 300 url".
+# `make test` replays the kept crash inputs (Fuzz/regressions) and runs every target briefly.
+fuzz: bootstrap
+	./scripts/fuzz $(FUZZ_ARGS)
 
 # A Debian package of imago, imago-fetch and imago-server with the systemd units (static Swift
 # runtime, the C libraries as dependencies), and its install into a fresh Debian 12 root.

@@ -190,6 +190,13 @@ let package = Package(
 
         .target(name: "ImagoAnimation", dependencies: ["ImagoCore", "ImagoCoders"], swiftSettings: strict + documented("ImagoAnimation")),
 
+        // libFuzzer targets for Imago's own parsers and the coders' C glue, one function each:
+        // the `imago-fuzz` executable below runs them (scripts/fuzz), the tests replay their
+        // regression inputs (Fuzz/regressions) and run each over a few inputs of their own.
+        .target(
+            name: "ImagoFuzzTargets", dependencies: ["ImagoCore", "ImagoCoders", "ImagoProcessing", "ImagoServiceURL"],
+            swiftSettings: strict),
+
         // The service's URL contract (imgproxy's): options, parser, signer, builder. Apps that only
         // build signed URLs depend on this alone (swift-crypto for the HMAC, nothing else).
         .target(
@@ -326,7 +333,19 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(name: "ImagoAnimationTests", dependencies: ["ImagoAnimation", "ImagoTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "ImagoFuzzTargetsTests", dependencies: ["ImagoFuzzTargets", "ImagoCore", "ImagoCoders", "ImagoTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "ImagoTests", dependencies: ["Imago", "ImagoCLI", "ImagoFetchCLI", "ImagoCommandLine", "ImagoTestSupport"], swiftSettings: strict)
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// `IMAGO_FUZZ=1` (set by scripts/fuzz) adds `imago-fuzz`, libFuzzer over the fuzz targets. It has
+/// no `main` of its own (libFuzzer's is linked in), so it builds only with `--sanitize=fuzzer`,
+/// and never as part of the package otherwise.
+if let fuzz = ProcessInfo.processInfo.environment["IMAGO_FUZZ"], !fuzz.isEmpty {
+    package.targets.append(
+        .executableTarget(name: "ImagoFuzz", dependencies: ["ImagoFuzzTargets"], path: "Fuzz/ImagoFuzz", swiftSettings: strict))
+    package.products.append(.executable(name: "imago-fuzz", targets: ["ImagoFuzz"]))
+}
