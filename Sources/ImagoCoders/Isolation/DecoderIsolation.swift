@@ -30,6 +30,9 @@ public import ImagoCore
 public struct DecoderIsolation: Sendable {
     /// The formats decoded out of process. Default: ``defaultFormats``.
     public var formats: Set<ImageFormat>
+    /// Whether video frames (FFmpeg, ``ImageCoderRegistry/videoFrame(of:at:keyframesOnly:limits:)``)
+    /// are read in the workers too. Default `true`.
+    public var video: Bool
     /// How many worker processes run, each decoding one image at a time. Default: the number
     /// of CPUs the process may use.
     public var workers: Int
@@ -160,12 +163,13 @@ public struct DecoderIsolation: Sendable {
 
     /// Creates isolation settings; every parameter defaults as documented on its property.
     public init(
-        formats: Set<ImageFormat> = DecoderIsolation.defaultFormats, workers: Int? = nil,
+        formats: Set<ImageFormat> = DecoderIsolation.defaultFormats, video: Bool = true, workers: Int? = nil,
         executable: String = "/proc/self/exe", arguments: [String] = [DecoderWorker.argument],
         timeout: Duration = .seconds(30), quarantine: Duration = .seconds(600), memoryLimit: Int? = nil,
         decodesPerWorker: Int = 1_000, sandbox: Sandbox = Sandbox(), onEvent: (@Sendable (Event) -> Void)? = nil
     ) {
         self.formats = formats
+        self.video = video
         self.workers = max(1, workers ?? WorkQueue.defaultConcurrency)
         self.executable = executable
         self.arguments = arguments

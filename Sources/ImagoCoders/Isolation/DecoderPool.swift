@@ -44,7 +44,7 @@ final class DecoderPool: Sendable {
         setup =
             (try? IsolationWire.encode(
                 IsolationWire.Setup(
-                    formats: isolation.formats.sorted { $0.rawValue < $1.rawValue }, memoryLimit: isolation.memoryLimit,
+                    formats: isolation.formats.sorted { $0.rawValue < $1.rawValue }, video: isolation.video, memoryLimit: isolation.memoryLimit,
                     fileSizeLimit: frame, seccomp: isolation.sandbox.seccomp, landlock: isolation.sandbox.landlock,
                     namespaces: isolation.sandbox.namespaces, readablePaths: isolation.sandbox.readablePaths))) ?? Data()
         slots = DispatchSemaphore(value: isolation.workers)

@@ -49,6 +49,7 @@ public enum DecoderWorker {
             return 2
         }
         warmUp(setup.formats, coders: coders)
+        if setup.video { _ = VideoFrames.isAvailable }  // loads FFmpeg
         let (applied, report) = enterSandbox(setup)
         guard applied >= 0 else { return 3 }
         let ready = IsolationWire.Ready(applied: applied, report: report, pid: getpid())
@@ -132,6 +133,14 @@ public enum DecoderWorker {
             case .decode:
                 let options = request.options?.decodeOptions ?? DecodeOptions()
                 header = try IsolationWire.encode(try out.write(coders.decode(data, options: options)))
+            case .videoFrame:
+                let limits = request.options?.decodeOptions.limits ?? .default
+                let video = request.video ?? IsolationWire.VideoRequest(seconds: 1, keyframesOnly: false)
+                let (image, info) = try VideoFrames.frame(of: data, at: video.seconds, keyframesOnly: video.keyframesOnly, limits: limits)
+                header = try IsolationWire.encode(
+                    IsolationWire.VideoHeader(
+                        image: try out.write(image), duration: info.duration, width: info.size.width, height: info.size.height,
+                        codec: info.codec, container: info.container, tags: info.tags))
             }
             let offset = try out.append(header)
             let reply = IsolationWire.Reply(error: nil, headerOffset: offset, headerLength: header.count)

@@ -2,15 +2,15 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoSandbox
-import ImagoCore
+public import ImagoCore
 
 #if canImport(Glibc)
 import Glibc
 #endif
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// The decoder an isolating registry asks first for its isolated formats: every header read and
@@ -19,6 +19,8 @@ import Foundation
 struct IsolatedDecoder: ImageDecoding, PageDecoding {
     let formats: Set<ImageFormat>
     let pool: DecoderPool
+    /// Video frames are read in the workers too.
+    var video: Bool { pool.isolation.video }
 
     func canDecode(_ format: ImageFormat) -> Bool { formats.contains(format) }
 
@@ -40,6 +42,20 @@ struct IsolatedDecoder: ImageDecoding, PageDecoding {
         return try IsolatedImageReader(fd: fd, format: format, limits: options.limits).image(reply)
     }
 
+    /// A video frame read by a worker (``VideoFrames/frame(of:at:keyframesOnly:limits:maxPackets:)``).
+    func videoFrame(of data: Data, at seconds: Double, keyframesOnly: Bool, limits: DecodingLimits) throws -> (image: Image, info: VideoFrames.Info) {
+        guard data.count <= limits.maxBytes else { throw ImageCodingError.exceedsLimit(.maxBytes, found: data.count, limit: limits.maxBytes) }
+        var options = DecodeOptions()
+        options.limits = limits
+        let request = IsolationWire.Request(
+            operation: .videoFrame, format: .png, options: IsolationWire.Options(options),
+            video: IsolationWire.VideoRequest(seconds: seconds, keyframesOnly: keyframesOnly))
+        let (reply, fd) = try pool.run(request, source: data)
+        defer { if fd >= 0 { close(fd) } }
+        if let error = reply.error { throw error.error(format: .png) }
+        return try IsolatedImageReader(fd: fd, format: .png, limits: limits).videoFrame(reply)
+    }
+
     private func format(of data: Data) throws -> ImageFormat {
         guard !data.isEmpty else { throw ImageCodingError.emptyData }
         guard let format = ImageFormat(sniffing: data), formats.contains(format) else { throw ImageCodingError.unsupportedFormat(nil) }
@@ -58,11 +74,27 @@ extension ImageCoderRegistry {
     public func isolating(_ isolation: DecoderIsolation) -> ImageCoderRegistry {
         let formats = isolation.formats.filter { canDecode($0) }
         let registry = ImageCoderRegistry(decoders: decoders.reversed(), encoders: encoders.reversed())
-        guard !formats.isEmpty else { return registry }
+        guard !formats.isEmpty || isolation.video else { return registry }
         var isolation = isolation
         isolation.formats = formats
         registry.add(IsolatedDecoder(formats: formats, pool: DecoderPool(isolation)))
         return registry
+    }
+
+    /// The frame of a video at `seconds` (MP4, MOV, WebM, Matroska; FFmpeg), read by a worker
+    /// process when this registry isolates video (``isolating(_:)``, ``DecoderIsolation/video``),
+    /// in this process otherwise, as ``VideoFrames/frame(of:at:keyframesOnly:limits:maxPackets:)`` reads it.
+    ///
+    /// - Throws: as `VideoFrames.frame`; `ImageCodingError.decoderFailed` when the worker stopped
+    ///   on the video or it is quarantined.
+    public func videoFrame(
+        of data: Data, at seconds: Double = 1, keyframesOnly: Bool = false, limits: DecodingLimits = .default
+    ) throws -> (image: Image, info: VideoFrames.Info) {
+        if let isolated = decoders.lazy.compactMap({ $0 as? IsolatedDecoder }).first, isolated.video {
+            guard seconds.isFinite, seconds >= 0 else { throw ImageCodingError.invalidArgument("a video time must be 0 or more, not \(seconds)") }
+            return try isolated.videoFrame(of: data, at: seconds, keyframesOnly: keyframesOnly, limits: limits)
+        }
+        return try VideoFrames.frame(of: data, at: seconds, keyframesOnly: keyframesOnly, limits: limits)
     }
 
     /// Starts this registry's worker processes now (``isolating(_:)``), rather than at its first

@@ -42,9 +42,22 @@ struct IsolatedImageReader {
         }
     }
 
+    /// The video frame the reply holds, and the stream's facts.
+    func videoFrame(_ reply: IsolationWire.Reply) throws -> (image: Image, info: VideoFrames.Info) {
+        let h = try header(IsolationWire.VideoHeader.self, reply)
+        guard h.width > 0, h.height > 0, h.tags.count <= 1_000 else { throw broken("a video of \(h.width)x\(h.height)") }
+        let info = VideoFrames.Info(
+            duration: h.duration.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }, size: PixelSize(width: h.width, height: h.height),
+            codec: String(h.codec.prefix(64)), container: String(h.container.prefix(256)), tags: h.tags)
+        return (try image(h.image), info)
+    }
+
     /// The image the reply holds.
     func image(_ reply: IsolationWire.Reply) throws -> Image {
-        let h = try header(IsolationWire.ImageHeader.self, reply)
+        try image(try header(IsolationWire.ImageHeader.self, reply))
+    }
+
+    private func image(_ h: IsolationWire.ImageHeader) throws -> Image {
         guard !h.frames.isEmpty, h.frames.count <= max(1, limits.maxFrames) else { throw broken("\(h.frames.count) frames") }
         var total = 0
         for f in h.frames {

@@ -38,6 +38,7 @@ enum IsolationWire {
     /// What a worker is told once, before it loads anything.
     struct Setup: Codable {
         var formats: [ImageFormat]
+        var video: Bool
         var memoryLimit: Int
         var fileSizeLimit: Int
         var seccomp: Bool
@@ -55,10 +56,28 @@ enum IsolationWire {
     }
 
     struct Request: Codable {
-        enum Operation: String, Codable { case info, decode }
+        enum Operation: String, Codable { case info, decode, videoFrame }
         var operation: Operation
         var format: ImageFormat
         var options: Options?
+        var video: VideoRequest?
+    }
+
+    /// A video frame to read: the time, keyframes only or the exact frame.
+    struct VideoRequest: Codable {
+        var seconds: Double
+        var keyframesOnly: Bool
+    }
+
+    /// A video frame's reply: the frame, and the stream's facts (``VideoFrames/Info``).
+    struct VideoHeader: Codable {
+        var image: ImageHeader
+        var duration: Double?
+        var width: Int
+        var height: Int
+        var codec: String
+        var container: String
+        var tags: [String: String]
     }
 
     /// ``DecodeOptions``, field by field.

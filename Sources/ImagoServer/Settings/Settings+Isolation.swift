@@ -9,8 +9,11 @@ public import ImagoCore
 public struct IsolationSettings: Sendable {
     /// `IMAGO_ISOLATED_FORMATS`: the source formats decoded out of process. Default
     /// `DecoderIsolation.defaultFormats` (PDF, SVG, TIFF, HEIC/HEIF, AVIF, JPEG XL, JPEG 2000,
-    /// ICNS); `none` decodes everything in the server's process.
+    /// ICNS, and `video`); `none` decodes everything in the server's process.
     public var formats: Set<ImageFormat> = DecoderIsolation.defaultFormats
+    /// `video` in `IMAGO_ISOLATED_FORMATS`: video frames (FFmpeg) are read in the workers too.
+    /// Default `true`.
+    public var video = true
     /// `IMAGO_ISOLATION_TIMEOUT`: the longest one decode may take in a worker. Default `nil`:
     /// three quarters of `IMAGO_REQUEST_TIMEOUT`, so that a worker stopped for its time still
     /// answers its request with the decoder's 422, not the deadline's 503.
@@ -30,14 +33,14 @@ public struct IsolationSettings: Sendable {
     /// Whether workers can be started: an executable is named, or this program is its own
     /// worker (`DecoderWorker.runIfRequested()` was called, as `imago-server` does). An app that
     /// embeds the service without either decodes in its own process, and the service says so.
-    var isAvailable: Bool { formats.isEmpty || executable != nil || DecoderWorker.isAvailable }
+    var isAvailable: Bool { (formats.isEmpty && !video) || executable != nil || DecoderWorker.isAvailable }
 
     /// The library's settings, for a service whose requests may take `requestTimeout` and whose
     /// decodes run `workers` at once; `nil` when nothing is isolated or ``isAvailable`` is false.
     func decoderIsolation(requestTimeout: Duration, workers: Int, onEvent: @escaping @Sendable (DecoderIsolation.Event) -> Void) -> DecoderIsolation? {
-        guard !formats.isEmpty, isAvailable else { return nil }
+        guard !formats.isEmpty || video, isAvailable else { return nil }
         var isolation = DecoderIsolation(
-            formats: formats, workers: workers, timeout: timeout ?? requestTimeout * 0.75, quarantine: quarantine,
+            formats: formats, video: video, workers: workers, timeout: timeout ?? requestTimeout * 0.75, quarantine: quarantine,
             sandbox: sandbox ? DecoderIsolation.Sandbox() : .none, onEvent: onEvent)
         if let executable { isolation.executable = executable }
         return isolation
@@ -49,15 +52,17 @@ extension ServerConfiguration {
     static let isolationSettings: [Setting<ServerConfiguration>] = [
         Setting(
             "IMAGO_ISOLATED_FORMATS",
-            meaning: "source formats decoded in sandboxed worker processes (none: all in the server's process)"
+            meaning: "source formats decoded in sandboxed worker processes, video for FFmpeg's (none: all in the server's process)"
         ) { env, c throws(ConfigurationError) in
-            if env["IMAGO_ISOLATED_FORMATS"]?.lowercased() == "none" {
-                c.isolation.formats = []
-            } else if let formats = try env.formats("IMAGO_ISOLATED_FORMATS") {
-                c.isolation.formats = Set(formats)
-            }
+            guard let value = env["IMAGO_ISOLATED_FORMATS"]?.lowercased() else { return }
+            // `video` stands for FFmpeg's containers; the rest are image formats.
+            let names = value.split(separator: ",").map { PathName.trimmed($0) }
+            c.isolation.video = names.contains("video")
+            let formats = names.filter { $0 != "video" && $0 != "none" && !$0.isEmpty }.joined(separator: ",")
+            c.isolation.formats = formats.isEmpty ? [] : Set(try EnvironmentReader(values: ["IMAGO_ISOLATED_FORMATS": formats]).formats("IMAGO_ISOLATED_FORMATS") ?? [])
         } show: {
-            $0.isolation.formats.isEmpty ? "none" : $0.isolation.formats.map(\.rawValue).sorted().joined(separator: ",")
+            let names = $0.isolation.formats.map(\.rawValue).sorted() + ($0.isolation.video ? ["video"] : [])
+            return names.isEmpty ? "none" : names.joined(separator: ",")
         },
         Setting(
             "IMAGO_ISOLATION_TIMEOUT",

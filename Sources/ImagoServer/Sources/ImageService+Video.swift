@@ -17,7 +17,8 @@ import Foundation
 extension ImageService {
     /// A video source's frame as the source to process (`IMAGO_ENABLE_VIDEO_THUMBNAILS`): the
     /// frame at `vts` (else `IMAGO_VIDEO_THUMBNAIL_SECOND`), a keyframe with `vtk`, taken with
-    /// FFmpeg on the workers under the decoding limits, then handed to the pipeline decoded
+    /// FFmpeg on the workers under the decoding limits (in a decoder worker unless
+    /// `IMAGO_ISOLATED_FORMATS` leaves `video` out), then handed to the pipeline decoded
     /// (``ImageRequest/Source/image(_:key:)``, named by the video's digest and the time), so it is
     /// processed, cached and negotiated as any source is, without being encoded and decoded again
     /// (it reads as BMP, which is not a preferred format: the answer is JPEG unless asked
@@ -31,11 +32,11 @@ extension ImageService {
         guard let head = try? input.head(), VideoFrames.looksLikeVideo(head) else { return nil }
         let seconds = options.videoThumbnailSecond ?? configuration.sources.videoThumbnailSecond
         let keyframes = options.videoThumbnailKeyframes ?? configuration.sources.videoThumbnailKeyframes
-        let limits = manager.configuration.decodingLimits
+        let limits = manager.configuration.decodingLimits, coders = coders
         let frame: Image
         do {
             frame = try await workers.run {
-                try VideoFrames.frame(of: try input.contents(), at: seconds, keyframesOnly: keyframes, limits: limits).image
+                try coders.videoFrame(of: try input.contents(), at: seconds, keyframesOnly: keyframes, limits: limits).image
             }
         } catch let error as ImageCodingError {
             throw ServiceError(error)
@@ -72,11 +73,11 @@ extension ImageService {
         let input = source.loaded.input
         let seconds = options.videoThumbnailSecond ?? configuration.sources.videoThumbnailSecond
         let keyframes = options.videoThumbnailKeyframes ?? configuration.sources.videoThumbnailKeyframes
-        let limits = manager.configuration.decodingLimits
+        let limits = manager.configuration.decodingLimits, coders = coders
         let frame: (image: Image, info: VideoFrames.Info)
         do {
             frame = try await workers.run {
-                try VideoFrames.frame(of: try input.contents(), at: seconds, keyframesOnly: keyframes, limits: limits)
+                try coders.videoFrame(of: try input.contents(), at: seconds, keyframesOnly: keyframes, limits: limits)
             }
         } catch let error as ImageCodingError {
             throw ServiceError(error)

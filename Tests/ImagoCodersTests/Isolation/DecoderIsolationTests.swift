@@ -61,6 +61,17 @@ import Testing
         #expect(coders.isolationStatistics?.crashes == 0)
     }
 
+    /// A video frame read by a worker (FFmpeg out of process) is the frame read here.
+    @Test(.enabled(if: VideoFrames.isAvailable && VideoFixtures.isAvailable, "FFmpeg or ffmpeg is not installed"))
+    func videoFramesInWorkers() async throws {
+        let (coders, events) = Self.isolated(workers: 1)
+        let clip = try await VideoFixtures.clip("mp4", seconds: 2)
+        let (inWorker, here) = try await blocking { (try coders.videoFrame(of: clip, at: 1), try VideoFrames.frame(of: clip, at: 1)) }
+        #expect(inWorker.image.buffer == here.image.buffer)
+        #expect(inWorker.info == here.info)
+        #expect(events.pids.count == 1)
+    }
+
     /// Every kind of fault: the marked request fails with `.decoderFailed`, the pool is whole
     /// again, an ordinary decode works, and the same data is refused from the quarantine.
     @Test(arguments: ["segv", "abort", "alloc", "loop"])
