@@ -59,7 +59,8 @@ extension ServerConfiguration {
             let names = value.split(separator: ",").map { PathName.trimmed($0) }
             c.isolation.video = names.contains("video")
             let formats = names.filter { $0 != "video" && $0 != "none" && !$0.isEmpty }.joined(separator: ",")
-            c.isolation.formats = formats.isEmpty ? [] : Set(try EnvironmentReader(values: ["IMAGO_ISOLATED_FORMATS": formats]).formats("IMAGO_ISOLATED_FORMATS") ?? [])
+            let reader = EnvironmentReader(values: ["IMAGO_ISOLATED_FORMATS": formats])
+            c.isolation.formats = formats.isEmpty ? [] : Set(try reader.formats("IMAGO_ISOLATED_FORMATS") ?? [])
         } show: {
             let names = $0.isolation.formats.map(\.rawValue).sorted() + ($0.isolation.video ? ["video"] : [])
             return names.isEmpty ? "none" : names.joined(separator: ",")
