@@ -283,7 +283,7 @@ let package = Package(
         .testTarget(name: "ImagoCoreTests", dependencies: ["ImagoCore", "ImagoTestSupport"], swiftSettings: strict),
         // Child process for the isolation tests: a decoder worker whose PNG decoder faults on marked input.
         .executableTarget(
-            name: "ImagoDecoderWorkerProbe", dependencies: ["ImagoCoders", "ImagoCore"],
+            name: "ImagoDecoderWorkerProbe", dependencies: ["ImagoCoders", "ImagoCore", "CImagoSandbox"],
             path: "Tests/ImagoDecoderWorkerProbe", swiftSettings: strict),
         .testTarget(
             name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport", "ImagoDecoderWorkerProbe"], swiftSettings: strict),

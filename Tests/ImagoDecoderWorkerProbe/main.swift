@@ -5,8 +5,10 @@
 // --imago-decoder-worker`) whose PNG decoder, registered like any coder, misbehaves when the data
 // carries a marker (`imago-fault:KIND`, anywhere, usually after IEND) and decodes as PNGCoder
 // otherwise. The kinds: segv, abort, loop, alloc (10 GB), socket, connect, exec, open (reads
-// /etc/passwd), slow (sleeps 300 ms, then decodes).
+// /etc/passwd), slow (sleeps 300 ms, then decodes). With `--hostile`, a worker that lies in its
+// replies instead (HostileWorker).
 
+import CImagoSandbox
 import Foundation
 import ImagoCoders
 import ImagoCore
@@ -27,9 +29,8 @@ struct FaultingPNGDecoder: ImageDecoding {
     }
 
     /// The marker's kind, when the data carries one.
-    static func kind(in data: Data) -> String? {
-        let marker = Data("imago-fault:".utf8)
-        guard let range = data.range(of: marker) else { return nil }
+    static func kind(in data: Data, marker: String = "imago-fault:") -> String? {
+        guard let range = data.range(of: Data(marker.utf8)) else { return nil }
         let rest = data[range.upperBound...].prefix { $0 >= 0x61 && $0 <= 0x7A }
         return String(decoding: rest, as: UTF8.self)
     }
@@ -82,6 +83,56 @@ struct FaultingPNGDecoder: ImageDecoding {
     }
 }
 
+/// A worker taken over: it speaks the protocol but lies in its replies, by the marker of the
+/// source it is given (`imago-lie:huge`, a frame past every limit; `outside`, pixels past the end
+/// of its file; `garbage`, a header that is not JSON; otherwise a true 2x2 image), so the host's
+/// checks of a reply are tested. Started with `--hostile` before the worker argument.
+enum HostileWorker {
+    static func run() -> Never {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var fd: Int32 = -1
+        _ = buffer.withUnsafeMutableBytes { imago_receive(3, $0.baseAddress, $0.count, &fd, -1) }  // the setup
+        send(#"{"applied":0,"report":"","pid":\#(getpid())}"#, fd: -1)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { imago_receive(3, $0.baseAddress, $0.count, &fd, -1) }
+            guard n > 0 else { exit(0) }
+            let size = Int(max(0, imago_file_size(fd)))
+            var source = [UInt8](repeating: 0, count: size)
+            _ = source.withUnsafeMutableBytes { imago_read_all(fd, $0.baseAddress, $0.count, 0) }
+            close(fd)
+            let kind = FaultingPNGDecoder.kind(in: Data(source), marker: "imago-lie:") ?? ""
+            reply(kind)
+        }
+    }
+
+    static func reply(_ kind: String) {
+        let pixels = [UInt8](repeating: 255, count: 16)
+        let frame: String
+        switch kind {
+        case "huge": frame = frameJSON(width: 100_000, height: 100_000, offset: 0, length: 40_000_000_000)
+        case "outside": frame = frameJSON(width: 2, height: 2, offset: 1_000_000, length: 16)
+        default: frame = frameJSON(width: 2, height: 2, offset: 0, length: 16)
+        }
+        let header = kind == "garbage" ? "not a header" : #"{"frames":[\#(frame)],"loopCount":1,"orientation":1,"scale":1,"format":"png","hasAlpha":true}"#
+        let file = imago_memfd("hostile")
+        _ = pixels.withUnsafeBytes { imago_write_all(file, $0.baseAddress, $0.count, 0) }
+        let bytes = Array(header.utf8)
+        _ = bytes.withUnsafeBytes { imago_write_all(file, $0.baseAddress, $0.count, 16) }
+        send(#"{"headerOffset":16,"headerLength":\#(bytes.count)}"#, fd: file)
+        close(file)
+    }
+
+    static func frameJSON(width: Int, height: Int, offset: Int, length: Int) -> String {
+        #"{"width":\#(width),"height":\#(height),"bytesPerRow":\#(width * 4),"format":"argb32Premultiplied","duration":0,"bytes":{"offset":\#(offset),"length":\#(length)}}"#
+    }
+
+    static func send(_ text: String, fd: Int32) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { imago_send(3, $0.baseAddress, $0.count, fd) }
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "--hostile" { HostileWorker.run() }
 ImageCoderRegistry.shared.add(FaultingPNGDecoder())
 DecoderWorker.runIfRequested()
 FileHandle.standardError.write(Data("usage: ImagoDecoderWorkerProbe \(DecoderWorker.argument) (started by DecoderIsolation)\n".utf8))

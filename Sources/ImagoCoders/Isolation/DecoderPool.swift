@@ -79,13 +79,15 @@ final class DecoderPool: Sendable {
         return s
     }
 
-    /// Sends one request with `source` to a worker and returns its reply and reply file (the
-    /// caller closes it), after checking the quarantine.
+    /// Sends one request with `source` to a worker, after checking the quarantine, and reads its
+    /// reply with `read` (given the reply and its memory file, -1 when none came, closed after)
+    /// before the worker takes another request.
     ///
-    /// - Throws: `ImageCodingError.decoderFailed` when the source is quarantined, when no
-    ///   worker can be started, or when the worker stops without answering (the source is then
-    ///   quarantined and the worker replaced).
-    func run(_ request: IsolationWire.Request, source: Data) throws -> (IsolationWire.Reply, Int32) {
+    /// - Throws: the error the worker answered with (through `read`), or
+    ///   `ImageCodingError.decoderFailed` when the source is quarantined, when no worker can be
+    ///   started, when the worker stops without answering, or when `read` finds its reply
+    ///   malformed (the worker is then killed and replaced, and the source quarantined).
+    func run<T>(_ request: IsolationWire.Request, source: Data, read: (IsolationWire.Reply, Int32) throws -> T) throws -> T {
         let format = request.format
         if let age = quarantine.withLock({ $0.age(of: source) }) {
             state.withLock { $0.statistics.quarantineHits += 1 }
@@ -100,14 +102,27 @@ final class DecoderPool: Sendable {
         slots.wait()
         defer { slots.signal() }
         var process = try take()
+        let reply: IsolationWire.Reply, replyFile: Int32
         do {
             if !process.ready { try ready(&process) }
-            let reply = try process.exchange(body, source: file, timeout: isolation.timeout)
-            giveBack(process)
-            return reply
+            (reply, replyFile) = try process.exchange(body, source: file, timeout: isolation.timeout)
         } catch let stopped as DecoderProcess.Stopped {
             failed(stopped.failure, format: format, source: source)
             throw ImageCodingError.decoderFailed(format, "\(stopped.failure); the data is quarantined")
+        }
+        defer { if replyFile >= 0 { close(replyFile) } }
+        do {
+            let value = try read(reply, replyFile)
+            giveBack(process)
+            return value
+        } catch let error as IsolatedImageReader.Malformed {
+            // A worker that lies about its reply is broken, or taken over: it goes.
+            let stopped = process.stop(.exited("a malformed reply: \(error.what)"))
+            failed(stopped.failure, format: format, source: source)
+            throw ImageCodingError.decoderFailed(format, "\(stopped.failure); the data is quarantined")
+        } catch {
+            giveBack(process)
+            throw error
         }
     }
 

@@ -26,20 +26,20 @@ struct IsolatedDecoder: ImageDecoding, PageDecoding {
 
     func info(of data: Data) throws -> ImageInfo {
         let format = try self.format(of: data)
-        let (reply, fd) = try pool.run(IsolationWire.Request(operation: .info, format: format), source: data)
-        defer { if fd >= 0 { close(fd) } }
-        if let error = reply.error { throw error.error(format: format) }
-        return try IsolatedImageReader(fd: fd, format: format, limits: .default).header(ImageInfo.self, reply)
+        return try pool.run(IsolationWire.Request(operation: .info, format: format), source: data) { reply, fd in
+            if let error = reply.error { throw error.error(format: format) }
+            return try IsolatedImageReader(fd: fd, format: format, limits: .default).header(ImageInfo.self, reply)
+        }
     }
 
     func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         let format = try self.format(of: data)
         try options.limits.check(inputBytes: data.count)
         let request = IsolationWire.Request(operation: .decode, format: format, options: IsolationWire.Options(options))
-        let (reply, fd) = try pool.run(request, source: data)
-        defer { if fd >= 0 { close(fd) } }
-        if let error = reply.error { throw error.error(format: format) }
-        return try IsolatedImageReader(fd: fd, format: format, limits: options.limits).image(reply)
+        return try pool.run(request, source: data) { reply, fd in
+            if let error = reply.error { throw error.error(format: format) }
+            return try IsolatedImageReader(fd: fd, format: format, limits: options.limits).image(reply)
+        }
     }
 
     /// A video frame read by a worker (``VideoFrames/frame(of:at:keyframesOnly:limits:maxPackets:)``).
@@ -50,10 +50,10 @@ struct IsolatedDecoder: ImageDecoding, PageDecoding {
         let request = IsolationWire.Request(
             operation: .videoFrame, format: .png, options: IsolationWire.Options(options),
             video: IsolationWire.VideoRequest(seconds: seconds, keyframesOnly: keyframesOnly))
-        let (reply, fd) = try pool.run(request, source: data)
-        defer { if fd >= 0 { close(fd) } }
-        if let error = reply.error { throw error.error(format: .png) }
-        return try IsolatedImageReader(fd: fd, format: .png, limits: limits).videoFrame(reply)
+        return try pool.run(request, source: data) { reply, fd in
+            if let error = reply.error { throw error.error(format: .png) }
+            return try IsolatedImageReader(fd: fd, format: .png, limits: limits).videoFrame(reply)
+        }
     }
 
     private func format(of data: Data) throws -> ImageFormat {

@@ -12,7 +12,8 @@ import Foundation
 
 /// Reads a worker's reply file into an ``ImageInfo`` or an ``Image``, trusting nothing in it:
 /// every offset and length must lie within the file, every frame within the request's limits,
-/// before anything is allocated. A reply that breaks a rule is the format's corrupt data.
+/// before anything is allocated. A reply that breaks a rule throws ``Malformed``, and the pool
+/// replaces the worker that sent it.
 struct IsolatedImageReader {
     let fd: Int32
     let size: Int
@@ -24,7 +25,7 @@ struct IsolatedImageReader {
 
     init(fd: Int32, format: ImageFormat, limits: DecodingLimits) throws {
         let size = imago_file_size(fd)
-        guard size >= 0 else { throw ImageCodingError.decoderFailed(format, "its reply cannot be read (errno \(-size))") }
+        guard size >= 0 else { throw Malformed(what: "a reply file that cannot be read (errno \(-size))") }
         self.fd = fd
         self.size = Int(size)
         self.format = format
@@ -108,7 +109,12 @@ struct IsolatedImageReader {
         return b.offset >= 0 && b.length >= 0 && !overflow && end <= size
     }
 
-    private func broken(_ what: String) -> ImageCodingError {
-        .decoderFailed(format, "its reply is malformed: \(what)")
+    /// A reply that breaks the protocol: what is wrong with it.
+    struct Malformed: Error {
+        var what: String
+    }
+
+    private func broken(_ what: String) -> Malformed {
+        Malformed(what: what)
     }
 }

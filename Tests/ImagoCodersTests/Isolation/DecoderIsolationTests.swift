@@ -61,6 +61,25 @@ import Testing
         #expect(coders.isolationStatistics?.crashes == 0)
     }
 
+    /// A worker taken over cannot make the host allocate or read past its reply: a frame past
+    /// the limits, pixels outside the reply file and a header that is not JSON each fail the
+    /// request, and the worker that sent them is replaced.
+    @Test(arguments: ["huge", "outside", "garbage"])
+    func lyingWorker(kind: String) async throws {
+        let events = Events()
+        let isolation = DecoderIsolation(
+            formats: [.png], workers: 1, executable: Self.probe.path, arguments: ["--hostile", DecoderWorker.argument],
+            onEvent: { event in events.list.withLock { $0.append(event) } })
+        let coders = ImageCoderRegistry.makeDefault().isolating(isolation)
+        let lie = try Self.png() + Data("imago-lie:\(kind)".utf8)
+        let error = await #expect(throws: ImageCodingError.self) { try await blocking { try coders.decode(lie) } }
+        #expect(String(describing: error).contains("malformed reply"), "\(String(describing: error))")
+        #expect(coders.isolationStatistics?.replacements == 1)
+        // The next worker (as hostile, but this source carries no lie) answers a true 2x2 image.
+        let truthful = try await blocking { try coders.decode(try Self.png(3)) }
+        #expect(truthful.pixelSize == PixelSize(width: 2, height: 2))
+    }
+
     /// A video frame read by a worker (FFmpeg out of process) is the frame read here.
     @Test(.enabled(if: VideoFrames.isAvailable && VideoFixtures.isAvailable, "FFmpeg or ffmpeg is not installed"))
     func videoFramesInWorkers() async throws {
