@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?= --help
 
-.PHONY: bootstrap build run test lint format docs bench bench-server cluster fuzz clean
+.PHONY: bootstrap build run test lint format docs bench bench-server cluster fuzz deb deb-test image image-test clean
 
 bootstrap:
 	./scripts/bootstrap
@@ -81,6 +81,16 @@ deb: bootstrap
 
 deb-test: bootstrap
 	./scripts/deb-install-test
+
+# An OCI image of imago-server built with buildah from a Debian 12 root with that package
+# installed (no registry; user 999, port 8080, read-only root), saved in bench-out/image
+# (IMAGE_ARGS="--faces" adds OpenCV), and its test: podman runs it read-only, with runc, on
+# 127.0.0.1, and asks it for images.
+image: bootstrap
+	./scripts/image $(IMAGE_ARGS)
+
+image-test: bootstrap
+	./scripts/image-test
 
 clean:
 	rm -rf .build .build-* Benchmarks/.build Examples/*/.build
