@@ -9,7 +9,7 @@ public import ImagoCore
 ///
 /// A registry made with ``ImageCoderRegistry/isolating(_:)`` sends the header reads and
 /// decodes of ``formats`` to a pool of ``workers`` pre-started worker processes: the same
-/// executable started with ``arguments``, which must call ``DecoderWorker/runIfRequested()``
+/// executable started with ``arguments``, which must call ``DecoderWorker/runIfRequested(coders:)``
 /// first thing in `main`. Each worker loads the libraries of those formats, then locks itself
 /// down (``Sandbox``) before it reads a byte of input. The source goes to it in a sealed
 /// memory file; the pixels come back in another.
@@ -39,7 +39,7 @@ public struct DecoderIsolation: Sendable {
     /// The executable the workers run. Default `/proc/self/exe`, this program.
     public var executable: String
     /// The arguments a worker is started with. Default ``DecoderWorker/argument`` alone, which
-    /// ``DecoderWorker/runIfRequested()`` looks for.
+    /// ``DecoderWorker/runIfRequested(coders:)`` looks for.
     public var arguments: [String]
     /// Longest one header read or decode may take, from the moment a worker has it. A worker
     /// past it is killed. Default 30 s.
@@ -47,7 +47,7 @@ public struct DecoderIsolation: Sendable {
     /// How long data a worker failed on is refused without reaching a worker. Default 10 minutes.
     public var quarantine: Duration
     /// The address space a worker may map (`RLIMIT_AS`): an allocation past it fails in the
-    /// worker. Default 4 GiB, or six times the largest frame ``DecodingLimits/maxPixels``
+    /// worker. Default 4 GiB, or six times the largest frame `DecodingLimits.maxPixels`
     /// allows when that is more.
     public var memoryLimit: Int
     /// How many decodes a worker makes before it is replaced, so that what a library leaks

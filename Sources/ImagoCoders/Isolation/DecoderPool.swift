@@ -101,15 +101,7 @@ final class DecoderPool: Sendable {
         defer { close(file) }
         slots.wait()
         defer { slots.signal() }
-        var process = try take()
-        let reply: IsolationWire.Reply, replyFile: Int32
-        do {
-            if !process.ready { try ready(&process) }
-            (reply, replyFile) = try process.exchange(body, source: file, timeout: isolation.timeout)
-        } catch let stopped as DecoderProcess.Stopped {
-            failed(stopped.failure, format: format, source: source)
-            throw ImageCodingError.decoderFailed(format, "\(stopped.failure); the data is quarantined")
-        }
+        let (process, reply, replyFile) = try exchange(body, file: file, format: format, source: source)
         defer { if replyFile >= 0 { close(replyFile) } }
         do {
             let value = try read(reply, replyFile)
@@ -123,6 +115,33 @@ final class DecoderPool: Sendable {
         } catch {
             giveBack(process)
             throw error
+        }
+    }
+
+    /// Hands the request to a ready worker and waits for its reply. A worker that was gone
+    /// before it took the request (it died idle, or while starting) is no fault of the source's:
+    /// it is replaced and the request goes to the new one, once.
+    ///
+    /// - Throws: `ImageCodingError.decoderFailed`: the worker stopped on the request (the source
+    ///   is quarantined), or no worker could take it.
+    private func exchange(
+        _ body: Data, file: Int32, format: ImageFormat, source: Data
+    ) throws -> (DecoderProcess, IsolationWire.Reply, Int32) {
+        var attempts = 0
+        while true {
+            attempts += 1
+            var process = try take()
+            do {
+                if !process.ready { try ready(&process) }
+                let (reply, replyFile) = try process.exchange(body, source: file, timeout: isolation.timeout)
+                return (process, reply, replyFile)
+            } catch let gone as DecoderProcess.Gone {
+                lost(gone.failure, format: format)
+                guard attempts < 2 else { throw ImageCodingError.decoderFailed(format, "no decoder worker could take it: \(gone.failure)") }
+            } catch let stopped as DecoderProcess.Stopped {
+                failed(stopped.failure, format: format, source: source)
+                throw ImageCodingError.decoderFailed(format, "\(stopped.failure); the data is quarantined")
+            }
         }
     }
 
@@ -158,9 +177,17 @@ final class DecoderPool: Sendable {
         return try start()
     }
 
+    /// Waits for a new worker's sandbox report.
+    ///
+    /// - Throws: ``DecoderProcess/Gone`` when it dies or does not report in time.
     private func ready(_ process: inout DecoderProcess) throws {
         // Starting takes loading the libraries: on a loaded machine, longer than a decode may.
-        let ready = try process.awaitReady(timeout: max(isolation.timeout, Self.startTimeout))
+        let ready: IsolationWire.Ready
+        do {
+            ready = try process.awaitReady(timeout: max(isolation.timeout, Self.startTimeout))
+        } catch let stopped as DecoderProcess.Stopped {
+            throw DecoderProcess.Gone(failure: stopped.failure)
+        }
         let lines = ready.report.split(separator: "\n").map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
         guard !lines.isEmpty, state.withLock({ $0.reports.insert(lines.joined(separator: "\n")).inserted }) else { return }
         for line in lines { isolation.onEvent?(.sandboxIncomplete(line)) }
@@ -175,8 +202,14 @@ final class DecoderPool: Sendable {
         replace()
     }
 
+    /// A worker stopped on `source`: it is quarantined, counted and the worker replaced.
     private func failed(_ failure: DecoderIsolation.Failure, format: ImageFormat, source: Data) {
         quarantine.withLock { $0.add(source) }
+        lost(failure, format: format)
+    }
+
+    /// A worker is gone: counted, told and replaced.
+    private func lost(_ failure: DecoderIsolation.Failure, format: ImageFormat) {
         state.withLock {
             switch failure {
             case .crashed, .exited: $0.statistics.crashes += 1

@@ -28,6 +28,12 @@ struct DecoderProcess: Sendable {
         var failure: DecoderIsolation.Failure
     }
 
+    /// The worker was gone before it took the request (reaped when this is thrown): not the
+    /// request's doing.
+    struct Gone: Error {
+        var failure: DecoderIsolation.Failure
+    }
+
     /// Starts a worker: `executable arguments…` with the socket as its descriptor 3 and the
     /// host's environment (the Swift runtime's crash backtracer off: it would try to start a
     /// process, which the sandbox forbids), then sends it `setup`.
@@ -73,10 +79,11 @@ struct DecoderProcess: Sendable {
     /// Sends `request` with `source` (a sealed memory file) and waits for the reply, at most
     /// `timeout`: the reply and its memory file (-1 when none came).
     ///
-    /// - Throws: ``Stopped`` when the worker dies, overruns or breaks the protocol.
+    /// - Throws: ``Gone`` when the worker had died before the request reached it, ``Stopped``
+    ///   when it dies on the request, overruns or breaks the protocol.
     mutating func exchange(_ request: Data, source: Int32, timeout: Duration) throws -> (IsolationWire.Reply, Int32) {
         let sent = request.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, source) }
-        guard sent >= 0 else { throw stop(.exited("it closed its socket")) }
+        guard sent >= 0 else { throw Gone(failure: stop(nil).failure) }
         let (body, fd) = try receive(timeout: timeout)
         guard let reply = try? IsolationWire.decode(IsolationWire.Reply.self, from: body) else {
             if fd >= 0 { close(fd) }

@@ -110,7 +110,7 @@ extension ImageManager {
         /// size of the same source costs a resize, not a decode (``ImageManager/DecodedImageRetention``).
         /// Default `nil`: decodes are shared while in flight, and not kept.
         public var decodedImageRetention: DecodedImageRetention?
-        /// Decode some formats in sandboxed worker processes (``DecoderIsolation``): the manager
+        /// Decode some formats in sandboxed worker processes (`DecoderIsolation`): the manager
         /// decodes through ``coders`` made isolating (`ImageCoderRegistry.isolating(_:)`), whose
         /// workers start at the first decode of an isolated format. The executable must call
         /// `DecoderWorker.runIfRequested()` first thing in `main`. Default `nil`: every decode in

@@ -4,7 +4,7 @@
 import ImagoCoders
 public import ImagoCore
 
-/// Which formats are decoded in sandboxed worker processes, and how (``DecoderIsolation``):
+/// Which formats are decoded in sandboxed worker processes, and how (`DecoderIsolation`):
 /// ``ServerConfiguration/isolation``.
 public struct IsolationSettings: Sendable {
     /// `IMAGO_ISOLATED_FORMATS`: the source formats decoded out of process. Default

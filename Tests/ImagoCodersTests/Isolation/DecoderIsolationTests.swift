@@ -61,6 +61,22 @@ import Testing
         #expect(coders.isolationStatistics?.crashes == 0)
     }
 
+    /// A worker that died while idle (the kernel's OOM killer, an operator) is no fault of the
+    /// next source: that request goes to a new worker and succeeds, and nothing is quarantined.
+    @Test func idleWorkerDies() async throws {
+        let (coders, events) = Self.isolated(workers: 1)
+        _ = try await blocking { try coders.decode(try Self.png()) }
+        let pid = try #require(events.pids.first)
+        kill(pid, SIGKILL)
+        try await poll(.seconds(60), every: .milliseconds(10)) {
+            (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.contains(") Z ") ?? true
+        }
+        let image = try await blocking { try coders.decode(try Self.png(4)) }
+        #expect(image.pixelSize == PixelSize(width: 64, height: 48))
+        let stats = try #require(coders.isolationStatistics)
+        #expect(stats.quarantined == 0 && stats.replacements == 1 && stats.liveWorkers == 1)
+    }
+
     /// A worker taken over cannot make the host allocate or read past its reply: a frame past
     /// the limits, pixels outside the reply file and a header that is not JSON each fail the
     /// request, and the worker that sent them is replaced.
