@@ -253,11 +253,12 @@ int64_t imago_file_size(int fd) {
     return (int64_t)status.st_size;
 }
 
-int imago_write_all(int fd, const void *buf, size_t len, int64_t offset) {
-    if (offset < 0 || (buf == NULL && len > 0)) return -EINVAL;
-    const unsigned char *bytes = buf;
+/* Moves all `len` bytes between `buf` and the file at `offset`, looping over short transfers and
+   EINTR: pwrite when `writing`, pread otherwise. */
+static int transfer_all(int fd, unsigned char *bytes, size_t len, int64_t offset, int writing) {
+    if (offset < 0 || (bytes == NULL && len > 0)) return -EINVAL;
     while (len > 0) {
-        ssize_t done = pwrite(fd, bytes, len, (off_t)offset);
+        ssize_t done = writing ? pwrite(fd, bytes, len, (off_t)offset) : pread(fd, bytes, len, (off_t)offset);
         if (done < 0) {
             if (errno == EINTR) continue;
             return -errno;
@@ -270,22 +271,11 @@ int imago_write_all(int fd, const void *buf, size_t len, int64_t offset) {
     return 0;
 }
 
-int imago_read_all(int fd, void *buf, size_t len, int64_t offset) {
-    if (offset < 0 || (buf == NULL && len > 0)) return -EINVAL;
-    unsigned char *bytes = buf;
-    while (len > 0) {
-        ssize_t done = pread(fd, bytes, len, (off_t)offset);
-        if (done < 0) {
-            if (errno == EINTR) continue;
-            return -errno;
-        }
-        if (done == 0) return -EIO;
-        bytes += done;
-        len -= (size_t)done;
-        offset += done;
-    }
-    return 0;
+int imago_write_all(int fd, const void *buf, size_t len, int64_t offset) {
+    return transfer_all(fd, (unsigned char *)(uintptr_t)buf, len, offset, 1);
 }
+
+int imago_read_all(int fd, void *buf, size_t len, int64_t offset) { return transfer_all(fd, buf, len, offset, 0); }
 
 #else
 

@@ -88,7 +88,7 @@ enum IsolationWire {
         var thumbnailPixelSize: PixelSize?
         var preserveAspectRatio: Bool
         var colorManagement: Bool
-        var limits: [String: Double]
+        var limits: DecodingLimits
         var page: Int?
         var renderDPI: Double?
         var embeddedThumbnail: Bool
@@ -101,12 +101,7 @@ enum IsolationWire {
             thumbnailPixelSize = o.thumbnailPixelSize
             preserveAspectRatio = o.preserveAspectRatio
             colorManagement = o.colorManagement
-            let l = o.limits
-            limits = [
-                "maxPixels": Double(l.maxPixels), "maxSourcePixels": Double(l.maxSourcePixels), "maxFrames": Double(l.maxFrames),
-                "maxTotalFramePixels": Double(l.maxTotalFramePixels), "maxBytes": Double(l.maxBytes), "maxPages": Double(l.maxPages),
-                "maxElements": Double(l.maxElements), "maxNestingDepth": Double(l.maxNestingDepth), "maxRenderSeconds": l.maxRenderSeconds
-            ]
+            limits = o.limits
             page = o.page
             renderDPI = o.renderDPI
             embeddedThumbnail = o.embeddedThumbnail
@@ -116,21 +111,10 @@ enum IsolationWire {
         /// The options the worker decodes with: every frame now (a worker keeps nothing between
         /// requests).
         var decodeOptions: DecodeOptions {
-            func count(_ key: String, _ fallback: Int) -> Int {
-                guard let v = limits[key], v.isFinite else { return fallback }
-                return v >= Double(Int.max) ? Int.max : max(0, Int(v))
-            }
-            let d = DecodingLimits.default
-            let l = DecodingLimits(
-                maxPixels: count("maxPixels", d.maxPixels), maxFrames: count("maxFrames", d.maxFrames),
-                maxTotalFramePixels: count("maxTotalFramePixels", d.maxTotalFramePixels), maxBytes: count("maxBytes", d.maxBytes),
-                maxSourcePixels: count("maxSourcePixels", d.maxSourcePixels), maxPages: count("maxPages", d.maxPages),
-                maxElements: count("maxElements", d.maxElements), maxNestingDepth: count("maxNestingDepth", d.maxNestingDepth),
-                maxRenderSeconds: limits["maxRenderSeconds"] ?? d.maxRenderSeconds)
             var o = DecodeOptions(
                 pixelFormat: pixelFormat, scale: scale, firstFrameOnly: firstFrameOnly, decodesFramesLazily: false,
                 thumbnailPixelSize: thumbnailPixelSize, preserveAspectRatio: preserveAspectRatio,
-                colorManagement: colorManagement, limits: l)
+                colorManagement: colorManagement, limits: limits)
             o.page = page
             o.renderDPI = renderDPI
             o.embeddedThumbnail = embeddedThumbnail

@@ -14,7 +14,7 @@
 /// reduced size, and the size the file declares against the much higher ``maxSourcePixels``,
 /// which bounds the work of reading it. So a 256-pixel thumbnail of a 280-megapixel JPEG is
 /// made within the defaults, as `vipsthumbnail` makes it, while a full decode of it is refused.
-public struct DecodingLimits: Sendable, Hashable {
+public struct DecodingLimits: Sendable, Hashable, Codable {
     /// Which limit a value broke.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// Pixels in one decoded frame (width × height).
