@@ -8,6 +8,7 @@
 
 #if defined(__linux__)
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -21,6 +22,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 // Worker processes, the messages between them and the server, and the shared memory those messages hand over.
 
@@ -237,14 +241,20 @@ ssize_t imago_receive(int sock, void *buf, size_t cap, int *fd, int timeout_ms) 
 
 /* ---- shared memory ---------------------------------------------------------------------- */
 
-int imago_memfd(const char *name) {
-    int fd = memfd_create(name != NULL ? name : "imago", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    return fd < 0 ? -errno : fd;
+int imago_worker_keep_heap(size_t keep) {
+#if defined(__GLIBC__)
+    int limit = keep > (size_t)INT_MAX ? INT_MAX : (int)keep;
+    if (mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1 || mallopt(M_TRIM_THRESHOLD, limit) != 1) return -EINVAL;
+    return 0;
+#else
+    (void)keep;
+    return -ENOSYS;
+#endif
 }
 
-int imago_memfd_seal(int fd) {
-    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) return -errno;
-    return 0;
+int imago_memfd(const char *name) {
+    int fd = memfd_create(name != NULL ? name : "imago", MFD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
 }
 
 int64_t imago_file_size(int fd) {
@@ -295,8 +305,8 @@ ssize_t imago_send(int sock, const void *buf, size_t len, int fd) {
 ssize_t imago_receive(int sock, void *buf, size_t cap, int *fd, int timeout_ms) {
     return (void)sock, (void)buf, (void)cap, (void)fd, (void)timeout_ms, -ENOSYS;
 }
+int imago_worker_keep_heap(size_t keep) { return (void)keep, -ENOSYS; }
 int imago_memfd(const char *name) { return (void)name, -ENOSYS; }
-int imago_memfd_seal(int fd) { return (void)fd, -ENOSYS; }
 int64_t imago_file_size(int fd) { return (void)fd, -ENOSYS; }
 int imago_write_all(int fd, const void *buf, size_t len, int64_t offset) {
     return (void)fd, (void)buf, (void)len, (void)offset, -ENOSYS;

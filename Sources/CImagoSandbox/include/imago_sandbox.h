@@ -51,11 +51,8 @@ ssize_t imago_receive(int sock, void *buf, size_t cap, int *fd, int timeout_ms);
 
 /* ---- shared memory ---------------------------------------------------------------------- */
 
-/* memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING). */
+/* memfd_create(name, MFD_CLOEXEC). */
 int imago_memfd(const char *name);
-
-/* Seals a memfd against every change (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL). */
-int imago_memfd_seal(int fd);
 
 /* The size of the file behind `fd` (fstat), or negative errno. */
 int64_t imago_file_size(int fd);
@@ -65,6 +62,12 @@ int imago_write_all(int fd, const void *buf, size_t len, int64_t offset);
 
 /* Reads exactly `len` bytes at `offset` (pread, looping). -EIO when the file ends first. */
 int imago_read_all(int fd, void *buf, size_t len, int64_t offset);
+
+/* A worker's heap keeps what it frees for the next decode (glibc: blocks up to 32 MiB from the
+   heap, M_MMAP_THRESHOLD, and no trimming below `keep` bytes, M_TRIM_THRESHOLD), instead of
+   returning it and faulting in fresh zeroed pages for every decode. Returns 0, or -ENOSYS where
+   malloc cannot be tuned. */
+int imago_worker_keep_heap(size_t keep);
 
 /* ---- the sandbox ------------------------------------------------------------------------ */
 

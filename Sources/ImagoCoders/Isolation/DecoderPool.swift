@@ -96,12 +96,12 @@ final class DecoderPool: Sendable {
                 format, "the data is quarantined: a decoder stopped on the same bytes \(Int(age.inSeconds)) s ago")
         }
         try prestart()
+        var request = request
+        request.sourceLength = source.count
         let body = try IsolationWire.encode(request)
-        let file = try Self.sealedFile(source, format: format)
-        defer { close(file) }
         slots.wait()
         defer { slots.signal() }
-        let (process, reply, replyFile) = try exchange(body, file: file, format: format, source: source)
+        let (process, reply, replyFile) = try exchange(body, format: format, source: source)
         defer { if replyFile >= 0 { close(replyFile) } }
         do {
             let value = try read(reply, replyFile)
@@ -124,16 +124,14 @@ final class DecoderPool: Sendable {
     ///
     /// - Throws: `ImageCodingError.decoderFailed`: the worker stopped on the request (the source
     ///   is quarantined), or no worker could take it.
-    private func exchange(
-        _ body: Data, file: Int32, format: ImageFormat, source: Data
-    ) throws -> (DecoderProcess, IsolationWire.Reply, Int32) {
+    private func exchange(_ body: Data, format: ImageFormat, source: Data) throws -> (DecoderProcess, IsolationWire.Reply, Int32) {
         var attempts = 0
         while true {
             attempts += 1
             var process = try take()
             do {
                 if !process.ready { try ready(&process) }
-                let (reply, replyFile) = try process.exchange(body, source: file, timeout: isolation.timeout)
+                let (reply, replyFile) = try process.exchange(body, source: source, format: format, timeout: isolation.timeout)
                 return (process, reply, replyFile)
             } catch let gone as DecoderProcess.Gone {
                 lost(gone.failure, format: format)
@@ -143,18 +141,6 @@ final class DecoderPool: Sendable {
                 throw ImageCodingError.decoderFailed(format, "\(stopped.failure); the data is quarantined")
             }
         }
-    }
-
-    /// A sealed memory file holding `data`.
-    static func sealedFile(_ data: Data, format: ImageFormat) throws -> Int32 {
-        let fd = imago_memfd("imago-source")
-        guard fd >= 0 else { throw ImageCodingError.decoderFailed(format, "no memory file for the source (errno \(-fd))") }
-        let written = data.withUnsafeBytes { imago_write_all(fd, $0.baseAddress, $0.count, 0) }
-        guard written == 0, imago_memfd_seal(fd) == 0 else {
-            close(fd)
-            throw ImageCodingError.decoderFailed(format, "the source cannot be handed over (errno \(-written))")
-        }
-        return fd
     }
 
     // MARK: Workers

@@ -18,6 +18,8 @@ import Foundation
 struct DecoderProcess: Sendable {
     let pid: pid_t
     let socket: Int32
+    /// The memory file its sources are written into, one after another.
+    let sources: SourceFile
     /// Its sandbox report arrived: it has loaded its libraries and locked itself down.
     var ready = false
     /// Requests it has answered.
@@ -58,7 +60,7 @@ struct DecoderProcess: Sendable {
             close(pair[0])
             throw ImageCodingError.decoderFailed(.png, "the worker \(isolation.executable) cannot be started (errno \(-pid))")
         }
-        let process = DecoderProcess(pid: pid, socket: pair[0])
+        let process = DecoderProcess(pid: pid, socket: pair[0], sources: SourceFile())
         _ = setup.withUnsafeBytes { imago_send(pair[0], $0.baseAddress, $0.count, -1) }
         return process
     }
@@ -76,13 +78,15 @@ struct DecoderProcess: Sendable {
         return ready
     }
 
-    /// Sends `request` with `source` (a sealed memory file) and waits for the reply, at most
-    /// `timeout`: the reply and its memory file (-1 when none came).
+    /// Writes `source` into the worker's source file, sends `request` with it and waits for the
+    /// reply, at most `timeout`: the reply and its memory file (-1 when none came).
     ///
-    /// - Throws: ``Gone`` when the worker had died before the request reached it, ``Stopped``
-    ///   when it dies on the request, overruns or breaks the protocol.
-    mutating func exchange(_ request: Data, source: Int32, timeout: Duration) throws -> (IsolationWire.Reply, Int32) {
-        let sent = request.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, source) }
+    /// - Throws: `ImageCodingError.decoderFailed` when the source cannot be written, ``Gone``
+    ///   when the worker had died before the request reached it, ``Stopped`` when it dies on the
+    ///   request, overruns or breaks the protocol.
+    mutating func exchange(_ request: Data, source: Data, format: ImageFormat, timeout: Duration) throws -> (IsolationWire.Reply, Int32) {
+        let file = try sources.write(source, format: format)
+        let sent = request.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, file) }
         guard sent >= 0 else { throw Gone(failure: stop(nil).failure) }
         let (body, fd) = try receive(timeout: timeout)
         guard let reply = try? IsolationWire.decode(IsolationWire.Reply.self, from: body) else {
@@ -150,5 +154,37 @@ struct DecoderProcess: Sendable {
         case SIGXFSZ: "SIGXFSZ"
         default: "signal \(signal)"
         }
+    }
+}
+
+/// The memory file a host writes a worker's sources into, each from offset 0 (the request says
+/// how long it is): one file for the worker's life, so that a source is one copy into pages the
+/// kernel already has. The host only writes it, never maps or reads it, so whatever the worker
+/// does to it (write, truncate) can harm nothing but the worker's own decodes.
+final class SourceFile: @unchecked Sendable {
+    // Used by the one thread that holds its DecoderProcess (the pool hands processes out one at
+    // a time), which is what makes it Sendable.
+    private var fd: Int32 = -1
+    private var capacity = 0
+    /// Bytes the file may keep beyond what the last source needed.
+    private static let slack = 16 << 20
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Writes `data` from offset 0, returning the file's descriptor (the file's, kept; not to be
+    /// closed).
+    ///
+    /// - Throws: `ImageCodingError.decoderFailed` when the file cannot be made or written.
+    func write(_ data: Data, format: ImageFormat) throws -> Int32 {
+        if fd < 0 {
+            fd = imago_memfd("imago-source")
+            guard fd >= 0 else { throw ImageCodingError.decoderFailed(format, "no memory file for the source (errno \(-fd))") }
+        }
+        // A file far larger than this source (after a large one) gives its memory back.
+        if capacity > 2 * data.count, capacity - data.count > Self.slack, ftruncate(fd, off_t(data.count)) == 0 { capacity = data.count }
+        let written = data.withUnsafeBytes { imago_write_all(fd, $0.baseAddress, $0.count, 0) }
+        guard written == 0 else { throw ImageCodingError.decoderFailed(format, "the source cannot be handed over (errno \(-written))") }
+        capacity = max(capacity, data.count)
+        return fd
     }
 }

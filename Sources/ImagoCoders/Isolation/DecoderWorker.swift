@@ -56,11 +56,15 @@ public enum DecoderWorker {
         guard let message = try? IsolationWire.encode(ready), imago_send(socket, message.withUnsafeBytes { $0.baseAddress }, message.count, -1) >= 0 else {
             return 4
         }
+        // One reply file for the worker's life, and a heap that keeps what it frees: the pages a
+        // decode and its reply took are there for the next one, not faulted in and zeroed anew.
+        let out = ReplyFile()
+        _ = imago_worker_keep_heap(64 << 20)
         while let (body, fd) = receive(socket) {
-            let reply = answer(body, source: fd, coders: coders)
+            out.begin()
+            let reply = answer(body, source: fd, coders: coders, out: out)
             if fd >= 0 { close(fd) }
             let sent = reply.message.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, reply.fd) }
-            if reply.fd >= 0 { close(reply.fd) }
             guard sent >= 0 else { return 5 }
         }
         return 0
@@ -119,13 +123,12 @@ public enum DecoderWorker {
     }
 
     /// The reply to one request: its message and the memory file that goes with it (or -1).
-    private static func answer(_ body: Data, source: Int32, coders: ImageCoderRegistry) -> (message: Data, fd: Int32) {
+    private static func answer(_ body: Data, source: Int32, coders: ImageCoderRegistry, out: ReplyFile) -> (message: Data, fd: Int32) {
         guard let request = try? IsolationWire.decode(IsolationWire.Request.self, from: body) else {
             return failure(ImageCodingError.invalidArgument("a request the worker cannot read"), format: .png)
         }
         do {
-            let data = try mapped(source)
-            let out = ReplyFile()
+            let data = try mapped(source, length: request.sourceLength)
             let header: Data
             switch request.operation {
             case .info:
@@ -144,7 +147,7 @@ public enum DecoderWorker {
             }
             let offset = try out.append(header)
             let reply = IsolationWire.Reply(error: nil, headerOffset: offset, headerLength: header.count)
-            return (try IsolationWire.encode(reply), out.take())
+            return (try IsolationWire.encode(reply), out.fd)
         } catch {
             return failure(error, format: request.format)
         }
@@ -155,45 +158,98 @@ public enum DecoderWorker {
         return ((try? IsolationWire.encode(reply)) ?? Data("{}".utf8), -1)
     }
 
-    /// The source the host sealed into a memory file, mapped read-only.
-    private static func mapped(_ fd: Int32) throws -> Data {
-        let size = imago_file_size(fd)
-        guard fd >= 0, size >= 0 else { throw ImageCodingError.invalidArgument("no source came with the request") }
+    /// The source: the first `length` bytes of the file the host wrote it into (all of it when
+    /// the request names no length), mapped read-only.
+    private static func mapped(_ fd: Int32, length: Int?) throws -> Data {
+        let fileSize = imago_file_size(fd)
+        guard fd >= 0, fileSize >= 0 else { throw ImageCodingError.invalidArgument("no source came with the request") }
+        let size = length ?? Int(fileSize)
+        guard size >= 0, size <= fileSize else { throw ImageCodingError.invalidArgument("a source of \(size) bytes in a file of \(fileSize)") }
         guard size > 0 else { return Data() }
-        guard let p = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+        guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
             throw ImageCodingError.invalidArgument("the source cannot be mapped (errno \(errno))")
         }
-        return Data(bytesNoCopy: p, count: Int(size), deallocator: .custom { p, n in munmap(p, n) })
+        return Data(bytesNoCopy: p, count: size, deallocator: .custom { p, n in munmap(p, n) })
     }
 }
 
-/// The memory file a worker answers in: blobs appended one after another.
+/// The memory file a worker answers in, blobs appended one after another: one file for the
+/// worker's life, mapped into it and written from its start for each reply, so that a reply is
+/// one copy into pages the kernel already has, not a write that faults in and zeroes new ones.
+/// The host reads a reply (with `pread`, within the offsets the reply names) before it sends the
+/// next request, so a reply is never overwritten while it is read; a worker that broke that rule
+/// would only garble its own pixels, or make the host's reads come up short, which fails its
+/// request.
 private final class ReplyFile {
-    private var fd: Int32 = -1
+    /// The file, -1 until the first blob is written.
+    private(set) var fd: Int32 = -1
+    private var base: UnsafeMutableRawPointer?
+    /// The file's size, all of it mapped at `base`.
+    private var capacity = 0
     private var end = 0
+    /// Bytes the file may keep beyond what the last reply needed.
+    private static let slack = 16 << 20
+    /// The file grows in steps of this many bytes.
+    private static let step = 2 << 20
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit {
+        unmap()
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Starts a reply. The host has read the last one: a file far larger than it needed gives
+    /// back the memory a large reply took.
+    func begin() {
+        if capacity > 2 * end, capacity - end > Self.slack { try? resize(to: Self.rounded(end)) }
+        end = 0
+    }
 
     /// Appends `bytes`, returning their offset.
     func append(_ bytes: Data) throws -> Int {
-        try append(count: bytes.count) { fd, offset in bytes.withUnsafeBytes { imago_write_all(fd, $0.baseAddress, $0.count, Int64(offset)) } }
+        try append(count: bytes.count) { target in bytes.copyBytes(to: target.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
     }
 
-    private func append(count: Int, _ write: (Int32, Int) -> Int32) throws -> Int {
-        if fd < 0 { fd = imago_memfd("imago-reply") }
-        guard fd >= 0 else { throw ImageCodingError.invalidArgument("no memory file for the reply (errno \(-fd))") }
+    private func append(count: Int, _ write: (UnsafeMutableRawPointer) -> Void) throws -> Int {
+        let (needed, overflow) = end.addingReportingOverflow(count)
+        guard !overflow else { throw ImageCodingError.invalidArgument("a reply of more than \(Int.max) bytes") }
+        if fd < 0 {
+            fd = imago_memfd("imago-reply")
+            guard fd >= 0 else { throw ImageCodingError.invalidArgument("no memory file for the reply (errno \(-fd))") }
+        }
+        if needed > capacity { try resize(to: Self.rounded(needed)) }
         let offset = end
-        let status = write(fd, offset)
-        guard status == 0 else { throw ImageCodingError.invalidArgument("the reply cannot be written (errno \(-status))") }
-        end += count
+        if count > 0, let base { write(base + offset) }
+        end = needed
         return offset
+    }
+
+    /// The file made `size` bytes long and mapped whole; what it held below that is kept.
+    private func resize(to size: Int) throws {
+        unmap()
+        capacity = 0
+        guard ftruncate(fd, off_t(size)) == 0 else { throw ImageCodingError.invalidArgument("the reply cannot grow (errno \(errno))") }
+        guard size > 0 else { return }
+        guard let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            throw ImageCodingError.invalidArgument("the reply cannot be mapped (errno \(errno))")
+        }
+        base = p
+        capacity = size
+    }
+
+    private func unmap() {
+        if let base, capacity > 0 { munmap(base, capacity) }
+        base = nil
+    }
+
+    private static func rounded(_ bytes: Int) -> Int {
+        bytes == 0 ? 0 : (bytes + step - 1) / step * step
     }
 
     /// Writes a pixel buffer's bytes, returning where.
     func write(_ buffer: PixelBuffer) throws -> IsolationWire.Frame {
         let blob = try buffer.withUnsafeBytes { raw in
             IsolationWire.Blob(
-                offset: try append(count: raw.count) { fd, offset in imago_write_all(fd, raw.baseAddress, raw.count, Int64(offset)) },
+                offset: try append(count: raw.count) { target in if let source = raw.baseAddress { target.copyMemory(from: source, byteCount: raw.count) } },
                 length: raw.count)
         }
         return IsolationWire.Frame(
@@ -216,12 +272,5 @@ private final class ReplyFile {
             frames: frames, loopCount: image.loopCount, orientation: image.orientation, scale: image.scale, format: image.format,
             hasAlpha: image.hasAlpha, iccProfile: try blob(image.metadata.iccProfile), exif: try blob(image.metadata.exif),
             gainMap: try map.map { try write($0.pixels) }, gainMapXMP: try blob(map?.xmp), gainMapISO: try blob(map?.iso21496))
-    }
-
-    /// The file, sealed, for sending; -1 when nothing was written.
-    func take() -> Int32 {
-        defer { fd = -1 }
-        if fd >= 0 { _ = imago_memfd_seal(fd) }
-        return fd
     }
 }

@@ -13,9 +13,11 @@ import Foundation
 /// `SOCK_SEQPACKET` socket pair, with a memory file attached where bytes travel.
 ///
 /// - host → worker, once: ``Setup``; worker → host, once its sandbox is on: ``Ready``.
-/// - host → worker: ``Request`` with the source in a sealed memory file; worker → host:
+/// - host → worker: ``Request`` with the source in the worker's source file (a memory file the
+///   host writes each source into, from offset 0, ``Request/sourceLength`` bytes); worker → host:
 ///   ``Reply``, the header and pixels in a memory file of its own (blobs from offset 0, then
-///   the JSON header at ``Reply/headerOffset``).
+///   the JSON header at ``Reply/headerOffset``): the same file for each reply, which the host
+///   reads before it sends the next request.
 ///
 /// Nothing the worker sends is trusted: ``IsolatedImageReader`` checks every size and offset
 /// against the limits and the file before it allocates.
@@ -61,6 +63,8 @@ enum IsolationWire {
         var format: ImageFormat
         var options: Options?
         var video: VideoRequest?
+        /// The source's length: the first bytes of the worker's source file.
+        var sourceLength: Int?
     }
 
     /// A video frame to read: the time, keyframes only or the exact frame.

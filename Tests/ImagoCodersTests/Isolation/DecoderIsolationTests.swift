@@ -62,6 +62,20 @@ import Testing
         #expect(coders.isolationStatistics?.crashes == 0)
     }
 
+    /// A worker keeps its source and reply files from one decode to the next: sources and
+    /// replies of every size, one after another (a large one, which the files grow for, then small
+    /// ones, which make them give the memory back, then large again), each decode as in process.
+    @Test func filesKeptAcrossDecodes() async throws {
+        let (coders, events) = Self.isolated(workers: 1)
+        let large = try ImageCoderRegistry.shared.encode(Image(buffer: try Fixtures.noisy(width: 2600, height: 2000, seed: 7)), as: .png)
+        for data in [large, try Self.png(1), try Self.png(2), large, try Self.png(3)] {
+            let (inWorker, here) = try await blocking { (try coders.decode(data), try ImageCoderRegistry.shared.decode(data)) }
+            #expect(inWorker.buffer == here.buffer)
+        }
+        #expect(events.pids.count == 1)
+        #expect(coders.isolationStatistics?.replacements == 0)
+    }
+
     /// A worker that died while idle (the kernel's OOM killer, an operator) is no fault of the
     /// next source: that request goes to a new worker and succeeds, and nothing is quarantined.
     @Test func idleWorkerDies() async throws {
