@@ -287,6 +287,23 @@ int imago_write_all(int fd, const void *buf, size_t len, int64_t offset) {
 
 int imago_read_all(int fd, void *buf, size_t len, int64_t offset) { return transfer_all(fd, buf, len, offset, 0); }
 
+int imago_read_process(pid_t pid, uint64_t address, void *buf, size_t len) {
+    if (buf == NULL && len > 0) return -EINVAL;
+    size_t done = 0;
+    while (done < len) {
+        struct iovec local = {.iov_base = (char *)buf + done, .iov_len = len - done};
+        struct iovec remote = {.iov_base = (void *)(uintptr_t)(address + done), .iov_len = len - done};
+        ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (n == 0) return -EIO;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
 #else
 
 // Isolated decoding is Linux's: elsewhere every call fails.
@@ -313,6 +330,9 @@ int imago_write_all(int fd, const void *buf, size_t len, int64_t offset) {
 }
 int imago_read_all(int fd, void *buf, size_t len, int64_t offset) {
     return (void)fd, (void)buf, (void)len, (void)offset, -ENOSYS;
+}
+int imago_read_process(pid_t pid, uint64_t address, void *buf, size_t len) {
+    return (void)pid, (void)address, (void)buf, (void)len, -ENOSYS;
 }
 
 #endif

@@ -85,33 +85,52 @@ struct FaultingPNGDecoder: ImageDecoding {
 
 /// A worker taken over: it speaks the protocol but lies in its replies, by the marker of the
 /// source it is given (`imago-lie:huge`, a frame past every limit; `outside`, pixels past the end
-/// of its file; `garbage`, a header that is not JSON; otherwise a true 2x2 image), so the host's
-/// checks of a reply are tested. Started with `--hostile` before the worker argument.
+/// of its file; `garbage`, a header that is not JSON; `address`, pixels at an address of its
+/// memory that holds nothing; otherwise a true 2x2 image), so the host's checks of a reply are
+/// tested. It keeps the host's probe as an honest worker does, so the host reads pixels in its
+/// memory where it may. Started with `--hostile` before the worker argument.
 enum HostileWorker {
     static func run() -> Never {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var fd: Int32 = -1
-        _ = buffer.withUnsafeMutableBytes { imago_receive(3, $0.baseAddress, $0.count, &fd, -1) }  // the setup
-        send(#"{"applied":0,"report":"","pid":\#(getpid())}"#, fd: -1)
+        let setup = buffer.withUnsafeMutableBytes { imago_receive(3, $0.baseAddress, $0.count, &fd, -1) }
+        let probe = (field("probe", in: Data(buffer.prefix(max(0, setup)))) as? [Int])?.map { UInt8(truncatingIfNeeded: $0) } ?? []
+        let kept = UnsafeMutableRawPointer.allocate(byteCount: max(1, probe.count), alignment: 16)
+        kept.copyMemory(from: probe, byteCount: probe.count)
+        send(#"{"applied":0,"report":"","pid":\#(getpid()),"probe":\#(UInt(bitPattern: kept))}"#, fd: -1)
         while true {
             let n = buffer.withUnsafeMutableBytes { imago_receive(3, $0.baseAddress, $0.count, &fd, -1) }
             guard n > 0 else { exit(0) }
-            let size = Int(max(0, imago_file_size(fd)))
+            let length = field("sourceLength", in: Data(buffer.prefix(n))) as? Int
+            let size = length ?? Int(max(0, imago_file_size(fd)))
             var source = [UInt8](repeating: 0, count: size)
             _ = source.withUnsafeMutableBytes { imago_read_all(fd, $0.baseAddress, $0.count, 0) }
             close(fd)
             let kind = FaultingPNGDecoder.kind(in: Data(source), marker: "imago-lie:") ?? ""
-            reply(kind)
+            reply(kind, direct: field("direct", in: Data(buffer.prefix(n))) as? Bool ?? false)
         }
     }
 
-    static func reply(_ kind: String) {
+    /// A top-level field of a JSON message.
+    static func field(_ name: String, in message: Data) -> Any? {
+        ((try? JSONSerialization.jsonObject(with: message)) as? [String: Any])?[name]
+    }
+
+    /// The pixels of a direct reply, kept where the host reads them.
+    nonisolated(unsafe) static let held: UnsafeMutableRawPointer = {
+        let p = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+        p.initializeMemory(as: UInt8.self, repeating: 255, count: 16)
+        return p
+    }()
+
+    static func reply(_ kind: String, direct: Bool) {
         let pixels = [UInt8](repeating: 255, count: 16)
         let frame: String
         switch kind {
         case "huge": frame = frameJSON(width: 100_000, height: 100_000, offset: 0, length: 40_000_000_000)
         case "outside": frame = frameJSON(width: 2, height: 2, offset: 1_000_000, length: 16)
-        default: frame = frameJSON(width: 2, height: 2, offset: 0, length: 16)
+        case "address": frame = frameJSON(width: 2, height: 2, offset: 0, length: 16, address: 4096)
+        default: frame = frameJSON(width: 2, height: 2, offset: 0, length: 16, address: direct ? UInt(bitPattern: held) : nil)
         }
         let header = kind == "garbage" ? "not a header" : #"{"frames":[\#(frame)],"loopCount":1,"orientation":1,"scale":1,"format":"png","hasAlpha":true}"#
         let file = imago_memfd("hostile")
@@ -122,8 +141,10 @@ enum HostileWorker {
         close(file)
     }
 
-    static func frameJSON(width: Int, height: Int, offset: Int, length: Int) -> String {
-        #"{"width":\#(width),"height":\#(height),"bytesPerRow":\#(width * 4),"format":"argb32Premultiplied","duration":0,"bytes":{"offset":\#(offset),"length":\#(length)}}"#
+    static func frameJSON(width: Int, height: Int, offset: Int, length: Int, address: UInt? = nil) -> String {
+        let at = address.map { #","address":\#($0)"# } ?? ""
+        let size = #""width":\#(width),"height":\#(height),"bytesPerRow":\#(width * 4),"format":"argb32Premultiplied","duration":0"#
+        return #"{\#(size),"bytes":{"offset":\#(offset),"length":\#(length)}\#(at)}"#
     }
 
     static func send(_ text: String, fd: Int32) {

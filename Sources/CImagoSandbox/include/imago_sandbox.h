@@ -63,6 +63,12 @@ int imago_write_all(int fd, const void *buf, size_t len, int64_t offset);
 /* Reads exactly `len` bytes at `offset` (pread, looping). -EIO when the file ends first. */
 int imago_read_all(int fd, void *buf, size_t len, int64_t offset);
 
+/* Reads exactly `len` bytes at `address` in process `pid`'s memory (process_vm_readv, looping
+   over partial reads) into `buf`: the host reading a worker's pixels where they lie, one copy.
+   Returns 0, -EFAULT when a byte of the range is not mapped in that process (or -EIO when it
+   ends early), -EPERM/-ENOSYS where the host may not (a seccomp profile, Yama's scope 2). */
+int imago_read_process(pid_t pid, uint64_t address, void *buf, size_t len);
+
 /* A worker's heap keeps what it frees for the next decode (glibc: blocks up to 32 MiB from the
    heap, M_MMAP_THRESHOLD, and no trimming below `keep` bytes, M_TRIM_THRESHOLD), instead of
    returning it and faulting in fresh zeroed pages for every decode. Returns 0, or -ENOSYS where

@@ -63,8 +63,10 @@ public struct DecoderIsolation: Sendable {
 
     /// The formats whose libraries are large or rarely hardened: PDF (poppler), SVG (librsvg),
     /// TIFF (libtiff), HEIC/HEIF and AVIF (libheif, libde265, dav1d), JPEG XL (libjxl),
-    /// JPEG 2000 (openjpeg) and ICNS (whose frames are PNG or JPEG 2000).
-    public static let defaultFormats: Set<ImageFormat> = [.pdf, .svg, .tiff, .heic, .heif, .avif, .jxl, .jp2, .icns]
+    /// JPEG 2000 (openjpeg) and ICNS (whose frames are PNG or JPEG 2000); and PNG, whose
+    /// isolation costs the service's resizes about 4% (`docs/benchmarks.md`). JPEG, WebP and GIF
+    /// cost more (their decodes are a few milliseconds, the crossing is not) and stay out.
+    public static let defaultFormats: Set<ImageFormat> = [.pdf, .svg, .tiff, .heic, .heif, .avif, .jxl, .jp2, .icns, .png]
 
     /// What a worker does to itself before it reads a byte of input. Every step is on by
     /// default; a step the host does not allow (an older kernel, a container's profile) is

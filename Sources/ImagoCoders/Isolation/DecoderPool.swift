@@ -26,6 +26,9 @@ final class DecoderPool: Sendable {
     private let state = Mutex(State())
     private let quarantine: Mutex<DecodeQuarantine>
     private let starting = Mutex(())
+    /// Random bytes each worker keeps and names (``IsolationWire/Ready/probe``): read where it
+    /// says they are, they tell whether this host may read a worker's pixels in its memory.
+    private let probe = (0..<16).map { _ in UInt8.random(in: 0...255) }
     /// The longest a worker may take to load its libraries and lock itself down.
     static let startTimeout = Duration.seconds(120)
 
@@ -46,7 +49,7 @@ final class DecoderPool: Sendable {
                 IsolationWire.Setup(
                     formats: isolation.formats.sorted { $0.rawValue < $1.rawValue }, video: isolation.video, memoryLimit: isolation.memoryLimit,
                     fileSizeLimit: frame, seccomp: isolation.sandbox.seccomp, landlock: isolation.sandbox.landlock,
-                    namespaces: isolation.sandbox.namespaces, readablePaths: isolation.sandbox.readablePaths))) ?? Data()
+                    namespaces: isolation.sandbox.namespaces, readablePaths: isolation.sandbox.readablePaths, probe: probe))) ?? Data()
         slots = DispatchSemaphore(value: isolation.workers)
         quarantine = Mutex(DecodeQuarantine(duration: isolation.quarantine))
     }
@@ -87,7 +90,7 @@ final class DecoderPool: Sendable {
     ///   `ImageCodingError.decoderFailed` when the source is quarantined, when no worker can be
     ///   started, when the worker stops without answering, or when `read` finds its reply
     ///   malformed (the worker is then killed and replaced, and the source quarantined).
-    func run<T>(_ request: IsolationWire.Request, source: Data, read: (IsolationWire.Reply, Int32) throws -> T) throws -> T {
+    func run<T>(_ request: IsolationWire.Request, source: Data, read: (IsolationWire.Reply, IsolatedImageReader.Origin) throws -> T) throws -> T {
         let format = request.format
         if let age = quarantine.withLock({ $0.age(of: source) }) {
             state.withLock { $0.statistics.quarantineHits += 1 }
@@ -98,13 +101,12 @@ final class DecoderPool: Sendable {
         try prestart()
         var request = request
         request.sourceLength = source.count
-        let body = try IsolationWire.encode(request)
         slots.wait()
         defer { slots.signal() }
-        let (process, reply, replyFile) = try exchange(body, format: format, source: source)
+        let (process, reply, replyFile) = try exchange(request, source: source)
         defer { if replyFile >= 0 { close(replyFile) } }
         do {
-            let value = try read(reply, replyFile)
+            let value = try read(reply, IsolatedImageReader.Origin(fd: replyFile, pid: process.direct ? process.pid : nil))
             giveBack(process)
             return value
         } catch let error as IsolatedImageReader.Malformed {
@@ -124,13 +126,17 @@ final class DecoderPool: Sendable {
     ///
     /// - Throws: `ImageCodingError.decoderFailed`: the worker stopped on the request (the source
     ///   is quarantined), or no worker could take it.
-    private func exchange(_ body: Data, format: ImageFormat, source: Data) throws -> (DecoderProcess, IsolationWire.Reply, Int32) {
+    private func exchange(_ request: IsolationWire.Request, source: Data) throws -> (DecoderProcess, IsolationWire.Reply, Int32) {
+        let format = request.format
         var attempts = 0
         while true {
             attempts += 1
             var process = try take()
             do {
                 if !process.ready { try ready(&process) }
+                var request = request
+                request.direct = process.direct
+                let body = try IsolationWire.encode(request)
                 let (reply, replyFile) = try process.exchange(body, source: source, format: format, timeout: isolation.timeout)
                 return (process, reply, replyFile)
             } catch let gone as DecoderProcess.Gone {
@@ -170,7 +176,7 @@ final class DecoderPool: Sendable {
         // Starting takes loading the libraries: on a loaded machine, longer than a decode may.
         let ready: IsolationWire.Ready
         do {
-            ready = try process.awaitReady(timeout: max(isolation.timeout, Self.startTimeout))
+            ready = try process.awaitReady(timeout: max(isolation.timeout, Self.startTimeout), probe: probe)
         } catch let stopped as DecoderProcess.Stopped {
             throw DecoderProcess.Gone(failure: stopped.failure)
         }

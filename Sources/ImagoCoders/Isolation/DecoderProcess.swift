@@ -24,6 +24,8 @@ struct DecoderProcess: Sendable {
     var ready = false
     /// Requests it has answered.
     var answered = 0
+    /// The host may read its memory (`process_vm_readv`): its replies leave pixels where they lie.
+    var direct = false
 
     /// Why an exchange ended without an answer; the process is gone (reaped) when this is thrown.
     struct Stopped: Error {
@@ -65,16 +67,24 @@ struct DecoderProcess: Sendable {
         return process
     }
 
-    /// Waits for the worker's sandbox report, at most `timeout`.
+    /// Waits for the worker's sandbox report, at most `timeout`, and reads `probe`'s bytes where
+    /// the report says the worker keeps them: where they are there, the host may read its pixels
+    /// in its memory (``direct``); a host that may not (a seccomp profile, Yama's scope 2) reads
+    /// them from the reply file.
     ///
     /// - Throws: ``Stopped`` when it dies or does not report in time.
-    mutating func awaitReady(timeout: Duration) throws -> IsolationWire.Ready {
+    mutating func awaitReady(timeout: Duration, probe: [UInt8]) throws -> IsolationWire.Ready {
         let (body, fd) = try receive(timeout: timeout)
         if fd >= 0 { close(fd) }
         guard let ready = try? IsolationWire.decode(IsolationWire.Ready.self, from: body) else {
             throw stop(.exited("a start-up message it cannot have sent"))
         }
         self.ready = true
+        if let address = ready.probe {
+            var seen = [UInt8](repeating: 0, count: probe.count)
+            let status = seen.withUnsafeMutableBytes { imago_read_process(pid, address, $0.baseAddress, $0.count) }
+            direct = status == 0 && seen == probe
+        }
         return ready
     }
 

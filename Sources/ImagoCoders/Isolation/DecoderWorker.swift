@@ -52,7 +52,13 @@ public enum DecoderWorker {
         if setup.video { _ = VideoFrames.isAvailable }  // loads FFmpeg
         let (applied, report) = enterSandbox(setup)
         guard applied >= 0 else { return 3 }
-        let ready = IsolationWire.Ready(applied: applied, report: report, pid: getpid())
+        // The probe's bytes, kept for the worker's life where the host may read them.
+        let probe = setup.probe.map { bytes in
+            let p = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+            p.copyMemory(from: bytes, byteCount: bytes.count)
+            return UInt64(UInt(bitPattern: p))
+        }
+        let ready = IsolationWire.Ready(applied: applied, report: report, pid: getpid(), probe: probe)
         guard let message = try? IsolationWire.encode(ready), imago_send(socket, message.withUnsafeBytes { $0.baseAddress }, message.count, -1) >= 0 else {
             return 4
         }
@@ -127,6 +133,7 @@ public enum DecoderWorker {
         guard let request = try? IsolationWire.decode(IsolationWire.Request.self, from: body) else {
             return failure(ImageCodingError.invalidArgument("a request the worker cannot read"), format: .png)
         }
+        out.direct = request.direct ?? false
         do {
             let data = try mapped(source, length: request.sourceLength)
             let header: Data
@@ -187,6 +194,10 @@ private final class ReplyFile {
     /// The file's size, all of it mapped at `base`.
     private var capacity = 0
     private var end = 0
+    /// The host reads this reply's pixels in the worker's memory: frames name their addresses,
+    /// and their images are kept (``held``) until the next request.
+    var direct = false
+    private var held: [Image] = []
     /// Bytes the file may keep beyond what the last reply needed.
     private static let slack = 16 << 20
     /// The file grows in steps of this many bytes.
@@ -200,6 +211,7 @@ private final class ReplyFile {
     /// Starts a reply. The host has read the last one: a file far larger than it needed gives
     /// back the memory a large reply took.
     func begin() {
+        held.removeAll()
         if capacity > 2 * end, capacity - end > Self.slack { try? resize(to: Self.rounded(end)) }
         end = 0
     }
@@ -245,8 +257,15 @@ private final class ReplyFile {
         bytes == 0 ? 0 : (bytes + step - 1) / step * step
     }
 
-    /// Writes a pixel buffer's bytes, returning where.
+    /// Writes a pixel buffer's bytes, returning where; a direct reply names where they lie in
+    /// this process instead (the image that holds them is kept, ``held``, so they stay there).
     func write(_ buffer: PixelBuffer) throws -> IsolationWire.Frame {
+        if direct {
+            let (address, count) = buffer.withUnsafeBytes { (UInt64(UInt(bitPattern: $0.baseAddress)), $0.count) }
+            return IsolationWire.Frame(
+                width: buffer.width, height: buffer.height, bytesPerRow: buffer.bytesPerRow, format: buffer.format, duration: 0,
+                bytes: IsolationWire.Blob(offset: 0, length: count), address: address)
+        }
         let blob = try buffer.withUnsafeBytes { raw in
             IsolationWire.Blob(
                 offset: try append(count: raw.count) { target in if let source = raw.baseAddress { target.copyMemory(from: source, byteCount: raw.count) } },
@@ -258,6 +277,7 @@ private final class ReplyFile {
 
     /// Writes an image's frames and metadata, returning its header.
     func write(_ image: Image) throws -> IsolationWire.ImageHeader {
+        if direct { held.append(image) }
         let frames = try image.frames.map { frame in
             var f = try write(frame.buffer)
             f.duration = frame.duration

@@ -26,9 +26,9 @@ struct IsolatedDecoder: ImageDecoding, PageDecoding {
 
     func info(of data: Data) throws -> ImageInfo {
         let format = try self.format(of: data)
-        return try pool.run(IsolationWire.Request(operation: .info, format: format), source: data) { reply, fd in
+        return try pool.run(IsolationWire.Request(operation: .info, format: format), source: data) { reply, origin in
             if let error = reply.error { throw error.error(format: format) }
-            return try IsolatedImageReader(fd: fd, format: format, limits: .default).header(ImageInfo.self, reply)
+            return try IsolatedImageReader(origin, format: format, limits: .default).header(ImageInfo.self, reply)
         }
     }
 
@@ -36,9 +36,9 @@ struct IsolatedDecoder: ImageDecoding, PageDecoding {
         let format = try self.format(of: data)
         try options.limits.check(inputBytes: data.count)
         let request = IsolationWire.Request(operation: .decode, format: format, options: IsolationWire.Options(options))
-        return try pool.run(request, source: data) { reply, fd in
+        return try pool.run(request, source: data) { reply, origin in
             if let error = reply.error { throw error.error(format: format) }
-            return try IsolatedImageReader(fd: fd, format: format, limits: options.limits).image(reply)
+            return try IsolatedImageReader(origin, format: format, limits: options.limits).image(reply)
         }
     }
 
@@ -50,9 +50,9 @@ struct IsolatedDecoder: ImageDecoding, PageDecoding {
         let request = IsolationWire.Request(
             operation: .videoFrame, format: .png, options: IsolationWire.Options(options),
             video: IsolationWire.VideoRequest(seconds: seconds, keyframesOnly: keyframesOnly))
-        return try pool.run(request, source: data) { reply, fd in
+        return try pool.run(request, source: data) { reply, origin in
             if let error = reply.error { throw error.error(format: .png) }
-            return try IsolatedImageReader(fd: fd, format: .png, limits: limits).videoFrame(reply)
+            return try IsolatedImageReader(origin, format: .png, limits: limits).videoFrame(reply)
         }
     }
 

@@ -16,6 +16,9 @@ import Foundation
 /// replaces the worker that sent it.
 struct IsolatedImageReader {
     let fd: Int32
+    /// The worker whose memory holds the pixels of a direct reply; `nil` when the host does not
+    /// read them there.
+    let pid: pid_t?
     let size: Int
     let format: ImageFormat
     let limits: DecodingLimits
@@ -23,10 +26,18 @@ struct IsolatedImageReader {
     /// The largest metadata blob (ICC, EXIF, XMP) a reply may carry.
     static let maxBlob = 64 << 20
 
-    init(fd: Int32, format: ImageFormat, limits: DecodingLimits) throws {
-        let size = imago_file_size(fd)
+    /// Where a reply's bytes are: its file, and the worker's memory when the host reads pixels
+    /// there.
+    struct Origin {
+        var fd: Int32
+        var pid: pid_t?
+    }
+
+    init(_ origin: Origin, format: ImageFormat, limits: DecodingLimits) throws {
+        let size = imago_file_size(origin.fd)
         guard size >= 0 else { throw Malformed(what: "a reply file that cannot be read (errno \(-size))") }
-        self.fd = fd
+        self.fd = origin.fd
+        self.pid = origin.pid
         self.size = Int(size)
         self.format = format
         self.limits = limits
@@ -88,6 +99,13 @@ struct IsolatedImageReader {
             layout = try PixelBuffer.layout(width: f.width, height: f.height, format: f.format, bytesPerRow: f.bytesPerRow)
         } catch {
             throw broken("a frame of \(f.width)x\(f.height)")
+        }
+        if let address = f.address {
+            guard let pid, f.bytes.length == layout.byteCount else { throw broken("pixels in the worker's memory, not asked for") }
+            return try PixelBuffer(uninitializedWidth: f.width, height: f.height, format: f.format, bytesPerRow: f.bytesPerRow) { raw in
+                let status = imago_read_process(pid, address, raw.baseAddress, raw.count)
+                guard status == 0 else { throw broken("pixels that cannot be read in the worker (errno \(-status))") }
+            }
         }
         guard f.bytes.length == layout.byteCount, within(f.bytes) else { throw broken("pixels outside the reply") }
         return try PixelBuffer(uninitializedWidth: f.width, height: f.height, format: f.format, bytesPerRow: f.bytesPerRow) { raw in

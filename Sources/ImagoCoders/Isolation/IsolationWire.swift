@@ -17,7 +17,9 @@ import Foundation
 ///   host writes each source into, from offset 0, ``Request/sourceLength`` bytes); worker → host:
 ///   ``Reply``, the header and pixels in a memory file of its own (blobs from offset 0, then
 ///   the JSON header at ``Reply/headerOffset``): the same file for each reply, which the host
-///   reads before it sends the next request.
+///   reads before it sends the next request. Where the host may read the worker's memory
+///   (`process_vm_readv`, checked once with ``Setup/probe``), the pixels stay in the worker and
+///   the reply names their addresses: one copy in all.
 ///
 /// Nothing the worker sends is trusted: ``IsolatedImageReader`` checks every size and offset
 /// against the limits and the file before it allocates.
@@ -47,6 +49,9 @@ enum IsolationWire {
         var landlock: Bool
         var namespaces: Bool
         var readablePaths: [String]
+        /// Bytes the worker keeps in its memory and names in ``Ready/probe``: the host reads them
+        /// there to learn whether it may read the worker's pixels where they lie.
+        var probe: [UInt8]?
     }
 
     /// A worker's first message: its sandbox is on (`applied`, the C glue's bit mask), and what
@@ -55,6 +60,8 @@ enum IsolationWire {
         var applied: Int32
         var report: String
         var pid: Int32
+        /// Where the worker keeps ``Setup/probe``'s bytes.
+        var probe: UInt64?
     }
 
     struct Request: Codable {
@@ -65,6 +72,9 @@ enum IsolationWire {
         var video: VideoRequest?
         /// The source's length: the first bytes of the worker's source file.
         var sourceLength: Int?
+        /// The host reads the pixels in the worker's memory (``Frame/address``): the worker
+        /// names where they are and keeps them there until its next request.
+        var direct: Bool?
     }
 
     /// A video frame to read: the time, keyframes only or the exact frame.
@@ -147,7 +157,10 @@ enum IsolationWire {
         var bytesPerRow: Int
         var format: PixelFormat
         var duration: Double
+        /// The pixels: in the reply file, or, with ``address``, that many bytes at that address
+        /// in the worker's memory.
         var bytes: Blob
+        var address: UInt64?
     }
 
     struct ImageHeader: Codable {

@@ -93,9 +93,10 @@ import Testing
     }
 
     /// A worker taken over cannot make the host allocate or read past its reply: a frame past
-    /// the limits, pixels outside the reply file and a header that is not JSON each fail the
-    /// request, and the worker that sent them is replaced.
-    @Test(arguments: ["huge", "outside", "garbage"])
+    /// the limits, pixels outside the reply file, a header that is not JSON and pixels at an
+    /// address of its memory that holds nothing each fail the request, and the worker that sent
+    /// them is replaced.
+    @Test(arguments: ["huge", "outside", "garbage", "address"])
     func lyingWorker(kind: String) async throws {
         let events = Events()
         let isolation = DecoderIsolation(
