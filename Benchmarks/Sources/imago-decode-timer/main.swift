@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-// Usage: imago-decode-timer full|scaled|straight|rgb|thumb FILE ITERATIONS
+// Usage: imago-decode-timer [isolated-]full|scaled|straight|rgb|thumb FILE ITERATIONS
 // Decodes FILE (from memory, to the premultiplied display format) ITERATIONS times and prints
 // "median_ms min_ms width height" — the same protocol as the peers in scripts/bench/.
+// "isolated-MODE" decodes in one sandboxed worker process (this program, DecoderIsolation),
+// whatever the format: what isolation adds to one request.
 import Foundation
 import ImagoCoders
 import ImagoCore
 import ImagoProcessing
 
-let args = CommandLine.arguments
+DecoderWorker.runIfRequested()  // a worker of the isolated modes never returns from this
+var args = CommandLine.arguments
+let isolated = args.count > 1 && args[1].hasPrefix("isolated-")
+if isolated { args[1] = String(args[1].dropFirst("isolated-".count)) }
+let everyFormat: Set<ImageFormat> = [.jpeg, .png, .gif, .webp, .tiff, .heic, .heif, .avif, .jxl, .jp2, .pdf, .svg, .bmp, .ico, .icns]
+let coders: ImageCoderRegistry =
+    isolated ? ImageCoderRegistry.shared.isolating(DecoderIsolation(formats: everyFormat, workers: 1)) : .shared
 guard args.count == 4, let iterations = Int(args[3]), iterations > 0 else {
     FileHandle.standardError.write(Data("usage: imago-decode-timer full|scaled|straight|rgb|thumb FILE ITERATIONS\n".utf8))
     exit(2)
@@ -43,14 +51,14 @@ for _ in 0..<iterations {
             let bytes = try ImageCoderRegistry.shared.encode(decodedOnce, as: encodeTarget, options: EncodeOptions(quality: 0.8))
             size = PixelSize(width: bytes.count, height: decodedOnce.frameCount)
         } else if args[1] == "anim-lazy" {
-            let image = try ImageCoderRegistry.shared.decode(data, options: DecodeOptions(decodesFramesLazily: true))
+            let image = try coders.decode(data, options: DecodeOptions(decodesFramesLazily: true))
             for i in 0..<image.frameCount { _ = try image.frame(at: i) }
             size = PixelSize(width: image.pixelSize.width, height: image.frameCount)
         } else {
             let image =
                 args[1] == "thumb"
-                ? try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 256, height: 256))  // 256-px thumbnail
-                : try ImageCoderRegistry.shared.decode(data, options: options)
+                ? try Thumbnailer.thumbnail(of: ImageInput(data), fitting: PixelSize(width: 256, height: 256), coders: coders)  // 256-px thumbnail
+                : try coders.decode(data, options: options)
             size = args[1].hasPrefix("anim") ? PixelSize(width: image.pixelSize.width, height: image.frameCount) : image.pixelSize
         }
     } catch {

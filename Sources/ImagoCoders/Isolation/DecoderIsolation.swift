@@ -11,9 +11,10 @@ public import ImagoCore
 /// decodes of ``formats`` to a pool of ``workers`` pre-started worker processes: the same
 /// executable started with ``arguments``, which must call ``DecoderWorker/runIfRequested(coders:)``
 /// first thing in `main`. Each worker loads the libraries of those formats, then locks itself
-/// down (``Sandbox``) before it reads a byte of input. The source goes to it in a memory file,
-/// the pixels come back in another: each worker keeps its two files, so a decode costs a copy
-/// each way into pages already there, and a few context switches.
+/// down (``Sandbox``) before it reads a byte of input. The source goes to it in a memory file
+/// it keeps; the host reads the decoded pixels where they lie in the worker's memory
+/// (`process_vm_readv`; from a second memory file where the host may not), so a decode costs a
+/// copy each way and a few context switches.
 ///
 /// ```swift
 /// @main struct App {
@@ -63,10 +64,11 @@ public struct DecoderIsolation: Sendable {
 
     /// The formats whose libraries are large or rarely hardened: PDF (poppler), SVG (librsvg),
     /// TIFF (libtiff), HEIC/HEIF and AVIF (libheif, libde265, dav1d), JPEG XL (libjxl),
-    /// JPEG 2000 (openjpeg) and ICNS (whose frames are PNG or JPEG 2000); and PNG, whose
-    /// isolation costs the service's resizes about 4% (`docs/benchmarks.md`). JPEG, WebP and GIF
-    /// cost more (their decodes are a few milliseconds, the crossing is not) and stay out.
-    public static let defaultFormats: Set<ImageFormat> = [.pdf, .svg, .tiff, .heic, .heif, .avif, .jxl, .jp2, .icns, .png]
+    /// JPEG 2000 (openjpeg) and ICNS (whose frames are PNG or JPEG 2000); and PNG and WebP
+    /// (libpng, libwebp), whose isolation costs the service's resizes under 5%
+    /// (`docs/benchmarks.md`). JPEG (a decode of a few milliseconds, against a crossing that is
+    /// not much less) and GIF (an animation's every frame crosses) cost 20–27% and stay out.
+    public static let defaultFormats: Set<ImageFormat> = [.pdf, .svg, .tiff, .heic, .heif, .avif, .jxl, .jp2, .icns, .png, .webp]
 
     /// What a worker does to itself before it reads a byte of input. Every step is on by
     /// default; a step the host does not allow (an older kernel, a container's profile) is

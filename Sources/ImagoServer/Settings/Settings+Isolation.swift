@@ -9,7 +9,7 @@ public import ImagoCore
 public struct IsolationSettings: Sendable {
     /// `IMAGO_ISOLATED_FORMATS`: the source formats decoded out of process. Default
     /// `DecoderIsolation.defaultFormats` (PDF, SVG, TIFF, HEIC/HEIF, AVIF, JPEG XL, JPEG 2000,
-    /// ICNS, and `video`); `none` decodes everything in the server's process.
+    /// ICNS, PNG, WebP, and `video`); `none` decodes everything in the server's process.
     public var formats: Set<ImageFormat> = DecoderIsolation.defaultFormats
     /// `video` in `IMAGO_ISOLATED_FORMATS`: video frames (FFmpeg) are read in the workers too.
     /// Default `true`.
