@@ -176,8 +176,6 @@ final class SourceFile: @unchecked Sendable {
     // a time), which is what makes it Sendable.
     private var fd: Int32 = -1
     private var capacity = 0
-    /// Bytes the file may keep beyond what the last source needed.
-    private static let slack = 16 << 20
 
     deinit { if fd >= 0 { close(fd) } }
 
@@ -191,7 +189,7 @@ final class SourceFile: @unchecked Sendable {
             guard fd >= 0 else { throw ImageCodingError.decoderFailed(format, "no memory file for the source (errno \(-fd))") }
         }
         // A file far larger than this source (after a large one) gives its memory back.
-        if capacity > 2 * data.count, capacity - data.count > Self.slack, ftruncate(fd, off_t(data.count)) == 0 { capacity = data.count }
+        if IsolationWire.keptFileShrinks(capacity: capacity, needed: data.count), ftruncate(fd, off_t(data.count)) == 0 { capacity = data.count }
         let written = data.withUnsafeBytes { imago_write_all(fd, $0.baseAddress, $0.count, 0) }
         guard written == 0 else { throw ImageCodingError.decoderFailed(format, "the source cannot be handed over (errno \(-written))") }
         capacity = max(capacity, data.count)

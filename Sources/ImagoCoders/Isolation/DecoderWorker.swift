@@ -198,8 +198,6 @@ private final class ReplyFile {
     /// and their images are kept (``held``) until the next request.
     var direct = false
     private var held: [Image] = []
-    /// Bytes the file may keep beyond what the last reply needed.
-    private static let slack = 16 << 20
     /// The file grows in steps of this many bytes.
     private static let step = 2 << 20
 
@@ -212,7 +210,7 @@ private final class ReplyFile {
     /// back the memory a large reply took.
     func begin() {
         held.removeAll()
-        if capacity > 2 * end, capacity - end > Self.slack { try? resize(to: Self.rounded(end)) }
+        if IsolationWire.keptFileShrinks(capacity: capacity, needed: end) { try? resize(to: Self.rounded(end)) }
         end = 0
     }
 

@@ -24,6 +24,15 @@ import Foundation
 /// Nothing the worker sends is trusted: ``IsolatedImageReader`` checks every size and offset
 /// against the limits and the file before it allocates.
 enum IsolationWire {
+    /// Whether a kept memory file (a worker's source file, its reply file) of `capacity` bytes
+    /// gives memory back when its latest use needed only `needed`: when it is more than twice
+    /// that and more than 16 MiB beyond it, so that a large image's memory is not held for a
+    /// worker's life while ordinary sizes keep their pages.
+    static func keptFileShrinks(capacity: Int, needed: Int) -> Bool {
+        capacity > 2 * needed && capacity - needed > 16 << 20
+    }
+
+
     /// The largest message either side sends (the memory files carry everything large).
     static let maxMessage = 1 << 16
 
