@@ -100,4 +100,37 @@ struct HEIFTests {
         #expect(decoded > 20)
         print("HEIF corpus sweep: \(decoded) decoded, \(failed) typed errors")
     }
+
+    @Test("libheif's own message names what is wrong with a file it refuses, read before its context is freed")
+    func refusalKeepsLibheifsMessage() throws {
+        // The decode fuzz target's find (AddressSanitizer: heap-use-after-free): the message of a
+        // container error lies in the context's memory, and was read after the context was freed.
+        // This file's primary item (`pitm`) names an item that does not exist.
+        let data = Self.heifNamingAMissingPrimaryItem()
+        for read in [{ try heif.info(of: data) } as () throws -> Any, { try heif.decode(data, options: DecodeOptions()) }] {
+            #expect {
+                _ = try read()
+            } throws: { error in
+                guard case .corrupt(.heic, let message) = error as? ImageCodingError else { return false }
+                return message.contains("'pitm' box references a non-existing image") && message.hasSuffix("(reading the container)")
+            }
+        }
+    }
+
+    /// An ISOBMFF file with `ftyp` (mif1, heic), and a `meta` whose `pitm` names item 7 while
+    /// `iinf` lists none (the same file as Fuzz/regressions/decode/heif-missing-primary-item.heic).
+    static func heifNamingAMissingPrimaryItem() -> Data {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let size = UInt32(8 + payload.count)
+            return withUnsafeBytes(of: size.bigEndian, Array.init) + Array(type.utf8) + payload
+        }
+        func fullBox(_ type: String, _ payload: [UInt8]) -> [UInt8] { box(type, [0, 0, 0, 0] + payload) }
+        let ftyp = box("ftyp", Array("mif1".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8))
+        let handler = fullBox("hdlr", [0, 0, 0, 0] + Array("pict".utf8) + [UInt8](repeating: 0, count: 13))
+        let primary = fullBox("pitm", [0, 7])
+        let locations = fullBox("iloc", [0x44, 0x00, 0, 0])
+        let items = fullBox("iinf", [0, 0])
+        let properties = box("iprp", box("ipco", []) + fullBox("ipma", [0, 0, 0, 0]))
+        return Data(ftyp + fullBox("meta", handler + primary + locations + items + properties))
+    }
 }

@@ -62,15 +62,18 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
             guard let ctx = heif_context_alloc() else { throw ImageCodingError.corrupt(format, "libheif could not allocate a context") }
             self.data = data
             let error = data.withUnsafeBytes { heif_context_read_from_memory_without_copy(ctx, $0.baseAddress, $0.count, nil) }
+            // An error's message lies in the context's memory: it is read before the context goes.
             guard error.code == heif_error_Ok else {
+                let failure = HEIFCoder.failure(error, format: format, during: "reading the container")
                 heif_context_free(ctx)
-                throw HEIFCoder.failure(error, format: format, during: "reading the container")
+                throw failure
             }
             var primary: OpaquePointer?
             let e2 = heif_context_get_primary_image_handle(ctx, &primary)
             guard e2.code == heif_error_Ok, let primary else {
+                let failure = HEIFCoder.failure(e2, format: format, during: "finding the primary image")
                 heif_context_free(ctx)
-                throw HEIFCoder.failure(e2, format: format, during: "finding the primary image")
+                throw failure
             }
             context = ctx
             handle = primary
