@@ -187,6 +187,17 @@ struct BMPVariantTests {
         #expect(try bmp.decode(v5, options: .default).buffer.color(atX: 0, y: 0) == RGBA8(r: 0, g: 0, b: 0, a: 0))
     }
 
+    @Test("a channel mask wider than 24 bits scales to 8 bits without overflowing (the bmp fuzz target's find)")
+    func wideFields() throws {
+        // Red takes all 32 bits, green and blue none: red is the top byte of the word, rounded.
+        let words: [UInt32] = [0xFFFF_FFFF, 0x8000_0000, 0x1234_5678]
+        let data = BMPSpec(
+            width: 3, height: 1, bits: 32, compression: 3, dibSize: 108, masks: [0xFFFF_FFFF, 0, 0, 0], pixels: words.flatMap { le32(Int($0)) }
+        ).data
+        let expected = [RGBA8(r: 255, g: 0, b: 0), RGBA8(r: 128, g: 0, b: 0), RGBA8(r: 18, g: 0, b: 0)]
+        #expect(try bmp.decode(data, options: straight).buffer == rgba(3, expected))
+    }
+
     @Test("32-bit bit fields of 10 bits a channel (V4 header) scale to 8 bits; a mask with a gap is corrupt")
     func tenBitFields() throws {
         let masks: [UInt32] = [0x3FF, 0xFFC00, 0x3FF0_0000, 0]

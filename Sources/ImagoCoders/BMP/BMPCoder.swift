@@ -301,8 +301,9 @@ public struct BMPCoder: ImageDecoding, ImageEncoding {
         func channel(_ v: UInt32, _ i: Int) -> UInt32 {
             let max = maxima[i]
             guard max > 0 else { return 0 }
-            let c = (v & masks[i]) >> shifts[i]
-            return (c * 255 + max / 2) / max
+            // In 64 bits: a mask may be 32 bits wide, and c × 255 would overflow 32.
+            let c = UInt64((v & masks[i]) >> shifts[i])
+            return UInt32((c * 255 + UInt64(max / 2)) / UInt64(max))
         }
 
         /// Straight ARGB (alpha 255 without an alpha mask).
