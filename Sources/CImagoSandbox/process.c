@@ -252,6 +252,19 @@ int imago_worker_keep_heap(size_t keep) {
 #endif
 }
 
+int imago_worker_cpu_budget(uint64_t seconds) {
+    struct timespec spent;
+    struct rlimit limit;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spent) != 0 || getrlimit(RLIMIT_CPU, &limit) != 0) return -errno;
+    // RLIMIT_CPU counts whole seconds of the process's CPU time, every thread's: the budget starts
+    // from what was used so far, rounded up.
+    uint64_t used = (uint64_t)spent.tv_sec + 1;
+    uint64_t soft = seconds > UINT64_MAX - used ? UINT64_MAX : used + seconds;
+    if (limit.rlim_max != RLIM_INFINITY && soft > (uint64_t)limit.rlim_max) soft = (uint64_t)limit.rlim_max;
+    limit.rlim_cur = (rlim_t)soft;
+    return setrlimit(RLIMIT_CPU, &limit) == 0 ? 0 : -errno;
+}
+
 int imago_memfd(const char *name) {
     int fd = memfd_create(name != NULL ? name : "imago", MFD_CLOEXEC);
     return fd < 0 ? -errno : fd;

@@ -105,11 +105,6 @@ static int limits(const struct imago_sandbox_options *options, char *report, siz
         uint64_t bytes = options->address_space_bytes;
         failed |= limit(RLIMIT_AS, "RLIMIT_AS", bytes, bytes, report, cap);
     }
-    if (options->cpu_seconds != 0) {
-        // SIGXCPU at the soft limit, SIGKILL a second later.
-        uint64_t seconds = options->cpu_seconds;
-        failed |= limit(RLIMIT_CPU, "RLIMIT_CPU", seconds, seconds == UINT64_MAX ? seconds : seconds + 1, report, cap);
-    }
     if (options->file_size_bytes != 0) {
         // A write past it fails with EFBIG after SIGXFSZ, whose default action ends the process.
         uint64_t bytes = options->file_size_bytes;
@@ -222,7 +217,7 @@ int imago_sandbox_enter(const struct imago_sandbox_options *options, char *repor
     }
     applied |= IMAGO_SANDBOX_NO_NEW_PRIVS;
 
-    if (options->address_space_bytes != 0 || options->cpu_seconds != 0 || options->file_size_bytes != 0 ||
+    if (options->address_space_bytes != 0 || options->file_size_bytes != 0 ||
         options->open_files != 0) {
         if (limits(options, report, report_cap)) applied |= IMAGO_SANDBOX_RLIMITS;
     }

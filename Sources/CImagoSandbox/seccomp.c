@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* The few parts of libseccomp's API used here, declared by hand: the library is opened at run time
@@ -105,19 +106,26 @@ static struct scmp_arg_cmp compare(unsigned int arg, enum scmp_compare op, uint6
     return result;
 }
 
-// One rule, with at most one comparison. A name libseccomp does not know is skipped; a refused rule is
-// counted (it leaves the call at the default action, so the filter only gets stricter).
-static void rule(struct imago_seccomp *filter, uint32_t action, const char *name, const struct scmp_arg_cmp *test) {
+// One rule, with at most two comparisons (all of which must hold). A name libseccomp does not know is
+// skipped; a refused rule is counted (it leaves the call at the default action, so the filter only
+// gets stricter).
+static void rule2(struct imago_seccomp *filter, uint32_t action, const char *name, const struct scmp_arg_cmp *test,
+                  const struct scmp_arg_cmp *also) {
     int number = filter->resolve(name);
     if (number == IMAGO_NR_SCMP_ERROR) return;
-    int rc = test != NULL ? filter->rule_add(filter->context, action, number, 1U, *test)
-                          : filter->rule_add(filter->context, action, number, 0U);
+    int rc = also != NULL   ? filter->rule_add(filter->context, action, number, 2U, *test, *also)
+             : test != NULL ? filter->rule_add(filter->context, action, number, 1U, *test)
+                            : filter->rule_add(filter->context, action, number, 0U);
     // A pseudo-syscall (negative) the architecture cannot express is absent from it: nothing to filter.
     if (rc >= 0 || number < 0) return;
     if (filter->failures++ == 0) {
         filter->first_name = name;
         filter->first_error = -rc;
     }
+}
+
+static void rule(struct imago_seccomp *filter, uint32_t action, const char *name, const struct scmp_arg_cmp *test) {
+    rule2(filter, action, name, test, NULL);
 }
 
 // open and openat (flags in argument `arg`): reading is allowed, asking to write, create or truncate is EACCES.
@@ -159,9 +167,13 @@ static void build(struct imago_seccomp *filter) {
     rule(filter, SCMP_ACT_ALLOW, "prctl", &set_name);
     rule(filter, SCMP_ACT_ALLOW, "prctl", &get_name);
 
-    // Reading limits, never setting them.
+    // Reading limits; setting only its own CPU-time limit, which the worker moves before each request
+    // (imago_worker_cpu_budget; the hard limit it cannot raise). Never another process's.
     struct scmp_arg_cmp no_new_limit = compare(2, SCMP_CMP_EQ, 0, 0);
     rule(filter, SCMP_ACT_ALLOW, "prlimit64", &no_new_limit);
+    struct scmp_arg_cmp itself = compare(0, SCMP_CMP_EQ, 0, 0);
+    struct scmp_arg_cmp cpu_time = compare(1, SCMP_CMP_EQ, RLIMIT_CPU, 0);
+    rule2(filter, SCMP_ACT_ALLOW, "prlimit64", &itself, &cpu_time);
 
     // Signals to itself only (abort raises SIGABRT with tgkill(getpid(), gettid(), ...)): its uid may be the
     // server's, whose threads it could otherwise kill. tkill names a thread alone, so only the main thread.

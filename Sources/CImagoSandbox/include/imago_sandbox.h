@@ -75,12 +75,17 @@ int imago_read_process(pid_t pid, uint64_t address, void *buf, size_t len);
    malloc cannot be tuned. */
 int imago_worker_keep_heap(size_t keep);
 
+/* Gives the worker `seconds` more of CPU time, every thread's, from what it has used so far: the
+   soft RLIMIT_CPU, moved before each request (the seccomp filter lets a worker set this one limit
+   of its own). Past it the kernel sends SIGXCPU, which ends the worker. Capped at the hard limit.
+   Returns 0 or -errno. */
+int imago_worker_cpu_budget(uint64_t seconds);
+
 /* ---- the sandbox ------------------------------------------------------------------------ */
 
 /* What imago_sandbox_enter is asked to do. Zero values mean "not set" for the limits. */
 struct imago_sandbox_options {
     uint64_t address_space_bytes;  /* RLIMIT_AS */
-    uint64_t cpu_seconds;          /* RLIMIT_CPU (soft; the hard limit one second later) */
     uint64_t file_size_bytes;      /* RLIMIT_FSIZE (memfd writes count against it) */
     uint64_t open_files;           /* RLIMIT_NOFILE */
     int namespaces;                /* unshare user, network and IPC namespaces */

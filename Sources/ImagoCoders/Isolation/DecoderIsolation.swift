@@ -44,7 +44,9 @@ public struct DecoderIsolation: Sendable {
     /// ``DecoderWorker/runIfRequested(coders:)`` looks for.
     public var arguments: [String]
     /// Longest one header read or decode may take, from the moment a worker has it. A worker
-    /// past it is killed. Default 30 s.
+    /// past it is killed. With 2 s more, it is also the CPU time, all of the worker's threads
+    /// together, that one request may use (RLIMIT_CPU, moved before each request): a worker past
+    /// that is stopped by the kernel (SIGXCPU) even when its host cannot act. Default 30 s.
     public var timeout: Duration
     /// How long data a worker failed on is refused without reaching a worker. Default 10 minutes.
     public var quarantine: Duration

@@ -29,6 +29,9 @@ final class DecoderPool: Sendable {
     /// Random bytes each worker keeps and names (``IsolationWire/Ready/probe``): read where it
     /// says they are, they tell whether this host may read a worker's pixels in its memory.
     private let probe = (0..<16).map { _ in UInt8.random(in: 0...255) }
+    /// CPU seconds a request may use beyond its timeout: a single-threaded decoder that runs past
+    /// its time is stopped by the host (a timeout, 422), before the kernel's limit (SIGXCPU).
+    static let cpuGrace = 2
     /// The longest a worker may take to load its libraries and lock itself down.
     static let startTimeout = Duration.seconds(120)
 
@@ -49,7 +52,8 @@ final class DecoderPool: Sendable {
                 IsolationWire.Setup(
                     formats: isolation.formats.sorted { $0.rawValue < $1.rawValue }, video: isolation.video, memoryLimit: isolation.memoryLimit,
                     fileSizeLimit: frame, seccomp: isolation.sandbox.seccomp, landlock: isolation.sandbox.landlock,
-                    namespaces: isolation.sandbox.namespaces, readablePaths: isolation.sandbox.readablePaths, probe: probe))) ?? Data()
+                    namespaces: isolation.sandbox.namespaces, readablePaths: isolation.sandbox.readablePaths, probe: probe,
+                    cpuSeconds: Int(isolation.timeout.inSeconds.rounded(.up)) + Self.cpuGrace))) ?? Data()
         slots = DispatchSemaphore(value: isolation.workers)
         quarantine = Mutex(DecodeQuarantine(duration: isolation.quarantine))
     }

@@ -50,8 +50,13 @@ public enum DecoderWorker {
         }
         warmUp(setup.formats, coders: coders)
         if setup.video { _ = VideoFrames.isAvailable }  // loads FFmpeg
-        let (applied, report) = enterSandbox(setup)
+        var (applied, report) = enterSandbox(setup)
         guard applied >= 0 else { return 3 }
+        // The CPU-time limit moves before every request; tried once here so that a host whose own
+        // filter forbids it hears so (the host's timeout still bounds each request).
+        if let seconds = setup.cpuSeconds, case let status = imago_worker_cpu_budget(UInt64(max(1, seconds))), status != 0 {
+            report += "rlimits: RLIMIT_CPU cannot be set (errno \(-status)): a request's CPU time is bounded by the host's timeout alone\n"
+        }
         // The probe's bytes, kept for the worker's life where the host may read them.
         let probe = setup.probe.map { bytes in
             let p = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
@@ -68,6 +73,7 @@ public enum DecoderWorker {
         _ = imago_worker_keep_heap(64 << 20)
         while let (body, fd) = receive(socket) {
             out.begin()
+            if let seconds = setup.cpuSeconds { _ = imago_worker_cpu_budget(UInt64(max(1, seconds))) }
             let reply = answer(body, source: fd, coders: coders, out: out)
             if fd >= 0 { close(fd) }
             let sent = reply.message.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, reply.fd) }

@@ -32,7 +32,6 @@ enum IsolationWire {
         capacity > 2 * needed && capacity - needed > 16 << 20
     }
 
-
     /// The largest message either side sends (the memory files carry everything large).
     static let maxMessage = 1 << 16
 
@@ -61,6 +60,10 @@ enum IsolationWire {
         /// Bytes the worker keeps in its memory and names in ``Ready/probe``: the host reads them
         /// there to learn whether it may read the worker's pixels where they lie.
         var probe: [UInt8]?
+        /// The CPU time, every thread's, one request may take, in whole seconds
+        /// (``DecoderIsolation/timeout`` and ``DecoderPool/cpuGrace``): the worker moves its
+        /// RLIMIT_CPU this far past what it has used before each request. `nil`: no CPU-time limit.
+        var cpuSeconds: Int?
     }
 
     /// A worker's first message: its sandbox is on (`applied`, the C glue's bit mask), and what

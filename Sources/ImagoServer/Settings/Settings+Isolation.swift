@@ -14,7 +14,8 @@ public struct IsolationSettings: Sendable {
     /// `video` in `IMAGO_ISOLATED_FORMATS`: video frames (FFmpeg) are read in the workers too.
     /// Default `true`.
     public var video = true
-    /// `IMAGO_ISOLATION_TIMEOUT`: the longest one decode may take in a worker. Default `nil`:
+    /// `IMAGO_ISOLATION_TIMEOUT`: the longest one decode may take in a worker; 2 s more is the
+    /// CPU time (every thread's) it may use there. Default `nil`:
     /// three quarters of `IMAGO_REQUEST_TIMEOUT`, so that a worker stopped for its time still
     /// answers its request with the decoder's 422, not the deadline's 503.
     public var timeout: Duration?
@@ -67,7 +68,7 @@ extension ServerConfiguration {
         },
         Setting(
             "IMAGO_ISOLATION_TIMEOUT",
-            meaning: "seconds one decode may take in a worker before it is stopped (the request gets 422)"
+            meaning: "seconds one decode may take in a worker (and, plus 2, the CPU seconds: RLIMIT_CPU) before it is stopped (the request gets 422)"
         ) { env, c throws(ConfigurationError) in
             c.isolation.timeout = try env.seconds("IMAGO_ISOLATION_TIMEOUT") ?? c.isolation.timeout
         } show: {

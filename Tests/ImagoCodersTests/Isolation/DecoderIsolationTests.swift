@@ -196,6 +196,13 @@ import Testing
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         #expect(status.contains("NoNewPrivs:\t1"))
         #expect(status.contains("Seccomp:\t2"))
+        // The CPU-time limit was moved before the request: the timeout (20 s) and 2 s past what the
+        // worker had used, rounded up; the hard limit is left as it was.
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let cpu = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max cpu time") })
+        let fields = cpu.dropFirst("Max cpu time".count).split(separator: " ")
+        let soft = try #require(Int(fields.first ?? ""), "\(cpu)")
+        #expect((23..<83).contains(soft) && fields.dropFirst().first == "unlimited", "\(cpu)")
         let incomplete = events.all.compactMap { if case .sandboxIncomplete(let s) = $0 { s } else { nil } }
         let namespaces = await SandboxHost.namespaces()
         let expected = (namespaces ? [] : ["namespaces"]) + (SandboxHost.landlock ? [] : ["landlock"])
