@@ -50,8 +50,9 @@ public enum DecoderWorker {
         }
         warmUp(setup.formats, coders: coders)
         if setup.video { _ = VideoFrames.isAvailable }  // loads FFmpeg
-        var (applied, report) = enterSandbox(setup)
+        let (applied, sandboxReport) = enterSandbox(setup)
         guard applied >= 0 else { return 3 }
+        var report = sandboxReport
         // The CPU-time limit moves before every request; tried once here so that a host whose own
         // filter forbids it hears so (the host's timeout still bounds each request).
         if let seconds = setup.cpuSeconds, case let status = imago_worker_cpu_budget(UInt64(max(1, seconds))), status != 0 {
