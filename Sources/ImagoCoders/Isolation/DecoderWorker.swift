@@ -158,6 +158,9 @@ public enum DecoderWorker {
                     IsolationWire.VideoHeader(
                         image: try out.write(image), duration: info.duration, width: info.size.width, height: info.size.height,
                         codec: info.codec, container: info.container, tags: info.tags))
+            case .sanitizeSVG:
+                let clean = try SVGSanitizer.sanitize(data, limits: request.options?.decodeOptions.limits ?? .default)
+                header = try IsolationWire.encode(IsolationWire.Blob(offset: try out.append(clean), length: clean.count))
             }
             let offset = try out.append(header)
             let reply = IsolationWire.Reply(error: nil, headerOffset: offset, headerLength: header.count)

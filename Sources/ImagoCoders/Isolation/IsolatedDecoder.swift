@@ -56,6 +56,17 @@ struct IsolatedDecoder: ImageDecoding, PageDecoding {
         }
     }
 
+    /// An SVG document sanitised by a worker (``SVGSanitizer/sanitize(_:limits:)``).
+    func sanitizedSVG(_ data: Data, limits: DecodingLimits) throws -> Data {
+        var options = DecodeOptions()
+        options.limits = limits
+        let request = IsolationWire.Request(operation: .sanitizeSVG, format: .svg, options: IsolationWire.Options(options))
+        return try pool.run(request, source: data) { reply, origin in
+            if let error = reply.error { throw error.error(format: .svg) }
+            return try IsolatedImageReader(origin, format: .svg, limits: limits).document(reply)
+        }
+    }
+
     private func format(of data: Data) throws -> ImageFormat {
         guard !data.isEmpty else { throw ImageCodingError.emptyData }
         guard let format = ImageFormat(sniffing: data), formats.contains(format) else { throw ImageCodingError.unsupportedFormat(nil) }
@@ -95,6 +106,20 @@ extension ImageCoderRegistry {
             return try isolated.videoFrame(of: data, at: seconds, keyframesOnly: keyframesOnly, limits: limits)
         }
         return try VideoFrames.frame(of: data, at: seconds, keyframesOnly: keyframesOnly, limits: limits)
+    }
+
+    /// `data`, an SVG document, sanitised as ``SVGSanitizer/sanitize(_:limits:)`` does it (scripts,
+    /// event handlers and external references removed): in a worker process when this registry
+    /// isolates SVG (``isolating(_:)``), since the sanitiser parses the document with libxml2; in
+    /// this process otherwise.
+    ///
+    /// - Throws: as `SVGSanitizer.sanitize`; `ImageCodingError.decoderFailed` when the worker
+    ///   stopped on the document or it is quarantined.
+    public func sanitizedSVG(_ data: Data, limits: DecodingLimits = .default) throws -> Data {
+        if let isolated = decoders.lazy.compactMap({ $0 as? IsolatedDecoder }).first, isolated.formats.contains(.svg) {
+            return try isolated.sanitizedSVG(data, limits: limits)
+        }
+        return try SVGSanitizer.sanitize(data, limits: limits)
     }
 
     /// Starts this registry's worker processes now (``isolating(_:)``), rather than at its first

@@ -54,6 +54,11 @@ struct IsolatedImageReader {
         }
     }
 
+    /// The document a sanitising reply holds (at most ``maxBlob`` bytes, within the reply).
+    func document(_ reply: IsolationWire.Reply) throws -> Data {
+        try blob(try header(IsolationWire.Blob.self, reply))
+    }
+
     /// The video frame the reply holds, and the stream's facts.
     func videoFrame(_ reply: IsolationWire.Reply) throws -> (image: Image, info: VideoFrames.Info) {
         let h = try header(IsolationWire.VideoHeader.self, reply)

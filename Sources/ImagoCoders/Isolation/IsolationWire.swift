@@ -77,7 +77,9 @@ enum IsolationWire {
     }
 
     struct Request: Codable {
-        enum Operation: String, Codable { case info, decode, videoFrame }
+        /// A header read, a decode, a video frame, or an SVG document sanitised
+        /// (``SVGSanitizer/sanitize(_:limits:)``; the reply's header is the ``Blob`` of the result).
+        enum Operation: String, Codable { case info, decode, videoFrame, sanitizeSVG }
         var operation: Operation
         var format: ImageFormat
         var options: Options?

@@ -262,7 +262,8 @@ extension ImageService {
                 && (!output.alwaysRasterizeSVG || options.skipProcessing.contains(.svg) || output.skipProcessingFormats.contains(.svg)))
     }
 
-    /// The SVG source itself, sanitised (`IMAGO_SANITIZE_SVG`) on the workers.
+    /// The SVG source itself, sanitised (`IMAGO_SANITIZE_SVG`) on the work queue, in a decoder
+    /// worker when SVG is isolated.
     private func svgResponse(source: ServiceSource, options: ProcessingOptions, headers: HTTPFields) async throws -> ServiceResponse {
         let sanitize = configuration.output.sanitizeSVG
         let etag = ServiceHeaders.etag(source.digest, sanitize ? "svg-sanitized" : "svg")
@@ -274,7 +275,8 @@ extension ImageService {
             let input = source.loaded.input
             let limits = manager.configuration.decodingLimits
             do {
-                let clean = try await workers.run { try SVGSanitizer.sanitize(try input.contents(), limits: limits) }
+                let coders = self.coders
+                let clean = try await workers.run { try coders.sanitizedSVG(try input.contents(), limits: limits) }
                 body = .bytes(ByteBuffer(bytes: clean))
             } catch let error as ImageCodingError {
                 throw ServiceError(error)

@@ -189,6 +189,29 @@ import Testing
     /// The namespaces and Landlock are the host's to allow (a container's seccomp profile may
     /// refuse `unshare`): each step the host allows is applied, and each it refuses, and only
     /// those, is named in the worker's report.
+    @Test("an SVG passed through is sanitised by a worker where SVG is isolated (libxml2 parses it there), as in process")
+    func sanitizesSVGInAWorker() async throws {
+        let events = Events()
+        let isolation = DecoderIsolation(
+            formats: [.svg], workers: 1, executable: Self.probe.path, timeout: .seconds(20), quarantine: .seconds(600),
+            memoryLimit: 2 << 30, onEvent: { event in events.list.withLock { $0.append(event) } })
+        let coders = ImageCoderRegistry.makeDefault().isolating(isolation)
+        let svg = Data(
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" onload="alert(1)"><script>alert(2)</script><rect width="10" height="10" fill="red"/></svg>"#
+                .utf8)
+        let clean = try await blocking { try coders.sanitizedSVG(svg) }
+        #expect(clean == (try SVGSanitizer.sanitize(svg)))
+        let text = String(decoding: clean, as: UTF8.self)
+        #expect(!text.contains("script") && !text.contains("onload") && text.contains("<rect"), "\(text)")
+        #expect(events.pids.count == 1)
+        // What the sanitiser refuses comes back as the error it threw.
+        let entity = Data(#"<!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg">&x;</svg>"#.utf8)
+        let local = #expect(throws: ImageCodingError.self) { try SVGSanitizer.sanitize(entity) }
+        let remote = await #expect(throws: ImageCodingError.self) { try await blocking { try coders.sanitizedSVG(entity) } }
+        #expect(local == remote)
+        #expect(coders.isolationStatistics?.crashes == 0)
+    }
+
     @Test func workerStatus() async throws {
         let (coders, events) = Self.isolated(workers: 1)
         _ = try await blocking { try coders.decode(try Self.png()) }
