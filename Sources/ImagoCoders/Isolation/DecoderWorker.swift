@@ -107,6 +107,9 @@ public enum DecoderWorker {
             }
             if let sample { _ = try? coders.decode(sample) }
         }
+        // libexif and libxml2, which /info's metadata fields take (opened on first use).
+        _ = EXIFFields.fields(of: Data([0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
+        _ = XMPFields.properties(of: Data(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"/>"#.utf8))
     }
 
     /// Applies the sandbox `setup` asks for; the applied steps' mask (negative when even
@@ -161,6 +164,8 @@ public enum DecoderWorker {
             case .sanitizeSVG:
                 let clean = try SVGSanitizer.sanitize(data, limits: request.options?.decodeOptions.limits ?? .default)
                 header = try IsolationWire.encode(IsolationWire.Blob(offset: try out.append(clean), length: clean.count))
+            case .exifFields, .xmpProperties:
+                header = try IsolationWire.encode(metadataFields(request, data))
             }
             let offset = try out.append(header)
             let reply = IsolationWire.Reply(error: nil, headerOffset: offset, headerLength: header.count)
@@ -168,6 +173,26 @@ public enum DecoderWorker {
         } catch {
             return failure(error, format: request.format)
         }
+    }
+
+    /// The fields of an EXIF block or an XMP packet, as the wire carries them.
+    private static func metadataFields(_ request: IsolationWire.Request, _ data: Data) -> IsolationWire.MetadataFields {
+        typealias Field = IsolationWire.MetadataFields.Field
+        guard request.operation == .xmpProperties else {
+            let fields = EXIFFields.fields(of: data, canonicalNames: request.canonicalNames ?? false)
+            return .init(groups: [.init(prefix: "", fields: fields.map { Field(name: $0.name, text: $0.value) })])
+        }
+        let groups = XMPFields.properties(of: data).map { group in
+            IsolationWire.MetadataFields.Group(
+                prefix: group.prefix,
+                fields: group.properties.map { property in
+                    switch property.value {
+                    case .text(let text): Field(name: property.name, text: text)
+                    case .list(let list): Field(name: property.name, list: list)
+                    }
+                })
+        }
+        return .init(groups: groups)
     }
 
     private static func failure(_ error: any Error, format: ImageFormat) -> (message: Data, fd: Int32) {

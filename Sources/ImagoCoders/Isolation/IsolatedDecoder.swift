@@ -67,6 +67,18 @@ struct IsolatedDecoder: ImageDecoding, PageDecoding {
         }
     }
 
+    /// The fields of an EXIF block (`xmp` false) or an XMP packet, read by a worker. Errors name
+    /// TIFF for EXIF (a TIFF structure) and SVG for XMP (XML, libxml2's like SVG's).
+    func metadataFields(_ data: Data, xmp: Bool, canonicalNames: Bool) throws -> IsolationWire.MetadataFields {
+        let format: ImageFormat = xmp ? .svg : .tiff
+        var request = IsolationWire.Request(operation: xmp ? .xmpProperties : .exifFields, format: format)
+        request.canonicalNames = canonicalNames
+        return try pool.run(request, source: data) { reply, origin in
+            if let error = reply.error { throw error.error(format: format) }
+            return try IsolatedImageReader(origin, format: format, limits: .default).metadataFields(reply)
+        }
+    }
+
     private func format(of data: Data) throws -> ImageFormat {
         guard !data.isEmpty else { throw ImageCodingError.emptyData }
         guard let format = ImageFormat(sniffing: data), formats.contains(format) else { throw ImageCodingError.unsupportedFormat(nil) }
@@ -120,6 +132,33 @@ extension ImageCoderRegistry {
             return try isolated.sanitizedSVG(data, limits: limits)
         }
         return try SVGSanitizer.sanitize(data, limits: limits)
+    }
+
+    /// The fields of an EXIF block as ``EXIFFields/fields(of:canonicalNames:)`` reads them with
+    /// libexif: in a worker process when this registry isolates any format (``isolating(_:)``),
+    /// in this process otherwise.
+    ///
+    /// - Throws: `ImageCodingError.decoderFailed` when the worker stopped on the block or it is
+    ///   quarantined; nothing in this process.
+    public func exifFields(of block: Data, canonicalNames: Bool = false) throws -> [(name: String, value: String)] {
+        guard let isolated = decoders.lazy.compactMap({ $0 as? IsolatedDecoder }).first else {
+            return EXIFFields.fields(of: block, canonicalNames: canonicalNames)
+        }
+        let fields = try isolated.metadataFields(block, xmp: false, canonicalNames: canonicalNames).groups.flatMap(\.fields)
+        return fields.map { ($0.name, $0.text ?? "") }
+    }
+
+    /// The properties of an XMP packet as ``XMPFields/properties(of:)`` reads them with libxml2:
+    /// in a worker process when this registry isolates any format (``isolating(_:)``), in this
+    /// process otherwise.
+    ///
+    /// - Throws: `ImageCodingError.decoderFailed` when the worker stopped on the packet or it is
+    ///   quarantined; nothing in this process.
+    public func xmpProperties(of packet: Data) throws -> [(prefix: String, properties: [(name: String, value: XMPFields.Value)])] {
+        guard let isolated = decoders.lazy.compactMap({ $0 as? IsolatedDecoder }).first else { return XMPFields.properties(of: packet) }
+        return try isolated.metadataFields(packet, xmp: true, canonicalNames: false).groups.map { group in
+            (group.prefix, group.fields.map { ($0.name, $0.list.map(XMPFields.Value.list) ?? .text($0.text ?? "")) })
+        }
     }
 
     /// Starts this registry's worker processes now (``isolating(_:)``), rather than at its first

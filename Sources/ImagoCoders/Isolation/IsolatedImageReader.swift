@@ -59,6 +59,15 @@ struct IsolatedImageReader {
         try blob(try header(IsolationWire.Blob.self, reply))
     }
 
+    /// The fields a metadata reply holds.
+    func metadataFields(_ reply: IsolationWire.Reply) throws -> IsolationWire.MetadataFields {
+        let fields = try header(IsolationWire.MetadataFields.self, reply)
+        guard fields.groups.allSatisfy({ group in group.fields.allSatisfy { ($0.text == nil) != ($0.list == nil) } }) else {
+            throw broken("a metadata field with neither a text nor a list, or both")
+        }
+        return fields
+    }
+
     /// The video frame the reply holds, and the stream's facts.
     func videoFrame(_ reply: IsolationWire.Reply) throws -> (image: Image, info: VideoFrames.Info) {
         let h = try header(IsolationWire.VideoHeader.self, reply)

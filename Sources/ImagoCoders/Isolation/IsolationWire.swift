@@ -77,9 +77,11 @@ enum IsolationWire {
     }
 
     struct Request: Codable {
-        /// A header read, a decode, a video frame, or an SVG document sanitised
-        /// (``SVGSanitizer/sanitize(_:limits:)``; the reply's header is the ``Blob`` of the result).
-        enum Operation: String, Codable { case info, decode, videoFrame, sanitizeSVG }
+        /// A header read, a decode, a video frame, an SVG document sanitised
+        /// (``SVGSanitizer/sanitize(_:limits:)``; the reply's header is the ``Blob`` of the result),
+        /// or an EXIF block's or XMP packet's fields (``EXIFFields``, ``XMPFields``; the reply's
+        /// header is ``MetadataFields``).
+        enum Operation: String, Codable { case info, decode, videoFrame, sanitizeSVG, exifFields, xmpProperties }
         var operation: Operation
         var format: ImageFormat
         var options: Options?
@@ -89,6 +91,23 @@ enum IsolationWire {
         /// The host reads the pixels in the worker's memory (``Frame/address``): the worker
         /// names where they are and keeps them there until its next request.
         var direct: Bool?
+        /// ``Operation/exifFields``: tag names rather than titles.
+        var canonicalNames: Bool?
+    }
+
+    /// Metadata fields: EXIF's as one group with an empty prefix, XMP's by prefix; a field holds
+    /// a text or a list.
+    struct MetadataFields: Codable {
+        struct Field: Codable {
+            var name: String
+            var text: String?
+            var list: [String]?
+        }
+        struct Group: Codable {
+            var prefix: String
+            var fields: [Field]
+        }
+        var groups: [Group]
     }
 
     /// A video frame to read: the time, keyframes only or the exact frame.

@@ -182,10 +182,22 @@ extension ImageService {
         }
     }
 
+    /// What `read` returns, its coding error (a decoder worker that stopped on metadata) as the
+    /// service's.
+    private static func unlessStopped<T>(_ read: () throws -> T) throws -> T {
+        do {
+            return try read()
+        } catch let error as ImageCodingError {
+            throw ServiceError(error)
+        }
+    }
+
     /// `exif`, `iptc` (with `photoshop`'s resolution) and `xmp`, from the blocks the source's
-    /// container holds (JPEG, PNG, WebP), read on the workers; a key without fields is left out.
+    /// container holds (JPEG, PNG, WebP), read on the workers (libexif and libxml2 in a decoder
+    /// worker where any format is isolated); a key without fields is left out.
     private func metadataReport(_ wanted: InfoOptions, source: ServiceSource) async throws -> [String: InfoReport.Value] {
         let input = source.loaded.input
+        let coders = self.coders
         return try await workers.run { () throws -> [String: InfoReport.Value] in
             let blocks: MetadataBlocks
             do {
@@ -195,7 +207,7 @@ extension ImageService {
             }
             var out: [String: InfoReport.Value] = [:]
             if wanted.exif, let exif = blocks.exif {
-                let fields = EXIFFields.fields(of: exif, canonicalNames: wanted.exifCanonicalNames)
+                let fields = try Self.unlessStopped { try coders.exifFields(of: exif, canonicalNames: wanted.exifCanonicalNames) }
                 if !fields.isEmpty {
                     out["exif"] = .object(Dictionary(fields.map { ($0.name, InfoReport.Value.string($0.value)) }, uniquingKeysWith: { a, _ in a }))
                 }
@@ -219,7 +231,7 @@ extension ImageService {
                 }
             }
             if wanted.xmp, let xmp = blocks.xmp {
-                let groups = XMPFields.properties(of: xmp)
+                let groups = try Self.unlessStopped { try coders.xmpProperties(of: xmp) }
                 if !groups.isEmpty {
                     out["xmp"] = .object(
                         Dictionary(

@@ -212,6 +212,29 @@ import Testing
         #expect(coders.isolationStatistics?.crashes == 0)
     }
 
+    @Test("/info's EXIF and XMP fields are read by a worker where any format is isolated (libexif, libxml2), as in process")
+    func metadataFieldsInAWorker() async throws {
+        let (coders, events) = Self.isolated(workers: 1)
+        // A TIFF block with one entry, Make (0x010F, ASCII, 6 bytes at offset 26): "Imago".
+        let exif = Data([0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x0F, 0x01, 2, 0, 6, 0, 0, 0, 26, 0, 0, 0, 0, 0, 0, 0] + Array("Imago\0".utf8))
+        let xmp = Data(
+            #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" dc:format="image/jpeg"><dc:creator><rdf:Seq><rdf:li>A</rdf:li><rdf:li>B</rdf:li></rdf:Seq></dc:creator></rdf:Description></rdf:RDF></x:xmpmeta>"#
+                .utf8)
+        let (fields, names, properties) = try await blocking {
+            (try coders.exifFields(of: exif), try coders.exifFields(of: exif, canonicalNames: true), try coders.xmpProperties(of: xmp))
+        }
+        #expect(events.pids.count == 1)
+        let local = EXIFFields.fields(of: exif)
+        #expect(fields.map(\.name) == local.map(\.name) && fields.map(\.value) == local.map(\.value))
+        #expect(names.contains { $0.name == "Make" && $0.value == "Imago" }, "\(names)")
+        let expected = XMPFields.properties(of: xmp)
+        #expect(properties.map(\.prefix) == ["dc"] && properties.map(\.prefix) == expected.map(\.prefix))
+        #expect(properties.first?.properties.map(\.name) == expected.first?.properties.map(\.name))
+        #expect(properties.first?.properties.map(\.value) == [.text("image/jpeg"), .list(["A", "B"])])
+        // Data libexif or libxml2 cannot read gives no fields, as in process.
+        #expect(try await blocking { try coders.exifFields(of: Data("not exif".utf8)).isEmpty && coders.xmpProperties(of: Data("<x".utf8)).isEmpty })
+    }
+
     @Test func workerStatus() async throws {
         let (coders, events) = Self.isolated(workers: 1)
         _ = try await blocking { try coders.decode(try Self.png()) }
