@@ -74,3 +74,21 @@ def with_before(peers):
         if peer == "Imago":
             out.append(("Imago before", [AGAINST] + cmd[1:]))
     return out
+
+
+def best_runs(peers, out, check=None):
+    """Each peer's best whole-process run over ROUNDS rounds (measure_process): the fastest run's
+    time and the lowest peak seen, both the least disturbed; None for a peer that failed.
+    `check(peer, m)` sees every successful run first."""
+    best = {}
+    for _ in range(ROUNDS):
+        for peer, cmd in peers:
+            m = measure_process(cmd, out)
+            if m is None:
+                best.setdefault(peer, None)
+                continue
+            if check:
+                check(peer, m)
+            old = best.get(peer)
+            best[peer] = m if old is None else (min(old[0], m[0]), min(old[1], m[1]), m[2])
+    return best

@@ -6,7 +6,7 @@ import os
 import shutil
 import sys
 
-from bench.peerlib import CASE, CORPUS, FOLDER, INPUTS, OUT, ROOT, ROUNDS, TIE, measure_process, run, with_before
+from bench.peerlib import CASE, CORPUS, FOLDER, INPUTS, OUT, ROOT, TIE, best_runs, run, with_before
 
 
 def thumbnails(imago_cli):
@@ -47,19 +47,13 @@ def thumbnails(imago_cli):
     behind = []
     for label, peers in cases:
         peers = with_before(peers)
-        best = {}
-        for _ in range(ROUNDS):
-            for peer, cmd in peers:
-                m = measure_process(cmd, out)
-                expected = len(folder_files) if label.startswith("folder") else 1
-                if m is not None and m[2] != expected:
-                    sys.exit(f"bench-peers: {peer} wrote {m[2]} files for {label}, expected {expected}")
-                if m is None:
-                    best.setdefault(peer, None)
-                    continue
-                old = best.get(peer)
-                # Keep the fastest run's time and the lowest peak seen (both are the least disturbed).
-                best[peer] = m if old is None else (min(old[0], m[0]), min(old[1], m[1]), m[2])
+        expected = len(folder_files) if label.startswith("folder") else 1
+
+        def check(peer, m, label=label, expected=expected):
+            if m[2] != expected:
+                sys.exit(f"bench-peers: {peer} wrote {m[2]} files for {label}, expected {expected}")
+
+        best = best_runs(peers, out, check)
         base = best.get("Imago")
         for peer, _ in peers:
             m = best.get(peer)
@@ -180,16 +174,11 @@ def transcodes(imago_cli, formats_only=False):
     sizes = {}
     for label, peers in cases:
         peers = with_before(peers)
-        best = {}
-        for _ in range(ROUNDS):
-            for peer, cmd in peers:
-                m = measure_process(cmd, out)
-                if m is None:
-                    best.setdefault(peer, None)
-                    continue
-                sizes[(label, peer)] = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
-                old = best.get(peer)
-                best[peer] = m if old is None else (min(old[0], m[0]), min(old[1], m[1]), m[2])
+
+        def written(peer, _m, label=label):
+            sizes[(label, peer)] = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
+
+        best = best_runs(peers, out, written)
         others = [best[p] for p, _ in peers if not p.startswith("Imago") and best.get(p)]
         fastest = min((m[0] for m in others), default=float("nan"))
         leanest = min((m[1] for m in others), default=float("nan"))
@@ -263,15 +252,7 @@ def analysis(imago_cli):
     print("| input | work | wall ms | peak RSS MB | time vs the plain resize |")
     print("|---|---|---:|---:|---:|")
     for label, peers in cases:
-        best = {}
-        for _ in range(ROUNDS):
-            for peer, cmd in peers:
-                m = measure_process(cmd, out)
-                if m is None:
-                    best.setdefault(peer, None)
-                    continue
-                old = best.get(peer)
-                best[peer] = m if old is None else (min(old[0], m[0]), min(old[1], m[1]), m[2])
+        best = best_runs(peers, out)
         base = best.get(peers[0][0])
         for peer, _ in peers:
             m = best.get(peer)

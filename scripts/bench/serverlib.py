@@ -92,19 +92,8 @@ def tree_cpu(pid):
 def tree_rss(pid, parts=None):
     """Resident memory of `pid` and all its descendants, in bytes; `parts` (a dict), when given,
     gets the anonymous and the file-backed shares (RssAnon, RssFile: mapped files, the binary)."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(entry))
-        except (OSError, IndexError):
-            continue
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
+    total = 0
+    for p in tree_pids(pid):
         try:
             with open(f"/proc/{p}/status") as f:
                 for line in f:
@@ -115,7 +104,6 @@ def tree_rss(pid, parts=None):
                         parts[key] = parts.get(key, 0) + int(line.split()[1]) * 1024
         except OSError:
             pass
-        stack.extend(children.get(p, []))
     return total
 
 
