@@ -73,6 +73,11 @@ public enum DecoderWorker {
         let out = ReplyFile()
         _ = imago_worker_keep_heap(64 << 20)
         while let (body, fd) = receive(socket) {
+            if body == IsolationWire.release {
+                out.release()
+                if fd >= 0 { close(fd) }
+                continue
+            }
             out.begin()
             if let seconds = setup.cpuSeconds { _ = imago_worker_cpu_budget(UInt64(max(1, seconds))) }
             let reply = answer(body, source: fd, coders: coders, out: out)
@@ -230,7 +235,8 @@ private final class ReplyFile {
     private var capacity = 0
     private var end = 0
     /// The host reads this reply's pixels in the worker's memory: frames name their addresses,
-    /// and their images are kept (``held``) until the next request.
+    /// and their images are kept (``held``) until the host says it has read them
+    /// (``IsolationWire/release``) or the next request comes.
     var direct = false
     private var held: [Image] = []
     /// The file grows in steps of this many bytes.
@@ -241,11 +247,16 @@ private final class ReplyFile {
         if fd >= 0 { close(fd) }
     }
 
-    /// Starts a reply. The host has read the last one: a file far larger than it needed gives
-    /// back the memory a large reply took.
-    func begin() {
+    /// The host has read the last reply: the images kept for it go, and a file far larger than
+    /// it needed gives back the memory a large reply took.
+    func release() {
         held.removeAll()
         if IsolationWire.keptFileShrinks(capacity: capacity, needed: end) { try? resize(to: Self.rounded(end)) }
+    }
+
+    /// Starts a reply (the last one released).
+    func begin() {
+        release()
         end = 0
     }
 
