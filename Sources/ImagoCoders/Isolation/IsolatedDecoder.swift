@@ -113,11 +113,16 @@ extension ImageCoderRegistry {
     public func videoFrame(
         of data: Data, at seconds: Double = 1, keyframesOnly: Bool = false, limits: DecodingLimits = .default
     ) throws -> (image: Image, info: VideoFrames.Info) {
-        if let isolated = decoders.lazy.compactMap({ $0 as? IsolatedDecoder }).first, isolated.video {
+        if let isolated = isolatedDecoder, isolated.video {
             guard seconds.isFinite, seconds >= 0 else { throw ImageCodingError.invalidArgument("a video time must be 0 or more, not \(seconds)") }
             return try isolated.videoFrame(of: data, at: seconds, keyframesOnly: keyframesOnly, limits: limits)
         }
         return try VideoFrames.frame(of: data, at: seconds, keyframesOnly: keyframesOnly, limits: limits)
+    }
+
+    /// The decoder that sends this registry's isolated formats to workers (``isolating(_:)``).
+    var isolatedDecoder: IsolatedDecoder? {
+        decoders.lazy.compactMap { $0 as? IsolatedDecoder }.first
     }
 
     /// `data`, an SVG document, sanitised as ``SVGSanitizer/sanitize(_:limits:)`` does it (scripts,
@@ -128,7 +133,7 @@ extension ImageCoderRegistry {
     /// - Throws: as `SVGSanitizer.sanitize`; `ImageCodingError.decoderFailed` when the worker
     ///   stopped on the document or it is quarantined.
     public func sanitizedSVG(_ data: Data, limits: DecodingLimits = .default) throws -> Data {
-        if let isolated = decoders.lazy.compactMap({ $0 as? IsolatedDecoder }).first, isolated.formats.contains(.svg) {
+        if let isolated = isolatedDecoder, isolated.formats.contains(.svg) {
             return try isolated.sanitizedSVG(data, limits: limits)
         }
         return try SVGSanitizer.sanitize(data, limits: limits)
@@ -141,7 +146,7 @@ extension ImageCoderRegistry {
     /// - Throws: `ImageCodingError.decoderFailed` when the worker stopped on the block or it is
     ///   quarantined; nothing in this process.
     public func exifFields(of block: Data, canonicalNames: Bool = false) throws -> [(name: String, value: String)] {
-        guard let isolated = decoders.lazy.compactMap({ $0 as? IsolatedDecoder }).first else {
+        guard let isolated = isolatedDecoder else {
             return EXIFFields.fields(of: block, canonicalNames: canonicalNames)
         }
         let fields = try isolated.metadataFields(block, xmp: false, canonicalNames: canonicalNames).groups.flatMap(\.fields)
@@ -155,7 +160,7 @@ extension ImageCoderRegistry {
     /// - Throws: `ImageCodingError.decoderFailed` when the worker stopped on the packet or it is
     ///   quarantined; nothing in this process.
     public func xmpProperties(of packet: Data) throws -> [(prefix: String, properties: [(name: String, value: XMPFields.Value)])] {
-        guard let isolated = decoders.lazy.compactMap({ $0 as? IsolatedDecoder }).first else { return XMPFields.properties(of: packet) }
+        guard let isolated = isolatedDecoder else { return XMPFields.properties(of: packet) }
         return try isolated.metadataFields(packet, xmp: true, canonicalNames: false).groups.map { group in
             (group.prefix, group.fields.map { ($0.name, $0.list.map(XMPFields.Value.list) ?? .text($0.text ?? "")) })
         }
@@ -166,12 +171,12 @@ extension ImageCoderRegistry {
     ///
     /// - Throws: `ImageCodingError.decoderFailed` when a worker cannot be started.
     public func startIsolatedDecoders() throws {
-        try decoders.lazy.compactMap { $0 as? IsolatedDecoder }.first?.pool.prestart()
+        try isolatedDecoder?.pool.prestart()
     }
 
     /// The counts of this registry's worker processes (``isolating(_:)``); `nil` when it
     /// decodes nothing out of process.
     public var isolationStatistics: DecoderIsolation.Statistics? {
-        decoders.lazy.compactMap { $0 as? IsolatedDecoder }.first?.pool.statistics
+        isolatedDecoder?.pool.statistics
     }
 }
