@@ -98,16 +98,20 @@ public enum DecoderWorker {
     }
 
     /// Loads the libraries of `formats` before the sandbox closes the files they live in:
-    /// a tiny image of each format the registry can write is encoded and decoded, and an SVG
-    /// with text brings in librsvg, cairo, Pango and the font configuration.
+    /// a tiny image of each format the registry can write is encoded and decoded, an SVG with
+    /// text brings in librsvg, cairo, Pango and the font configuration, and a blank PDF page
+    /// poppler.
     private static func warmUp(_ formats: [ImageFormat], coders: ImageCoderRegistry) {
         guard let pixels = try? PixelBuffer(width: 2, height: 2, format: .argb32Premultiplied) else { return }
         let image = Image(buffer: pixels)
         for format in formats {
             let sample: Data?
-            if format == .svg {
+            switch format {
+            case .svg:
                 sample = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><text y="3">a</text></svg>"#.utf8)
-            } else {
+            case .pdf:
+                sample = Data(Self.blankPDF.utf8)
+            default:
                 sample = try? coders.encode(image, as: format, options: EncodeOptions(quality: 0.5))
             }
             if let sample { _ = try? coders.decode(sample) }
@@ -116,6 +120,13 @@ public enum DecoderWorker {
         _ = EXIFFields.fields(of: Data([0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
         _ = XMPFields.properties(of: Data(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"/>"#.utf8))
     }
+
+    /// A one-page PDF, 4 points square, with nothing on it (and a true cross-reference table, so
+    /// that poppler has nothing to repair or report).
+    static let blankPDF =
+        "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n"
+        + "3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 4 4]>>endobj\nxref\n0 4\n0000000000 65535 f \n0000000009 00000 n \n"
+        + "0000000052 00000 n \n0000000101 00000 n \ntrailer<</Size 4/Root 1 0 R>>\nstartxref\n160\n%%EOF\n"
 
     /// Applies the sandbox `setup` asks for; the applied steps' mask (negative when even
     /// no-new-privileges failed) and what could not be done.

@@ -257,6 +257,34 @@ import Testing
         #expect(held < 30 << 20, "the idle worker holds \(held >> 20) MB of anonymous memory")
     }
 
+    @Test("PDF in a worker: poppler is loaded before the sandbox, and a page is drawn as in process")
+    func pdfInAWorker() async throws {
+        let events = Events()
+        let isolation = DecoderIsolation(
+            formats: [.png, .pdf], workers: 1, executable: Self.probe.path, timeout: .seconds(20), quarantine: .seconds(600),
+            memoryLimit: 2 << 30, onEvent: { event in events.list.withLock { $0.append(event) } })
+        let coders = ImageCoderRegistry.makeDefault().isolating(isolation)
+        _ = try await blocking { try coders.decode(try Self.png()) }
+        let pid = try #require(events.pids.first)
+        // Read to its end: /proc files state no size, and a whole-file read may stop at a page.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/\(pid)/maps"))
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        try handle.close()
+        #expect(maps.contains("libpoppler"), "poppler is not mapped in the worker before its first PDF")
+        let pdf = TestPDF.make(pages: [(width: 200, height: 100, rotate: 0), (width: 100, height: 60, rotate: 90)])
+        let second = {
+            var options = DecodeOptions()
+            options.page = 1
+            return options
+        }()
+        let (page, other, info) = try await blocking { (try coders.decode(pdf), try coders.decode(pdf, options: second), try coders.info(of: pdf)) }
+        #expect(page.buffer == (try ImageCoderRegistry.shared.decode(pdf)).buffer)
+        #expect(other.buffer == (try ImageCoderRegistry.shared.decode(pdf, options: second)).buffer)
+        #expect(other.pixelSize == PixelSize(width: 60, height: 100))
+        #expect(info == (try ImageCoderRegistry.shared.info(of: pdf)))
+        #expect(events.pids.count == 1)
+    }
+
     @Test func workerStatus() async throws {
         let (coders, events) = Self.isolated(workers: 1)
         _ = try await blocking { try coders.decode(try Self.png()) }
