@@ -101,7 +101,6 @@ enum HostileWorker {
         while true {
             let n = buffer.withUnsafeMutableBytes { imago_receive(3, $0.baseAddress, $0.count, &fd, -1) }
             guard n > 0 else { exit(0) }
-            if Data(buffer.prefix(n)) == Data("release".utf8) { continue }  // the host read the last reply
             let length = field("sourceLength", in: Data(buffer.prefix(n))) as? Int
             let size = length ?? Int(max(0, imago_file_size(fd)))
             var source = [UInt8](repeating: 0, count: size)

@@ -189,11 +189,10 @@ final class DecoderPool: Sendable {
         for line in lines { isolation.onEvent?(.sandboxIncomplete(line)) }
     }
 
-    /// Puts a worker whose reply was read back among the idle ones (told so, to let go of what
-    /// it kept for the reply), or retires it after its last decode.
+    /// Puts a worker whose reply was read back among the idle ones, or retires it after its
+    /// last decode.
     private func giveBack(_ process: DecoderProcess) {
         guard process.answered >= isolation.decodesPerWorker else {
-            process.release()
             state.withLock { $0.idle.append(process) }
             return
         }

@@ -144,13 +144,6 @@ struct DecoderProcess: Sendable {
         return Stopped(failure: .exited("it exited with status \(code)"))
     }
 
-    /// Tells the worker its last reply has been read (``IsolationWire/release``): it lets go of
-    /// what it kept for the reply. Nothing comes back; a worker gone meanwhile is found by the
-    /// next request.
-    func release() {
-        _ = IsolationWire.release.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, -1) }
-    }
-
     /// Retires a healthy worker: closing its socket ends its loop; it is killed and reaped in
     /// case it does not.
     func retire() {

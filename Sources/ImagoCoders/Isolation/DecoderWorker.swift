@@ -45,7 +45,9 @@ public enum DecoderWorker {
     /// The worker's life: setup, warm-up, sandbox, then requests until the host goes.
     static func run(socket: Int32, coders: ImageCoderRegistry) -> Int32 {
         _ = imago_close_from(socket + 1)
-        guard let (setupData, _) = receive(socket), let setup = try? IsolationWire.decode(IsolationWire.Setup.self, from: setupData) else {
+        guard case .message(let setupData, _) = receive(socket, milliseconds: -1),
+            let setup = try? IsolationWire.decode(IsolationWire.Setup.self, from: setupData)
+        else {
             return 2
         }
         warmUp(setup.formats, coders: coders)
@@ -72,29 +74,47 @@ public enum DecoderWorker {
         // decode and its reply took are there for the next one, not faulted in and zeroed anew.
         let out = ReplyFile()
         _ = imago_worker_keep_heap(64 << 20)
-        while let (body, fd) = receive(socket) {
-            if body == IsolationWire.release {
+        // What the last reply kept (its images, a large reply file) goes when the next request
+        // comes, or after a second without one: an idle worker holds no decode.
+        var holding = false
+        while true {
+            switch receive(socket, milliseconds: holding ? Self.idleRelease : -1) {
+            case .closed:
+                return 0
+            case .idle:
                 out.release()
+                holding = false
+            case .message(let body, let fd):
+                out.begin()
+                if let seconds = setup.cpuSeconds { _ = imago_worker_cpu_budget(UInt64(max(1, seconds))) }
+                let reply = answer(body, source: fd, coders: coders, out: out)
                 if fd >= 0 { close(fd) }
-                continue
+                let sent = reply.message.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, reply.fd) }
+                guard sent >= 0 else { return 5 }
+                holding = true
             }
-            out.begin()
-            if let seconds = setup.cpuSeconds { _ = imago_worker_cpu_budget(UInt64(max(1, seconds))) }
-            let reply = answer(body, source: fd, coders: coders, out: out)
-            if fd >= 0 { close(fd) }
-            let sent = reply.message.withUnsafeBytes { imago_send(socket, $0.baseAddress, $0.count, reply.fd) }
-            guard sent >= 0 else { return 5 }
         }
-        return 0
     }
 
-    /// One message from the host, waiting as long as it takes; `nil` when the host has gone.
-    private static func receive(_ socket: Int32) -> (Data, Int32)? {
+    /// How long a worker keeps what its last reply needed while no request comes, in ms.
+    static let idleRelease: Int32 = 1_000
+
+    private enum Incoming {
+        case message(Data, Int32)
+        /// Nothing came in the time given.
+        case idle
+        /// The host has gone.
+        case closed
+    }
+
+    /// One message from the host, waiting at most `milliseconds` (-1: as long as it takes).
+    private static func receive(_ socket: Int32, milliseconds: Int32) -> Incoming {
         var buffer = [UInt8](repeating: 0, count: IsolationWire.maxMessage)
         var fd: Int32 = -1
-        let n = buffer.withUnsafeMutableBytes { imago_receive(socket, $0.baseAddress, $0.count, &fd, -1) }
-        guard n > 0 else { return nil }
-        return (Data(buffer[0..<n]), fd)
+        let n = buffer.withUnsafeMutableBytes { imago_receive(socket, $0.baseAddress, $0.count, &fd, milliseconds) }
+        if n == -Int(ETIMEDOUT) { return .idle }
+        guard n > 0 else { return .closed }
+        return .message(Data(buffer[0..<n]), fd)
     }
 
     /// Loads the libraries of `formats` before the sandbox closes the files they live in:
@@ -246,8 +266,7 @@ private final class ReplyFile {
     private var capacity = 0
     private var end = 0
     /// The host reads this reply's pixels in the worker's memory: frames name their addresses,
-    /// and their images are kept (``held``) until the host says it has read them
-    /// (``IsolationWire/release``) or the next request comes.
+    /// and their images are kept (``held``) until the next request, or a second without one.
     var direct = false
     private var held: [Image] = []
     /// The file grows in steps of this many bytes.
@@ -258,8 +277,8 @@ private final class ReplyFile {
         if fd >= 0 { close(fd) }
     }
 
-    /// The host has read the last reply: the images kept for it go, and a file far larger than
-    /// it needed gives back the memory a large reply took.
+    /// The host has read the last reply (a request came after it, or none for a while): the
+    /// images kept for it go, and a file far larger than it needed gives back its memory.
     func release() {
         held.removeAll()
         if IsolationWire.keptFileShrinks(capacity: capacity, needed: end) { try? resize(to: Self.rounded(end)) }

@@ -20,8 +20,8 @@ import Foundation
 ///   reads before it sends the next request. Where the host may read the worker's memory
 ///   (`process_vm_readv`, checked once with ``Setup/probe``), the pixels stay in the worker and
 ///   the reply names their addresses: one copy in all.
-/// - host → worker, once the reply is read: ``release`` (no answer): the worker lets go of what
-///   it kept for the reply.
+/// - A worker keeps what a reply needed until the next request, or a second without one
+///   (`DecoderWorker.idleRelease`): an idle worker holds no decode.
 ///
 /// Nothing the worker sends is trusted: ``IsolatedImageReader`` checks every size and offset
 /// against the limits and the file before it allocates.
@@ -33,11 +33,6 @@ enum IsolationWire {
     static func keptFileShrinks(capacity: Int, needed: Int) -> Bool {
         capacity > 2 * needed && capacity - needed > 16 << 20
     }
-
-    /// The host's word that it has read the last reply: the worker drops what it kept for it
-    /// (the images of a direct reply; a reply file far larger than that reply needed) and
-    /// answers nothing, so that an idle worker holds no decode's memory.
-    static let release = Data("release".utf8)
 
     /// The largest message either side sends (the memory files carry everything large).
     static let maxMessage = 1 << 16
@@ -96,8 +91,8 @@ enum IsolationWire {
         /// The source's length: the first bytes of the worker's source file.
         var sourceLength: Int?
         /// The host reads the pixels in the worker's memory (``Frame/address``): the worker
-        /// names where they are and keeps them there until the host releases them
-        /// (``IsolationWire/release``).
+        /// names where they are and keeps them there until its next request (or a second
+        /// without one).
         var direct: Bool?
         /// ``Operation/exifFields``: tag names rather than titles.
         var canonicalNames: Bool?
