@@ -11,6 +11,7 @@ build: bootstrap
 	$(SWIFT) build -c release --product imago
 	$(SWIFT) build -c release --product imago-fetch
 	$(SWIFT) build -c release --product ImagoFaceDetector
+	$(SWIFT) build -c release --product ImagoPDF
 
 # Builds (release) and runs the imago tool: make run ARGS="info photo.jpg"
 run: build

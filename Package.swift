@@ -58,6 +58,10 @@ let package = Package(
         // ImagoProcessing's FaceDetector opens on first use (libImagoFaceDetector.so beside the
         // executable, or in ../lib/imago): a process that never looks for a face never maps OpenCV.
         .library(name: "ImagoFaceDetector", type: .dynamic, targets: ["CImagoFaceDetector"]),
+        // poppler's renderer (Splash, as pdftoppm draws) behind a C interface, a shared library of
+        // its own that ImagoCoders' PDFCoder opens on first use (libImagoPDF.so beside the
+        // executable, or in ../lib/imago): a process that never reads a PDF never maps poppler.
+        .library(name: "ImagoPDF", type: .dynamic, targets: ["CImagoPDF"]),
         .executable(name: "imago", targets: ["ImagoCLI"]),
         .executable(name: "imago-fetch", targets: ["ImagoFetchCLI"]),
         .executable(name: "imago-server", targets: ["ImagoServerCLI"])
@@ -150,6 +154,13 @@ let package = Package(
             name: "CImagoFaceDetector", exclude: ["opencv"],
             cxxSettings: [.headerSearchPath("opencv")] + (warningsAsErrors ? [.treatAllWarnings(as: .error)] : []),
             linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
+        // The C++ of PDF rendering (poppler's core, whose Splash renderer has no C interface), only
+        // in the ImagoPDF library. `poppler` links to Debian's /usr/include/poppler
+        // (libpoppler-private-dev), whose headers include each other from that folder.
+        .target(
+            name: "CImagoPDF", exclude: ["poppler"],
+            cxxSettings: [.headerSearchPath("poppler")] + (warningsAsErrors ? [.treatAllWarnings(as: .error)] : []),
+            linkerSettings: [.linkedLibrary("poppler")]),
         // The disk cache's system layer: the SQLite manifest and POSIX file I/O, the only C pointers below the coders.
         .target(name: "ImagoDiskIO", dependencies: ["CSQLite"], swiftSettings: strict),
 
@@ -346,6 +357,7 @@ let package = Package(
 /// and never as part of the package otherwise.
 if let fuzz = ProcessInfo.processInfo.environment["IMAGO_FUZZ"], !fuzz.isEmpty {
     package.targets.append(
-        .executableTarget(name: "ImagoFuzz", dependencies: ["ImagoFuzzTargets"], path: "Fuzz/ImagoFuzz", swiftSettings: strict))
+        // libImagoPDF's C++ linked in, so that it is instrumented too (pdf_loader.c finds it linked).
+        .executableTarget(name: "ImagoFuzz", dependencies: ["ImagoFuzzTargets", "CImagoPDF"], path: "Fuzz/ImagoFuzz", swiftSettings: strict))
     package.products.append(.executable(name: "imago-fuzz", targets: ["ImagoFuzz"]))
 }

@@ -11,9 +11,9 @@
 #include <limits.h>
 #include "imago_glue.h"
 
-/* SVG through librsvg and PDF through poppler-glib, both drawn with cairo. The libraries are
-   loaded when first used: librsvg and poppler pull in pango, fontconfig, freetype, libxml2 and
-   NSS, which `imago` should not map at start-up. Their headers are not needed either: the few
+/* SVG through librsvg, drawn with cairo (PDF is pdf_loader.c's). The libraries are loaded when
+   first used: librsvg pulls in pango, fontconfig, freetype and libxml2, which `imago` should not
+   map at start-up. Their headers are not needed either: the few
    types and functions used here are declared below, as their stable C ABIs define them (glib's
    GError, librsvg's RsvgRectangle and RsvgLength, cairo's observer callbacks). */
 
@@ -25,10 +25,8 @@ typedef struct { double length; int unit; } RsvgLength;
 typedef struct _cairo cairo_t;
 typedef struct _cairo_surface cairo_surface_t;
 typedef void (*observer_cb)(cairo_surface_t *observer, cairo_surface_t *target, void *data);
-typedef struct _PopplerDocument PopplerDocument;
-typedef struct _PopplerPage PopplerPage;
 
-enum { CAIRO_FORMAT_ARGB32 = 0, CAIRO_STATUS_SUCCESS = 0, POPPLER_ERROR_ENCRYPTED = 1 };
+enum { CAIRO_FORMAT_ARGB32 = 0, CAIRO_STATUS_SUCCESS = 0 };
 
 static struct {
     RsvgHandle *(*new_from_data)(const uint8_t *, size_t, GError **);
@@ -37,15 +35,6 @@ static struct {
     gboolean (*size_in_pixels)(RsvgHandle *, double *, double *);
     gboolean (*render_document)(RsvgHandle *, cairo_t *, const RsvgRectangle *, GError **);
 } rsvg;
-
-static struct {
-    PopplerDocument *(*new_from_data)(char *, int, const char *, GError **);
-    int (*n_pages)(PopplerDocument *);
-    PopplerPage *(*get_page)(PopplerDocument *, int);
-    void (*page_size)(PopplerPage *, double *, double *);
-    void (*render)(PopplerPage *, cairo_t *);
-    uint32_t (*error_quark)(void);
-} poppler;
 
 static struct {
     cairo_surface_t *(*image_for_data)(unsigned char *, int, int, int, int);
@@ -75,8 +64,8 @@ static struct {
 
 #define LOAD(table, field, lib, name) ((table.field = (__typeof__(table.field))dlsym(lib, name)) != NULL)
 
-static int cairo_ok, rsvg_ok, poppler_ok;
-static pthread_once_t cairo_once = PTHREAD_ONCE_INIT, rsvg_once = PTHREAD_ONCE_INIT, poppler_once = PTHREAD_ONCE_INIT;
+static int cairo_ok, rsvg_ok;
+static pthread_once_t cairo_once = PTHREAD_ONCE_INIT, rsvg_once = PTHREAD_ONCE_INIT;
 
 static void cairo_load(void) {
     void *c = dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
@@ -120,27 +109,9 @@ static void rsvg_load(void) {
         && LOAD(rsvg, render_document, l, "rsvg_handle_render_document");
 }
 
-static void poppler_load(void) {
-    pthread_once(&cairo_once, cairo_load);
-    if (!cairo_ok) return;
-    void *l = dlopen("libpoppler-glib.so.8", RTLD_NOW | RTLD_LOCAL);
-    if (!l) return;
-    poppler_ok = LOAD(poppler, new_from_data, l, "poppler_document_new_from_data")
-        && LOAD(poppler, n_pages, l, "poppler_document_get_n_pages")
-        && LOAD(poppler, get_page, l, "poppler_document_get_page")
-        && LOAD(poppler, page_size, l, "poppler_page_get_size")
-        && LOAD(poppler, render, l, "poppler_page_render")
-        && LOAD(poppler, error_quark, l, "poppler_error_quark");
-}
-
 int imago_svg_available(void) {
     pthread_once(&rsvg_once, rsvg_load);
     return rsvg_ok;
-}
-
-int imago_pdf_available(void) {
-    pthread_once(&poppler_once, poppler_load);
-    return poppler_ok;
 }
 
 static void copy_message(GError *error, const char *fallback, char *err, size_t err_length) {
@@ -150,13 +121,13 @@ static void copy_message(GError *error, const char *fallback, char *err, size_t 
 
 /* --- Rendering with a deadline --- */
 
-/* cairo offers no way to interrupt a drawing, and neither librsvg 2.54 nor poppler-glib takes a
-   cancellable for rendering. So the drawing goes through a tee surface: to the target, and to an
+/* cairo offers no way to interrupt a drawing, and librsvg 2.54 takes no cancellable for
+   rendering. So the drawing goes through a tee surface: to the target, and to an
    observer surface whose callbacks run on the drawing thread after every paint, mask, fill,
    stroke and glyph run. Past the deadline the callback puts the drawing's context into an error
    state (a singular transform is refused before cairo touches any state, so this is safe in the
-   middle of an operation); every later operation on it then fails at once, librsvg stops with an
-   error, and poppler's remaining operators draw nothing.
+   middle of an operation); every later operation on it then fails at once, and librsvg stops with an
+   error.
 
    cairo 1.16 never frees an observer's callbacks, so each thread keeps one observer (over a 1x1
    sink) for its life, and the callbacks find the render under way in thread-local storage. */
@@ -350,90 +321,4 @@ void imago_svg_close(imago_svg *svg) {
     if (!svg) return;
     cairo.g_object_unref(svg->handle);
     free(svg);
-}
-
-/* --- PDF --- */
-
-struct imago_pdf {
-    PopplerDocument *document;
-    char *bytes; /* poppler reads the data in place for the document's life */
-};
-
-imago_pdf *imago_pdf_open(const uint8_t *data, size_t length, int *needs_password, char *err, size_t err_length) {
-    *needs_password = 0;
-    if (!imago_pdf_available()) {
-        copy_message(NULL, "poppler-glib (libpoppler-glib8) is not installed", err, err_length);
-        return NULL;
-    }
-    if (length == 0 || length > INT_MAX) {
-        copy_message(NULL, "the document is empty or over 2 GiB", err, err_length);
-        return NULL;
-    }
-    imago_pdf *pdf = calloc(1, sizeof *pdf);
-    char *bytes = malloc(length);
-    if (!pdf || !bytes) {
-        free(pdf);
-        free(bytes);
-        copy_message(NULL, "out of memory", err, err_length);
-        return NULL;
-    }
-    memcpy(bytes, data, length);
-    GError *error = NULL;
-    /* No password: a document encrypted with an empty user password opens; any other needs one. */
-    PopplerDocument *document = poppler.new_from_data(bytes, (int)length, NULL, &error);
-    if (!document) {
-        if (error && error->domain == poppler.error_quark() && error->code == POPPLER_ERROR_ENCRYPTED) *needs_password = 1;
-        copy_message(error, "the document cannot be read", err, err_length);
-        free(bytes);
-        free(pdf);
-        return NULL;
-    }
-    if (error) cairo.g_error_free(error);
-    pdf->document = document;
-    pdf->bytes = bytes;
-    return pdf;
-}
-
-int imago_pdf_page_count(imago_pdf *pdf) {
-    return poppler.n_pages(pdf->document);
-}
-
-int imago_pdf_page_size(imago_pdf *pdf, int index, double *width, double *height) {
-    PopplerPage *page = poppler.get_page(pdf->document, index);
-    if (!page) return 0;
-    poppler.page_size(page, width, height);
-    cairo.g_object_unref(page);
-    return 1;
-}
-
-int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int height, int stride,
-                     double scale_x, double scale_y, double max_seconds, char *err, size_t err_length) {
-    PopplerPage *page = poppler.get_page(pdf->document, index);
-    if (!page) {
-        copy_message(NULL, "the page cannot be read", err, err_length);
-        return IMAGO_RENDER_FAILED;
-    }
-    render_target t;
-    int drew = 0;
-    if (target_open(&t, pixels, width, height, stride, max_seconds)) {
-        /* Paper is white, as pdftoppm and every viewer draw it. */
-        cairo.set_source_rgb(t.cr, 1, 1, 1);
-        cairo.paint(t.cr);
-        cairo.scale(t.cr, scale_x, scale_y);
-        poppler.render(page, t.cr);
-        drew = 1;
-    }
-    cairo.g_object_unref(page);
-    const char *failure = t.failure;
-    int result = target_close(&t, drew);
-    copy_message(NULL, result == IMAGO_RENDER_TIMED_OUT ? "the render ran out of time" : failure ? failure : "the drawing failed",
-                 err, err_length);
-    return result;
-}
-
-void imago_pdf_close(imago_pdf *pdf) {
-    if (!pdf) return;
-    cairo.g_object_unref(pdf->document);
-    free(pdf->bytes);
-    free(pdf);
 }

@@ -38,7 +38,7 @@ struct RegistryTests {
         let heifEncodable = [ImageFormat.heic, .avif].filter(heif.canEncode)
         // JPEG XL is there when libjxl can be loaded.
         let jxl: [ImageFormat] = JXLCoder().canDecode(.jxl) ? [.jxl] : []
-        // SVG and PDF when librsvg and poppler-glib can be loaded; neither is ever encoded.
+        // SVG and PDF when librsvg and libImagoPDF with poppler can be loaded; neither is ever encoded.
         let vectors = [ImageFormat.svg].filter(SVGCoder().canDecode) + [ImageFormat.pdf].filter(PDFCoder().canDecode)
         #expect(Set(coders.decodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico, .cur, .jp2, .icns] + heifDecodable + jxl + vectors))
         #expect(Set(coders.encodableFormats) == Set([.jpeg, .png, .apng, .gif, .webp, .tiff, .bmp, .ico] + heifEncodable + jxl))

@@ -10,7 +10,7 @@ import Testing
 /// SVG and PDF sources through the service: drawn at the result's size, never a 5xx.
 @Suite(
     "Service: vector sources",
-    .enabled(if: SVGCoder().canDecode(.svg) && PDFCoder().canDecode(.pdf), "librsvg or poppler-glib is not installed"))
+    .enabled(if: SVGCoder().canDecode(.svg) && PDFCoder().canDecode(.pdf), "librsvg, or libImagoPDF with poppler, is missing"))
 struct ServiceVectorTests {
     static let icon = Data(
         """

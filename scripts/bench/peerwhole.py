@@ -137,7 +137,8 @@ def transcodes(imago_cli, formats_only=False):
         ("Pillow", py + ["convert", png12, os.path.join(out, "out.avif"), "60"]),
     ]))
     # SVG and PDF: librsvg and poppler in both Imago and libvips (Pillow reads neither), drawn at
-    # full size and as a 256-px thumbnail (vector, at that size, in both).
+    # full size and as a 256-px thumbnail (vector, at that size, in both); PDF beside pdftoppm too,
+    # whose Splash renderer Imago draws with (libvips draws with poppler-glib's cairo).
     svg = os.path.join(INPUTS, "vector-4000x3000.svg")
     pdf = os.path.join(INPUTS, "vector-letter.pdf")
     cases.append(("SVG -> PNG, 4000x3000", [
@@ -151,10 +152,20 @@ def transcodes(imago_cli, formats_only=False):
     cases.append(("PDF page -> JPEG at 300 dpi, 2550x3300", [
         ("Imago", [imago_cli, "convert", pdf, os.path.join(out, "out.jpg"), "--dpi", "300", "--quality", "85"]),
         ("libvips", ["vips", "copy", pdf + "[dpi=300]", os.path.join(out, "out.jpg[Q=85]")]),
+        ("pdftoppm", ["pdftoppm", "-r", "300", "-jpeg", "-jpegopt", "quality=85", "-singlefile", pdf, os.path.join(out, "out")]),
     ]))
     cases.append(("256-px thumbnail, PDF page", [
         ("Imago", [imago_cli, "thumbnail", pdf, "--size", "256", "--output", out, "--jobs", "1", "--format", "jpeg"]),
         ("libvips", ["vipsthumbnail", pdf, "-s", "256", "-o", os.path.join(out, "%s.jpg[Q=85]")]),
+        ("pdftoppm", ["pdftoppm", "-scale-to", "256", "-jpeg", "-jpegopt", "quality=85", "-singlefile", pdf, os.path.join(out, "out")]),
+    ]))
+    # A real page: pdf.js's Embedded_font.pdf (letter, landscape; embedded TrueType text), at
+    # pdftoppm's default 150 dpi.
+    text_pdf = os.path.join(CORPUS, "pdf", "Embedded_font.pdf")
+    cases.append(("PDF text page -> JPEG at 150 dpi, 1650x1275", [
+        ("Imago", [imago_cli, "convert", text_pdf, os.path.join(out, "out.jpg"), "--dpi", "150", "--quality", "85"]),
+        ("libvips", ["vips", "copy", text_pdf + "[dpi=150]", os.path.join(out, "out.jpg[Q=85]")]),
+        ("pdftoppm", ["pdftoppm", "-r", "150", "-jpeg", "-jpegopt", "quality=85", "-singlefile", text_pdf, os.path.join(out, "out")]),
     ]))
     if formats_only:
         cases = [c for c in cases if "JPEG XL" in c[0] or "AVIF" in c[0] or "SVG" in c[0] or "PDF" in c[0]]

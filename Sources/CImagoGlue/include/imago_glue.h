@@ -242,10 +242,14 @@ int imago_jxl_available(void);
 /* Whether libavif (libavif15) could be loaded; the first call loads it. */
 int imago_avif_available(void);
 
-/* --- SVG (librsvg) and PDF (poppler-glib), drawn with cairo, loaded on first use (vector_glue.c) --- */
+/* --- SVG (librsvg, drawn with cairo; vector_glue.c) and PDF (poppler's Splash in libImagoPDF;
+   pdf_loader.c), loaded on first use --- */
 
-/* Whether librsvg (librsvg2-2) / poppler-glib (libpoppler-glib8) and cairo could be loaded. */
+/* Whether librsvg (librsvg2-2) and cairo could be loaded; the first call loads them. */
 int imago_svg_available(void);
+/* Opens libImagoPDF at `path` unless it is open already: 1 when it is open, 0 with the reason in `error`. */
+int imago_pdf_load(const char *path, char *error, size_t error_length);
+/* Whether libImagoPDF is open (imago_pdf_load succeeded). */
 int imago_pdf_available(void);
 
 enum { IMAGO_RENDER_OK = 0, IMAGO_RENDER_FAILED = 1, IMAGO_RENDER_TIMED_OUT = 2 };
@@ -275,12 +279,14 @@ void imago_svg_close(imago_svg *svg);
 
 typedef struct imago_pdf imago_pdf;
 /* Opens a document, copying the bytes. An encrypted document opens only with an empty user
-   password; otherwise NULL with *needs_password set. */
+   password; otherwise NULL with *needs_password set. NULL too, with the reason, before
+   imago_pdf_load. */
 imago_pdf *imago_pdf_open(const uint8_t *data, size_t length, int *needs_password, char *err, size_t err_length);
 int imago_pdf_page_count(imago_pdf *pdf);
-/* A page's size in points with its /Rotate applied; 0 when the page cannot be read. */
+/* A page's MediaBox in points with its /Rotate applied (pdftoppm's page); 0 when the page cannot be read. */
 int imago_pdf_page_size(imago_pdf *pdf, int index, double *width, double *height);
-/* Draws page `index` on white at the given scale (pixels per point) into premultiplied ARGB32. */
+/* Draws page `index` on white at the given scale (pixels per point) into opaque ARGB32, as pdftoppm
+   draws it, stopping between drawing operators past max_seconds. */
 int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int height, int stride,
                      double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
 void imago_pdf_close(imago_pdf *pdf);

@@ -46,8 +46,8 @@ public final class ImageCoderRegistry: Sendable {
     /// HEIC/HEIF (libheif, with the codecs it has at run time), AVIF (libavif with dav1d and aom,
     /// loaded on first use), TIFF (libtiff), BMP and
     /// ICO/CUR and ICNS (written here), JPEG 2000 (openjpeg, decoding), JPEG XL (libjxl, loaded
-    /// on first use), and SVG (librsvg) and PDF (poppler-glib), rendered with cairo and loaded
-    /// on first use (decoding).
+    /// on first use), SVG (librsvg, rendered with cairo) and PDF (poppler's Splash renderer, as
+    /// pdftoppm draws, through Imago's `libImagoPDF`), both loaded on first use (decoding).
     public static func makeDefault() -> ImageCoderRegistry {
         // Later entries are asked first: AVIF goes to libavif before libheif.
         ImageCoderRegistry(

@@ -10,31 +10,42 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// PDF through poppler-glib (Debian's `libpoppler-glib8`), drawn with cairo, loaded on first use.
+/// PDF drawn by poppler's own renderer, Splash, as `pdftoppm` draws it: Imago's small
+/// `libImagoPDF` library links poppler (Debian's `libpoppler126`) and is opened the first time a
+/// PDF is met, so a process that never reads one never maps poppler.
 ///
-/// A document's pages are pages, not animation frames: `ImageInfo.pageCount` counts them and
+/// Pages come out as pdftoppm's do, pixel for pixel at the same resolution: laid out on the
+/// page's MediaBox (not its CropBox), turned by its `/Rotate`, with font and vector
+/// anti-aliasing. A document's pages are pages, not animation frames: `ImageInfo.pageCount` counts them and
 /// ``DecodeOptions/page`` picks one (default the first); each decodes as a still. A page is
 /// rendered as a vector at the size asked for, as SDWebImagePDFCoder does: with
 /// ``DecodeOptions/thumbnailPixelSize`` at the thumbnail's size, otherwise at
-/// ``DecodeOptions/renderDPI`` (default 72, one pixel per point). `/Rotate` is honoured, so a
-/// page turned a quarter comes out with its width and height swapped, as pdftoppm draws it.
-/// Pages are drawn on white paper and are opaque.
+/// ``DecodeOptions/renderDPI`` (default 72, one pixel per point; pdftoppm's default is 150). A page
+/// turned a quarter comes out with its width and height swapped. Pages are drawn on white paper
+/// and are opaque.
 ///
 /// A document encrypted with an empty user password opens as any other; one that needs a
 /// password is refused. The page count is bounded by `DecodingLimits.maxPages`, the rendered
 /// size by `DecodingLimits.maxPixels` before allocating, and a render stops once it passes
-/// `DecodingLimits.maxRenderSeconds`.
+/// `DecodingLimits.maxRenderSeconds` (checked between drawing operators).
 public struct PDFCoder: ImageDecoding, PageDecoding {
     /// Creates the coder. poppler itself is loaded only when a PDF is first met.
     public init() {}
 
-    /// Whether the format is PDF and poppler-glib and cairo can be loaded.
+    /// Whether the format is PDF and `libImagoPDF` and poppler can be loaded.
     public func canDecode(_ format: ImageFormat) -> Bool {
-        format == .pdf && imago_pdf_available() != 0
+        format == .pdf && (try? Self.library.get()) != nil
     }
 
-    /// The first page's size in pixels at 72 dpi (points rounded up, as pdftoppm sizes a page;
-    /// `/Rotate` applied) and the page count.
+    /// `libImagoPDF`, opened once: beside the executable, in `../lib/imago` from it, or where
+    /// the dynamic loader looks.
+    static let library = ImagoLibraries.open("libImagoPDF.so") { path in
+        var message = [CChar](repeating: 0, count: 512)
+        return imago_pdf_load(path, &message, message.count) != 0 ? nil : glueMessage(message)
+    }
+
+    /// The first page's size in pixels at 72 dpi (MediaBox points rounded up, as pdftoppm sizes
+    /// a page; `/Rotate` applied) and the page count.
     ///
     /// - Throws: as ``decode(_:options:)`` before rendering.
     public func info(of data: Data) throws -> ImageInfo {
@@ -47,7 +58,7 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
 
     /// Renders page ``DecodeOptions/page`` (default 0) into ``DecodeOptions/pixelFormat``.
     ///
-    /// - Throws: `.unsupportedFeature` without poppler or for a document that needs a
+    /// - Throws: `.unsupportedFeature` without `libImagoPDF` or poppler, or for a document that needs a
     ///   password; `.invalidArgument` for a page out of range; `.exceedsLimit` for input bytes,
     ///   pages, the rendered pixel count or the render time; `.corrupt(.pdf, …)` with poppler's
     ///   reason for a document or page that cannot be read.
@@ -60,9 +71,8 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
         let points = try document.pageSize(index)
         let size = VectorRender.size(natural: points, naturalDPI: 72, roundsUp: true, options: options)
         try options.limits.check(width: size.width, height: size.height, format: .pdf)
-        var buffer = try document.render(
-            index, size: size, scaleX: Double(size.width) / points.width,
-            scaleY: Double(size.height) / points.height, limits: options.limits)
+        let scale = VectorRender.scale(natural: points, naturalDPI: 72, options: options)
+        var buffer = try document.render(index, size: size, scaleX: scale.x, scaleY: scale.y, limits: options.limits)
         buffer.convert(to: options.pixelFormat)
         return Image(
             buffer: buffer, orientation: .up, scale: options.scale, format: .pdf,
@@ -75,8 +85,8 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
         let pageCount: Int
 
         init(_ data: Data, limits: DecodingLimits) throws {
-            guard imago_pdf_available() != 0 else {
-                throw ImageCodingError.unsupportedFeature(.pdf, "poppler-glib (libpoppler-glib8) is not installed")
+            if case .failure(let failure) = PDFCoder.library {
+                throw ImageCodingError.unsupportedFeature(.pdf, "PDF needs libImagoPDF and poppler (libpoppler126): \(failure.message)")
             }
             try limits.check(inputBytes: data.count)
             var message = [CChar](repeating: 0, count: 512)
@@ -100,7 +110,7 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
 
         deinit { imago_pdf_close(handle) }
 
-        /// Page `index`'s size in points, rotation applied.
+        /// Page `index`'s MediaBox in points, rotation applied.
         func pageSize(_ index: Int) throws -> (width: Double, height: Double) {
             var w = 0.0, h = 0.0
             guard let i = Int32(exactly: index), imago_pdf_page_size(handle, i, &w, &h) != 0 else {

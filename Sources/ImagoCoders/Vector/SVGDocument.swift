@@ -158,6 +158,23 @@ enum VectorRender {
         return PixelSize(width: SVGDocument.whole(w), height: SVGDocument.whole(h))
     }
 
+    /// Pixels a unit of `natural` along each axis for ``size(natural:naturalDPI:roundsUp:options:)``:
+    /// the thumbnail's fitting factor on both axes (each its own without
+    /// ``DecodeOptions/preserveAspectRatio``), or ``DecodeOptions/renderDPI`` over `naturalDPI`,
+    /// exactly, as pdftoppm's `-scale-to` and `-r` scale a page. Scaling by the rounded size
+    /// instead would draw a page a fraction of a pixel larger than pdftoppm does.
+    static func scale(
+        natural: (width: Double, height: Double), naturalDPI: Double, options: DecodeOptions
+    ) -> (x: Double, y: Double) {
+        if let box = options.thumbnailPixelSize, box.width > 0, box.height > 0 {
+            let x = Double(box.width) / natural.width, y = Double(box.height) / natural.height
+            guard options.preserveAspectRatio else { return (x, y) }
+            return (min(x, y), min(x, y))
+        }
+        let f = (options.renderDPI.flatMap { $0 > 0 && $0.isFinite ? $0 : nil } ?? naturalDPI) / naturalDPI
+        return (f, f)
+    }
+
     /// A side rounded up to whole pixels, as pdftoppm sizes a page, ignoring
     /// floating-point noise; at least 1 (saturating for absurd sizes).
     static func covering(_ v: Double) -> Int {

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import CImagoGlue
+import ImagoCoders
 public import ImagoCore
 import Synchronization
 
@@ -189,30 +190,17 @@ final class CascadePool: Sendable {
     private func open(_ explicit: String?) throws {
         try library.withLock { opened in
             if opened != nil { return }
-            var messages: [String] = []
-            for path in explicit.map({ [$0] }) ?? Self.candidates() where !path.utf8.contains(0) {
+            let found = ImagoLibraries.open("libImagoFaceDetector.so", explicit: explicit) { path in
                 var message = [CChar](repeating: 0, count: 512)
                 let ok = message.withUnsafeMutableBufferPointer { m in imago_faces_open(path, m.baseAddress, m.count) }
-                if ok != 0 {
-                    opened = path
-                    return
-                }
-                messages.append(FaceDetector.text(message))
+                return ok != 0 ? nil : FaceDetector.text(message)
             }
-            throw ImageCodingError.unsupportedFeature(
-                .png, "face detection needs libImagoFaceDetector and OpenCV (libopencv-objdetect406): \(messages.last ?? "not found")")
+            switch found {
+            case .success(let path): opened = path
+            case .failure(let failure):
+                throw ImageCodingError.unsupportedFeature(
+                    .png, "face detection needs libImagoFaceDetector and OpenCV (libopencv-objdetect406): \(failure.message)")
+            }
         }
-    }
-
-    /// Beside the executable, in ../lib/imago from it, then by name.
-    static func candidates() -> [String] {
-        let name = "libImagoFaceDetector.so"
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return [name] }
-        let exe = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = exe.lastIndex(of: "/") else { return [name] }
-        let dir = String(exe[..<slash])
-        return ["\(dir)/\(name)", "\(dir)/../lib/imago/\(name)", name]
     }
 }

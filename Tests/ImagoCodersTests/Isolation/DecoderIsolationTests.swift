@@ -282,6 +282,11 @@ import Testing
         #expect(other.buffer == (try ImageCoderRegistry.shared.decode(pdf, options: second)).buffer)
         #expect(other.pixelSize == PixelSize(width: 60, height: 100))
         #expect(info == (try ImageCoderRegistry.shared.info(of: pdf)))
+        // Text in a font the document does not embed: fontconfig and FreeType, inside the sandbox.
+        let text = try await blocking { try coders.decode(TestPDF.text()) }
+        let inProcess = try ImageCoderRegistry.shared.decode(TestPDF.text()).buffer
+        #expect(text.buffer == inProcess)
+        #expect(Set(inProcess.bytes).count > 2, "the text drew nothing")
         #expect(events.pids.count == 1)
     }
 
