@@ -145,25 +145,38 @@ static bool past(void *data) {
     return d->passed;
 }
 
-/* Splash's RGB rows into cairo's ARGB32 words (B, G, R, A in memory on a little-endian machine),
-   opaque; what the bitmap does not cover stays white paper. */
-static void copy_pixels(SplashBitmap *bitmap, uint8_t *pixels, int width, int height, int stride) {
+/* Splash's RGB rows into the caller's layout, opaque; what the bitmap does not cover stays white
+   paper. Pages are opaque, so premultiplied and straight alpha are the same bytes. */
+static void copy_pixels(SplashBitmap *bitmap, uint8_t *pixels, int width, int height, int stride, int layout) {
     const int w = std::min(width, bitmap->getWidth()), h = std::min(height, bitmap->getHeight());
     const SplashColorPtr data = bitmap->getDataPtr();
     const int row_size = bitmap->getRowSize();
+    const int bytes = layout == IMAGO_PDF_RGB8 ? 3 : 4;
     for (int y = 0; y < height; y++) {
-        uint32_t *out = reinterpret_cast<uint32_t *>(pixels + (size_t)y * (size_t)stride);
+        uint8_t *out = pixels + (size_t)y * (size_t)stride;
         int x = 0;
         if (y < h) {
             const uint8_t *in = data + (ptrdiff_t)y * row_size;
-            for (; x < w; x++, in += 3) out[x] = 0xFF000000u | (uint32_t)in[0] << 16 | (uint32_t)in[1] << 8 | in[2];
+            if (layout == IMAGO_PDF_RGB8) {
+                std::memcpy(out, in, (size_t)w * 3);
+            } else if (layout == IMAGO_PDF_RGBA8) {
+                for (int i = 0; i < w; i++) {
+                    out[4 * i] = in[3 * i], out[4 * i + 1] = in[3 * i + 1], out[4 * i + 2] = in[3 * i + 2], out[4 * i + 3] = 255;
+                }
+            } else {
+                for (int i = 0; i < w; i++) {
+                    out[4 * i] = in[3 * i + 2], out[4 * i + 1] = in[3 * i + 1], out[4 * i + 2] = in[3 * i], out[4 * i + 3] = 255;
+                }
+            }
+            x = w;
         }
-        for (; x < width; x++) out[x] = 0xFFFFFFFFu;
+        std::memset(out + (size_t)x * bytes, 255, (size_t)(width - x) * bytes);
     }
 }
 
 extern "C" int imago_pdf_splash_render(imago_pdf_splash *pdf, int index, uint8_t *pixels, int width, int height, int stride,
-                                       double scale_x, double scale_y, double max_seconds, char *error, size_t error_length) {
+                                       int layout, double scale_x, double scale_y, double max_seconds, char *error,
+                                       size_t error_length) {
     first_message.clear();
     Page *page = page_at(pdf, index);
     if (!page) {
@@ -192,7 +205,7 @@ extern "C" int imago_pdf_splash_render(imago_pdf_splash *pdf, int index, uint8_t
             say(error, error_length, "the page could not be drawn");
             return 1;
         }
-        copy_pixels(bitmap, pixels, width, height, stride);
+        copy_pixels(bitmap, pixels, width, height, stride, layout);
         return 0;
     } catch (const std::bad_alloc &) {
         say(error, error_length, "out of memory");

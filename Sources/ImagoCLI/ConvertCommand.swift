@@ -194,10 +194,13 @@ struct ConvertCommand: ParsableCommand {
     /// recompressed from given back, without decoding pixels; `nil` when neither applies.
     private func losslessJPEGMove(_ source: ImageInput, to target: ImageFormat) throws -> Data? {
         guard target == .jpeg || (target == .jxl && lossless) else { return nil }
+        // The first bytes tell the format; the file is read whole only when it is a match, and
+        // libjxl (whose start-up alone costs milliseconds) is loaded only then.
+        let format = try source.format()
+        guard (format, target) == (.jpeg, .jxl) || (format, target) == (.jxl, .jpeg) else { return nil }
         let jxl = JXLCoder()
         guard jxl.canDecode(.jxl) else { return nil }
-        // The first bytes tell the format; the file is read whole only when it is a match.
-        switch (try source.format(), target) {
+        switch (format, target) {
         case (.jpeg?, .jxl):
             return try jxl.recompress(jpeg: try source.contents(), effort: effort ?? JXLCoder.defaultEffort)
         case (.jxl?, .jpeg):

@@ -118,6 +118,25 @@ struct PDFTests {
         #expect(try await PDFReference.pdftoppm(data, page: 0, dpi: 72) == page)
     }
 
+    @Test("a page drawn into each pixel format holds the same pixels")
+    func pixelFormats() throws {
+        let data = TestPDF.text()
+        var reference = try Self.coder.decode(data, options: .default).frames[0].buffer
+        reference.convert(to: .rgba8)
+        for format in PixelFormat.allCases {
+            var options = DecodeOptions()
+            options.pixelFormat = format
+            var page = try Self.coder.decode(data, options: options).frames[0].buffer
+            #expect(page.format == format)
+            page.convert(to: .rgba8)
+            if format == .gray8 || format == .grayAlpha8 {
+                #expect(page.size == reference.size, "\(format)")
+            } else {
+                #expect(page == reference, "\(format)")
+            }
+        }
+    }
+
     @Test("bad documents get typed errors: empty, truncated, garbage after the header")
     func badDocuments() throws {
         let good = Self.pdf()

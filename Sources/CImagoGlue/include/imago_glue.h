@@ -285,9 +285,11 @@ imago_pdf *imago_pdf_open(const uint8_t *data, size_t length, int *needs_passwor
 int imago_pdf_page_count(imago_pdf *pdf);
 /* A page's MediaBox in points with its /Rotate applied (pdftoppm's page); 0 when the page cannot be read. */
 int imago_pdf_page_size(imago_pdf *pdf, int index, double *width, double *height);
-/* Draws page `index` on white at the given scale (pixels per point) into opaque ARGB32, as pdftoppm
-   draws it, stopping between drawing operators past max_seconds. */
-int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int height, int stride,
+/* The layouts a page is drawn into: ARGB32 (native-endian words), R, G, B, A bytes, R, G, B bytes. */
+enum { IMAGO_PDF_ARGB32 = 0, IMAGO_PDF_RGBA8 = 1, IMAGO_PDF_RGB8 = 2 };
+/* Draws page `index` on white at the given scale (pixels per point) into opaque pixels of `layout`,
+   as pdftoppm draws it, stopping between drawing operators past max_seconds. */
+int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int height, int stride, int layout,
                      double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
 void imago_pdf_close(imago_pdf *pdf);
 

@@ -72,7 +72,8 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
         let size = VectorRender.size(natural: points, naturalDPI: 72, roundsUp: true, options: options)
         try options.limits.check(width: size.width, height: size.height, format: .pdf)
         let scale = VectorRender.scale(natural: points, naturalDPI: 72, options: options)
-        var buffer = try document.render(index, size: size, scaleX: scale.x, scaleY: scale.y, limits: options.limits)
+        var buffer = try document.render(
+            index, size: size, scaleX: scale.x, scaleY: scale.y, into: options.pixelFormat, limits: options.limits)
         buffer.convert(to: options.pixelFormat)
         return Image(
             buffer: buffer, orientation: .up, scale: options.scale, format: .pdf,
@@ -122,9 +123,19 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
             return (w, h)
         }
 
-        /// Draws page `index` at `size`.
-        func render(_ index: Int, size: PixelSize, scaleX: Double, scaleY: Double, limits: DecodingLimits) throws -> PixelBuffer {
-            var buffer = try PixelBuffer(uninitializedWidth: size.width, height: size.height, format: .argb32Premultiplied) { _ in }
+        /// Draws page `index` at `size`, straight into `format` where the library writes it (RGB,
+        /// RGBA and ARGB32: a page is opaque, so premultiplying changes nothing), otherwise into
+        /// ARGB32 for the caller to convert.
+        func render(
+            _ index: Int, size: PixelSize, scaleX: Double, scaleY: Double, into format: PixelFormat, limits: DecodingLimits
+        ) throws -> PixelBuffer {
+            let (drawn, layout): (PixelFormat, Int32) =
+                switch format {
+                case .rgb8: (.rgb8, Int32(IMAGO_PDF_RGB8))
+                case .rgba8: (.rgba8, Int32(IMAGO_PDF_RGBA8))
+                default: (.argb32Premultiplied, Int32(IMAGO_PDF_ARGB32))
+                }
+            var buffer = try PixelBuffer(uninitializedWidth: size.width, height: size.height, format: drawn) { _ in }
             guard let w = Int32(exactly: size.width), let h = Int32(exactly: size.height),
                 let s = Int32(exactly: buffer.bytesPerRow), let i = Int32(exactly: index)
             else {
@@ -134,7 +145,7 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
             let started = ContinuousClock.now
             let result = buffer.withUnsafeMutableBytes { raw in
                 imago_pdf_render(
-                    handle, i, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, scaleX, scaleY,
+                    handle, i, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, layout, scaleX, scaleY,
                     limits.maxRenderSeconds, &message, message.count)
             }
             try VectorRender.check(Int(result), started: started, limits: limits, format: .pdf, message: glueMessage(message))
