@@ -60,7 +60,9 @@ struct JXLFrameScan: Sendable {
         info = ImageInfo(
             format: .jxl, width: Int(basic.xsize), height: Int(basic.ysize), orientation: session.orientation,
             frameCount: frames, loopCount: isAnimated && frames > 1 ? session.loopCount : 1,
-            durations: isAnimated && frames > 1 ? durations.map(FrameTiming.displayedDuration) : [0],
+            // As the file gives them, 0 included (libjxl merges a 0-tick frame into the next, so
+            // only a last frame can be 0), as djxl reports them; players clamp when they play.
+            durations: isAnimated && frames > 1 ? durations : [0],
             hasAlpha: hasAlpha, bitDepth: Int(basic.bits_per_sample), hasICCProfile: hasICC,
             progressive: false, isGrayscale: isGray)
     }

@@ -17,7 +17,9 @@ public struct ImageInfo: Sendable, Hashable, Codable {
     public var frameCount: Int
     /// Total plays: 0 means forever; 1 for a still.
     public var loopCount: Int
-    /// Seconds each frame is shown; `[0]` for a still.
+    /// Seconds each frame is shown; `[0]` for a still. GIF, APNG, WebP and AVIF give the time
+    /// browsers show a frame for (10 ms or less shows for 100 ms, ``FrameTiming/displayedDuration(_:)``);
+    /// JPEG XL gives the file's own durations, 0 included.
     public var durations: [Double]
     /// Whether the image has an alpha channel or transparency.
     public var hasAlpha: Bool
