@@ -61,6 +61,36 @@ struct SupportTests {
         }
     }
 
+    @Test("data: URLs: base64 with spaces and without padding, percent-encoded text, the scheme in any case; broken ones refused")
+    func dataURLs() throws {
+        let cases: [(String, String, [String], [UInt8])] = [
+            ("data:image/png;base64,AAEC", "image/png", [], [0, 1, 2]),
+            ("data:;base64,AAE", "", [], [0, 1]),
+            ("  DATA:image/jpg;name=a.jpg;BASE64,AA EC\n ", "image/jpg", ["name=a.jpg"], [0, 1, 2]),
+            ("data:,a%20b%2Cc", "", [], Array("a b,c".utf8)),
+            ("data:image/svg+xml;utf8,<svg/>", "image/svg+xml", ["utf8"], Array("<svg/>".utf8)),
+            ("data:base64,AAEC", "base64", [], Array("AAEC".utf8)),
+            ("data:image/png;base64,", "image/png", [], []),
+            // A `;` before a combining mark still splits (as one Character it would not): the
+            // fuzzer's find, which came back from base64String with its parameters joined.
+            ("data:a; \u{652}b;base64,AA==", "a", ["\u{652}b"], [0])
+        ]
+        for (text, type, parameters, payload) in cases {
+            let url = try #require(DataURL(text), "\(text)")
+            #expect(url.mediaType == type && url.parameters == parameters && url.payload == payload, "\(text)")
+            #expect(DataURL(url.base64String) == url, "\(text) written again")
+        }
+        for broken in ["data:image/png;base64", "http://x/,a", "data:,%4", "data:,%zz", "data:;base64,A!==", "dat:,a", ""] {
+            #expect(DataURL(broken) == nil, "\(broken)")
+        }
+        // The byte limit is checked before the payload is decoded, and after.
+        #expect(DataURL("data:,abcd", maxBytes: 4) != nil)
+        #expect(DataURL("data:,abcde", maxBytes: 4) == nil)
+        #expect(DataURL("data:;base64,AAECAw==", maxBytes: 4) != nil)
+        #expect(DataURL("data:;base64,AAECAwQ=", maxBytes: 4) == nil)
+        #expect(DataURL("data:;base64," + String(repeating: "A", count: 1000), maxBytes: 4) == nil)
+    }
+
     @Test("a header report carries exactly the documented keys; ImageInfo survives a Codable round trip")
     func report() throws {
         let info = ImageInfo(

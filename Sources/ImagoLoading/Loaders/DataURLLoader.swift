@@ -33,28 +33,12 @@ public struct DataURLLoader: DataLoading {
         if !payload.isEmpty { try chunk(payload) }
     }
 
-    /// The media type and bytes of a `data:` URL string.
+    /// The media type (default `text/plain`) and bytes of a `data:` URL string.
     ///
     /// - Throws: ``ImageLoadingError/malformedDataURL``.
     static func decode(_ string: String) throws -> (String, Data) {
-        guard string.lowercased().hasPrefix("data:"), let comma = string.firstIndex(of: ",") else {
-            throw ImageLoadingError.malformedDataURL
-        }
-        let header = string[string.index(string.startIndex, offsetBy: 5)..<comma]
-        let body = String(string[string.index(after: comma)...])
-        let parts = header.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-        let isBase64 = parts.last?.lowercased() == "base64"
-        let type = parts.first.flatMap { $0.isEmpty ? nil : $0 } ?? "text/plain"
-        if isBase64 {
-            guard let unescaped = percentDecoded(body) else { throw ImageLoadingError.malformedDataURL }
-            let cleaned = String(decoding: unescaped, as: UTF8.self).filter { !$0.isWhitespace }
-            var padded = cleaned
-            while padded.count % 4 != 0 { padded += "=" }
-            guard let data = Data(base64Encoded: padded) else { throw ImageLoadingError.malformedDataURL }
-            return (type, data)
-        }
-        guard let bytes = percentDecoded(body) else { throw ImageLoadingError.malformedDataURL }
-        return (type, Data(bytes))
+        guard let url = DataURL(string) else { throw ImageLoadingError.malformedDataURL }
+        return (url.mediaType.isEmpty ? "text/plain" : url.mediaType, Data(url.payload))
     }
 
     /// `%XX` escapes turned into bytes; `nil` for a broken escape.
