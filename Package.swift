@@ -134,14 +134,16 @@ let package = Package(
         // libtiff's variadic tag accessors and va_list error handler, which Swift cannot call, and
         // the stand-ins that load libheif on first use.
         .target(name: "CImagoGlue", dependencies: ["CJPEG", "CPNG", "CTIFF", "CHeif", "CJXL", "CAVIF"], cSettings: strictC),
-        // The command-line tools' own C: exec of the sibling executable, the terminal's size.
-        .target(name: "CImagoCLIGlue", cSettings: strictC),
+        // The command-line tools' own C: exec of the sibling executable, the terminal's size, and
+        // SVG's default language set at start-up.
+        .target(name: "CImagoCLIGlue", dependencies: ["CImagoGlue"], cSettings: strictC),
         // imago-server's process tuning: glibc's malloc settings and trimming, the open-file limit.
         .target(name: "CImagoHeap", cSettings: strictC),
         // imago-server's worker threads pinned to CPUs (sched_setaffinity, which Swift's Glibc does not import).
         .target(name: "CImagoThreads", cSettings: strictC),
-        // imago-server's start-up hook: glibc's arena cap, which must be set before any thread exists.
-        .target(name: "CImagoServerStart", cSettings: strictC),
+        // imago-server's start-up hooks: glibc's arena cap and SVG's default language, which must be
+        // set before any thread exists.
+        .target(name: "CImagoServerStart", dependencies: ["CImagoGlue"], cSettings: strictC),
         .target(name: "CImagoResample", cSettings: strictC),
         // Isolated decoding's system calls: worker processes, descriptors over sockets, memory
         // files, and the sandbox (rlimits, namespaces, Landlock, seccomp through libseccomp,
@@ -297,7 +299,8 @@ let package = Package(
             name: "ImagoDecoderWorkerProbe", dependencies: ["ImagoCoders", "ImagoCore", "CImagoSandbox"],
             path: "Tests/ImagoDecoderWorkerProbe", swiftSettings: strict),
         .testTarget(
-            name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport", "ImagoDecoderWorkerProbe", "CImagoSandbox"], swiftSettings: strict),
+            name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport", "ImagoDecoderWorkerProbe", "CImagoSandbox", "CZlib"],
+            swiftSettings: strict),
         .testTarget(name: "ImagoDiskIOTests", dependencies: ["ImagoDiskIO"], swiftSettings: strict),
         // Child process for the disk cache's kill -9 test: writes until killed.
         .executableTarget(

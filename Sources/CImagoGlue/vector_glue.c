@@ -322,3 +322,22 @@ void imago_svg_close(imago_svg *svg) {
     cairo.g_object_unref(svg->handle);
     free(svg);
 }
+
+/* Whether a locale name names no language: empty, C, C.<codeset> or POSIX. */
+static int names_no_language(const char *name) {
+    return name == NULL || *name == '\0' || strcmp(name, "C") == 0 || strncmp(name, "C.", 2) == 0 || strcmp(name, "POSIX") == 0;
+}
+
+int imago_svg_default_language(void) {
+    const char *language = getenv("LANGUAGE");
+    if (language != NULL && *language != '\0') return 0;
+    /* The locale glib takes for messages: the first of these that is set and not empty. */
+    const char *names[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *value = getenv(names[i]);
+        if (value == NULL || *value == '\0') continue;
+        if (!names_no_language(value)) return 0;
+        break;
+    }
+    return setenv("LANGUAGE", "en", 1) == 0;
+}

@@ -98,4 +98,19 @@ extension FuzzTargets {
         guard let clean = try? SVGSanitizer.sanitize(data, limits: limits) else { return }
         attempt { try SVGSanitizer.sanitize(clean, limits: limits) }
     }
+
+    /// The SVG render fixes through the markup writer (`data:` payloads read, sniffed, decoded
+    /// and embedded again; `feDropShadow` expanded), then the rewritten document read again.
+    public static func svgFixes(_ data: Data) {
+        guard let fixed = SVGRenderFixes.apply(to: [UInt8](data), scale: 1, limits: limits, started: .now) else { return }
+        attempt { try SVGSanitizer.sanitize(Data(fixed), limits: limits) }
+    }
+
+    /// A `data:` URL read (the `data:` loader's and the SVG fixes' reader), then written again in
+    /// base64 and read back: its media type and payload must come back unchanged.
+    public static func dataURL(_ data: Data) {
+        guard let url = DataURL(String(decoding: data, as: UTF8.self), maxBytes: limits.maxBytes) else { return }
+        let again = DataURL(url.base64String)
+        precondition(again?.payload == url.payload && again?.mediaType == url.mediaType, "a data: URL changed when written again")
+    }
 }

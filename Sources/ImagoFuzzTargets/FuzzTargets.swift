@@ -38,6 +38,8 @@ public enum FuzzTargets {
         ("webp", { webp($0) }),
         ("ultraHDR", { ultraHDR($0) }),
         ("svgSanitizer", { svgSanitizer($0) }),
+        ("svgFixes", { svgFixes($0) }),
+        ("dataURL", { dataURL($0) }),
         ("exif", { exif($0) }),
         ("iptc", { iptc($0) }),
         ("xmp", { xmp($0) }),

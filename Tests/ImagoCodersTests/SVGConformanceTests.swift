@@ -27,8 +27,6 @@ struct SVGConformanceTests {
         "tests/structure/image/recursive-2.svg": (20, "external file (itself) not loaded, by design"),
         // librsvg 2.54's features.
         "tests/filters/feImage/recursive-links-1.svg": (0, "recursive reference (feImage of an element with the same filter): librsvg 2.54 draws nothing"),
-        "tests/structure/image/embedded-webp.svg": (0, "librsvg 2.54's gdk-pixbuf has no WebP loader"),
-        "tests/structure/image/embedded-svgz.svg": (22, "nested SVG image drawn with librsvg's own scaling"),
         "tests/paint-servers/linearGradient/recursive-xlink-href-1.svg": (0, "librsvg drops a gradient with a recursive href; resvg ignores the link"),
         "tests/paint-servers/linearGradient/self-recursive-xlink-href.svg": (0, "librsvg drops a gradient with a recursive href; resvg ignores the link"),
         "tests/paint-servers/radialGradient/recursive-xlink-href.svg": (0, "librsvg drops a gradient with a recursive href; resvg ignores the link"),

@@ -183,4 +183,33 @@ struct CLIEndToEndTests {
         #expect(failed.status == 1 && failed.stderr.hasPrefix("imago: \(gone): "), "\(failed.stderr)")
         #expect(failed.stdout.contains("0 of 1 URLs loaded"), "\(failed.stdout)")
     }
+
+    @Test(
+        "SVG's systemLanguage matches English under the C locale, as browsers match it; a locale that names a language is kept",
+        .enabled(if: SVGCoder().canDecode(.svg), "librsvg is not installed"))
+    func svgLanguage() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("switch.svg"), out = dir.appendingPathComponent("out.png")
+        try Data(
+            """
+            <svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><switch>\
+            <rect systemLanguage="en" width="8" height="8" fill="#00ff00"/><rect systemLanguage="ru" width="8" height="8" fill="#0000ff"/>\
+            <rect width="8" height="8" fill="#ff0000"/></switch></svg>
+            """.utf8
+        ).write(to: input)
+        let locales: [([String: String], RGBA8)] = [
+            (["LANG": "C.UTF-8"], RGBA8(r: 0, g: 255, b: 0, a: 255)),
+            (["LANG": "", "LC_ALL": "POSIX"], RGBA8(r: 0, g: 255, b: 0, a: 255)),
+            (["LANG": "ru_RU.UTF-8"], RGBA8(r: 0, g: 0, b: 255, a: 255)),
+            (["LANG": "C.UTF-8", "LANGUAGE": "ru"], RGBA8(r: 0, g: 0, b: 255, a: 255))
+        ]
+        for (environment, expected) in locales {
+            let unset = ["LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": ""]
+            let r = try await CLI.run(["convert", input.path, out.path], environment: unset.merging(environment) { $1 })
+            #expect(r.status == 0, "\(r.stderr)")
+            let image = try ImageCoderRegistry.shared.decode(Data(contentsOf: out))
+            #expect(image.frames[0].buffer.color(atX: 4, y: 4) == expected, "\(environment)")
+        }
+    }
 }

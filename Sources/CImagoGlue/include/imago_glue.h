@@ -247,6 +247,14 @@ int imago_avif_available(void);
 
 /* Whether librsvg (librsvg2-2) and cairo could be loaded; the first call loads them. */
 int imago_svg_available(void);
+
+/* librsvg 2.54 matches `systemLanguage` against the process's languages (glib reads LANGUAGE,
+   LC_ALL, LC_MESSAGES and LANG), and under the C or POSIX locale, usual in containers and
+   services, no language matches, where browsers and resvg match English. This sets LANGUAGE=en
+   when none of those names a language (unset, empty, C, C.<codeset> or POSIX), and returns 1
+   when it did. It changes the environment, so only an executable calls it, before any thread
+   exists (imago's and imago-server's start-up constructors). */
+int imago_svg_default_language(void);
 /* Opens libImagoPDF at `path` unless it is open already: 1 when it is open, 0 with the reason in `error`. */
 int imago_pdf_load(const char *path, char *error, size_t error_length);
 /* Whether libImagoPDF is open (imago_pdf_load succeeded). */

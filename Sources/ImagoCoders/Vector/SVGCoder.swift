@@ -29,6 +29,14 @@ public import Foundation
 /// `DecodingLimits.maxNestingDepth` and (for entity expansion) `DecodingLimits.maxBytes`, and
 /// a render stops once it passes `DecodingLimits.maxRenderSeconds`. Only UTF-8 documents are
 /// read, as resvg reads them. `svgz` (gzip) is not read.
+///
+/// Where librsvg 2.54 draws differently from resvg and browsers, the document is rewritten before
+/// it renders (only when it has a `data:` URL or an `feDropShadow`): embedded images are named by
+/// their bytes, formats gdk-pixbuf cannot read are decoded by Imago and embedded as PNG, an
+/// embedded SVG is drawn at the size it is shown at, and `feDropShadow` becomes the primitives
+/// it stands for. `systemLanguage` is matched against the process's locale (`LANGUAGE`,
+/// `LC_ALL`, `LC_MESSAGES`, `LANG`), under which the C locale matches no language; the `imago`
+/// and `imago-server` executables set `LANGUAGE=en` at start-up in that case.
 public struct SVGCoder: ImageDecoding {
     /// Creates the coder. librsvg itself is loaded only when an SVG is first met.
     public init() {}
@@ -55,10 +63,18 @@ public struct SVGCoder: ImageDecoding {
     ///   pixel count (checked before allocating) or the render time; `.corrupt(.svg, …)` with
     ///   librsvg's reason, or for an empty size.
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
-        let document = try SVGDocument(data, limits: options.limits)
-        let size = VectorRender.size(natural: (document.width, document.height), naturalDPI: 96, options: options)
+        let started = ContinuousClock.now
+        var document = try SVGDocument(data, limits: options.limits)
+        let natural = (width: document.width, height: document.height)
+        let size = VectorRender.size(natural: natural, naturalDPI: 96, options: options)
         try options.limits.check(width: size.width, height: size.height, format: .svg)
-        var buffer = try document.render(size: size, limits: options.limits)
+        let scale = VectorRender.scale(natural: natural, naturalDPI: 96, options: options)
+        if let fixed = SVGRenderFixes.apply(to: [UInt8](data), scale: max(scale.x, scale.y), limits: options.limits, started: started),
+            let again = try? SVGDocument(Data(fixed), limits: options.limits)
+        {
+            document = again
+        }
+        var buffer = try document.render(size: size, limits: options.limits, started: started)
         buffer.convert(to: options.pixelFormat)
         return Image(
             buffer: buffer, orientation: .up, scale: options.scale, format: .svg,

@@ -99,18 +99,21 @@ final class SVGDocument {
     ///
     /// - Throws: `.exceedsLimit(.maxRenderTime, …)` when the render passes
     ///   `limits.maxRenderSeconds`; `.corrupt(.svg, …)` with librsvg's reason.
-    func render(size: PixelSize, limits: DecodingLimits) throws -> PixelBuffer {
+    ///
+    /// `started` is when the decode began: the time limit counts from there.
+    func render(size: PixelSize, limits: DecodingLimits, started: ContinuousClock.Instant = .now) throws -> PixelBuffer {
         var buffer = try PixelBuffer(width: size.width, height: size.height, format: .argb32Premultiplied)
         let stride = buffer.bytesPerRow
         guard let w = Int32(exactly: size.width), let h = Int32(exactly: size.height), let s = Int32(exactly: stride) else {
             throw ImageCodingError.exceedsLimit(.bytes, found: Int.max, limit: PixelBuffer.maxByteCount)
         }
         var message = [CChar](repeating: 0, count: 512)
-        let started = ContinuousClock.now
+        let spent = (ContinuousClock.now - started).components
+        let left = limits.maxRenderSeconds - (Double(spent.seconds) + Double(spent.attoseconds) / 1e18)
         let result = buffer.withUnsafeMutableBytes { raw in
             imago_svg_render(
                 handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, width, height,
-                Double(size.width) / width, Double(size.height) / height, limits.maxRenderSeconds,
+                Double(size.width) / width, Double(size.height) / height, max(0.001, left),
                 &message, message.count)
         }
         try VectorRender.check(Int(result), started: started, limits: limits, format: .svg, message: glueMessage(message))
@@ -147,14 +150,11 @@ enum VectorRender {
         natural: (width: Double, height: Double), naturalDPI: Double, roundsUp: Bool = false,
         options: DecodeOptions
     ) -> PixelSize {
-        if let box = options.thumbnailPixelSize, box.width > 0, box.height > 0 {
-            guard options.preserveAspectRatio else { return box }
-            let f = min(Double(box.width) / natural.width, Double(box.height) / natural.height)
-            return PixelSize(width: SVGDocument.whole(natural.width * f), height: SVGDocument.whole(natural.height * f))
-        }
-        let f = (options.renderDPI.flatMap { $0 > 0 && $0.isFinite ? $0 : nil } ?? naturalDPI) / naturalDPI
-        let w = natural.width * f, h = natural.height * f
-        if roundsUp { return PixelSize(width: covering(w), height: covering(h)) }
+        let thumbnail = options.thumbnailPixelSize.flatMap { $0.width > 0 && $0.height > 0 ? $0 : nil }
+        if let box = thumbnail, !options.preserveAspectRatio { return box }
+        let s = scale(natural: natural, naturalDPI: naturalDPI, options: options)
+        let w = natural.width * s.x, h = natural.height * s.y
+        if roundsUp, thumbnail == nil { return PixelSize(width: covering(w), height: covering(h)) }
         return PixelSize(width: SVGDocument.whole(w), height: SVGDocument.whole(h))
     }
 
