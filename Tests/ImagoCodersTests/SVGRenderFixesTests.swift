@@ -200,6 +200,9 @@ struct SVGRenderFixesTests {
         #expect(SVGRenderFixes.mayNeedFixes([UInt8](#"<image href="DATA:image/png;base64,AAAA"/>"#.utf8)))
         let onePixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
         let png = #"<svg xmlns="http://www.w3.org/2000/svg"><image href="data:image/png;base64,"# + onePixel + #""/></svg>"#
+        // An embedded PNG named image/png needs nothing: not even a read by libxml2.
+        #expect(!SVGRenderFixes.mayNeedFixes([UInt8](png.utf8)))
+        #expect(SVGRenderFixes.mayNeedFixes([UInt8](png.replacing("image/png", with: "image/jpg").utf8)))
         #expect(SVGRenderFixes.apply(to: [UInt8](png.utf8), scale: 1, limits: .default, started: .now) == nil)
         #expect(SVGRenderFixes.namesItsBytes("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ"))
         #expect(!SVGRenderFixes.namesItsBytes("data:image/jpg;base64,/9j/4AAQSkZJRgABAQEASABIAAD"))

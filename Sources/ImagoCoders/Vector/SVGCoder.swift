@@ -31,10 +31,10 @@ public import Foundation
 /// read, as resvg reads them. `svgz` (gzip) is not read.
 ///
 /// Where librsvg 2.54 draws differently from resvg and browsers, the document is rewritten before
-/// it renders (only when it has a `data:` URL or an `feDropShadow`): embedded images are named by
-/// their bytes, formats gdk-pixbuf cannot read are decoded by Imago and embedded as PNG, an
-/// embedded SVG is drawn at the size it is shown at, and `feDropShadow` becomes the primitives
-/// it stands for. `systemLanguage` is matched against the process's locale (`LANGUAGE`,
+/// it renders (only when it has an `feDropShadow` or a `data:` URL that is not a JPEG, PNG or GIF
+/// named as such): embedded images are named by their bytes, formats gdk-pixbuf cannot read are
+/// decoded by Imago and embedded as PNG, an embedded SVG is drawn at the size it is shown at, and
+/// `feDropShadow` becomes the primitives it stands for. `systemLanguage` is matched against the process's locale (`LANGUAGE`,
 /// `LC_ALL`, `LC_MESSAGES`, `LANG`), under which the C locale matches no language; the `imago`
 /// and `imago-server` executables set `LANGUAGE=en` at start-up in that case.
 public struct SVGCoder: ImageDecoding {

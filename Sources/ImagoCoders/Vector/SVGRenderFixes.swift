@@ -10,7 +10,8 @@ import Foundation
 #endif
 
 /// Rewrites that let librsvg 2.54 draw what resvg and browsers draw, applied to a document before
-/// it is rendered, and only when it has something to fix (a `data:` URL or an `feDropShadow`):
+/// it is rendered, and only when it has something to fix (an `feDropShadow`, or a `data:` URL
+/// that is not a JPEG, PNG or GIF named as such):
 ///
 /// - **Embedded images by their bytes.** librsvg 2.54 hands a `data:` image to gdk-pixbuf under
 ///   the media type the URL names, and `image/jpg` (not `image/jpeg`) finds no loader, so
@@ -38,6 +39,9 @@ package struct SVGRenderFixes: SVGMarkupRules {
     private var shadows = 0
     /// Whether any fix was made: without one, librsvg gets the document as it was.
     private var changed = false
+    /// Bytes of URLs written so far: past ``DecodingLimits/maxBytes`` no more are made, so that
+    /// many embedded images cannot grow the document without bound.
+    private var written = 0
 
     /// Formats gdk-pixbuf reads well (its built-in loaders), named by their bytes and left alone.
     static let pixbufFormats: Set<ImageFormat> = [.jpeg, .png, .gif]
@@ -54,8 +58,9 @@ package struct SVGRenderFixes: SVGMarkupRules {
         return fixed
     }
 
-    /// Whether the bytes name `feDropShadow` or hold `data:` (in any case): a scan that lets
-    /// almost every document skip the rewrite.
+    /// Whether the bytes name `feDropShadow` or hold a `data:` URL (the scheme in any case) that
+    /// does not already name the JPEG, PNG or GIF it holds: a scan that lets almost every
+    /// document, those with embedded photos included, skip the rewrite.
     static func mayNeedFixes(_ bytes: [UInt8]) -> Bool {
         if bytes.firstRange(of: Array("feDropShadow".utf8)) != nil { return true }
         let d = UInt8(ascii: "d"), colon = UInt8(ascii: ":")
@@ -64,7 +69,12 @@ package struct SVGRenderFixes: SVGMarkupRules {
             if bytes[i] | 0x20 == d, bytes[i + 4] == colon,
                 bytes[i + 1] | 0x20 == UInt8(ascii: "a"), bytes[i + 2] | 0x20 == UInt8(ascii: "t"), bytes[i + 3] | 0x20 == UInt8(ascii: "a")
             {
-                return true
+                // The URL up to its closing quote, or its first 256 bytes.
+                let end = min(bytes.count, i + 256)
+                let close = bytes[i..<end].firstIndex { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") } ?? end
+                if !namesItsBytes(String(decoding: bytes[i..<close], as: UTF8.self)) { return true }
+                i = close
+                continue
             }
             i += 1
         }
@@ -74,9 +84,10 @@ package struct SVGRenderFixes: SVGMarkupRules {
     mutating func rewrite(_ element: inout SVGElement) throws -> SVGElementAction {
         switch element.localName {
         case "image", "feImage":
-            for (i, a) in element.attributes.enumerated() where a.localName == "href" {
+            for (i, a) in element.attributes.enumerated() where a.localName == "href" && written <= limits.maxBytes {
                 if let fixed = fixed(a.value, in: element) {
                     element.attributes[i].value = fixed
+                    written += fixed.utf8.count
                     changed = true
                 }
             }
