@@ -74,7 +74,7 @@ public struct SVGCoder: ImageDecoding {
         {
             document = again
         }
-        var buffer = try document.render(size: size, limits: options.limits, started: started)
+        var buffer = try document.render(size: size, limits: options.limits)
         buffer.convert(to: options.pixelFormat)
         return Image(
             buffer: buffer, orientation: .up, scale: options.scale, format: .svg,

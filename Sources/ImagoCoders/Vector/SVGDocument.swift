@@ -99,21 +99,18 @@ final class SVGDocument {
     ///
     /// - Throws: `.exceedsLimit(.maxRenderTime, …)` when the render passes
     ///   `limits.maxRenderSeconds`; `.corrupt(.svg, …)` with librsvg's reason.
-    ///
-    /// `started` is when the decode began: the time limit counts from there.
-    func render(size: PixelSize, limits: DecodingLimits, started: ContinuousClock.Instant = .now) throws -> PixelBuffer {
+    func render(size: PixelSize, limits: DecodingLimits) throws -> PixelBuffer {
         var buffer = try PixelBuffer(width: size.width, height: size.height, format: .argb32Premultiplied)
         let stride = buffer.bytesPerRow
         guard let w = Int32(exactly: size.width), let h = Int32(exactly: size.height), let s = Int32(exactly: stride) else {
             throw ImageCodingError.exceedsLimit(.bytes, found: Int.max, limit: PixelBuffer.maxByteCount)
         }
         var message = [CChar](repeating: 0, count: 512)
-        let spent = (ContinuousClock.now - started).components
-        let left = limits.maxRenderSeconds - (Double(spent.seconds) + Double(spent.attoseconds) / 1e18)
+        let started = ContinuousClock.now
         let result = buffer.withUnsafeMutableBytes { raw in
             imago_svg_render(
                 handle, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, width, height,
-                Double(size.width) / width, Double(size.height) / height, max(0.001, left),
+                Double(size.width) / width, Double(size.height) / height, limits.maxRenderSeconds,
                 &message, message.count)
         }
         try VectorRender.check(Int(result), started: started, limits: limits, format: .svg, message: glueMessage(message))
