@@ -115,12 +115,16 @@ struct ConvertCommand: ParsableCommand {
                 orientation: noOrientation ? .writeEXIF : .bake)
             options.effort = effort
             let source = try ImageInput(contentsOf: URL(fileURLWithPath: input))
-            if let direct = try directOutput(source, to: target, options: options, decodeOptions: decodeOptions, chosenFrame: chosenFrame) {
+            // PDF, SVG, TIFF, HEIF, … decode in a sandboxed worker (IMAGO_ISOLATED_FORMATS).
+            let coders = try CLIDecoders.registry(for: try? source.format())
+            if let direct = try directOutput(
+                source, to: target, options: options, decodeOptions: decodeOptions, chosenFrame: chosenFrame, coders: coders)
+            {
                 try OutputFile.write(direct, to: URL(fileURLWithPath: output))
                 return
             }
-            let goal = try decodeGoal(source, decodeOptions: decodeOptions, chosenFrame: chosenFrame)
-            var image = try DecodePlanner.decode(source, goal: goal)
+            let goal = try decodeGoal(source, decodeOptions: decodeOptions, chosenFrame: chosenFrame, coders: coders)
+            var image = try DecodePlanner.decode(source, goal: goal, coders: coders)
             if let pipeline = try transformers() {
                 image = try pipeline.transform(image)
             }
@@ -135,7 +139,8 @@ struct ConvertCommand: ParsableCommand {
     /// The output made without decoding a whole bitmap, when nothing but the format changes: a
     /// lossless JPEG ⇄ JPEG XL move, or a conversion streamed in rows; `nil` when neither applies.
     private func directOutput(
-        _ source: ImageInput, to target: ImageFormat, options: EncodeOptions, decodeOptions: DecodeOptions, chosenFrame: Int?
+        _ source: ImageInput, to target: ImageFormat, options: EncodeOptions, decodeOptions: DecodeOptions, chosenFrame: Int?,
+        coders: ImageCoderRegistry
     ) throws -> Data? {
         if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
             let moved = try losslessJPEGMove(source, to: target)
@@ -144,7 +149,7 @@ struct ConvertCommand: ParsableCommand {
         }
         // A plain conversion to JPEG, PNG or lossy WebP flows from decoder to encoder in rows when the source allows.
         if thumbnail == nil, scaleDownLimit == nil, chosenFrame == nil, try transformers() == nil,
-            let streamed = try StreamedTranscoding.transcode(source, to: target, options: options, decodeOptions: decodeOptions)
+            let streamed = try StreamedTranscoding.transcode(source, to: target, options: options, decodeOptions: decodeOptions, coders: coders)
         {
             return streamed
         }
@@ -153,14 +158,14 @@ struct ConvertCommand: ParsableCommand {
 
     /// What to decode: a thumbnail's or scale-down's size, or else the pixel format the work
     /// needs and the one frame or page asked for (checked against the header's count).
-    private func decodeGoal(_ source: ImageInput, decodeOptions: DecodeOptions, chosenFrame: Int?) throws -> DecodeGoal {
+    private func decodeGoal(_ source: ImageInput, decodeOptions: DecodeOptions, chosenFrame: Int?, coders: ImageCoderRegistry) throws -> DecodeGoal {
         // Thumbnails and scale-downs stream their rows where the source allows; the planner chooses.
         var goal = DecodeGoal(options: decodeOptions)
         if let thumbnail {
             goal.size = .fitting(PixelSize(width: thumbnail, height: thumbnail), preserveAspectRatio: true)
         } else if let scaleDownLimit {
             goal.size = .scaledDown(limitBytes: scaleDownLimit)
-        } else if let info = try? source.info() {
+        } else if let info = try? source.info(coders: coders) {
             // Work that only moves whole pixels decodes in a format that holds them exactly
             // (straight alpha, gray as gray), so a conversion changes no visible pixel.
             let effect = try transformers()?.pixelEffect(on: info) ?? PixelEffect.none

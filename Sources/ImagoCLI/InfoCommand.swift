@@ -33,9 +33,9 @@ struct InfoCommand: ParsableCommand {
     var faces = false
 
     func run() throws {
-        let (input, info) = try readHeader()
+        let (input, info, coders) = try readHeader()
         let report = ImageInfo.Report(info)
-        let (analysis, found) = try analyse(input, info: info)
+        let (analysis, found) = try analyse(input, info: info, coders: coders)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -49,27 +49,31 @@ struct InfoCommand: ParsableCommand {
     }
 
     /// Opens the file and reads its header.
-    private func readHeader() throws -> (input: ImageInput, info: ImageInfo) {
+    private func readHeader() throws -> (input: ImageInput, info: ImageInfo, coders: ImageCoderRegistry) {
         // The file is read where it lies: the header only, and all of it only for the formats
         // whose report needs more (ICO entries, HEIF sequence brands).
+        // The isolated formats' headers are read by a worker too (IMAGO_ISOLATED_FORMATS): for
+        // some (HEIF, PDF, SVG) a header is the codec library's work.
         let info: ImageInfo
         let input: ImageInput
+        let coders: ImageCoderRegistry
         do {
             input = try ImageInput(contentsOf: URL(fileURLWithPath: file))
-            info = try input.info()
+            coders = try CLIDecoders.registry(for: try? input.format())
+            info = try input.info(coders: coders)
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
-        return (input, info)
+        return (input, info, coders)
     }
 
     /// The placeholders and faces, each when its flag asks for it.
-    private func analyse(_ input: ImageInput, info: ImageInfo) throws -> (placeholders: Placeholders?, faces: [Face]?) {
+    private func analyse(_ input: ImageInput, info: ImageInfo, coders: ImageCoderRegistry) throws -> (placeholders: Placeholders?, faces: [Face]?) {
         let analysis: Placeholders?
         let found: [Face]?
         do {
-            analysis = placeholders ? try Placeholders(input) : nil
-            found = faces ? try Face.all(in: input, info: info) : nil
+            analysis = placeholders ? try Placeholders(input, coders: coders) : nil
+            found = faces ? try Face.all(in: input, info: info, coders: coders) : nil
         } catch {
             throw CLIFailure.exit(error, file: file)
         }
@@ -134,10 +138,10 @@ struct InfoCommand: ParsableCommand {
         var confidence: Double
 
         /// Faces of an 800-px copy (orientation applied), scaled back to the displayed size.
-        static func all(in input: ImageInput, info: ImageInfo) throws -> [Face] {
+        static func all(in input: ImageInput, info: ImageInfo, coders: ImageCoderRegistry) throws -> [Face] {
             let detector = FaceDetector()
             let side = detector.configuration.maxDimension
-            let sample = try Thumbnailer.thumbnail(of: input, fitting: PixelSize(width: side, height: side)).buffer
+            let sample = try Thumbnailer.thumbnail(of: input, fitting: PixelSize(width: side, height: side), coders: coders).buffer
             let shown = info.orientation.orientedSize(info.pixelSize)
             let scale = Double(shown.width) / Double(max(1, sample.width))
             return try detector.faces(in: sample).map {
@@ -155,8 +159,8 @@ struct InfoCommand: ParsableCommand {
         var dominant: [String: String]
 
         /// The file is read where it lies: a JPEG or PNG streamed into the shrink, no whole bitmap.
-        init(_ input: ImageInput) throws {
-            let sample = try Thumbnailer.thumbnail(of: input, fitting: PixelSize(width: 200, height: 200)).buffer
+        init(_ input: ImageInput, coders: ImageCoderRegistry) throws {
+            let sample = try Thumbnailer.thumbnail(of: input, fitting: PixelSize(width: 200, height: 200), coders: coders).buffer
             blurhash = try BlurHash.encode(sample)
             thumbhash = Data(try ThumbHash.encode(sample)).base64EncodedString()
             average = Self.hex(ImageColors.average(sample))

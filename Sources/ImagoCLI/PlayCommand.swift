@@ -52,6 +52,8 @@ struct PlayCommand: ParsableCommand {
     func run() throws {
         if isNetworkSource(source) { handOverToFetcher() }
         do {
+            // Decoded here, not in a worker (which would decode every frame at once): frames are
+            // decoded as the player needs them.
             let image = try ImageCoderRegistry.shared.decode(try CLIFailure.read(source), options: DecodeOptions(decodesFramesLazily: true))
             try TerminalPlayback.play(image, width: playback.width, loops: playback.loops, rate: playback.rate, mode: try playback.playbackMode())
         } catch {
@@ -76,7 +78,8 @@ struct ShowCommand: ParsableCommand {
     func run() throws {
         if isNetworkSource(source) { handOverToFetcher() }
         do {
-            let image = try ImageCoderRegistry.shared.decode(try CLIFailure.read(source), options: DecodeOptions(firstFrameOnly: true))
+            let data = try CLIFailure.read(source)
+            let image = try CLIDecoders.registry(for: ImageFormat(sniffing: data)).decode(data, options: DecodeOptions(firstFrameOnly: true))
             try TerminalPlayback.show(image.applyingOrientation(), width: width)
         } catch {
             throw CLIFailure.exit(error, file: source)

@@ -162,8 +162,11 @@ struct FetchCommand: AsyncParsableCommand {
             maxConcurrentDownloads: concurrency, timeouts: ImageDownloadTimeouts(connect: seconds, read: seconds, total: nil))
         downloads.proxies = try proxySettings()
         let downloader = ImageDownloader(configuration: downloads)
-        // No memory cache: every image is used once, here, and dropped.
-        let manager = ImageManager(configuration: ImageManager.Configuration(memoryCache: nil, dataCache: disk, downloader: downloader))
+        // No memory cache: every image is used once, here, and dropped. The isolated formats
+        // (IMAGO_ISOLATED_FORMATS) decode in sandboxed workers, one for each decode at once.
+        var configuration = ImageManager.Configuration(memoryCache: nil, dataCache: disk, downloader: downloader)
+        configuration.decoderIsolation = try CLIDecoders.isolation(workers: min(concurrency, WorkQueue.defaultConcurrency))
+        let manager = ImageManager(configuration: configuration)
         return (manager, downloader)
     }
 

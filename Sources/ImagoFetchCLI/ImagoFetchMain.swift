@@ -22,6 +22,13 @@ struct ImagoFetchMain: AsyncParsableCommand {
         subcommands: [FetchCommand.self, PlayURLCommand.self, ShowURLCommand.self],
         defaultSubcommand: FetchCommand.self
     )
+
+    /// A decoder worker (started by a command that decodes an isolated format,
+    /// IMAGO_ISOLATED_FORMATS) runs and exits before anything else starts.
+    static func main() async {
+        DecoderWorker.runIfRequested()
+        await main(nil)
+    }
 }
 
 /// Loads one URL through the shared manager (the default disk cache, the environment's
@@ -30,9 +37,10 @@ func loadForTerminal(_ text: String, firstFrameOnly: Bool) async throws -> Image
     guard let url = URL(string: text), url.scheme != nil else { throw ValidationError("'\(text)' is not a URL") }
     var downloads = ImageDownloaderConfiguration()
     downloads.proxies = .environment()
-    let manager = ImageManager(
-        configuration: ImageManager.Configuration(
-            memoryCache: nil, dataCache: try DiskCache(directory: DiskCache.defaultDirectory), downloader: ImageDownloader(configuration: downloads)))
+    var configuration = ImageManager.Configuration(
+        memoryCache: nil, dataCache: try DiskCache(directory: DiskCache.defaultDirectory), downloader: ImageDownloader(configuration: downloads))
+    configuration.decoderIsolation = try CLIDecoders.isolation(workers: 1)
+    let manager = ImageManager(configuration: configuration)
     var request = ImageRequest(url: url)
     request.frames = firstFrameOnly ? .first : .lazy
     request.options.insert(.waitStoreCache)

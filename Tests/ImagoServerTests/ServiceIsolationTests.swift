@@ -88,4 +88,16 @@ import Testing
             #expect(metrics.contains("imago_decoder_workers 2"))
         }
     }
+
+    @Test("IMAGO_ISOLATED_FORMATS is read by the library's one reader: formats, video, none; a bad name is refused, named")
+    func isolatedFormatsSetting() throws {
+        let some = try ServerConfiguration(environment: ["IMAGO_ISOLATED_FORMATS": "PDF, tif,video"])
+        #expect(some.isolation.formats == [.pdf, .tiff] && some.isolation.video)
+        let none = try ServerConfiguration(environment: ["IMAGO_ISOLATED_FORMATS": "none"])
+        #expect(none.isolation.formats.isEmpty && !none.isolation.video)
+        let unset = try ServerConfiguration(environment: [:])
+        #expect(unset.isolation.formats == DecoderIsolation.defaultFormats && unset.isolation.video)
+        let error = #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_ISOLATED_FORMATS": "png,bmpx"]) }
+        #expect(error?.variable == "IMAGO_ISOLATED_FORMATS" && error?.reason == "'bmpx' is not an image format, video or none")
+    }
 }

@@ -65,14 +65,16 @@ def measure_process(cmd, out_dir):
 
 
 def with_before(peers):
-    """`peers` with "Imago before" (the --against binary, same arguments) right after "Imago"."""
-    if not AGAINST:
-        return peers
+    """`peers` with "Imago in process" (the same command with IMAGO_ISOLATED_FORMATS=none: what
+    decoding in a sandboxed worker costs the command) and "Imago before" (the --against binary,
+    same arguments) right after "Imago"."""
     out = []
     for peer, cmd in peers:
         out.append((peer, cmd))
         if peer == "Imago":
-            out.append(("Imago before", [AGAINST] + cmd[1:]))
+            out.append(("Imago in process", ["env", "IMAGO_ISOLATED_FORMATS=none"] + cmd))
+            if AGAINST:
+                out.append(("Imago before", [AGAINST] + cmd[1:]))
     return out
 
 

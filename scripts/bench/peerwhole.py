@@ -63,9 +63,9 @@ def thumbnails(imago_cli):
             wall, rss, _ = m
             t = wall / base[0] if base else float("nan")
             r = rss / base[1] if base else float("nan")
-            if peer != "Imago" and base and wall * TIE < base[0]:
+            if not peer.startswith("Imago") and base and wall * TIE < base[0]:
                 behind.append(f"{label}: time vs {peer} ({base[0]:.0f} ms against {wall:.0f} ms)")
-            if peer != "Imago" and base and rss * TIE < base[1]:
+            if not peer.startswith("Imago") and base and rss * TIE < base[1]:
                 behind.append(f"{label}: peak RSS vs {peer} ({base[1]:.1f} MB against {rss:.1f} MB)")
             print(f"| {label} | {peer} | {wall:.0f} | {rss:.1f} | {t:.2f}x | {r:.2f}x |")
     print("\nPeak RSS of the multi-process peers (two vipsthumbnail processes, a Pool of 2) is their largest single process.")

@@ -52,19 +52,21 @@ extension ServerConfiguration {
     /// The settings of decoding out of process.
     static let isolationSettings: [Setting<ServerConfiguration>] = [
         Setting(
-            "IMAGO_ISOLATED_FORMATS",
+            DecoderIsolation.Selection.environmentVariable,
             meaning: "source formats decoded in sandboxed worker processes, video for FFmpeg's (none: all in the server's process)"
         ) { env, c throws(ConfigurationError) in
-            guard let value = env["IMAGO_ISOLATED_FORMATS"]?.lowercased() else { return }
-            // `video` stands for FFmpeg's containers; the rest are image formats.
-            let names = value.split(separator: ",").map { PathName.trimmed($0) }
-            c.isolation.video = names.contains("video")
-            let formats = names.filter { $0 != "video" && $0 != "none" && !$0.isEmpty }.joined(separator: ",")
-            let reader = EnvironmentReader(values: ["IMAGO_ISOLATED_FORMATS": formats])
-            c.isolation.formats = formats.isEmpty ? [] : Set(try reader.formats("IMAGO_ISOLATED_FORMATS") ?? [])
+            let name = DecoderIsolation.Selection.environmentVariable
+            guard let value = env[name] else { return }
+            // One reader of the list, shared with `imago` and `imago-fetch`.
+            do throws(ImageCodingError) {
+                let selection = try DecoderIsolation.Selection(parsing: value)
+                (c.isolation.formats, c.isolation.video) = (selection.formats, selection.video)
+            } catch {
+                guard case .invalidArgument(let why) = error else { throw ConfigurationError(variable: name, reason: error.description) }
+                throw ConfigurationError(variable: name, reason: why)
+            }
         } show: {
-            let names = $0.isolation.formats.map(\.rawValue).sorted() + ($0.isolation.video ? ["video"] : [])
-            return names.isEmpty ? "none" : names.joined(separator: ",")
+            DecoderIsolation.Selection(formats: $0.isolation.formats, video: $0.isolation.video).description
         },
         Setting(
             "IMAGO_ISOLATION_TIMEOUT",
