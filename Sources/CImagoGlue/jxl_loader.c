@@ -72,6 +72,7 @@ STUB(JxlDecoderStatus, JxlDecoderGetICCProfileSize,
 STUB(JxlDecoderStatus, JxlDecoderGetColorAsICCProfile,
      (const JxlDecoder *d, const JxlPixelFormat *f, JxlColorProfileTarget t, uint8_t *p, size_t s), (d, f, t, p, s), DEC_ERROR)
 STUB(JxlDecoderStatus, JxlDecoderSetPreferredColorProfile, (JxlDecoder *d, const JxlColorEncoding *c), (d, c), DEC_ERROR)
+STUB(JxlDecoderStatus, JxlDecoderSetDesiredIntensityTarget, (JxlDecoder *d, float t), (d, t), DEC_ERROR)
 STUB(JxlDecoderStatus, JxlDecoderImageOutBufferSize, (const JxlDecoder *d, const JxlPixelFormat *f, size_t *s), (d, f, s), DEC_ERROR)
 STUB(JxlDecoderStatus, JxlDecoderSetImageOutBuffer, (JxlDecoder *d, const JxlPixelFormat *f, void *b, size_t s), (d, f, b, s),
      DEC_ERROR)

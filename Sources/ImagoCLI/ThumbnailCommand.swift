@@ -64,11 +64,11 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     /// The thumbnail of an image, or of a video's frame at `--video-second`.
-    func thumbnail(of input: ImageInput, fitting box: PixelSize, coders: ImageCoderRegistry) throws -> Image {
+    func thumbnail(of input: ImageInput, fitting box: PixelSize, decoders: CLIDecoders.OnDemand) throws -> Image {
         guard let head = try? input.head(), VideoFrames.looksLikeVideo(head) else {
-            return try Thumbnailer.thumbnail(of: input, fitting: box, coders: coders)
+            return try Thumbnailer.thumbnail(of: input, fitting: box, coders: decoders.registry(for: try? input.format()))
         }
-        let frame = try coders.videoFrame(of: try input.contents(), at: videoSecond).image
+        let frame = try decoders.registry(for: nil, video: true).videoFrame(of: try input.contents(), at: videoSecond).image
         let size = Thumbnailer.targetSize(for: frame.pixelSize, within: box)
         return Image(buffer: try Resampler.resize(frame.buffer, to: size), hasAlpha: false)
     }
@@ -86,8 +86,8 @@ struct ThumbnailCommand: ParsableCommand {
         let total = work.count
         // One worker process a job for the isolated formats (IMAGO_ISOLATED_FORMATS): a decoder
         // that crashes or hangs fails its file, and the others go on.
-        let coders: ImageCoderRegistry
-        do { coders = try CLIDecoders.registry(workers: min(jobs, max(1, total))) } catch { throw CLIFailure.exit(error, file: "IMAGO_ISOLATED_FORMATS") }
+        let decoders: CLIDecoders.OnDemand
+        do { decoders = try CLIDecoders.OnDemand(workers: min(jobs, max(1, total))) } catch { throw CLIFailure.exit(error, file: "IMAGO_ISOLATED_FORMATS") }
 
         // Each worker takes the next file when it is free, so one slow file (a large PNG) never
         // leaves a worker idle behind a fixed share.
@@ -97,7 +97,7 @@ struct ThumbnailCommand: ParsableCommand {
                 let job = work[i]
                 var failure: String?
                 do {
-                    let thumb = try thumbnail(of: ImageInput(contentsOf: job.input), fitting: box, coders: coders)
+                    let thumb = try thumbnail(of: ImageInput(contentsOf: job.input), fitting: box, decoders: decoders)
                     let target = forced ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: thumb)
                     let encoded = try ImageCoderRegistry.shared.encode(thumb, as: target, options: options)
                     try FileManager.default.createDirectory(

@@ -3,6 +3,7 @@
 
 package import ImagoCoders
 package import ImagoCore
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -41,16 +42,6 @@ package enum CLIDecoders {
         return DecoderIsolation(formats: selection.formats, video: selection.video, workers: workers, timeout: timeout)
     }
 
-    /// `ImageCoderRegistry.shared`, its selected formats decoded by up to `workers` worker
-    /// processes (``isolation(workers:only:environment:)``), started at the first decode that
-    /// needs one: for a command that decodes files of any format.
-    ///
-    /// - Throws: as ``isolation(workers:only:environment:)``.
-    package static func registry(workers: Int) throws -> ImageCoderRegistry {
-        guard let isolation = try isolation(workers: workers) else { return .shared }
-        return ImageCoderRegistry.shared.isolating(isolation)
-    }
-
     /// `ImageCoderRegistry.shared`, with `format` decoded by one worker process when it is
     /// selected (and video frames when `video` and video is selected): for a command that
     /// decodes one file, whose worker then loads that format's libraries alone.
@@ -60,5 +51,29 @@ package enum CLIDecoders {
         let only: (Set<ImageFormat>, Bool) = (format.map { [$0] } ?? [], video)
         guard let isolation = try isolation(workers: 1, only: only) else { return .shared }
         return ImageCoderRegistry.shared.isolating(isolation)
+    }
+
+    /// The registries of a command that decodes many files of any format (`thumbnail`): files
+    /// of the selected formats go to up to `workers` worker processes, made when the first such
+    /// file comes (so a run of JPEGs and PNGs loads no other library); the rest decode in process.
+    package final class OnDemand: Sendable {
+        private let isolation: DecoderIsolation?
+        private let isolating = Mutex<ImageCoderRegistry?>(nil)
+
+        /// - Throws: as ``CLIDecoders/isolation(workers:only:environment:)``.
+        package init(workers: Int) throws {
+            isolation = try CLIDecoders.isolation(workers: workers)
+        }
+
+        /// The registry for a file of `format` (sniffed), or for a video's frame.
+        package func registry(for format: ImageFormat?, video: Bool = false) -> ImageCoderRegistry {
+            guard let isolation, video ? isolation.video : format.map(isolation.formats.contains) ?? false else { return .shared }
+            return isolating.withLock { made in
+                if let made { return made }
+                let registry = ImageCoderRegistry.shared.isolating(isolation)
+                made = registry
+                return registry
+            }
+        }
     }
 }

@@ -100,7 +100,8 @@ final class JXLAnimation: AnimatedImage {
                 current.skipFrames(index)
                 session = current
             } else {
-                session = try JXLSession(input: UnsafeRawBufferPointer(bytes), events: Self.events | JXL_DEC_BASIC_INFO.rawValue)
+                session = try JXLSession(
+                    input: UnsafeRawBufferPointer(bytes), events: Self.events | JXL_DEC_BASIC_INFO.rawValue, mapsHDR: color.manages)
                 _ = JxlDecoderSetDecompressBoxes(session.decoder, JXL_TRUE)
                 session.skipFrames(index)
                 self.session = session
@@ -119,7 +120,7 @@ final class JXLAnimation: AnimatedImage {
                     if exif == nil { exif = session.exif }
                     let size = session.storedSize
                     var buffer = try PixelBuffer(uninitializedWidth: size.width, height: size.height, format: .rgba8) { out in
-                        guard try session.decodeFrame(into: out, channels: 4, step: "decoding frame \(index)") else {
+                        guard try session.decodeFrame(into: out, channels: 4, step: "decoding frame \(index)", hdr: color.hdr) else {
                             throw ImageCodingError.truncated(.jxl, "the file ends inside frame \(index)")
                         }
                     }

@@ -86,7 +86,7 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
             | JXL_DEC_FULL_IMAGE.rawValue | JXL_DEC_BOX.rawValue
         let session = try JXLSession(
             input: input, events: events,
-            threads: JXLSession.threads(forPixels: header.info.pixelSize.pixelCount ?? 0))
+            threads: JXLSession.threads(forPixels: header.info.pixelSize.pixelCount ?? 0), mapsHDR: options.colorManagement)
         _ = JxlDecoderSetDecompressBoxes(session.decoder, JXL_TRUE)
         var color = JXLColorPlan(manages: options.colorManagement, gray: header.isGray, alpha: header.hasAlpha)
         var buffer: PixelBuffer?
@@ -113,7 +113,7 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
                     uninitializedWidth: size.width, height: size.height,
                     format: inPlace ? .argb32Premultiplied : color.bufferFormat
                 ) { out in
-                    guard try session.decodeFrame(into: out, channels: channels, step: "decoding the image") else {
+                    guard try session.decodeFrame(into: out, channels: channels, step: "decoding the image", hdr: color.hdr) else {
                         throw ImageCodingError.truncated(.jxl, "the file ends inside the image")
                     }
                     if inPlace {
@@ -153,6 +153,9 @@ struct JXLColorPlan {
     private(set) var convertFrom: Data?
     /// The profile kept as metadata, when colour is not managed.
     private(set) var keptProfile: Data?
+    /// The mapping of PQ or HLG samples to sRGB, for an HDR image libjxl gives in its own
+    /// colour space (one that is not XYB), when colour is managed.
+    private(set) var hdr: HDRToSDR?
 
     init(manages: Bool, gray: Bool, alpha: Bool) {
         self.manages = manages
@@ -164,7 +167,12 @@ struct JXLColorPlan {
     mutating func decide(_ session: JXLSession) {
         if manages {
             _ = session.preferSRGB()
-            if !session.outputIsSRGB() { convertFrom = session.outputProfile() }
+            // An HDR image's samples are mapped from 16 bits, not through the profile libjxl
+            // 0.7 gives for PQ and HLG (which puts 10,000 nits at white, with no tone mapping).
+            if !session.outputIsSRGB() {
+                hdr = session.hdrConversion()
+                if hdr == nil { convertFrom = session.outputProfile() }
+            }
         } else if !session.outputIsSRGB() {
             keptProfile = session.originalProfile() ?? session.outputProfile()
         }
@@ -174,6 +182,17 @@ struct JXLColorPlan {
     var bufferFormat: PixelFormat {
         if gray, convertFrom == nil { return alpha ? .grayAlpha8 : .gray8 }
         return alpha || gray ? .rgba8 : .rgb8
+    }
+
+    /// Converts a partial image of a progressive decode, which libjxl writes at 8 bits: through
+    /// the profile, or, for HDR, from the 8-bit samples (``hdr``'s 16-bit mapping otherwise).
+    func convertPartial(_ buffer: inout PixelBuffer) {
+        guard let hdr else { return convert(&buffer) }
+        let channels = buffer.format.bytesPerPixel, count = buffer.width * buffer.height
+        buffer.withUnsafeMutableBytes { p in
+            guard let base = p.baseAddress?.assumingMemoryBound(to: UInt8.self), count * channels <= p.count else { return }
+            hdr.convert(base, count: count, channels: channels)
+        }
     }
 
     func convert(_ buffer: inout PixelBuffer) {

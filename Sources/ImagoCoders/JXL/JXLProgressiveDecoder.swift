@@ -54,7 +54,7 @@ final class JXLProgressiveDecoder: ProgressiveImageDecoding {
                 let events =
                     JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue
                     | JXL_DEC_FULL_IMAGE.rawValue
-                session = try JXLSession(input: rest, events: events, isComplete: false)
+                session = try JXLSession(input: rest, events: events, isComplete: false, mapsHDR: options.colorManagement)
                 self.session = session
             }
             defer { consumed = data.count - session.releaseInput() }
@@ -108,7 +108,7 @@ final class JXLProgressiveDecoder: ProgressiveImageDecoding {
         guard let session, let storage, frameStarted, let info else { return nil }
         guard JxlDecoderFlushImage(session.decoder) == JXL_DEC_SUCCESS else { return nil }
         var buffer = try storage.snapshot(width: info.width, height: info.height, format: .rgba8, bytesPerRow: info.width * 4)
-        color.convert(&buffer)
+        color.convertPartial(&buffer)
         return Image(
             buffer: buffer.converted(to: options.pixelFormat), orientation: info.orientation, scale: options.scale,
             format: .jxl, metadata: ImageMetadata(iccProfile: color.keptProfile), hasAlpha: info.hasAlpha,

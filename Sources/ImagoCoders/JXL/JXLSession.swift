@@ -34,7 +34,11 @@ final class JXLSession {
     /// - Throws: `.unsupportedFeature` when libjxl is not installed or cannot start.
     ///   - threads: libjxl's own threads for the pixels (1: none), as libvips runs them for a
     ///     large image.
-    init(input: UnsafeRawBufferPointer, events: UInt32, isComplete: Bool = true, threads: Int = 1) throws {
+    ///   - mapsHDR: Whether PQ and HLG images are tone-mapped for an SDR display of
+    ///     `HDRToSDR.displayNits` (libjxl's intensity target for SDR), as `djxl --display_nits`
+    ///     asks: libjxl maps PQ's light itself (and an XYB image's colours to sRGB), and
+    ///     ``hdrConversion()`` gives the rest.
+    init(input: UnsafeRawBufferPointer, events: UInt32, isComplete: Bool = true, threads: Int = 1, mapsHDR: Bool = false) throws {
         guard imago_jxl_available() != 0, let decoder = JxlDecoderCreate(nil) else {
             throw ImageCodingError.unsupportedFeature(.jxl, "libjxl (libjxl0.7) is not installed")
         }
@@ -47,7 +51,8 @@ final class JXLSession {
         }
         guard JxlDecoderSubscribeEvents(decoder, Int32(bitPattern: events)) == JXL_DEC_SUCCESS,
             JxlDecoderSetKeepOrientation(decoder, JXL_TRUE) == JXL_DEC_SUCCESS,
-            JxlDecoderSetUnpremultiplyAlpha(decoder, JXL_TRUE) == JXL_DEC_SUCCESS
+            JxlDecoderSetUnpremultiplyAlpha(decoder, JXL_TRUE) == JXL_DEC_SUCCESS,
+            !mapsHDR || JxlDecoderSetDesiredIntensityTarget(decoder, Float(HDRToSDR.displayNits)) == JXL_DEC_SUCCESS
         else {
             JxlDecoderDestroy(decoder)
             throw ImageCodingError.unsupportedFeature(.jxl, "libjxl refused the decoder's settings")
@@ -186,6 +191,36 @@ final class JXLSession {
         return e.color_space == JXL_COLOR_SPACE_RGB && curve && e.white_point == JXL_WHITE_POINT_D65 && e.primaries == JXL_PRIMARIES_SRGB
     }
 
+    /// How the output pixels reach sRGB when libjxl gives them coded with PQ or HLG (an HDR
+    /// image that is not XYB: libjxl keeps its colour space), or `nil`.
+    func hdrConversion() -> HDRToSDR? {
+        var e = JxlColorEncoding()
+        guard JxlDecoderGetColorAsEncodedProfile(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &e) == JXL_DEC_SUCCESS else { return nil }
+        let transfer: HDRToSDR.Transfer
+        switch e.transfer_function {
+        case JXL_TRANSFER_FUNCTION_PQ: transfer = .pq
+        case JXL_TRANSFER_FUNCTION_HLG: transfer = .hlg
+        default: return nil
+        }
+        let primaries: [(x: Double, y: Double)]
+        switch e.primaries {
+        case _ where e.color_space == JXL_COLOR_SPACE_GRAY: primaries = ColorPrimaries.srgb
+        case JXL_PRIMARIES_2100: primaries = ColorPrimaries.bt2020
+        case JXL_PRIMARIES_P3: primaries = ColorPrimaries.p3
+        case JXL_PRIMARIES_CUSTOM:
+            primaries = [e.primaries_red_xy, e.primaries_green_xy, e.primaries_blue_xy].map { (x: $0.0, y: $0.1) }
+        default: primaries = ColorPrimaries.srgb
+        }
+        let white: (x: Double, y: Double)
+        switch e.white_point {
+        case JXL_WHITE_POINT_E: white = (1.0 / 3, 1.0 / 3)
+        case JXL_WHITE_POINT_DCI: white = ColorPrimaries.dci
+        case JXL_WHITE_POINT_CUSTOM: white = (e.white_point_xy.0, e.white_point_xy.1)
+        default: white = ColorPrimaries.d65
+        }
+        return HDRToSDR(transfer: transfer, primaries: primaries, white: white)
+    }
+
     /// The ICC profile of the output pixels (libjxl writes one for an encoded colour space too),
     /// or `nil`.
     func outputProfile() -> Data? {
@@ -225,16 +260,34 @@ final class JXLSession {
         return Double(header.duration) * secondsPerTick
     }
 
-    /// 8-bit interleaved output with `channels` channels (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA).
-    static func pixelFormat(channels: Int) -> JxlPixelFormat {
-        JxlPixelFormat(num_channels: UInt32(channels), data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
+    /// Interleaved output with `channels` channels (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA), 8-bit
+    /// unless `type` says otherwise.
+    static func pixelFormat(channels: Int, type: JxlDataType = JXL_TYPE_UINT8) -> JxlPixelFormat {
+        JxlPixelFormat(num_channels: UInt32(channels), data_type: type, endianness: JXL_NATIVE_ENDIAN, align: 0)
     }
 
-    /// Decodes the frame the decoder is at into `out`, running it to `JXL_DEC_FULL_IMAGE`. A
+    /// Decodes the frame the decoder is at into `out` (8-bit samples), running it to
+    /// `JXL_DEC_FULL_IMAGE`; with `hdr`, through 16-bit samples that it maps to sRGB. A
     /// progressive session may stop earlier, at a pause for input: the return says whether the
     /// frame is whole.
-    func decodeFrame(into out: UnsafeMutableRawBufferPointer, channels: Int, step: String) throws -> Bool {
-        var format = Self.pixelFormat(channels: channels)
+    func decodeFrame(into out: UnsafeMutableRawBufferPointer, channels: Int, step: String, hdr: HDRToSDR? = nil) throws -> Bool {
+        guard let hdr, let target = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            return try decodeFrame(into: out, channels: channels, type: JXL_TYPE_UINT8, step: step)
+        }
+        // 8 bits of PQ hold about 150 levels below an SDR display's white: 16 bits, then mapped.
+        let samples = storedSize.width * storedSize.height * channels
+        guard samples <= out.count else { throw ImageCodingError.corrupt(.jxl, "the frame does not fit the image's size (\(step))") }
+        let wide = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: max(1, samples))
+        defer { wide.deallocate() }
+        guard try decodeFrame(into: UnsafeMutableRawBufferPointer(wide), channels: channels, type: JXL_TYPE_UINT16, step: step),
+            let source = wide.baseAddress
+        else { return false }
+        hdr.convert(source, into: target, count: samples / channels, channels: channels)
+        return true
+    }
+
+    private func decodeFrame(into out: UnsafeMutableRawBufferPointer, channels: Int, type: JxlDataType, step: String) throws -> Bool {
+        var format = Self.pixelFormat(channels: channels, type: type)
         var bufferSet = false
         while true {
             let status = try next(during: step)
