@@ -29,7 +29,11 @@ let package = Package(
         .executableTarget(
             name: "imago-decode-timer",
             // Not the umbrella: the network stack would add to the peak memory it reports.
-            dependencies: [.product(name: "ImagoCoders", package: "Imago"), .product(name: "ImagoProcessing", package: "Imago")],
+            // ImagoPDF: libImagoPDF.so beside the timer, which PDFCoder opens for the PDF cases.
+            dependencies: [
+                .product(name: "ImagoCoders", package: "Imago"), .product(name: "ImagoProcessing", package: "Imago"),
+                .product(name: "ImagoPDF", package: "Imago")
+            ],
             path: "Sources/imago-decode-timer"
         ),
         // Memory-cache benchmark in YYCache's shape (issue: caches).

@@ -5,7 +5,7 @@
 import os
 import sys
 
-from bench.peerlib import GLIBC_TUNED, INPUTS, ITERATIONS, ROOT, ROUNDS, measure, run
+from bench.peerlib import CASE, GLIBC_TUNED, INPUTS, ITERATIONS, ROOT, ROUNDS, measure, run
 
 
 def animations(imago, imago_cli):
@@ -98,6 +98,8 @@ def isolation(timer):
     print("| input | Imago in process, median ms | Imago in a worker, median ms | worker / in process | added ms | libvips, median ms |")
     print("|---|---:|---:|---:|---:|---:|")
     for label, name in cases:
+        if CASE and CASE not in label:
+            continue
         path = os.path.join(INPUTS, name)
         if not os.path.exists(path):
             print(f"| {label} | no input | | | | |")

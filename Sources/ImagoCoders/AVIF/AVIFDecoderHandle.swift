@@ -165,6 +165,10 @@ final class AVIFDecoderHandle {
     func currentFrame(manages: Bool, wanted: PixelFormat = .rgba8) throws -> (buffer: PixelBuffer, keptProfile: Data?) {
         guard let image else { throw ImageCodingError.corrupt(.avif, "libavif gave no image") }
         let w = Int(image.pointee.width), h = Int(image.pointee.height)
+        // PQ or HLG (HDR): from 16-bit samples, tone-mapped to sRGB, unless colour is not managed.
+        if manages, icc == nil, let hdr = hdrConversion {
+            return (try oriented(try mappedFrame(image, hdr: hdr), format: .rgba8), nil)
+        }
         let direct = wanted == .argb32Premultiplied && !hasAlpha && PixelFormat.argbOffsets.b == 0 && PixelFormat.argbOffsets.a == 3
         let format: PixelFormat = direct ? .argb32Premultiplied : .rgba8
         var rgb = avifRGBImage()
@@ -182,6 +186,71 @@ final class AVIFDecoderHandle {
             rgb.pixels = nil
             guard status == AVIF_RESULT_OK else { throw Self.failure(status, decoder: decoder, during: "converting to RGB") }
         }
+        buffer = try oriented(buffer, format: format)
+        var kept: Data?
+        if let icc {
+            if manages {
+                let bw = buffer.width, bh = buffer.height, row = buffer.bytesPerRow
+                buffer.withUnsafeMutableBytes { p in
+                    _ = ColorManagement.convertToSRGB(
+                        p, width: bw, height: bh, bytesPerRow: row, profile: icc,
+                        layout: direct ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
+                }
+            } else {
+                kept = icc
+            }
+        }
+        return (buffer, kept)
+    }
+
+    /// How the image's samples reach sRGB when its colour (nclx) says PQ (transfer 16) or HLG
+    /// (18), or `nil`. PQ light is mapped from 10,000 nits: libavif 0.11 reads no content
+    /// light level.
+    var hdrConversion: HDRToSDR? {
+        guard let image else { return nil }
+        let transfer: HDRToSDR.Transfer
+        switch Int(image.pointee.transferCharacteristics) {
+        case 16: transfer = .pq
+        case 18: transfer = .hlg
+        default: return nil
+        }
+        let primaries: [(x: Double, y: Double)]
+        var white = ColorPrimaries.d65
+        switch Int(image.pointee.colorPrimaries) {
+        case 9: primaries = ColorPrimaries.bt2020
+        case 12: primaries = ColorPrimaries.p3
+        case 11: (primaries, white) = (ColorPrimaries.p3, ColorPrimaries.dci)
+        default: primaries = ColorPrimaries.srgb  // BT.709, and unspecified
+        }
+        return HDRToSDR(transfer: transfer, primaries: primaries, white: white, sourcePeak: transfer == .pq ? 10_000 : nil)
+    }
+
+    /// The image as 8-bit straight RGBA mapped by `hdr` from libavif's 16-bit RGB.
+    private func mappedFrame(_ image: UnsafeMutablePointer<avifImage>, hdr: HDRToSDR) throws -> PixelBuffer {
+        let w = Int(image.pointee.width), h = Int(image.pointee.height)
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, image)
+        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.depth = 16
+        rgb.alphaPremultiplied = AVIF_FALSE
+        if image.pointee.yuvFormat == AVIF_PIXEL_FORMAT_YUV400 { rgb.avoidLibYUV = AVIF_TRUE }
+        rgb.rowBytes = UInt32(w * 8)
+        return try PixelBuffer(uninitializedWidth: w, height: h, format: .rgba8) { out in
+            let wide = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: max(1, w * h * 4))
+            defer { wide.deallocate() }
+            rgb.pixels = UnsafeMutableRawPointer(wide.baseAddress)?.assumingMemoryBound(to: UInt8.self)
+            let status = avifImageYUVToRGB(image, &rgb)
+            rgb.pixels = nil
+            guard status == AVIF_RESULT_OK else { throw Self.failure(status, decoder: decoder, during: "converting to RGB") }
+            guard let source = wide.baseAddress, let target = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            hdr.convert(source, into: target, count: w * h, channels: 4)
+        }
+    }
+
+    /// `buffer` cut to the clean aperture and turned upright.
+    private func oriented(_ buffer: PixelBuffer, format: PixelFormat) throws -> PixelBuffer {
+        var buffer = buffer
+        let w = buffer.width, h = buffer.height
         if let rect = cropRect(), Int(rect.x) + Int(rect.width) <= w, Int(rect.y) + Int(rect.height) <= h,
             Int(rect.width) < w || Int(rect.height) < h
         {
@@ -198,19 +267,6 @@ final class AVIFDecoderHandle {
         }
         let turn = orientation
         if turn != .up { buffer = buffer.applyingOrientation(turn) }
-        var kept: Data?
-        if let icc {
-            if manages {
-                let bw = buffer.width, bh = buffer.height, row = buffer.bytesPerRow
-                buffer.withUnsafeMutableBytes { p in
-                    _ = ColorManagement.convertToSRGB(
-                        p, width: bw, height: bh, bytesPerRow: row, profile: icc,
-                        layout: direct ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
-                }
-            } else {
-                kept = icc
-            }
-        }
-        return (buffer, kept)
+        return buffer
     }
 }

@@ -9,8 +9,11 @@ import Glibc
 /// 8-bit sRGB for an SDR display of ``displayNits``, as libjxl's own decoder delivers them when
 /// it is asked for sRGB at that intensity target (what `djxl --display_nits=255` gives).
 ///
-/// The tone mapping of PQ is libjxl's, done before the samples reach this (the decoder is given
-/// the display's intensity target): PQ samples then peak at ``displayNits``. HLG samples are
+/// The tone mapping of PQ is libjxl's for JPEG XL, done before the samples reach this (the
+/// decoder is given the display's intensity target): PQ samples then peak at ``displayNits``.
+/// For other formats (AVIF), whose libraries do not map, it is Rec. ITU-R BT.2408's curve from
+/// the source's peak (as libjxl 0.8 and later draw it): light below a knee is kept, light above
+/// it is eased into the display's range in PQ's perceptual scale. HLG samples are
 /// scene light, which HLG's OOTF turns into display light for a display of ``displayNits``, as
 /// libjxl does for HLG. Then the primaries go to sRGB's, colours outside sRGB are mixed with
 /// grey of their luminance until they fit (libjxl's gamut mapping: saturation kept at 10%), and
@@ -28,6 +31,8 @@ struct HDRToSDR: Sendable {
     static let displayNits: Double = 255
 
     let transfer: Transfer
+    /// BT.2408's mapping from the source's peak, for PQ samples that were not mapped before.
+    private let toneMap: Rec2408?
     /// Linear source RGB to linear sRGB (row-major), `nil` when the source is sRGB's primaries.
     private let matrix: [Float]?
     /// The source primaries' luminances (the Y row of their RGB to XYZ matrix), for HLG's OOTF.
@@ -41,8 +46,12 @@ struct HDRToSDR: Sendable {
     ///   - transfer: The samples' transfer function.
     ///   - primaries: The red, green and blue primaries' CIE xy chromaticities.
     ///   - white: The white point's xy.
-    init(transfer: Transfer, primaries: [(x: Double, y: Double)], white: (x: Double, y: Double)) {
+    ///   - sourcePeak: For PQ samples not yet mapped to the display: the brightest light they
+    ///     hold, in nits (10,000 when nothing says less), mapped with BT.2408's curve. Default
+    ///     `nil`: the samples peak at ``displayNits`` already.
+    init(transfer: Transfer, primaries: [(x: Double, y: Double)], white: (x: Double, y: Double), sourcePeak: Double? = nil) {
         self.transfer = transfer
+        toneMap = transfer == .pq ? sourcePeak.map { Rec2408(sourcePeak: max($0, Self.displayNits), targetPeak: Self.displayNits) } : nil
         let toXYZ = ColorPrimaries.rgbToXYZ(primaries: primaries, white: white) ?? ColorPrimaries.srgbToXYZ
         let adapted = ColorPrimaries.multiply(ColorPrimaries.bradford(from: white, to: ColorPrimaries.d65), toXYZ)
         let toSRGB = ColorPrimaries.multiply(ColorPrimaries.xyzToSRGB, adapted)
@@ -90,6 +99,10 @@ struct HDRToSDR: Sendable {
     /// One colour from linear source light (1.0 = the display's peak for PQ; scene light for HLG).
     private func map(_ r: Float, _ g: Float, _ b: Float) -> (UInt8, UInt8, UInt8) {
         var (r, g, b) = (r, g, b)
+        if let toneMap {
+            let nits = Float(Self.displayNits) * (sourceLuminance.0 * r + sourceLuminance.1 * g + sourceLuminance.2 * b)
+            (r, g, b) = toneMap.scaled(r, g, b, luminance: nits)
+        }
         if transfer == .hlg {
             let y = sourceLuminance.0 * r + sourceLuminance.1 * g + sourceLuminance.2 * b
             let ratio = y > 0 ? min(powf(y, Self.hlgExponent), 1e9) : 0
@@ -103,6 +116,7 @@ struct HDRToSDR: Sendable {
     }
 
     private func mapGray(_ v: Float) -> UInt8 {
+        if let toneMap { return Self.encode(toneMap.scaled(v, v, v, luminance: Float(Self.displayNits) * v).0) }
         guard transfer == .hlg else { return Self.encode(v) }
         return Self.encode(v > 0 ? v * min(powf(v, Self.hlgExponent), 1e9) : 0)
     }
@@ -134,6 +148,59 @@ struct HDRToSDR: Sendable {
     /// Linear light in [0, 1] to an sRGB code value, through a 65,536-entry table.
     private static func encode(_ v: Float) -> UInt8 {
         srgbTable[Int(min(max(v, 0), 1) * 65535 + 0.5)]
+    }
+
+    /// Rec. ITU-R BT.2408's tone mapping (its Annex 5 EETF) of luminance, in PQ's perceptual
+    /// scale: from [0, source peak] to [0, display peak], identity below the knee, a Hermite
+    /// spline above it.
+    struct Rec2408: Sendable {
+        private let pqMin: Float, range: Float, minLum: Float, maxLum: Float, knee: Float, targetPeak: Float
+
+        init(sourcePeak: Double, targetPeak: Double) {
+            pqMin = HDRToSDR.pqEncode(0)
+            range = HDRToSDR.pqEncode(Float(sourcePeak)) - pqMin
+            minLum = (HDRToSDR.pqEncode(0) - pqMin) / range
+            maxLum = (HDRToSDR.pqEncode(Float(targetPeak)) - pqMin) / range
+            knee = 1.5 * maxLum - 0.5
+            self.targetPeak = Float(targetPeak)
+        }
+
+        /// The display's light, in nits, for light of `nits`.
+        func map(_ nits: Float) -> Float {
+            let e1 = min(1, (HDRToSDR.pqEncode(nits) - pqMin) / range)
+            var e2 = e1
+            if e1 >= knee {
+                let t = (e1 - knee) / max(1e-6, 1 - knee), t2 = t * t, t3 = t2 * t
+                e2 = (2 * t3 - 3 * t2 + 1) * knee + (t3 - 2 * t2 + t) * (1 - knee) + (-2 * t3 + 3 * t2) * maxLum
+            }
+            let lift = (1 - e2) * (1 - e2)
+            let e3 = minLum * lift * lift + e2
+            return min(max(HDRToSDR.pqDecode(e3 * range + pqMin), 0), targetPeak)
+        }
+
+        /// A colour (1.0 = the display's peak) whose luminance is `luminance` nits, scaled to
+        /// the mapped luminance (black stays black; light too faint to scale becomes grey).
+        func scaled(_ r: Float, _ g: Float, _ b: Float, luminance: Float) -> (Float, Float, Float) {
+            let mapped = map(luminance)
+            guard luminance > 1e-6 else {
+                let grey = mapped / targetPeak
+                return (grey, grey, grey)
+            }
+            let ratio = mapped / luminance
+            return (r * ratio, g * ratio, b * ratio)
+        }
+    }
+
+    /// Light in nits to its PQ code value in [0, 1] (SMPTE ST 2084's inverse EOTF).
+    static func pqEncode(_ nits: Float) -> Float {
+        let y = powf(min(max(nits / 10_000, 0), 1), 2610 / 16384)
+        return powf((3424 / 4096 + 2413 / 128 * y) / (1 + 2392 / 128 * y), 2523 / 32)
+    }
+
+    /// A PQ code value in [0, 1] to light in nits (SMPTE ST 2084's EOTF).
+    static func pqDecode(_ code: Float) -> Float {
+        let e = powf(min(max(code, 0), 1), 32 / 2523)
+        return powf(max(e - 3424 / 4096, 0) / (2413 / 128 - 2392 / 128 * e), 16384 / 2610) * 10_000
     }
 
     // MARK: Tables
