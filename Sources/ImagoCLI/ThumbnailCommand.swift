@@ -87,7 +87,11 @@ struct ThumbnailCommand: ParsableCommand {
         // One worker process a job for the isolated formats (IMAGO_ISOLATED_FORMATS): a decoder
         // that crashes or hangs fails its file, and the others go on.
         let decoders: CLIDecoders.OnDemand
-        do { decoders = try CLIDecoders.OnDemand(workers: min(jobs, max(1, total))) } catch { throw CLIFailure.exit(error, file: "IMAGO_ISOLATED_FORMATS") }
+        do {
+            decoders = try CLIDecoders.OnDemand(workers: min(jobs, max(1, total)), present: Self.formats(of: work))
+        } catch {
+            throw CLIFailure.exit(error, file: "IMAGO_ISOLATED_FORMATS")
+        }
 
         // Each worker takes the next file when it is free, so one slow file (a large PNG) never
         // leaves a worker idle behind a fixed share.
@@ -126,6 +130,21 @@ struct ThumbnailCommand: ParsableCommand {
         for line in failed.sorted() { Console.error(line + "\n") }
         print("\(done - failed.count) thumbnails written to \(outputDir.path), \(failed.count) failed")
         if !failed.isEmpty { throw ExitCode(1) }
+    }
+
+    /// The formats the files are (their first bytes), and whether one is a video: what the
+    /// decoder workers load, so that they load no other library.
+    static func formats(of work: [Job]) -> (formats: Set<ImageFormat>, video: Bool) {
+        var formats: Set<ImageFormat> = [], video = false
+        for job in work {
+            guard let input = try? ImageInput(contentsOf: job.input), let head = try? input.head() else { continue }
+            if VideoFrames.looksLikeVideo(head) {
+                video = true
+            } else if let format = try? input.format() {
+                formats.insert(format)
+            }
+        }
+        return (formats, video)
     }
 
     /// Named files as they are; folders searched recursively for files with image extensions.

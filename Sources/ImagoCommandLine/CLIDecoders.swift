@@ -53,16 +53,18 @@ package enum CLIDecoders {
         return ImageCoderRegistry.shared.isolating(isolation)
     }
 
-    /// The registries of a command that decodes many files of any format (`thumbnail`): files
-    /// of the selected formats go to up to `workers` worker processes, made when the first such
-    /// file comes (so a run of JPEGs and PNGs loads no other library); the rest decode in process.
+    /// The registries of a command that decodes many files (`thumbnail`): files of the selected
+    /// formats go to up to `workers` worker processes, made when the first such file comes (so a
+    /// run of JPEGs and PNGs loads no other library); the rest decode in process.
     package final class OnDemand: Sendable {
         private let isolation: DecoderIsolation?
         private let isolating = Mutex<ImageCoderRegistry?>(nil)
 
+        /// - Parameter present: The formats among the files (sniffed), and whether a video is:
+        ///   the workers load those formats' libraries alone. `nil`: any.
         /// - Throws: as ``CLIDecoders/isolation(workers:only:environment:)``.
-        package init(workers: Int) throws {
-            isolation = try CLIDecoders.isolation(workers: workers)
+        package init(workers: Int, present: (formats: Set<ImageFormat>, video: Bool)? = nil) throws {
+            isolation = try CLIDecoders.isolation(workers: workers, only: present)
         }
 
         /// The registry for a file of `format` (sniffed), or for a video's frame.

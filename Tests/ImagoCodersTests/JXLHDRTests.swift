@@ -31,14 +31,15 @@ struct JXLHDRTests {
         try #require(header.count == 4 && header[0].elementsEqual("P6".utf8) && header[2].elementsEqual("65535".utf8), "not a 16-bit PPM")
         let size = String(decoding: header[1], as: UTF8.self).split(separator: " ").compactMap { Int($0) }
         let start = data.count - size[0] * size[1] * 6
-        let samples = (0..<size[0] * size[1] * 3).map { i in UInt16(data[start + 2 * i]) << 8 | UInt16(data[start + 2 * i + 1]) }
+        let bytes = [UInt8](data)
+        let samples = (0..<size[0] * size[1] * 3).map { i in UInt16(bytes[start + 2 * i]) << 8 | UInt16(bytes[start + 2 * i + 1]) }
         return (size[0], size[1], samples)
     }
 
     /// djxl's tone-mapped PQ (peak 255 nits) taken to sRGB as BT.2100 defines PQ and BT.2020's
-    /// primaries, where the colour lies inside sRGB (elsewhere `nil`: gamut mapping is checked
-    /// against libjxl's own, below).
-    static func referencePixels(_ ppm: (width: Int, height: Int, samples: [UInt16])) -> [[UInt8]?] {
+    /// primaries, 3 bytes a pixel, where the colour lies inside sRGB (elsewhere `inGamut` is
+    /// false: gamut mapping is checked against libjxl's own, below).
+    static func referencePixels(_ ppm: (width: Int, height: Int, samples: [UInt16])) -> (rgb: [UInt8], inGamut: [Bool]) {
         let m = [1.660_491, -0.587_641, -0.072_850, -0.124_550, 1.132_900, -0.008_349, -0.018_151, -0.100_579, 1.118_730]
         func eotf(_ code: UInt16) -> Double {
             let e = pow(Double(code) / 65535, 32 / 2523.0)
@@ -47,21 +48,26 @@ struct JXLHDRTests {
         func srgb(_ v: Double) -> UInt8 {
             UInt8(((v <= 0.003_130_8 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055) * 255).rounded())
         }
-        return (0..<ppm.width * ppm.height).map { i in
-            let rgb = (0..<3).map { eotf(ppm.samples[i * 3 + $0]) }
-            let out = (0..<3).map { r in m[r * 3] * rgb[0] + m[r * 3 + 1] * rgb[1] + m[r * 3 + 2] * rgb[2] }
-            guard out.allSatisfy({ $0 >= -1e-4 && $0 <= 1 + 1e-4 }) else { return nil }
-            return out.map { srgb(min(max($0, 0), 1)) }
+        let count = ppm.width * ppm.height
+        var rgb = [UInt8](repeating: 0, count: count * 3), inGamut = [Bool](repeating: false, count: count)
+        for i in 0..<count {
+            let r = eotf(ppm.samples[i * 3]), g = eotf(ppm.samples[i * 3 + 1]), b = eotf(ppm.samples[i * 3 + 2])
+            let out = (m[0] * r + m[1] * g + m[2] * b, m[3] * r + m[4] * g + m[5] * b, m[6] * r + m[7] * g + m[8] * b)
+            guard [out.0, out.1, out.2].allSatisfy({ $0 >= -1e-4 && $0 <= 1 + 1e-4 }) else { continue }
+            inGamut[i] = true
+            (rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2]) = (srgb(min(max(out.0, 0), 1)), srgb(min(max(out.1, 0), 1)), srgb(min(max(out.2, 0), 1)))
         }
+        return (rgb, inGamut)
     }
 
     /// PSNR over RGB of the pixels `reference` has.
-    static func psnr(_ image: PixelBuffer, _ reference: [[UInt8]?]) -> (dB: Double, pixels: Int) {
+    static func psnr(_ image: PixelBuffer, _ reference: (rgb: [UInt8], inGamut: [Bool])) -> (dB: Double, pixels: Int) {
         var squares = 0.0, count = 0
         for y in 0..<image.height {
             for x in 0..<image.width {
-                guard let want = reference[y * image.width + x], let got = image.color(atX: x, y: y) else { continue }
-                for (a, b) in zip([got.r, got.g, got.b], want) { squares += pow(Double(a) - Double(b), 2) }
+                let i = y * image.width + x
+                guard reference.inGamut[i], let got = image.color(atX: x, y: y) else { continue }
+                for (a, b) in zip([got.r, got.g, got.b], reference.rgb[i * 3..<i * 3 + 3]) { squares += pow(Double(a) - Double(b), 2) }
                 count += 1
             }
         }
