@@ -131,6 +131,10 @@ public enum DecoderWorker {
                 sample = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><text y="3">a</text></svg>"#.utf8)
             case .pdf:
                 sample = Data(Self.blankPDF.utf8)
+            case .heic, .heif, .avif, .jxl:
+                // Made once by Imago's encoders: encoding one here would start x265, aom or libjxl's
+                // encoder (10-20 ms each) in a process that only decodes.
+                sample = Data(base64Encoded: Self.samples[format == .heif ? .heic : format] ?? "")
             default:
                 sample = try? coders.encode(image, as: format, options: EncodeOptions(quality: 0.5))
             }
@@ -140,6 +144,15 @@ public enum DecoderWorker {
         _ = EXIFFields.fields(of: Data([0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
         _ = XMPFields.properties(of: Data(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"/>"#.utf8))
     }
+
+    /// 2×2 images (quality 0.5) of the formats whose encoders are slow to start, base64.
+    static let samples: [ImageFormat: String] = [
+        .heic:
+            "AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAAa1tZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAAAA5waXRtAAAAAAACAAAAEGlkYXQAAAAAAAIAAgAAADhpbG9jAQAAAERAAAIAAQAAAAAAAAHRAAEAAAAAAAAAMgACAAEAAAAAAAAAAQAAAAAAAAAIAAAAOGlpbmYAAAAAAAIAAAAVaW5mZQIAAAEAAQAAaHZjMQAAAAAVaW5mZQIAAAAAAgAAZ3JpZAAAAADYaXBycAAAALZpcGNvAAAAdmh2Y0MBA3AAAAAAAAAAAAAe8AD8/fj4AAAPAyAAAQAYQAEMAf//A3AAAAMAkAAAAwAAAwAeugJAIQABACpCAQEDcAAAAwCQAAADAAADAB6gIIEFluqumubgQEDAgAAAAwCAAAADAIQiAAEABkQBwXPBiQAAABRpc3BlAAAAAAAAAEAAAABAAAAAFGlzcGUAAAAAAAAAAgAAAAIAAAAQcGl4aQAAAAADCAgIAAAAGmlwbWEAAAAAAAAAAgABAoECAAICA4QAAAAaaXJlZgAAAAAAAAAOZGltZwACAAEAAQAAADptZGF0AAAALigBrxMhYmNA9Sci//fkn/yHuf8XdlhZ3K6AwVvy+sD2ZJvA86qRnoCHaacwFXg=",
+        .avif:
+            "AAAAIGZ0eXBhdmlmAAAAAGF2aWZtaWYxbWlhZk1BMUIAAADybWV0YQAAAAAAAAAoaGRscgAAAAAAAAAAcGljdAAAAAAAAAAAAAAAAGxpYmF2aWYAAAAADnBpdG0AAAAAAAEAAAAeaWxvYwAAAABEAAABAAEAAAABAAABGgAAABwAAAAoaWluZgAAAAAAAQAAABppbmZlAgAAAAABAABhdjAxQ29sb3IAAAAAamlwcnAAAABLaXBjbwAAABRpc3BlAAAAAAAAAAIAAAACAAAAEHBpeGkAAAAAAwgICAAAAAxhdjFDgQAMAAAAABNjb2xybmNseAABAA0ABoAAAAAXaXBtYQAAAAAAAAABAAEEAQKDBAAAACRtZGF0EgAKCBgANggIaDQgMg4YAAooooQAAJ4Fmou4QA==",
+        .jxl: "/woIkAEKAQAAbAAAOABYAFhKKDGOTUQKxgzICaBOEg4yCk+mZADgwwSiAQCgABl8CQCACpVRxg1ezvV8+aHDYtrGdYa22rawJBFKIYkkDdCTBiYrSQA="
+    ]
 
     /// A one-page PDF, 4 points square, with nothing on it (and a true cross-reference table, so
     /// that poppler has nothing to repair or report).

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-import ImagoCoders
+import Foundation
 import ImagoCore
 import Testing
+
+@testable import ImagoCoders
 
 @Suite("IMAGO_ISOLATED_FORMATS: one reader of the list for imago-server, imago and imago-fetch")
 struct IsolationSelectionTests {
@@ -34,5 +36,15 @@ struct IsolationSelectionTests {
         // The command line's default is the service's but PNG, whose rows stream in process.
         #expect(Selection.commandLineDefault.formats == Selection.default.formats.subtracting([.png]) && Selection.commandLineDefault.video)
         #expect(try Selection(environment: ["IMAGO_ISOLATED_FORMATS": "svg"]) == Selection(formats: [.svg], video: false))
+    }
+
+    @Test("a worker's warm-up samples of HEIC, AVIF and JPEG XL (made once, so that no encoder starts in a worker) decode to 2x2")
+    func warmUpSamples() throws {
+        for (format, text) in DecoderWorker.samples where ImageCoderRegistry.shared.canDecode(format) {
+            let data = try #require(Data(base64Encoded: text), "\(format)")
+            let image = try ImageCoderRegistry.shared.decode(data)
+            #expect(image.format == format && image.pixelSize == PixelSize(width: 2, height: 2), "\(format)")
+        }
+        #expect(Set(DecoderWorker.samples.keys) == [.heic, .avif, .jxl])
     }
 }
