@@ -58,6 +58,8 @@ public final class TestHTTPServer: Sendable {
     private let gate = Mutex(0)
     private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     private let acceptTask: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// The connections being served, closed by ``stop()``; and whether it has begun.
+    private let live = Mutex<(channels: [ObjectIdentifier: any Channel], stopping: Bool)>(([:], false))
     /// The port the server listens on, on 127.0.0.1 (0 if the socket had no address).
     public let port: Int
     /// Where the server's tasks run.
@@ -103,10 +105,32 @@ public final class TestHTTPServer: Sendable {
         return server
     }
 
-    /// Closes the listening socket and every connection.
+    /// Closes the listening socket and every connection, and waits for the accept loop to end.
+    ///
+    /// The loop is not cancelled: a connection accepted just before the socket closed would stay
+    /// in its stream, never closed through `executeThenClose`, and NIO traps on that
+    /// ("Deinited NIOAsyncWriter without calling finish()"; apple/swift-nio#3481). The loop serves
+    /// such a connection by closing it at once. Only a loop still running after 5 s is cancelled.
     public func stop() async {
+        let open = live.withLock { state in
+            state.stopping = true
+            return Array(state.channels.values)
+        }
         try? await channel.channel.close()
-        acceptTask.withLock { $0 }?.cancel()
+        for connection in open { connection.close(promise: nil) }
+        guard let task = acceptTask.withLock({ $0 }) else { return }
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await task.value
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5))
+                return false
+            }
+            if await group.next() == false { task.cancel() }
+            group.cancelAll()
+        }
     }
 
     /// The server's URL for `path` (which starts with `/`): `https` when started with TLS, else `http`.
@@ -142,6 +166,16 @@ public final class TestHTTPServer: Sendable {
     }
 
     private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        let id = ObjectIdentifier(connection.channel)
+        let stopping = live.withLock { state in
+            if !state.stopping { state.channels[id] = connection.channel }
+            return state.stopping
+        }
+        defer { live.withLock { _ = $0.channels.removeValue(forKey: id) } }
+        if stopping {
+            try? await connection.executeThenClose { _, _ in }
+            return
+        }
         try? await connection.executeThenClose { inbound, outbound in
             var pending = ByteBuffer()
             var served = 0
@@ -156,6 +190,16 @@ public final class TestHTTPServer: Sendable {
                     served += 1
                 }
             }
+        }
+    }
+
+    /// Waits `duration`, or less: once ``stop()`` has begun it throws, so that a route that
+    /// holds its connection (a stall, a gate) lets the server stop.
+    private func idle(for duration: Duration) async throws {
+        let end = ContinuousClock.now + duration
+        while ContinuousClock.now < end {
+            if live.withLock({ $0.stopping }) { throw CancellationError() }
+            try await Task.sleep(for: min(.milliseconds(10), end - ContinuousClock.now))
         }
     }
 
@@ -277,7 +321,7 @@ public final class TestHTTPServer: Sendable {
             let pieces = max(1, Int(r.query["parts"] ?? "") ?? 3)
             try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
             for k in 0..<pieces {
-                while gate.withLock({ $0 }) < k { try await Task.sleep(for: .milliseconds(2)) }
+                while gate.withLock({ $0 }) < k { try await idle(for: .milliseconds(2)) }
                 try await send(f.data.subdata(in: f.data.count * k / pieces..<f.data.count * (k + 1) / pieces))
             }
             return true
@@ -295,12 +339,12 @@ public final class TestHTTPServer: Sendable {
             try await out.write(ByteBuffer(string: "0\r\n\r\n"))
             return true
         case "nohead":
-            try await Task.sleep(for: .seconds(60))
+            try await idle(for: .seconds(60))
             return false
         case "stall":
             try await head("200 OK", [("Content-Length", "100000"), ("Content-Type", "image/png")])
             try await send(Data(repeating: 0x89, count: 10))
-            try await Task.sleep(for: .seconds(60))
+            try await idle(for: .seconds(60))
             return false
         case "status":
             let code = parts.count > 1 ? parts[1] : "500"
@@ -325,7 +369,7 @@ public final class TestHTTPServer: Sendable {
             return false
         case "huge":
             try await head("200 OK", [("Content-Length", "10000000000"), ("Content-Type", "image/png")])
-            try await Task.sleep(for: .seconds(60))
+            try await idle(for: .seconds(60))
             return false
         case "endless":
             try await head("200 OK", [("Content-Type", "image/png"), ("Connection", "close")])
