@@ -78,9 +78,21 @@ struct SlowClientTests {
             #expect(trickleClosed < 10, "\(trickleClosed)")
             writer.cancel()
 
-            // A head that arrives in time is answered, whatever came before.
-            let (client, prompt) = try await RawClient.connect(port: port)
-            try await prompt.writeAndFlush(ByteBuffer(string: Self.request))
+            // A head that arrives in time is answered, whatever came before. On a machine loaded
+            // enough to hold this task past the 2-s deadline between the connect and the write,
+            // the server has rightly cut the connection: that try does not count.
+            var answered: RawClient?
+            for _ in 0..<5 where answered == nil {
+                let connected = ContinuousClock.now
+                let (client, prompt) = try await RawClient.connect(port: port)
+                do {
+                    try await prompt.writeAndFlush(ByteBuffer(string: Self.request))
+                    answered = client
+                } catch  where ContinuousClock.now - connected >= .seconds(1.9) {
+                    continue
+                }
+            }
+            let client = try #require(answered, "no prompt head got through in five tries")
             try await eventually(.seconds(30)) { client.received.withLock { $0.hasPrefix("HTTP/1.1 200") } }
         }
     }
