@@ -101,15 +101,26 @@ struct SlowClientTests {
     func keepAlive() async throws {
         try await ServiceHarness.with({ $0.http.keepAliveTimeout = .seconds(2) }) { h in
             let port = try #require(URL(string: h.base)?.port)
-            let (client, channel) = try await RawClient.connect(port: port)
-            try await channel.writeAndFlush(ByteBuffer(string: Self.request))
-            try await eventually(.seconds(30)) { client.received.withLock { $0.hasPrefix("HTTP/1.1 200") } }
             // Still open for a second request within the timeout. Timed from before that request
             // is written: the server's idle clock starts later (after its answer), so a loaded
-            // machine that notices the answer late cannot make the close look early.
-            let asked = ContinuousClock.now
-            try await channel.writeAndFlush(ByteBuffer(string: Self.request))
-            try await eventually(.seconds(30)) { client.received.withLock { $0.components(separatedBy: "HTTP/1.1 200").count == 3 } }
+            // machine that notices the answer late cannot make the close look early. A machine
+            // loaded enough to hold this task 2 s past the first answer sees the connection
+            // rightly closed before the second request: that try does not count.
+            var kept: (channel: any Channel, asked: ContinuousClock.Instant)?
+            for _ in 0..<5 where kept == nil {
+                let (client, channel) = try await RawClient.connect(port: port)
+                try await channel.writeAndFlush(ByteBuffer(string: Self.request))
+                try await eventually(.seconds(30)) { client.received.withLock { $0.hasPrefix("HTTP/1.1 200") } }
+                let asked = ContinuousClock.now
+                do {
+                    try await channel.writeAndFlush(ByteBuffer(string: Self.request))
+                    try await eventually(.seconds(10)) { client.received.withLock { $0.components(separatedBy: "HTTP/1.1 200").count == 3 } }
+                    kept = (channel, asked)
+                } catch {
+                    channel.close(promise: nil)
+                }
+            }
+            let (channel, asked) = try #require(kept, "no second request was answered on its connection in five tries")
             _ = try #require(await RawClient.secondsUntilClosed(channel), "an idle connection stayed open")
             let elapsed = (ContinuousClock.now - asked).components
             let closed = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
