@@ -81,6 +81,9 @@ struct ServiceSourceSettingsTests {
         var configuration = ServerConfiguration()
         configuration.security.allowLoopbackSources = true
         configuration.cache.cacheSize = 0
+        // As ServiceHarness does: imgproxy's 5-s default is shorter than a loaded 2-core
+        // machine may take to let the local origin answer (a CI run met 504 so).
+        configuration.sources.downloadTimeout = .seconds(60)
         configuration.sources.baseURL = "http://127.0.0.1:\(origin.port)/img/"
         let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent, resolver: SystemHostResolver())
         let response = try await service.handle(method: .get, path: "/_/w:10/plain/a.png", headers: [:])
