@@ -299,7 +299,7 @@ let package = Package(
             name: "ImagoDecoderWorkerProbe", dependencies: ["ImagoCoders", "ImagoCore", "CImagoSandbox"],
             path: "Tests/ImagoDecoderWorkerProbe", swiftSettings: strict),
         .testTarget(
-            name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport", "ImagoDecoderWorkerProbe", "CImagoSandbox", "CZlib"],
+            name: "ImagoCodersTests", dependencies: ["ImagoCoders", "ImagoTestSupport", "ImagoDecoderWorkerProbe", "CImagoSandbox", "CZlib", "CHeif"],
             swiftSettings: strict),
         .testTarget(name: "ImagoDiskIOTests", dependencies: ["ImagoDiskIO"], swiftSettings: strict),
         // Child process for the disk cache's kill -9 test: writes until killed.

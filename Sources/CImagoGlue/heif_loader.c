@@ -89,3 +89,27 @@ STUB(struct heif_error, heif_context_encode_thumbnail,
       const struct heif_encoding_options *o, int b, struct heif_image_handle **t), (c, i, m, e, o, b, t), return heif_missing())
 STUB(struct heif_error, heif_context_write, (struct heif_context *c, struct heif_writer *w, void *u), (c, w, u),
      return heif_missing())
+
+/* HDR: the nclx colour and the content light level (HEIFCoder+HDR.swift); the nclx and option
+   setters write the HDR HEIC files the tests decode. */
+STUB(struct heif_error, heif_image_handle_get_nclx_color_profile,
+     (const struct heif_image_handle *h, struct heif_color_profile_nclx **n), (h, n), return heif_missing())
+STUB(struct heif_color_profile_nclx *, heif_nclx_color_profile_alloc, (void), (), return NULL)
+VSTUB(heif_nclx_color_profile_free, (struct heif_color_profile_nclx *n), (n))
+STUB(struct heif_error, heif_nclx_color_profile_set_color_primaries, (struct heif_color_profile_nclx *n, uint16_t v), (n, v),
+     return heif_missing())
+STUB(struct heif_error, heif_nclx_color_profile_set_transfer_characteristics, (struct heif_color_profile_nclx *n, uint16_t v),
+     (n, v), return heif_missing())
+STUB(struct heif_error, heif_nclx_color_profile_set_matrix_coefficients, (struct heif_color_profile_nclx *n, uint16_t v), (n, v),
+     return heif_missing())
+STUB(struct heif_error, heif_image_set_nclx_color_profile, (struct heif_image *i, const struct heif_color_profile_nclx *n), (i, n),
+     return heif_missing())
+STUB(int, heif_image_get_bits_per_pixel_range, (const struct heif_image *i, enum heif_channel c), (i, c), return -1)
+STUB(int, heif_image_has_content_light_level, (const struct heif_image *i), (i), return 0)
+VSTUB(heif_image_get_content_light_level, (const struct heif_image *i, struct heif_content_light_level *l), (i, l))
+VSTUB(heif_image_set_content_light_level, (const struct heif_image *i, const struct heif_content_light_level *l), (i, l))
+STUB(struct heif_error, heif_encoder_set_parameter_string, (struct heif_encoder *e, const char *n, const char *v), (e, n, v),
+     return heif_missing())
+STUB(struct heif_encoding_options *, heif_encoding_options_alloc, (void), (), return NULL)
+VSTUB(heif_encoding_options_free, (struct heif_encoding_options *o), (o))
+STUB(struct heif_error, heif_context_write_to_file, (struct heif_context *c, const char *f), (c, f), return heif_missing())

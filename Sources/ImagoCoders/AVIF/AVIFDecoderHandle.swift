@@ -18,6 +18,9 @@ import Foundation
 final class AVIFDecoderHandle {
     let decoder: UnsafeMutablePointer<avifDecoder>
     private let owned: UnsafeMutableRawBufferPointer?
+    /// The primary item's maximum content light level (its clli box), which libavif 0.11
+    /// does not read.
+    private let contentPeak: Double?
 
     /// Parses `data` (the container and every item's properties, no pixels).
     ///
@@ -30,6 +33,7 @@ final class AVIFDecoderHandle {
             throw ImageCodingError.unsupportedFeature(.avif, "libavif (libavif15) with an AV1 decoder is not installed")
         }
         self.decoder = decoder
+        contentPeak = AVIFContentLight.maximum(in: data)
         decoder.pointee.maxThreads = 1
         // Browsers read files that bend the rules (no pixi, an odd clap); so does Imago.
         decoder.pointee.strictFlags = AVIF_STRICT_DISABLED.rawValue
@@ -204,25 +208,12 @@ final class AVIFDecoderHandle {
     }
 
     /// How the image's samples reach sRGB when its colour (nclx) says PQ (transfer 16) or HLG
-    /// (18), or `nil`. PQ light is mapped from 10,000 nits: libavif 0.11 reads no content
-    /// light level.
+    /// (18), or `nil`. PQ light is mapped from the file's maximum content light level, else
+    /// from 10,000 nits.
     var hdrConversion: HDRToSDR? {
         guard let image else { return nil }
-        let transfer: HDRToSDR.Transfer
-        switch Int(image.pointee.transferCharacteristics) {
-        case 16: transfer = .pq
-        case 18: transfer = .hlg
-        default: return nil
-        }
-        let primaries: [(x: Double, y: Double)]
-        var white = ColorPrimaries.d65
-        switch Int(image.pointee.colorPrimaries) {
-        case 9: primaries = ColorPrimaries.bt2020
-        case 12: primaries = ColorPrimaries.p3
-        case 11: (primaries, white) = (ColorPrimaries.p3, ColorPrimaries.dci)
-        default: primaries = ColorPrimaries.srgb  // BT.709, and unspecified
-        }
-        return HDRToSDR(transfer: transfer, primaries: primaries, white: white, sourcePeak: transfer == .pq ? 10_000 : nil)
+        return HDRToSDR(
+            cicpTransfer: Int(image.pointee.transferCharacteristics), primaries: Int(image.pointee.colorPrimaries), contentPeak: contentPeak)
     }
 
     /// The image as 8-bit straight RGBA mapped by `hdr` from libavif's 16-bit RGB.

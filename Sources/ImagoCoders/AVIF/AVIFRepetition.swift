@@ -21,27 +21,27 @@ enum AVIFRepetition {
     /// can be read (then the caller's default holds).
     static func plays(in data: Data) -> Int? {
         let r = DataReader(data)
-        guard let moov = boxes(r, 0..<r.count).first(where: { $0.type == "moov" }) else { return nil }
-        for trak in boxes(r, moov.body) where trak.type == "trak" {
-            let children = boxes(r, trak.body)
+        guard let moov = ISOBox.boxes(r, 0..<r.count).first(where: { $0.type == "moov" }) else { return nil }
+        for trak in ISOBox.boxes(r, moov.body) where trak.type == "trak" {
+            let children = ISOBox.boxes(r, trak.body)
             // The colour track: a picture track that is not an auxiliary (alpha, depth) one.
             guard let mdia = children.first(where: { $0.type == "mdia" }),
-                let hdlr = boxes(r, mdia.body).first(where: { $0.type == "hdlr" }),
+                let hdlr = ISOBox.boxes(r, mdia.body).first(where: { $0.type == "hdlr" }),
                 r.matches("pict", at: hdlr.body.lowerBound + 8)
             else { continue }
-            if let tref = children.first(where: { $0.type == "tref" }), boxes(r, tref.body).contains(where: { $0.type == "auxl" }) {
+            if let tref = children.first(where: { $0.type == "tref" }), ISOBox.boxes(r, tref.body).contains(where: { $0.type == "auxl" }) {
                 continue
             }
             guard let tkhd = children.first(where: { $0.type == "tkhd" }), let version = r.u8(tkhd.body.lowerBound) else { return nil }
             // tkhd: version and flags, two times, track ID, reserved, then the duration.
             let trackDuration: UInt64?
             if version == 1 {
-                trackDuration = u64(r, tkhd.body.lowerBound + 4 + 8 + 8 + 4 + 4)
+                trackDuration = ISOBox.u64(r, tkhd.body.lowerBound + 4 + 8 + 8 + 4 + 4)
             } else {
                 trackDuration = r.u32be(tkhd.body.lowerBound + 4 + 4 + 4 + 4 + 4).map { $0 == 0xFFFF_FFFF ? UInt64.max : UInt64($0) }
             }
             guard let edts = children.first(where: { $0.type == "edts" }) else { return 0 }
-            guard let elst = boxes(r, edts.body).first(where: { $0.type == "elst" }),
+            guard let elst = ISOBox.boxes(r, edts.body).first(where: { $0.type == "elst" }),
                 let elstVersion = r.u8(elst.body.lowerBound), let flags = r.u32be(elst.body.lowerBound)
             else { return nil }
             guard flags & 1 == 1 else { return 1 }
@@ -50,43 +50,12 @@ enum AVIFRepetition {
             // elst: version and flags, entry count, then the first entry's segment duration.
             let segment =
                 elstVersion == 1
-                ? u64(r, elst.body.lowerBound + 8)
+                ? ISOBox.u64(r, elst.body.lowerBound + 8)
                 : r.u32be(elst.body.lowerBound + 8).map { UInt64($0) }
             guard let segment, segment > 0, duration > 0 else { return 0 }
             let plays = duration / segment + (duration % segment != 0 ? 1 : 0)
             return plays > UInt64(Int32.max) ? 0 : Int(plays)
         }
         return nil
-    }
-
-    struct Box {
-        let type: String
-        let body: Range<Int>
-    }
-
-    /// The boxes laid end to end in `range`, stopping at the first that does not fit.
-    static func boxes(_ r: DataReader, _ range: Range<Int>) -> [Box] {
-        var out: [Box] = []
-        var o = range.lowerBound
-        while o + 8 <= range.upperBound, out.count < 4096 {
-            guard let size32 = r.u32be(o), let typeBytes = r.bytes(o + 4, 4) else { break }
-            var header = 8, size = size32
-            if size32 == 1 {
-                guard let large = u64(r, o + 8), large <= UInt64(Int.max) else { break }
-                size = Int(large)
-                header = 16
-            } else if size32 == 0 {
-                size = range.upperBound - o
-            }
-            guard size >= header, size <= range.upperBound - o else { break }
-            out.append(Box(type: String(decoding: typeBytes, as: UTF8.self), body: (o + header)..<(o + size)))
-            o += size
-        }
-        return out
-    }
-
-    static func u64(_ r: DataReader, _ o: Int) -> UInt64? {
-        guard let hi = r.u32be(o), let lo = r.u32be(o + 4) else { return nil }
-        return UInt64(hi) << 32 | UInt64(lo)
     }
 }

@@ -11,7 +11,7 @@ import Glibc
 ///
 /// The tone mapping of PQ is libjxl's for JPEG XL, done before the samples reach this (the
 /// decoder is given the display's intensity target): PQ samples then peak at ``displayNits``.
-/// For other formats (AVIF), whose libraries do not map, it is Rec. ITU-R BT.2408's curve from
+/// For other formats (AVIF, HEIF), whose libraries do not map, it is Rec. ITU-R BT.2408's curve from
 /// the source's peak (as libjxl 0.8 and later draw it): light below a knee is kept, light above
 /// it is eased into the display's range in PQ's perceptual scale. HLG samples are
 /// scene light, which HLG's OOTF turns into display light for a display of ``displayNits``, as
@@ -25,6 +25,27 @@ struct HDRToSDR: Sendable {
         case pq
         /// ARIB STD-B67 / BT.2100 HLG: code values to relative scene light.
         case hlg
+
+        /// The transfer function an H.273 (CICP, nclx) transfer characteristics code names when
+        /// it is an HDR one: 16 (PQ) or 18 (HLG); `nil` for every other code.
+        init?(cicp code: Int) {
+            switch code {
+            case 16: self = .pq
+            case 18: self = .hlg
+            default: return nil
+            }
+        }
+    }
+
+    /// The conversion for samples an H.273 (CICP, nclx) description says are HDR (transfer
+    /// characteristics 16 or 18), with its colour primaries code (``ColorPrimaries/cicp(_:)``);
+    /// `nil` when the transfer is not PQ or HLG. PQ light is mapped from `contentPeak` nits
+    /// (the file's maximum content light level) or, when the file gives none, from PQ's 10,000.
+    init?(cicpTransfer transferCode: Int, primaries primariesCode: Int, contentPeak: Double? = nil) {
+        guard let transfer = Transfer(cicp: transferCode) else { return nil }
+        let (primaries, white) = ColorPrimaries.cicp(primariesCode)
+        let peak = contentPeak.flatMap { $0 > 0 ? min($0, 10_000) : nil } ?? 10_000
+        self.init(transfer: transfer, primaries: primaries, white: white, sourcePeak: transfer == .pq ? peak : nil)
     }
 
     /// The SDR display the samples are mapped for: 255 nits, libjxl's intensity target for SDR.
@@ -236,6 +257,26 @@ enum ColorPrimaries {
     static let p3: [(x: Double, y: Double)] = [(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)]
     static let srgb: [(x: Double, y: Double)] = [(0.640, 0.330), (0.300, 0.600), (0.150, 0.060)]
     static let dci = (x: 0.314, y: 0.351)
+    /// CIE illuminant C, the white of BT.470 System M and of generic film.
+    static let illuminantC = (x: 0.310, y: 0.316)
+
+    /// The primaries and white an H.273 (CICP, nclx) colour primaries code names: 1 (BT.709),
+    /// 4 (BT.470 M), 5 (BT.601 625), 6 and 7 (BT.601 525, SMPTE 240M), 8 (generic film),
+    /// 9 (BT.2020 and BT.2100), 11 (DCI-P3), 12 (Display P3), 22 (EBU 3213); sRGB's for
+    /// unspecified, reserved and unknown codes, and for 10 (XYZ) and 255, which name no RGB.
+    static func cicp(_ code: Int) -> (primaries: [(x: Double, y: Double)], white: (x: Double, y: Double)) {
+        switch code {
+        case 4: ([(0.67, 0.33), (0.21, 0.71), (0.14, 0.08)], illuminantC)
+        case 5: ([(0.64, 0.33), (0.29, 0.60), (0.15, 0.06)], d65)
+        case 6, 7: ([(0.630, 0.340), (0.310, 0.595), (0.155, 0.070)], d65)
+        case 8: ([(0.681, 0.319), (0.243, 0.692), (0.145, 0.049)], illuminantC)
+        case 9: (bt2020, d65)
+        case 11: (p3, dci)
+        case 12: (p3, d65)
+        case 22: ([(0.630, 0.340), (0.295, 0.605), (0.155, 0.077)], d65)
+        default: (srgb, d65)
+        }
+    }
 
     static let srgbToXYZ = rgbToXYZ(primaries: srgb, white: d65) ?? []
     static let xyzToSRGB = inverse(srgbToXYZ) ?? []

@@ -14,7 +14,8 @@ public import Foundation
 /// HEIC, HEIF and AVIF through libheif (Debian's build: libde265 and dav1d/aom to decode, x265
 /// and aom to encode).
 ///
-/// Decodes the primary image with its alpha, 10- and 12-bit images reduced to 8 bits, grids
+/// Decodes the primary image with its alpha, 10- and 12-bit images reduced to 8 bits (HDR ones,
+/// whose nclx colour says PQ or HLG, tone-mapped to sRGB from their 16-bit samples), grids
 /// assembled, and the file's rotation and mirroring (irot, imir) applied by libheif, as browsers
 /// show it; the EXIF orientation of a HEIF is therefore not applied again (the image comes out
 /// `.up`). An ICC profile (prof or rICC) is converted to sRGB with lcms2. With
@@ -163,6 +164,28 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
             thumbnail = t
             handle = t
         }
+        let icc = Self.profile(c.handle)
+        // PQ or HLG (HDR) in the nclx colour: from 16-bit samples, tone-mapped to sRGB, unless
+        // colour is not managed or an ICC profile describes the colour instead.
+        let hdr = options.colorManagement && icc == nil ? (Self.hdrColor(handle) ?? Self.hdrColor(c.handle)) : nil
+        var buffer =
+            try hdr.map { try Self.mappedPixels(handle, nclx: $0, format: format, limits: options.limits) }
+            ?? Self.pixels(handle, format: format, limits: options.limits)
+        let managed = options.colorManagement && icc != nil
+        if managed, let icc {
+            let w = buffer.width, h = buffer.height
+            buffer.withUnsafeMutableBytes { p in
+                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8)
+            }
+        }
+        return Image(
+            buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: format,
+            metadata: ImageMetadata(iccProfile: managed ? nil : icc, exif: Self.exif(c.handle)),
+            hasAlpha: heif_image_handle_has_alpha_channel(c.handle) != 0)
+    }
+
+    /// `handle` decoded to 8-bit straight RGBA (deeper samples reduced by libheif).
+    private static func pixels(_ handle: OpaquePointer, format: ImageFormat, limits: DecodingLimits) throws -> PixelBuffer {
         var image: OpaquePointer?
         let error = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil)
         guard error.code == heif_error_Ok, let image else {
@@ -174,22 +197,11 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         guard w > 0, h > 0, let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
             throw ImageCodingError.corrupt(format, "libheif returned no pixels")
         }
-        try options.limits.check(width: w, height: h, format: format)
-        var buffer = try PixelBuffer(uninitializedWidth: w, height: h, format: .rgba8) { out in
+        try limits.check(width: w, height: h, format: format)
+        return try PixelBuffer(uninitializedWidth: w, height: h, format: .rgba8) { out in
             guard let dst = out.baseAddress else { return }
             for y in 0..<h { (dst + y * w * 4).copyMemory(from: plane + y * Int(stride), byteCount: w * 4) }
         }
-        let icc = Self.profile(c.handle)
-        let managed = options.colorManagement && icc != nil
-        if managed, let icc {
-            buffer.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8)
-            }
-        }
-        return Image(
-            buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: format,
-            metadata: ImageMetadata(iccProfile: managed ? nil : icc, exif: Self.exif(c.handle)),
-            hasAlpha: heif_image_handle_has_alpha_channel(c.handle) != 0)
     }
 
     /// The embedded thumbnails, each retained (the caller releases them).
