@@ -14,9 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* SVG's `systemLanguage` matches English under the C locale, as browsers match it (see
-   imago_svg_default_language). A constructor: it runs before main, before any thread exists. */
-__attribute__((constructor)) static void imago_cli_language(void) { (void)imago_svg_default_language(); }
+int imago_cli_default_language(void) { return imago_svg_default_language(); }
 
 int imago_exec_sibling(const char *name, int argc, char **argv, int skip) {
     char self[PATH_MAX];

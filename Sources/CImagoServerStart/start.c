@@ -3,8 +3,6 @@
 
 #include "imago_server_start.h"
 
-#include "imago_glue.h"
-
 #include <stdlib.h> /* defines __GLIBC__ on glibc, which the test below needs */
 
 /* glibc fixes its number of malloc arenas when a second thread first contends for one, and
@@ -47,7 +45,3 @@ int imago_server_start_arenas(void) { return arenas_set; }
 int imago_server_start_arenas(void) { return -1; }
 
 #endif
-
-/* SVG's `systemLanguage` matches English under the C locale, as browsers match it (see
-   imago_svg_default_language); decoder workers inherit the setting. */
-__attribute__((constructor)) static void imago_server_language(void) { (void)imago_svg_default_language(); }

@@ -33,6 +33,7 @@ struct ImagoCommand: ParsableCommand {
     /// isolated format) runs and exits before anything else starts; any other start parses the
     /// command line.
     static func main() {
+        ProcessStart.prepare()
         DecoderWorker.runIfRequested()
         main(nil)
     }

@@ -26,6 +26,7 @@ struct ImagoFetchMain: AsyncParsableCommand {
     /// A decoder worker (started by a command that decodes an isolated format,
     /// IMAGO_ISOLATED_FORMATS) runs and exits before anything else starts.
     static func main() async {
+        ProcessStart.prepare()
         DecoderWorker.runIfRequested()
         await main(nil)
     }

@@ -39,6 +39,7 @@ struct ImagoServerMain: AsyncParsableCommand {
     /// A decoder worker (`imago-server --imago-decoder-worker`, started by the service itself)
     /// runs and exits before anything else starts; any other start parses the command line.
     static func main() async {
+        ProcessStart.prepare()
         DecoderWorker.runIfRequested()
         await main(nil)
     }

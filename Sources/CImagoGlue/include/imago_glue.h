@@ -252,8 +252,9 @@ int imago_svg_available(void);
    LC_ALL, LC_MESSAGES and LANG), and under the C or POSIX locale, usual in containers and
    services, no language matches, where browsers and resvg match English. This sets LANGUAGE=en
    when none of those names a language (unset, empty, C, C.<codeset> or POSIX), and returns 1
-   when it did. It changes the environment, so only an executable calls it, before any thread
-   exists (imago's and imago-server's start-up constructors). */
+   when it did. It changes the environment, so only an executable calls it, first in main, before
+   any thread exists (ProcessStart.prepare() in ImagoCommandLine; not a C constructor, see
+   imago_cli_default_language). */
 int imago_svg_default_language(void);
 /* Opens libImagoPDF at `path` unless it is open already: 1 when it is open, 0 with the reason in `error`. */
 int imago_pdf_load(const char *path, char *error, size_t error_length);
