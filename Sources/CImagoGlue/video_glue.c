@@ -239,14 +239,19 @@ int imago_video_frame(const uint8_t *data, size_t length, double seconds, int ke
         goto done;
     }
     sws = p_sws_getContext(w, h, kept->format, w, h, AV_PIX_FMT_RGBA, SWS_BICUBIC, NULL, NULL, NULL);
-    uint8_t *pixels = sws ? malloc((size_t)w * (size_t)h * 4) : NULL;
+    /* swscale's SIMD writes whole blocks of pixels, past the end of a row whose width is not a
+       multiple of them: it gets rows padded to 64 bytes and 64 bytes more at the end (a 24x20
+       AV1 frame overran a tight buffer), and the rows are packed together afterwards. */
+    const size_t row = (size_t)w * 4, padded = (row + 63) & ~(size_t)63;
+    uint8_t *pixels = sws ? malloc(padded * (size_t)h + 64) : NULL;
     if (!pixels) {
         snprintf(error, error_length, "the frame cannot be converted");
         goto done;
     }
     uint8_t *planes[4] = { pixels, NULL, NULL, NULL };
-    int strides[4] = { w * 4, 0, 0, 0 };
+    int strides[4] = { (int)padded, 0, 0, 0 };
     p_sws_scale(sws, (const uint8_t *const *)kept->data, kept->linesize, 0, h, planes, strides);
+    for (int y = 1; y < h; y++) memmove(pixels + (size_t)y * row, pixels + (size_t)y * padded, row);
     *out = pixels;
     *out_width = w;
     *out_height = h;

@@ -39,6 +39,14 @@ extension FuzzTargets {
         attempt { try headerOnly.info(of: tiff) }
     }
 
+    /// Imago's own reading of ISO boxes in AVIF files, which libavif 0.11 leaves out: an image
+    /// sequence's repetition (`AVIFRepetition`: moov, trak, tkhd, edts, elst) and the primary
+    /// item's content light level (`AVIFContentLight`: meta, pitm, iprp, ipco, ipma, clli).
+    public static func isoBoxes(_ data: Data) {
+        _ = AVIFRepetition.plays(in: data)
+        _ = AVIFContentLight.maximum(in: data)
+    }
+
     /// Imago's PNG chunk walk (`PNGChunks`) and APNG reader (`APNGStructure`: acTL, fcTL, fdAT
     /// and their sequence), through the header read of a PNG and of an APNG, and the metadata
     /// walk of PNG chunks; no pixels.

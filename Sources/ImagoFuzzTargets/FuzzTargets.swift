@@ -31,6 +31,7 @@ public enum FuzzTargets {
         ("header", { header($0) }),
         ("tiffHeader", { tiffHeader($0) }),
         ("pngChunks", { pngChunks($0) }),
+        ("isoBoxes", { isoBoxes($0) }),
         ("gif", { gif($0) }),
         ("bmp", { bmp($0) }),
         ("ico", { ico($0) }),

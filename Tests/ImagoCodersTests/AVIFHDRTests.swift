@@ -58,6 +58,19 @@ struct AVIFHDRTests {
         #expect(got == got.sorted(), "the steps stay in order")
     }
 
+    @Test("the primary item's content light level is read from its clli property, which libavif 0.11 skips")
+    func contentLightLevel() throws {
+        // The values libheif reports for the same files.
+        let levels: [(String, Double?)] = [
+            ("colors_hdr_srgb", 486), ("colors_hdr_p3", 470), ("colors_wcg_hdr_rec2020", 506), ("seine_hdr_rec2020", 703),
+            ("seine_hdr_gainmap_srgb", 707), ("colors_sdr_srgb", nil)
+        ]
+        for (name, expected) in levels {
+            #expect(AVIFContentLight.maximum(in: try Corpus.data("libavif/\(name).avif")) == expected, "\(name)")
+        }
+        #expect(AVIFContentLight.maximum(in: Data()) == nil)
+    }
+
     @Test("without colour management the PQ code values are kept as they are stored")
     func keptWithoutColorManagement() throws {
         let kept = try Self.decode("libavif/colors_hdr_srgb.avif", managed: false)

@@ -31,6 +31,18 @@ struct VideoFramesTests {
         #expect(PixelMetrics.psnr(try VideoFrames.frame(of: video, at: 100).image.buffer, last.buffer) > 60)
     }
 
+    @Test("frames whose rows are not a whole number of swscale's blocks are ffmpeg's pixels, and nothing is written past them")
+    func narrowAndOddRows() async throws {
+        // swscale's SIMD wrote past the end of a tight 24-pixel row (the fuzz target's AV1 frame
+        // of 24x20, Fuzz/regressions/video): the heap broke at the next free.
+        for (width, height) in [(24, 20), (34, 18), (322, 66), (1918, 24)] {
+            let video = try await VideoFixtures.clip("mp4", width: width, height: height, seconds: 1)
+            let frame = try VideoFrames.frame(of: video, at: 0).image
+            #expect(frame.pixelSize == PixelSize(width: width, height: height))
+            #expect(try Self.psnr(frame.buffer, try await VideoFixtures.frame(video, at: 0)) > 40, "\(width)x\(height)")
+        }
+    }
+
     @Test("what looks like a video: ISO media that is not HEIF or AVIF, and EBML", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
     func sniffing() async throws {
         #expect(VideoFrames.looksLikeVideo(try await VideoFixtures.clip("mp4", seconds: 1)))

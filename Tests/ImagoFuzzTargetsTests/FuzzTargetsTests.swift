@@ -93,7 +93,7 @@ struct FuzzTargetsTests {
         var out: [Data] = []
         if let still = try? Fixtures.gradient(width: 24, height: 20, alpha: true), let opaque = try? Fixtures.gradient(width: 24, height: 20) {
             let image = Image(buffer: still)
-            for format in [ImageFormat.png, .gif, .bmp, .tiff, .webp, .ico] {
+            for format in [ImageFormat.png, .gif, .bmp, .tiff, .webp, .ico, .avif] {
                 if let data = try? coders.encode(image, as: format) { out.append(data) }
             }
             if let data = try? coders.encode(Image(buffer: opaque), as: .jpeg) { out.append(data) }

@@ -2,19 +2,19 @@
 // Copyright (c) 2026 The Imago authors
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 
 /// The maximum content light level of an AVIF still image's primary item: its `clli` property
 /// (CTA-861.3 in a HEIF item property, ISO/IEC 23008-12), which libavif 1.x reads and libavif
 /// 0.11, which decodes here, does not. libheif gives the same value for HEIC; ``HDRToSDR`` maps
 /// PQ light from it.
-enum AVIFContentLight {
+package enum AVIFContentLight {
     /// The primary item's maximum content light level in nits, or `nil` when the file has no
     /// such property for it (or the boxes cannot be read).
-    static func maximum(in data: Data) -> Double? {
+    package static func maximum(in data: Data) -> Double? {
         let r = DataReader(data)
         guard let meta = ISOBox.boxes(r, 0..<r.count).first(where: { $0.type == "meta" }) else { return nil }
         let children = ISOBox.fullBoxChildren(r, meta)

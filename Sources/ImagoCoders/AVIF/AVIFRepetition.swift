@@ -2,9 +2,9 @@
 // Copyright (c) 2026 The Imago authors
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 
 /// How many times an AVIF image sequence plays, read from its colour track's boxes, as libavif
@@ -16,10 +16,10 @@ import Foundation
 /// - Repeating, with an indefinite track duration: forever (0).
 /// - Repeating: the edit list repeats until the track duration is filled, so
 ///   ⌈track duration ÷ segment duration⌉ plays (0, forever, when that passes `Int32.max`).
-enum AVIFRepetition {
+package enum AVIFRepetition {
     /// Total plays (0 means forever) of the sequence in `data`, or `nil` when no colour track
     /// can be read (then the caller's default holds).
-    static func plays(in data: Data) -> Int? {
+    package static func plays(in data: Data) -> Int? {
         let r = DataReader(data)
         guard let moov = ISOBox.boxes(r, 0..<r.count).first(where: { $0.type == "moov" }) else { return nil }
         for trak in ISOBox.boxes(r, moov.body) where trak.type == "trak" {
