@@ -6,7 +6,10 @@
 // carries a marker (`imago-fault:KIND`, anywhere, usually after IEND) and decodes as PNGCoder
 // otherwise. The kinds: segv, abort, loop, alloc (10 GB), socket, connect, exec, open (reads
 // /etc/passwd), slow (sleeps 300 ms, then decodes). With `--hostile`, a worker that lies in its
-// replies instead (HostileWorker).
+// replies instead (HostileWorker). With `--decode-all MAXPIXELS MAXBYTES FILE...`, a process of
+// its own that decodes each file with the default coders and those limits, then prints its peak
+// resident memory (MalformedCorpusTests: the memory of those decodes alone, not of every test
+// running beside them).
 
 import CImagoSandbox
 import Foundation
@@ -153,6 +156,25 @@ enum HostileWorker {
     }
 }
 
+/// Decodes each file in process, then prints `peak-rss BYTES` and exits.
+enum DecodeAll {
+    static func run(_ arguments: [String]) -> Never {
+        guard arguments.count >= 2, let pixels = Int(arguments[0]), let bytes = Int(arguments[1]) else { exit(2) }
+        let coders = ImageCoderRegistry.makeDefault()
+        let options = DecodeOptions(limits: DecodingLimits(maxPixels: pixels, maxBytes: bytes))
+        for path in arguments.dropFirst(2) {
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            _ = try? coders.info(of: data)
+            _ = try? coders.decode(data, options: options)
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        print("peak-rss \(usage.ru_maxrss * 1024)")
+        exit(0)
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "--decode-all" { DecodeAll.run(Array(CommandLine.arguments.dropFirst(2))) }
 if CommandLine.arguments.dropFirst().first == "--hostile" { HostileWorker.run() }
 ImageCoderRegistry.shared.add(FaultingPNGDecoder())
 DecoderWorker.runIfRequested()
