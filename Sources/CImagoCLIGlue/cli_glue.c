@@ -16,6 +16,20 @@
 
 int imago_cli_default_language(void) { return imago_svg_default_language(); }
 
+/* The Swift runtime's own setter for CommandLine's arguments (an underscored entry point of
+   libswiftCore, exported since Swift 5). */
+extern void _swift_stdlib_overrideUnsafeArgvArgc(char **argv, int argc);
+
+/* glibc passes argc, argv and envp to an executable's constructors. The Swift runtime linked in
+   statically (the .deb's) otherwise finds the arguments by walking back from `environ` and checks
+   the result against /proc/self/maps: in a root without /proc (a bare chroot) CommandLine.arguments
+   came out empty, every `imago` command printed the help, and `imago-server settings` served.
+   This hands the runtime the arguments themselves; it changes nothing else. */
+__attribute__((constructor)) static void imago_cli_arguments(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (argc > 0 && argv != NULL) _swift_stdlib_overrideUnsafeArgvArgc(argv, argc);
+}
+
 int imago_exec_sibling(const char *name, int argc, char **argv, int skip) {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
