@@ -48,7 +48,8 @@ struct MalformedCorpusTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: TestFiles.builtProduct("ImagoDecoderWorkerProbe").path)),
         .timeLimit(.minutes(10)))
     func boundedMemory() async throws {
-        // A process of its own: this test process's peak is every test's that runs beside it.
+        // A process of its own: this test process's peak is every test's that runs beside it
+        // (and the probe reads its own high-water mark, which getrusage would not give it).
         let files = Corpus.files(in: "malformed").map(\.path)
         let probe = TestFiles.builtProduct("ImagoDecoderWorkerProbe")
         let (status, out, err) = try await Subprocess.run(probe, ["--decode-all", "40000000", "\(64 << 20)"] + files)

@@ -167,10 +167,13 @@ enum DecodeAll {
             _ = try? coders.info(of: data)
             _ = try? coders.decode(data, options: options)
         }
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        print("peak-rss \(usage.ru_maxrss * 1024)")
-        exit(0)
+        // VmHWM, this address space's own high-water mark: getrusage's maxrss keeps the spawning
+        // parent's, recorded when the child's exec replaced the memory it shared with it.
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        print("peak-rss \((kilobytes ?? -1) * 1024)")
+        exit(kilobytes == nil ? 3 : 0)
     }
 }
 
