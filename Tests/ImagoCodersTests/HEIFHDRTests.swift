@@ -25,30 +25,31 @@ struct HEIFHDRTests {
         return (0..<8).map { image.color(atX: $0 * 16 + 8, y: 4)?.g ?? 0 }
     }
 
-    @Test("PQ: the grey steps (0.6 to 10,000 nits) land where BT.2408's curve from 10,000 nits puts them, as in AVIF")
-    func pqStaircase() throws {
-        let got = try Self.greySteps(HDRHEIC.steps(Self.steps, transfer: 16))
-        // The numpy port of the curve (docs/issue-51-hdr-research.md); AVIFHDRTests checks the same.
-        let expected: [UInt8] = [8, 39, 87, 152, 206, 240, 253, 255]
-        print("PQ HEIC steps: \(got)")
-        #expect(zip(got, expected).allSatisfy { abs(Int($0) - Int($1)) <= 2 }, "\(got) against \(expected)")
+    /// One staircase: its transfer (16 PQ, 18 HLG), its content light level, and where its grey
+    /// steps must land, computed apart from Imago (the numpy port of the curves in
+    /// docs/issue-51-hdr-research.md; AVIFHDRTests checks the same PQ steps).
+    struct Staircase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let transfer: UInt16
+        let contentLightLevel: UInt16?
+        let expected: [UInt8]
+        var testDescription: String { name }
     }
 
-    @Test("PQ with a content light level of 1,000 nits: the curve starts from it, so the bright steps reach white")
-    func pqContentLightLevel() throws {
-        let got = try Self.greySteps(HDRHEIC.steps(Self.steps, transfer: 16, contentLightLevel: 1000))
-        // BT.2408 from 1,000 nits to 255, then sRGB, computed apart in Python.
-        let expected: [UInt8] = [8, 39, 87, 162, 240, 255, 255, 255]
-        print("PQ HEIC steps, clli 1000: \(got)")
-        #expect(zip(got, expected).allSatisfy { abs(Int($0) - Int($1)) <= 2 }, "\(got) against \(expected)")
-    }
+    static let staircases = [
+        // BT.2408's curve from 10,000 nits (no clli) to a 255-nit display, then sRGB.
+        Staircase(name: "PQ, 0.6 to 10,000 nits", transfer: 16, contentLightLevel: nil, expected: [8, 39, 87, 152, 206, 240, 253, 255]),
+        // The curve starts from the file's 1,000 nits, so the bright steps reach white.
+        Staircase(name: "PQ, clli 1,000 nits", transfer: 16, contentLightLevel: 1000, expected: [8, 39, 87, 162, 240, 255, 255, 255]),
+        // Scene light through HLG's OOTF for a 255-nit display (gamma 0.975), then sRGB.
+        Staircase(name: "HLG", transfer: 18, contentLightLevel: nil, expected: [18, 42, 63, 84, 108, 143, 190, 255])
+    ]
 
-    @Test("HLG: scene light through HLG's OOTF for a 255-nit display (gamma 0.975), then sRGB")
-    func hlgStaircase() throws {
-        let got = try Self.greySteps(HDRHEIC.steps(Self.steps, transfer: 18))
-        let expected: [UInt8] = [18, 42, 63, 84, 108, 143, 190, 255]
-        print("HLG HEIC steps: \(got)")
-        #expect(zip(got, expected).allSatisfy { abs(Int($0) - Int($1)) <= 2 }, "\(got) against \(expected)")
+    @Test("the grey steps land where the tone curve puts them", arguments: staircases)
+    func staircase(_ staircase: Staircase) throws {
+        let got = try Self.greySteps(HDRHEIC.steps(Self.steps, transfer: staircase.transfer, contentLightLevel: staircase.contentLightLevel))
+        #expect(
+            zip(got, staircase.expected).allSatisfy { abs(Int($0) - Int($1)) <= 2 }, "\(staircase.name): \(got) against \(staircase.expected)")
     }
 
     @Test("without colour management the PQ codes are kept, reduced to 8 bits as libheif reduces them")

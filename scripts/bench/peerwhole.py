@@ -94,12 +94,13 @@ def transcodes(imago_cli, formats_only=False):
         ]))
     # Colour management: a Display P3 photo to an sRGB JPEG (Imago converts to sRGB by default;
     # libvips and Pillow are asked to, through lcms2 like Imago).
-    p3 = os.path.join(INPUTS, "photo-12mp-p3.jpg")
-    cases.append(("Display P3 JPEG -> sRGB JPEG, 4032x3024", [
-        ("Imago", [imago_cli, "convert", p3, os.path.join(out, "out.jpg"), "--quality", "85"]),
-        ("libvips", ["vips", "icc_transform", p3, os.path.join(out, "out.jpg[Q=85]"), "srgb"]),
-        ("Pillow", py + ["tosrgb", p3, os.path.join(out, "out.jpg"), "85"]),
-    ]))
+    for kind in ("JPEG", "PNG"):
+        p3 = os.path.join(INPUTS, "photo-12mp-p3." + ("jpg" if kind == "JPEG" else "png"))
+        cases.append((f"Display P3 {kind} -> sRGB JPEG, 4032x3024", [
+            ("Imago", [imago_cli, "convert", p3, os.path.join(out, "out.jpg"), "--quality", "85"]),
+            ("libvips", ["vips", "icc_transform", p3, os.path.join(out, "out.jpg[Q=85]"), "srgb"]),
+            ("Pillow", py + ["tosrgb", p3, os.path.join(out, "out.jpg"), "85"]),
+        ]))
     # JPEG XL (Pillow reads none without a plugin, so libvips, which links libjxl, is the peer).
     jxl12 = os.path.join(INPUTS, "photo-12mp.jxl")
     png12 = os.path.join(INPUTS, "photo-12mp.png")

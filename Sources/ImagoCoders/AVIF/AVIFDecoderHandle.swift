@@ -18,9 +18,9 @@ import Foundation
 final class AVIFDecoderHandle {
     let decoder: UnsafeMutablePointer<avifDecoder>
     private let owned: UnsafeMutableRawBufferPointer?
-    /// The primary item's maximum content light level (its clli box), which libavif 0.11
-    /// does not read.
-    private let contentPeak: Double?
+    /// The bytes libavif reads (`data`, or the owned copy without a copy of its own), for the
+    /// content light level (``hdrConversion``).
+    private let source: Data
 
     /// Parses `data` (the container and every item's properties, no pixels).
     ///
@@ -33,7 +33,6 @@ final class AVIFDecoderHandle {
             throw ImageCodingError.unsupportedFeature(.avif, "libavif (libavif15) with an AV1 decoder is not installed")
         }
         self.decoder = decoder
-        contentPeak = AVIFContentLight.maximum(in: data)
         decoder.pointee.maxThreads = 1
         // Browsers read files that bend the rules (no pixi, an odd clap); so does Imago.
         decoder.pointee.strictFlags = AVIF_STRICT_DISABLED.rawValue
@@ -45,6 +44,7 @@ final class AVIFDecoderHandle {
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 16)
             _ = data.copyBytes(to: copy.bindMemory(to: UInt8.self))
             owned = copy
+            source = copy.baseAddress.map { Data(bytesNoCopy: $0, count: data.count, deallocator: .none) } ?? Data()
             let status = avifDecoderSetIOMemory(decoder, copy.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
             guard status == AVIF_RESULT_OK else {
                 avifDecoderDestroy(decoder)
@@ -53,6 +53,7 @@ final class AVIFDecoderHandle {
             }
         } else {
             owned = nil
+            source = data
         }
     }
 
@@ -212,8 +213,10 @@ final class AVIFDecoderHandle {
     /// from 10,000 nits.
     var hdrConversion: HDRToSDR? {
         guard let image else { return nil }
-        return HDRToSDR(
-            cicpTransfer: Int(image.pointee.transferCharacteristics), primaries: Int(image.pointee.colorPrimaries), contentPeak: contentPeak)
+        let transfer = Int(image.pointee.transferCharacteristics)
+        // The primary item's clli box, which libavif 0.11 does not read: only PQ needs it.
+        let peak = HDRToSDR.Transfer(cicp: transfer) == .pq ? AVIFContentLight.maximum(in: source) : nil
+        return HDRToSDR(cicpTransfer: transfer, primaries: Int(image.pointee.colorPrimaries), contentPeak: peak)
     }
 
     /// The image as 8-bit straight RGBA mapped by `hdr` from libavif's 16-bit RGB.
