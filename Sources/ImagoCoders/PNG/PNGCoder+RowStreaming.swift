@@ -55,9 +55,16 @@ extension PNGCoder: RowStreamingImageDecoding {
         ) { header in
             Self.streamedAttributes(header, early: early, ihdr: ihdr, format: format, colorManagement: colorManagement, straight: straight)
         }
+        if options.rowHelperThread {
+            bridge.handoff = try RowHandoff(bytesPerRow: ihdr.width * 4) { [bridge] band, firstY, rows in
+                for i in 0..<rows { try bridge.finish(band + i * ihdr.width * 4, y: firstY + i) }
+            }
+        }
+        defer { bridge.handoff?.stop() }
         try withExtendedLifetime(bridge) {
             try feed(decoder, through: bridge, from: source, head: head, limits: options.limits)
         }
+        try bridge.handoff?.close()
         guard decoder.isFinished else {
             throw ImageCodingError.truncated(.png, "the data ends before the IEND chunk (\(decoder.rowsWritten) of \(ihdr.height) rows)")
         }
@@ -141,6 +148,10 @@ private final class PNGRowBridge {
     let premultiplies: Bool
     let attributes: ((icc: Data?, exif: Data?, xmp: Data?, hasTRNS: Bool)) -> StreamedImageAttributes
     var converter: ColorManagement.Converter?
+    /// Whether libpng premultiplied the rows itself (read once, at the first row).
+    var rowsPremultiplied = false
+    /// The helper thread that finishes the rows, when the decode has one.
+    var handoff: RowHandoff?
     var prepared = false
     var failure: (any Error)?
 
@@ -163,6 +174,7 @@ private final class PNGRowBridge {
             if colorManagement, let icc = decoder.iccProfile() {
                 converter = ColorManagement.converter(for: icc, layout: IMAGO_TYPE_BGRA_8)
             }
+            rowsPremultiplied = decoder.rowsPremultiplied
             let header = decoder.header()
             do {
                 try consumer.begin(size: attributes(header).pixelSize, attributes: attributes(header))
@@ -171,18 +183,28 @@ private final class PNGRowBridge {
                 return 1
             }
         }
-        // The row is our own buffer (handed to libpng as its output), so writing to it is allowed.
-        let row = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: pointer), count: width * 4)
-        if !decoder.rowsPremultiplied {
-            converter?.convert(row, width: width, height: 1, bytesPerRow: width * 4)
-            if premultiplies { PixelBuffer.premultiplyARGB32InPlace(row, width: width, height: 1, bytesPerRow: width * 4) }
-        }
         do {
-            try consumer.consume(row: UnsafeRawBufferPointer(row), y: y)
+            if let handoff {
+                try handoff.append(pointer, y: y)
+            } else {
+                // The row is our own buffer (handed to libpng as its output), so writing to it is allowed.
+                try finish(UnsafeMutableRawPointer(mutating: pointer), y: y)
+            }
             return 0
         } catch {
             failure = error
             return 1
         }
+    }
+
+    /// Converts and premultiplies row `y` in place where libpng did not, and hands it to the
+    /// consumer: on libpng's thread, or on the handoff's helper thread when there is one.
+    func finish(_ pointer: UnsafeMutableRawPointer, y: Int) throws {
+        let row = UnsafeMutableRawBufferPointer(start: pointer, count: width * 4)
+        if !rowsPremultiplied {
+            converter?.convert(row, width: width, height: 1, bytesPerRow: width * 4)
+            if premultiplies { PixelBuffer.premultiplyARGB32InPlace(row, width: width, height: 1, bytesPerRow: width * 4) }
+        }
+        try consumer.consume(row: UnsafeRawBufferPointer(row), y: y)
     }
 }

@@ -48,6 +48,11 @@ public struct DecodeOptions: Sendable, Hashable {
     /// The format the caller has already told from the input (the registry and the planner set
     /// it), so a decoder need not sniff the bytes again; `nil` when unknown.
     package var sourceFormat: ImageFormat?
+    /// A row-streaming decode hands its rows to a helper thread, a band at a time, which
+    /// finishes them (colour conversion, premultiplying) and runs the consumer (an encoder), so
+    /// the decode and the encode overlap on two cores (PNG; see `RowHandoff`). Default `false`:
+    /// everything on the calling thread.
+    package var rowHelperThread = false
 
     /// Decode the largest thumbnail the file stores beside the image, instead of the image
     /// (HEIF and AVIF read by libheif; imgproxy's `enforce_thumbnail`), when there is one;

@@ -64,8 +64,9 @@ public struct EncodeOptions: Sendable, Hashable {
     public var effort: Int?
     /// The threads an encoder may run at once, the caller's included, for the encoders that can
     /// use more than one: AVIF (libavif's `maxThreads`) and WebP (libwebp's helper thread, at 2
-    /// or more). Default `nil`: the cores up to 4 for AVIF, the helper thread for WebP. `1` keeps
-    /// the encode on the calling thread: work in the background, which must not take more than
+    /// or more), and a PNG converted in rows by `StreamedTranscoding` (the encoder's side on a
+    /// helper thread, at 2 or more). Default `nil`: the cores up to 4 for AVIF, the helper thread
+    /// for WebP and PNG rows. `1` keeps the encode on the calling thread: work in the background, which must not take more than
     /// its lane. Not part of a result's identity: either way the bytes encode the same settings
     /// (WebP's are the same bytes).
     public var maxThreads: Int?
