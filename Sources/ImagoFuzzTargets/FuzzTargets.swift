@@ -92,7 +92,7 @@ public enum FuzzTargets {
 
     /// `decoder` through every entry point, each within ``limits``: the header, frame 0 as a
     /// thumbnail, a full decode with up to four frames taken from its lazy animation, a row by
-    /// row decode when the decoder streams rows, and a progressive decode fed in three pieces.
+    /// row decode when the decoder streams rows (on one thread and with a helper thread), and a progressive decode fed in three pieces.
     static func exercise(_ decoder: any ImageDecoding, _ data: Data) {
         attempt { try decoder.info(of: data) }
         attempt { try decoder.decode(data, options: stillOptions) }
@@ -102,6 +102,10 @@ public enum FuzzTargets {
         }
         if let rows = decoder as? any RowStreamingImageDecoding, rows.canStreamRows(of: data.prefix(1 << 16)) {
             attempt { try rows.decodeRows(data, options: stillOptions, into: RowSink()) }
+            // The rows finished on a helper thread, as streamed conversions do.
+            var helped = stillOptions
+            helped.rowHelperThread = true
+            attempt { try rows.decodeRows(data, options: helped, into: RowSink()) }
         }
         if let progressive = decoder.makeProgressiveDecoder(options: stillOptions) {
             feed(progressive, data)
