@@ -12,12 +12,15 @@
    poppler is mapped only by processes that read PDF. Its functions take and return what the
    declarations in imago_glue.h say; libImagoPDF's own header is Sources/CImagoPDF/include. */
 
+/* The version of libImagoPDF's interface this file speaks (its IMAGO_PDF_SPLASH_VERSION). */
+#define IMAGO_PDF_INTERFACE 3
+
 static pthread_mutex_t pdf_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     imago_pdf *(*open)(const uint8_t *, size_t, int *, char *, size_t);
     int (*page_count)(imago_pdf *);
     int (*page_size)(imago_pdf *, int, double *, double *);
-    int (*render)(imago_pdf *, int, uint8_t *, int, int, int, int, double, double, double, char *, size_t);
+    int (*render)(imago_pdf *, int, uint8_t *, int, int, int, int, double, double, double, int, int, char *, size_t);
     void (*close)(imago_pdf *);
 } pdf;
 static int pdf_ok;
@@ -30,12 +33,13 @@ extern int imago_pdf_splash_version(void) __attribute__((weak));
 extern imago_pdf *imago_pdf_splash_open(const uint8_t *, size_t, int *, char *, size_t) __attribute__((weak));
 extern int imago_pdf_splash_page_count(imago_pdf *) __attribute__((weak));
 extern int imago_pdf_splash_page_size(imago_pdf *, int, double *, double *) __attribute__((weak));
-extern int imago_pdf_splash_render(imago_pdf *, int, uint8_t *, int, int, int, int, double, double, double, char *, size_t) __attribute__((weak));
+extern int imago_pdf_splash_render(imago_pdf *, int, uint8_t *, int, int, int, int, double, double, double, int, int, char *, size_t)
+    __attribute__((weak));
 extern void imago_pdf_splash_close(imago_pdf *) __attribute__((weak));
 
 static int linked_in(void) {
     if (!imago_pdf_splash_version || !imago_pdf_splash_open || !imago_pdf_splash_page_count || !imago_pdf_splash_page_size
-        || !imago_pdf_splash_render || !imago_pdf_splash_close || imago_pdf_splash_version() != 2)
+        || !imago_pdf_splash_render || !imago_pdf_splash_close || imago_pdf_splash_version() != IMAGO_PDF_INTERFACE)
         return 0;
     pdf.open = imago_pdf_splash_open;
     pdf.page_count = imago_pdf_splash_page_count;
@@ -54,7 +58,7 @@ int imago_pdf_load(const char *path, char *error, size_t error_length) {
             if (error && error_length) snprintf(error, error_length, "cannot open %s: %s", path, dlerror());
         } else {
             int (*version)(void) = (int (*)(void))dlsym(lib, "imago_pdf_splash_version");
-            if (version && version() == 2 && FIND(open, lib, "imago_pdf_splash_open") && FIND(page_count, lib, "imago_pdf_splash_page_count")
+            if (version && version() == IMAGO_PDF_INTERFACE && FIND(open, lib, "imago_pdf_splash_open") && FIND(page_count, lib, "imago_pdf_splash_page_count")
                 && FIND(page_size, lib, "imago_pdf_splash_page_size") && FIND(render, lib, "imago_pdf_splash_render")
                 && FIND(close, lib, "imago_pdf_splash_close")) {
                 pdf_ok = 1;
@@ -93,8 +97,10 @@ int imago_pdf_page_size(imago_pdf *document, int index, double *width, double *h
 }
 
 int imago_pdf_render(imago_pdf *document, int index, uint8_t *pixels, int width, int height, int stride, int layout,
-                     double scale_x, double scale_y, double max_seconds, char *err, size_t err_length) {
-    return pdf.render(document, index, pixels, width, height, stride, layout, scale_x, scale_y, max_seconds, err, err_length);
+                     double scale_x, double scale_y, double max_seconds, int bands, int threads, char *err,
+                     size_t err_length) {
+    return pdf.render(document, index, pixels, width, height, stride, layout, scale_x, scale_y, max_seconds, bands, threads, err,
+                      err_length);
 }
 
 void imago_pdf_close(imago_pdf *document) {

@@ -8,11 +8,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 #include "Error.h"
 #include "ErrorCodes.h"
 #include "GlobalParams.h"
@@ -27,11 +30,19 @@
 /* Pages drawn as pdftoppm draws them (poppler's utils/pdftoppm.cc, whose defaults are followed
    here): Splash in RGB8 on white paper, font and vector anti-aliasing on, FreeType on, thin lines
    as they come, no overprint preview, annotations drawn, the page laid out on its MediaBox and
-   turned by its `/Rotate`. */
+   turned by its `/Rotate`.
+
+   A large page can be drawn in horizontal bands, each the slice of the page pdftoppm's -y and -H
+   options draw, by more than one thread at once. poppler's documents are not shared between
+   threads, so each thread after the caller's opens its own document on the same bytes. The bands
+   depend on the page alone, never on the threads, so the pixels are the same however many threads
+   draw them; they can differ from a page drawn in one piece where an edge falls exactly on
+   Splash's sampling grid (the slice's origin is moved in floating point). */
 
 struct imago_pdf_splash {
     PDFDoc *document = nullptr;
     char *bytes = nullptr; /* poppler reads the data in place for the document's life */
+    size_t length = 0;
 };
 
 /* poppler reports through one process-wide callback; each thread keeps the first message of
@@ -58,6 +69,12 @@ static void say(char *error, size_t length, const char *what) {
     } else {
         std::snprintf(error, length, "%s: %s", what, first_message.c_str());
     }
+}
+
+/* A document read in place from `bytes`. No password: a document encrypted with the empty user
+   password opens, as in pdftoppm. */
+static PDFDoc *document_on(char *bytes, size_t length) {
+    return new PDFDoc(new MemStream(bytes, 0, (Goffset)length, Object(objNull)));
 }
 
 static const char *open_failure(int code) {
@@ -90,8 +107,8 @@ extern "C" imago_pdf_splash *imago_pdf_splash_open(const uint8_t *data, size_t l
             return nullptr;
         }
         std::memcpy(pdf->bytes, data, length);
-        /* No password: a document encrypted with the empty user password opens, as in pdftoppm. */
-        pdf->document = new PDFDoc(new MemStream(pdf->bytes, 0, (Goffset)length, Object(objNull)));
+        pdf->length = length;
+        pdf->document = document_on(pdf->bytes, length);
         if (!pdf->document->isOk()) {
             const int code = pdf->document->getErrorCode();
             *needs_password = code == errEncrypted;
@@ -127,9 +144,11 @@ extern "C" int imago_pdf_splash_page_size(imago_pdf_splash *pdf, int index, doub
     return 1;
 }
 
-/* The deadline, checked by poppler between drawing operators. */
+/* The deadline, checked by poppler between drawing operators; a band that fails or runs out of
+   time stops the others too. */
 struct deadline {
     double at; /* CLOCK_MONOTONIC seconds; infinite for none */
+    std::atomic<bool> *stop;
     bool passed = false;
 };
 
@@ -141,7 +160,7 @@ static double now(void) {
 
 static bool past(void *data) {
     auto *d = static_cast<deadline *>(data);
-    if (!d->passed && now() > d->at) d->passed = true;
+    if (!d->passed && (now() > d->at || d->stop->load(std::memory_order_relaxed))) d->passed = true;
     return d->passed;
 }
 
@@ -174,15 +193,54 @@ static void copy_pixels(SplashBitmap *bitmap, uint8_t *pixels, int width, int he
     }
 }
 
-extern "C" int imago_pdf_splash_render(imago_pdf_splash *pdf, int index, uint8_t *pixels, int width, int height, int stride,
-                                       int layout, double scale_x, double scale_y, double max_seconds, char *error,
-                                       size_t error_length) {
-    first_message.clear();
-    Page *page = page_at(pdf, index);
-    if (!page) {
-        say(error, error_length, "the page cannot be read");
-        return 1;
+/* A page drawn in bands: rows `top[i]` to `top[i + 1]` of the page are band i. Threads take the
+   next band not yet taken, so a band dense with drawing does not hold the others up; the first
+   failure stops every thread and is the one reported. */
+struct page_job {
+    int index, width, stride, layout;
+    uint8_t *pixels;
+    double scale_x, scale_y, at;
+    std::vector<int> top;
+    std::atomic<int> next{0};
+    std::atomic<bool> stop{false};
+    std::mutex lock;
+    int status = 0; /* IMAGO_RENDER_*: 0 drawn, 1 failed, 2 out of time */
+    std::string message;
+
+    int bands() const { return (int)top.size() - 1; }
+
+    void fail(int code, std::string why) {
+        std::lock_guard<std::mutex> hold(lock);
+        if (status == 0) status = code, message = std::move(why);
+        stop.store(true);
     }
+};
+
+/* Band i drawn by `out` (its bitmap reused from the band before when the size is the same, as
+   pdftoppm reuses it from page to page) and copied into the caller's rows. */
+static void draw_band(SplashOutputDev &out, PDFDoc *document, page_job &job, int i) {
+    const int top = job.top[(size_t)i], rows = job.top[(size_t)i + 1] - top;
+    deadline limit{job.at, &job.stop};
+    document->displayPageSlice(&out, job.index + 1, 72.0 * job.scale_x, 72.0 * job.scale_y, 0, true, false, false, 0, top,
+                               job.width, rows, past, &limit);
+    /* poppler asks between operators, every so many of them: a page of a few operators is
+       measured when it is done. */
+    if (job.stop.load()) return; /* another band failed, and said why */
+    if (limit.passed || past(&limit)) {
+        job.fail(2, "the render ran out of time");
+        return;
+    }
+    SplashBitmap *bitmap = out.getBitmap();
+    if (!bitmap || bitmap->getMode() != splashModeRGB8 || !bitmap->getDataPtr()) {
+        job.fail(1, first_message.empty() ? "the page could not be drawn" : "the page could not be drawn: " + first_message);
+        return;
+    }
+    copy_pixels(bitmap, job.pixels + (size_t)top * (size_t)job.stride, job.width, rows, job.stride, job.layout);
+}
+
+/* One thread's share: bands taken one at a time until none is left, drawn with `document`. */
+static void draw_bands(PDFDoc *document, page_job &job) {
+    first_message.clear();
     try {
         SplashColor paper;
         paper[0] = paper[1] = paper[2] = 255;
@@ -190,29 +248,52 @@ extern "C" int imago_pdf_splash_render(imago_pdf_splash *pdf, int index, uint8_t
         out.setFontAntialias(true);
         out.setVectorAntialias(true);
         out.setEnableFreeType(true);
-        out.startDoc(pdf->document);
-        deadline limit{std::isfinite(max_seconds) ? now() + max_seconds : INFINITY};
-        pdf->document->displayPageSlice(&out, index + 1, 72.0 * scale_x, 72.0 * scale_y, 0, true, false, false, 0, 0, width,
-                                        height, past, &limit);
-        /* poppler asks between operators, every so many of them: a page of a few operators is
-           measured when it is done. */
-        if (limit.passed || past(&limit)) {
-            say(error, error_length, "the render ran out of time");
-            return 2;
-        }
-        SplashBitmap *bitmap = out.getBitmap();
-        if (!bitmap || bitmap->getMode() != splashModeRGB8 || !bitmap->getDataPtr()) {
-            say(error, error_length, "the page could not be drawn");
-            return 1;
-        }
-        copy_pixels(bitmap, pixels, width, height, stride, layout);
-        return 0;
+        out.startDoc(document);
+        for (int i = job.next++; i < job.bands() && !job.stop.load(); i = job.next++) draw_band(out, document, job, i);
     } catch (const std::bad_alloc &) {
-        say(error, error_length, "out of memory");
+        job.fail(1, "out of memory");
     } catch (...) {
-        say(error, error_length, "poppler failed drawing the page");
+        job.fail(1, first_message.empty() ? "poppler failed drawing the page" : "poppler failed drawing the page: " + first_message);
     }
-    return 1;
+}
+
+/* A thread after the caller's, with a document of its own on the same bytes. */
+static void draw_bands_alone(imago_pdf_splash *pdf, page_job &job) {
+    std::unique_ptr<PDFDoc> document;
+    try {
+        document.reset(document_on(pdf->bytes, pdf->length));
+    } catch (...) {
+    }
+    if (!document || !document->isOk()) {
+        job.fail(1, "the document could not be opened again for a band");
+        return;
+    }
+    draw_bands(document.get(), job);
+}
+
+extern "C" int imago_pdf_splash_render(imago_pdf_splash *pdf, int index, uint8_t *pixels, int width, int height, int stride,
+                                       int layout, double scale_x, double scale_y, double max_seconds, int bands, int threads,
+                                       char *error, size_t error_length) {
+    first_message.clear();
+    if (!page_at(pdf, index)) {
+        say(error, error_length, "the page cannot be read");
+        return 1;
+    }
+    page_job job{index, width, stride, layout, pixels, scale_x, scale_y, std::isfinite(max_seconds) ? now() + max_seconds : INFINITY};
+    const int count = std::max(1, std::min(bands, height));
+    for (int i = 0; i <= count; i++) job.top.push_back((int)((int64_t)height * i / count));
+    std::vector<std::thread> helpers;
+    try {
+        const int extra = std::max(0, std::min(threads, count) - 1);
+        helpers.reserve((size_t)extra);
+        for (int i = 0; i < extra; i++) helpers.emplace_back(draw_bands_alone, pdf, std::ref(job));
+    } catch (...) {
+        /* No thread to be had: the bands are drawn by those there are, this one at least. */
+    }
+    draw_bands(pdf->document, job);
+    for (auto &helper : helpers) helper.join();
+    if (job.status != 0 && error && error_length) std::snprintf(error, error_length, "%s", job.message.c_str());
+    return job.status;
 }
 
 extern "C" void imago_pdf_splash_close(imago_pdf_splash *pdf) {

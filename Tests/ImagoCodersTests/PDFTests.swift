@@ -2,10 +2,11 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
-import ImagoCoders
 import ImagoCore
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoCoders
 
 /// PDF through poppler's Splash renderer in libImagoPDF: pages, sizes and /Rotate as pdftoppm
 /// lays them out, encryption, limits, and pixels against pdftoppm.
@@ -231,6 +232,34 @@ struct PDFConformanceTests {
         }
         #expect(compared == 60)
         print("PDF conformance: \(compared) renders of 30 pages, \(identical) identical to pdftoppm's")
+    }
+
+    /// Pages of 4 megapixels or more are drawn in bands (3 or 4 at 300 dpi on these pages), each
+    /// the slice `pdftoppm -y -H` draws, by as many threads as the options allow: the pixels
+    /// must not depend on the threads, and stay pdftoppm's but for edges that fall exactly on
+    /// Splash's sampling grid.
+    @Test(
+        "a large page drawn in bands by one thread or by four holds the same pixels, at 40 dB or better from pdftoppm's",
+        arguments: [
+            ("radial_gradients.pdf", 0), ("radial_gradients.pdf", 3), ("alphatrans.pdf", 0), ("knockout_groups_test.pdf", 1),
+            ("Embedded_font.pdf", 0), ("simpletype3font.pdf", 0), ("cmykjpeg.pdf", 0), ("hello_world_rotated.pdf", 1)
+        ])
+    func bands(file: String, page: Int) async throws {
+        let data = try Corpus.data("pdf/" + file)
+        var options = DecodeOptions()
+        options.page = page
+        options.renderDPI = 300
+        options.maxThreads = 1
+        let alone = try ImageCoderRegistry.shared.decode(data, options: options).frames[0].buffer
+        #expect(PDFCoder.bands(for: alone.size) >= 3)
+        options.maxThreads = 4
+        let together = try ImageCoderRegistry.shared.decode(data, options: options).frames[0].buffer
+        #expect(together == alone, "\(file) page \(page): the threads changed the pixels")
+        let reference = try await PDFReference.pdftoppm(data, page: page, dpi: 300)
+        #expect(together.size == reference.size)
+        let psnr = PixelMetrics.psnr(together, reference)
+        #expect(psnr >= 40, "\(file) page \(page) at 300 dpi: \(psnr) dB")
+        print("PDF bands: \(file) page \(page) at 300 dpi, \(together == reference ? "identical to pdftoppm" : "\(psnr) dB")")
     }
 
     @Test("concurrent renders of text in SVG and PDF equal serial ones (librsvg, poppler, fontconfig, FreeType and cairo across threads)")

@@ -110,6 +110,26 @@ struct CLIIsolationTests {
         }
     }
 
+    @Test(
+        "a PDF page of 8 megapixels, drawn in bands by the sandboxed worker's threads, is the page drawn in process",
+        .enabled(if: PDFCoder().canDecode(.pdf), "libImagoPDF or poppler is missing"))
+    func bandedPDF() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("text.pdf")
+        try TestPDF.text().write(to: input)
+        var pages: [PixelBuffer] = []
+        for isolated in ["none", "pdf"] {
+            let out = dir.appendingPathComponent("\(isolated).png")
+            let r = try await CLI.run(["convert", input.path, "--dpi", "2000", out.path], environment: ["IMAGO_ISOLATED_FORMATS": isolated])
+            #expect(r.status == 0, "\(r.stderr)")
+            pages.append(try ImageCoderRegistry.shared.decode(try Data(contentsOf: out)).frames[0].buffer)
+        }
+        // 5556×1389: 3 bands.
+        #expect(pages[0].size.width * pages[0].size.height >= 2 * PDFCoder.bandPixels, "\(pages[0].size)")
+        #expect(pages[0] == pages[1])
+    }
+
     @Test("a list that names no format is refused with the variable's name, by imago and imago-fetch alike")
     func badList() async throws {
         let dir = try CLI.temporaryDirectory()

@@ -297,9 +297,11 @@ int imago_pdf_page_size(imago_pdf *pdf, int index, double *width, double *height
 /* The layouts a page is drawn into: ARGB32 (native-endian words), R, G, B, A bytes, R, G, B bytes. */
 enum { IMAGO_PDF_ARGB32 = 0, IMAGO_PDF_RGBA8 = 1, IMAGO_PDF_RGB8 = 2 };
 /* Draws page `index` on white at the given scale (pixels per point) into opaque pixels of `layout`,
-   as pdftoppm draws it, stopping between drawing operators past max_seconds. */
+   as pdftoppm draws it, stopping between drawing operators past max_seconds; in `bands` horizontal
+   bands drawn by up to `threads` threads at once (the pixels depend on the bands, not the threads). */
 int imago_pdf_render(imago_pdf *pdf, int index, uint8_t *pixels, int width, int height, int stride, int layout,
-                     double scale_x, double scale_y, double max_seconds, char *err, size_t err_length);
+                     double scale_x, double scale_y, double max_seconds, int bands, int threads, char *err,
+                     size_t err_length);
 void imago_pdf_close(imago_pdf *pdf);
 
 /* --- Video frames (FFmpeg), loaded on first use (video_glue.c) --- */

@@ -17,7 +17,7 @@ extern "C" {
    Pages are laid out as pdftoppm lays them out: the MediaBox, `/Rotate` applied, paper white. */
 
 /// The interface's version; a library of another version is not used.
-#define IMAGO_PDF_SPLASH_VERSION 2
+#define IMAGO_PDF_SPLASH_VERSION 3
 
 /// The pixel layouts a page is drawn into (opaque, so alpha is 255 and premultiplying changes
 /// nothing): cairo's ARGB32 (native-endian words: B, G, R, A in memory on a little-endian
@@ -40,10 +40,13 @@ int imago_pdf_splash_page_count(imago_pdf_splash *pdf);
 int imago_pdf_splash_page_size(imago_pdf_splash *pdf, int index, double *width, double *height);
 
 /// Draws page `index` at `scale_x` × `scale_y` pixels a point into `width` × `height` pixels of
-/// `layout`, `stride` bytes a row. Returns 0, 1 (failed, with a message in `error`) or 2 (stopped
-/// after `max_seconds` of wall time; infinite for none).
+/// `layout`, `stride` bytes a row, in `bands` horizontal bands (1: the page in one piece) drawn by
+/// up to `threads` threads at once, the caller's included. The pixels depend on the bands, never
+/// on the threads. Returns 0, 1 (failed, with a message in `error`) or 2 (stopped after
+/// `max_seconds` of wall time; infinite for none).
 int imago_pdf_splash_render(imago_pdf_splash *pdf, int index, uint8_t *pixels, int width, int height, int stride, int layout,
-                            double scale_x, double scale_y, double max_seconds, char *error, size_t error_length);
+                            double scale_x, double scale_y, double max_seconds, int bands, int threads, char *error,
+                            size_t error_length);
 
 void imago_pdf_splash_close(imago_pdf_splash *pdf);
 

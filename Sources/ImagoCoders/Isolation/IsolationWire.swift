@@ -143,6 +143,7 @@ enum IsolationWire {
         var renderDPI: Double?
         var embeddedThumbnail: Bool
         var gainMap: Bool
+        var maxThreads: Int?
 
         init(_ o: DecodeOptions) {
             pixelFormat = o.pixelFormat
@@ -156,6 +157,7 @@ enum IsolationWire {
             renderDPI = o.renderDPI
             embeddedThumbnail = o.embeddedThumbnail
             gainMap = o.gainMap
+            maxThreads = o.maxThreads
         }
 
         /// The options the worker decodes with: every frame now (a worker keeps nothing between
@@ -169,6 +171,7 @@ enum IsolationWire {
             o.renderDPI = renderDPI
             o.embeddedThumbnail = embeddedThumbnail
             o.gainMap = gainMap
+            o.maxThreads = maxThreads
             return o
         }
     }

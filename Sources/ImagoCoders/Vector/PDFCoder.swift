@@ -28,6 +28,13 @@ public import Foundation
 /// password is refused. The page count is bounded by `DecodingLimits.maxPages`, the rendered
 /// size by `DecodingLimits.maxPixels` before allocating, and a render stops once it passes
 /// `DecodingLimits.maxRenderSeconds` (checked between drawing operators).
+///
+/// A page of twice ``bandPixels`` or more is drawn in horizontal bands (up to 4, the page's
+/// size decides), each the slice `pdftoppm -y -H` draws, by up to ``DecodeOptions/maxThreads``
+/// threads at once (by default the cores, up to 4): less time for a little more CPU, as each band
+/// reads the page's drawing operators again. The bands do not depend on the threads, so the
+/// pixels are the same on any machine; where an edge falls exactly on Splash's sampling grid
+/// they can differ from a page drawn in one piece.
 public struct PDFCoder: ImageDecoding, PageDecoding {
     /// Creates the coder. poppler itself is loaded only when a PDF is first met.
     public init() {}
@@ -35,6 +42,26 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
     /// Whether the format is PDF and `libImagoPDF` and poppler can be loaded.
     public func canDecode(_ format: ImageFormat) -> Bool {
         format == .pdf && (try? Self.library.get()) != nil
+    }
+
+    /// The pixels a band of a large page holds, about: pages of twice as many or more are drawn
+    /// in bands (2 megapixels).
+    public static let bandPixels = 2_000_000
+
+    /// The most bands a page is drawn in.
+    static let maxBands = 4
+
+    /// The bands a page of `size` is drawn in: its pixels over ``bandPixels``, 1 to
+    /// ``maxBands``. The page alone decides them, never the threads, so that the pixels are the
+    /// same on every machine.
+    static func bands(for size: PixelSize) -> Int {
+        max(1, min(maxBands, size.width * size.height / bandPixels, size.height / 64))
+    }
+
+    /// The threads that draw the bands at once: ``DecodeOptions/maxThreads``, by default the
+    /// cores up to 4.
+    static func threads(_ maxThreads: Int?) -> Int {
+        max(1, maxThreads ?? min(4, ProcessInfo.processInfo.activeProcessorCount))
     }
 
     /// `libImagoPDF`, opened once: beside the executable, in `../lib/imago` from it, or where
@@ -73,7 +100,8 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
         try options.limits.check(width: size.width, height: size.height, format: .pdf)
         let scale = VectorRender.scale(natural: points, naturalDPI: 72, options: options)
         var buffer = try document.render(
-            index, size: size, scaleX: scale.x, scaleY: scale.y, into: options.pixelFormat, limits: options.limits)
+            index, size: size, scaleX: scale.x, scaleY: scale.y, into: options.pixelFormat, limits: options.limits,
+            bands: Self.bands(for: size), threads: Self.threads(options.maxThreads))
         buffer.convert(to: options.pixelFormat)
         return Image(
             buffer: buffer, orientation: .up, scale: options.scale, format: .pdf,
@@ -125,9 +153,11 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
 
         /// Draws page `index` at `size`, straight into `format` where the library writes it (RGB,
         /// RGBA and ARGB32: a page is opaque, so premultiplying changes nothing), otherwise into
-        /// ARGB32 for the caller to convert.
+        /// ARGB32 for the caller to convert; in `bands` horizontal bands, drawn by up to `threads`
+        /// threads at once.
         func render(
-            _ index: Int, size: PixelSize, scaleX: Double, scaleY: Double, into format: PixelFormat, limits: DecodingLimits
+            _ index: Int, size: PixelSize, scaleX: Double, scaleY: Double, into format: PixelFormat, limits: DecodingLimits,
+            bands: Int, threads: Int
         ) throws -> PixelBuffer {
             let (drawn, layout): (PixelFormat, Int32) =
                 switch format {
@@ -146,7 +176,7 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
             let result = buffer.withUnsafeMutableBytes { raw in
                 imago_pdf_render(
                     handle, i, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), w, h, s, layout, scaleX, scaleY,
-                    limits.maxRenderSeconds, &message, message.count)
+                    limits.maxRenderSeconds, Int32(clamping: bands), Int32(clamping: threads), &message, message.count)
             }
             try VectorRender.check(Int(result), started: started, limits: limits, format: .pdf, message: glueMessage(message))
             return buffer
