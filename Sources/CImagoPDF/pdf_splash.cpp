@@ -257,18 +257,16 @@ static void draw_bands(PDFDoc *document, page_job &job) {
     }
 }
 
-/* A thread after the caller's, with a document of its own on the same bytes. */
+/* A thread after the caller's, with a document of its own on the same bytes. When that document
+   cannot be had (memory), the thread leaves its bands to the others, the caller's at least. */
 static void draw_bands_alone(imago_pdf_splash *pdf, page_job &job) {
     std::unique_ptr<PDFDoc> document;
     try {
         document.reset(document_on(pdf->bytes, pdf->length));
     } catch (...) {
-    }
-    if (!document || !document->isOk()) {
-        job.fail(1, "the document could not be opened again for a band");
         return;
     }
-    draw_bands(document.get(), job);
+    if (document && document->isOk()) draw_bands(document.get(), job);
 }
 
 extern "C" int imago_pdf_splash_render(imago_pdf_splash *pdf, int index, uint8_t *pixels, int width, int height, int stride,
@@ -281,6 +279,12 @@ extern "C" int imago_pdf_splash_render(imago_pdf_splash *pdf, int index, uint8_t
     }
     page_job job{index, width, stride, layout, pixels, scale_x, scale_y, std::isfinite(max_seconds) ? now() + max_seconds : INFINITY};
     const int count = std::max(1, std::min(bands, height));
+    try {
+        job.top.reserve((size_t)count + 1);
+    } catch (...) {
+        say(error, error_length, "out of memory");
+        return 1;
+    }
     for (int i = 0; i <= count; i++) job.top.push_back((int)((int64_t)height * i / count));
     std::vector<std::thread> helpers;
     try {

@@ -89,12 +89,16 @@ struct PDFTests {
         }
         limits = .default
         limits.maxRenderSeconds = 0
-        #expect {
-            _ = try Self.coder.decode(Self.pdf(), options: DecodeOptions(limits: limits))
-        } throws: { error in
-            if case ImageCodingError.exceedsLimit(.maxRenderTime, _, 0) = error { return true }
-            return false
+        // In one piece, and in bands drawn by two threads (3334×1667 at 1200 dpi).
+        for options in [DecodeOptions(limits: limits), DecodeOptions(limits: limits).withDPI(1200)] {
+            #expect {
+                _ = try Self.coder.decode(Self.pdf(), options: options)
+            } throws: { error in
+                if case ImageCodingError.exceedsLimit(.maxRenderTime, _, 0) = error { return true }
+                return false
+            }
         }
+        #expect(PDFCoder.bands(for: PixelSize(width: 3334, height: 1667)) == 2)
     }
 
     @Test("the page is the MediaBox, as pdftoppm lays it out, not the CropBox (poppler-glib measured 354×173 here)")
