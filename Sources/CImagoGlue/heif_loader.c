@@ -37,6 +37,7 @@ STUB(int, heif_have_decoder_for_format, (enum heif_compression_format f), (f), r
 STUB(int, heif_have_encoder_for_format, (enum heif_compression_format f), (f), return 0)
 STUB(struct heif_context *, heif_context_alloc, (void), (), return NULL)
 VSTUB(heif_context_free, (struct heif_context *c), (c))
+VSTUB(heif_context_set_max_decoding_threads, (struct heif_context *c, int max_threads), (c, max_threads))
 STUB(struct heif_error, heif_context_read_from_memory_without_copy,
      (struct heif_context *c, const void *m, size_t s, const struct heif_reading_options *o), (c, m, s, o), return heif_missing())
 STUB(struct heif_error, heif_context_get_primary_image_handle, (struct heif_context *c, struct heif_image_handle **h), (c, h),

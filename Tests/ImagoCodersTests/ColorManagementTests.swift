@@ -139,7 +139,7 @@ struct ColorManagementTests {
             return UInt8(truncatingIfNeeded: state >> 56)
         }
         var banded = original, single = original
-        banded.withUnsafeMutableBytes { converter.convert($0, width: width, height: height, bytesPerRow: stride) }
+        banded.withUnsafeMutableBytes { converter.convert($0, width: width, height: height, bytesPerRow: stride, threads: 4) }
         single.withUnsafeMutableBytes { converter.convertRows($0, width: width, height: height, bytesPerRow: stride) }
         #expect(banded == single)
         #expect(banded != original)

@@ -145,7 +145,7 @@ struct GIFEncodingTests {
         let many = try (0..<40).map { f in
             try Self.frame(8, 8) { x, y in f == 37 && x == 4 && y == 4 ? RGBA8(r: 250, g: 2, b: 2) : color(x + y % 2 * 8) }
         }
-        let palette = try GIFPalette(quantizing: [GIFCanvasPixels(many[0].buffer)], reservingTransparent: true, animationFrames: true)
+        let palette = try GIFPalette(quantizing: [GIFCanvasPixels(many[0].buffer)], reservingTransparent: true, animationFrames: true, maxThreads: nil)
         #expect(palette.colors.count == 17 && palette.transparentIndex == 16)
         let again = try coders.decode(try coders.encode(try Image(frames: many, loopCount: 0), as: .gif))
         let d = Self.compare(many[37].buffer, again.frames[37].buffer)

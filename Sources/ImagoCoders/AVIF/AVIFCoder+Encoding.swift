@@ -72,7 +72,7 @@ extension AVIFCoder: ImageEncoding {
 
     /// Sets the encoder's threads, speed, quantizers (alpha's 10 finer when lossy) and millisecond timescale.
     private static func configure(_ encoder: UnsafeMutablePointer<avifEncoder>, options: EncodeOptions) {
-        encoder.pointee.maxThreads = Int32(max(1, options.maxThreads ?? min(4, ProcessInfo.processInfo.activeProcessorCount)))
+        encoder.pointee.maxThreads = Int32(CodecThreads.limit(options.maxThreads))
         encoder.pointee.speed = Int32(Self.speed(forEffort: options.effort))
         let quantizer = options.lossless ? 0 : Self.quantizer(forQuality: options.quality * 100)
         encoder.pointee.minQuantizer = Int32(quantizer)

@@ -84,7 +84,8 @@ public struct AVIFCoder: ImageDecoding {
             try options.limits.check(width: size.width, height: size.height, format: .avif)
             let status = avifDecoderNextImage(handle.decoder)
             guard status == AVIF_RESULT_OK else { throw AVIFDecoderHandle.failure(status, decoder: handle.decoder, during: "decoding the image") }
-            let (buffer, kept) = try handle.currentFrame(manages: options.colorManagement, wanted: options.pixelFormat)
+            let (buffer, kept) = try handle.currentFrame(
+                manages: options.colorManagement, wanted: options.pixelFormat, threads: CodecThreads.limit(options.maxThreads))
             return Image(
                 buffer: buffer.converted(to: options.pixelFormat), orientation: .up, scale: options.scale, format: .avif,
                 metadata: ImageMetadata(iccProfile: kept, exif: handle.exif), hasAlpha: handle.hasAlpha)
@@ -111,6 +112,7 @@ final class AVIFAnimation: AnimatedImage {
     private let durations: [Double]
     private let hasAlpha: Bool
     private let manages: Bool
+    private let threads: Int
     private let handle: Mutex<Handle>
     private let metadata: ImageMetadata
 
@@ -130,6 +132,7 @@ final class AVIFAnimation: AnimatedImage {
         durations = (0..<count).map { handle.duration(at: $0) }
         hasAlpha = handle.hasAlpha
         manages = options.colorManagement
+        threads = CodecThreads.limit(options.maxThreads)
         metadata = ImageMetadata(iccProfile: options.colorManagement ? nil : handle.icc, exif: handle.exif)
         self.handle = Mutex(Handle(handle))
     }
@@ -140,14 +143,14 @@ final class AVIFAnimation: AnimatedImage {
         guard (0..<frameCount).contains(index) else {
             throw ImageCodingError.invalidArgument("frame \(index) is out of range: the animation has \(frameCount) frame(s)")
         }
-        let manages = self.manages, size = canvasSize
+        let manages = self.manages, threads = self.threads, size = canvasSize
         let buffer = try handle.withLock { h -> PixelBuffer in
             let decoder = h.decoder
             let status = avifDecoderNthImage(decoder.decoder, UInt32(index))
             guard status == AVIF_RESULT_OK else {
                 throw AVIFDecoderHandle.failure(status, decoder: decoder.decoder, during: "decoding frame \(index)")
             }
-            return try decoder.currentFrame(manages: manages, wanted: .argb32Premultiplied).buffer
+            return try decoder.currentFrame(manages: manages, wanted: .argb32Premultiplied, threads: threads).buffer
         }
         guard buffer.size == size else { throw ImageCodingError.corrupt(.avif, "frame \(index) is not the size of the first") }
         return buffer.converted(to: .argb32Premultiplied)

@@ -167,7 +167,7 @@ final class AVIFDecoderHandle {
     ///
     /// With `wanted` premultiplied ARGB and an opaque image, libavif writes BGRA, which is that
     /// format's byte order when alpha is 255: no second full-size copy.
-    func currentFrame(manages: Bool, wanted: PixelFormat = .rgba8) throws -> (buffer: PixelBuffer, keptProfile: Data?) {
+    func currentFrame(manages: Bool, wanted: PixelFormat = .rgba8, threads: Int) throws -> (buffer: PixelBuffer, keptProfile: Data?) {
         guard let image else { throw ImageCodingError.corrupt(.avif, "libavif gave no image") }
         let w = Int(image.pointee.width), h = Int(image.pointee.height)
         // PQ or HLG (HDR): from 16-bit samples, tone-mapped to sRGB, unless colour is not managed.
@@ -199,7 +199,7 @@ final class AVIFDecoderHandle {
                 buffer.withUnsafeMutableBytes { p in
                     _ = ColorManagement.convertToSRGB(
                         p, width: bw, height: bh, bytesPerRow: row, profile: icc,
-                        layout: direct ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
+                        layout: direct ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8, threads: threads)
                 }
             } else {
                 kept = icc

@@ -47,15 +47,16 @@ enum ColorManagement {
     /// Converts a buffer with straight (or no) alpha from `icc` to sRGB in place.
     ///
     /// `layout` is the lcms pixel type of both input and output: BGRA, RGBA, ARGB (4 bytes) or
-    /// RGB (3 bytes); the gray-profile table applies to the 4-byte layouts. Returns whether the
+    /// RGB (3 bytes); the gray-profile table applies to the 4-byte layouts. Large images are
+    /// converted in bands on up to `threads` threads (``CodecThreads``). Returns whether the
     /// pixels were converted. See ``Converter``.
     @discardableResult
     static func convertToSRGB(
         _ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
-        profile icc: Data, layout: cmsUInt32Number
+        profile icc: Data, layout: cmsUInt32Number, threads: Int
     ) -> Bool {
         guard let converter = converter(for: icc, layout: layout) else { return false }
-        converter.convert(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
+        converter.convert(pixels, width: width, height: height, bytesPerRow: bytesPerRow, threads: threads)
         return true
     }
 
@@ -184,19 +185,20 @@ enum ColorManagement {
         /// Whether pixels go through the inline matrix/TRC tables rather than lcms2's transform.
         var convertsInline: Bool { fast != nil }
 
-        /// Images of at least this many pixels are converted in bands, one per core.
+        /// Images of at least this many pixels are converted in bands, one per thread.
         static let bandingThreshold = 1 << 20
         /// Bands of a streamed decode of at least this many pixels (16 rows of 2048) are split
-        /// across the cores too.
+        /// across threads too.
         static let streamedBandingThreshold = 1 << 15
 
-        /// Converts `height` rows of `width` pixels in place, in bands across the cores when they
-        /// hold at least `threshold` pixels (streamed decoding passes a smaller one for its bands).
+        /// Converts `height` rows of `width` pixels in place, in bands on up to `threads`
+        /// threads when they hold at least `threshold` pixels (streamed decoding passes a smaller
+        /// one for its bands).
         func convert(
             _ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
-            bandingThreshold threshold: Int = bandingThreshold
+            threads: Int, bandingThreshold threshold: Int = bandingThreshold
         ) {
-            let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+            let cores = threads
             guard cores > 1, width * height >= threshold, height >= cores,
                 let base = pixels.baseAddress
             else {

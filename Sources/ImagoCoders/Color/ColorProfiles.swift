@@ -66,7 +66,9 @@ public enum ColorProfiles {
         if let other = source, from == nil {
             // A gray or broken profile: to sRGB first, as decoding would have done.
             out.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: other, layout: IMAGO_TYPE_RGBA_8)
+                _ = ColorManagement.convertToSRGB(
+                    p, width: w, height: h, bytesPerRow: stride, profile: other, layout: IMAGO_TYPE_RGBA_8,
+                    threads: CodecThreads.defaultLimit)
             }
             from = nil
         }

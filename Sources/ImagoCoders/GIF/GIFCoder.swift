@@ -61,7 +61,9 @@ public struct GIFCoder: ImageDecoding, ImageEncoding {
         guard format == .gif else { throw ImageCodingError.encoderUnavailable(format) }
         try options.validate()
         let (img, _, _) = options.prepareBakingOrientation(image)
-        return try GIFEncoder.encode(count: img.frameCount, loopCount: img.isAnimated ? img.loopCount : 1) { try img.frame(at: $0) }
+        return try GIFEncoder.encode(
+            count: img.frameCount, loopCount: img.isAnimated ? img.loopCount : 1, maxThreads: options.maxThreads
+        ) { try img.frame(at: $0) }
     }
 
     /// A progressive decoder giving the frames complete so far.

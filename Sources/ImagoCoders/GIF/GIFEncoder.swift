@@ -31,11 +31,12 @@ enum GIFEncoder {
     /// At most this many frames are sampled for the global palette.
     static let paletteSamples = 16
 
-    /// Encodes `count` frames, each the size of frame 0, read in order through `frame`.
+    /// Encodes `count` frames, each the size of frame 0, read in order through `frame`,
+    /// quantizing on at most `maxThreads` threads (``EncodeOptions/maxThreads``).
     ///
     /// - Throws: `.invalidArgument` for no frames, sizes over 65535 or frames of different sizes;
     ///   `.corrupt` when libimagequant or giflib fail; `frame`'s errors.
-    static func encode(count: Int, loopCount: Int, frame: (Int) throws -> ImageFrame) throws -> Data {
+    static func encode(count: Int, loopCount: Int, maxThreads: Int?, frame: (Int) throws -> ImageFrame) throws -> Data {
         guard count > 0 else { throw ImageCodingError.invalidArgument("a GIF needs at least one frame") }
         let first = try frame(0)
         let width = first.buffer.width, height = first.buffer.height
@@ -44,7 +45,7 @@ enum GIFEncoder {
         }
         if count == 1 {
             let pixels = GIFCanvasPixels(first.buffer)
-            let palette = try GIFPalette(quantizing: [pixels], reservingTransparent: !pixels.isOpaque)
+            let palette = try GIFPalette(quantizing: [pixels], reservingTransparent: !pixels.isOpaque, maxThreads: maxThreads)
             let writer = try GIFStreamWriter(width: width, height: height, globalPalette: palette)
             let frame = try palette.remap(pixels, in: GIFRect(x: 0, y: 0, width: width, height: height))
             try writer.put(frame, palette: palette, delay: nil, disposal: 0)
@@ -59,7 +60,7 @@ enum GIFEncoder {
             let f = index == 0 ? first : try frame(index)
             samples.append(GIFCanvasPixels(try checked(f.buffer, index: index, width: width, height: height)))
         }
-        let global = try GIFPalette(quantizing: samples, reservingTransparent: true, animationFrames: true)
+        let global = try GIFPalette(quantizing: samples, reservingTransparent: true, animationFrames: true, maxThreads: maxThreads)
         samples.removeAll()
         let writer = try GIFStreamWriter(width: width, height: height, globalPalette: global)
         if loopCount != 1 { try writer.putLoopCount(loopCount) }
@@ -81,7 +82,7 @@ enum GIFEncoder {
             if let rect = plan.rect {
                 indexed = try global.remap(pixels, in: rect, checkingFit: true)
                 if indexed.fitsBadly {
-                    palette = try GIFPalette(quantizing: [pixels], in: rect, reservingTransparent: true, animationFrames: true)
+                    palette = try GIFPalette(quantizing: [pixels], in: rect, reservingTransparent: true, animationFrames: true, maxThreads: maxThreads)
                     indexed = try palette.remap(pixels, in: rect)
                 }
                 planner.keepUnchanged(&indexed, pixels: pixels, transparent: palette.transparentIndex)

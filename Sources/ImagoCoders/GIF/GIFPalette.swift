@@ -24,6 +24,8 @@ final class GIFPalette {
 
     /// libimagequant's state, for a quantized palette; `nil` for an exact one.
     private let quantizer: (attr: OpaquePointer, result: OpaquePointer)?
+    /// The encode's thread limit (``EncodeOptions/maxThreads``) for libimagequant's team.
+    private let maxThreads: Int?
     /// Palette entries libimagequant made for (mostly) transparent pixels map to the transparent entry.
     private var lookup: [UInt8]
     /// An exact palette's index for each colour word; colours met later that it lacks are added
@@ -47,11 +49,13 @@ final class GIFPalette {
     /// A palette for `frames` (whole, or the rectangle `rect` of each): their own colours when
     /// they fit, otherwise at most 255 colours quantized by libimagequant (at ``animationSpeed``
     /// with `animationFrames`); plus a transparent entry when `reservingTransparent` is set or
-    /// the pixels need one; 256 colours without either.
+    /// the pixels need one; 256 colours without either. libimagequant runs on at most
+    /// `maxThreads` threads (see ``CodecThreads``).
     init(
         quantizing frames: [GIFCanvasPixels], in rect: GIFRect? = nil, reservingTransparent: Bool,
-        animationFrames: Bool = false
+        animationFrames: Bool = false, maxThreads: Int?
     ) throws {
+        self.maxThreads = maxThreads
         if let exact = Self.distinctColors(frames, in: rect, reservingTransparent: reservingTransparent) {
             quantizer = nil
             let table = Self.exactTable(exact, reservingTransparent: reservingTransparent)
@@ -61,7 +65,8 @@ final class GIFPalette {
             transparentIndex = table.transparentIndex
             return
         }
-        Self.chooseThreads(pixels: (rect.map { $0.width * $0.height } ?? frames.first.map { $0.width * $0.height } ?? 0))
+        Self.chooseThreads(
+            pixels: rect.map { $0.width * $0.height } ?? frames.first.map { $0.width * $0.height } ?? 0, maxThreads: maxThreads)
         guard let attr = liq_attr_create() else { throw ImageCodingError.encoderUnavailable(.gif) }
         var ok = false
         defer { if !ok { liq_attr_destroy(attr) } }
@@ -184,10 +189,10 @@ final class GIFPalette {
 
     /// Frames under a megapixel are quantized and remapped on the calling thread alone: OpenMP's
     /// team costs more than it saves there (a third of the CPU of a 320x240 animation's encode,
-    /// spent waking and spinning), and callers already run images in parallel. Larger frames keep
-    /// a team of every core.
-    static func chooseThreads(pixels: Int) {
-        imago_openmp_set_threads(pixels < 1_000_000 ? 1 : Int32(clamping: ProcessInfo.processInfo.activeProcessorCount))
+    /// spent waking and spinning), and callers already run images in parallel. Larger frames get
+    /// a team of ``CodecThreads``' limit.
+    private static func chooseThreads(pixels: Int, maxThreads: Int?) {
+        imago_openmp_set_threads(Int32(CodecThreads.limit(maxThreads, pixels: pixels)))
     }
 
     deinit {
@@ -202,7 +207,7 @@ final class GIFPalette {
     /// pixels badly (a pass over them; only a shared palette needs it).
     func remap(_ pixels: GIFCanvasPixels, in rect: GIFRect, checkingFit: Bool = false) throws -> GIFIndexedFrame {
         guard let quantizer else { return exactRemap(pixels, in: rect, checkingFit: checkingFit) }
-        Self.chooseThreads(pixels: rect.width * rect.height)
+        Self.chooseThreads(pixels: rect.width * rect.height, maxThreads: maxThreads)
         var indices = [UInt8](repeating: 0, count: rect.width * rect.height)
         try Self.withImage(pixels, in: rect, attr: quantizer.attr) { image in
             let status = indices.withUnsafeMutableBytes { out -> liq_error in

@@ -152,6 +152,9 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         try options.limits.check(inputBytes: data.count)
         let format = Self.format(of: data)
         let c = try Context(data, format: format)
+        // A grid's tiles on libheif's threads (0: on this one), as many as CodecThreads allows.
+        let threads = CodecThreads.limit(options.maxThreads)
+        heif_context_set_max_decoding_threads(c.context, threads > 1 ? Int32(threads) : 0)
         var handle = c.handle
         var thumbnail: OpaquePointer?
         defer { if let thumbnail { heif_image_handle_release(thumbnail) } }
@@ -175,7 +178,9 @@ public struct HEIFCoder: ImageDecoding, ImageEncoding {
         if managed, let icc {
             let w = buffer.width, h = buffer.height
             buffer.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8)
+                _ = ColorManagement.convertToSRGB(
+                    p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8,
+                    threads: CodecThreads.limit(options.maxThreads))
             }
         }
         return Image(

@@ -53,7 +53,7 @@ extension JPEGCoder: RowStreamingImageDecoding {
             let layout = IMAGO_TYPE_ARGB_8
             #endif
             let converter = display.colorManagement ? header.icc.flatMap { ColorManagement.converter(for: $0, layout: layout) } : nil
-            let stride = width * 4
+            let stride = width * 4, threads = CodecThreads.limit(options.maxThreads)
             let band = UnsafeMutableRawBufferPointer.allocate(byteCount: stride * Self.bandRows, alignment: 16)
             defer { band.deallocate() }
             var y = 0
@@ -68,7 +68,7 @@ extension JPEGCoder: RowStreamingImageDecoding {
                 let filled = UnsafeMutableRawBufferPointer(rebasing: band[0..<(rows * stride)])
                 // Opaque, so the display format's premultiplication is the identity.
                 converter?.convert(
-                    filled, width: width, height: rows, bytesPerRow: stride,
+                    filled, width: width, height: rows, bytesPerRow: stride, threads: threads,
                     bandingThreshold: ColorManagement.Converter.streamedBandingThreshold)
                 for r in 0..<rows {
                     try consumer.consume(row: UnsafeRawBufferPointer(rebasing: band[(r * stride)..<((r + 1) * stride)]), y: y + r)

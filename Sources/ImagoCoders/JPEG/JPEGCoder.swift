@@ -286,7 +286,9 @@ struct JPEGOutputPlan {
             let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
             let layout = buffer.format == .rgb8 ? IMAGO_TYPE_RGB_8 : bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8
             buffer.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layout)
+                _ = ColorManagement.convertToSRGB(
+                    p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layout,
+                    threads: CodecThreads.limit(options.maxThreads))
             }
         }
         return buffer.converted(to: options.pixelFormat)

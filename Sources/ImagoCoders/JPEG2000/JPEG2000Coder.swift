@@ -161,7 +161,9 @@ public struct JPEG2000Coder: ImageDecoding {
         let managed = options.colorManagement && icc != nil
         if managed, let icc {
             buffer.withUnsafeMutableBytes { p in
-                _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8)
+                _ = ColorManagement.convertToSRGB(
+                    p, width: w, height: h, bytesPerRow: w * 4, profile: icc, layout: IMAGO_TYPE_RGBA_8,
+                    threads: CodecThreads.limit(options.maxThreads))
             }
         }
         return Image(

@@ -34,7 +34,7 @@ final class JXLAnimation: AnimatedImage {
         loopCount = header.info.loopCount
         canvasSize = size
         durations = header.info.durations
-        reader = Mutex(try Reader(data: data, manages: options.colorManagement, header: header))
+        reader = Mutex(try Reader(data: data, manages: options.colorManagement, threads: CodecThreads.limit(options.maxThreads), header: header))
     }
 
     func duration(at index: Int) -> Double { durations.indices.contains(index) ? durations[index] : 0 }
@@ -80,10 +80,10 @@ final class JXLAnimation: AnimatedImage {
             JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue | JXL_DEC_FULL_IMAGE.rawValue
             | JXL_DEC_BOX.rawValue
 
-        init(data: Data, manages: Bool, header: JXLFrameScan) throws {
+        init(data: Data, manages: Bool, threads: Int, header: JXLFrameScan) throws {
             bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 16)
             _ = data.copyBytes(to: bytes.bindMemory(to: UInt8.self))
-            color = JXLColorPlan(manages: manages, gray: header.isGray, alpha: true)
+            color = JXLColorPlan(manages: manages, gray: header.isGray, alpha: true, threads: threads)
         }
 
         deinit {

@@ -42,7 +42,7 @@ extension JXLCoder {
         let gray = frames == 1 && !img.buffer.format.isColor
         let pixelFormat: PixelFormat = gray ? (alpha ? .grayAlpha8 : .gray8) : (alpha ? .rgba8 : .rgb8)
 
-        let encoder = try JXLEncoderHandle()
+        let encoder = try JXLEncoderHandle(threads: CodecThreads.limit(options.maxThreads))
         var basic = Self.basicInfo(for: img, gray: gray, alpha: alpha, lossless: options.lossless)
         let e = encoder.pointer
         if exif != nil { try encoder.check(JxlEncoderUseBoxes(e), "asking for metadata boxes") }
@@ -155,7 +155,7 @@ extension JXLCoder {
         guard canEncode(.jxl) else { throw ImageCodingError.encoderUnavailable(.jxl) }
         guard (1...9).contains(effort) else { throw ImageCodingError.invalidArgument("effort \(effort) must be between 1 and 9") }
         guard ImageFormat(sniffing: jpeg) == .jpeg else { throw ImageCodingError.invalidArgument("the data is not a JPEG") }
-        let encoder = try JXLEncoderHandle()
+        let encoder = try JXLEncoderHandle(threads: CodecThreads.defaultLimit)
         let e = encoder.pointer
         try encoder.check(JxlEncoderUseContainer(e, JXL_TRUE), "asking for the container")
         try encoder.check(JxlEncoderStoreJPEGMetadata(e, JXL_TRUE), "keeping the JPEG's reconstruction data")
@@ -223,11 +223,11 @@ final class JXLEncoderHandle {
     let pointer: OpaquePointer
     private var runner: UnsafeMutableRawPointer?
 
-    init() throws {
+    /// An encoder with libjxl's thread runner when `threads` is more than 1.
+    init(threads: Int) throws {
         guard imago_jxl_available() != 0, let e = JxlEncoderCreate(nil) else { throw ImageCodingError.encoderUnavailable(.jxl) }
         pointer = e
         // libjxl's own threads, as cjxl runs them: the encoder is far slower than the decoder.
-        let threads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
         if threads > 1, let r = JxlThreadParallelRunnerCreate(nil, threads) {
             runner = r
             _ = JxlEncoderSetParallelRunner(e, JxlThreadParallelRunner, r)

@@ -86,9 +86,11 @@ public struct JXLCoder: ImageDecoding, ImageEncoding {
             | JXL_DEC_FULL_IMAGE.rawValue | JXL_DEC_BOX.rawValue
         let session = try JXLSession(
             input: input, events: events,
-            threads: JXLSession.threads(forPixels: header.info.pixelSize.pixelCount ?? 0), mapsHDR: options.colorManagement)
+            threads: CodecThreads.limit(options.maxThreads, pixels: header.info.pixelSize.pixelCount ?? 0), mapsHDR: options.colorManagement)
         _ = JxlDecoderSetDecompressBoxes(session.decoder, JXL_TRUE)
-        var color = JXLColorPlan(manages: options.colorManagement, gray: header.isGray, alpha: header.hasAlpha)
+        var color = JXLColorPlan(
+            manages: options.colorManagement, gray: header.isGray, alpha: header.hasAlpha,
+            threads: CodecThreads.limit(options.maxThreads))
         var buffer: PixelBuffer?
         decoding: while true {
             let status = try session.next(during: "reading the image")
@@ -149,6 +151,8 @@ struct JXLColorPlan {
     let manages: Bool
     let gray: Bool
     let alpha: Bool
+    /// The threads a conversion through a profile may use (``CodecThreads``).
+    let threads: Int
     /// The profile to convert the pixels from, when they are not sRGB and colour is managed.
     private(set) var convertFrom: Data?
     /// The profile kept as metadata, when colour is not managed.
@@ -157,8 +161,9 @@ struct JXLColorPlan {
     /// colour space (one that is not XYB), when colour is managed.
     private(set) var hdr: HDRToSDR?
 
-    init(manages: Bool, gray: Bool, alpha: Bool) {
+    init(manages: Bool, gray: Bool, alpha: Bool, threads: Int) {
         self.manages = manages
+        self.threads = threads
         self.gray = gray
         self.alpha = alpha
     }
@@ -206,7 +211,8 @@ struct JXLColorPlan {
     func convert(_ pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, layout: cmsUInt32Number) {
         guard let icc = convertFrom else { return }
         let row = width * (layout == IMAGO_TYPE_RGB_8 ? 3 : 4)
-        _ = ColorManagement.convertToSRGB(pixels, width: width, height: height, bytesPerRow: row, profile: icc, layout: layout)
+        _ = ColorManagement.convertToSRGB(
+            pixels, width: width, height: height, bytesPerRow: row, profile: icc, layout: layout, threads: threads)
     }
 
     /// Opaque RGBA to ``PixelFormat/argb32Premultiplied`` in place: with alpha 255 the colour

@@ -28,7 +28,7 @@ final class JXLProgressiveDecoder: ProgressiveImageDecoding {
 
     init(options: DecodeOptions) {
         self.options = options
-        color = JXLColorPlan(manages: options.colorManagement, gray: false, alpha: true)
+        color = JXLColorPlan(manages: options.colorManagement, gray: false, alpha: true, threads: CodecThreads.limit(options.maxThreads))
     }
 
     func update(_ data: Data, isFinal: Bool) throws {
@@ -69,7 +69,9 @@ final class JXLProgressiveDecoder: ProgressiveImageDecoding {
             case JXL_DEC_BASIC_INFO:
                 let size = session.storedSize
                 try options.limits.check(width: size.width, height: size.height, format: .jxl)
-                color = JXLColorPlan(manages: options.colorManagement, gray: session.isGray, alpha: true)
+                color = JXLColorPlan(
+                    manages: options.colorManagement, gray: session.isGray, alpha: true,
+                    threads: CodecThreads.limit(options.maxThreads))
                 info = ImageInfo(
                     format: .jxl, width: size.width, height: size.height, orientation: session.orientation,
                     hasAlpha: session.hasAlpha, bitDepth: Int(session.basicInfo.bits_per_sample),

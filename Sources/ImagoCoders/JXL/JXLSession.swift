@@ -31,13 +31,13 @@ final class JXLSession {
     ///   - input: The file's bytes; the caller keeps them valid and unchanged for the session's life.
     ///   - events: The libjxl events to stop at (`JXL_DEC_*` bits).
     ///   - isComplete: Whether `input` is the whole file.
-    /// - Throws: `.unsupportedFeature` when libjxl is not installed or cannot start.
     ///   - threads: libjxl's own threads for the pixels (1: none), as libvips runs them for a
-    ///     large image.
+    ///     large image; ``CodecThreads`` decides them.
     ///   - mapsHDR: Whether PQ and HLG images are tone-mapped for an SDR display of
     ///     `HDRToSDR.displayNits` (libjxl's intensity target for SDR), as `djxl --display_nits`
     ///     asks: libjxl maps PQ's light itself (and an XYB image's colours to sRGB), and
     ///     ``hdrConversion()`` gives the rest.
+    /// - Throws: `.unsupportedFeature` when libjxl is not installed or cannot start.
     init(input: UnsafeRawBufferPointer, events: UInt32, isComplete: Bool = true, threads: Int = 1, mapsHDR: Bool = false) throws {
         guard imago_jxl_available() != 0, let decoder = JxlDecoderCreate(nil) else {
             throw ImageCodingError.unsupportedFeature(.jxl, "libjxl (libjxl0.7) is not installed")
@@ -67,12 +67,6 @@ final class JXLSession {
     }
 
     private var runner: UnsafeMutableRawPointer?
-
-    /// The threads worth giving libjxl for an image of `pixels`: up to 4 of the cores from a
-    /// megapixel up, none below (starting them would cost more than they save).
-    static func threads(forPixels pixels: Int) -> Int {
-        pixels >= 1_000_000 ? min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) : 1
-    }
 
     private func setInput() throws {
         let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self)

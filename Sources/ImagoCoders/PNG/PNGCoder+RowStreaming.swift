@@ -202,7 +202,7 @@ private final class PNGRowBridge {
     func finish(_ pointer: UnsafeMutableRawPointer, y: Int) throws {
         let row = UnsafeMutableRawBufferPointer(start: pointer, count: width * 4)
         if !rowsPremultiplied {
-            converter?.convert(row, width: width, height: 1, bytesPerRow: width * 4)
+            converter?.convert(row, width: width, height: 1, bytesPerRow: width * 4, threads: 1)  // one row: no bands
             if premultiplies { PixelBuffer.premultiplyARGB32InPlace(row, width: width, height: 1, bytesPerRow: width * 4) }
         }
         try consumer.consume(row: UnsafeRawBufferPointer(row), y: y)

@@ -106,7 +106,7 @@ final class PNGPushDecoder {
             buffer.withUnsafeMutableBytes { p in
                 _ = ColorManagement.convertToSRGB(
                     p, width: w, height: h, bytesPerRow: stride, profile: icc,
-                    layout: bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8)
+                    layout: bgra ? IMAGO_TYPE_BGRA_8 : IMAGO_TYPE_RGBA_8, threads: CodecThreads.limit(options.maxThreads))
             }
         }
         if options.pixelFormat == .argb32Premultiplied {

@@ -63,12 +63,13 @@ public struct EncodeOptions: Sendable, Hashable {
     /// WebP).
     public var effort: Int?
     /// The threads an encoder may run at once, the caller's included, for the encoders that can
-    /// use more than one: AVIF (libavif's `maxThreads`) and WebP (libwebp's helper thread, at 2
-    /// or more), and a PNG converted in rows by `StreamedTranscoding` (the encoder's side on a
-    /// helper thread, at 2 or more). Default `nil`: the cores up to 4 for AVIF, the helper thread
-    /// for WebP and PNG rows. `1` keeps the encode on the calling thread: work in the background, which must not take more than
-    /// its lane. Not part of a result's identity: either way the bytes encode the same settings
-    /// (WebP's are the same bytes).
+    /// use more than one: AVIF (libavif's `maxThreads`), JPEG XL (libjxl's runner), GIF
+    /// (libimagequant's team, for frames of a megapixel or more), WebP (libwebp's helper thread,
+    /// at 2 or more), and a PNG converted in rows by `StreamedTranscoding` (the encoder's side on
+    /// a helper thread, at 2 or more). Default `nil`: the cores, up to 4. `1` keeps the encode on
+    /// the calling thread: work in the background, which must not take more than its lane. Not
+    /// part of a result's identity: either way the bytes encode the same settings (WebP's, JPEG
+    /// XL's and GIF's are the same bytes).
     public var maxThreads: Int?
 
     /// The largest image whose JPEG Huffman tables are optimized by default: 4 megapixels,

@@ -96,8 +96,9 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
 
         var message: String { String(cString: imago_tiff_message(handle)) }
 
-        /// Page `index`'s pixels as stored (no orientation applied), premultiplied ARGB32.
-        func decodePage(_ index: Int, limits: DecodingLimits, colorManagement: Bool) throws -> PixelBuffer {
+        /// Page `index`'s pixels as stored (no orientation applied), premultiplied ARGB32; colour
+        /// converted on up to `threads` threads.
+        func decodePage(_ index: Int, limits: DecodingLimits, colorManagement: Bool, threads: Int) throws -> PixelBuffer {
             let page = pages[index]
             try limits.check(width: page.width, height: page.height, format: .tiff)
             guard imago_tiff_set_directory(tif, Int32(index)) != 0 else { throw ImageCodingError.corrupt(.tiff, "page \(index): \(message)") }
@@ -124,7 +125,9 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
                         let a = b[i * 4 + 3]
                         if a != 255 { for c in 0..<3 { b[i * 4 + c] = PixelMath.unpremultiply(b[i * 4 + c], a) } }
                     }
-                    _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: IMAGO_TYPE_RGBA_8)
+                    _ = ColorManagement.convertToSRGB(
+                        p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: IMAGO_TYPE_RGBA_8,
+                        threads: threads)
                 }
                 return raster.converted(to: .argb32Premultiplied)
             }
@@ -172,7 +175,9 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
                 throw ImageCodingError.invalidArgument("page \(index) is out of range: the image has \(file.pages.count) page(s)")
             }
             let page = file.pages[index]
-            let buffer = try file.decodePage(index, limits: limits, colorManagement: options.colorManagement)
+            let buffer = try file.decodePage(
+                index, limits: limits, colorManagement: options.colorManagement,
+                threads: CodecThreads.limit(options.maxThreads))
             let image = try Image(
                 frames: [ImageFrame(buffer: buffer)], loopCount: 1, orientation: page.orientation,
                 scale: options.scale, format: .tiff,
@@ -187,7 +192,9 @@ public struct TIFFCoder: ImageDecoding, ImageEncoding, PageDecoding {
         limits.maxFrames = max(limits.maxFrames, count)
         var frames: [ImageFrame] = []
         for index in 0..<count {
-            var buffer = try file.decodePage(index, limits: limits, colorManagement: options.colorManagement)
+            var buffer = try file.decodePage(
+                index, limits: limits, colorManagement: options.colorManagement,
+                threads: CodecThreads.limit(options.maxThreads))
             if buffer.size != canvas { buffer = try Self.placed(buffer, on: canvas) }
             frames.append(ImageFrame(buffer: buffer))
         }

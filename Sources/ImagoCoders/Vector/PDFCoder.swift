@@ -58,12 +58,6 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
         max(1, min(maxBands, size.width * size.height / bandPixels, size.height / 64))
     }
 
-    /// The threads that draw the bands at once: ``DecodeOptions/maxThreads``, by default the
-    /// cores up to 4.
-    static func threads(_ maxThreads: Int?) -> Int {
-        max(1, maxThreads ?? min(4, ProcessInfo.processInfo.activeProcessorCount))
-    }
-
     /// `libImagoPDF`, opened once: beside the executable, in `../lib/imago` from it, or where
     /// the dynamic loader looks.
     static let library = ImagoLibraries.open("libImagoPDF.so") { path in
@@ -101,7 +95,7 @@ public struct PDFCoder: ImageDecoding, PageDecoding {
         let scale = VectorRender.scale(natural: points, naturalDPI: 72, options: options)
         var buffer = try document.render(
             index, size: size, scaleX: scale.x, scaleY: scale.y, into: options.pixelFormat, limits: options.limits,
-            bands: Self.bands(for: size), threads: Self.threads(options.maxThreads))
+            bands: Self.bands(for: size), threads: CodecThreads.limit(options.maxThreads))
         buffer.convert(to: options.pixelFormat)
         return Image(
             buffer: buffer, orientation: .up, scale: options.scale, format: .pdf,

@@ -63,13 +63,16 @@ final class WebPAnimation: ComposedAnimation {
         canvasSize = canvas
         frameCount = layouts.count
         let icc = options.colorManagement ? container.icc : nil
+        let threads = CodecThreads.limit(options.maxThreads)
         composer = AnimationComposer(format: .webp, canvas: canvas, layouts: layouts) { [data, fragments, layouts] index in
-            try Self.decodeFrame(data, range: fragments[index], layout: layouts[index], icc: icc)
+            try Self.decodeFrame(data, range: fragments[index], layout: layouts[index], icc: icc, threads: threads)
         }
     }
 
     /// One frame's own pixels, premultiplied ARGB32 (colour managed when `icc` is given).
-    private static func decodeFrame(_ data: Data, range: Range<Int>, layout: AnimationFrameLayout, icc: Data?) throws -> PixelBuffer {
+    private static func decodeFrame(
+        _ data: Data, range: Range<Int>, layout: AnimationFrameLayout, icc: Data?, threads: Int
+    ) throws -> PixelBuffer {
         var buffer = try PixelBuffer(uninitializedWidth: layout.width, height: layout.height, format: .argb32Premultiplied) { out in
             var config = WebPDecoderConfig()
             _ = WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)
@@ -84,7 +87,7 @@ final class WebPAnimation: ComposedAnimation {
             }
             try WebPContainer.check(status, during: "an animation frame")
         }
-        if let icc { WebPOutputPlan.applyICC(icc, to: &buffer, display: true) }
+        if let icc { WebPOutputPlan.applyICC(icc, to: &buffer, display: true, threads: threads) }
         return buffer
     }
 

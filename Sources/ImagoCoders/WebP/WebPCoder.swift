@@ -140,7 +140,7 @@ public struct WebPCoder: ImageDecoding, ImageEncoding {
         config.method = Int32(Self.method(forEffort: options.effort) ?? max(0, min(6, method)))
         // libwebp's one helper thread (analysis and alpha beside the main pass): the output is
         // the same bytes, the wall time shorter when a core is free. Not with maxThreads 1.
-        config.thread_level = (options.maxThreads ?? 2) > 1 ? 1 : 0
+        config.thread_level = CodecThreads.limit(options.maxThreads) > 1 ? 1 : 0
         if options.lossless {
             config.lossless = 1
             config.exact = 1
@@ -197,12 +197,12 @@ struct WebPOutputPlan {
     }
 
     /// Converts straight pixels decoded for an ICC conversion to sRGB, then premultiplies them
-    /// when they are in the display format.
-    static func applyICC(_ icc: Data, to buffer: inout PixelBuffer, display: Bool) {
+    /// when they are in the display format; on up to `threads` threads.
+    static func applyICC(_ icc: Data, to buffer: inout PixelBuffer, display: Bool, threads: Int) {
         let w = buffer.width, h = buffer.height, stride = buffer.bytesPerRow
         let layout = display && PixelFormat.argbOffsets.b == 0 ? IMAGO_TYPE_BGRA_8 : display ? IMAGO_TYPE_ARGB_8 : IMAGO_TYPE_RGBA_8
         buffer.withUnsafeMutableBytes { p in
-            _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layout)
+            _ = ColorManagement.convertToSRGB(p, width: w, height: h, bytesPerRow: stride, profile: icc, layout: layout, threads: threads)
             if display { PixelBuffer.premultiplyARGB32InPlace(p, width: w, height: h, bytesPerRow: stride) }
         }
     }
@@ -217,7 +217,7 @@ struct WebPOutputPlan {
         }
         // libwebp's own threading: the in-loop filter runs beside the decoding of the next rows
         // (dwebp -mt, libvips), with the same pixels.
-        config.options.use_threads = 1
+        config.options.use_threads = CodecThreads.limit(options.maxThreads) > 1 ? 1 : 0
         config.output.colorspace = colorspace
         config.output.is_external_memory = 1
         config.output.u.RGBA.rgba = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -229,7 +229,7 @@ struct WebPOutputPlan {
     /// Consumes the decoded buffer so in-place colour conversion never copies it.
     func finish(_ raw: consuming PixelBuffer, incremental: Bool) -> Image {
         var buffer = raw
-        if convertsICC, let icc = container.icc { Self.applyICC(icc, to: &buffer, display: display) }
+        if convertsICC, let icc = container.icc { Self.applyICC(icc, to: &buffer, display: display, threads: CodecThreads.limit(options.maxThreads)) }
         buffer = buffer.converted(to: options.pixelFormat)
         return Image(
             buffer: buffer, orientation: container.orientation,

@@ -90,7 +90,7 @@ public enum StreamedTranscoding {
         rowOptions.page = nil
         // The encoder's side on a helper thread, as libwebp runs its own: off for work that
         // must stay on its lane (`maxThreads` 1).
-        rowOptions.rowHelperThread = (options.maxThreads ?? 2) > 1 && ProcessInfo.processInfo.activeProcessorCount > 1
+        rowOptions.rowHelperThread = CodecThreads.limit(options.maxThreads) > 1
         if format == .png {
             rowOptions.pixelFormat = .rgba8  // straight rows where the decoder can give them
             let encoder = try PNGRowEncoder(options: options, gray: info.isGrayscale)
