@@ -26,6 +26,12 @@ struct ConvertCommand: ParsableCommand {
             A JPEG converted to JPEG XL with --lossless is recompressed without decoding (about 20%
             smaller), keeping what is needed to give the JPEG back: converting that JPEG XL to JPEG,
             with no resize, crop or other change asked for, writes the original JPEG's bytes.
+
+            --all-frames and --frames write several pages or frames, each to a file of its own
+            named after OUT with its 0-based number before the extension, padded to the same
+            width: `imago convert --all-frames --dpi 150 doc.pdf page.jpg` writes page-0.jpg,
+            page-1.jpg, ... (page-00.jpg, ... from 11 pages). Pages are converted side by side,
+            one per core.
             """
     )
 
@@ -61,6 +67,12 @@ struct ConvertCommand: ParsableCommand {
 
     @Flag(help: "Write only the first frame of an animation (same as --frame 0).")
     var firstFrame = false
+
+    @Flag(help: "Write every page of a PDF or multi-page TIFF, or every frame of an animation, each to its own file (OUT-N.ext).")
+    var allFrames = false
+
+    @Option(help: "Write these pages or frames (0-based numbers and ranges, such as 0,2-4), each to its own file (OUT-N.ext).")
+    var frames: FrameList?
 
     @Option(
         help:
@@ -98,6 +110,9 @@ struct ConvertCommand: ParsableCommand {
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         if let frame, frame < 0 { throw ValidationError("--frame must be 0 or more") }
         if frame != nil, firstFrame { throw ValidationError("--frame and --first-frame cannot be used together") }
+        if allFrames || frames != nil, frame != nil || firstFrame || allFrames && frames != nil {
+            throw ValidationError("choose one of --frame, --first-frame, --frames and --all-frames")
+        }
         if let thumbnail, thumbnail < 1 { throw ValidationError("--thumbnail must be at least 1") }
         if let scaleDownLimit, scaleDownLimit < 4 { throw ValidationError("--scale-down-limit must be at least 4 bytes") }
         if let effort, !(1...9).contains(effort) { throw ValidationError("--effort must be between 1 and 9") }
@@ -106,15 +121,13 @@ struct ConvertCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let target = try outputFormat()
-            var decodeOptions = DecodeOptions(colorManagement: !noColorManagement)
-            decodeOptions.renderDPI = dpi
-            let chosenFrame = frame ?? (firstFrame ? 0 : nil)
-            var options = EncodeOptions(
-                quality: Double(quality) / 100, lossless: lossless,
-                orientation: noOrientation ? .writeEXIF : .bake)
-            options.effort = effort
             let source = try ImageInput(contentsOf: URL(fileURLWithPath: input))
+            if allFrames || frames != nil {
+                try convertFrames(of: source)
+                return
+            }
+            let target = try outputFormat(), options = encodeOptions, decodeOptions = self.decodeOptions
+            let chosenFrame = frame ?? (firstFrame ? 0 : nil)
             // PDF, SVG, TIFF, HEIF, … decode in a sandboxed worker (IMAGO_ISOLATED_FORMATS).
             let coders = try CLIDecoders.registry(for: try? source.format())
             if let direct = try directOutput(
@@ -123,17 +136,38 @@ struct ConvertCommand: ParsableCommand {
                 try OutputFile.write(direct, to: URL(fileURLWithPath: output))
                 return
             }
-            let goal = try decodeGoal(source, decodeOptions: decodeOptions, chosenFrame: chosenFrame, coders: coders)
-            var image = try DecodePlanner.decode(source, goal: goal, coders: coders)
-            if let pipeline = try transformers() {
-                image = try pipeline.transform(image)
-            }
-            image = try Self.keepingChosenFrame(of: image, chosenFrame: chosenFrame, decodedPage: goal.options.page)
-            let encoded = try ImageCoderRegistry.shared.encode(image, as: target, options: options)
+            let info = try? source.info(coders: coders)
+            let encoded = try convert(source, info: info, chosenFrame: chosenFrame, to: target, options: options, coders: coders)
             try OutputFile.write(encoded, to: URL(fileURLWithPath: output))
         } catch {
             throw CLIFailure.exit(error, file: input)
         }
+    }
+
+    var decodeOptions: DecodeOptions {
+        var options = DecodeOptions(colorManagement: !noColorManagement)
+        options.renderDPI = dpi
+        return options
+    }
+
+    var encodeOptions: EncodeOptions {
+        var options = EncodeOptions(quality: Double(quality) / 100, lossless: lossless, orientation: noOrientation ? .writeEXIF : .bake)
+        options.effort = effort
+        return options
+    }
+
+    /// `source` (or its frame or page `chosenFrame`) decoded, transformed and encoded as `target`.
+    func convert(
+        _ source: ImageInput, info: ImageInfo?, chosenFrame: Int?, to target: ImageFormat, options: EncodeOptions,
+        coders: ImageCoderRegistry
+    ) throws -> Data {
+        let goal = try decodeGoal(info: info, decodeOptions: decodeOptions, chosenFrame: chosenFrame)
+        var image = try DecodePlanner.decode(source, goal: goal, coders: coders)
+        if let pipeline = try transformers() {
+            image = try pipeline.transform(image)
+        }
+        image = try Self.keepingChosenFrame(of: image, chosenFrame: chosenFrame, decodedPage: goal.options.page)
+        return try ImageCoderRegistry.shared.encode(image, as: target, options: options)
     }
 
     /// The output made without decoding a whole bitmap, when nothing but the format changes: a
@@ -156,28 +190,28 @@ struct ConvertCommand: ParsableCommand {
         return nil
     }
 
-    /// What to decode: a thumbnail's or scale-down's size, or else the pixel format the work
-    /// needs and the one frame or page asked for (checked against the header's count).
-    private func decodeGoal(_ source: ImageInput, decodeOptions: DecodeOptions, chosenFrame: Int?, coders: ImageCoderRegistry) throws -> DecodeGoal {
-        // Thumbnails and scale-downs stream their rows where the source allows; the planner chooses.
+    /// What to decode: the one frame or page asked for (checked against the header's count),
+    /// and a thumbnail's or scale-down's size, or else the pixel format the work needs.
+    func decodeGoal(info: ImageInfo?, decodeOptions: DecodeOptions, chosenFrame: Int?) throws -> DecodeGoal {
         var goal = DecodeGoal(options: decodeOptions)
+        // One frame or page is decoded alone: a TIFF page at its own size, a PDF page, an
+        // animation's frame composited from frames decoded on demand.
+        if let chosenFrame, let info {
+            if chosenFrame >= max(info.frameCount, info.pageCount) {
+                throw Self.outOfRange(chosenFrame, max(info.frameCount, info.pageCount))
+            }
+            goal.options.page = chosenFrame
+        }
+        // Thumbnails and scale-downs stream their rows where the source allows; the planner chooses.
         if let thumbnail {
             goal.size = .fitting(PixelSize(width: thumbnail, height: thumbnail), preserveAspectRatio: true)
         } else if let scaleDownLimit {
             goal.size = .scaledDown(limitBytes: scaleDownLimit)
-        } else if let info = try? source.info(coders: coders) {
+        } else if let info {
             // Work that only moves whole pixels decodes in a format that holds them exactly
             // (straight alpha, gray as gray), so a conversion changes no visible pixel.
             let effect = try transformers()?.pixelEffect(on: info) ?? PixelEffect.none
             goal.options.pixelFormat = DecodePlanner.pixelFormat(for: info, resamples: effect == .resamples)
-            // One frame or page is decoded alone: a TIFF page at its own size, an animation's
-            // frame composited from frames decoded on demand.
-            if let chosenFrame {
-                if chosenFrame >= max(info.frameCount, info.pageCount) {
-                    throw Self.outOfRange(chosenFrame, max(info.frameCount, info.pageCount))
-                }
-                goal.options.page = chosenFrame
-            }
         }
         return goal
     }
@@ -215,12 +249,12 @@ struct ConvertCommand: ParsableCommand {
         }
     }
 
-    private static func outOfRange(_ frame: Int, _ count: Int) -> ImageCodingError {
-        .invalidArgument("--frame \(frame) is out of range: the image has \(count) frame(s) or page(s)")
+    static func outOfRange(_ frame: Int, _ count: Int) -> ImageCodingError {
+        .invalidArgument("frame \(frame) is out of range: the image has \(count) frame(s) or page(s)")
     }
 
     /// The transformers the options ask for, in a fixed order: resize, crop, rotate, flip, round corner, blur, tint.
-    private func transformers() throws -> ImageTransformers.Pipeline? {
+    func transformers() throws -> ImageTransformers.Pipeline? {
         var steps: [any ImageTransforming] = []
         func ints(_ text: String, _ separator: Character, count: Int, _ option: String) throws -> [Int] {
             let parts = text.split(separator: separator).map { Int(PathName.trimmed($0)) }
@@ -259,7 +293,7 @@ struct ConvertCommand: ParsableCommand {
         return steps.isEmpty ? nil : ImageTransformers.Pipeline(steps)
     }
 
-    private func outputFormat() throws -> ImageFormat {
+    func outputFormat() throws -> ImageFormat {
         if let format {
             guard let f = ImageFormat(cliName: format) else {
                 throw ImageCodingError.invalidArgument("unknown output format '\(format)'")

@@ -42,14 +42,15 @@ package enum CLIDecoders {
         return DecoderIsolation(formats: selection.formats, video: selection.video, workers: workers, timeout: timeout)
     }
 
-    /// `ImageCoderRegistry.shared`, with `format` decoded by one worker process when it is
-    /// selected (and video frames when `video` and video is selected): for a command that
-    /// decodes one file, whose worker then loads that format's libraries alone.
+    /// `ImageCoderRegistry.shared`, with `format` decoded by `workers` worker processes when it
+    /// is selected (and video frames when `video` and video is selected): for a command that
+    /// decodes one file (its pages side by side with more workers), whose workers then load
+    /// that format's libraries alone.
     ///
     /// - Throws: as ``isolation(workers:only:environment:)``.
-    package static func registry(for format: ImageFormat?, video: Bool = false) throws -> ImageCoderRegistry {
+    package static func registry(for format: ImageFormat?, video: Bool = false, workers: Int = 1) throws -> ImageCoderRegistry {
         let only: (Set<ImageFormat>, Bool) = (format.map { [$0] } ?? [], video)
-        guard let isolation = try isolation(workers: 1, only: only) else { return .shared }
+        guard let isolation = try isolation(workers: max(1, workers), only: only) else { return .shared }
         return ImageCoderRegistry.shared.isolating(isolation)
     }
 

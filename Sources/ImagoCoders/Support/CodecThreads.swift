@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How many threads one image's decode or encode may run at once, the caller's included: the
 /// one home of that decision for every codec that can use more than one (libavif's and libjxl's

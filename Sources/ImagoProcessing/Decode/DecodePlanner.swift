@@ -107,6 +107,9 @@ public enum DecodePlanner {
         var orients: Bool
         /// Scale the whole decode down to this budget afterwards (``DecodeGoal/Size/scaledDown(limitBytes:)``).
         var scaleDownLimit: Int?
+        /// Fit the decode into this box (stored orientation) afterwards: a page other than the
+        /// first, whose size the header does not give.
+        var fitsAfterDecode: PixelSize?
 
         func run(_ input: ImageInput, goal: DecodeGoal, coders: ImageCoderRegistry) throws -> Image {
             var image: Image
@@ -121,7 +124,12 @@ public enum DecodePlanner {
                 options.thumbnailPixelSize = hint
                 if case .fitting(_, let preserve) = goal.size { options.preserveAspectRatio = preserve }
                 image = try coders.decode(input, options: options)
-                if let resampleTo {
+                let fitted = fitsAfterDecode.map { box in
+                    Thumbnailer.targetSize(
+                        for: image.buffer.size, within: box, preserveAspectRatio: options.preserveAspectRatio,
+                        enlarges: image.format?.isVector ?? false)
+                }
+                if let resampleTo = resampleTo ?? fitted.flatMap({ $0 == image.buffer.size ? nil : $0 }) {
                     let frames = try image.frames.map { frame in
                         ImageFrame(
                             buffer: try Resampler.resize(
@@ -165,6 +173,10 @@ public enum DecodePlanner {
                 let decoder = try streamingDecoder(for: input, info: info, coders: coders)
             {
                 return Plan(method: .streamedRows(target: target), decoder: decoder, orients: true)
+            }
+            // The header gives the first page's size: another page's is known once it is decoded.
+            if let page = goal.options.page, page > 0, info.pageCount > 1 {
+                return Plan(method: .whole(hint: storedBox, resampleTo: nil), orients: true, fitsAfterDecode: storedBox)
             }
             return Plan(method: .whole(hint: storedBox, resampleTo: target), orients: true)
         case .scaledDown(let limit):

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import ArgumentParser
+import ImagoCoders
+import ImagoCommandLine
+import ImagoCore
+import ImagoProcessing
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Dispatch)
+import Dispatch
+#endif
+
+/// `--all-frames` and `--frames`: several pages or frames, each written to a file of its own.
+extension ConvertCommand {
+    /// Writes the pages or frames asked for, each to ``frameOutput(_:digits:)``: pages side by
+    /// side, one per core (each decoded alone: a PDF page, a TIFF page); an animation's frames
+    /// from one decode, in order. Every page is tried; the failures are reported together.
+    func convertFrames(of source: ImageInput) throws {
+        let target = try outputFormat(), options = encodeOptions
+        let jobs = min(frames?.indices.count ?? Int.max, ProcessInfo.processInfo.activeProcessorCount)
+        // PDF, TIFF, … pages (and their count) are read in sandboxed workers
+        // (IMAGO_ISOLATED_FORMATS), one a job.
+        let coders = try CLIDecoders.registry(for: try? source.format(), workers: jobs)
+        let info = try source.info(coders: coders)
+        let count = max(info.frameCount, info.pageCount)
+        let chosen = frames?.indices ?? Array(0..<count)
+        if let beyond = chosen.first(where: { $0 >= count }) { throw Self.outOfRange(beyond, count) }
+        let digits = String(max(0, count - 1)).count
+        guard info.pageCount <= 1, info.frameCount > 1 else {
+            let bytes = try source.contents()
+            try forEachConcurrently(chosen, jobs: min(jobs, chosen.count)) { index in
+                let encoded = try convert(ImageInput(bytes), info: info, chosenFrame: index, to: target, options: options, coders: coders)
+                try OutputFile.write(encoded, to: frameOutput(index, digits: digits))
+            }
+            return
+        }
+        try convertAnimationFrames(of: source, info: info, chosen, digits: digits, to: target, options: options, coders: coders)
+    }
+
+    /// An animation's frames `chosen`, from one decode of the whole (composited on demand).
+    private func convertAnimationFrames(
+        of source: ImageInput, info: ImageInfo, _ chosen: [Int], digits: Int, to target: ImageFormat, options: EncodeOptions,
+        coders: ImageCoderRegistry
+    ) throws {
+        let goal = try decodeGoal(info: info, decodeOptions: decodeOptions, chosenFrame: nil)
+        var image = try DecodePlanner.decode(source, goal: goal, coders: coders)
+        if let pipeline = try transformers() { image = try pipeline.transform(image) }
+        for index in chosen {
+            guard index < image.frameCount else { throw Self.outOfRange(index, image.frameCount) }
+            let frame = try image.frame(at: index)
+            let still = try Image(
+                frames: [ImageFrame(buffer: frame.buffer)], loopCount: 1, orientation: image.orientation,
+                scale: image.scale, format: image.format, metadata: image.metadata, hasAlpha: image.hasAlpha)
+            try OutputFile.write(ImageCoderRegistry.shared.encode(still, as: target, options: options), to: frameOutput(index, digits: digits))
+        }
+    }
+
+    /// OUT with `index` (zero-padded to `digits`) before its extension: `page.jpg` → `page-07.jpg`.
+    func frameOutput(_ index: Int, digits: Int) -> URL {
+        let url = URL(fileURLWithPath: output)
+        let number = String(repeating: "0", count: max(0, digits - String(index).count)) + String(index)
+        let name = url.deletingPathExtension().lastPathComponent + "-" + number
+        let ext = url.pathExtension
+        return url.deletingLastPathComponent().appendingPathComponent(ext.isEmpty ? name : name + "." + ext)
+    }
+
+    /// Runs `body` for each of `items` on up to `jobs` threads, each taking the next item when
+    /// free; every item is tried, and the errors are thrown together (the first alone when one).
+    private func forEachConcurrently(_ items: [Int], jobs: Int, _ body: @Sendable (Int) throws -> Void) throws {
+        let next = Atomic<Int>(0)
+        let failures = Mutex<[(Int, any Error)]>([])
+        DispatchQueue.concurrentPerform(iterations: jobs) { _ in
+            while case let i = next.add(1, ordering: .relaxed).oldValue, i < items.count {
+                do { try body(items[i]) } catch { failures.withLock { $0.append((items[i], error)) } }
+            }
+        }
+        let failed = failures.withLock { $0 }.sorted { $0.0 < $1.0 }
+        guard let first = failed.first else { return }
+        if failed.count == 1 { throw first.1 }
+        for (index, error) in failed.dropLast() {
+            Console.error("imago: \(input): frame \(index): \(CLIFailure.describe(error))\n")
+        }
+        throw failed[failed.count - 1].1
+    }
+}
+
+/// `--frames`' value: 0-based numbers and ranges separated by commas (`0,2-4`), in the order
+/// given, each once.
+struct FrameList: ExpressibleByArgument, Sendable {
+    /// The frames, without repeats.
+    let indices: [Int]
+
+    /// The most a list may name, so that `0-999999999` is refused rather than allocated.
+    static let maxCount = 100_000
+
+    init?(argument: String) {
+        var seen = Set<Int>(), indices: [Int] = []
+        for part in argument.split(separator: ",", omittingEmptySubsequences: false) {
+            let ends = part.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let first = Int(ends[0]), first >= 0, let last = ends.count == 2 ? Int(ends[1]) : first, last >= first,
+                last - first < Self.maxCount
+            else { return nil }
+            for index in first...last where seen.insert(index).inserted {
+                indices.append(index)
+                if indices.count > Self.maxCount { return nil }
+            }
+        }
+        self.indices = indices
+    }
+}
