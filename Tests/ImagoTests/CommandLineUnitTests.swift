@@ -196,3 +196,32 @@ struct PlaybackArgumentsUnitTests {
         }
     }
 }
+
+@Suite("ImagoCommandLine: --frames' lists")
+struct FrameListUnitTests {
+    @Test("numbers and ranges in the order given, each once; anything else refused")
+    func parses() {
+        #expect(FrameList(argument: "3,0-2,1")?.indices == [3, 0, 1, 2])
+        #expect(FrameList(argument: "7")?.indices == [7])
+        #expect(FrameList(argument: "2-2")?.indices == [2])
+        for bad in ["", ",", "1,", "a", "1-", "-1", "3-1", "1-2-3", "1 ,2", "0-\(FrameList.maxCount)", "99999999999999999999"] {
+            #expect(FrameList(argument: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("10,000 random lists: never a trap, and what is accepted is what was written")
+    func randomLists() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789,-- 9x")
+        for _ in 0..<10_000 {
+            let length = Int.random(in: 0...24, using: &generator)
+            let text = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            guard let list = FrameList(argument: text) else { continue }
+            #expect(Set(list.indices).count == list.indices.count, "\(text)")
+            #expect(list.indices.count <= FrameList.maxCount && list.indices.allSatisfy { $0 >= 0 }, "\(text)")
+            // Every accepted part is a number or a range, and every index comes from one.
+            let parts = text.split(separator: ",").map { $0.split(separator: "-").compactMap { Int($0) } }
+            #expect(list.indices.allSatisfy { i in parts.contains { $0.count == 1 ? $0[0] == i : ($0[0]...$0[1]).contains(i) } }, "\(text)")
+        }
+    }
+}
