@@ -91,4 +91,3 @@ extension ConvertCommand {
         throw failed[failed.count - 1].1
     }
 }
-

@@ -136,7 +136,9 @@ struct ConvertCommand: ParsableCommand {
                 try OutputFile.write(direct, to: URL(fileURLWithPath: output))
                 return
             }
-            let info = try? source.info(coders: coders)
+            // The header, when a frame is chosen or the pixel format depends on it.
+            let needsInfo = chosenFrame != nil || thumbnail == nil && scaleDownLimit == nil
+            let info = needsInfo ? try? source.info(coders: coders) : nil
             let encoded = try convert(source, info: info, chosenFrame: chosenFrame, to: target, options: options, coders: coders)
             try OutputFile.write(encoded, to: URL(fileURLWithPath: output))
         } catch {
