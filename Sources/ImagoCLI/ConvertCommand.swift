@@ -19,18 +19,18 @@ struct ConvertCommand: ParsableCommand {
         commandName: "convert",
         abstract: "Decode an image and encode it again, in the format of --format or of OUT's extension.",
         discussion: """
-            EXIF orientation is applied to the pixels unless --no-orientation is given (then the
-            orientation is kept in the output's EXIF). Embedded ICC profiles are converted to sRGB
+            EXIF orientation is applied to the pixels unless --no-orientation is given (then the \
+            orientation is kept in the output's EXIF). Embedded ICC profiles are converted to sRGB \
             unless --no-color-management is given (then the profile is kept).
 
-            A JPEG converted to JPEG XL with --lossless is recompressed without decoding (about 20%
-            smaller), keeping what is needed to give the JPEG back: converting that JPEG XL to JPEG,
+            A JPEG converted to JPEG XL with --lossless is recompressed without decoding (about 20% \
+            smaller), keeping what is needed to give the JPEG back: converting that JPEG XL to JPEG, \
             with no resize, crop or other change asked for, writes the original JPEG's bytes.
 
-            --all-frames and --frames write several pages or frames, each to a file of its own
-            named after OUT with its 0-based number before the extension, padded to the same
-            width: `imago convert --all-frames --dpi 150 doc.pdf page.jpg` writes page-0.jpg,
-            page-1.jpg, ... (page-00.jpg, ... from 11 pages). Pages are converted side by side,
+            --all-frames and --frames write several pages or frames, each to a file of its own \
+            named after OUT with its 0-based number before the extension, padded to the same \
+            width: `imago convert --all-frames --dpi 150 doc.pdf page.jpg` writes page-0.jpg, \
+            page-1.jpg, ... (page-00.jpg, ... from 11 pages). Pages are converted side by side, \
             one per core.
             """
     )

@@ -21,9 +21,9 @@ struct ThumbnailCommand: ParsableCommand {
         commandName: "thumbnail",
         abstract: "Make thumbnails of files and folders (recursively), in parallel.",
         discussion: """
-            Each thumbnail's longest side is at most --size pixels (never upscaled), decoded with
-            shrink-on-load where the format allows and reduced with Lanczos3, EXIF orientation applied.
-            Folders are searched recursively for image files and mirrored under --output. A file that
+            Each thumbnail's longest side is at most --size pixels (never upscaled), decoded with \
+            shrink-on-load where the format allows and reduced with Lanczos3, EXIF orientation applied. \
+            Folders are searched recursively for image files and mirrored under --output. A file that \
             fails is reported and skipped; the exit status is 1 if any failed.
             """
     )
