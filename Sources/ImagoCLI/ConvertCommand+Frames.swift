@@ -21,8 +21,8 @@ import Dispatch
 /// `--all-frames` and `--frames`: several pages or frames, each written to a file of its own.
 extension ConvertCommand {
     /// Writes the pages or frames asked for, each to ``frameOutput(_:digits:)``: pages side by
-    /// side, one per core (each decoded alone: a PDF page, a TIFF page); an animation's frames
-    /// from one decode, in order. Every page is tried; the failures are reported together.
+    /// side, one per core (each decoded alone, at its own size: a PDF page, a TIFF page); an
+    /// animation's frames from one decode, in order. Every page is tried; the failures are reported together.
     func convertFrames(of source: ImageInput) throws {
         let target = try outputFormat(), options = encodeOptions
         let jobs = min(frames?.indices.count ?? Int.max, ProcessInfo.processInfo.activeProcessorCount)
@@ -34,7 +34,9 @@ extension ConvertCommand {
         let chosen = frames?.indices ?? Array(0..<count)
         if let beyond = chosen.first(where: { $0 >= count }) { throw Self.outOfRange(beyond, count) }
         let digits = String(max(0, count - 1)).count
-        guard info.pageCount <= 1, info.frameCount > 1 else {
+        // An animation's frames are composited from one decode; pages (a PDF's, a TIFF's, at
+        // their own sizes) are decoded alone.
+        guard info.format.supportsAnimation, info.frameCount > 1 else {
             let bytes = try source.contents()
             try forEachConcurrently(chosen, jobs: min(jobs, chosen.count)) { index in
                 let encoded = try convert(ImageInput(bytes), info: info, chosenFrame: index, to: target, options: options, coders: coders)

@@ -58,6 +58,18 @@ struct CLIFramesTests {
         #expect(try Data(contentsOf: one) == (try Data(contentsOf: dir.appendingPathComponent("p-3.jpg"))))
     }
 
+    @Test("a TIFF's pages each at its own size, as --frame writes them", .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func tiffPages() async throws {
+        let dir = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A 640x480 photo and its 160x120 EXIF thumbnail, as two pages.
+        let tiff = Corpus.url("image-tiff/libtiffpic/dscf0013.tif")
+        let r = try await CLI.run(["convert", "--all-frames", tiff.path, dir.appendingPathComponent("t.png").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let sizes = try ["t-0.png", "t-1.png"].map { try ImageCoderRegistry.shared.info(of: Data(contentsOf: dir.appendingPathComponent($0))).pixelSize }
+        #expect(sizes == [PixelSize(width: 640, height: 480), PixelSize(width: 160, height: 120)])
+    }
+
     @Test("an animation's frames from one decode, each the frame --frame writes")
     func animationFrames() async throws {
         let dir = try CLI.temporaryDirectory()
