@@ -176,7 +176,7 @@ def transcodes(imago_cli, formats_only=False):
     # pdf.js files joined). Imago converts pages side by side, one per core, in sandboxed workers;
     # pdftoppm draws them one after another. (libvips has no one-command equivalent.)
     document = os.path.join(INPUTS, "corpus-27-pages.pdf")
-    cases.append(("Every page of a 27-page document -> JPEG at 150 dpi", [
+    cases.append(("PDF document, every page (27 real pages) -> JPEG at 150 dpi", [
         ("Imago", [imago_cli, "convert", "--all-frames", "--dpi", "150", "--quality", "85", document, os.path.join(out, "page.jpg")]),
         ("pdftoppm", ["pdftoppm", "-r", "150", "-jpeg", "-jpegopt", "quality=85", document, os.path.join(out, "page")]),
         ("pdftoppm, optimised Huffman", ["pdftoppm", "-r", "150", "-jpeg", "-jpegopt", "quality=85,optimize=y", document,
