@@ -65,9 +65,9 @@ public struct DecodeOptions: Sendable, Hashable {
     public var gainMap = false
 
     /// The threads a decoder may run at once, the caller's included, for the decoders that can
-    /// use more than one: a large PDF page's bands (``PDFCoder``), libjxl's runner and libheif's
-    /// grid tiles (images of a megapixel or more), libwebp's filtering thread, and the
-    /// conversion of a large image through its colour profile, in bands. The pixels are the
+    /// use more than one: a large PDF page's bands (``PDFCoder``), libjxl's runner (images of a
+    /// megapixel or more), libheif's grid tiles, libwebp's filtering thread, and the conversion
+    /// of a large image through its colour profile, in bands. The pixels are the
     /// same however many threads. Default `nil`: the cores, up to 4. `1` keeps the decode on the
     /// calling thread: work in the background, which must not take more than its lane.
     public var maxThreads: Int?
