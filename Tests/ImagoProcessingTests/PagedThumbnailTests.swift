@@ -24,4 +24,21 @@ struct PagedThumbnailTests {
             #expect(image.pixelSize == size, "page \(page)")
         }
     }
+
+    @Test(
+        "a TIFF's smaller second page, fitted to a 100-pixel box by its own size",
+        .enabled(if: Corpus.isAvailable, Corpus.missingReason))
+    func tiffPages() throws {
+        // 640x480 and its 160x120 EXIF thumbnail: the header gives the first page's size.
+        let input = ImageInput(try Corpus.data("image-tiff/libtiffpic/dscf0013.tif"))
+        for (page, size) in [PixelSize(width: 100, height: 75), PixelSize(width: 100, height: 75)].enumerated() {
+            var goal = DecodeGoal(size: .fitting(PixelSize(width: 100, height: 100), preserveAspectRatio: true))
+            goal.options.page = page
+            #expect(try DecodePlanner.decode(input, goal: goal).pixelSize == size, "page \(page)")
+        }
+        // A box the second page fits unchanged: never enlarged.
+        var goal = DecodeGoal(size: .fitting(PixelSize(width: 300, height: 300), preserveAspectRatio: true))
+        goal.options.page = 1
+        #expect(try DecodePlanner.decode(input, goal: goal).pixelSize == PixelSize(width: 160, height: 120))
+    }
 }

@@ -60,7 +60,9 @@ public enum DecodePlanner {
         /// Rows streamed from the decoder through a resampler to `target` (stored orientation).
         case streamedRows(target: PixelSize)
         /// A whole decode, with the decoder's own reduction towards `hint` when set, then a
-        /// resample to `resampleTo` when set (stored orientation).
+        /// resample to `resampleTo` when set (stored orientation). A thumbnail of a page other
+        /// than the first is fitted to `hint` once decoded, by the page's own size, which the
+        /// header does not give: its `resampleTo` is `nil`.
         case whole(hint: PixelSize?, resampleTo: PixelSize?)
     }
 
@@ -174,8 +176,9 @@ public enum DecodePlanner {
             {
                 return Plan(method: .streamedRows(target: target), decoder: decoder, orients: true)
             }
-            // The header gives the first page's size: another page's is known once it is decoded.
-            if let page = goal.options.page, page > 0, info.pageCount > 1 {
+            // The header gives the first page's or frame's size: another page's (a PDF's, a
+            // TIFF's) is known once it is decoded.
+            if let page = goal.options.page, page > 0 {
                 return Plan(method: .whole(hint: storedBox, resampleTo: nil), orients: true, fitsAfterDecode: storedBox)
             }
             return Plan(method: .whole(hint: storedBox, resampleTo: target), orients: true)
