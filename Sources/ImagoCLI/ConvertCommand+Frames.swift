@@ -75,7 +75,8 @@ extension ConvertCommand {
     }
 
     /// Runs `body` for each of `items` on up to `jobs` threads, each taking the next item when
-    /// free; every item is tried, and the errors are thrown together (the first alone when one).
+    /// free; every item is tried, and each failure is reported on a line of its own
+    /// (`imago: IN: frame N: what went wrong`) before the command exits with status 1.
     private func forEachConcurrently(_ items: [Int], jobs: Int, _ body: @Sendable (Int) throws -> Void) throws {
         let next = Atomic<Int>(0)
         let failures = Mutex<[(Int, any Error)]>([])
@@ -85,11 +86,10 @@ extension ConvertCommand {
             }
         }
         let failed = failures.withLock { $0 }.sorted { $0.0 < $1.0 }
-        guard let first = failed.first else { return }
-        if failed.count == 1 { throw first.1 }
-        for (index, error) in failed.dropLast() {
+        guard !failed.isEmpty else { return }
+        for (index, error) in failed {
             Console.error("imago: \(input): frame \(index): \(CLIFailure.describe(error))\n")
         }
-        throw failed[failed.count - 1].1
+        throw ExitCode(1)
     }
 }

@@ -105,6 +105,16 @@ struct CLIFramesTests {
             #expect(r.status == 64, "\(mixed): \(r.stderr)")
             #expect(r.stderr.contains("choose one of --frame, --first-frame, --frames and --all-frames"), "\(mixed): \(r.stderr)")
         }
+        // Pages that fail are each reported, and the others still written.
+        let document = dir.appendingPathComponent("doc.pdf")
+        try TestPDF.make(pages: (0..<3).map { _ in (width: 20, height: 20, rotate: 0) }).write(to: document)
+        let nowhere = dir.appendingPathComponent("missing/p.png").path
+        if PDFCoder().canDecode(.pdf) {
+            let failing = try await CLI.run(["convert", "--all-frames", document.path, nowhere])
+            #expect(failing.status == 1)
+            let lines = failing.stderr.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3 && (0..<3).allSatisfy { i in lines[i].hasPrefix("imago: \(document.path): frame \(i): ") }, "\(failing.stderr)")
+        }
         let past = try await CLI.run(["convert", "--frames", "2,7", gif.path, out])
         #expect(past.status == 1)
         #expect(past.stderr == "imago: \(gif.path): invalid argument: frame 7 is out of range: the image has 4 frame(s) or page(s)\n")
