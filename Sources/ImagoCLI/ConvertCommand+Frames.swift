@@ -6,16 +6,11 @@ import ImagoCoders
 import ImagoCommandLine
 import ImagoCore
 import ImagoProcessing
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
-#endif
-
-#if canImport(Dispatch)
-import Dispatch
 #endif
 
 /// `--all-frames` and `--frames`: several pages or frames, each written to a file of its own.
@@ -38,10 +33,15 @@ extension ConvertCommand {
         // their own sizes) are decoded alone.
         guard info.format.supportsAnimation, info.frameCount > 1 else {
             let bytes = try source.contents()
-            try forEachConcurrently(chosen, jobs: min(jobs, chosen.count)) { index in
-                let encoded = try convert(ImageInput(bytes), info: info, chosenFrame: index, to: target, options: options, coders: coders)
-                try OutputFile.write(encoded, to: frameOutput(index, digits: digits))
+            let failures = SharedWork.forEach(chosen.count, jobs: jobs) { i in
+                let encoded = try convert(ImageInput(bytes), info: info, chosenFrame: chosen[i], to: target, options: options, coders: coders)
+                try OutputFile.write(encoded, to: frameOutput(chosen[i], digits: digits))
             }
+            // Each failure on a line of its own (`imago: IN: frame N: what went wrong`), then status 1.
+            for failure in failures {
+                Console.error("imago: \(input): frame \(chosen[failure.index]): \(CLIFailure.describe(failure.error))\n")
+            }
+            if !failures.isEmpty { throw ExitCode(1) }
             return
         }
         try convertAnimationFrames(of: source, info: info, chosen, digits: digits, to: target, options: options, coders: coders)
@@ -72,24 +72,5 @@ extension ConvertCommand {
         let name = url.deletingPathExtension().lastPathComponent + "-" + number
         let ext = url.pathExtension
         return url.deletingLastPathComponent().appendingPathComponent(ext.isEmpty ? name : name + "." + ext)
-    }
-
-    /// Runs `body` for each of `items` on up to `jobs` threads, each taking the next item when
-    /// free; every item is tried, and each failure is reported on a line of its own
-    /// (`imago: IN: frame N: what went wrong`) before the command exits with status 1.
-    private func forEachConcurrently(_ items: [Int], jobs: Int, _ body: @Sendable (Int) throws -> Void) throws {
-        let next = Atomic<Int>(0)
-        let failures = Mutex<[(Int, any Error)]>([])
-        DispatchQueue.concurrentPerform(iterations: jobs) { _ in
-            while case let i = next.add(1, ordering: .relaxed).oldValue, i < items.count {
-                do { try body(items[i]) } catch { failures.withLock { $0.append((items[i], error)) } }
-            }
-        }
-        let failed = failures.withLock { $0 }.sorted { $0.0 < $1.0 }
-        guard !failed.isEmpty else { return }
-        for (index, error) in failed {
-            Console.error("imago: \(input): frame \(index): \(CLIFailure.describe(error))\n")
-        }
-        throw ExitCode(1)
     }
 }

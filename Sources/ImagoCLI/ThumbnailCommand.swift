@@ -2,13 +2,11 @@
 // Copyright (c) 2026 The Imago authors
 
 import ArgumentParser
-import Dispatch
 import ImagoCache
 import ImagoCoders
 import ImagoCommandLine
 import ImagoCore
 import ImagoProcessing
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -81,7 +79,6 @@ struct ThumbnailCommand: ParsableCommand {
         let forced = format.flatMap(ImageFormat.init(cliName:))
         let box = PixelSize(width: size, height: size)
         let options = EncodeOptions(quality: Double(quality) / 100)
-        let state = Mutex((done: 0, failed: [String]()))
         let progress = Console.errorIsTerminal
         let total = work.count
         // One worker process a job for the isolated formats (IMAGO_ISOLATED_FORMATS): a decoder
@@ -93,43 +90,29 @@ struct ThumbnailCommand: ParsableCommand {
             throw CLIFailure.exit(error, file: "IMAGO_ISOLATED_FORMATS")
         }
 
-        // Each worker takes the next file when it is free, so one slow file (a large PNG) never
-        // leaves a worker idle behind a fixed share.
-        let next = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: min(jobs, max(1, total))) { _ in
-            while case let i = next.add(1, ordering: .relaxed).oldValue, i < total {
-                let job = work[i]
-                var failure: String?
-                do {
-                    let thumb = try thumbnail(of: ImageInput(contentsOf: job.input), fitting: box, decoders: decoders)
-                    let target = forced ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: thumb)
-                    let encoded = try ImageCoderRegistry.shared.encode(thumb, as: target, options: options)
-                    try FileManager.default.createDirectory(
-                        at: job.outputStem.deletingLastPathComponent(),
-                        withIntermediateDirectories: true)
-                    try OutputFile.write(encoded, to: job.outputStem.appendingPathExtension(target.preferredFileExtension))
-                } catch let e as ImageCodingError {
-                    failure = "imago: \(job.input.path): \(e.description)"
-                } catch {
-                    failure = "imago: \(job.input.path): \(CLIFailure.describe(error))"
-                }
-                let (done, failedCount) = state.withLock { s -> (Int, Int) in
-                    s.done += 1
-                    if let failure { s.failed.append(failure) }
-                    return (s.done, s.failed.count)
-                }
-                if progress {
-                    let width = 30, filled = total == 0 ? width : done * width / total
-                    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-                    Console.error("\r[\(bar)] \(done)/\(total)\(failedCount > 0 ? " (\(failedCount) failed)" : "")")
-                }
-            }
+        let failures = SharedWork.forEach(total, jobs: jobs, progress: progress ? Self.drawProgress(total: total) : nil) { i in
+            let job = work[i]
+            let thumb = try thumbnail(of: ImageInput(contentsOf: job.input), fitting: box, decoders: decoders)
+            let target = forced ?? ImageCoderRegistry.shared.preferredEncodingFormat(for: thumb)
+            let encoded = try ImageCoderRegistry.shared.encode(thumb, as: target, options: options)
+            try FileManager.default.createDirectory(
+                at: job.outputStem.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try OutputFile.write(encoded, to: job.outputStem.appendingPathExtension(target.preferredFileExtension))
         }
-        let (done, failed) = state.withLock { ($0.done, $0.failed) }
         if progress { Console.error("\n") }
+        let failed = failures.map { "imago: \(work[$0.index].input.path): \(CLIFailure.describe($0.error))" }
         for line in failed.sorted() { Console.error(line + "\n") }
-        print("\(done - failed.count) thumbnails written to \(outputDir.path), \(failed.count) failed")
+        print("\(total - failed.count) thumbnails written to \(outputDir.path), \(failed.count) failed")
         if !failed.isEmpty { throw ExitCode(1) }
+    }
+
+    /// A progress bar on standard error, redrawn after each file.
+    static func drawProgress(total: Int) -> @Sendable (Int, Int) -> Void {
+        { done, failed in
+            let width = 30, filled = total == 0 ? width : done * width / total
+            let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+            Console.error("\r[\(bar)] \(done)/\(total)\(failed > 0 ? " (\(failed) failed)" : "")")
+        }
     }
 
     /// The formats the files are (their first bytes), and whether one is a video: what the

@@ -6,6 +6,7 @@ import Foundation
 import Imago
 import ImagoCommandLine
 import ImagoTestSupport
+import Synchronization
 import Testing
 
 /// What an `ArgumentParser` type's parser says about some arguments, in process.
@@ -223,5 +224,36 @@ struct FrameListUnitTests {
             let parts = text.split(separator: ",").map { $0.split(separator: "-").compactMap { Int($0) } }
             #expect(list.indices.allSatisfy { i in parts.contains { $0.count == 1 ? $0[0] == i : ($0[0]...$0[1]).contains(i) } }, "\(text)")
         }
+    }
+}
+
+@Suite("ImagoCommandLine: SharedWork, the commands' files side by side")
+struct SharedWorkUnitTests {
+    struct Odd: Error {}
+
+    @Test("every item runs once, whatever fails; failures come back in index order; progress counts to the end")
+    func everyItemOnce() {
+        let runs = Mutex([Int](repeating: 0, count: 200))
+        let reports = Mutex([(done: Int, failed: Int)]())
+        let failures = SharedWork.forEach(200, jobs: 4, progress: { done, failed in reports.withLock { $0.append((done, failed)) } }) { i in
+            runs.withLock { $0[i] += 1 }
+            if i % 2 == 1 { throw Odd() }
+        }
+        #expect(runs.withLock { $0 } == [Int](repeating: 1, count: 200))
+        #expect(failures.map(\.index) == Array(stride(from: 1, to: 200, by: 2)))
+        #expect(failures.allSatisfy { $0.error is Odd })
+        let seen = reports.withLock { $0 }
+        #expect(seen.map(\.done).sorted() == Array(1...200))
+        #expect(seen.max { $0.done < $1.done }.map { $0.failed } == 100)
+    }
+
+    @Test("nothing to do runs nothing; more jobs than items, or none, still runs each item once")
+    func edges() {
+        let calls = Atomic<Int>(0)
+        #expect(SharedWork.forEach(0, jobs: 4) { _ in calls.add(1, ordering: .relaxed) }.isEmpty)
+        #expect(calls.load(ordering: .relaxed) == 0)
+        #expect(SharedWork.forEach(3, jobs: 64) { _ in calls.add(1, ordering: .relaxed) }.isEmpty)
+        #expect(SharedWork.forEach(2, jobs: 0) { _ in calls.add(1, ordering: .relaxed) }.isEmpty)
+        #expect(calls.load(ordering: .relaxed) == 5)
     }
 }
