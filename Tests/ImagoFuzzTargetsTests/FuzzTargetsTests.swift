@@ -14,10 +14,8 @@ import Testing
 /// in a target stops the whole test process, so none may happen.
 @Suite("Fuzz targets: kept crash inputs and a smoke run")
 struct FuzzTargetsTests {
-    /// `Fuzz/regressions`, found from this file's place in the checkout.
-    static let regressions = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fuzz/regressions")
+    /// `Fuzz/regressions`, in the checkout these tests are built from.
+    static let regressions = TestFiles.projectRoot.appendingPathComponent("Fuzz/regressions")
 
     @Test("every target has its own name, and is found by it")
     func names() {

@@ -58,7 +58,7 @@ public final class ObjectStore: Sendable {
     }
 
     private static func start() async throws -> ObjectStore {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = TestFiles.projectRoot
         let dir = try TestFiles.temporaryDirectory("imago-objectstore")
         let process = Process()
         process.executableURL = root.appendingPathComponent("scripts/objectstore")

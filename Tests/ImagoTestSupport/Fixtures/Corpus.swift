@@ -12,10 +12,8 @@ public enum Corpus {
         if let env = ProcessInfo.processInfo.environment["IMAGO_CORPUS"], !env.isEmpty {
             return URL(fileURLWithPath: env)
         }
-        // Tests/ImagoTestSupport/Corpus.swift -> project root -> ../shared/corpus
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        // The project's root -> ../shared/corpus
+        return TestFiles.projectRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
     }()
 
     /// Whether the corpus is present.

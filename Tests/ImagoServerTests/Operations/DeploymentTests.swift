@@ -13,7 +13,7 @@ import Testing
 /// (through scripts/cluster), and the playground page in a real browser.
 @Suite("Deployment: systemd units, nginx scale-out, the playground in Chromium", .serialized)
 struct DeploymentTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = TestFiles.projectRoot
 
     static func tool(_ name: String) -> String? {
         for dir in ["/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin"] {

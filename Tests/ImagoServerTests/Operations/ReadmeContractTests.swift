@@ -13,7 +13,7 @@ import Testing
 /// imgproxy setting names, and the settings article.
 @Suite("The README's option list, status table and imgproxy mapping match the code")
 struct ReadmeContractTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = TestFiles.projectRoot
 
     /// The rows of the first table after the heading `### title`, as cells.
     static func table(after title: String, in file: String = "README.md") throws -> [[String]] {
