@@ -62,13 +62,19 @@ public struct ICNSCoder: ImageDecoding {
         var best: (Data, ImageInfo)?
         for entry in try Self.entries(of: data) where entry.format != nil {
             let body = data.subdata(in: (data.startIndex + entry.offset)..<(data.startIndex + entry.offset + entry.length))
-            guard let info = try? (entry.format == .png ? PNGCoder().info(of: body) : JPEG2000Coder().info(of: body)) else { continue }
+            guard let format = entry.format, let info = try? ImageCoderRegistry.embeddedInfo(of: body, format: format, fallback: Self.coder(for: format))
+            else { continue }
             if info.width * info.height > (best.map { $0.1.width * $0.1.height } ?? -1) { best = (body, info) }
         }
         guard let best else {
             throw ImageCodingError.unsupportedFeature(.icns, "no PNG or JPEG 2000 entry (legacy icon formats are not decoded)")
         }
         return best
+    }
+
+    /// The coder of an entry's format when the registry has none: PNG or JPEG 2000.
+    private static func coder(for format: ImageFormat) -> any ImageDecoding {
+        format == .png ? PNGCoder() : JPEG2000Coder()
     }
 
     /// The largest PNG or JPEG 2000 entry's facts.
@@ -86,7 +92,9 @@ public struct ICNSCoder: ImageDecoding {
     public func decode(_ data: Data, options: DecodeOptions) throws -> Image {
         try options.limits.check(inputBytes: data.count)
         let (body, info) = try largest(data)
-        var image = try (info.format == .png ? PNGCoder().decode(body, options: options) : JPEG2000Coder().decode(body, options: options))
+        // Through the registry decoding the icon: a JPEG 2000 entry goes where that registry
+        // sends JPEG 2000 (a sandboxed worker, when it isolates the format).
+        var image = try ImageCoderRegistry.decodeEmbedded(body, format: info.format, options: options, fallback: Self.coder(for: info.format))
         image.format = .icns
         return image
     }

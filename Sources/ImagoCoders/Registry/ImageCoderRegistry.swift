@@ -148,9 +148,41 @@ public final class ImageCoderRegistry: Sendable {
         return try decode(data, with: decoder, options: options)
     }
 
+    /// The registry whose decode is running on this thread or task (``decode(_:with:options:)``
+    /// binds it), `nil` outside one: what ``decodeEmbedded(_:format:options:fallback:)`` decodes through.
+    @TaskLocal static var decoding: ImageCoderRegistry?
+
+    /// Decodes an image embedded in the one being decoded (an SVG's `data:` image, an ICNS
+    /// entry) through the registry decoding the outer one, so that the inner image gets the same
+    /// coders and the same isolation: a format that registry sends to worker processes is not
+    /// decoded in this one because it came inside another. Outside a registry's decode (a coder
+    /// called directly), through ``shared``; with `fallback` when the registry has no decoder for
+    /// `format`.
+    ///
+    /// - Throws: the decoder's errors.
+    package static func decodeEmbedded(
+        _ data: Data, format: ImageFormat, options: DecodeOptions, fallback: any ImageDecoding
+    ) throws -> Image {
+        let registry = decoding ?? .shared
+        return try registry.decode(data, with: registry.decoder(for: format) ?? fallback, options: options)
+    }
+
+    /// The header of an image embedded in the one being decoded, read as
+    /// ``decodeEmbedded(_:format:options:fallback:)`` decodes it.
+    ///
+    /// - Throws: the decoder's header errors.
+    package static func embeddedInfo(of data: Data, format: ImageFormat, fallback: any ImageDecoding) throws -> ImageInfo {
+        try ((decoding ?? .shared).decoder(for: format) ?? fallback).info(of: data)
+    }
+
     /// Decodes `data`, whose format `decoder` handles: one page alone when asked, composited from
-    /// frames decoded on demand for formats without pages of their own.
+    /// frames decoded on demand for formats without pages of their own. Binds ``decoding`` to
+    /// this registry while it runs.
     func decode(_ data: Data, with decoder: any ImageDecoding, options: DecodeOptions) throws -> Image {
+        try Self.$decoding.withValue(self) { try decodeBound(data, with: decoder, options: options) }
+    }
+
+    private func decodeBound(_ data: Data, with decoder: any ImageDecoding, options: DecodeOptions) throws -> Image {
         guard let page = options.page, !(decoder is any PageDecoding) else { return try decoder.decode(data, options: options) }
         guard page >= 0 else { throw ImageCodingError.invalidArgument("page \(page) is negative") }
         // Any other format: frame `page`, composited from frames decoded on demand, so only the

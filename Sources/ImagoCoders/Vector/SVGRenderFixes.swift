@@ -119,7 +119,10 @@ package struct SVGRenderFixes: SVGMarkupRules {
         }
         if format == .svg { return try? embeddedSVG(url.payload, in: element) }
         guard format != .pdf else { return nil }
-        return try? pngURL(ImageCoderRegistry.shared.decode(Data(url.payload), options: decodeOptions()))
+        // Through the registry decoding the SVG, with its isolation (a HEIC it sends to workers
+        // is not decoded here because it came inside an SVG).
+        guard let decoder = ImageCoderRegistry.shared.decoder(for: format) else { return nil }
+        return try? pngURL(ImageCoderRegistry.decodeEmbedded(Data(url.payload), format: format, options: decodeOptions(), fallback: decoder))
     }
 
     /// Whether a `data:` URL already names the JPEG, PNG or GIF its payload is, judged from its
