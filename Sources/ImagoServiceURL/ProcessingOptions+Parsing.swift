@@ -355,12 +355,13 @@ extension ProcessingOptions {
                 guard let decoded = Base64URL.decode(args[0]).flatMap({ String(bytes: $0, encoding: .utf8) }) else {
                     throw .invalidArgument(option: name, reason: "not base64url")
                 }
-                filename = decoded
+                filename = decoded.isEmpty ? nil : decoded
             } else {
                 guard let decoded = PercentEncoding.decode(args[0]) else {
                     throw .invalidArgument(option: name, reason: "broken percent-escape")
                 }
-                filename = decoded
+                // Empty: the source's own name, as imgproxy falls back to it.
+                filename = decoded.isEmpty ? nil : decoded
             }
         case "return_attachment", "att":
             returnAttachment = try a.single(a.bool(0))

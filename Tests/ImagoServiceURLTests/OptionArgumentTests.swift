@@ -227,6 +227,9 @@ struct OptionArgumentTests {
         #expect(try parsedOptions("fn:caf%C3%A9.jpg:0").filename == "café.jpg")
         #expect(try parsedOptions("filename:" + Base64URL.encode(Array("a/b:c.png".utf8)) + ":t").filename == "a/b:c.png")
         #expect(try parsedOptions("fn:YS5wbmc=:1").filename == "a.png")
+        // Empty: the source's own name (imgproxy's fallback), also over an earlier one.
+        #expect(try parsedOptions("fn:").filename == nil && parsedOptions("fn::1").filename == nil)
+        #expect(try parsedOptions("fn:holiday/fn:").filename == nil)
     }
 
     @Test("unknown options are named as written; option names are case-sensitive; empty segments are skipped")

@@ -31,8 +31,8 @@ public struct ICOCoder: ImageDecoding, ImageEncoding {
     /// `true` for `ImageFormat.ico` when PNG can be written.
     public func canEncode(_ format: ImageFormat) -> Bool { format == .ico && PNGCoder().canEncode(.png) }
 
-    /// The largest side an icon entry has.
-    public static let maxSide = 256
+    /// The largest side an icon entry has (`ImageFormat.maxEncodedSide` of ICO).
+    public static let maxSide = ImageFormat.ico.maxEncodedSide ?? 256
 
     /// An icon holding the first frame as one PNG entry.
     ///

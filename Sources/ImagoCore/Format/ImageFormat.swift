@@ -107,6 +107,21 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// The longest side a file of this format can have where the format, or the encoder Imago
+    /// writes it with, sets one (`nil`: none that matters): WebP 16383, AVIF and HEIC 16384 (as
+    /// imgproxy holds them, for libheif's and browsers' sake), GIF 65535, JPEG 65500, an icon's
+    /// entry 256. A result larger than this is scaled down to fit, as imgproxy does.
+    public var maxEncodedSide: Int? {
+        switch self {
+        case .webp: 16383
+        case .avif, .heic, .heif: 16384
+        case .gif: 65535
+        case .jpeg: 65500
+        case .ico, .cur: 256
+        default: nil
+        }
+    }
+
     /// Whether the format is drawn from vectors (SVG, PDF) rather than stored as pixels: it is
     /// rendered at whatever size is asked for, so a thumbnail of it may be larger than its
     /// intrinsic size.

@@ -159,9 +159,8 @@ extension ImagePipeline {
                 // A byte budget: a lower quality until the result fits (lossy formats only).
                 if let maxBytes = output.maxBytes, ImageRequest.Output.lossyFormats.contains(format) {
                     var quality = Int((options.quality * 100).rounded())
-                    while data.count > maxBytes, quality > 5 {
-                        let ratio = Double(data.count) / Double(maxBytes)
-                        quality = max(5, Int(Double(quality) * (ratio > 3 ? 0.25 : ratio > 1.5 ? 0.5 : 0.75)))
+                    while let next = ImageRequest.Output.nextQuality(after: quality, bytes: data.count, budget: maxBytes) {
+                        quality = next
                         options.quality = Double(quality) / 100
                         data = try coders.encode(out, as: format, options: options)
                     }

@@ -82,6 +82,17 @@ extension ImageRequest {
         /// The lossy formats ``maxBytes`` lowers the quality of.
         static let lossyFormats: Set<ImageFormat> = [.jpeg, .webp, .avif, .heic, .jxl]
 
+        /// The quality (1 to 100) to try after one of `quality` came out `bytes` long against a
+        /// budget of `budget`, as imgproxy steps down (`saveImageToFitBytes`): a quarter of it at
+        /// more than 3 times the budget, half at more than 1.5, else three quarters, rounded, and
+        /// always at least one lower; `nil` when it fits, or at 10 or less, where it stops.
+        static func nextQuality(after quality: Int, bytes: Int, budget: Int) -> Int? {
+            guard bytes > budget, quality > 10 else { return nil }
+            let ratio = Double(bytes) / Double(max(1, budget))
+            let scaled = Int((Double(quality) * (ratio > 3 ? 0.25 : ratio > 1.5 ? 0.5 : 0.75)).rounded())
+            return max(1, min(quality - 1, scaled))
+        }
+
         /// The metadata written for an image that carries `metadata`.
         func written(_ metadata: ImageMetadata) -> ImageMetadata {
             // A gain map is picture, not metadata: it stays whenever the image still has one

@@ -20,14 +20,17 @@ struct ClientHints: Equatable {
         self.width = width
     }
 
-    /// The hints in `headers`; values that do not read, or are out of range, are ignored.
+    /// The hints in `headers`, each from the first of its headers whose value reads and is in
+    /// range, as imgproxy takes them: a bad `Sec-CH-DPR` (or one over 8) leaves `DPR` to say.
     init(_ headers: HTTPFields) {
-        func value(_ names: String...) -> String? {
-            for name in names { if let field = HTTPField.Name(name), let v = headers[field] { return v } }
+        func first<T>(_ names: [String], _ read: (String) -> T?) -> T? {
+            for name in names {
+                if let field = HTTPField.Name(name), let text = headers[field], let v = read(text) { return v }
+            }
             return nil
         }
-        if let text = value("Sec-CH-DPR", "DPR"), let d = Double(text), d.isFinite, d > 0 { dpr = min(d, 8) }
-        if let text = value("Sec-CH-Width", "Width", "Viewport-Width"), let w = Int(text), w > 0 { width = min(w, 100_000) }
+        dpr = first(["Sec-CH-DPR", "DPR"]) { Double($0).flatMap { $0.isFinite && $0 > 0 && $0 <= 8 ? $0 : nil } }
+        width = first(["Sec-CH-Width", "Width", "Viewport-Width"]) { Int($0).flatMap { $0 > 0 ? min($0, 100_000) : nil } }
     }
 
     /// The options they start from: the `dpr`, and the width in CSS pixels (device pixels over

@@ -88,13 +88,16 @@ extension ImageService {
         return collection
     }
 
-    /// `GET /health`, `POST /purge` and, unless it is served apart, `GET /metrics`.
+    /// `GET` and `HEAD /health`, `POST /purge` and, unless it is served apart, `GET /metrics`
+    /// (behind `IMAGO_SECRET` when one is set, as every other route but the health check).
     private func addOperationRoutes<Context: RequestContext>(to collection: RouteCollection<Context>) {
+        let healthHeaders: HTTPFields = [.contentType: "text/plain", .cacheControl: "no-store"]
         collection.get("health") { _, _ -> Response in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+            Response(status: .ok, headers: healthHeaders, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
         }
+        // A load balancer's HEAD check gets the GET's answer without its body (imgproxy answers
+        // HEAD on every path).
+        collection.head("health") { _, _ -> Response in Response(status: .ok, headers: healthHeaders) }
         collection.post("purge") { [self] request, _ -> Response in
             let source = try await purgeRoute(query: request.uri.query, headers: request.headers)
             let body = (try? JSONEncoder().encode(["purged": source])) ?? Data()
@@ -102,7 +105,7 @@ extension ImageService {
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
-        if configuration.http.metricsBind == nil { addMetricsRoute(to: collection) }
+        if configuration.http.metricsBind == nil { addMetricsRoute(to: collection, secret: configuration.http.secret) }
     }
 
     /// A CORS preflight: 200 without the secret, as imgproxy answers it; and imgproxy's `HEAD`
@@ -150,8 +153,15 @@ extension ImageService {
     /// `GET /metrics` (Prometheus text) on `router`: beside the images, or on its own address
     /// (`IMAGO_METRICS_BIND`, which ``ImageServer`` serves).
     public func addMetricsRoute<Methods: RouterMethods>(to router: Methods) {
-        router.get("metrics") { [metrics] _, _ -> Response in
-            Response(
+        addMetricsRoute(to: router, secret: nil)
+    }
+
+    /// `GET /metrics`, asking for `Authorization: Bearer <secret>` when `secret` is set (the
+    /// image port's `/metrics`: what the service counts is not for whoever can reach its images).
+    func addMetricsRoute<Methods: RouterMethods>(to router: Methods, secret: String?) {
+        router.get("metrics") { [metrics] request, _ -> Response in
+            try ServiceAuthorization.check(request.headers, secret: secret)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render())))
         }

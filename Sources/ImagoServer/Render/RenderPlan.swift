@@ -129,7 +129,8 @@ struct RenderPlan: Sendable {
         }
         let mapping = settings.output.qualityMapping
         let mapped = { (q: Int) in mapping.quality(q, for: format, avifSpeed: settings.output.avifSpeed) }
-        let explicit = options.formatQuality[format] ?? (options.quality > 0 ? nil : settings.output.formatQuality[format])
+        // imgproxy's order: the URL's `q`, then its `fq` for the format, then the settings'.
+        let explicit = options.quality > 0 ? nil : options.formatQuality[format] ?? settings.output.formatQuality[format]
         let quality = explicit ?? mapped(options.quality > 0 ? options.quality : settings.output.quality)
         let limits = Self.decodingLimits(
             maxResolution: maxResolution, maxFrames: animated || options.page != nil ? maxFrames : 1_000_000, settings: settings)
@@ -220,11 +221,12 @@ struct RenderPlan: Sendable {
     }
 
     /// The longer side a result may have: `max_result_dimension` (0 or less: none), else the
-    /// service's; an icon at most 256 (imgproxy scales a larger result down to fit, too).
+    /// service's; at most what the output format holds (`ImageFormat.maxEncodedSide`: an icon
+    /// 256, a WebP 16383), where imgproxy scales a larger result down to fit too.
     static func maxResultDimension(options: ProcessingOptions, settings: Settings, format: ImageFormat) -> Int? {
         let limit = options.maxResultDimension.map { $0 > 0 ? $0 : nil } ?? settings.security.maxResultDimension
-        guard format == .ico else { return limit }
-        return min(limit ?? ICOCoder.maxSide, ICOCoder.maxSide)
+        guard let side = format.maxEncodedSide else { return limit }
+        return min(limit ?? side, side)
     }
 
     /// The output format as imgproxy chooses it. Asked for (`format`, the extension): that one,
@@ -286,9 +288,10 @@ struct RenderPlan: Sendable {
     }
 
     /// Whether the result may have transparent pixels: a source with alpha, or padding or an
-    /// extension, with no background colour to flatten onto.
+    /// extension, with no background colour to flatten onto. Not `extend_aspect_ratio`, as
+    /// imgproxy chooses: its added sides are flattened onto white in a JPEG.
     static func mayBeTransparent(info: ImageInfo, options: ProcessingOptions) -> Bool {
-        options.background == nil && (info.hasAlpha || options.padding != nil || options.extend || options.extendAspectRatio)
+        options.background == nil && (info.hasAlpha || options.padding != nil || options.extend)
     }
 
     static func seconds(_ d: Duration) -> Double {
@@ -311,7 +314,10 @@ struct RenderPlan: Sendable {
         let transformer = ServiceTransformer(
             options: options, autoRotate: plan.autoRotate,
             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
-            flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension, vectorSource: info.format.isVector,
+            // A trimmed vector is drawn at its own size and then measured as pixels: no longer
+            // enlarged without `el:1`, as imgproxy treats it once trimmed.
+            flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension,
+            vectorSource: info.format.isVector && options.trim == nil,
             watermark: watermark, faces: plan.faces, keepsGainMap: plan.keepsGainMap, colorProfile: plan.colorProfile)
         var request = source.request
         request.transformers = [transformer]

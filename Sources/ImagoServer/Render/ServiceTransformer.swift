@@ -16,7 +16,7 @@ import Foundation
 /// rotate, flip, blur, sharpen, pixelate, background. The geometry is decided on the first frame
 /// and applied to every frame alike, so an animation stays one animation.
 struct ServiceTransformer: ImageTransforming {
-    let options: ProcessingOptions
+    private(set) var options: ProcessingOptions
     /// Apply the EXIF orientation first (`auto_rotate`, resolved against the service's default).
     let autoRotate: Bool
     /// The source's size as the pipeline sees it (upright when `autoRotate`, then turned by
@@ -93,6 +93,13 @@ struct ServiceTransformer: ImageTransforming {
             indices = page..<(page + 1)
         } else {
             indices = 0..<(animated ? upright.frameCount : 1)
+        }
+        // An animation kept animated is not trimmed, as imgproxy leaves it: each frame has its
+        // own border, and one frame's would cut the others.
+        if indices.count > 1, options.trim != nil {
+            var untrimmed = self
+            untrimmed.options.trim = nil
+            return try untrimmed.transform(image, animated: animated)
         }
         var plan: Plan?
         var out: [ImageFrame] = []
@@ -406,8 +413,8 @@ extension ServiceTransformer {
     }
 
     /// Trims the frame (`trim`), when asked: `false` when that needs pixels the draft has none of.
-    ///
-    /// - Throws: when trimming would leave nothing of the image.
+    /// A frame that is all border is left whole, as imgproxy leaves it (libvips finds nothing to
+    /// keep and copies the image).
     private func planTrim(_ draft: inout PlanDraft) throws -> Bool {
         guard let t = options.trim else { return true }
         guard let buffer = draft.pixels else { return false }
@@ -415,9 +422,7 @@ extension ServiceTransformer {
             let rect = ImageAnalysis.trimRect(
                 buffer, color: t.color, threshold: t.threshold,
                 equalHorizontal: t.equalHorizontal, equalVertical: t.equalVertical)
-        else {
-            throw ImageCodingError.invalidArgument("trim would leave nothing of the image")
-        }
+        else { return true }
         draft.plan.trim = rect
         draft.w = rect.width
         draft.h = rect.height

@@ -103,7 +103,15 @@ struct ServiceWatermark: Sendable {
             if gx > 0 || gy > 0 {
                 mark = try ImageTransformers.Pad(top: gy / 2, right: gx - gx / 2, bottom: gy - gy / 2, left: gx / 2).transform(mark)
             }
-            return ImageTransformers.Overlay(mark, identifier: key(options) + "-r\(rotate)-s\(shadow)", opacity: opacity, tiled: true)
+            // Copies centred as libvips replicates them for imgproxy: an odd number across and
+            // down, the middle one on the middle of the result.
+            func phase(_ extent: Int, _ tile: Int) -> Int {
+                let copies = (extent + tile - 1) / tile
+                return ((copies % 2 == 0 ? copies + 1 : copies) * tile - extent) / 2
+            }
+            return ImageTransformers.Overlay(
+                mark, identifier: key(options) + "-r\(rotate)-s\(shadow)", x: -phase(width, mark.width), y: -phase(height, mark.height),
+                opacity: opacity, tiled: true)
         }
         let kind = ProcessingOptions.Gravity.Kind(rawValue: options.position.rawValue) ?? .center
         let at = ServiceGeometry.place(

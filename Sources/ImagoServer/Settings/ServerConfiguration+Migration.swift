@@ -19,6 +19,16 @@ extension ServerConfiguration {
     /// operator asked.
     static let securityWords = ["KEY", "SALT", "SECRET", "ALLOWED", "DENIED", "TRUSTED", "SIGNATURE", "PASSWORD", "TOKEN", "CERT"]
 
+    /// imgproxy's integrations with error trackers and telemetry services, whose keys and
+    /// certificates are the service's credentials there, not the server's safety: without an
+    /// equivalent they are named in a warning, not a reason to stop.
+    static let reportingPrefixes = ["NEW_RELIC_", "BUGSNAG_", "HONEYBADGER_", "AIRBRAKE_", "SENTRY_", "DATADOG_", "OPEN_TELEMETRY_"]
+
+    /// imgproxy reads more settings from a file or a secret store these name
+    /// (`IMGPROXY_ENV_LOCAL_FILE_PATH`, `IMGPROXY_ENV_AWS_SSM_PARAMETERS_PATH`, …). Imago does
+    /// not, and the key and salt may be among them: the start stops rather than run unsigned.
+    static let settingsLoaderPrefix = "ENV_"
+
     /// Every `IMAGO_` setting of the service.
     package static var knownNames: Set<String> { Set(settings.map(\.name)) }
 
@@ -57,8 +67,15 @@ extension ServerConfiguration {
                     }
                     continue
                 }
-                let words = name.dropFirst("IMGPROXY_".count).split(separator: "_").map(String.init)
-                if words.contains(where: securityWords.contains) {
+                let bare = name.dropFirst("IMGPROXY_".count)
+                if bare.hasPrefix(settingsLoaderPrefix) {
+                    throw ConfigurationError(
+                        variable: name,
+                        reason: "Imago does not load settings from a file or a secret store; set them in the environment "
+                            + "(systemd's EnvironmentFile= reads the same KEY=VALUE file)")
+                }
+                let words = bare.split(separator: "_").map(String.init)
+                if !reportingPrefixes.contains(where: bare.hasPrefix), words.contains(where: securityWords.contains) {
                     throw ConfigurationError(
                         variable: name,
                         reason: "this imgproxy security setting has no equivalent in Imago; remove it to run without it")

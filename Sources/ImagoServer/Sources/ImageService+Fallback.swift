@@ -31,8 +31,10 @@ extension ImageService {
     }
 
     /// Marks an answer made from the fallback image: its status (`IMAGO_FALLBACK_IMAGE_HTTP_CODE`,
-    /// 0 for the failure's own), `Fallback-Image: 1` (so a front cache can tell), and
-    /// `IMAGO_FALLBACK_IMAGE_TTL` as its lifetime when set.
+    /// 0 for the failure's own), `Fallback-Image: 1` (so a front cache can tell), and its
+    /// lifetime as imgproxy gives it: `IMAGO_FALLBACK_IMAGE_TTL` when set (no longer than the URL
+    /// lives, `expires`); without it, none for an error status (a cache must not keep a 404 for
+    /// the results' TTL: the source may come back), the results' TTL for a success.
     func markFallback(_ response: inout ServiceResponse, failure: ServiceError) {
         let code = configuration.sources.fallbackImageHTTPCode
         // A client revalidating the fallback it already holds keeps its 304.
@@ -41,6 +43,23 @@ extension ImageService {
         response.headers[.lastModified] = nil
         response.headers[.expires] = nil
         response.headers[.fallbackImage] = "1"
-        if let ttl = configuration.sources.fallbackImageTTL { response.headers[.cacheControl] = "max-age=\(ttl), public" }
+        if let ttl = configuration.sources.fallbackImageTTL {
+            // The answer's own max-age already holds the URL's `expires`.
+            let age = min(ttl, Self.maxAge(response.headers[.cacheControl]) ?? ttl)
+            response.headers[.cacheControl] = age > 0 ? "max-age=\(age), public" : "no-cache"
+        } else if response.status.code >= 400 {
+            response.headers[.cacheControl] = nil
+        }
+    }
+
+    /// The `max-age` of a `Cache-Control` value, 0 for `no-cache`, `nil` without either.
+    static func maxAge(_ cacheControl: String?) -> Int? {
+        guard let cacheControl else { return nil }
+        for part in cacheControl.split(separator: ",") {
+            let directive = part.trimmingCharacters(in: .whitespaces)
+            if directive == "no-cache" { return 0 }
+            if directive.hasPrefix("max-age="), let age = Int(directive.dropFirst("max-age=".count)) { return age }
+        }
+        return nil
     }
 }

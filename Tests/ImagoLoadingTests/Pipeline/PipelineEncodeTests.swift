@@ -162,6 +162,14 @@ struct PipelineEncodeTests {
         #expect(budget.byteCount <= full.byteCount / 4 && budget.byteCount > 0, "\(budget.byteCount) of \(full.byteCount)")
         request.output = ImageRequest.Output(format: .png, maxBytes: 100)
         #expect(try await manager.loadEncodedImage(with: request).byteCount > 100)
+        // imgproxy's steps (save_fit_bytes.go): rounded, always one lower, stopping at 10 or less.
+        #expect(ImageRequest.Output.nextQuality(after: 77, bytes: 2000, budget: 1000) == 39)
+        #expect(ImageRequest.Output.nextQuality(after: 80, bytes: 3100, budget: 1000) == 20)
+        #expect(ImageRequest.Output.nextQuality(after: 80, bytes: 1100, budget: 1000) == 60)
+        #expect(ImageRequest.Output.nextQuality(after: 12, bytes: 1100, budget: 1000) == 9)
+        #expect(ImageRequest.Output.nextQuality(after: 2, bytes: 1100, budget: 1000) == nil)
+        #expect(ImageRequest.Output.nextQuality(after: 11, bytes: 1_000_000, budget: 1000) == 3)
+        #expect(ImageRequest.Output.nextQuality(after: 90, bytes: 1000, budget: 1000) == nil)
     }
 
     @Test("a result is kept a short while: a load that straggles in after it finished shares it; unknown formats fail typed")

@@ -44,7 +44,7 @@ struct ServiceStatusTests {
         }
     }
 
-    @Test("403: a bad or missing signature, a wrong bearer secret; the right ones pass")
+    @Test("403: a bad or missing signature, a wrong bearer secret; the right ones pass; /metrics asks the secret too, /health never")
     func forbidden() async throws {
         let key = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
         let salt = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
@@ -70,6 +70,17 @@ struct ServiceStatusTests {
                 #expect(r.status == 403 && r.errorFields["error"] == "invalid_secret")
             }
             #expect(h.origin.count("/img/a.png") == 1)
+            // What the service counts is behind the secret as its images are; the health check
+            // (GET or a load balancer's HEAD) is not.
+            for headers in [[:], ["Authorization": "Bearer wrong"]] {
+                let r = try await h.get("/metrics", headers: headers)
+                #expect(r.status == 403 && r.errorFields["error"] == "invalid_secret")
+            }
+            let scraped = try await h.get("/metrics", headers: auth)
+            #expect(scraped.status == 200 && String(decoding: scraped.body, as: UTF8.self).contains("imago_http_requests_total"))
+            #expect(try await h.get("/health").status == 200)
+            let head = try await h.get("/health", method: .HEAD)
+            #expect(head.status == 200 && head.body.isEmpty)
         }
     }
 

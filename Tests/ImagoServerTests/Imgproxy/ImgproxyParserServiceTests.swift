@@ -291,6 +291,34 @@ struct ImgproxyParserServiceTests {
         try Self.expectEnforced(.jxl, mime: "image/jxl", setting: "IMGPROXY_ENFORCE_JXL")
     }
 
+    // MARK: Output
+
+    @Test("processing/fix_size.go: a result larger than its format holds is scaled down to fit (WebP 16383, AVIF 16384, an icon 256)")
+    func fixSize() throws {
+        let c = ServerConfiguration()
+        for (format, side) in [(ImageFormat.webp, 16383), (.avif, 16384), (.heic, 16384), (.gif, 65535), (.ico, 256)] {
+            #expect(RenderPlan.maxResultDimension(options: ProcessingOptions(), settings: c.renderSettings, format: format) == side)
+        }
+        #expect(RenderPlan.maxResultDimension(options: ProcessingOptions(), settings: c.renderSettings, format: .png) == nil)
+        var smaller = ProcessingOptions()
+        smaller.maxResultDimension = 1000
+        #expect(RenderPlan.maxResultDimension(options: smaller, settings: c.renderSettings, format: .webp) == 1000)
+    }
+
+    @Test("processing.go determineOutputFormat: extend_aspect_ratio alone does not make a result transparent; extend and padding do")
+    func extendAspectRatioFormat() throws {
+        let c = ServerConfiguration()
+        func format(_ options: String) throws -> ImageFormat {
+            try RenderPlan(
+                info: ImageInfo(format: .webp, width: 40, height: 20), options: try Self.parse("/\(options)/plain/\(Self.plainSource)", c).options,
+                accept: nil, settings: c.renderSettings, coders: .shared
+            ).format
+        }
+        #expect(try format("rs:fit:400:400/exar:1") == .jpeg)
+        #expect(try format("rs:fit:400:400/ex:1") == .png)
+        #expect(try format("pd:10") == .png)
+    }
+
     // MARK: Client hints
 
     @Test("options/parser/processing_options_test.go TestParsePathClientHints: the DPR, and the width in device pixels over it")
@@ -308,6 +336,17 @@ struct ImgproxyParserServiceTests {
         // As imgproxy's detector, only with the setting on.
         let off = try Self.parse(Self.asPNG, ServerConfiguration(), headers: Self.hints(width: "100", dpr: "2")).options
         #expect(off.width == 0 && off.dpr == 1)
+        // A hint that does not read, or a DPR over 8, is skipped for the next header naming it
+        // (clientfeatures/detector.go), not clamped or taken as nothing.
+        let skipped: [(HTTPFields, Double, Int)] = [
+            ([.known("Sec-CH-DPR"): "abc", .known("DPR"): "2"], 2, 0),
+            ([.known("Sec-CH-DPR"): "10", .known("DPR"): "3"], 3, 0), ([.known("DPR"): "10"], 1, 0),
+            ([.known("Sec-CH-Width"): "wide", .known("Width"): "300"], 1, 300), ([.known("Sec-CH-Width"): "-5"], 1, 0)
+        ]
+        for (headers, dpr, width) in skipped {
+            let hints = ClientHints(headers)
+            #expect((hints.dpr ?? 1) == dpr && (hints.width ?? 0) == width, "\(headers)")
+        }
     }
 
     @Test("options/parser/processing_options_test.go TestParsePathClientHintsRedefine: the URL's width and dpr win over the hints")
@@ -499,5 +538,27 @@ struct ImgproxyParserServiceTests {
         let signer = try URLSigner(keyList: Self.key, saltList: Self.salt)
         let accepted = try await Self.serviceError("/" + signer.signature(for: path) + path, c)
         #expect(accepted?.code == "source_unreachable", "\(String(describing: accepted))")
+    }
+
+    @Test("settings imgproxy loads from a file or a secret store stop the start; error trackers' keys are only warned about")
+    func settingsLoadersAndReportingKeys() throws {
+        // imgproxy reads IMGPROXY_KEY and the rest from these; Imago does not, so it must not
+        // start as though no key were set.
+        for loader in ["IMGPROXY_ENV_LOCAL_FILE_PATH", "IMGPROXY_ENV_AWS_SSM_PARAMETERS_PATH", "IMGPROXY_ENV_AWS_SECRET_ID", "IMGPROXY_ENV_GCP_SECRET_ID"] {
+            let error = #expect(throws: ConfigurationError.self, "\(loader)") { try ServerConfiguration.migrate([loader: "/etc/imgproxy.env"]) }
+            #expect(error?.variable == loader)
+            #expect(error?.reason.contains("EnvironmentFile=") == true, "\(String(describing: error))")
+        }
+        // Keys and certificates of error trackers and telemetry are those services' credentials.
+        let reporting = [
+            "IMGPROXY_NEW_RELIC_KEY", "IMGPROXY_BUGSNAG_KEY", "IMGPROXY_HONEYBADGER_KEY", "IMGPROXY_AIRBRAKE_PROJECT_KEY",
+            "IMGPROXY_OPEN_TELEMETRY_CLIENT_KEY", "IMGPROXY_OPEN_TELEMETRY_CLIENT_CERT", "IMGPROXY_OPEN_TELEMETRY_SERVER_CERT"
+        ]
+        let (_, warnings) = try ServerConfiguration.migrate(Dictionary(uniqueKeysWithValues: reporting.map { ($0, "x") }))
+        for name in reporting {
+            #expect(warnings.contains("\(name) has no equivalent in Imago and is ignored"), "\(name)")
+        }
+        // The server's own security settings still stop it.
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.migrate(["IMGPROXY_TRUSTED_SIGNATURES": "x"]) }
     }
 }

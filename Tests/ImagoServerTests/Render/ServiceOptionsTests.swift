@@ -53,6 +53,31 @@ struct ServiceOptionsTests {
         }
     }
 
+    @Test("trim as imgproxy: an image that is all border comes back whole; an animation kept animated is not trimmed")
+    func trimEdges() async throws {
+        try await ServiceHarness.with { h in
+            h.origin.register("white.png", data: try ServerFixtures.bordered(inner: 0, border: 20))
+            let whole = try await h.get(h.plain("t:10", "/img/white.png"))
+            #expect(whole.status == 200, "\(whole.status)")
+            #expect(try whole.image().pixelSize == PixelSize(width: 40, height: 40))
+            // Three frames with a square moving over white: trimming by one frame's border would
+            // cut the others; imgproxy leaves an animation untrimmed.
+            let frames = try (0..<3).map { i -> ImageFrame in
+                var bytes = [UInt8](repeating: 255, count: 40 * 30 * 4)
+                for y in 5..<15 { for x in (5 + 10 * i)..<(15 + 10 * i) { bytes[(y * 40 + x) * 4] = 0 } }
+                return ImageFrame(buffer: try PixelBuffer(width: 40, height: 30, format: .rgba8, bytes: bytes), duration: 0.1)
+            }
+            h.origin.register("moving.gif", data: try ImageCoderRegistry.shared.encode(try Image(frames: frames), as: .gif))
+            let animated = try await h.get(h.plain("t:10", "/img/moving.gif"))
+            let image = try animated.image()
+            #expect(animated.status == 200 && image.frameCount == 3 && image.pixelSize == PixelSize(width: 40, height: 30))
+            // A still of the same first frame is trimmed.
+            let still = try await h.get(h.plain("t:10/pg:0", "/img/moving.gif"))
+            #expect(still.status == 200)
+            #expect(try still.image().pixelSize == PixelSize(width: 10, height: 10))
+        }
+    }
+
     @Test("gravity: compass points, focus point and smart pick the kept region")
     func gravity() async throws {
         try await ServiceHarness.with { h in
@@ -131,6 +156,9 @@ struct ServiceOptionsTests {
             #expect(low.status == 200 && high.status == 200 && low.body.count < high.body.count / 2)
             let fq = try await h.get(h.plain("fq:jpeg:10:webp:90", "/img/photo.jpg"))
             #expect(abs(fq.body.count - low.body.count) < low.body.count / 10, "fq for the output format wins")
+            // ... over the settings', but not over the URL's own q (imgproxy's order: q, fq, settings).
+            let both = try await h.get(h.plain("q:95/fq:jpeg:10", "/img/photo.jpg"))
+            #expect(both.body.count == high.body.count, "q:95 wins over fq:jpeg:10: \(both.body.count) against \(high.body.count)")
             // IMAGO_FORMAT_QUALITY (webp=40) unless the URL says otherwise.
             let webp40 = try await h.get(h.plain("", "/img/photo.jpg", ext: "webp")), webp90 = try await h.get(h.plain("q:90", "/img/photo.jpg", ext: "webp"))
             #expect(webp40.body.count < webp90.body.count)

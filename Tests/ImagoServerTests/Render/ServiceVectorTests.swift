@@ -90,6 +90,12 @@ struct ServiceVectorTests {
             }
             // A disc of radius 150 px: a drawn edge has ~1 000 blended pixels; a raster enlarged 50x has tens of thousands.
             #expect(blended < 4_000, "\(blended) blended pixels")
+            // Trimmed, it is drawn at its own size and measured as pixels: a fit box no longer
+            // enlarges it without el:1 (imgproxy's trim drops the vector's scaling). The blue
+            // field goes, leaving the disc, a few pixels across.
+            let trimmed = try await h.get(h.plain("t:10/rs:fit:800:800", "/img/icon.svg"))
+            let kept = try Self.size(trimmed.body)
+            #expect(trimmed.status == 200 && kept.width <= 8 && kept.height <= 8, "\(kept)")
             for path in [h.plain("skp:svg", "/img/icon.svg"), h.plain("", "/img/icon.svg", ext: "svg")] {
                 let passed = try await h.get(path)
                 #expect(passed.status == 200 && passed["content-type"] == "image/svg+xml" && passed.body == Self.icon)

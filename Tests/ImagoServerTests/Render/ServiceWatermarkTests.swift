@@ -70,6 +70,10 @@ struct ServiceWatermarkTests {
         let tiled = try #require(try mark.overlay(for: .init(opacity: 1, position: .replicate, x: 10, y: 4), width: 100, height: 80, dprScale: 1))
         #expect(tiled.tiled && tiled.image.width == 30 && tiled.image.height == 14)
         #expect(tiled.image.color(atX: 4, y: 5)?.a == 0 && tiled.image.color(atX: 5, y: 2) == Self.red)
+        // The copies are centred as libvips replicates them for imgproxy (vips_replicate_go): 100
+        // across takes 4 copies of 30, made 5 (odd), so the grid starts 25 px before the edge;
+        // 80 down takes 6 copies of 14, made 7, 9 px before it.
+        #expect(tiled.x == -25 && tiled.y == -9)
         // Opacity: the URL's times IMAGO_WATERMARK_OPACITY; 0 draws nothing.
         let faint = ServiceWatermark(image: try Self.solid(20, 10, Self.red), digest: "red", opacity: 0.5)
         #expect(try faint.overlay(for: .init(opacity: 0.5), width: 100, height: 80, dprScale: 1)?.opacity == 0.25)

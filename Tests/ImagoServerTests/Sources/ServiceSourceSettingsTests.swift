@@ -48,6 +48,19 @@ struct ServiceSourceSettingsTests {
             let r = try await h.get(h.plain("w:20", "/img/missing.png"))
             #expect(r.status == 404 && r["fallback-image"] == "1")
             #expect(try r.image().pixelSize.width == 20)
+            // An error status is not kept for the results' TTL (imgproxy sends no Cache-Control):
+            // the source may come back.
+            #expect(r["cache-control"] == nil)
+        }
+        try await ServiceHarness.with({
+            $0.sources.fallbackImageData = fallback
+            $0.sources.fallbackImageTTL = 3600
+        }) { h in
+            // No longer than the URL lives (`exp:`, 60 s away), as imgproxy takes the shorter.
+            let expires = Int(Date().timeIntervalSince1970) + 60
+            let r = try await h.get(h.plain("w:20/exp:\(expires)", "/img/missing.png"))
+            let age = ImageService.maxAge(r["cache-control"]) ?? -1
+            #expect(r.status == 200 && r["fallback-image"] == "1" && (55...60).contains(age), "\(r["cache-control"] ?? "none")")
         }
         // Checked at start: a path or data that is not an image stops it.
         for (name, value) in [
