@@ -52,6 +52,13 @@ public struct HTTPSettings: Sendable {
     /// `IMGPROXY_PROMETHEUS_BIND`); the main address then has no `/metrics`. Default none:
     /// `/metrics` beside the images.
     public var metricsBind: String?
+    /// `IMAGO_PATH_PREFIX`: where every route sits (`/img`: `/img/{signature}/…`, `/img/health`),
+    /// as imgproxy's `IMGPROXY_PATH_PREFIX`; signatures cover the path after it. Default `""`:
+    /// the root.
+    public var pathPrefix = ""
+    /// `IMAGO_HEALTH_CHECK_PATH`: another path (under ``pathPrefix``) answering as `/health`
+    /// does, as imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`. Default none.
+    public var healthCheckPath: String?
     /// `IMAGO_PLAYGROUND`: serve the playground page at `/`, to try options on a source and
     /// see the URL, the result and its size. Default `false`.
     public var playground = false
@@ -72,6 +79,25 @@ public struct HTTPSettings: Sendable {
     package func bindAddress() throws(ConfigurationError) -> (host: String, port: Int) {
         try HTTPSettings.hostAndPort(bind, variable: "IMAGO_BIND")
     }
+    /// A route path as the settings give it, made `/a/b` (a leading `/`, none trailing; `""` for
+    /// the root), as imgproxy trims `IMGPROXY_PATH_PREFIX`.
+    ///
+    /// - Throws: ``ConfigurationError`` for `variable` when it holds characters a path segment
+    ///   cannot (`?`, `#`, `%`, `*`, `:`, spaces or controls) or empty segments.
+    static func routePath(_ text: String, variable: String) throws(ConfigurationError) -> String {
+        var trimmed = Substring(text)
+        while trimmed.hasPrefix("/") { trimmed = trimmed.dropFirst() }
+        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard !trimmed.isEmpty else { return "" }
+        let segments = trimmed.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.allSatisfy({ !$0.isEmpty }),
+            trimmed.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && !"?#%*:{}\\".unicodeScalars.contains($0) })
+        else {
+            throw ConfigurationError(variable: variable, reason: "'\(text)' is not a path like /images")
+        }
+        return "/" + trimmed
+    }
+
     /// The host and port of `text` (`host:port`, `[v6]:port`, `:port` for every address).
     ///
     /// - Throws: ``ConfigurationError`` for `variable` when it is not `host:port`.

@@ -56,7 +56,7 @@ public struct ImageServer: Sendable {
         let configuration = service.configuration
         let (host, port) = try configuration.http.bindAddress()
         let router = Router(context: ImageServiceRequestContext.self)
-        service.addRoutes(to: router)
+        service.addRoutes(to: router, at: configuration.http.pathPrefix)
         let logger = self.logger
         let workers = "\(configuration.workers) workers"
         let app = Application(

@@ -98,6 +98,12 @@ extension ImageService {
         // A load balancer's HEAD check gets the GET's answer without its body (imgproxy answers
         // HEAD on every path).
         collection.head("health") { _, _ -> Response in Response(status: .ok, headers: healthHeaders) }
+        if let path = configuration.http.healthCheckPath {
+            collection.get(RouterPath(path)) { _, _ -> Response in
+                Response(status: .ok, headers: healthHeaders, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+            }
+            collection.head(RouterPath(path)) { _, _ -> Response in Response(status: .ok, headers: healthHeaders) }
+        }
         collection.post("purge") { [self] request, _ -> Response in
             let source = try await purgeRoute(query: request.uri.query, headers: request.headers)
             let body = (try? JSONEncoder().encode(["purged": source])) ?? Data()

@@ -47,6 +47,21 @@ extension ServerConfiguration {
         } show: {
             $0.http.metricsBind ?? "none"
         },
+        Setting("IMAGO_PATH_PREFIX", imgproxy: ["IMGPROXY_PATH_PREFIX"], meaning: "path every route sits under (/img: /img/{signature}/...)") {
+            env, c throws(ConfigurationError) in
+            guard let v = env["IMAGO_PATH_PREFIX"] else { return }
+            c.http.pathPrefix = try HTTPSettings.routePath(v, variable: "IMAGO_PATH_PREFIX")
+        } show: {
+            $0.http.pathPrefix.isEmpty ? "none" : $0.http.pathPrefix
+        },
+        Setting("IMAGO_HEALTH_CHECK_PATH", imgproxy: ["IMGPROXY_HEALTH_CHECK_PATH"], meaning: "another path answering as /health does") {
+            env, c throws(ConfigurationError) in
+            guard let v = env["IMAGO_HEALTH_CHECK_PATH"] else { return }
+            let path = try HTTPSettings.routePath(v, variable: "IMAGO_HEALTH_CHECK_PATH")
+            c.http.healthCheckPath = path.isEmpty ? nil : path
+        } show: {
+            $0.http.healthCheckPath ?? "none"
+        },
         .bool("IMAGO_PLAYGROUND", \.http.playground, "serve the playground page at /"),
         .bool("IMAGO_SERVER_TIMING", \.http.serverTiming, "send Server-Timing with each stage's duration"),
         Setting(

@@ -7,8 +7,11 @@ import ImagoServiceURL
 
 extension ImageService {
     /// The source failures a fallback image stands in for, as imgproxy's: the source could not
-    /// be fetched (not found, refused by the origin, unreachable, too slow, cut short).
-    static let fallbackCodes: Set<String> = ["source_not_found", "source_error", "source_timeout", "source_unreachable", "source_incomplete"]
+    /// be fetched (not found, refused by the origin, unreachable, too slow, cut short, larger
+    /// than `IMAGO_MAX_SRC_FILE_SIZE`).
+    static let fallbackCodes: Set<String> = [
+        "source_not_found", "source_error", "source_timeout", "source_unreachable", "source_incomplete", "source_too_large"
+    ]
 
     /// The fallback image as a source (`IMAGO_FALLBACK_IMAGE_DATA` or `_PATH`, read at start;
     /// or `IMAGO_FALLBACK_IMAGE_URL`, fetched and cached like any source), or `nil` without one.

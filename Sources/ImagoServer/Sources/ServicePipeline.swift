@@ -47,15 +47,17 @@ struct ServicePipeline {
         manager = ImageManager(configuration: managed)
     }
 
-    /// The guard of HTTP sources: the address policy, and the allow-list of sources.
+    /// The guard of HTTP sources: the address policy, and the allow-list of sources (which the
+    /// operator's own fallback image is not held to, as imgproxy fetches it apart).
     private static func sourceGuard(_ settings: Settings, resolver: any HostResolving) -> SourceGuard {
         let allowed = settings.security.allowedSources
+        let fallback = settings.sources.fallbackImageURL.flatMap { URL(string: $0)?.absoluteString }
         return SourceGuard(
             policy: AddressPolicy(
                 allowsLoopback: settings.security.allowLoopbackSources, allowsPrivate: settings.security.allowPrivateSources,
                 allowsLinkLocal: settings.security.allowLinkLocalSources),
             resolver: resolver,
-            permitsURL: { url in SourcePattern.permits(url.absoluteString, patterns: allowed) })
+            permitsURL: { url in url.absoluteString == fallback || SourcePattern.permits(url.absoluteString, patterns: allowed) })
     }
 
     /// The downloader of sources over `http` and the object stores: timeouts, redirects, size limit.

@@ -20,8 +20,8 @@ extension SourceSettings {
     }
 
     /// `text` with its start matched by `pattern` (each `*` any run of characters other than `/`,
-    /// as long as possible) replaced by `replacement` (`${n}` the n-th `*`'s text); `nil` when
-    /// the pattern does not match.
+    /// as long as possible) replaced by `replacement` (`$n` or `${n}` the n-th `*`'s text, see
+    /// ``expand(_:group:)``); `nil` when the pattern does not match.
     static func replacing(_ pattern: String, with replacement: String, in text: String) -> String? {
         // Bytes, for constant-time steps: a request's source can be long.
         let pieces = pattern.split(separator: "*", omittingEmptySubsequences: false).map { Array($0.utf8) }
@@ -51,12 +51,43 @@ extension SourceSettings {
             return nil
         }
         guard let tail = match(0, 0) else { return nil }
-        var out = replacement
-        for (n, capture) in captures.enumerated().reversed() {
-            let value = String(decoding: bytes[capture], as: UTF8.self)
-            out = out.split(separator: "${\(n + 1)}", omittingEmptySubsequences: false).joined(separator: value)
-        }
+        let groups = [0..<tail] + captures
+        let out = expand(replacement) { n in n < groups.count ? String(decoding: bytes[groups[n]], as: UTF8.self) : "" }
         return out + String(decoding: bytes[tail...], as: UTF8.self)
+    }
+
+    /// `template` with its references filled in as Go's `Regexp.Expand` fills them, which
+    /// imgproxy's replacements go through: `$n` and `${n}` the n-th group (`$0` the whole match;
+    /// a name of letters, digits and `_` that is no group, or a group that did not match, gives
+    /// nothing), `$$` a `$`, and a `$` followed by anything else kept as it is.
+    static func expand(_ template: String, group: (Int) -> String) -> String {
+        var out = ""
+        var rest = Substring(template)
+        while let dollar = rest.firstIndex(of: "$") {
+            out += rest[..<dollar]
+            rest = rest[rest.index(after: dollar)...]
+            if rest.first == "$" {
+                out += "$"
+                rest = rest.dropFirst()
+                continue
+            }
+            let isNameCharacter = { (c: Character) in c.isASCII && (c.isLetter || c.isNumber || c == "_") }
+            let name: Substring
+            if rest.first == "{", let close = rest.firstIndex(of: "}"), close > rest.index(after: rest.startIndex),
+                rest[rest.index(after: rest.startIndex)..<close].allSatisfy(isNameCharacter)
+            {
+                name = rest[rest.index(after: rest.startIndex)..<close]
+                rest = rest[rest.index(after: close)...]
+            } else if let first = rest.first, isNameCharacter(first) {
+                name = rest.prefix(while: isNameCharacter)
+                rest = rest.dropFirst(name.count)
+            } else {
+                out += "$"
+                continue
+            }
+            if name.allSatisfy(\.isNumber), let n = Int(name) { out += group(n) }
+        }
+        return out + rest
     }
 }
 

@@ -62,6 +62,31 @@ struct ServiceSourceSettingsTests {
             let age = ImageService.maxAge(r["cache-control"]) ?? -1
             #expect(r.status == 200 && r["fallback-image"] == "1" && (55...60).contains(age), "\(r["cache-control"] ?? "none")")
         }
+        // A source over IMAGO_MAX_SRC_FILE_SIZE is a download that failed: the fallback answers.
+        let tiny = try ServerFixtures.png(width: 8, height: 4)
+        try await ServiceHarness.with({
+            $0.sources.fallbackImageData = tiny
+            $0.security.maxSourceFileSize = tiny.count + 100
+        }) { h in
+            h.origin.register("big.jpg", data: try ServerFixtures.jpeg(width: 400, height: 300), contentType: "image/jpeg")
+            let r = try await h.get(h.plain("", "/img/big.jpg"))
+            #expect(r.status == 200 && r["fallback-image"] == "1")
+            #expect(try r.image().pixelSize == PixelSize(width: 8, height: 4))
+        }
+        // The operator's fallback URL is not held to the allow-list of sources (imgproxy fetches
+        // it apart); the sources still are.
+        let elsewhere = try await TestHTTPServer.start()
+        elsewhere.register("fallback.png", data: tiny)
+        try await ServiceHarness.with({
+            $0.sources.fallbackImageURL = "http://127.0.0.1:\(elsewhere.port)/img/fallback.png"
+            $0.security.allowedSources = ["http://127.0.0.1:*/img/a"]
+        }) { h in
+            let r = try await h.get(h.plain("", "/img/a-missing.png"))
+            #expect(r.status == 200 && r["fallback-image"] == "1", "\(r.status) \(r.errorFields)")
+            let outside = try await h.get(h.plain("", "/img/b.png"))
+            #expect(outside.status == 404 && outside.errorFields["error"] == "source_not_allowed")
+        }
+        await elsewhere.stop()
         // Checked at start: a path or data that is not an image stops it.
         for (name, value) in [
             ("IMAGO_FALLBACK_IMAGE_PATH", "/nonexistent/x.png"), ("IMAGO_FALLBACK_IMAGE_DATA", "aGVsbG8="),
@@ -86,6 +111,12 @@ struct ServiceSourceSettingsTests {
         #expect(SourceSettings.replacing("a*c", with: "[${1}]", in: "abbbc/x") == "[bbb]/x")
         #expect(SourceSettings.replacing("a*c", with: "x", in: "ab/c") == nil)
         #expect(SourceSettings.replacing("*/*/", with: "${2}-${1}/", in: "ab/cd/ef") == "cd-ab/ef")
+        // Go's Regexp.Expand, which imgproxy fills replacements with: $n as ${n}, $0 the whole
+        // match, a longest name ($1x is no group: nothing), $$ a dollar, a lone $ kept.
+        #expect(SourceSettings.replacing("*/*/", with: "$2-$1/", in: "ab/cd/ef") == "cd-ab/ef")
+        #expect(SourceSettings.replacing("a*/", with: "[$0]", in: "abc/x") == "[abc/]x")
+        #expect(SourceSettings.replacing("a*/", with: "$1x|${1}x|$$1|$-|$", in: "abc/") == "|bcx|$1|$-|$")
+        #expect(SourceSettings.replacing("a*/", with: "${name}${9}", in: "abc/") == "")
         // A long source against a pattern that cannot match costs little.
         let long = String(repeating: "a", count: 60_000)
         #expect(SourceSettings.replacing("*b*c*d", with: "x", in: long) == nil)
