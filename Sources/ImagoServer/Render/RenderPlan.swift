@@ -55,6 +55,9 @@ struct RenderPlan: Sendable {
     /// The profile the result is converted into and carries (`color_profile`), for formats that
     /// embed one.
     var colorProfile: ServiceColorProfile?
+    /// A vector source larger than the resolution limit, drawn as though it were this size
+    /// (its own shrunk to the limit, imgproxy's `vectorGuardScale`); `nil` otherwise.
+    var vectorBase: PixelSize?
 
     /// Encodes an AVIF at libavif's `speed`, its quality moved with it when it was mapped from
     /// JPEG's, so the score stays the same.
@@ -123,7 +126,11 @@ struct RenderPlan: Sendable {
             ? options.maxAnimationFrameResolution.flatMap { $0 > 0 ? $0 : nil } ?? settings.security.maxAnimationFrameResolution : nil
         let maxResolution = frameLimit ?? options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? settings.security.maxSourceResolution
         let maxFrames = options.maxAnimationFrames ?? settings.security.maxAnimationFrames
-        let pixels = try Self.checkResolution(info, limit: maxResolution, frames: frameLimit != nil)
+        // A vector is drawn at any size: one over the limit is drawn at the limit, not refused.
+        let pixels =
+            info.format.isVector
+            ? info.width.multipliedReportingOverflow(by: info.height)
+            : try Self.checkResolution(info, limit: maxResolution, frames: frameLimit != nil)
         if animated {
             try Self.checkAnimation(info, framePixels: pixels.partialValue, maxFrames: maxFrames, settings: settings)
         }
@@ -145,7 +152,18 @@ struct RenderPlan: Sendable {
             limits: limits,
             maxResultDimension: Self.maxResultDimension(options: options, settings: settings, format: format))
         negotiated = chosen.negotiated
+        vectorBase = info.format.isVector ? Self.vectorGuard(info, limit: maxResolution) : nil
         decideExtras(info: info, options: options, settings: settings, explicitQuality: explicit, mapping: mapping)
+    }
+
+    /// The size a vector source over `limit` megapixels is drawn as: its own, both sides divided
+    /// by the square root of how far over it is (rounded down, at least 1); `nil` within it.
+    static func vectorGuard(_ info: ImageInfo, limit: Double) -> PixelSize? {
+        let pixels = Double(info.width) * Double(info.height), most = limit * 1_000_000
+        guard info.width > 0, info.height > 0, pixels > most, most >= 1 else { return nil }
+        let shrink = (pixels / most).squareRoot()
+        return PixelSize(
+            width: max(1, Int((Double(info.width) / shrink).rounded(.down))), height: max(1, Int((Double(info.height) / shrink).rounded(.down))))
     }
 
     /// Checks an animation kept animated against the frame count and total pixel limits, each
@@ -305,7 +323,7 @@ struct RenderPlan: Sendable {
     /// converts it in rows when nothing changes a pixel.
     func request(from source: ServiceSource, info: ImageInfo, options: ProcessingOptions, watermark: ServiceWatermark?) -> ImageRequest {
         let plan = self
-        let stored = plan.embeddedThumbnail ?? info.pixelSize
+        let stored = plan.embeddedThumbnail ?? plan.vectorBase ?? info.pixelSize
         var upright = plan.autoRotate ? info.orientation.orientedSize(stored) : stored
         if options.rotate % 180 == 90 { upright = PixelSize(width: upright.height, height: upright.width) }
         // A page is measured as decoded: the header gives only the first page's size, and a
@@ -325,8 +343,10 @@ struct RenderPlan: Sendable {
         request.embeddedThumbnail = plan.embeddedThumbnail != nil
         request.gainMap = plan.keepsGainMap && plan.embeddedThumbnail == nil
         // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
+        // A vector over the resolution limit is drawn at most at the limit's size.
         if !pageAlone, plan.embeddedThumbnail == nil,
             var hint = transformer.geometry.decodeHint(sourceWidth: upright.width, sourceHeight: upright.height)
+                ?? (plan.vectorBase != nil ? upright : nil)
         {
             // The hint is in the decoder's (stored) orientation.
             if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {

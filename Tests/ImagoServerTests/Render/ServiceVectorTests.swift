@@ -59,6 +59,24 @@ struct ServiceVectorTests {
                 contentType: "image/svg+xml")
             #expect(try await h.get(h.plain("", "/img/huge.svg")).status == 422)
         }
+        // Drawn, as imgproxy draws it (vectorGuardScale): at most at the limit's size, never refused.
+        try await ServiceHarness.with({ $0.security.maxSourceResolution = 1 }) { h in
+            h.origin.register(
+                "huge.svg",
+                data: Data(
+                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"30000\" height=\"15000\"><rect width=\"30000\" height=\"15000\" fill=\"#0a0\"/></svg>"
+                        .utf8), contentType: "image/svg+xml")
+            let whole = try await h.get(h.plain("", "/img/huge.svg", ext: "png"))
+            #expect(whole.status == 200, "\(whole.status) \(whole.errorFields)")
+            // 450 MP over a 1 MP limit: each side over sqrt(450), 1414x707.
+            #expect(try Self.size(whole.body) == PixelSize(width: 1414, height: 707))
+            let small = try await h.get(h.plain("w:100", "/img/huge.svg", ext: "png"))
+            #expect(small.status == 200)
+            #expect(try Self.size(small.body) == PixelSize(width: 100, height: 50))
+            // A result drawn larger than the limit is refused as any render over it is (422, not a 5xx).
+            let big = try await h.get(h.plain("rs:fit:5000:5000:1", "/img/huge.svg", ext: "png"))
+            #expect(big.status == 422 && big.errorFields["error"] == "limit_exceeded", "\(big.status) \(big.errorFields)")
+        }
         // IMAGO_SANITIZE_SVG=false sends the bytes as they are.
         try await ServiceHarness.with({ $0.output.sanitizeSVG = false }) { h in
             let evil = Data("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>1</script></svg>".utf8)
