@@ -54,6 +54,18 @@ extension ServerConfiguration {
             "bytes of a source (Content-Length and streamed length)"),
         .int("IMAGO_MAX_REDIRECTS", \.security.maxRedirects, 0...100, imgproxy: "IMGPROXY_MAX_REDIRECTS", "redirects followed per source"),
         .seconds("IMAGO_DOWNLOAD_TIMEOUT", \.sources.downloadTimeout, imgproxy: "IMGPROXY_DOWNLOAD_TIMEOUT", "seconds for a source download"),
+        Setting("IMAGO_USER_AGENT", imgproxy: ["IMGPROXY_USER_AGENT"], meaning: "User-Agent sources are asked with") {
+            env, c throws(ConfigurationError) in
+            guard let v = env["IMAGO_USER_AGENT"] else { return }
+            // imgproxy's %current_version is its own version: here, this one's.
+            let agent = v.replacingOccurrences(of: "%current_version", with: "0.1")
+            guard !agent.isEmpty, agent.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
+                throw ConfigurationError(variable: "IMAGO_USER_AGENT", reason: "'\(v)' is not a header value (printable ASCII)")
+            }
+            c.sources.userAgent = agent
+        } show: {
+            $0.sources.userAgent
+        },
         .text("IMAGO_BASE_URL", \.sources.baseURL, imgproxy: "IMGPROXY_BASE_URL", "prefix for sources that do not start with it"),
         Setting(
             "IMAGO_URL_REPLACEMENTS", imgproxy: ["IMGPROXY_URL_REPLACEMENTS"],

@@ -67,7 +67,7 @@ struct ServicePipeline {
         let timeouts = ImageDownloadTimeouts(
             connect: settings.sources.downloadTimeout, read: settings.sources.downloadTimeout,
             total: settings.sources.downloadTimeout)
-        let headers = ["Accept": ImageDownloaderConfiguration.defaultAccept, "User-Agent": "imago-server/0.1"]
+        let headers = ["Accept": ImageDownloaderConfiguration.defaultAccept, "User-Agent": settings.sources.userAgent]
         return ImageDownloader(
             configuration: ImageDownloaderConfiguration(
                 maxConcurrentDownloads: max(8, settings.workers * 4), timeouts: timeouts,

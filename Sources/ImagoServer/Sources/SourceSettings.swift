@@ -82,6 +82,9 @@ public struct SourceSettings: Sendable {
     }
     /// `IMAGO_DOWNLOAD_TIMEOUT`: seconds for a source download. Default 5.
     public var downloadTimeout: Duration = .seconds(5)
+    /// `IMAGO_USER_AGENT`: the `User-Agent` sources are asked with (imgproxy's
+    /// `IMGPROXY_USER_AGENT`). Default `imago-server/0.1`.
+    public var userAgent = "imago-server/0.1"
 
     /// The defaults.
     public init() {}

@@ -44,3 +44,26 @@ struct PathPrefixTests {
         }
     }
 }
+
+@Suite("IMAGO_USER_AGENT, as imgproxy's IMGPROXY_USER_AGENT")
+struct UserAgentTests {
+    @Test("sources are asked with it; %current_version is this version; a value no header can hold stops the start")
+    func userAgent() async throws {
+        let c = try ServerConfiguration(environment: ["IMGPROXY_USER_AGENT": "acme-images/%current_version (+https://acme.example)"])
+        #expect(c.sources.userAgent == "acme-images/0.1 (+https://acme.example)")
+        for bad in ["a\r\nX-Evil: 1", "caf\u{E9}"] {
+            let refused = (try? ServerConfiguration(environment: ["IMAGO_USER_AGENT": bad])) == nil
+            #expect(refused, "\(bad)")
+        }
+        try await ServiceHarness.with({ $0.sources.userAgent = "acme-images/2" }) { h in
+            h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
+            #expect(try await h.get(h.plain("w:10", "/img/a.png")).status == 200)
+            #expect(h.origin.headers("/img/a.png")?["user-agent"] == "acme-images/2")
+        }
+        try await ServiceHarness.with { h in
+            h.origin.register("a.png", data: try ServerFixtures.png(width: 20, height: 20))
+            #expect(try await h.get(h.plain("w:10", "/img/a.png")).status == 200)
+            #expect(h.origin.headers("/img/a.png")?["user-agent"] == "imago-server/0.1")
+        }
+    }
+}
