@@ -10,8 +10,8 @@ import Glibc
 /// Questions about an image's content that cropping needs answered: where a uniform border ends
 /// (trim), and where the most interesting part is (smart gravity).
 public enum ImageAnalysis {
-    /// The rectangle left after cutting away a border of `color` (by default the top-left
-    /// pixel's) from every side: pixels whose channels all lie within `threshold` of it count as
+    /// The rectangle left after cutting away a border of `color` (by default the colour of the
+    /// pixel at `corner`, the top-left one unless given) from every side: pixels whose channels all lie within `threshold` of it count as
     /// border. `nil` when the whole image is border. An image with transparency is first
     /// flattened over magenta (255, 0, 255), as libvips's trim in imgproxy does, so a transparent
     /// border is cut by default and by the colour `ff00ff`; the colour's own alpha is ignored.
@@ -20,14 +20,14 @@ public enum ImageAnalysis {
     /// of the two); `equalVertical` does the same for top and bottom.
     public static func trimRect(
         _ buffer: PixelBuffer, color: RGBA8? = nil, threshold: Double = 10,
-        equalHorizontal: Bool = false, equalVertical: Bool = false
+        equalHorizontal: Bool = false, equalVertical: Bool = false, colorAt corner: (x: Int, y: Int) = (0, 0)
     )
         -> (x: Int, y: Int, width: Int, height: Int)?
     {
         var src = buffer.converted(to: .rgba8)
         if !src.isOpaque { src = src.flattened(over: RGBA8(r: 255, g: 0, b: 255)).converted(to: .rgba8) }
         let w = src.width, h = src.height
-        let reference = color ?? src.color(atX: 0, y: 0) ?? RGBA8(r: 0, g: 0, b: 0)
+        let reference = color ?? src.color(atX: corner.x, y: corner.y) ?? RGBA8(r: 0, g: 0, b: 0)
         let ref = [Int(reference.r), Int(reference.g), Int(reference.b)]
         // A threshold past the channels' range cuts everything or nothing; keep it a small Int.
         let t = threshold.isFinite ? Int(max(-1, min(256, threshold.rounded()))) : 256

@@ -39,6 +39,17 @@ struct ServiceTransformer: ImageTransforming {
     var keepsGainMap = false
     /// The profile the result is converted into (`color_profile`).
     var colorProfile: ServiceColorProfile?
+    /// The orientation the image being transformed was stored in, when `autoRotate` turns it:
+    /// set by ``transform(_:animated:)`` from the image, so that crops and trims land where
+    /// imgproxy's, made on the stored picture, land (``ServiceTurns``).
+    private(set) var storedOrientation = ImageOrientation.up
+
+    /// The turns from the stored picture to the one the plan works on.
+    var turns: ServiceTurns {
+        ServiceTurns(
+            orientation: autoRotate ? storedOrientation : .up, rotate: options.rotate, flipX: options.flipHorizontal,
+            flipY: options.flipVertical)
+    }
 
     /// The watermark's options when it is drawn.
     private var watermarkOptions: ProcessingOptions.Watermark? {
@@ -82,6 +93,11 @@ struct ServiceTransformer: ImageTransforming {
     var acceptsLazyAnimations: Bool { true }
 
     func transform(_ image: Image, animated: Bool) throws -> Image {
+        if autoRotate, image.orientation != storedOrientation {
+            var stored = self
+            stored.storedOrientation = image.orientation
+            return try stored.transform(image, animated: animated)
+        }
         let upright = autoRotate ? image.applyingOrientation() : image
         // The decode usually delivers the page alone (`ImageRequest.page`); a caller that hands
         // every frame gets page N picked here.
@@ -418,10 +434,15 @@ extension ServiceTransformer {
     private func planTrim(_ draft: inout PlanDraft) throws -> Bool {
         guard let t = options.trim else { return true }
         guard let buffer = draft.pixels else { return false }
+        // imgproxy trims the stored picture: its top-left pixel is the border's colour, and
+        // "horizontal" is the stored picture's, wherever the turns put them.
+        let turns = self.turns
         guard
             let rect = ImageAnalysis.trimRect(
                 buffer, color: t.color, threshold: t.threshold,
-                equalHorizontal: t.equalHorizontal, equalVertical: t.equalVertical)
+                equalHorizontal: turns.swapsAxes ? t.equalVertical : t.equalHorizontal,
+                equalVertical: turns.swapsAxes ? t.equalHorizontal : t.equalVertical,
+                colorAt: turns.storedOrigin(inTurned: buffer.width, buffer.height))
         else { return true }
         draft.plan.trim = rect
         draft.w = rect.width
@@ -440,8 +461,9 @@ extension ServiceTransformer {
             let region = try cut(buffer, draft.plan.trim)
             origin = keeping(gravity, region, draft.faces(in: region, by: self.faces), cw, ch)
         } else {
-            // Crop offsets are the source's pixels, whatever the dpr.
-            origin = ServiceGeometry.place(cw, ch, in: draft.w, draft.h, gravity: gravity, pixelScale: sourceScale)
+            // Crop offsets are the source's pixels, whatever the dpr; placed as imgproxy places
+            // them on the stored picture, then turned.
+            origin = turns.place(cw, ch, in: draft.w, draft.h, gravity: gravity, pixelScale: sourceScale)
         }
         draft.plan.crop = (origin.x, origin.y, cw, ch)
         draft.w = cw
