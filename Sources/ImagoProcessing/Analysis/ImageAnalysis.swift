@@ -11,8 +11,9 @@ import Glibc
 /// (trim), and where the most interesting part is (smart gravity).
 public enum ImageAnalysis {
     /// The rectangle left after cutting away a border of `color` (by default the colour of the
-    /// pixel at `corner`, the top-left one unless given) from every side: pixels whose channels all lie within `threshold` of it count as
-    /// border. `nil` when the whole image is border. An image with transparency is first
+    /// pixel at `corner`, the top-left one unless given) from every side, as libvips's
+    /// `find_trim` finds it for imgproxy: each channel smoothed by a 3x3 median, and pixels whose
+    /// channels all lie within `threshold` of the colour (fractions count) are border. `nil` when the whole image is border. An image with transparency is first
     /// flattened over magenta (255, 0, 255), as libvips's trim in imgproxy does, so a transparent
     /// border is cut by default and by the colour `ff00ff`; the colour's own alpha is ignored.
     ///
@@ -28,14 +29,22 @@ public enum ImageAnalysis {
         if !src.isOpaque { src = src.flattened(over: RGBA8(r: 255, g: 0, b: 255)).converted(to: .rgba8) }
         let w = src.width, h = src.height
         let reference = color ?? src.color(atX: corner.x, y: corner.y) ?? RGBA8(r: 0, g: 0, b: 0)
-        let ref = [Int(reference.r), Int(reference.g), Int(reference.b)]
-        // A threshold past the channels' range cuts everything or nothing; keep it a small Int.
-        let t = threshold.isFinite ? Int(max(-1, min(256, threshold.rounded()))) : 256
+        let ref = [Double(reference.r), Double(reference.g), Double(reference.b)]
+        // libvips's find_trim, which imgproxy's trim runs: each channel smoothed by a 3x3 median
+        // (edges repeated), and a pixel is border when no channel differs by more than the
+        // threshold (a fraction counts: 10.5 keeps a difference of 11).
+        let smooth = w >= 3 && h >= 3
         return src.withUnsafeBytes { raw -> (Int, Int, Int, Int)? in
             let p = raw.bindMemory(to: UInt8.self)
+            func value(_ x: Int, _ y: Int, _ c: Int) -> UInt8 {
+                guard smooth else { return p[(y * w + x) * 4 + c] }
+                let x0 = max(0, x - 1), x2 = min(w - 1, x + 1), y0 = max(0, y - 1), y2 = min(h - 1, y + 1)
+                func at(_ xx: Int, _ yy: Int) -> UInt8 { p[(yy * w + xx) * 4 + c] }
+                return median9(
+                    at(x0, y0), at(x, y0), at(x2, y0), at(x0, y), at(x, y), at(x2, y), at(x0, y2), at(x, y2), at(x2, y2))
+            }
             func isBorder(_ x: Int, _ y: Int) -> Bool {
-                let o = (y * w + x) * 4
-                for c in 0..<3 where abs(Int(p[o + c]) - ref[c]) > t { return false }
+                for c in 0..<3 where abs(Double(value(x, y, c)) - ref[c]) > threshold { return false }
                 return true
             }
             func rowIsBorder(_ y: Int) -> Bool { (0..<w).allSatisfy { isBorder($0, y) } }
@@ -61,6 +70,34 @@ public enum ImageAnalysis {
             }
             return (left, top, right - left, bottom - top)
         }
+    }
+
+    /// The median of nine values (Paeth's sorting network: 19 exchanges, no allocation).
+    static func median9(
+        _ a0: UInt8, _ a1: UInt8, _ a2: UInt8, _ a3: UInt8, _ a4: UInt8, _ a5: UInt8, _ a6: UInt8, _ a7: UInt8, _ a8: UInt8
+    ) -> UInt8 {
+        var p = (a0, a1, a2, a3, a4, a5, a6, a7, a8)
+        func sort(_ a: inout UInt8, _ b: inout UInt8) { if a > b { swap(&a, &b) } }
+        sort(&p.1, &p.2)
+        sort(&p.4, &p.5)
+        sort(&p.7, &p.8)
+        sort(&p.0, &p.1)
+        sort(&p.3, &p.4)
+        sort(&p.6, &p.7)
+        sort(&p.1, &p.2)
+        sort(&p.4, &p.5)
+        sort(&p.7, &p.8)
+        sort(&p.0, &p.3)
+        sort(&p.5, &p.8)
+        sort(&p.4, &p.7)
+        sort(&p.3, &p.6)
+        sort(&p.1, &p.4)
+        sort(&p.2, &p.5)
+        sort(&p.4, &p.7)
+        sort(&p.4, &p.2)
+        sort(&p.6, &p.4)
+        sort(&p.4, &p.2)
+        return p.4
     }
 
     /// The origin of the `width`×`height` window with the most detail, found as libvips's

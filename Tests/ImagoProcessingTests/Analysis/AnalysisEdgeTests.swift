@@ -2,9 +2,10 @@
 // Copyright (c) 2026 The Imago authors
 
 import ImagoCore
-import ImagoProcessing
 import ImagoTestSupport
 import Testing
+
+@testable import ImagoProcessing
 
 /// The analysis functions on images made to give known answers: averages with transparent
 /// pixels, trim rectangles of bordered images, smart crops towards detail, placeholders of flat
@@ -44,12 +45,12 @@ struct AnalysisEdgeTests {
         #expect(opaque.format.hasAlphaChannel && !ImageColors.hasTransparency(opaque))
     }
 
-    @Test("trim finds the content inside a uniform border, by threshold, by colour and with equal sides")
+    @Test("trim finds the content inside a uniform border, by threshold, by colour and with equal sides, as libvips's find_trim")
     func trim() throws {
-        // 20x10 white, a 4x3 red block at (5, 2), one near-white pixel at (0, 3).
+        // 20x10 white, a 4x3 red block at (5, 2), a near-white 2x3 strip at (0, 2).
         let framed = try Self.image(20, 10) { x, y in
             if (5..<9).contains(x) && (2..<5).contains(y) { return Self.red }
-            return x == 0 && y == 3 ? RGBA8(r: 250, g: 250, b: 250) : Self.white
+            return x < 2 && (2..<5).contains(y) ? RGBA8(r: 250, g: 250, b: 250) : Self.white
         }
         #expect(Self.rect(ImageAnalysis.trimRect(framed)) == [5, 2, 4, 3])
         #expect(Self.rect(ImageAnalysis.trimRect(framed, threshold: 2)) == [0, 2, 9, 3])
@@ -57,20 +58,42 @@ struct AnalysisEdgeTests {
         #expect(Self.rect(ImageAnalysis.trimRect(framed, equalVertical: true)) == [5, 2, 4, 6])
         #expect(Self.rect(ImageAnalysis.trimRect(framed, threshold: -1)) == [0, 0, 20, 10])  // nothing is border
         #expect(ImageAnalysis.trimRect(framed, threshold: .infinity) == nil)  // everything is
-        // Red on the left, a black dot at (10, 5): the top-left colour by default, or the one asked for.
+        // A fraction counts: the strip differs by 5, border at 5.0, not at 4.5.
+        #expect(Self.rect(ImageAnalysis.trimRect(framed, threshold: 5)) == [5, 2, 4, 3])
+        #expect(Self.rect(ImageAnalysis.trimRect(framed, threshold: 4.5)) == [0, 2, 9, 3])
+        // One stray pixel in the border is smoothed away by the 3x3 median, as libvips does:
+        // it does not stop the trim.
+        let speck = try Self.image(20, 10) { x, y in
+            if (5..<9).contains(x) && (2..<5).contains(y) { return Self.red }
+            return x == 1 && y == 8 ? RGBA8(r: 0, g: 0, b: 0) : Self.white
+        }
+        #expect(Self.rect(ImageAnalysis.trimRect(speck)) == [5, 2, 4, 3])
+        // Red on the left, a black 3x3 mark at (10, 4): the top-left colour by default, or the one asked for.
         let banded = try Self.image(16, 8) { x, y in
-            x < 3 ? Self.red : (x == 10 && y == 5 ? RGBA8(r: 0, g: 0, b: 0) : Self.white)
+            x < 3 ? Self.red : ((10..<13).contains(x) && (4..<7).contains(y) ? RGBA8(r: 0, g: 0, b: 0) : Self.white)
         }
         #expect(Self.rect(ImageAnalysis.trimRect(banded)) == [3, 0, 13, 8])
-        #expect(Self.rect(ImageAnalysis.trimRect(banded, color: Self.white)) == [0, 0, 11, 8])
+        #expect(Self.rect(ImageAnalysis.trimRect(banded, color: Self.white)) == [0, 0, 13, 8])
+        // The colour of another corner, when asked (the stored picture's, once turned).
+        #expect(Self.rect(ImageAnalysis.trimRect(banded, colorAt: (15, 7))) == [0, 0, 13, 8])
         // A transparent border is cut by default, and as magenta.
-        let clear = try Self.image(8, 8) { x, y in
-            (3..<5).contains(x) && (3..<5).contains(y) ? RGBA8(r: 0, g: 0, b: 255) : RGBA8(r: 0, g: 0, b: 0, a: 0)
+        let clear = try Self.image(9, 9) { x, y in
+            (3..<6).contains(x) && (3..<6).contains(y) ? RGBA8(r: 0, g: 0, b: 255) : RGBA8(r: 0, g: 0, b: 0, a: 0)
         }
-        #expect(Self.rect(ImageAnalysis.trimRect(clear)) == [3, 3, 2, 2])
-        #expect(Self.rect(ImageAnalysis.trimRect(clear, color: RGBA8(r: 255, g: 0, b: 255, a: 0))) == [3, 3, 2, 2])
+        #expect(Self.rect(ImageAnalysis.trimRect(clear)) == [3, 3, 3, 3])
+        #expect(Self.rect(ImageAnalysis.trimRect(clear, color: RGBA8(r: 255, g: 0, b: 255, a: 0))) == [3, 3, 3, 3])
+        // Under 3 pixels a side, no median: every pixel counts.
         let column = try Self.image(1, 5) { _, y in y == 2 ? Self.red : Self.white }
         #expect(Self.rect(ImageAnalysis.trimRect(column)) == [0, 2, 1, 1])
+    }
+
+    @Test("the median of nine is the fifth of them sorted, for 10,000 random nines")
+    func medianOfNine() {
+        var g = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let v = (0..<9).map { _ in UInt8.random(in: 0...255, using: &g) }
+            #expect(ImageAnalysis.median9(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]) == v.sorted()[4], "\(v)")
+        }
     }
 
     @Test("smart crop: a window as large as the image starts at its corner; detail on one side draws the window there")
