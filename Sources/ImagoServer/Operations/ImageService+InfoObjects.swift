@@ -100,7 +100,7 @@ extension ImageService {
             height: max(1, min(shown.height, Int((Double(inFull.height) * s).rounded()))))
         let origin =
             faces?.origin(cropGravity, in: shown, faces: found, width: size.width, height: size.height)
-            ?? ImageAnalysis.smartCropOrigin(shown, width: size.width, height: size.height)
+            ?? ImageAnalysis.attentionCropOrigin(shown, width: size.width, height: size.height)
         return .object([
             "left": .double(Double(origin.x) / w), "top": .double(Double(origin.y) / h),
             "width": .double(Double(inFull.width) / Double(max(1, full.width))),

@@ -21,7 +21,7 @@ public struct DrawingSettings: Sendable {
     /// most 1. Default 1.
     public var watermarkOpacity: Double = 1
     /// `IMAGO_SMART_CROP_FACE_DETECTION`: smart gravity (`g:sm`) looks for faces first
-    /// (OpenCV, loaded on first use) and keeps them; entropy decides where there are none.
+    /// (OpenCV, loaded on first use) and keeps them; libvips's attention score (imgproxy's) decides where there are none.
     /// Default `true`; imgproxy Pro's is `false`.
     public var smartCropFaceDetection = true
     /// `IMAGO_OBJECT_DETECTION_FALLBACK_TO_SMART_CROP`: `g:obj` with no object of its classes

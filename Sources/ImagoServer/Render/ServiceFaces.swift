@@ -80,7 +80,7 @@ struct ServiceFaces: Sendable {
         {
             return o
         }
-        if gravity.kind == .smart || fallbackToSmartCrop { return ImageAnalysis.smartCropOrigin(buffer, width: width, height: height) }
+        if gravity.kind == .smart || fallbackToSmartCrop { return ImageAnalysis.attentionCropOrigin(buffer, width: width, height: height) }
         return ServiceGeometry.place(width, height, in: w, h, gravity: .center)
     }
 }

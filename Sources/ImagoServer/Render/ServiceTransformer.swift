@@ -574,6 +574,6 @@ extension ServiceTransformer {
     ) -> (x: Int, y: Int) {
         if let f = self.faces { return f.origin(gravity, in: frame, faces: boxes, width: width, height: height) }
         if gravity.kind == .objects { return ServiceGeometry.place(width, height, in: frame.width, frame.height, gravity: .center) }
-        return ImageAnalysis.smartCropOrigin(frame, width: width, height: height)
+        return ImageAnalysis.attentionCropOrigin(frame, width: width, height: height)
     }
 }

@@ -198,7 +198,7 @@ extension ServerConfiguration {
         },
         .bool(
             "IMAGO_SMART_CROP_FACE_DETECTION", \.drawing.smartCropFaceDetection, imgproxy: "IMGPROXY_SMART_CROP_FACE_DETECTION",
-            "smart gravity (g:sm) keeps the faces it finds (OpenCV); entropy decides where there are none"),
+            "smart gravity (g:sm) keeps the faces it finds (OpenCV); libvips's attention score decides where there are none"),
         .bool(
             "IMAGO_OBJECT_DETECTION_FALLBACK_TO_SMART_CROP", \.drawing.objectDetectionFallbackToSmartCrop,
             imgproxy: "IMGPROXY_OBJECT_DETECTION_FALLBACK_TO_SMART_CROP",

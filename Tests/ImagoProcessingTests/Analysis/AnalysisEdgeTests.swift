@@ -161,3 +161,30 @@ struct AnalysisEdgeTests {
         #expect(DetectedObject(className: "x", x: 0, y: 0, width: -3, height: 5).area == 0)
     }
 }
+
+@Suite("Analysis: libvips's attention crop, as imgproxy's smart gravity")
+struct AttentionCropTests {
+    @Test("the window goes to the skin-toned, saturated, edged part; a flat picture keeps its corner; a window as large as the image starts at 0")
+    func attention() throws {
+        // 400x200 grey, a 60x60 skin-toned square with a dark outline near the right edge.
+        let picture = try AnalysisEdgeTests.image(400, 200) { x, y in
+            let inSquare = (320..<380).contains(x) && (120..<180).contains(y)
+            let outline = inSquare && (x < 323 || x >= 377 || y < 123 || y >= 177)
+            return outline ? RGBA8(r: 20, g: 20, b: 20) : inSquare ? RGBA8(r: 224, g: 172, b: 138) : RGBA8(r: 128, g: 128, b: 128)
+        }
+        let origin = ImageAnalysis.attentionCropOrigin(picture, width: 100, height: 100)
+        // The window holds the square's middle (the outline's edges score highest, so it may
+        // sit nearer them than the middle).
+        #expect((origin.x..<(origin.x + 100)).contains(350) && (origin.y..<(origin.y + 100)).contains(150), "\(origin)")
+        let flat = try AnalysisEdgeTests.image(300, 100) { _, _ in RGBA8(r: 90, g: 90, b: 90) }
+        #expect(ImageAnalysis.attentionCropOrigin(flat, width: 100, height: 100) == (0, 0))
+        #expect(ImageAnalysis.attentionCropOrigin(picture, width: 400, height: 200) == (0, 0))
+        // The same square on the left pulls the window there.
+        let mirrored = try AnalysisEdgeTests.image(400, 200) { x, y in
+            let inSquare = (20..<80).contains(x) && (20..<80).contains(y)
+            return inSquare ? RGBA8(r: 224, g: 172, b: 138) : RGBA8(r: 128, g: 128, b: 128)
+        }
+        let left = ImageAnalysis.attentionCropOrigin(mirrored, width: 100, height: 100)
+        #expect((left.x..<(left.x + 100)).contains(50) && (left.y..<(left.y + 100)).contains(50), "\(left)")
+    }
+}
