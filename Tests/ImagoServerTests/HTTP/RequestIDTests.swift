@@ -39,6 +39,11 @@ struct RequestIDTests {
         #expect(server.seen == "hb-42" && server.answered == "hb-42")
         let junk = try await ids(header: "has spaces in it", contextID: "hb-43")
         #expect(junk.seen == "hb-43" && junk.answered == "hb-43")
+        // imgproxy's rule: letters, digits, _ and - alone.
+        for bad in ["a.b", "a/b", "a:b", "{\"x\":1}", String(repeating: "a", count: 129)] {
+            #expect(ServiceRequestScope.requestID(from: bad, contextID: "hb") == "hb", "\(bad)")
+        }
+        #expect(ServiceRequestScope.requestID(from: "Req_2026-11-30", contextID: "hb") == "Req_2026-11-30")
         let fresh = try await ids(header: nil, contextID: nil)
         #expect(!fresh.seen.isEmpty && fresh.answered == fresh.seen)
         let another = try await ids(header: nil, contextID: nil)

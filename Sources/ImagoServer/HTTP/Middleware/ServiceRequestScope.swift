@@ -41,10 +41,14 @@ public final class ServiceRequestScope: Sendable {
         return ["request_id": .string(id)]
     }
 
-    /// An incoming `X-Request-ID` when it is short printable ASCII, else the server's id for the
-    /// request, else a new random one.
+    /// An incoming `X-Request-ID` made of letters, digits, `_` and `-` alone (imgproxy's rule),
+    /// at most 128 of them, else the server's id for the request, else a new random one.
     static func requestID(from header: String?, contextID: String? = nil) -> String {
-        if let h = header, !h.isEmpty, h.utf8.count <= 128, h.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return h }
+        if let h = header, !h.isEmpty, h.utf8.count <= 128,
+            h.utf8.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || $0 == 0x5F || $0 == 0x2D) })
+        {
+            return h
+        }
         if let contextID, !contextID.isEmpty { return contextID }
         var g = SystemRandomNumberGenerator()
         return String(g.next() as UInt64, radix: 16, uppercase: false)
