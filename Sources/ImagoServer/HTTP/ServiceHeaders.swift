@@ -16,8 +16,10 @@ import Foundation
 /// The service's validators and content headers: strong `ETag`s over the source's digest and
 /// the recipe, `If-None-Match` matching, content types and `Content-Disposition`.
 enum ServiceHeaders {
+    /// imago-server's release: in every `ETag` (``version``) and its default `User-Agent`.
+    static let release = "0.1"
     /// The version in every `ETag`: a new Imago may render differently.
-    static let version = "imago-0.1"
+    static let version = "imago-\(release)"
 
     /// imgproxy's `Content-Security-Policy`, on every answer: nothing a browser opens from the
     /// service (an SVG above all) may run a script, load anything, or reach its origin.

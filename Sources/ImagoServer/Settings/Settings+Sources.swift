@@ -58,7 +58,7 @@ extension ServerConfiguration {
             env, c throws(ConfigurationError) in
             guard let v = env["IMAGO_USER_AGENT"] else { return }
             // imgproxy's %current_version is its own version: here, this one's.
-            let agent = v.replacingOccurrences(of: "%current_version", with: "0.1")
+            let agent = v.replacingOccurrences(of: "%current_version", with: ServiceHeaders.release)
             guard !agent.isEmpty, agent.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
                 throw ConfigurationError(variable: "IMAGO_USER_AGENT", reason: "'\(v)' is not a header value (printable ASCII)")
             }

@@ -84,7 +84,7 @@ public struct SourceSettings: Sendable {
     public var downloadTimeout: Duration = .seconds(5)
     /// `IMAGO_USER_AGENT`: the `User-Agent` sources are asked with (imgproxy's
     /// `IMGPROXY_USER_AGENT`). Default `imago-server/0.1`.
-    public var userAgent = "imago-server/0.1"
+    public var userAgent = "imago-server/" + ServiceHeaders.release
 
     /// The defaults.
     public init() {}
