@@ -93,30 +93,11 @@ struct ServiceTransformer: ImageTransforming {
     var acceptsLazyAnimations: Bool { true }
 
     func transform(_ image: Image, animated: Bool) throws -> Image {
-        if autoRotate, image.orientation != storedOrientation {
-            var stored = self
-            stored.storedOrientation = image.orientation
-            return try stored.transform(image, animated: animated)
+        if let adjusted = try adjusted(for: image, animated: animated) {
+            return try adjusted.transform(image, animated: animated)
         }
         let upright = autoRotate ? image.applyingOrientation() : image
-        // The decode usually delivers the page alone (`ImageRequest.page`); a caller that hands
-        // every frame gets page N picked here.
-        let indices: Range<Int>
-        if let page = options.page, upright.frameCount > 1 {
-            guard page < upright.frameCount else {
-                throw ImageCodingError.invalidArgument("page \(page) does not exist: the image has \(upright.frameCount)")
-            }
-            indices = page..<(page + 1)
-        } else {
-            indices = 0..<(animated ? upright.frameCount : 1)
-        }
-        // An animation kept animated is not trimmed, as imgproxy leaves it: each frame has its
-        // own border, and one frame's would cut the others.
-        if indices.count > 1, options.trim != nil {
-            var untrimmed = self
-            untrimmed.options.trim = nil
-            return try untrimmed.transform(image, animated: animated)
-        }
+        let indices = try frameIndices(count: upright.frameCount, animated: animated)
         var plan: Plan?
         var out: [ImageFrame] = []
         out.reserveCapacity(indices.count)
@@ -158,6 +139,39 @@ struct ServiceTransformer: ImageTransforming {
             format: upright.format, metadata: metadata,
             hasAlpha: flattenColor == nil && (upright.hasAlpha || out[0].buffer.format.hasAlphaChannel))
         return try colorProfile?.apply(to: result) ?? result
+    }
+
+    /// This transformer as `image` asks for it, or `nil` when it already is: the orientation
+    /// the image was stored in (crops and trims are placed in the stored frame, as imgproxy
+    /// places them), and no trim for an animation kept animated, as imgproxy leaves it (each
+    /// frame has its own border, and one frame's would cut the others).
+    ///
+    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for a page the image does not have.
+    private func adjusted(for image: Image, animated: Bool) throws -> ServiceTransformer? {
+        var adjusted = self
+        var changed = false
+        if autoRotate, image.orientation != storedOrientation {
+            adjusted.storedOrientation = image.orientation
+            changed = true
+        }
+        if options.trim != nil, try frameIndices(count: image.frameCount, animated: animated).count > 1 {
+            adjusted.options.trim = nil
+            changed = true
+        }
+        return changed ? adjusted : nil
+    }
+
+    /// The frames of an image of `count` frames that make the result: the page asked for, else
+    /// every frame of an animation kept animated, else the first. The decode usually delivers
+    /// the page alone (`ImageRequest.page`); a caller that hands every frame gets page N here.
+    ///
+    /// - Throws: ``ImageCodingError/invalidArgument(_:)`` for a page the image does not have.
+    private func frameIndices(count: Int, animated: Bool) throws -> Range<Int> {
+        guard let page = options.page, count > 1 else { return 0..<(animated ? count : 1) }
+        guard page < count else {
+            throw ImageCodingError.invalidArgument("page \(page) does not exist: the image has \(count)")
+        }
+        return page..<(page + 1)
     }
 
     /// Every rectangle and size, decided on one frame.

@@ -82,6 +82,12 @@ struct ServiceTurns: Equatable {
     /// `gravity` as it reads before a turn by `angle` and the flips (imgproxy's
     /// `GravityOptions.RotateAndFlip`, step for step).
     static func turnedBack(_ gravity: ProcessingOptions.Gravity, angle: Int, flipX: Bool, flipY: Bool) -> ProcessingOptions.Gravity {
+        unturned(unflipped(gravity, flipX: flipX, flipY: flipY), angle: angle)
+    }
+
+    /// The flip half of ``turnedBack(_:angle:flipX:flipY:)``: the sides swapped and the offsets
+    /// along each flipped axis negated (a focus point mirrored).
+    private static func unflipped(_ gravity: ProcessingOptions.Gravity, flipX: Bool, flipY: Bool) -> ProcessingOptions.Gravity {
         typealias Kind = ProcessingOptions.Gravity.Kind
         var g = gravity
         if flipX {
@@ -104,6 +110,14 @@ struct ServiceTurns: Equatable {
             default: break
             }
         }
+        return g
+    }
+
+    /// The rotation half of ``turnedBack(_:angle:flipX:flipY:)``: the side a turn by `angle`
+    /// (clockwise) brought the gravity to, and its offsets carried along.
+    private static func unturned(_ gravity: ProcessingOptions.Gravity, angle: Int) -> ProcessingOptions.Gravity {
+        typealias Kind = ProcessingOptions.Gravity.Kind
+        var g = gravity
         let turns: [Int: [Kind: Kind]] = [
             90: [
                 .north: .west, .east: .north, .south: .east, .west: .south, .northWest: .southWest, .northEast: .northWest, .southWest: .southEast,
