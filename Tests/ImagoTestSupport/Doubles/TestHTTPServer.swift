@@ -265,211 +265,231 @@ public final class TestHTTPServer: Sendable {
         return Request(method: method, path: comps?.path ?? target, query: query, headers: headers)
     }
 
-    /// Writes the response; returns whether the connection stays open.
-    private func respond(_ r: Request, _ out: NIOAsyncChannelOutboundWriter<ByteBuffer>, reused: Bool) async throws -> Bool {
-        counts.withLock { $0[r.path, default: 0] += 1 }
-        lastHeaders.withLock { $0[r.path] = r.headers }
-        let parts = r.path.split(separator: "/").map(String.init)
+    /// The writing half of one answer.
+    private struct Reply {
+        let out: NIOAsyncChannelOutboundWriter<ByteBuffer>
+
         func head(_ status: String, _ fields: [(String, String)]) async throws {
             var text = "HTTP/1.1 \(status)\r\n"
             for (k, v) in fields { text += "\(k): \(v)\r\n" }
             text += "\r\n"
             try await out.write(ByteBuffer(string: text))
         }
+
         func send(_ data: Data) async throws { try await out.write(ByteBuffer(bytes: data)) }
-        func file(_ name: String) -> File? { files.withLock { $0[name] } }
+
+        func raw(_ text: String) async throws { try await out.write(ByteBuffer(string: text)) }
+
+        /// A 200 with `file` whole, under `fields` added to its length and type.
+        func whole(_ file: File, _ fields: [(String, String)] = []) async throws -> Bool {
+            try await head("200 OK", [("Content-Length", "\(file.data.count)"), ("Content-Type", file.contentType)] + fields)
+            try await send(file.data)
+            return true
+        }
+
         func notFound() async throws -> Bool {
             try await head("404 Not Found", [("Content-Length", "9"), ("Content-Type", "text/plain")])
             try await send(Data("not found".utf8))
             return true
         }
+    }
+
+    /// Writes the response; returns whether the connection stays open.
+    private func respond(_ r: Request, _ out: NIOAsyncChannelOutboundWriter<ByteBuffer>, reused: Bool) async throws -> Bool {
+        counts.withLock { $0[r.path, default: 0] += 1 }
+        lastHeaders.withLock { $0[r.path] = r.headers }
+        let reply = Reply(out: out)
         if r.method == "CONNECT" {
-            try await head("200 Connection established", [])
+            try await reply.head("200 Connection established", [])
             return true
         }
-        switch parts.first ?? "" {
+        let parts = r.path.split(separator: "/").map(String.init)
+        let route = parts.first ?? ""
+        let file = parts.count > 1 ? files.withLock { $0[parts[1]] } : nil
+        switch route {
+        case "img", "wrongtype", "gzip", "auth", "busy", "reused":
+            return try await served(route, file, name: parts.count > 1 ? parts[1] : "", r, reply, reused: reused)
+        case "slow", "gated", "chunked":
+            guard let file else { return try await reply.notFound() }
+            return try await paced(route, file, r, reply)
+        case "flaky":
+            guard let file else { return try await reply.notFound() }
+            return try await flaky(file, r, reply)
+        case "status", "loop", "redirect", "away":
+            return try await redirected(route, parts, r, reply)
+        case "nohead", "stall", "short", "long", "huge", "endless", "headerflood", "garbage", "drop":
+            return try await broken(route, file, reply)
+        default:
+            return try await reply.notFound()
+        }
+    }
+
+    /// `/img/`, `/wrongtype/`, `/gzip/`, `/auth/`, `/busy/` and `/reused/`: the file in one piece,
+    /// when the route lets it through.
+    private func served(_ route: String, _ file: File?, name: String, _ r: Request, _ reply: Reply, reused: Bool) async throws -> Bool {
+        if route == "reused", reused { return false }
+        if route == "auth", r.headers["authorization"] != "Basic dXNlcjpwYXNz" {
+            try await reply.head("401 Unauthorized", [("Content-Length", "0"), ("WWW-Authenticate", "Basic realm=\"t\"")])
+            return true
+        }
+        guard let file else { return try await reply.notFound() }
+        switch route {
         case "img":
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            let etag = "\"\(f.data.count)-\(parts[1])\""
+            let etag = "\"\(file.data.count)-\(name)\""
             if r.headers["if-none-match"] == etag {
-                try await head("304 Not Modified", [("ETag", etag), ("Content-Length", "0")] + f.headers)
+                try await reply.head("304 Not Modified", [("ETag", etag), ("Content-Length", "0")] + file.headers)
                 return true
             }
-            try await head(
-                "200 OK",
-                [
-                    ("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType), ("ETag", etag),
-                    ("Last-Modified", "Sun, 22 Nov 2026 08:00:00 GMT")
-                ] + f.headers)
-            try await send(f.data)
+            return try await reply.whole(file, [("ETag", etag), ("Last-Modified", "Sun, 22 Nov 2026 08:00:00 GMT")] + file.headers)
+        case "wrongtype":
+            try await reply.head("200 OK", [("Content-Length", "\(file.data.count)"), ("Content-Type", "text/html; charset=utf-8")])
+            try await reply.send(file.data)
             return true
+        case "gzip":
+            return try await reply.whole(file, [("Content-Encoding", "gzip")])
+        case "busy":
+            // The first `fail` requests get 503 with Retry-After: `after`.
+            if counts.withLock({ $0[r.path] ?? 0 }) <= Int(r.query["fail"] ?? "") ?? 1 {
+                try await reply.head("503 Service Unavailable", [("Content-Length", "0"), ("Retry-After", r.query["after"] ?? "1")])
+                return true
+            }
+            return try await reply.whole(file)
+        default:
+            return try await reply.whole(file)
+        }
+    }
+
+    /// `/slow/`, `/gated/` and `/chunked/`: the file in pieces, paced or chunk-encoded.
+    private func paced(_ route: String, _ f: File, _ r: Request, _ reply: Reply) async throws -> Bool {
+        switch route {
         case "slow":
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
             let chunk = Int(r.query["chunk"] ?? "") ?? 1024
             let delay = Int(r.query["delay"] ?? "") ?? 20
-            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
+            try await reply.head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
             var offset = 0
             while offset < f.data.count {
                 let end = min(f.data.count, offset + chunk)
-                try await send(f.data.subdata(in: offset..<end))
+                try await reply.send(f.data.subdata(in: offset..<end))
                 offset = end
                 if offset < f.data.count { try await Task.sleep(for: .milliseconds(delay)) }
             }
-            return true
         case "gated":
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
             let pieces = max(1, Int(r.query["parts"] ?? "") ?? 3)
-            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
+            try await reply.head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
             for k in 0..<pieces {
                 while gate.withLock({ $0 }) < k { try await idle(for: .milliseconds(2)) }
-                try await send(f.data.subdata(in: f.data.count * k / pieces..<f.data.count * (k + 1) / pieces))
+                try await reply.send(f.data.subdata(in: f.data.count * k / pieces..<f.data.count * (k + 1) / pieces))
             }
-            return true
-        case "chunked":
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            try await head("200 OK", [("Transfer-Encoding", "chunked"), ("Content-Type", f.contentType)])
+        default:
+            try await reply.head("200 OK", [("Transfer-Encoding", "chunked"), ("Content-Type", f.contentType)])
             var offset = 0
             while offset < f.data.count {
                 let end = min(f.data.count, offset + 1000)
-                try await out.write(ByteBuffer(string: String(end - offset, radix: 16) + "\r\n"))
-                try await send(f.data.subdata(in: offset..<end))
-                try await out.write(ByteBuffer(string: "\r\n"))
+                try await reply.raw(String(end - offset, radix: 16) + "\r\n")
+                try await reply.send(f.data.subdata(in: offset..<end))
+                try await reply.raw("\r\n")
                 offset = end
             }
-            try await out.write(ByteBuffer(string: "0\r\n\r\n"))
+            try await reply.raw("0\r\n\r\n")
+        }
+        return true
+    }
+
+    /// `/flaky/NAME?cut=N&fail=K[&etag=weak|none][&change=1]`: the first K requests send the
+    /// head and N bytes, then close; later ones serve Range requests whose If-Range still
+    /// matches (206), else the whole body (200). `change` makes the validator differ after the
+    /// first request; `etag=weak` sends a weak one, `none` only Last-Modified.
+    private func flaky(_ f: File, _ r: Request, _ reply: Reply) async throws -> Bool {
+        let n = counts.withLock { $0[r.path] ?? 0 }
+        let cut = Int(r.query["cut"] ?? "") ?? f.data.count / 2
+        let fails = Int(r.query["fail"] ?? "") ?? 1
+        let changed = r.query["change"] == "1" && n > 1
+        let tag = "\"\(f.data.count)-\(changed ? "v2" : "v1")\""
+        var validators: [(String, String)] = [("Last-Modified", changed ? "Mon, 23 Nov 2026 08:00:00 GMT" : "Sun, 22 Nov 2026 08:00:00 GMT")]
+        switch r.query["etag"] {
+        case "weak": validators.append(("ETag", "W/" + tag))
+        case "none": break
+        default: validators.append(("ETag", tag))
+        }
+        let fields = [("Content-Type", f.contentType), ("Accept-Ranges", "bytes")] + validators
+        if n <= fails {
+            try await reply.head("200 OK", [("Content-Length", "\(f.data.count)")] + fields)
+            try await reply.send(f.data.prefix(cut))
+            return false
+        }
+        let current = validators.map(\.1)
+        if let range = r.headers["range"], range.hasPrefix("bytes="), range.hasSuffix("-"),
+            let start = Int(range.dropFirst(6).dropLast()), start < f.data.count,
+            r.headers["if-range"].map({ current.contains($0) }) ?? true
+        {
+            try await reply.head(
+                "206 Partial Content",
+                [("Content-Length", "\(f.data.count - start)"), ("Content-Range", "bytes \(start)-\(f.data.count - 1)/\(f.data.count)")]
+                    + fields)
+            try await reply.send(f.data.dropFirst(start))
             return true
-        case "nohead":
-            try await idle(for: .seconds(60))
-            return false
-        case "stall":
-            try await head("200 OK", [("Content-Length", "100000"), ("Content-Type", "image/png")])
-            try await send(Data(repeating: 0x89, count: 10))
-            try await idle(for: .seconds(60))
-            return false
+        }
+        // A changed resource is served whole; with `change`, its bytes differ too.
+        let body = changed ? Data(f.data.reversed()) : f.data
+        try await reply.head("200 OK", [("Content-Length", "\(body.count)")] + fields)
+        try await reply.send(body)
+        return true
+    }
+
+    /// `/status/N` and the redirects: `/loop/a|b`, `/redirect/N/NAME` and `/away?to=URL`.
+    private func redirected(_ route: String, _ parts: [String], _ r: Request, _ reply: Reply) async throws -> Bool {
+        switch route {
         case "status":
             let code = parts.count > 1 ? parts[1] : "500"
             let body = "status \(code)"
-            try await head("\(code) Scripted", [("Content-Length", "\(body.utf8.count)"), ("Content-Type", "text/plain")])
-            try await send(Data(body.utf8))
-            return true
-        case "wrongtype":
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", "text/html; charset=utf-8")])
-            try await send(f.data)
-            return true
-        case "short":
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            try await head("200 OK", [("Content-Length", "\(f.data.count + 1000)"), ("Content-Type", f.contentType)])
-            try await send(f.data)
-            return false
-        case "long":
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            try await head("200 OK", [("Content-Length", "10"), ("Content-Type", f.contentType)])
-            try await send(f.data)
-            return false
-        case "huge":
-            try await head("200 OK", [("Content-Length", "10000000000"), ("Content-Type", "image/png")])
-            try await idle(for: .seconds(60))
-            return false
-        case "endless":
-            try await head("200 OK", [("Content-Type", "image/png"), ("Connection", "close")])
-            let piece = Data(repeating: 0x42, count: 64 << 10)
-            while true { try await send(piece) }
+            try await reply.head("\(code) Scripted", [("Content-Length", "\(body.utf8.count)"), ("Content-Type", "text/plain")])
+            try await reply.send(Data(body.utf8))
         case "loop":
             let next = parts.count > 1 && parts[1] == "a" ? "/loop/b" : "/loop/a"
-            try await head("302 Found", [("Location", next), ("Content-Length", "0")])
-            return true
+            try await reply.head("302 Found", [("Location", next), ("Content-Length", "0")])
         case "redirect":
-            guard parts.count > 2, let n = Int(parts[1]) else { return try await notFound() }
+            guard parts.count > 2, let n = Int(parts[1]) else { return try await reply.notFound() }
             let next = n <= 1 ? "/img/\(parts[2])" : "/redirect/\(n - 1)/\(parts[2])"
-            try await head("301 Moved Permanently", [("Location", next), ("Content-Length", "0")])
-            return true
-        case "drop":
-            return false
-        case "flaky":
-            // /flaky/NAME?cut=N&fail=K[&etag=weak|none][&change=1]: the first K requests send the
-            // head and N bytes, then close; later ones serve Range requests whose If-Range still
-            // matches (206), else the whole body (200). `change` makes the validator differ
-            // after the first request; `etag=weak` sends a weak one, `none` only Last-Modified.
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            let n = counts.withLock { $0[r.path] ?? 0 }
-            let cut = Int(r.query["cut"] ?? "") ?? f.data.count / 2
-            let fails = Int(r.query["fail"] ?? "") ?? 1
-            let changed = r.query["change"] == "1" && n > 1
-            let tag = "\"\(f.data.count)-\(changed ? "v2" : "v1")\""
-            var validators: [(String, String)] = [("Last-Modified", changed ? "Mon, 23 Nov 2026 08:00:00 GMT" : "Sun, 22 Nov 2026 08:00:00 GMT")]
-            switch r.query["etag"] {
-            case "weak": validators.append(("ETag", "W/" + tag))
-            case "none": break
-            default: validators.append(("ETag", tag))
-            }
-            let fields = [("Content-Type", f.contentType), ("Accept-Ranges", "bytes")] + validators
-            if n <= fails {
-                try await head("200 OK", [("Content-Length", "\(f.data.count)")] + fields)
-                try await send(f.data.prefix(cut))
-                return false
-            }
-            let current = validators.map(\.1)
-            if let range = r.headers["range"], range.hasPrefix("bytes="), range.hasSuffix("-"),
-                let start = Int(range.dropFirst(6).dropLast()), start < f.data.count,
-                r.headers["if-range"].map({ current.contains($0) }) ?? true
-            {
-                try await head(
-                    "206 Partial Content",
-                    [("Content-Length", "\(f.data.count - start)"), ("Content-Range", "bytes \(start)-\(f.data.count - 1)/\(f.data.count)")]
-                        + fields)
-                try await send(f.data.dropFirst(start))
-                return true
-            }
-            // A changed resource is served whole; with `change`, its bytes differ too.
-            let body = changed ? Data(f.data.reversed()) : f.data
-            try await head("200 OK", [("Content-Length", "\(body.count)")] + fields)
-            try await send(body)
-            return true
-        case "busy":
-            // /busy/NAME?fail=K&after=S: the first K requests get 503 with Retry-After: S.
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            let n = counts.withLock { $0[r.path] ?? 0 }
-            if n <= Int(r.query["fail"] ?? "") ?? 1 {
-                try await head("503 Service Unavailable", [("Content-Length", "0"), ("Retry-After", r.query["after"] ?? "1")])
-                return true
-            }
-            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
-            try await send(f.data)
-            return true
-        case "headerflood":
-            try await out.write(ByteBuffer(string: "HTTP/1.1 200 OK\r\n"))
-            let line = ByteBuffer(string: "X-Flood: " + String(repeating: "a", count: 1014) + "\r\n")
-            while true { try await out.write(line) }
-        case "garbage":
-            try await send(Data("SSH-2.0-OpenSSH_9.2\r\n\u{0}\u{1}\u{2}\u{3} not a status line\r\n\r\n".utf8))
-            return false
-        case "gzip":
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType), ("Content-Encoding", "gzip")])
-            try await send(f.data)
-            return true
-        case "reused":
-            guard !reused else { return false }
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
-            try await send(f.data)
-            return true
-        case "away":
-            guard let to = r.query["to"] else { return try await notFound() }
-            try await head("302 Found", [("Location", to), ("Content-Length", "0")])
-            return true
-        case "auth":
-            guard r.headers["authorization"] == "Basic dXNlcjpwYXNz" else {
-                try await head("401 Unauthorized", [("Content-Length", "0"), ("WWW-Authenticate", "Basic realm=\"t\"")])
-                return true
-            }
-            guard parts.count > 1, let f = file(parts[1]) else { return try await notFound() }
-            try await head("200 OK", [("Content-Length", "\(f.data.count)"), ("Content-Type", f.contentType)])
-            try await send(f.data)
-            return true
+            try await reply.head("301 Moved Permanently", [("Location", next), ("Content-Length", "0")])
         default:
-            return try await notFound()
+            guard let to = r.query["to"] else { return try await reply.notFound() }
+            try await reply.head("302 Found", [("Location", to), ("Content-Length", "0")])
         }
+        return true
+    }
+
+    /// The routes that break HTTP: no head, a stall, lengths that lie, endless bodies and
+    /// headers, bytes that are not HTTP, a dropped connection. Returns `false` (closes) unless a
+    /// file is missing.
+    private func broken(_ route: String, _ file: File?, _ reply: Reply) async throws -> Bool {
+        switch route {
+        case "nohead":
+            try await idle(for: .seconds(60))
+        case "stall":
+            try await reply.head("200 OK", [("Content-Length", "100000"), ("Content-Type", "image/png")])
+            try await reply.send(Data(repeating: 0x89, count: 10))
+            try await idle(for: .seconds(60))
+        case "short", "long":
+            guard let f = file else { return try await reply.notFound() }
+            let declared = route == "short" ? f.data.count + 1000 : 10
+            try await reply.head("200 OK", [("Content-Length", "\(declared)"), ("Content-Type", f.contentType)])
+            try await reply.send(f.data)
+        case "huge":
+            try await reply.head("200 OK", [("Content-Length", "10000000000"), ("Content-Type", "image/png")])
+            try await idle(for: .seconds(60))
+        case "endless":
+            try await reply.head("200 OK", [("Content-Type", "image/png"), ("Connection", "close")])
+            let piece = Data(repeating: 0x42, count: 64 << 10)
+            while true { try await reply.send(piece) }
+        case "headerflood":
+            try await reply.raw("HTTP/1.1 200 OK\r\n")
+            let line = "X-Flood: " + String(repeating: "a", count: 1014) + "\r\n"
+            while true { try await reply.raw(line) }
+        case "garbage":
+            try await reply.send(Data("SSH-2.0-OpenSSH_9.2\r\n\u{0}\u{1}\u{2}\u{3} not a status line\r\n\r\n".utf8))
+        default:
+            break
+        }
+        return false
     }
 }
