@@ -196,17 +196,7 @@ public final class ImageService: Sendable {
         try admitted.enter()
         defer { admitted.leave() }
         // The source first (a cached one is only opened); then, in turn, the render.
-        var source: ServiceSource
-        var failure: ServiceError?
-        do {
-            source = try await loadSource(configuration.sources.resolveSource(parsed.source), options: options)
-        } catch let error as ServiceError where Self.fallbackCodes.contains(error.code) && configuration.sources.hasFallbackImage {
-            // The fallback image stands in, processed with the same options (imgproxy's).
-            guard let fallback = try await fallbackSource() else { throw error }
-            logger.warning("the source could not be fetched: the fallback image answers", metadata: ["error": "\(error.code)"])
-            source = fallback
-            failure = error
-        }
+        var (source, failure) = try await sourceOrFallback(parsed.source, options: options)
         if failure == nil { ServiceRequestScope.current?.sourceHost = source.host }
         // A video's frame stands in for it (imgproxy Pro's video thumbnails).
         if !parsed.isInfo, let frame = try await videoFrameSource(source, options: options) { source = frame }
@@ -218,7 +208,16 @@ public final class ImageService: Sendable {
         } catch {
             throw ServiceError(error)
         }
-        var response = try await answer(source: source, options: options, info: infoOptions, headers: headers)
+        var response: ServiceResponse
+        do {
+            response = try await answer(source: source, options: options, info: infoOptions, headers: headers)
+        } catch let error as ServiceError where failure == nil && error == .notAnImage && configuration.sources.hasFallbackImage {
+            // imgproxy tells the type as it downloads: a body that is not an image is a failed
+            // download, which the fallback answers. (A broken image of a known type is not.)
+            guard let fallback = try await fallbackSource(standingInFor: error) else { throw error }
+            failure = error
+            response = try await answer(source: fallback, options: options, info: infoOptions, headers: headers)
+        }
         if let failure { markFallback(&response, failure: failure) }
         if method == .head { response.body = .bytes(ByteBuffer()) }
         return response

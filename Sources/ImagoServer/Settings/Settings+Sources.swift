@@ -15,7 +15,7 @@ extension ServerConfiguration {
         sourceBasics
         + imageSettings(
             "IMAGO_FALLBACK_IMAGE", imgproxy: "IMGPROXY_FALLBACK_IMAGE", data: \.sources.fallbackImageData, url: \.sources.fallbackImageURL,
-            meaning: "base64 image answered when a source cannot be fetched") + fallbackAndVideo
+            meaning: "base64 image answered when a source cannot be fetched or is not an image") + fallbackAndVideo
 
     private static let sourceBasics: [Setting<ServerConfiguration>] = [
         .text(

@@ -8,10 +8,33 @@ import ImagoServiceURL
 extension ImageService {
     /// The source failures a fallback image stands in for, as imgproxy's: the source could not
     /// be fetched (not found, refused by the origin, unreachable, too slow, cut short, larger
-    /// than `IMAGO_MAX_SRC_FILE_SIZE`).
+    /// than `IMAGO_MAX_SRC_FILE_SIZE`). A body that is not an image at all is one too, told when
+    /// the render reads its type (``ServiceError/notAnImage``).
     static let fallbackCodes: Set<String> = [
         "source_not_found", "source_error", "source_timeout", "source_unreachable", "source_incomplete", "source_too_large"
     ]
+
+    /// The source `source` names, or the fallback image when it could not be fetched (a
+    /// failure ``fallbackCodes`` lists, and a fallback image is set), with that failure.
+    ///
+    /// - Throws: ``ServiceError``: the source's failure when no fallback answers it; the
+    ///   fallback's own when it cannot be loaded.
+    func sourceOrFallback(_ source: String, options: ProcessingOptions) async throws -> (ServiceSource, failure: ServiceError?) {
+        do {
+            return (try await loadSource(configuration.sources.resolveSource(source), options: options), nil)
+        } catch let error as ServiceError where Self.fallbackCodes.contains(error.code) && configuration.sources.hasFallbackImage {
+            // The fallback image stands in, processed with the same options (imgproxy's).
+            guard let fallback = try await fallbackSource(standingInFor: error) else { throw error }
+            return (fallback, error)
+        }
+    }
+
+    /// ``fallbackSource()``, logged as standing in for `failure`.
+    func fallbackSource(standingInFor failure: ServiceError) async throws -> ServiceSource? {
+        guard let fallback = try await fallbackSource() else { return nil }
+        logger.warning("the source could not be used: the fallback image answers", metadata: ["error": "\(failure.code)"])
+        return fallback
+    }
 
     /// The fallback image as a source (`IMAGO_FALLBACK_IMAGE_DATA` or `_PATH`, read at start;
     /// or `IMAGO_FALLBACK_IMAGE_URL`, fetched and cached like any source), or `nil` without one.
