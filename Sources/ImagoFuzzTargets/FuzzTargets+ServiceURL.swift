@@ -52,6 +52,19 @@ extension FuzzTargets {
                 }
             }
         }
+        otherSyntax(path)
+    }
+
+    /// `path` read with imgproxy's other URL syntax settings: `,` and a two-character separator
+    /// between arguments, and a file name after a base64url source.
+    static func otherSyntax(_ path: String) {
+        for separator in [",", "::"] {
+            guard let parsed = try? ServicePath(parsing: path, argumentSeparator: separator, base64URLIncludesFilename: true) else { continue }
+            let segments =
+                parsed.isInfo
+                ? ((try? InfoOptions(parsing: parsed.options, argumentSeparator: separator))?.sharedSegments ?? []) : parsed.options
+            _ = try? ProcessingOptions(parsing: segments, allowSecurityOptions: true, argumentSeparator: separator)
+        }
     }
 
     /// Preset definitions, one a line, as `IMAGO_PRESETS` gives them: read, validated as the

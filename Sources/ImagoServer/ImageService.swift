@@ -196,7 +196,8 @@ public final class ImageService: Sendable {
         try admitted.enter()
         defer { admitted.leave() }
         // The source first (a cached one is only opened); then, in turn, the render.
-        var (source, failure) = try await sourceOrFallback(parsed.source, options: options)
+        let sourceURL = configuration.sources.resolveSource(parsed.source)
+        var (source, failure) = try await sourceOrFallback(sourceURL, options: options)
         if failure == nil { ServiceRequestScope.current?.sourceHost = source.host }
         // A video's frame stands in for it (imgproxy Pro's video thumbnails).
         if !parsed.isInfo, let frame = try await videoFrameSource(source, options: options) { source = frame }
@@ -204,7 +205,7 @@ public final class ImageService: Sendable {
         // requests hold nothing but their path and an open source file); a stored result does not.
         let infoOptions: InfoOptions?
         do {
-            infoOptions = parsed.isInfo ? try InfoOptions(parsing: parsed.options) : nil
+            infoOptions = parsed.isInfo ? try InfoOptions(parsing: parsed.options, argumentSeparator: configuration.urls.argumentsSeparator) : nil
         } catch {
             throw ServiceError(error)
         }
@@ -219,6 +220,7 @@ public final class ImageService: Sendable {
             response = try await answer(source: fallback, options: options, info: infoOptions, headers: headers)
         }
         if let failure { markFallback(&response, failure: failure) }
+        if !parsed.isInfo, let link = canonicalLink(to: sourceURL, status: response.status) { response.headers[.link] = link }
         if method == .head { response.body = .bytes(ByteBuffer()) }
         return response
     }
@@ -233,10 +235,13 @@ public final class ImageService: Sendable {
         path: String, headers: HTTPFields, urls: URLSettings, signer: URLSigner?
     ) throws -> (parsed: ServicePath, options: ProcessingOptions) {
         do {
-            let parsed = try ServicePath(parsing: path, onlyPresets: urls.onlyPresets)
+            let separator = urls.argumentsSeparator
+            let parsed = try ServicePath(
+                parsing: path, onlyPresets: urls.onlyPresets, argumentSeparator: separator,
+                base64URLIncludesFilename: urls.base64URLIncludesFilename)
             if let signer {
                 if !signer.verify(parsed.signature, for: parsed.signedPath) { throw ServiceURLError.invalidSignature }
-            } else if parsed.signature.contains(":") {
+            } else if parsed.signature.contains(separator) {
                 // Without keys any signature segment is accepted, but an option where it should
                 // be means the client left it out: its first option would silently vanish.
                 throw ServiceError(
@@ -244,17 +249,18 @@ public final class ImageService: Sendable {
                     "the signature segment looks like a processing option; the path is /{signature}/{options}/{source}")
             }
             // `/info` has options of its own; those it shares with processing are read as such.
-            let segments = parsed.isInfo ? try InfoOptions(parsing: parsed.options).sharedSegments : parsed.options
+            let segments =
+                parsed.isInfo ? try InfoOptions(parsing: parsed.options, argumentSeparator: separator).sharedSegments : parsed.options
             if !urls.allowedProcessingOptions.isEmpty, !urls.onlyPresets, !parsed.isInfo {
                 for segment in parsed.options {
-                    let name = String(segment.prefix { $0 != ":" })
+                    let name = ProcessingOptions.split(segment, separator: separator)[0]
                     if !urls.allowedProcessingOptions.contains(name) { throw ServiceURLError.forbiddenOption(name) }
                 }
             }
             let hints = urls.enableClientHints ? ClientHints(headers).options : ProcessingOptions()
             var options = try ProcessingOptions(
                 parsing: segments, presets: urls.presets,
-                allowSecurityOptions: urls.allowSecurityOptions, startingFrom: hints)
+                allowSecurityOptions: urls.allowSecurityOptions, startingFrom: hints, argumentSeparator: separator)
             if let ext = parsed.extensionName, !options.raw {
                 guard let format = ImageFormat(serviceExtension: ext) else {
                     throw ServiceURLError.invalidArgument(option: "extension", reason: "'\(ext)' is not an image format")

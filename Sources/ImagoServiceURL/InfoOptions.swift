@@ -91,14 +91,15 @@ package struct InfoOptions: Sendable, Hashable {
     /// The defaults.
     package init() {}
 
-    /// Reads `segments` (`name:arg:arg`), later segments overriding earlier ones.
+    /// Reads `segments` (`name:arg:arg`, or with `argumentSeparator` between the parts), later
+    /// segments overriding earlier ones.
     ///
     /// - Throws: ``ServiceURLError/unknownOption(_:)`` for a name `/info` does not know;
     ///   ``ServiceURLError/invalidArgument(option:reason:)`` for a bad argument (BlurHash
     ///   components outside 1...9, a palette outside 2...256, an unknown digest type).
-    package init(parsing segments: [String]) throws(ServiceURLError) {
+    package init(parsing segments: [String], argumentSeparator: String = ":") throws(ServiceURLError) {
         for segment in segments where !segment.isEmpty {
-            let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let parts = ProcessingOptions.split(segment, separator: argumentSeparator)
             let name = parts[0]
             let a = OptionArguments(option: name, values: parts.count > 1 ? Array(parts.dropFirst()) : [""])
             if try applyHeaderOption(name, a) { continue }

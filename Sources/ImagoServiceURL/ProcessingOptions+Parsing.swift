@@ -21,19 +21,37 @@ extension ProcessingOptions {
     ///   - allowSecurityOptions: Let the URL override the service's limits. Default `false`.
     ///   - initial: Options to start from, before the default preset (what client hints say,
     ///     as imgproxy applies them). Default: the defaults.
+    ///   - argumentSeparator: What separates an option's name and arguments, in `segments` and
+    ///     in the presets (imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`). Default `:`.
     /// - Throws: ``ServiceURLError/unknownOption(_:)`` naming the option,
     ///   ``ServiceURLError/invalidArgument(option:reason:)``, ``ServiceURLError/unknownPreset(_:)``,
     ///   ``ServiceURLError/securityOptionNotAllowed(_:)``.
     public init(
         parsing segments: [String], presets: [String: [String]] = [:],
-        allowSecurityOptions: Bool = false, startingFrom initial: ProcessingOptions = ProcessingOptions()
+        allowSecurityOptions: Bool = false, startingFrom initial: ProcessingOptions = ProcessingOptions(), argumentSeparator: String = ":"
     ) throws(ServiceURLError) {
         self = initial
         var budget = Self.presetBudget
+        let syntax = Syntax(presets: presets, allowSecurityOptions: allowSecurityOptions, separator: argumentSeparator)
         if let defaults = presets["default"] {
-            try apply(defaults, presets: presets, allowSecurityOptions: allowSecurityOptions, using: ["default"], budget: &budget)
+            try apply(defaults, syntax, using: ["default"], budget: &budget)
         }
-        try apply(segments, presets: presets, allowSecurityOptions: allowSecurityOptions, using: [], budget: &budget)
+        try apply(segments, syntax, using: [], budget: &budget)
+    }
+
+    /// What option segments are read with: the presets they may name, whether security options
+    /// are allowed, and the argument separator.
+    private struct Syntax {
+        var presets: [String: [String]]
+        var allowSecurityOptions: Bool
+        var separator: String
+    }
+
+    /// `segment` taken apart at `separator`: the option's name, then its arguments (empty ones
+    /// kept).
+    package static func split(_ segment: String, separator: String = ":") -> [String] {
+        if separator == ":" { return segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init) }
+        return segment.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
     }
 
     /// Presets applied for one URL at most: presets nest as deep as they are written, but a
@@ -42,37 +60,36 @@ extension ProcessingOptions {
 
     /// Applies `segments` on top of these options.
     ///
-    /// - Throws: as ``init(parsing:presets:allowSecurityOptions:startingFrom:)``.
+    /// - Throws: as ``init(parsing:presets:allowSecurityOptions:startingFrom:argumentSeparator:)``.
     public mutating func apply(
         _ segments: [String], presets: [String: [String]] = [:],
-        allowSecurityOptions: Bool = false
+        allowSecurityOptions: Bool = false, argumentSeparator: String = ":"
     ) throws(ServiceURLError) {
         var budget = Self.presetBudget
-        try apply(segments, presets: presets, allowSecurityOptions: allowSecurityOptions, using: [], budget: &budget)
+        try apply(
+            segments, Syntax(presets: presets, allowSecurityOptions: allowSecurityOptions, separator: argumentSeparator), using: [],
+            budget: &budget)
     }
 
-    private mutating func apply(
-        _ segments: [String], presets: [String: [String]], allowSecurityOptions: Bool,
-        using: [String], budget: inout Int
-    ) throws(ServiceURLError) {
+    private mutating func apply(_ segments: [String], _ syntax: Syntax, using: [String], budget: inout Int) throws(ServiceURLError) {
         for segment in segments where !segment.isEmpty {
-            let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let parts = Self.split(segment, separator: syntax.separator)
             let name = parts[0]
             let args = Array(parts.dropFirst())
             if name == "preset" || name == "pr" {
                 for preset in args {
-                    guard let options = presets[preset] else { throw .unknownPreset(preset) }
+                    guard let options = syntax.presets[preset] else { throw .unknownPreset(preset) }
                     // A preset already being applied further up is skipped, as imgproxy does.
                     if using.contains(preset) { continue }
                     budget -= 1
                     guard budget >= 0 else {
                         throw .invalidArgument(option: name, reason: "presets apply more than \(Self.presetBudget) times")
                     }
-                    try apply(options, presets: presets, allowSecurityOptions: allowSecurityOptions, using: using + [preset], budget: &budget)
+                    try apply(options, syntax, using: using + [preset], budget: &budget)
                 }
                 continue
             }
-            try applyOption(name, args.isEmpty ? [""] : args, allowSecurityOptions: allowSecurityOptions)
+            try applyOption(name, args.isEmpty ? [""] : args, allowSecurityOptions: syntax.allowSecurityOptions)
         }
     }
 

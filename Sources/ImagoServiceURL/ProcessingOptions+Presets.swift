@@ -6,9 +6,13 @@ extension ProcessingOptions {
     /// `name=option/option`, trimmed; blank entries and `#` comments are skipped; the name and
     /// the options must not be empty, there is one `=`, and every option has its `:`.
     ///
+    /// - Parameters:
+    ///   - definitions: The entries, one preset each.
+    ///   - argumentSeparator: What separates an option's name and arguments (imgproxy's
+    ///     `IMGPROXY_ARGUMENTS_SEPARATOR`). Default `:`.
     /// - Throws: ``ServiceURLError/invalidArgument(option:reason:)`` (option `preset`) naming the
     ///   entry and what is wrong with it.
-    public static func presets(parsing definitions: [String]) throws(ServiceURLError) -> [String: [String]] {
+    public static func presets(parsing definitions: [String], argumentSeparator: String = ":") throws(ServiceURLError) -> [String: [String]] {
         var presets: [String: [String]] = [:]
         for raw in definitions {
             let line = raw.trimmingWhitespace
@@ -19,7 +23,7 @@ extension ProcessingOptions {
             guard !name.isEmpty else { throw .invalidArgument(option: "preset", reason: "'\(line)' has no name") }
             guard !value.isEmpty else { throw .invalidArgument(option: "preset", reason: "preset '\(name)' has no options") }
             let segments = value.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            for segment in segments where !segment.contains(":") {
+            for segment in segments where !segment.contains(argumentSeparator) {
                 throw .invalidArgument(option: "preset", reason: "'\(segment)' in preset '\(name)' is not an option")
             }
             presets[name] = segments
@@ -30,12 +34,16 @@ extension ProcessingOptions {
     /// Applies every preset once, as imgproxy does at start, so a bad option in a preset stops
     /// the service's start instead of failing each request that uses it.
     ///
-    /// - Throws: the first preset's error, as ``init(parsing:presets:allowSecurityOptions:startingFrom:)``
-    ///   throws it.
-    public static func validate(presets: [String: [String]], allowSecurityOptions: Bool = true) throws(ServiceURLError) {
+    /// - Throws: the first preset's error, as
+    ///   ``init(parsing:presets:allowSecurityOptions:startingFrom:argumentSeparator:)`` throws it.
+    public static func validate(
+        presets: [String: [String]], allowSecurityOptions: Bool = true, argumentSeparator: String = ":"
+    ) throws(ServiceURLError) {
         for name in presets.keys.sorted() {
             var options = ProcessingOptions()
-            try options.apply(["preset:\(name)"], presets: presets, allowSecurityOptions: allowSecurityOptions)
+            try options.apply(
+                ["preset" + argumentSeparator + name], presets: presets, allowSecurityOptions: allowSecurityOptions,
+                argumentSeparator: argumentSeparator)
         }
     }
 }

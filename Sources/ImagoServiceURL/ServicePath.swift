@@ -5,7 +5,7 @@
 /// `/{signature}/{options}/{base64url source}[.{ext}]`, or either after `/info`.
 ///
 /// Only the shape is read here: ``options`` are the raw option segments, for
-/// ``ProcessingOptions/init(parsing:presets:allowSecurityOptions:startingFrom:)``; ``signedPath`` is the part
+/// ``ProcessingOptions/init(parsing:presets:allowSecurityOptions:startingFrom:argumentSeparator:)``; ``signedPath`` is the part
 /// the signature covers, with what CDNs rewrite put back (see `redenormalize(_:)`).
 public struct ServicePath: Sendable, Hashable {
     /// `true` for `/info/...`: the service answers with JSON about the source.
@@ -33,9 +33,21 @@ public struct ServicePath: Sendable, Hashable {
     ///   source, several extensions, or imgproxy's retired basic URL format;
     ///   ``ServiceURLError/invalidSource(_:)`` for a source that does not decode.
     ///
-    /// With `onlyPresets` (imgproxy's `IMGPROXY_ONLY_PRESETS`), the first segment is a list of
-    /// preset names (``options`` is then one `preset:…` segment) and everything after it the source.
-    public init(parsing rawPath: String, onlyPresets: Bool = false) throws(ServiceURLError) {
+    /// - Parameters:
+    ///   - rawPath: The request's path, query included or not.
+    ///   - onlyPresets: imgproxy's `IMGPROXY_ONLY_PRESETS`: the first segment is a list of preset
+    ///     names (``options`` is then one `preset` segment) and everything after it the source.
+    ///     Default `false`.
+    ///   - argumentSeparator: imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`: what separates an
+    ///     option's name and arguments, so the options end at the first segment without it.
+    ///     Default `:`.
+    ///   - base64URLIncludesFilename: imgproxy's `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`: a
+    ///     base64url source split over several segments has a file name (for people and search
+    ///     engines) as its last, which is dropped: the format comes only from the `.ext` of the
+    ///     base64url part. Default `false`.
+    public init(
+        parsing rawPath: String, onlyPresets: Bool = false, argumentSeparator: String = ":", base64URLIncludesFilename: Bool = false
+    ) throws(ServiceURLError) {
         var path = Substring(rawPath)
         if let query = path.firstIndex(of: "?") { path = path[..<query] }
         guard path.hasPrefix("/") else { throw .malformedPath("the path must start with /") }
@@ -57,13 +69,13 @@ public struct ServicePath: Sendable, Hashable {
         let sourceParts: ArraySlice<Substring>
         if onlyPresets {
             guard let first = parts.first, !first.isEmpty else { throw .malformedPath("no presets before the source") }
-            options = ["preset:" + first]
+            options = ["preset" + argumentSeparator + first]
             sourceParts = parts.dropFirst()
         } else {
             if let first = parts.first, ProcessingOptions.ResizingType(rawValue: String(first)) != nil {
                 throw .malformedPath("this is imgproxy's retired basic URL format; use options like rs:fill:300:200")
             }
-            let optionCount = parts.firstIndex { !$0.contains(":") } ?? parts.count
+            let optionCount = parts.firstIndex { !$0.contains(argumentSeparator) } ?? parts.count
             options = parts[..<optionCount].map(String.init)
             sourceParts = parts[optionCount...]
         }
@@ -79,7 +91,8 @@ public struct ServicePath: Sendable, Hashable {
             }
             source = decoded
         } else {
-            let joined = sourceParts.joined()
+            let named = base64URLIncludesFilename && sourceParts.count > 1
+            let joined = (named ? sourceParts.dropLast() : sourceParts).joined()
             let pieces = joined.split(separator: ".", omittingEmptySubsequences: false)
             guard pieces.count <= 2 else { throw .malformedPath("several formats after .") }
             extensionName = pieces.count == 2 && !pieces[1].isEmpty ? String(pieces[1]) : nil

@@ -46,6 +46,10 @@ public struct HTTPSettings: Sendable {
     public var ttl: Int = 31_536_000
     /// `IMAGO_RETURN_ATTACHMENT`. Default `false`.
     public var returnAttachment = false
+    /// `IMAGO_SET_CANONICAL_HEADER`: image answers from an `http(s)` source carry
+    /// `Link: <source>; rel="canonical"`, so search engines credit the original (imgproxy's).
+    /// Default `false`.
+    public var setCanonicalHeader = false
     /// `IMAGO_GRACEFUL_STOP_TIMEOUT`: seconds to finish in-flight requests on SIGTERM. Default 20.
     public var gracefulStopTimeout: Duration = .seconds(20)
     /// `IMAGO_METRICS_BIND`: `host:port` where `/metrics` is served on its own (as imgproxy's

@@ -66,4 +66,13 @@ extension ImageService {
         if !vary.isEmpty { fields[.vary] = vary.joined(separator: ", ") }
         return fields
     }
+
+    /// `Link: <source>; rel="canonical"` with `IMAGO_SET_CANONICAL_HEADER`, as imgproxy writes
+    /// it: for an answer (not a 304) from an `http(s)` source, named as resolved (base URL and
+    /// replacements applied), the original's even when the fallback image answers; `nil`
+    /// otherwise.
+    func canonicalLink(to source: String, status: HTTPResponse.Status) -> String? {
+        guard configuration.http.setCanonicalHeader, status != .notModified else { return nil }
+        return ServiceHeaders.canonicalLink(to: source)
+    }
 }

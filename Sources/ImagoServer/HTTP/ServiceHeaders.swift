@@ -92,6 +92,23 @@ enum ServiceHeaders {
         return value
     }
 
+    /// `<source>; rel="canonical"` for an `http://` or `https://` source (imgproxy's test is as
+    /// case-sensitive), `nil` for any other; bytes a header or the `<>` cannot carry are
+    /// percent-escaped.
+    static func canonicalLink(to source: String) -> String? {
+        guard source.hasPrefix("http://") || source.hasPrefix("https://") else { return nil }
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for b in source.utf8 {
+            if b > 0x20, b < 0x7F, b != UInt8(ascii: "<"), b != UInt8(ascii: ">") {
+                out.append(b)
+            } else {
+                out += [UInt8(ascii: "%"), digits[Int(b >> 4)], digits[Int(b & 0x0F)]]
+            }
+        }
+        return "<" + String(decoding: out, as: UTF8.self) + ">; rel=\"canonical\""
+    }
+
     /// A file name without its extension, reduced to safe characters.
     static func baseName(_ name: String) -> String {
         var base = Substring(name)

@@ -64,6 +64,7 @@ extension HTTPField.Name {
     static let serverTiming = known("Server-Timing")
     static let fallbackImage = known("Fallback-Image")
     static let acceptCH = known("Accept-CH")
+    static let link = known("Link")
 
     /// The field named `name`, a valid token written in this file: the one place a name that
     /// does not parse would stop the process.

@@ -26,6 +26,15 @@ public struct URLSettings: Sendable {
     /// a preset already in use further up is skipped (imgproxy's rule). Every preset is applied
     /// once at start: a bad one stops the start.
     public var presets: [String: [String]] = [:]
+    /// `IMAGO_ARGUMENTS_SEPARATOR`: what separates an option's name and arguments, in URLs and
+    /// presets (imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`; `rs,fill,300` with `,`). Default `:`.
+    public var argumentsSeparator = ":"
+    /// `IMAGO_PRESETS_SEPARATOR`: what separates the presets in `IMAGO_PRESETS`. Default `,`.
+    public var presetsSeparator = ","
+    /// `IMAGO_BASE64_URL_INCLUDES_FILENAME`: a base64url source followed by a segment reads that
+    /// segment as a file name for people and search engines, and drops it (imgproxy's). Default
+    /// `false`.
+    public var base64URLIncludesFilename = false
     /// `IMAGO_PRESETS_PATH`: a file of presets, one `name=options` per line (blank lines and
     /// `#` comments skipped), read at start with ``presets``. Default none.
     public var presetsPath: String?

@@ -44,7 +44,15 @@ extension ServerConfiguration {
         .bool(
             "IMAGO_ONLY_PRESETS", \.urls.onlyPresets, imgproxy: "IMGPROXY_ONLY_PRESETS",
             "the path's first segment names presets, and no other options are read"),
-        // After IMAGO_ALLOW_SECURITY_OPTIONS, which the presets are checked with.
+        .text(
+            "IMAGO_ARGUMENTS_SEPARATOR", \.urls.argumentsSeparator, imgproxy: "IMGPROXY_ARGUMENTS_SEPARATOR",
+            "what separates an option's name and arguments, in URLs and presets"),
+        .text("IMAGO_PRESETS_SEPARATOR", \.urls.presetsSeparator, imgproxy: "IMGPROXY_PRESETS_SEPARATOR", "what separates the presets in IMAGO_PRESETS"),
+        .bool(
+            "IMAGO_BASE64_URL_INCLUDES_FILENAME", \.urls.base64URLIncludesFilename, imgproxy: "IMGPROXY_BASE64_URL_INCLUDES_FILENAME",
+            "a segment after a base64url source is a file name, dropped"),
+        // After IMAGO_ALLOW_SECURITY_OPTIONS and the separators, which the presets are read and
+        // checked with.
         Setting(
             "IMAGO_PRESETS", imgproxy: ["IMGPROXY_PRESETS"], meaning: "name=opt/opt,... ('default' applies to every URL); checked at start"
         ) { env, c throws(ConfigurationError) in
@@ -69,12 +77,13 @@ extension ServerConfiguration {
             }
             definitions += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
         }
-        if let v = env["IMAGO_PRESETS"] { definitions += v.split(separator: ",").map(String.init) }
+        if let v = env["IMAGO_PRESETS"] { definitions += v.split(separator: urls.presetsSeparator).map(String.init) }
         guard !definitions.isEmpty else { return }
         let variable = env["IMAGO_PRESETS"] != nil ? "IMAGO_PRESETS" : "IMAGO_PRESETS_PATH"
         do {
-            urls.presets.merge(try ProcessingOptions.presets(parsing: definitions)) { $1 }
-            try ProcessingOptions.validate(presets: urls.presets, allowSecurityOptions: urls.allowSecurityOptions)
+            let separator = urls.argumentsSeparator
+            urls.presets.merge(try ProcessingOptions.presets(parsing: definitions, argumentSeparator: separator)) { $1 }
+            try ProcessingOptions.validate(presets: urls.presets, allowSecurityOptions: urls.allowSecurityOptions, argumentSeparator: separator)
         } catch {
             throw ConfigurationError(variable: variable, reason: "\(error)")
         }
@@ -171,6 +180,9 @@ extension ServerConfiguration {
         .bool("IMAGO_STRIP_COLOR_PROFILE", \.output.stripColorProfile, imgproxy: "IMGPROXY_STRIP_COLOR_PROFILE", "convert to sRGB and drop ICC profiles"),
         .bool("IMAGO_AUTO_ROTATE", \.output.autoRotate, imgproxy: "IMGPROXY_AUTO_ROTATE", "apply EXIF orientation"),
         .bool("IMAGO_RETURN_ATTACHMENT", \.http.returnAttachment, imgproxy: "IMGPROXY_RETURN_ATTACHMENT", "Content-Disposition: attachment"),
+        .bool(
+            "IMAGO_SET_CANONICAL_HEADER", \.http.setCanonicalHeader, imgproxy: "IMGPROXY_SET_CANONICAL_HEADER",
+            "image answers from http(s) sources carry Link: <source>; rel=\"canonical\""),
         .text(
             "IMAGO_COLOR_PROFILES_DIR", \.output.colorProfilesDirectory, imgproxy: "IMGPROXY_COLOR_PROFILES_DIR",
             "where color_profile finds the ICC profiles it names by file"),

@@ -26,18 +26,10 @@ import Testing
 /// fetches, the signature) comes from the service itself (``serviceError(_:_:allowing:)``), with
 /// nothing reaching the network. imgproxy's parse errors are 404 in Imago's service, as in imgproxy's.
 ///
-/// Not ported (no test is written for them):
-/// - not ported: `TestParseBase64URLWithFilename`: `IMGPROXY_BASE64_URL_INCLUDES_FILENAME` has no
-///   equivalent (it is named in a warning at start); a base64 source followed by a file-name
-///   segment reads as one source with two extensions, which is a malformed path (404).
-/// - not ported: `TestParseWithArgumentsSeparator`: `IMGPROXY_ARGUMENTS_SEPARATOR` has no equivalent
-///   (a warning at start); arguments are always separated by `:`.
-///
 /// Where Imago differs on purpose, its behaviour is asserted and imgproxy's said beside it:
 /// imgproxy's `UsedPresets` list has no counterpart (what the presets set is asserted instead);
 /// presets are parsed and applied once at start, so the config tests use whole definitions;
-/// `IMGPROXY_PRESETS_SEPARATOR` is not followed (the separator is always `,`, which is what the
-/// Go tests set); `IMGPROXY_TRUSTED_SIGNATURES` stops the start.
+/// `IMGPROXY_TRUSTED_SIGNATURES` stops the start.
 @Suite("imgproxy's parser tests that need the service's settings")
 struct ImgproxyParserServiceTests {
     /// imgproxy's test sources.
@@ -152,6 +144,23 @@ struct ImgproxyParserServiceTests {
         #expect(parsed.source == Self.querySource)
         #expect(parsed.options.format == .png)
         try await Self.expectFetches(path, c, Self.querySource)
+    }
+
+    @Test("options/parser/processing_options_test.go TestParseBase64URLWithFilename: the segment after the source is a name, dropped")
+    func parseBase64URLWithFilename() async throws {
+        let c = try ServerConfiguration(environment: ["IMGPROXY_BASE64_URL_INCLUDES_FILENAME": "true"])
+        let path = "/size:100:100/\(Self.base64(Self.querySource)).png/puppy.jpg"
+        let parsed = try Self.parse(path, c)
+        #expect(parsed.source == Self.querySource && parsed.options.format == .png)
+        try await Self.expectFetches(path, c, Self.querySource)
+    }
+
+    @Test("options/parser/processing_options_test.go TestParseWithArgumentsSeparator: size,100,100,1 under ','")
+    func parseWithArgumentsSeparator() throws {
+        let c = try ServerConfiguration(environment: ["IMGPROXY_ARGUMENTS_SEPARATOR": ","])
+        let parsed = try Self.parse("/size,100,100,1/plain/\(Self.plainSource)", c)
+        #expect(parsed.options.width == 100 && parsed.options.height == 100 && parsed.options.enlarge)
+        #expect(parsed.source == Self.plainSource)
     }
 
     @Test("options/parser/processing_options_test.go TestParseBase64URLWithReplacement: IMGPROXY_URL_REPLACEMENTS, in order")
@@ -424,8 +433,12 @@ struct ImgproxyParserServiceTests {
             "IMGPROXY_PRESETS_SEPARATOR": ",", "IMGPROXY_PRESETS": "preset1=q:10,preset2=q:20,preset3=q:30"
         ])
         #expect(c.urls.presets == ["preset1": ["q:10"], "preset2": ["q:20"], "preset3": ["q:30"]])
-        // The separator is always a comma here: IMGPROXY_PRESETS_SEPARATOR is named in a warning, not followed.
-        #expect(c.warnings.contains(where: { $0.hasPrefix("IMGPROXY_PRESETS_SEPARATOR") }), "\(c.warnings)")
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+        // Another separator is followed, as imgproxy's `parseStringSliceSep` splits by it.
+        let semicolons = try ServerConfiguration(environment: [
+            "IMGPROXY_PRESETS_SEPARATOR": ";", "IMGPROXY_PRESETS": "preset1=q:10/w:5;preset2=q:20"
+        ])
+        #expect(semicolons.urls.presets == ["preset1": ["q:10", "w:5"], "preset2": ["q:20"]])
     }
 
     @Test("options/parser/config_test.go TestPresetsEmpty: an empty IMGPROXY_PRESETS is no presets")

@@ -97,7 +97,9 @@ struct ReadmeContractTests {
         }
         var equivalents = ServerConfiguration.imgproxyEquivalents
         for setting in ProcessSettings.settings { for alias in setting.imgproxyNames { equivalents[alias] = setting.name } }
-        #expect(pairs == equivalents)
+        let missing = equivalents.filter { pairs[$0.key] != $0.value }.keys.sorted()
+        let extra = pairs.filter { equivalents[$0.key] != $0.value }.keys.sorted()
+        #expect(missing.isEmpty && extra.isEmpty, "not in the README's table: \(missing); not the code's: \(extra)")
         // The article's table is the descriptors' own: `imago-server settings --markdown`.
         let article = try String(
             contentsOf: Self.root.appendingPathComponent("Sources/Imago/Imago.docc/RunningTheService.md"), encoding: .utf8)
