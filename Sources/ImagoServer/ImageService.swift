@@ -209,18 +209,13 @@ public final class ImageService: Sendable {
         } catch {
             throw ServiceError(error)
         }
-        var response: ServiceResponse
-        do {
-            response = try await answer(source: source, options: options, info: infoOptions, headers: headers)
-        } catch let error as ServiceError where failure == nil && error == .notAnImage && configuration.sources.hasFallbackImage {
-            // imgproxy tells the type as it downloads: a body that is not an image is a failed
-            // download, which the fallback answers. (A broken image of a known type is not.)
-            guard let fallback = try await fallbackSource(standingInFor: error) else { throw error }
-            failure = error
-            response = try await answer(source: fallback, options: options, info: infoOptions, headers: headers)
-        }
+        var (response, answeredFrom) = try await answerOrFallback(
+            source, failure: &failure, options: options, info: infoOptions, headers: headers)
         if let failure { markFallback(&response, failure: failure) }
-        if !parsed.isInfo, let link = canonicalLink(to: sourceURL, status: response.status) { response.headers[.link] = link }
+        if !parsed.isInfo {
+            if let link = canonicalLink(to: sourceURL, status: response.status) { response.headers[.link] = link }
+            if !options.raw { addDebugHeaders(&response, origin: answeredFrom) }
+        }
         if method == .head { response.body = .bytes(ByteBuffer()) }
         return response
     }

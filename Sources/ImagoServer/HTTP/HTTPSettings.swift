@@ -50,6 +50,10 @@ public struct HTTPSettings: Sendable {
     /// `Link: <source>; rel="canonical"`, so search engines credit the original (imgproxy's).
     /// Default `false`.
     public var setCanonicalHeader = false
+    /// `IMAGO_ENABLE_DEBUG_HEADERS`: image answers carry `X-Origin-Width`, `X-Origin-Height`,
+    /// `X-Origin-Content-Length`, `X-Result-Width` and `X-Result-Height` (imgproxy's). Default
+    /// `false`.
+    public var enableDebugHeaders = false
     /// `IMAGO_GRACEFUL_STOP_TIMEOUT`: seconds to finish in-flight requests on SIGTERM. Default 20.
     public var gracefulStopTimeout: Duration = .seconds(20)
     /// `IMAGO_METRICS_BIND`: `host:port` where `/metrics` is served on its own (as imgproxy's

@@ -2,7 +2,9 @@
 // Copyright (c) 2026 The Imago authors
 
 import HTTPTypes
+import ImagoCoders
 import ImagoCore
+import ImagoLoading
 import ImagoServiceURL
 import NIOCore
 
@@ -74,5 +76,30 @@ extension ImageService {
     func canonicalLink(to source: String, status: HTTPResponse.Status) -> String? {
         guard configuration.http.setCanonicalHeader, status != .notModified else { return nil }
         return ServiceHeaders.canonicalLink(to: source)
+    }
+
+    /// imgproxy's debug headers with `IMAGO_ENABLE_DEBUG_HEADERS`, on an image answer (not a 304):
+    /// `X-Origin-Width` and `-Height` (the source as shown: turned by its EXIF orientation, one
+    /// frame of an animation; the fallback image when it answered), `X-Origin-Content-Length`
+    /// (its bytes), and `X-Result-Width` and `-Height`, read from the answer's own header. A
+    /// size that cannot be read is left out.
+    func addDebugHeaders(_ response: inout ServiceResponse, origin: ServiceSource) {
+        guard configuration.http.enableDebugHeaders, response.status != .notModified else { return }
+        response.headers[.xOriginContentLength] = String(origin.count)
+        if let info = try? origin.loaded.info() {
+            let shown = info.orientation.orientedSize(info.pixelSize)
+            response.headers[.xOriginWidth] = String(shown.width)
+            response.headers[.xOriginHeight] = String(shown.height)
+        }
+        let answer: ImageInput
+        switch response.body {
+        case .bytes(let buffer): answer = ImageInput(Data(buffer.readableBytesView))
+        case .file(let file): answer = ImageInput(file)
+        }
+        if let info = try? answer.info(coders: coders) {
+            let shown = info.orientation.orientedSize(info.pixelSize)
+            response.headers[.xResultWidth] = String(shown.width)
+            response.headers[.xResultHeight] = String(shown.height)
+        }
     }
 }

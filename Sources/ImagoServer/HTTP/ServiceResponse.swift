@@ -65,6 +65,11 @@ extension HTTPField.Name {
     static let fallbackImage = known("Fallback-Image")
     static let acceptCH = known("Accept-CH")
     static let link = known("Link")
+    static let xOriginWidth = known("X-Origin-Width")
+    static let xOriginHeight = known("X-Origin-Height")
+    static let xOriginContentLength = known("X-Origin-Content-Length")
+    static let xResultWidth = known("X-Result-Width")
+    static let xResultHeight = known("X-Result-Height")
 
     /// The field named `name`, a valid token written in this file: the one place a name that
     /// does not parse would stop the process.

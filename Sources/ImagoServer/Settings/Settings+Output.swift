@@ -183,6 +183,9 @@ extension ServerConfiguration {
         .bool(
             "IMAGO_SET_CANONICAL_HEADER", \.http.setCanonicalHeader, imgproxy: "IMGPROXY_SET_CANONICAL_HEADER",
             "image answers from http(s) sources carry Link: <source>; rel=\"canonical\""),
+        .bool(
+            "IMAGO_ENABLE_DEBUG_HEADERS", \.http.enableDebugHeaders, imgproxy: "IMGPROXY_ENABLE_DEBUG_HEADERS",
+            "image answers carry X-Origin-Width/-Height/-Content-Length and X-Result-Width/-Height"),
         .text(
             "IMAGO_COLOR_PROFILES_DIR", \.output.colorProfilesDirectory, imgproxy: "IMGPROXY_COLOR_PROFILES_DIR",
             "where color_profile finds the ICC profiles it names by file"),

@@ -29,6 +29,24 @@ extension ImageService {
         }
     }
 
+    /// The answer from `source`, or, when it is not an image at all and a fallback image is
+    /// set, the answer from that (imgproxy tells the type as it downloads, so such a body is a
+    /// failed download; a broken image of a known type is not), with `failure` set to why.
+    ///
+    /// - Returns: the answer and the source it was made from.
+    /// - Throws: ``ServiceError`` as ``answer(source:options:info:headers:)`` throws it.
+    func answerOrFallback(
+        _ source: ServiceSource, failure: inout ServiceError?, options: ProcessingOptions, info: InfoOptions?, headers: HTTPFields
+    ) async throws -> (ServiceResponse, from: ServiceSource) {
+        do {
+            return (try await answer(source: source, options: options, info: info, headers: headers), source)
+        } catch let error as ServiceError where failure == nil && error == .notAnImage && configuration.sources.hasFallbackImage {
+            guard let fallback = try await fallbackSource(standingInFor: error) else { throw error }
+            failure = error
+            return (try await answer(source: fallback, options: options, info: info, headers: headers), fallback)
+        }
+    }
+
     /// ``fallbackSource()``, logged as standing in for `failure`.
     func fallbackSource(standingInFor failure: ServiceError) async throws -> ServiceSource? {
         guard let fallback = try await fallbackSource() else { return nil }

@@ -10,9 +10,10 @@ import Testing
 @testable import ImagoServer
 
 /// imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`, `IMGPROXY_PRESETS_SEPARATOR`,
-/// `IMGPROXY_BASE64_URL_INCLUDES_FILENAME` and `IMGPROXY_SET_CANONICAL_HEADER`, through the
-/// service: an operator's URLs keep working when they switch.
-@Suite("URL syntax and the canonical Link header, as imgproxy's settings give them")
+/// `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`, `IMGPROXY_SET_CANONICAL_HEADER` and
+/// `IMGPROXY_ENABLE_DEBUG_HEADERS`, through the service: an operator's URLs and headers keep
+/// working when they switch.
+@Suite("URL syntax, the canonical Link and the debug headers, as imgproxy's settings give them")
 struct URLSyntaxSettingsTests {
     @Test("the settings read from imgproxy's names; an empty separator keeps the default, as imgproxy 4 ignores it")
     func settings() throws {
@@ -99,5 +100,42 @@ struct URLSyntaxSettingsTests {
         // The scheme test is imgproxy's, case and all; what a header cannot carry is escaped.
         #expect(ServiceHeaders.canonicalLink(to: "https://x.test/a b<>é.png") == "<https://x.test/a%20b%3C%3E%C3%A9.png>; rel=\"canonical\"")
         #expect(ServiceHeaders.canonicalLink(to: "HTTP://x.test/a.png") == nil && ServiceHeaders.canonicalLink(to: "s3://b/a.png") == nil)
+    }
+
+    @Test("IMAGO_ENABLE_DEBUG_HEADERS: the source as shown and the result's size on renders, stored results, SVG and the fallback; not on 304 or raw")
+    func debugHeaders() async throws {
+        let fallback = try ServerFixtures.png(width: 8, height: 8)
+        let turned = try ServerFixtures.jpeg(width: 60, height: 40, orientation: .right)
+        let svg = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="30" height="10"><rect width="30" height="10"/></svg>"#.utf8)
+        try await ServiceHarness.with({
+            $0.http.enableDebugHeaders = true
+            $0.sources.fallbackImageData = fallback
+        }) { h in
+            h.origin.register("turned.jpg", data: turned, contentType: "image/jpeg")
+            h.origin.register("a.svg", data: svg, contentType: "image/svg+xml")
+            func sizes(_ r: Reply) -> [String?] {
+                ["x-origin-width", "x-origin-height", "x-origin-content-length", "x-result-width", "x-result-height"].map { r[$0] }
+            }
+            // Shown 40×60 (EXIF 6 turns it), fitted to 20 wide; rendered, then from the results.
+            let first = try await h.get(h.plain("w:20", "/img/turned.jpg"))
+            let stored = try await h.get(h.plain("w:20", "/img/turned.jpg"))
+            for r in [first, stored] { #expect(sizes(r) == ["40", "60", "\(turned.count)", "20", "30"], "\(sizes(r))") }
+            let again = try await h.get(h.plain("w:20", "/img/turned.jpg"), headers: ["If-None-Match": first["etag"] ?? ""])
+            #expect(again.status == 304 && sizes(again).allSatisfy { $0 == nil })
+            let raw = try await h.get(h.plain("raw:1", "/img/turned.jpg"))
+            #expect(raw.status == 200 && sizes(raw).allSatisfy { $0 == nil })
+            let passed = try await h.get(h.plain("", "/img/a.svg"))
+            #expect(passed["content-type"]?.hasPrefix("image/svg") == true && sizes(passed) == ["30", "10", "\(svg.count)", "30", "10"])
+            // The fallback is the origin of its answer.
+            let missing = try await h.get(h.plain("w:20", "/img/missing.png"))
+            #expect(missing["fallback-image"] == "1" && sizes(missing) == ["8", "8", "\(fallback.count)", "8", "8"], "\(sizes(missing))")
+            let refused = try await h.get(h.plain("w:-1", "/img/turned.jpg"))
+            #expect(refused.status == 404 && refused["x-origin-width"] == nil)
+        }
+        try await ServiceHarness.with { h in
+            h.origin.register("turned.jpg", data: turned, contentType: "image/jpeg")
+            let plain = try await h.get(h.plain("w:20", "/img/turned.jpg"))
+            #expect(plain.status == 200 && plain["x-result-width"] == nil && plain["x-origin-width"] == nil)
+        }
     }
 }
