@@ -24,6 +24,11 @@ public struct LoadedSource: Sendable {
     public var etag: String? { fetched.validators["etag"] }
     /// The source's `Last-Modified`, from the response or the disk entry.
     public var lastModified: String? { fetched.validators["last-modified"] }
+    /// The origin's `Cache-Control`, as it sent it (kept with a disk entry too), for a service
+    /// that passes it on; `nil` when it sent none.
+    public var originCacheControl: String? { fetched.validators["http-cache-control"] }
+    /// The origin's `Expires`, as it sent it; `nil` when it sent none.
+    public var originExpires: String? { fetched.validators["http-expires"] }
     /// A 64-bit digest of the bytes (`CachedEntry.digest(of:)`): the one the disk cache recorded,
     /// or computed once from bytes in hand. Equal bytes, equal digest.
     public let digest: UInt64

@@ -50,6 +50,11 @@ public struct HTTPSettings: Sendable {
     /// `Link: <source>; rel="canonical"`, so search engines credit the original (imgproxy's).
     /// Default `false`.
     public var setCanonicalHeader = false
+    /// `IMAGO_CACHE_CONTROL_PASSTHROUGH`: answers take the origin's `Cache-Control` as it sent
+    /// it, else its `Expires` as `max-age` while that lies ahead, instead of ``ttl``; the URL's
+    /// `expires`, the fallback's TTL and a provisional answer's short life still win
+    /// (imgproxy's). Default `false`.
+    public var cacheControlPassthrough = false
     /// `IMAGO_ENABLE_DEBUG_HEADERS`: image answers carry `X-Origin-Width`, `X-Origin-Height`,
     /// `X-Origin-Content-Length`, `X-Result-Width` and `X-Result-Height` (imgproxy's). Default
     /// `false`.

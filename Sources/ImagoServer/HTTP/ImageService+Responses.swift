@@ -41,8 +41,9 @@ extension ImageService {
 
     /// `Cache-Control` as imgproxy writes it (`max-age=N, public`, `no-cache` for a TTL of 0),
     /// no longer than the URL lives when it has `expires`, and for a provisional answer no longer
-    /// than `IMAGO_AVIF_LATER_TTL`, with `stale-while-revalidate` for the rest; the validators;
-    /// `Vary`.
+    /// than `IMAGO_AVIF_LATER_TTL`, with `stale-while-revalidate` for the rest; otherwise the
+    /// origin's with `IMAGO_CACHE_CONTROL_PASSTHROUGH` (``passedCacheControl(of:)``); the
+    /// validators; `Vary`.
     func validatorFields(
         etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil, provisional: Bool = false
     ) -> HTTPFields {
@@ -53,6 +54,8 @@ extension ImageService {
             let rest = ttl - configuration.output.avifLaterTTL
             ttl = configuration.output.avifLaterTTL
             fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), stale-while-revalidate=\(rest), public" : "no-cache"
+        } else if expires == nil, let passed = passedCacheControl(of: source) {
+            fields[.cacheControl] = passed
         } else {
             fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), public" : "no-cache"
         }
@@ -67,6 +70,21 @@ extension ImageService {
         }
         if !vary.isEmpty { fields[.vary] = vary.joined(separator: ", ") }
         return fields
+    }
+
+    /// The origin's freshness passed on with `IMAGO_CACHE_CONTROL_PASSTHROUGH`, as imgproxy passes
+    /// it: its `Cache-Control` as sent, else its `Expires` as `max-age=N, public` while it lies
+    /// ahead; `nil` when passthrough is off or the origin said neither.
+    func passedCacheControl(of source: ServiceSource) -> String? {
+        guard configuration.http.cacheControlPassthrough else { return nil }
+        if let value = source.loaded.originCacheControl, !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return value
+        }
+        if let text = source.loaded.originExpires, let date = HTTPDate.parse(text) {
+            let left = Int(date.timeIntervalSinceNow.rounded(.down))
+            if left > 0 { return "max-age=\(left), public" }
+        }
+        return nil
     }
 
     /// `Link: <source>; rel="canonical"` with `IMAGO_SET_CANONICAL_HEADER`, as imgproxy writes

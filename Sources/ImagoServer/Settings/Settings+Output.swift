@@ -175,6 +175,9 @@ extension ServerConfiguration {
             "IMAGO_ENFORCE_THUMBNAIL", \.output.enforceThumbnail, imgproxy: "IMGPROXY_ENFORCE_THUMBNAIL",
             "process HEIF/AVIF sources from the thumbnail they store, when they have one"),
         .int("IMAGO_TTL", \.http.ttl, 0...Int.max, imgproxy: "IMGPROXY_TTL", "Cache-Control max-age of results, seconds"),
+        .bool(
+            "IMAGO_CACHE_CONTROL_PASSTHROUGH", \.http.cacheControlPassthrough, imgproxy: "IMGPROXY_CACHE_CONTROL_PASSTHROUGH",
+            "answers take the origin's Cache-Control (or Expires) instead of IMAGO_TTL"),
         .bool("IMAGO_STRIP_METADATA", \.output.stripMetadata, imgproxy: "IMGPROXY_STRIP_METADATA", "drop EXIF from results"),
         .bool("IMAGO_KEEP_COPYRIGHT", \.output.keepCopyright, imgproxy: "IMGPROXY_KEEP_COPYRIGHT", "keep EXIF Copyright and Artist when stripping"),
         .bool("IMAGO_STRIP_COLOR_PROFILE", \.output.stripColorProfile, imgproxy: "IMGPROXY_STRIP_COLOR_PROFILE", "convert to sRGB and drop ICC profiles"),

@@ -3,6 +3,7 @@
 
 import Foundation
 import ImagoCore
+import ImagoLoading
 import ImagoServiceURL
 import ImagoTestSupport
 import Testing
@@ -136,6 +137,45 @@ struct URLSyntaxSettingsTests {
             h.origin.register("turned.jpg", data: turned, contentType: "image/jpeg")
             let plain = try await h.get(h.plain("w:20", "/img/turned.jpg"))
             #expect(plain.status == 200 && plain["x-result-width"] == nil && plain["x-origin-width"] == nil)
+        }
+    }
+
+    @Test("IMAGO_CACHE_CONTROL_PASSTHROUGH: the origin's Cache-Control as sent, else its Expires as max-age; exp wins (TestHandlerCacheControl)")
+    func cacheControlPassthrough() async throws {
+        let png = try ServerFixtures.png(width: 40, height: 20)
+        let inAnHour = HTTPDate.format(Date().addingTimeInterval(1239))
+        try await ServiceHarness.with({
+            $0.http.cacheControlPassthrough = true
+            $0.http.ttl = 4242
+        }) { h in
+            h.origin.register("cc.png", data: png, headers: [("Cache-Control", "max-age=1234, public"), ("Expires", inAnHour)])
+            h.origin.register("expires.png", data: png, headers: [("Expires", inAnHour)])
+            h.origin.register("past.png", data: png, headers: [("Expires", HTTPDate.format(Date().addingTimeInterval(-3600)))])
+            h.origin.register("none.png", data: png)
+            // Rendered, then from the source cache and the results: the origin's words each time.
+            for _ in 0..<2 {
+                let cc = try await h.get(h.plain("w:20", "/img/cc.png"))
+                #expect(cc.status == 200 && cc["cache-control"] == "max-age=1234, public" && cc["expires"] == nil)
+            }
+            let raw = try await h.get(h.plain("raw:1", "/img/cc.png"))
+            #expect(raw["cache-control"] == "max-age=1234, public")
+            let expires = try await h.get(h.plain("w:20", "/img/expires.png"))
+            let age = ImageService.maxAge(expires["cache-control"]) ?? -1
+            #expect((1200...1239).contains(age) && expires["cache-control"]?.hasSuffix(", public") == true, "\(expires["cache-control"] ?? "none")")
+            // An Expires already past, or nothing said: IMAGO_TTL, as imgproxy 4 falls through.
+            #expect(try await h.get(h.plain("w:20", "/img/past.png"))["cache-control"] == "max-age=4242, public")
+            #expect(try await h.get(h.plain("w:20", "/img/none.png"))["cache-control"] == "max-age=4242, public")
+            // The URL's expires wins over the origin (ProcessingOptionsOverridesOrigin).
+            let exp = Int(Date().timeIntervalSince1970) + 600
+            let sent = Int(Date().timeIntervalSince1970)
+            let bounded = try await h.get(h.plain("w:20/exp:\(exp)", "/img/cc.png"))
+            let answered = Int(Date().timeIntervalSince1970.rounded(.up))
+            #expect((exp - answered)...(exp - sent) ~= (ImageService.maxAge(bounded["cache-control"]) ?? -1))
+        }
+        try await ServiceHarness.with({ $0.http.ttl = 4242 }) { h in
+            h.origin.register("cc.png", data: png, headers: [("Cache-Control", "max-age=1234, public")])
+            let off = try await h.get(h.plain("w:20", "/img/cc.png"))
+            #expect(off["cache-control"] == "max-age=4242, public")
         }
     }
 }
