@@ -113,6 +113,8 @@ extension ImageService {
         switch response.body {
         case .bytes(let buffer): answer = ImageInput(Data(buffer.readableBytesView))
         case .file(let file): answer = ImageInput(file)
+        // Part of an answer (a `Range` of `raw`) has no header of its own to read.
+        case .filePart: return
         }
         if let info = try? answer.info(coders: coders) {
             let shown = info.orientation.orientedSize(info.pixelSize)

@@ -23,6 +23,8 @@ public struct ServiceResponse: Sendable {
         /// time as the client takes it.
         // Indirect, as `ImageRequest.Source.file`: one layout wherever the enum is copied.
         indirect case file(ImageFile)
+        /// Part of a file (the bytes in the range), for a `206 Partial Content`.
+        indirect case filePart(ImageFile, Range<Int>)
     }
 
     /// The status.
@@ -44,6 +46,7 @@ public struct ServiceResponse: Sendable {
         switch body {
         case .bytes(let buffer): buffer.readableBytes
         case .file(let file): file.size
+        case .filePart(_, let range): range.count
         }
     }
 
@@ -54,6 +57,7 @@ public struct ServiceResponse: Sendable {
         switch body {
         case .bytes(let buffer): Data(buffer.readableBytesView)
         case .file(let file): try file.contents()
+        case .filePart(let file, let range): try file.read(at: range.lowerBound, maxLength: range.count)
         }
     }
 }

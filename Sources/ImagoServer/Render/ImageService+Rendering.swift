@@ -22,12 +22,7 @@ struct Rendered: Sendable {
     var timings = ImageLoadTimings()
 
     /// The body's length in bytes.
-    var byteCount: Int {
-        switch body {
-        case .bytes(let buffer): buffer.readableBytes
-        case .file(let file): file.size
-        }
-    }
+    var byteCount: Int { ServiceResponse(status: .ok, body: body).bodyCount }
 }
 
 extension Rendered {
@@ -71,13 +66,20 @@ extension ImageService {
         return try await renderedResponse(info, source: source, options: options, headers: headers, timings: &timings)
     }
 
-    /// The source as it is (`raw`), typed by its own image content type, else by its bytes.
+    /// The source as it is (`raw`), typed by its own image content type, else by its bytes; a
+    /// `Range` of it answered with its part (``ServiceRange``), as players ask for video.
     private func rawResponse(source: ServiceSource, options: ProcessingOptions, headers: HTTPFields) -> ServiceResponse {
         let sniffed = (try? source.loaded.input.format()) ?? nil
         let type = source.contentType.flatMap { $0.hasPrefix("image/") ? $0 : nil } ?? sniffed?.mimeType ?? "application/octet-stream"
-        return imageResponse(
+        var response = imageResponse(
             Rendered(body: Self.body(of: source), format: sniffed ?? .jpeg), contentType: type,
             etag: ServiceHeaders.etag(source.digest, "raw"), source: source, options: options, varies: false, headers: headers)
+        guard response.status == .ok else { return response }
+        response.headers[.acceptRanges] = "bytes"
+        let length = response.bodyCount
+        ServiceRange.requested(headers, length: length, etag: response.headers[.eTag], lastModified: response.headers[.lastModified])?
+            .apply(to: &response, length: length)
+        return response
     }
 
     /// The source's header facts, for a format the coders here decode.
