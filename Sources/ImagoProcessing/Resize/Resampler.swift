@@ -20,6 +20,9 @@ public enum ResamplingQuality: String, Sendable, Hashable, CaseIterable {
     case lanczos3
     /// Bilinear, after the same box pre-shrink: faster, slightly softer.
     case bilinear
+    /// Lanczos3 in linear light, without the pre-shrink: a fine pattern keeps the brightness it
+    /// shows (libvips' resize in scRGB, imgproxy's `IMGPROXY_USE_LINEAR_COLORSPACE`). Slower.
+    case linearLight
 }
 
 /// Resizes pixel buffers in premultiplied ARGB32, so transparent pixels never bleed dark
@@ -54,6 +57,8 @@ public enum Resampler {
         switch quality {
         case .lanczos3:
             return try streamed(buffer, to: size, limits: limits)
+        case .linearLight:
+            return try LinearLightResampler.resize(buffer, to: size)
         case .bilinear:
             var source = buffer.converted(to: .argb32Premultiplied)
             let (kx, ky) = boxFactors(from: source.size, to: size)
@@ -175,7 +180,7 @@ public enum Resampler {
                 switch quality {
                 case .bilinear:
                     pixman_image_set_filter(srcImage, PIXMAN_FILTER_BILINEAR, nil, 0)
-                case .lanczos3:
+                case .lanczos3, .linearLight:
                     var count: Int32 = 0
                     // Upscaling reconstructs with Lanczos3; downscaling samples with a Lanczos3 widened by the factor.
                     let up = sx < 1 && sy < 1

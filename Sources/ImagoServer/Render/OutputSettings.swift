@@ -16,6 +16,10 @@ public struct OutputSettings: Sendable {
     /// `true`; imgproxy's is `false` (its setting keeps high bit depths, which Imago's 8-bit
     /// pipeline does not have).
     public var preserveHDR = true
+    /// `IMAGO_USE_LINEAR_COLORSPACE`: the resize works in linear light, so fine patterns keep the
+    /// brightness they show (imgproxy's `IMGPROXY_USE_LINEAR_COLORSPACE`; libvips resizes in
+    /// scRGB). Slower. Default `false`.
+    public var useLinearColorspace = false
     /// `IMAGO_QUALITY`: lossy quality, 1–100. Default 80.
     public var quality: Int = 80
     /// `IMAGO_FORMAT_QUALITY`: per format, `webp=79,avif=63`, over ``quality``; what the setting

@@ -52,6 +52,8 @@ struct RenderPlan: Sendable {
     /// A JPEG source's Ultra HDR gain map is read and kept in the JPEG result (`preserve_hdr`,
     /// `IMAGO_PRESERVE_HDR`).
     var keepsGainMap = false
+    /// The resize works in linear light (`IMAGO_USE_LINEAR_COLORSPACE`).
+    var linearLight = false
     /// The profile the result is converted into and carries (`color_profile`), for formats that
     /// embed one.
     var colorProfile: ServiceColorProfile?
@@ -209,6 +211,7 @@ struct RenderPlan: Sendable {
         if let name = options.colorProfile, ServiceColorProfile.formats.contains(format) {
             colorProfile = ServiceColorProfile(name: name, directory: settings.output.colorProfilesDirectory)
         }
+        linearLight = settings.output.useLinearColorspace
         keepsGainMap = format == .jpeg && info.hasGainMap && !animated && (options.preserveHDR ?? settings.output.preserveHDR)
         avifSpeed = format == .avif ? settings.output.avifSpeed : nil
         qualityFollowsSpeed = format == .avif && explicit == nil && mapping == .visual
@@ -329,7 +332,7 @@ struct RenderPlan: Sendable {
         // A page is measured as decoded: the header gives only the first page's size, and a
         // TIFF's pages each have their own (so no shrink-on-load hint either).
         let pageAlone = options.page != nil
-        let transformer = ServiceTransformer(
+        var transformer = ServiceTransformer(
             options: options, autoRotate: plan.autoRotate,
             sourceSize: pageAlone ? PixelSize(width: 0, height: 0) : upright,
             // A trimmed vector is drawn at its own size and then measured as pixels: no longer
@@ -337,24 +340,14 @@ struct RenderPlan: Sendable {
             flattenColor: plan.flattenColor, maxResultDimension: plan.maxResultDimension,
             vectorSource: info.format.isVector && options.trim == nil,
             watermark: watermark, faces: plan.faces, keepsGainMap: plan.keepsGainMap, colorProfile: plan.colorProfile)
+        transformer.linearLight = plan.linearLight
         var request = source.request
         request.transformers = [transformer]
         request.options = [.transformAnimatedImage, .retryFailed]
         request.embeddedThumbnail = plan.embeddedThumbnail != nil
         request.gainMap = plan.keepsGainMap && plan.embeddedThumbnail == nil
-        // A vector (SVG, PDF) is drawn at the hint's size: crisp at any scale, enlarging too.
-        // A vector over the resolution limit is drawn at most at the limit's size.
-        if !pageAlone, plan.embeddedThumbnail == nil,
-            var hint = transformer.geometry.decodeHint(sourceWidth: upright.width, sourceHeight: upright.height)
-                ?? (plan.vectorBase != nil ? upright : nil)
-        {
-            // The hint is in the decoder's (stored) orientation.
-            if (plan.autoRotate && info.orientation.swapsDimensions) != (options.rotate % 180 == 90) {
-                hint = PixelSize(width: hint.height, height: hint.width)
-            }
-            request.decodeSizeHint =
-                info.format == .jpeg
-                ? ServiceGeometry.reductionHint(hint, source: PixelSize(width: info.width, height: info.height)) : hint
+        if !pageAlone, plan.embeddedThumbnail == nil {
+            request.decodeSizeHint = decodeSizeHint(transformer, info: info, upright: upright, rotate: options.rotate)
         }
         // An animation's frames are decoded one at a time as the transformer takes them.
         request.frames = plan.animated ? .lazy : .first
@@ -379,5 +372,20 @@ struct RenderPlan: Sendable {
             keepsColorProfile: !plan.stripColorProfile || plan.colorProfile != nil, maxBytes: options.maxBytes > 0 ? options.maxBytes : nil,
             passesThroughUnchanged: false)
         return request
+    }
+
+    /// The size the decoder is asked for, in its (stored) orientation: the transformer's hint
+    /// (a JPEG's as its DCT reductions reach it), or for a vector over the resolution limit, the
+    /// limit's size (a vector is drawn at the hint's size: crisp at any scale, enlarging too).
+    /// In linear light a raster is reduced only as JPEG's DCT reduces it (imgproxy's
+    /// scale-on-load): a decoder's own resampling would work on the encoded values.
+    private func decodeSizeHint(_ transformer: ServiceTransformer, info: ImageInfo, upright: PixelSize, rotate: Int) -> PixelSize? {
+        guard var hint = transformer.geometry.decodeHint(sourceWidth: upright.width, sourceHeight: upright.height) ?? (vectorBase != nil ? upright : nil)
+        else { return nil }
+        if (autoRotate && info.orientation.swapsDimensions) != (rotate % 180 == 90) {
+            hint = PixelSize(width: hint.height, height: hint.width)
+        }
+        if info.format == .jpeg { return ServiceGeometry.reductionHint(hint, source: PixelSize(width: info.width, height: info.height)) }
+        return !linearLight || info.format.isVector ? hint : nil
     }
 }

@@ -39,6 +39,8 @@ struct ServiceTransformer: ImageTransforming {
     var keepsGainMap = false
     /// The profile the result is converted into (`color_profile`).
     var colorProfile: ServiceColorProfile?
+    /// The resize works in linear light (`IMAGO_USE_LINEAR_COLORSPACE`).
+    var linearLight = false
     /// The orientation the image being transformed was stored in, when `autoRotate` turns it:
     /// set by ``transform(_:animated:)`` from the image, so that crops and trims land where
     /// imgproxy's, made on the stored picture, land (``ServiceTurns``).
@@ -63,7 +65,8 @@ struct ServiceTransformer: ImageTransforming {
     var key: String {
         "Service(\((dprFolded() ?? options).canonicalPath);ar=\(autoRotate ? 1 : 0);flat=\(flattenColor.map { "\($0.r),\($0.g),\($0.b)" } ?? "-");"
             + "max=\(maxResultDimension ?? 0);vec=\(vectorSource ? 1 : 0);wm=\(watermarkOptions == nil ? "-" : watermark?.digest ?? "-")"
-            + (faces.map { ";\($0.key)" } ?? "") + (keepsGainMap ? ";hdr" : "") + (colorProfile.map { ";cp=\($0.name)" } ?? "") + ")"
+            + (faces.map { ";\($0.key)" } ?? "") + (keepsGainMap ? ";hdr" : "") + (colorProfile.map { ";cp=\($0.name)" } ?? "")
+            + (linearLight ? ";lin" : "") + ")"
     }
 
     var geometry: ServiceGeometry {
@@ -278,10 +281,11 @@ struct ServiceTransformer: ImageTransforming {
             func px(_ v: Int) -> Int { ServiceGeometry.scaleToEven(v, o.dpr) }
             return .init(top: px($0.top), right: px($0.right), bottom: px($0.bottom), left: px($0.left))
         }
-        let twin = ServiceTransformer(
+        var twin = ServiceTransformer(
             options: folded, autoRotate: autoRotate, sourceSize: sourceSize, flattenColor: flattenColor,
             maxResultDimension: maxResultDimension, vectorSource: vectorSource, watermark: watermark, faces: faces,
             keepsGainMap: keepsGainMap, colorProfile: colorProfile)
+        twin.linearLight = linearLight
         let (w, h) = (sourceSize.width, sourceSize.height)
         let hint = geometry.decodeHint(sourceWidth: w, sourceHeight: h)
         guard hint == twin.geometry.decodeHint(sourceWidth: w, sourceHeight: h) else { return nil }
@@ -319,7 +323,7 @@ struct ServiceTransformer: ImageTransforming {
         rest.resize = nil
         guard let size = plan.resize, rest.trim == nil, rest.crop == nil, rest.fill == nil, !rest.resamples, plan.watermark == nil,
             plan.detections.isEmpty, options.blurDetections == nil, options.drawDetections == nil, !Self.filters(options),
-            options.adjustments.isIdentity, options.roundedCorners == 0, flattenColor == nil
+            options.adjustments.isIdentity, options.roundedCorners == 0, flattenColor == nil, !linearLight
         else { return nil }
         return try Resampler.resize(buffer, to: size, reusing: previous, changed: changed)
     }
@@ -332,7 +336,7 @@ struct ServiceTransformer: ImageTransforming {
         var out = premultiply ? buffer.converted(to: .argb32Premultiplied) : buffer
         out = try cut(out, plan.trim)
         out = try cut(out, plan.crop)
-        if let size = plan.resize { out = try Resampler.resize(out, to: size) }
+        if let size = plan.resize { out = try Resampler.resize(out, to: size, quality: linearLight ? .linearLight : .lanczos3) }
         out = try cut(out, plan.fill)
         // The filters see the picture alone, before any extension or padding (as imgproxy's).
         if options.blur > 0 { out = try ImageTransformers.Blur(radius: options.blur).transform(out) }

@@ -193,6 +193,9 @@ extension ServerConfiguration {
             "IMAGO_COLOR_PROFILES_DIR", \.output.colorProfilesDirectory, imgproxy: "IMGPROXY_COLOR_PROFILES_DIR",
             "where color_profile finds the ICC profiles it names by file"),
         .bool(
+            "IMAGO_USE_LINEAR_COLORSPACE", \.output.useLinearColorspace, imgproxy: "IMGPROXY_USE_LINEAR_COLORSPACE",
+            "resize in linear light (fine patterns keep their brightness; slower)"),
+        .bool(
             "IMAGO_PRESERVE_HDR", \.output.preserveHDR, imgproxy: "IMGPROXY_PRESERVE_HDR",
             "an Ultra HDR JPEG answered as JPEG keeps its gain map, brought to the result's geometry, unless preserve_hdr says")
     ]
