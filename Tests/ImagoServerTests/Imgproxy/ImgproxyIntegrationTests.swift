@@ -26,9 +26,9 @@ import Testing
 /// `skipProcessingFormats`.
 ///
 /// Not ported (the Go tests that need them are left out, not written empty):
-/// - not ported: `IMGPROXY_CACHE_CONTROL_PASSTHROUGH` (`TestCacheControlPassthroughCacheControl`,
-///   `TestCacheControlPassthroughExpires`): results always carry `Cache-Control` from `IMAGO_TTL`;
-///   the origin's lifetime governs the cache of sources instead.
+/// - `IMGPROXY_CACHE_CONTROL_PASSTHROUGH` (`TestCacheControlPassthroughCacheControl`,
+///   `TestCacheControlPassthroughExpires`) is ported with the stream handler's cases in
+///   `URLSyntaxSettingsTests.cacheControlPassthrough`.
 /// - not ported: `IMGPROXY_USE_ETAG=false` (`TestETagDisabled`): Imago always sends its own strong ETag.
 /// - not ported: `IMGPROXY_USE_LAST_MODIFIED=false` (`TestLastModifiedDisabled`,
 ///   `TestModifiedSinceReq{ExactMatch,CompareMoreRecent,CompareTooOld}LastModifiedDisabled`): the
