@@ -8,18 +8,13 @@ package enum PercentEncoding {
     /// `text` with its `%XX` escapes turned into bytes and read as UTF-8; `nil` for a broken
     /// escape or bytes that are not UTF-8.
     package static func decode(_ text: String) -> String? {
-        PercentDecoding.bytes(text).flatMap { String(validating: $0, as: UTF8.self) }
+        PercentEscapes.bytes(text).flatMap { String(validating: $0, as: UTF8.self) }
     }
 
     /// `text` percent-encoded for a `plain/` source: everything but unreserved characters and
     /// `:/` is escaped, so `?`, `@`, `%` and `#` never reach the path raw.
     static func encodeSource(_ text: String) -> String {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/".utf8)
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for b in text.utf8 {
-            if allowed.contains(b) { out.append(b) } else { out += [UInt8(ascii: "%"), digits[Int(b >> 4)], digits[Int(b & 0x0F)]] }
-        }
-        return String(decoding: out, as: UTF8.self)
+        return PercentEscapes.escaped(text) { allowed.contains($0) }
     }
 }

@@ -50,14 +50,14 @@ struct SupportTests {
 
     @Test("percent decoding turns %XX of either case into bytes and refuses a broken escape")
     func percentDecoding() {
-        #expect(PercentDecoding.bytes("a%20b") == Array("a b".utf8))
-        #expect(PercentDecoding.bytes("%4a%4A%7e") == Array("JJ~".utf8))
-        #expect(PercentDecoding.bytes("%C3%A9é") == [0xC3, 0xA9, 0xC3, 0xA9])
-        #expect(PercentDecoding.bytes("")?.isEmpty == true)
-        for broken in ["%", "%4", "a%G1", "%%", "50%"] { #expect(PercentDecoding.bytes(broken) == nil, "\(broken)") }
+        #expect(PercentEscapes.bytes("a%20b") == Array("a b".utf8))
+        #expect(PercentEscapes.bytes("%4a%4A%7e") == Array("JJ~".utf8))
+        #expect(PercentEscapes.bytes("%C3%A9é") == [0xC3, 0xA9, 0xC3, 0xA9])
+        #expect(PercentEscapes.bytes("")?.isEmpty == true)
+        for broken in ["%", "%4", "a%G1", "%%", "50%"] { #expect(PercentEscapes.bytes(broken) == nil, "\(broken)") }
         // Decoding undoes encoding, for any text.
         for text in ["plain", "a b/c?d#e%f", "ünïcødé ☃", "100%/50%", "\u{0}\u{7F}"] {
-            #expect(PercentDecoding.bytes(PathName.percentEncodedPath(text)) == Array(text.utf8), "\(text)")
+            #expect(PercentEscapes.bytes(PathName.percentEncodedPath(text)) == Array(text.utf8), "\(text)")
         }
     }
 

@@ -45,7 +45,7 @@ package struct DataURL: Equatable, Sendable {
         if isBase64 { parts.removeLast() }
         let body = bytes[(comma + 1)...]
         guard body.count <= (isBase64 ? Self.base64Length(of: maxBytes) : maxBytes) else { return nil }
-        guard let unescaped = PercentDecoding.bytes(String(decoding: body, as: UTF8.self)) else { return nil }
+        guard let unescaped = PercentEscapes.bytes(String(decoding: body, as: UTF8.self)) else { return nil }
         if isBase64 {
             var cleaned = unescaped.filter { !Self.isSpace($0) }
             while cleaned.count % 4 != 0 { cleaned.append(UInt8(ascii: "=")) }

@@ -46,12 +46,7 @@ extension PathName {
     /// and `/` stay as they are (Foundation's `urlPathAllowed`), every other UTF-8 byte becomes `%XX`.
     package static func percentEncodedPath(_ text: String) -> String {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/".utf8)
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for b in text.utf8 {
-            if allowed.contains(b) { out.append(b) } else { out += [UInt8(ascii: "%"), digits[Int(b >> 4)], digits[Int(b & 0x0F)]] }
-        }
-        return String(decoding: out, as: UTF8.self)
+        return PercentEscapes.escaped(text) { allowed.contains($0) }
     }
 }
 

@@ -42,5 +42,5 @@ public struct DataURLLoader: DataLoading {
     }
 
     /// `%XX` escapes turned into bytes; `nil` for a broken escape.
-    static func percentDecoded(_ text: String) -> [UInt8]? { PercentDecoding.bytes(text) }
+    static func percentDecoded(_ text: String) -> [UInt8]? { PercentEscapes.bytes(text) }
 }

@@ -82,11 +82,8 @@ enum ServiceHeaders {
         let ascii = String(file.unicodeScalars.map { $0.isASCII ? Character($0) : "_" })
         var value = "\(attachment ? "attachment" : "inline"); filename=\"\(ascii)\""
         if ascii != file {
-            let encoded = file.utf8.map { b -> String in
-                let c = Character(Unicode.Scalar(b))
-                return b < 0x80 && (c.isLetter || c.isNumber || "-._~".contains(c))
-                    ? String(c) : (b < 0x10 ? "%0" : "%") + String(b, radix: 16, uppercase: true)
-            }.joined()
+            let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+            let encoded = PercentEscapes.escaped(file) { unreserved.contains($0) }
             value += "; filename*=UTF-8''\(encoded)"
         }
         return value
@@ -97,16 +94,9 @@ enum ServiceHeaders {
     /// percent-escaped.
     static func canonicalLink(to source: String) -> String? {
         guard source.hasPrefix("http://") || source.hasPrefix("https://") else { return nil }
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for b in source.utf8 {
-            if b > 0x20, b < 0x7F, b != UInt8(ascii: "<"), b != UInt8(ascii: ">") {
-                out.append(b)
-            } else {
-                out += [UInt8(ascii: "%"), digits[Int(b >> 4)], digits[Int(b & 0x0F)]]
-            }
-        }
-        return "<" + String(decoding: out, as: UTF8.self) + ">; rel=\"canonical\""
+        // Spaces, controls, non-ASCII bytes and the angle brackets that would end the link.
+        let link = PercentEscapes.escaped(source) { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") }
+        return "<" + link + ">; rel=\"canonical\""
     }
 
     /// A file name without its extension, reduced to safe characters.

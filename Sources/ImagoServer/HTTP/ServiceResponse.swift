@@ -25,6 +25,15 @@ public struct ServiceResponse: Sendable {
         indirect case file(ImageFile)
         /// Part of a file (the bytes in the range), for a `206 Partial Content`.
         indirect case filePart(ImageFile, Range<Int>)
+
+        /// Its size in bytes.
+        public var count: Int {
+            switch self {
+            case .bytes(let buffer): buffer.readableBytes
+            case .file(let file): file.size
+            case .filePart(_, let range): range.count
+            }
+        }
     }
 
     /// The status.
@@ -42,13 +51,7 @@ public struct ServiceResponse: Sendable {
     }
 
     /// The body's size in bytes.
-    public var bodyCount: Int {
-        switch body {
-        case .bytes(let buffer): buffer.readableBytes
-        case .file(let file): file.size
-        case .filePart(_, let range): range.count
-        }
-    }
+    public var bodyCount: Int { body.count }
 
     /// The whole body in memory (a file read): for callers that want bytes, such as tests.
     ///

@@ -22,7 +22,7 @@ struct Rendered: Sendable {
     var timings = ImageLoadTimings()
 
     /// The body's length in bytes.
-    var byteCount: Int { ServiceResponse(status: .ok, body: body).bodyCount }
+    var byteCount: Int { body.count }
 }
 
 extension Rendered {

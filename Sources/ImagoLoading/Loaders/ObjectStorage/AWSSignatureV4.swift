@@ -145,7 +145,7 @@ public struct AWSSignatureV4: Sendable {
 
     /// `text` with its `%XX` escapes decoded (kept as it is when an escape is broken).
     static func percentDecoded(_ text: Substring) -> String {
-        PercentDecoding.bytes(String(text)).map { String(decoding: $0, as: UTF8.self) } ?? String(text)
+        PercentEscapes.bytes(String(text)).map { String(decoding: $0, as: UTF8.self) } ?? String(text)
     }
 
     /// `text` percent-encoded but for RFC 3986's unreserved characters (and `/` when asked).

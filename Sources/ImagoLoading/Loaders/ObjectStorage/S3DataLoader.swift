@@ -86,7 +86,7 @@ public final class S3DataLoader: DataLoading {
     /// The bucket, key and version of an `s3://` URL, or `nil` when the bucket or key is empty.
     static func object(of url: URL) -> (bucket: String, key: String, version: String?)? {
         guard let (bucket, key) = HTTPDataLoader.objectName(of: url) else { return nil }
-        let version = url.query.flatMap { $0.isEmpty ? nil : PercentDecoding.bytes($0).map { String(decoding: $0, as: UTF8.self) } }
+        let version = url.query.flatMap { $0.isEmpty ? nil : PercentEscapes.bytes($0).map { String(decoding: $0, as: UTF8.self) } }
         return (bucket, key, version)
     }
 

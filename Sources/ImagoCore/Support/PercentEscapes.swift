@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The Imago authors
 
-/// `%XX` escapes in URL text, decoded once for every layer that reads them (`data:` URLs, the
-/// service's plain sources and file names).
-package enum PercentDecoding {
+/// `%XX` escapes in URL text, read and written once for every layer that uses them (`data:` URLs,
+/// the service's plain sources, file names and headers).
+package enum PercentEscapes {
     /// `text` with its `%XX` escapes turned into bytes; `nil` for a broken escape.
     package static func bytes(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
@@ -26,5 +26,16 @@ package enum PercentDecoding {
             out.append(h << 4 | l)
         }
         return out
+    }
+
+    /// `text` with every UTF-8 byte for which `keep` is false written as `%XX` (upper-case digits).
+    package static func escaped(_ text: String, keeping keep: (UInt8) -> Bool) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for b in text.utf8 {
+            if keep(b) { out.append(b) } else { out += [UInt8(ascii: "%"), digits[Int(b >> 4)], digits[Int(b & 0x0F)]] }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
