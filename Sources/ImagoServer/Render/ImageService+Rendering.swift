@@ -108,9 +108,8 @@ extension ImageService {
         // A video's frame has no bytes of its own to send.
         guard source.loaded.image == nil else { return nil }
         // SVG sent as SVG (imgproxy's default when no format is asked): no processing, sanitised.
+        // Not held to the resolution limit, as imgproxy does not hold it: nothing here draws it.
         if info.format == .svg, Self.sendsSVG(options, output: configuration.output) {
-            try RenderPlan.checkResolution(
-                info, limit: options.maxSourceResolution.flatMap { $0 > 0 ? $0 : nil } ?? configuration.security.maxSourceResolution)
             return try await svgResponse(source: source, options: options, headers: headers)
         }
         // Sent untouched: checked before planning, so a format no encoder here writes passes too.
