@@ -21,8 +21,10 @@ public import Foundation
 /// Redirects (301, 302, 303, 307, 308) are followed here rather than inside AsyncHTTPClient, so
 /// each request has its own limit and a loop is reported as such; credentials are dropped when a
 /// redirect leaves the host. Timeouts are the downloader's (see ``ImageDownloadTimeouts``); the
-/// client itself only bounds connecting. Cookies are not handled: no `Cookie` header is sent
-/// unless a caller adds one, and `Set-Cookie` is ignored.
+/// client itself only bounds connecting. Cookies live for one download: a `Set-Cookie` on a
+/// redirect is sent on the hops after it that it matches (an origin's cookie challenge), and a
+/// caller's `Cookie` header follows redirects only within the first URL's domain (as Go's client
+/// and so imgproxy's downloads forward it).
 ///
 /// Proxies come from ``ProxySettings`` (none by default), chosen per URL and per redirect hop.
 ///
@@ -131,14 +133,16 @@ public final class HTTPDataLoader: DataLoading {
         chunk: (Data) throws -> Void
     ) async throws {
         var url = request.url
-        var visited: Set<String> = [url.absoluteString]
+        var visited: Set<String> = [url.absoluteString + "\n"]
         var headers = request.headers
         var credentials = request.credentials
         var redirects = 0
         var route: [DataLoadResponse.Hop] = []
+        var cookies = RedirectCookies()
         while true {
             guard url.host?.isEmpty == false else { throw ImageLoadingError.invalidURL(url.absoluteString) }
-            let outgoing = Self.outgoing(url, headers: headers, credentials: credentials, request: request)
+            let hopHeaders = Self.withCookies(headers, cookies, for: url, first: request.url)
+            let outgoing = Self.outgoing(url, headers: hopHeaders, credentials: credentials, request: request)
             let address = try await sourceGuard?.address(for: url)
             route.append(DataLoadResponse.Hop(url: url, addressKind: address?.kind))
             let head = try await send(outgoing, to: url, at: address)
@@ -150,11 +154,11 @@ public final class HTTPDataLoader: DataLoading {
                 await Self.skipBody(of: head)
                 redirects += 1
                 guard redirects <= request.maxRedirects else { throw ImageLoadingError.tooManyRedirects(limit: request.maxRedirects) }
-                guard visited.insert(next.absoluteString).inserted else { throw ImageLoadingError.redirectLoop(next.absoluteString) }
-                if next.host?.lowercased() != url.host?.lowercased() {
-                    credentials = nil
-                    headers = headers.filter { $0.key.lowercased() != "authorization" }
-                }
+                // Back to a URL with a cookie it did not have (a cookie challenge) is no loop.
+                cookies.store(head.headers["set-cookie"], from: url)
+                let visit = next.absoluteString + "\n" + (cookies.header(for: next) ?? "")
+                guard visited.insert(visit).inserted else { throw ImageLoadingError.redirectLoop(next.absoluteString) }
+                Self.narrow(&headers, &credentials, from: url, to: next)
                 url = next
                 continue
             }
@@ -164,6 +168,34 @@ public final class HTTPDataLoader: DataLoading {
             try await Self.stream(head, from: url, into: chunk)
             return
         }
+    }
+
+    /// What a redirect to `next` is sent with: credentials and `Authorization` only to the host
+    /// that had them.
+    private static func narrow(_ headers: inout [String: String], _ credentials: inout DataLoadRequest.Credentials?, from url: URL, to next: URL) {
+        guard next.host?.lowercased() != url.host?.lowercased() else { return }
+        credentials = nil
+        headers = headers.filter { $0.key.lowercased() != "authorization" }
+    }
+
+    /// The headers of the hop to `url`: the caller's `Cookie` only when `url` is on `first`'s
+    /// host or a name under it (as Go's client forwards it on redirects), and the cookies the
+    /// download's redirects set for `url` added.
+    private static func withCookies(_ headers: [String: String], _ cookies: RedirectCookies, for url: URL, first: URL) -> [String: String] {
+        var headers = headers
+        let given = headers.keys.first { $0.lowercased() == "cookie" }
+        if let given, let host = RedirectCookies.host(of: url), let firstHost = RedirectCookies.host(of: first),
+            !RedirectCookies.isDomainOrSubdomain(host, of: firstHost)
+        {
+            headers[given] = nil
+        }
+        guard let set = cookies.header(for: url) else { return headers }
+        if let given, let value = headers[given], !value.isEmpty {
+            headers[given] = value + "; " + set
+        } else {
+            headers["Cookie"] = set
+        }
+        return headers
     }
 
     /// The GET sent to `url`: the headers, Basic credentials unless an `Authorization` header is

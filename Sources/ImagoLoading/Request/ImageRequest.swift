@@ -122,6 +122,11 @@ public struct ImageRequest: Sendable {
     /// How the load uses the caches and the network. Default none.
     public var options: Options
     /// Headers added to this request's download. Default none.
+    ///
+    /// Loads share a download only when their headers are the same, but headers are not part of
+    /// the cache keys: a request whose bytes depend on them (a `Cookie`, an `Authorization`)
+    /// should set a ``cacheKey`` of its own or skip the caches
+    /// (``ImageRequest/Options/disableDiskCacheReads`` and the other `disable` options).
     public var headers: [String: String]
     /// URLs downloaded in order when the source URL fails (Kingfisher's alternative sources):
     /// the bytes are cached under the source's key. Each goes through the same loaders and

@@ -43,6 +43,9 @@ import Synchronization
 /// - `/busy/NAME?fail=K&after=S`: 503 with `Retry-After: S` for the first K requests, then the file.
 /// - `/auth/NAME`: 401 unless `Authorization: Basic dXNlcjpwYXNz` (user:pass).
 /// - `/away?to=URL`: a 302 redirect to the URL given (another host name for this server, say).
+/// - `/bycookie/NAME`: the registered file the request's `pick` cookie names, else NAME.
+/// - `/challenge/NAME`: NAME once the request carries the cookie `challenge=passed`; before, a
+///   302 back to the same path that sets it (`Path=/challenge`, and `Domain=` the `domain` query).
 public final class TestHTTPServer: Sendable {
     /// A registered file: its bytes, its `Content-Type` and any more header fields.
     public struct File: Sendable {
@@ -307,7 +310,7 @@ public final class TestHTTPServer: Sendable {
         let route = parts.first ?? ""
         let file = parts.count > 1 ? files.withLock { $0[parts[1]] } : nil
         switch route {
-        case "img", "wrongtype", "gzip", "auth", "busy", "reused":
+        case "img", "wrongtype", "gzip", "auth", "busy", "reused", "bycookie", "challenge":
             return try await served(route, file, name: parts.count > 1 ? parts[1] : "", r, reply, reused: reused)
         case "slow", "gated", "chunked":
             guard let file else { return try await reply.notFound() }
@@ -347,6 +350,18 @@ public final class TestHTTPServer: Sendable {
             return true
         case "gzip":
             return try await reply.whole(file, [("Content-Encoding", "gzip")])
+        case "bycookie":
+            let picked = Self.cookie("pick", in: r.headers["cookie"]).flatMap { name in files.withLock { $0[name] } }
+            return try await reply.whole(picked ?? file)
+        case "challenge":
+            guard Self.cookie("challenge", in: r.headers["cookie"]) == "passed" else {
+                let domain = r.query["domain"].map { "; Domain=" + $0 } ?? ""
+                let query = r.query["domain"].map { "?domain=" + $0 } ?? ""
+                try await reply.head(
+                    "302 Found", [("Location", r.path + query), ("Set-Cookie", "challenge=passed; Path=/challenge" + domain), ("Content-Length", "0")])
+                return true
+            }
+            return try await reply.whole(file)
         case "busy":
             // The first `fail` requests get 503 with Retry-After: `after`.
             if counts.withLock({ $0[r.path] ?? 0 }) <= Int(r.query["fail"] ?? "") ?? 1 {
@@ -357,6 +372,15 @@ public final class TestHTTPServer: Sendable {
         default:
             return try await reply.whole(file)
         }
+    }
+
+    /// The value of the cookie `name` in a `Cookie` field.
+    private static func cookie(_ name: String, in field: String?) -> String? {
+        for pair in (field ?? "").split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0] == name { return parts[1] }
+        }
+        return nil
     }
 
     /// `/slow/`, `/gated/` and `/chunked/`: the file in pieces, paced or chunk-encoded.

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import Foundation
+import ImagoTestSupport
+import Testing
+
+@testable import ImagoLoading
+
+@Suite("Cookies on redirects: an origin's cookie challenge passes, a caller's Cookie stays within its domain")
+struct RedirectCookiesTests {
+    static func url(_ s: String) -> URL { URL(string: s) ?? URL(fileURLWithPath: "/") }
+
+    @Test("Set-Cookie read as RFC 6265 reads it: default path, Path, Domain, Secure, Max-Age; bounded")
+    func matching() {
+        var jar = RedirectCookies()
+        jar.store(
+            [
+                "a=1", "b=\"two\"; Path=/img; HttpOnly", "c=3; Domain=.example.com; Path=/", "d=4; Secure", "e=5; Domain=other.com",
+                "f=6; Domain=com", "bad name=7", "g=8; Max-Age=0", "h=x;y"
+            ], from: Self.url("http://www.example.com/img/photo.jpg"))
+        // a: host only, path /img (the default: up to the last slash); b: /img, unquoted; c: the
+        // domain's, path /, so last (longer paths first); d over https only.
+        #expect(jar.header(for: Self.url("http://www.example.com/img/x.jpg")) == "a=1; b=two; h=x; c=3")
+        #expect(jar.header(for: Self.url("https://www.example.com/img/x.jpg")) == "a=1; b=two; d=4; h=x; c=3")
+        // Another path: only the domain cookie (path /img does not cover /imgs or /).
+        #expect(jar.header(for: Self.url("http://www.example.com/imgs/x.jpg")) == "c=3")
+        // A name under the domain gets the Domain cookie alone; another domain nothing.
+        #expect(jar.header(for: Self.url("http://cdn.example.com/img/x.jpg")) == "c=3")
+        #expect(jar.header(for: Self.url("http://example.org/img/x.jpg")) == nil)
+        #expect(jar.header(for: Self.url("ftp://www.example.com/img/x.jpg")) == nil)
+        // Max-Age=0 removes one kept before.
+        jar.store(["c=; Max-Age=0; Domain=example.com; Path=/", "i=9; Path=/img/deep"], from: Self.url("http://www.example.com/img/a"))
+        #expect(jar.header(for: Self.url("http://www.example.com/img/deep/x")) == "i=9; a=1; b=two; h=x")
+        // An address's cookies are its own, whatever Domain says.
+        var address = RedirectCookies()
+        address.store(["a=1; Domain=0.1", "b=2"], from: Self.url("http://127.0.0.1/x"))
+        #expect(address.header(for: Self.url("http://127.0.0.1/y")) == "b=2")
+        // Bounded: 32 kept, a field over 4 KiB not read.
+        var many = RedirectCookies()
+        many.store((0..<100).map { "n\($0)=v" } + ["big=" + String(repeating: "x", count: 5000)], from: Self.url("http://h.test/"))
+        #expect(many.cookies.count == RedirectCookies.maxCookies && !many.cookies.contains { $0.name == "big" })
+        #expect(RedirectCookies.defaultPath("") == "/" && RedirectCookies.defaultPath("/a") == "/" && RedirectCookies.defaultPath("/a/b/c") == "/a/b")
+        #expect(RedirectCookies.pathMatches("/a/b", "/a") && RedirectCookies.pathMatches("/a/b", "/a/") && !RedirectCookies.pathMatches("/ab", "/a"))
+    }
+
+    @Test("a cookie challenge (Set-Cookie and a redirect back to the same URL) is answered; a cookie for another domain is a loop")
+    func challenge() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader()
+            let result = try await downloader.download(ImageDownloadRequest(url: server.url("/challenge/a.png")))
+            #expect(result.data == LoadingFixtures.png)
+            #expect(server.count("/challenge/a.png") == 2 && server.headers("/challenge/a.png")?["cookie"] == "challenge=passed")
+            // A Domain the host is not under is not kept: the same URL again without it is a loop.
+            let refused = await failure {
+                _ = try await downloader.download(ImageDownloadRequest(url: server.url("/challenge/a.png?domain=elsewhere.test")))
+            }
+            guard case .redirectLoop = refused else {
+                Issue.record("expected a redirect loop, got \(String(describing: refused))")
+                return
+            }
+        }
+    }
+
+    @Test("a caller's Cookie follows a redirect on its host, and not to another host")
+    func callerCookie() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader()
+            let same = server.url("/away?to=/img/a.png")
+            _ = try await downloader.download(ImageDownloadRequest(url: same, headers: ["Cookie": "s=1"]))
+            #expect(server.headers("/img/a.png")?["cookie"] == "s=1")
+            // localhost is this server under another name (on loopback): the cookie stays behind.
+            let other = server.url("/away?to=http://localhost:\(server.port)/img/a.png")
+            _ = try await downloader.download(ImageDownloadRequest(url: other, headers: ["Cookie": "s=2"]))
+            #expect(server.count("/img/a.png") == 2 && server.headers("/img/a.png")?["cookie"] == nil)
+            #expect(server.headers("/away")?["cookie"] == "s=2")
+        }
+    }
+}
