@@ -163,9 +163,11 @@ public final class ImageService: Sendable {
     /// middleware then answers 499, which only the log and metrics see).
     ///
     /// - Throws: ``ServiceError`` for every refusal and failure.
-    func handle(method: HTTPRequest.Method, path: String, headers: HTTPFields, client: ClientConnection?) async throws -> ServiceResponse {
-        guard let client else { return try await handle(method: method, path: path, headers: headers) }
-        let work = Task { try await self.handle(method: method, path: path, headers: headers) }
+    func handle(
+        method: HTTPRequest.Method, path: String, headers: HTTPFields, authority: String? = nil, client: ClientConnection?
+    ) async throws -> ServiceResponse {
+        guard let client else { return try await handle(method: method, path: path, headers: headers, authority: authority) }
+        let work = Task { try await self.handle(method: method, path: path, headers: headers, authority: authority) }
         let token = client.onGone { work.cancel() }
         defer { client.remove(token) }
         do {
@@ -182,10 +184,11 @@ public final class ImageService: Sendable {
 
     /// The service's own work for one request, past the middleware: the path's shape, the
     /// signature, the options, the source, then the answer. Records the source's host in
-    /// ``ServiceRequestScope`` for the access log.
+    /// ``ServiceRequestScope`` for the access log. `authority` is the host the client asked
+    /// (what its cookies belong to, with `IMAGO_COOKIE_PASSTHROUGH`).
     ///
     /// - Throws: ``ServiceError`` for every refusal and failure.
-    func handle(method: HTTPRequest.Method, path: String, headers: HTTPFields) async throws -> ServiceResponse {
+    func handle(method: HTTPRequest.Method, path: String, headers: HTTPFields, authority: String? = nil) async throws -> ServiceResponse {
         requestsReceived.add(1, ordering: .relaxed)
         guard method == .get || method == .head else {
             throw ServiceError(.methodNotAllowed, "only GET and HEAD are served")
@@ -197,7 +200,8 @@ public final class ImageService: Sendable {
         defer { admitted.leave() }
         // The source first (a cached one is only opened); then, in turn, the render.
         let sourceURL = configuration.sources.resolveSource(parsed.source)
-        var (source, failure) = try await sourceOrFallback(sourceURL, options: options)
+        let cookies = ClientCookies(headers: headers, authority: authority, settings: configuration.sources)
+        var (source, failure) = try await sourceOrFallback(sourceURL, options: options, cookies: cookies)
         if failure == nil { ServiceRequestScope.current?.sourceHost = source.host }
         // A video's frame stands in for it (imgproxy Pro's video thumbnails).
         if !parsed.isInfo, let frame = try await videoFrameSource(source, options: options) { source = frame }

@@ -198,11 +198,11 @@ struct ServiceUnitTests {
         let c = try ServerConfiguration(environment: [
             "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656c6c6f", "IMGPROXY_TIMEOUT": "7",
             "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_QUALITY": "70", "IMAGO_QUALITY": "60",
-            "IMGPROXY_COOKIE_PASSTHROUGH": "true", "IMAGO_SOMETHING_ELSE_ENTIRELY": "1", "IMGPROXY_MAX_RESULT_DIMENSION": "0", "PORT": "9999"
+            "IMGPROXY_SO_REUSEPORT": "true", "IMAGO_SOMETHING_ELSE_ENTIRELY": "1", "IMGPROXY_MAX_RESULT_DIMENSION": "0", "PORT": "9999"
         ])
         #expect(c.urls.keys == "736563726574" && c.urls.salts == "68656c6c6f" && c.http.requestTimeout == .seconds(7) && c.security.allowLoopbackSources)
         #expect(c.output.quality == 60 && c.security.maxResultDimension == nil && c.http.bind == ":9999")
-        #expect(c.warnings.contains { $0.contains("IMGPROXY_COOKIE_PASSTHROUGH") })
+        #expect(c.warnings.contains { $0.contains("IMGPROXY_SO_REUSEPORT") })
         #expect(c.warnings.contains { $0.contains("IMAGO_SOMETHING_ELSE_ENTIRELY") })
         #expect(c.warnings.contains { $0.contains("IMGPROXY_QUALITY") && $0.contains("IMAGO_QUALITY") })
         for (name, value) in [("IMAGO_KYE", "00"), ("IMAGO_QUALTY", "80"), ("IMGPROXY_TRUSTED_SIGNATURES", "abc"), ("IMGPROXY_S3_ALLOWED_BUCKETS", "b")] {

@@ -17,12 +17,13 @@ extension ImageService {
     ///   - path: The request target's path as it arrived (still percent-encoded), without the
     ///     prefix the service is mounted under. The signature covers it byte for byte.
     ///   - headers: The request's headers (`Accept`, `If-None-Match`, `Authorization`,
-    ///     `X-Request-ID` are read).
+    ///     `X-Request-ID`, `Cookie` are read). A `Host` field is the host asked (else `localhost`).
     /// - Returns: The response, its body in memory; errors are responses too, with a JSON body
     ///   `{"error", "message", "requestId"}` and `Cache-Control: no-store`.
     public func respond(method: HTTPRequest.Method, path: String, headers: HTTPFields) async -> ServiceResponse {
         let request = Request(
-            head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path, headerFields: headers),
+            head: HTTPRequest(
+                method: method, scheme: "http", authority: headers[.host] ?? "localhost", path: path, headerFields: headers),
             body: RequestBody(buffer: ByteBuffer()))
         let context = InProcessRequestContext(source: .init(logger: logger))
         let response: Response

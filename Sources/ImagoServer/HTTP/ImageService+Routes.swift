@@ -150,7 +150,8 @@ extension ImageService {
                 var path = Substring(request.uri.path)
                 if !mount.isEmpty, path.hasPrefix(mount) { path = path.dropFirst(mount.count) }
                 let client = (context as? ImageServiceRequestContext).flatMap { connections.connection($0.channelID) }
-                let answer = try await self.handle(method: request.method, path: String(path), headers: request.headers, client: client)
+                let answer = try await self.handle(
+                    method: request.method, path: String(path), headers: request.headers, authority: request.head.authority, client: client)
                 return Response(status: answer.status, headers: answer.headers, body: answer.body.hummingbird(reads: self.fileReads))
             }
         }

@@ -77,6 +77,8 @@ extension HTTPField.Name {
     static let xOriginContentLength = known("X-Origin-Content-Length")
     static let xResultWidth = known("X-Result-Width")
     static let xResultHeight = known("X-Result-Height")
+    static let host = known("Host")
+    static let xForwardedHost = known("X-Forwarded-Host")
 
     /// The field named `name`, a valid token written in this file: the one place a name that
     /// does not parse would stop the process.

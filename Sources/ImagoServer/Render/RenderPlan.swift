@@ -343,7 +343,8 @@ struct RenderPlan: Sendable {
         transformer.linearLight = plan.linearLight
         var request = source.request
         request.transformers = [transformer]
-        request.options = [.transformAnimatedImage, .retryFailed]
+        // A source fetched with a client's cookies is that client's: nothing made from it is cached.
+        request.options = ImageRequest.Options([.transformAnimatedImage, .retryFailed]).union(source.request.options.intersection(ClientCookies.cacheBypass))
         request.embeddedThumbnail = plan.embeddedThumbnail != nil
         request.gainMap = plan.keepsGainMap && plan.embeddedThumbnail == nil
         if !pageAlone, plan.embeddedThumbnail == nil {

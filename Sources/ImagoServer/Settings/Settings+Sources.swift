@@ -67,6 +67,25 @@ extension ServerConfiguration {
             $0.sources.userAgent
         },
         .text("IMAGO_BASE_URL", \.sources.baseURL, imgproxy: "IMGPROXY_BASE_URL", "prefix for sources that do not start with it"),
+        .bool(
+            "IMAGO_COOKIE_PASSTHROUGH", \.sources.cookiePassthrough, imgproxy: "IMGPROXY_COOKIE_PASSTHROUGH",
+            "send the client's cookies to a source on the host they belong to; such answers are not cached"),
+        Setting(
+            "IMAGO_COOKIE_BASE_URL", imgproxy: ["IMGPROXY_COOKIE_BASE_URL"],
+            meaning: "URL whose host and path the client's cookies belong to (default: the host the client asked)"
+        ) { env, c throws(ConfigurationError) in
+            guard let v = env["IMAGO_COOKIE_BASE_URL"], !v.isEmpty else { return }
+            guard let url = URL(string: v), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false
+            else {
+                throw ConfigurationError(variable: "IMAGO_COOKIE_BASE_URL", reason: "'\(v)' is not an http or https URL with a host")
+            }
+            c.sources.cookieBaseURL = v
+        } show: {
+            $0.sources.cookieBaseURL ?? "none"
+        },
+        .bool(
+            "IMAGO_COOKIE_PASSTHROUGH_ALL", \.sources.cookiePassthroughAll, imgproxy: "IMGPROXY_COOKIE_PASSTHROUGH_ALL",
+            "with IMAGO_COOKIE_PASSTHROUGH, send the client's cookies to every source"),
         Setting(
             "IMAGO_URL_REPLACEMENTS", imgproxy: ["IMGPROXY_URL_REPLACEMENTS"],
             meaning: "pattern=replacement;... applied to sources (* within a segment, ${1} in the replacement)"

@@ -14,14 +14,17 @@ extension ImageService {
         "source_not_found", "source_error", "source_timeout", "source_unreachable", "source_incomplete", "source_too_large"
     ]
 
-    /// The source `source` (resolved: the base URL and replacements applied) names, or the fallback image when it could not be fetched (a
+    /// The source `source` (resolved: the base URL and replacements applied) names, asked with the
+    /// client's `cookies` that belong to it, or the fallback image when it could not be fetched (a
     /// failure ``fallbackCodes`` lists, and a fallback image is set), with that failure.
     ///
     /// - Throws: ``ServiceError``: the source's failure when no fallback answers it; the
     ///   fallback's own when it cannot be loaded.
-    func sourceOrFallback(_ source: String, options: ProcessingOptions) async throws -> (ServiceSource, failure: ServiceError?) {
+    func sourceOrFallback(
+        _ source: String, options: ProcessingOptions, cookies: ClientCookies? = nil
+    ) async throws -> (ServiceSource, failure: ServiceError?) {
         do {
-            return (try await loadSource(source, options: options), nil)
+            return (try await loadSource(source, options: options, cookies: cookies), nil)
         } catch let error as ServiceError where Self.fallbackCodes.contains(error.code) && configuration.sources.hasFallbackImage {
             // The fallback image stands in, processed with the same options (imgproxy's).
             guard let fallback = try await fallbackSource(standingInFor: error) else { throw error }

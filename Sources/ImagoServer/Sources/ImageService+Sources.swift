@@ -16,12 +16,13 @@ extension ImageService {
     /// Fetches `source` through the image manager: an `http(s)` or `s3` URL from the disk cache (opened
     /// where it lies, not read), else one download shared by every request for it, within the
     /// limits and the source guard, stored before the request goes on; or a `local:///path` file
-    /// under `IMAGO_LOCAL_ROOT`. Counts the source-cache metrics.
+    /// under `IMAGO_LOCAL_ROOT`. Counts the source-cache metrics. With the client's `cookies` that
+    /// belong to it, the source is fetched for this request alone (``ClientCookies``).
     ///
     /// - Throws: ``ServiceError``: 404 for an unusable source URL or one that is not allowed (as imgproxy answers),
     ///   422 when it is larger than the limit, the download's statuses (see
     ///   ``ServiceError/init(_:)-(ImageLoadingError)``).
-    func loadSource(_ source: String, options: ProcessingOptions) async throws -> ServiceSource {
+    func loadSource(_ source: String, options: ProcessingOptions, cookies: ClientCookies? = nil) async throws -> ServiceSource {
         // 0 or less in the URL: no limit of its own (imgproxy's reading); never above the service's.
         let asked = options.maxSourceFileSize.flatMap { $0 > 0 ? $0 : nil }
         let maxBytes = min(asked ?? configuration.security.maxSourceFileSize, configuration.security.maxSourceFileSize)
@@ -37,7 +38,12 @@ extension ImageService {
         } else {
             let url = try configuration.sources.remoteSourceURL(source)
             let h = url.host ?? ""
-            request = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
+            var remote = ImageRequest(url: url, options: [.retryFailed, .waitStoreCache])
+            if let header = cookies?.header(for: url) {
+                remote.headers["Cookie"] = header
+                remote.options.formUnion(ClientCookies.cacheBypass)
+            }
+            request = remote
             host = h
             // Known before the fetch, so a failed one is logged with it.
             ServiceRequestScope.current?.sourceHost = h

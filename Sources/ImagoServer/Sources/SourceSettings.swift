@@ -85,6 +85,16 @@ public struct SourceSettings: Sendable {
     /// `IMAGO_USER_AGENT`: the `User-Agent` sources are asked with (imgproxy's
     /// `IMGPROXY_USER_AGENT`). Default `imago-server/0.1`.
     public var userAgent = "imago-server/" + ServiceHeaders.release
+    /// `IMAGO_COOKIE_PASSTHROUGH`: send a client's cookies to its source when they belong to the
+    /// source's host (imgproxy's `IMGPROXY_COOKIE_PASSTHROUGH`). Such a request's source and
+    /// results are fetched and made for it alone, never cached. Default `false`.
+    public var cookiePassthrough = false
+    /// `IMAGO_COOKIE_BASE_URL`: the URL whose host (and path) a client's cookies belong to;
+    /// `nil`: the host the client asked, path `/`. Default `nil`.
+    public var cookieBaseURL: String?
+    /// `IMAGO_COOKIE_PASSTHROUGH_ALL`: with ``cookiePassthrough``, send a client's cookies to
+    /// every `http(s)` source. Default `false`.
+    public var cookiePassthroughAll = false
 
     /// The defaults.
     public init() {}

@@ -195,7 +195,7 @@ struct ServerProcessTests {
     func imgproxySettings() async throws {
         let child = try Child(
             arguments: ["--bind", "127.0.0.1:0"],
-            environment: ["IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656c6c6f", "IMGPROXY_COOKIE_PASSTHROUGH": "1"])
+            environment: ["IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656c6c6f", "IMGPROXY_SO_REUSEPORT": "1"])
         let port = try await child.port()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let unsigned = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/_/w:10/plain/http://x.test/a.png"), timeout: .seconds(30))
@@ -203,7 +203,7 @@ struct ServerProcessTests {
         try await client.shutdown()
         child.process.terminate()
         #expect(await child.exitStatus() == 0)
-        #expect(child.output.withLock { $0 }.contains("IMGPROXY_COOKIE_PASSTHROUGH"))
+        #expect(child.output.withLock { $0 }.contains("IMGPROXY_SO_REUSEPORT"))
         let typo = try await Self.run("imago-server", [], environment: ["IMAGO_MAX_SRC_RESOLUTON": "10"])
         #expect(typo.0 != 0 && typo.2.contains("IMAGO_MAX_SRC_RESOLUTION"))
         let security = try await Self.run("imago-server", [], environment: ["IMGPROXY_TRUSTED_SIGNATURES": "x"])
