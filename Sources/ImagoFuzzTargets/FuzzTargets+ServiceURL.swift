@@ -108,4 +108,25 @@ extension FuzzTargets {
         _ = options.needsPixels
         _ = try? ProcessingOptions(parsing: options.sharedSegments, allowSecurityOptions: true)
     }
+
+    /// Cookies: the first line read as a `Cookie` field (as a jar keeps names and as every cookie
+    /// is sent), written again and read back, which must give the same cookies; the lines after
+    /// it kept as one download's `Set-Cookie` fields and asked for at a few URLs, whose `Cookie`
+    /// value must read as one cookie a part.
+    public static func cookies(_ data: Data) {
+        let lines = text(data).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let field = lines.first, let from = URL(string: "http://www.example.com/a/b.jpg") else { return }
+        for unique in [false, true] {
+            let pairs = CookieSyntax.read([field], uniqueNames: unique)
+            let again = CookieSyntax.read([pairs.map(\.written).joined(separator: "; ")], uniqueNames: unique)
+            precondition(again.map(\.name) == pairs.map(\.name) && again.map(\.value) == pairs.map(\.value), "a Cookie field changed when written again")
+        }
+        var jar = RedirectCookies()
+        jar.store(Array(lines.dropFirst()), from: from)
+        for target in ["http://www.example.com/a/c.jpg", "https://cdn.example.com/", "http://example.com/a", "http://127.0.0.1/"] {
+            guard let url = URL(string: target), let header = jar.header(for: url) else { continue }
+            let sent = CookieSyntax.read([header], uniqueNames: false)
+            precondition(sent.count == header.split(separator: ";").count && sent.count <= RedirectCookies.maxCookies, "a jar sent what is not a cookie")
+        }
+    }
 }

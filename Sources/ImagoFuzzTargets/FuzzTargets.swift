@@ -28,6 +28,7 @@ public enum FuzzTargets {
         ("presets", { presets($0) }),
         ("signature", { signature($0) }),
         ("infoOptions", { infoOptions($0) }),
+        ("cookies", { cookies($0) }),
         ("header", { header($0) }),
         ("tiffHeader", { tiffHeader($0) }),
         ("pngChunks", { pngChunks($0) }),

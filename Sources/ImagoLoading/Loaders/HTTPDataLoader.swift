@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import AsyncHTTPClient
+import ImagoCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -184,8 +185,8 @@ public final class HTTPDataLoader: DataLoading {
     private static func withCookies(_ headers: [String: String], _ cookies: RedirectCookies, for url: URL, first: URL) -> [String: String] {
         var headers = headers
         let given = headers.keys.first { $0.lowercased() == "cookie" }
-        if let given, let host = RedirectCookies.host(of: url), let firstHost = RedirectCookies.host(of: first),
-            !RedirectCookies.isDomainOrSubdomain(host, of: firstHost)
+        if let given, let host = CookieSyntax.host(of: url), let firstHost = CookieSyntax.host(of: first),
+            !CookieSyntax.isDomainOrSubdomain(host, of: firstHost)
         {
             headers[given] = nil
         }

@@ -17,9 +17,8 @@ import Foundation
 /// They go to a source on the host the cookies belong to, and under its path:
 /// `IMAGO_COOKIE_BASE_URL`'s, else the host the client asked (`X-Forwarded-Host`, else the
 /// request's own), path `/`. With `IMAGO_COOKIE_PASSTHROUGH_ALL` they go to every `http(s)`
-/// source. On redirects they follow within the source's domain only. Cookies are read as Go's
-/// server reads them (a name that is not a token or a value with other bytes is dropped) and
-/// written as its client writes them.
+/// source. On redirects they follow within the source's domain only. Cookies are read and written
+/// as imgproxy's Go reads and writes them (``CookieSyntax``).
 ///
 /// A source asked with a client's cookies is that client's: it is fetched for the request (a
 /// download is shared only with requests sending the same cookies) and neither read from nor
@@ -30,8 +29,8 @@ struct ClientCookies: Sendable {
         .disableMemoryCacheReads, .disableMemoryCacheWrites, .disableDiskCacheReads, .disableDiskCacheWrites
     ]
 
-    /// The cookies in order: name, value, and whether the value came quoted.
-    let pairs: [(name: String, value: String, quoted: Bool)]
+    /// The cookies, in the client's order.
+    let pairs: [CookieSyntax.Pair]
     /// The host they belong to; `nil`: every host (`IMAGO_COOKIE_PASSTHROUGH_ALL`).
     let host: String?
     /// The path they belong to.
@@ -42,16 +41,16 @@ struct ClientCookies: Sendable {
     init?(headers: HTTPFields, authority: String?, settings: SourceSettings) {
         guard settings.cookiePassthrough else { return nil }
         let all = settings.cookiePassthroughAll
-        let pairs = Self.read(headers[values: .cookie], uniqueNames: !all)
+        let pairs = CookieSyntax.read(headers[values: .cookie], uniqueNames: !all)
         guard !pairs.isEmpty else { return nil }
         self.pairs = pairs
         if all {
             (host, path) = (nil, "/")
-        } else if let base = settings.cookieBaseURL.flatMap({ URL(string: $0) }), let baseHost = RedirectCookies.host(of: base) {
-            (host, path) = (baseHost, RedirectCookies.defaultPath(base.path))
+        } else if let base = settings.cookieBaseURL.flatMap({ URL(string: $0) }), let baseHost = CookieSyntax.host(of: base) {
+            (host, path) = (baseHost, CookieSyntax.defaultPath(base.path))
         } else {
             let asked = headers[.xForwardedHost] ?? authority ?? headers[.host]
-            guard let asked, let url = URL(string: "http://" + PathName.trimmed(asked) + "/"), let askedHost = RedirectCookies.host(of: url) else {
+            guard let asked, let url = URL(string: "http://" + PathName.trimmed(asked) + "/"), let askedHost = CookieSyntax.host(of: url) else {
                 return nil
             }
             (host, path) = (askedHost, "/")
@@ -63,38 +62,8 @@ struct ClientCookies: Sendable {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         if let host {
             let path = url.path.isEmpty ? "/" : url.path
-            guard RedirectCookies.host(of: url) == host, RedirectCookies.pathMatches(path, self.path) else { return nil }
+            guard CookieSyntax.host(of: url) == host, CookieSyntax.pathMatches(path, self.path) else { return nil }
         }
-        return pairs.map { pair in
-            // Go writes a value with a space or a comma, or one that came quoted, in quotes.
-            let quoted = pair.quoted || pair.value.contains(" ") || pair.value.contains(",")
-            return pair.name + "=" + (quoted ? "\"" + pair.value + "\"" : pair.value)
-        }.joined(separator: "; ")
-    }
-
-    /// The `name=value` pairs of `fields`, as Go's `Request.Cookies` reads them; with
-    /// `uniqueNames`, a name given again replaces the value in its first place (a cookie jar's
-    /// keeping).
-    static func read(_ fields: [String], uniqueNames: Bool) -> [(name: String, value: String, quoted: Bool)] {
-        var pairs: [(name: String, value: String, quoted: Bool)] = []
-        for field in fields {
-            for part in field.split(separator: ";") {
-                // A part with no `=` is a name with an empty value, as Go reads it.
-                let pair = PathName.trimmed(part)
-                let eq = pair.firstIndex(of: "=") ?? pair.endIndex
-                let name = PathName.trimmed(pair[..<eq])
-                guard RedirectCookies.isToken(name) else { continue }
-                var value = eq == pair.endIndex ? Substring("") : pair[pair.index(after: eq)...]
-                let quoted = value.count >= 2 && value.hasPrefix("\"") && value.hasSuffix("\"")
-                if quoted { value = value.dropFirst().dropLast() }
-                guard value.utf8.allSatisfy(RedirectCookies.isCookieValueByte) else { continue }
-                if uniqueNames, let at = pairs.firstIndex(where: { $0.name == name }) {
-                    pairs[at] = (name, String(value), quoted)
-                } else {
-                    pairs.append((name, String(value), quoted))
-                }
-            }
-        }
-        return pairs
+        return pairs.map(\.written).joined(separator: "; ")
     }
 }

@@ -2,6 +2,7 @@
 // Copyright (c) 2026 The Imago authors
 
 import Foundation
+import ImagoCore
 import ImagoTestSupport
 import Testing
 
@@ -40,8 +41,8 @@ struct RedirectCookiesTests {
         var many = RedirectCookies()
         many.store((0..<100).map { "n\($0)=v" } + ["big=" + String(repeating: "x", count: 5000)], from: Self.url("http://h.test/"))
         #expect(many.cookies.count == RedirectCookies.maxCookies && !many.cookies.contains { $0.name == "big" })
-        #expect(RedirectCookies.defaultPath("") == "/" && RedirectCookies.defaultPath("/a") == "/" && RedirectCookies.defaultPath("/a/b/c") == "/a/b")
-        #expect(RedirectCookies.pathMatches("/a/b", "/a") && RedirectCookies.pathMatches("/a/b", "/a/") && !RedirectCookies.pathMatches("/ab", "/a"))
+        #expect(CookieSyntax.defaultPath("") == "/" && CookieSyntax.defaultPath("/a") == "/" && CookieSyntax.defaultPath("/a/b/c") == "/a/b")
+        #expect(CookieSyntax.pathMatches("/a/b", "/a") && CookieSyntax.pathMatches("/a/b", "/a/") && !CookieSyntax.pathMatches("/ab", "/a"))
     }
 
     @Test("a cookie challenge (Set-Cookie and a redirect back to the same URL) is answered; a cookie for another domain is a loop")
