@@ -13,8 +13,24 @@ import Foundation
 /// what its answers say about caching, and what it tells operators. ``ServerConfiguration/http``;
 /// ``ImageServer`` and the routes take it.
 public struct HTTPSettings: Sendable {
-    /// `IMAGO_BIND`: `host:port` to listen on. Default `127.0.0.1:8080`.
+    /// `IMAGO_BIND`: `host:port` to listen on (`:port` for every IPv4 address), or a socket's
+    /// path when ``network`` is `unix`. Default `127.0.0.1:8080`.
     public var bind: String = "127.0.0.1:8080"
+    /// `IMAGO_NETWORK`: what ``bind`` names (imgproxy's `IMGPROXY_NETWORK`). Default `tcp`.
+    public var network: ListenNetwork = .tcp
+
+    /// The kinds of address the service listens on, as Go's `net.Listen` names them.
+    public enum ListenNetwork: String, CaseIterable, Sendable {
+        /// `host:port`, IPv4 or IPv6 as the host says (`:port`: every IPv4 address).
+        case tcp
+        /// `host:port` with an IPv4 host (`:port`: every IPv4 address).
+        case tcp4
+        /// `host:port` with an IPv6 host (`:port`: every IPv6 address, `[::]`).
+        case tcp6
+        /// A Unix domain socket at the path ``HTTPSettings/bind`` gives (a file left there by a
+        /// run before is replaced), for a proxy on the same host.
+        case unix
+    }
     /// `IMAGO_SECRET`: when set, requests need `Authorization: Bearer <secret>`.
     public var secret: String?
     /// `IMAGO_PURGE_SECRET`: when set, `POST /purge?url=…` with `Authorization: Bearer <it>`
@@ -91,6 +107,28 @@ public struct HTTPSettings: Sendable {
     /// - Throws: ``ConfigurationError`` when it is not `host:port`.
     package func bindAddress() throws(ConfigurationError) -> (host: String, port: Int) {
         try HTTPSettings.hostAndPort(bind, variable: "IMAGO_BIND")
+    }
+
+    /// Where the service listens: ``bind`` read for ``network``, as a socket's path (`port` 0)
+    /// or a host and port.
+    ///
+    /// - Throws: ``ConfigurationError`` when ``bind`` is not `host:port` for a TCP network, names
+    ///   an address of the other IP version than `tcp4` or `tcp6` asks, or is no path for `unix`.
+    package func listenAddress() throws(ConfigurationError) -> (host: String, port: Int, unix: Bool) {
+        if network == .unix {
+            guard !bind.isEmpty, !bind.contains("\0"), bind.utf8.count < 108 else {
+                throw ConfigurationError(variable: "IMAGO_BIND", reason: "'\(bind)' is not a socket path (IMAGO_NETWORK=unix)")
+            }
+            return (bind, 0, true)
+        }
+        var (host, port) = try bindAddress()
+        // `:port` is every address of the version asked.
+        if network == .tcp6, bind.hasPrefix(":") { host = "::" }
+        let v6 = host.contains(":"), v4 = IPAddress(literal: host)?.isIPv4 ?? false
+        if (network == .tcp4 && v6) || (network == .tcp6 && v4) {
+            throw ConfigurationError(variable: "IMAGO_BIND", reason: "'\(bind)' is not an address IMAGO_NETWORK=\(network.rawValue) listens on")
+        }
+        return (host, port, false)
     }
     /// A route path as the settings give it, made `/a/b` (a leading `/`, none trailing; `""` for
     /// the root), as imgproxy trims `IMGPROXY_PATH_PREFIX`.

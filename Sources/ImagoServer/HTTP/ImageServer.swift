@@ -46,15 +46,16 @@ public struct ImageServer: Sendable {
     ///   - services: More services to run beside the server and stop with it (a heap
     ///     trimmer, say). Default none.
     ///   - onListening: Called with the bound host and port once the server accepts connections
-    ///     (the port is the real one when `IMAGO_BIND` asked for port 0).
-    /// - Throws: ``ConfigurationError`` for an unusable `IMAGO_BIND`; the server's errors when it
-    ///   cannot bind.
+    ///     (the port is the real one when `IMAGO_BIND` asked for port 0; a socket's path and 0
+    ///     with `IMAGO_NETWORK=unix`).
+    /// - Throws: ``ConfigurationError`` for an unusable `IMAGO_BIND` (for `IMAGO_NETWORK`); the
+    ///   server's errors when it cannot bind.
     public func run(
         handleSignals: Bool = true, services: [any Service] = [],
         onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) async throws {
         let configuration = service.configuration
-        let (host, port) = try configuration.http.bindAddress()
+        let (host, port, unix) = try configuration.http.listenAddress()
         let router = Router(context: ImageServiceRequestContext.self)
         service.addRoutes(to: router, at: configuration.http.pathPrefix)
         let logger = self.logger
@@ -63,11 +64,11 @@ public struct ImageServer: Sendable {
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: service.clientWatchHandlers())),
             configuration: ApplicationConfiguration(
-                address: .hostname(host, port: port), serverName: nil,
+                address: unix ? .unixDomainSocket(path: host) : .hostname(host, port: port), serverName: nil,
                 availableConnectionsDelegate: MaximumAvailableConnections(service.connectionLimits.maxConnections, logger: logger)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
-                logger.info("imago-server listening on \(host):\(bound), \(workers)")
+                logger.info("imago-server listening on \(unix ? "unix:" + host : "\(host):\(bound)"), \(workers)")
                 await onListening(host, bound)
             },
             logger: logger)

@@ -7,7 +7,8 @@ extension ServerConfiguration {
     /// The service's own settings: where it listens, who may ask, how long it waits, how much it
     /// does at once, and what it tells operators.
     static let serviceSettings: [Setting<ServerConfiguration>] = [
-        .text("IMAGO_BIND", \.http.bind, imgproxy: "IMGPROXY_BIND", "host:port to listen on"),
+        .text("IMAGO_BIND", \.http.bind, imgproxy: "IMGPROXY_BIND", "host:port to listen on (a socket path for IMAGO_NETWORK=unix)"),
+        .choice("IMAGO_NETWORK", \.http.network, imgproxy: "IMGPROXY_NETWORK", "tcp, tcp4, tcp6 or unix: what IMAGO_BIND names"),
         .text("IMAGO_KEY", \.urls.keys, secret: true, imgproxy: "IMGPROXY_KEY", "hex signing keys, comma-separated; none: URLs are not signed"),
         .text("IMAGO_SALT", \.urls.salts, secret: true, imgproxy: "IMGPROXY_SALT", "hex salts, one per key"),
         .int("IMAGO_SIGNATURE_SIZE", \.urls.signatureSize, 1...32, imgproxy: "IMGPROXY_SIGNATURE_SIZE", "bytes of the HMAC-SHA256 kept in signatures, 1-32"),

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The Imago authors
+
+import AsyncHTTPClient
+import Foundation
+import ImagoCoders
+import ImagoTestSupport
+import Synchronization
+import Testing
+
+@testable import ImagoServer
+
+@Suite("IMAGO_NETWORK (imgproxy's IMGPROXY_NETWORK): a Unix socket for a proxy beside it, or one IP version")
+struct ListenNetworkTests {
+    @Test("unix: the service answers on a socket at IMAGO_BIND's path, images included")
+    func unixSocket() async throws {
+        let origin = try await TestHTTPServer.start()
+        origin.register("a.png", data: try ServerFixtures.png(width: 40, height: 30))
+        let directory = try TestFiles.temporaryDirectory("imago-unix")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = ServerConfiguration()
+        configuration.http.network = .unix
+        configuration.http.bind = directory.appendingPathComponent("imago.sock").path
+        configuration.cache.cacheDirectory = directory.path
+        configuration.security.allowLoopbackSources = true
+        let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent)
+        let listening = Mutex<String?>(nil)
+        let server = Task {
+            try await ImageServer(service: service, logger: ServiceHarness.silent).run(handleSignals: false) { host, _ in
+                listening.withLock { $0 = host }
+            }
+        }
+        try await poll(.seconds(120), every: .milliseconds(10)) { listening.withLock { $0 } != nil }
+        #expect(listening.withLock { $0 } == configuration.http.bind)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let socket = try #require(configuration.http.bind.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed))
+        let health = try await client.execute(HTTPClientRequest(url: "http+unix://\(socket)/health"), timeout: .seconds(60))
+        let image = try await client.execute(
+            HTTPClientRequest(url: "http+unix://\(socket)/_/w:20/plain/http://127.0.0.1:\(origin.port)/img/a.png"), timeout: .seconds(60))
+        let body = try await image.body.collect(upTo: 1 << 20)
+        #expect(health.status == .ok && image.status == .ok)
+        let decoded = try ImageCoderRegistry.shared.decode(Data(body.readableBytesView))
+        #expect(decoded.frames[0].buffer.size.width == 20)
+        try await client.shutdown()
+        server.cancel()
+        _ = await server.result
+        await origin.stop()
+    }
+
+    @Test("tcp4 and tcp6 take addresses of their version (`:port`: every one); a bad network or path stops the start")
+    func versions() throws {
+        var http = HTTPSettings()
+        http.bind = ":8080"
+        #expect(try http.listenAddress() == ("0.0.0.0", 8080, false))
+        http.network = .tcp4
+        #expect(try http.listenAddress() == ("0.0.0.0", 8080, false))
+        http.network = .tcp6
+        #expect(try http.listenAddress() == ("::", 8080, false))
+        http.bind = "[::1]:9000"
+        #expect(try http.listenAddress() == ("::1", 9000, false))
+        http.bind = "127.0.0.1:9000"
+        #expect(throws: ConfigurationError.self) { try http.listenAddress() }
+        http.network = .tcp4
+        #expect(try http.listenAddress() == ("127.0.0.1", 9000, false))
+        http.bind = "[::1]:9000"
+        #expect(throws: ConfigurationError.self) { try http.listenAddress() }
+        http.network = .unix
+        http.bind = ""
+        #expect(throws: ConfigurationError.self) { try http.listenAddress() }
+        let unix = try ServerConfiguration(environment: ["IMGPROXY_NETWORK": "unix", "IMGPROXY_BIND": "/run/imago/imago.sock"])
+        #expect(unix.http.network == .unix)
+        #expect(try unix.http.listenAddress() == ("/run/imago/imago.sock", 0, true))
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_NETWORK": "udp"]) }
+    }
+}
