@@ -37,12 +37,17 @@ public struct ServiceURLBuilder: Sendable {
     public var signer: URLSigner?
     /// How sources are written. Default ``SourceEncoding/base64``.
     public var sourceEncoding: SourceEncoding
+    /// What separates an option's name and arguments: the service's `IMAGO_ARGUMENTS_SEPARATOR`
+    /// (imgproxy's `IMGPROXY_ARGUMENTS_SEPARATOR`). Default `:`. An argument holding it (a file
+    /// name with a `,`, say) cannot be written for such a service.
+    public var argumentSeparator: String
 
-    /// Creates a builder; `sourceEncoding` defaults to base64.
-    public init(base: URL, signer: URLSigner? = nil, sourceEncoding: SourceEncoding = .base64) {
+    /// Creates a builder; `sourceEncoding` defaults to base64, `argumentSeparator` to `:`.
+    public init(base: URL, signer: URLSigner? = nil, sourceEncoding: SourceEncoding = .base64, argumentSeparator: String = ":") {
         self.base = base
         self.signer = signer
         self.sourceEncoding = sourceEncoding
+        self.argumentSeparator = argumentSeparator.isEmpty ? ":" : argumentSeparator
     }
 
     /// The path (from `/`, signature included) for `source` with `options`, the output format
@@ -50,7 +55,11 @@ public struct ServiceURLBuilder: Sendable {
     public func path(for source: String, options: ProcessingOptions, format: ImageFormat? = nil, info: Bool = false) -> String {
         var opts = options
         if format != nil { opts.format = nil }
-        var signed = "/" + opts.canonicalSegments.map { $0 + "/" }.joined()
+        let separator = argumentSeparator.isEmpty ? ":" : argumentSeparator
+        let segments = opts.canonicalSegments.map {
+            separator == ":" ? $0 : $0.split(separator: ":", omittingEmptySubsequences: false).joined(separator: separator)
+        }
+        var signed = "/" + segments.map { $0 + "/" }.joined()
         switch sourceEncoding {
         case .plain:
             signed += "plain/" + PercentEncoding.encodeSource(source)

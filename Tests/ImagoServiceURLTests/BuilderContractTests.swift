@@ -76,6 +76,25 @@ struct BuilderContractTests {
         #expect(throws: ServiceURLError.securityOptionNotAllowed("max_src_resolution")) { try ProcessingOptions(parsing: parsed.options) }
     }
 
+    @Test("with another argument separator (IMAGO_ARGUMENTS_SEPARATOR), every option survives a URL read with it", arguments: [",", "::"])
+    func otherSeparator(separator: String) throws {
+        let signer = try URLSigner(keyList: Self.key, saltList: Self.salt)
+        let base = try #require(URL(string: "https://img.example.com"))
+        let builder = ServiceURLBuilder(base: base, signer: signer, sourceEncoding: .plain, argumentSeparator: separator)
+        let options = Self.everything()
+        let path = builder.path(for: "https://cdn.example.com/a.jpg", options: options)
+        #expect(path.contains("/resizing_type" + separator) && (separator.contains(":") || !path.contains("resizing_type:")))
+        let parsed = try ServicePath(parsing: path, argumentSeparator: separator)
+        #expect(parsed.signature == signer.signature(for: parsed.signedPath))
+        #expect(try ProcessingOptions(parsing: parsed.options, allowSecurityOptions: true, argumentSeparator: separator) == options)
+        // The same options written with `:` read the same way by a service on `:`.
+        let plain = ServiceURLBuilder(base: base, signer: signer, sourceEncoding: .plain)
+        #expect(
+            try ProcessingOptions(
+                parsing: ServicePath(parsing: plain.path(for: "https://cdn.example.com/a.jpg", options: options)).options, allowSecurityOptions: true)
+                == options)
+    }
+
     @Test("a signed URL, byte for byte, in both encodings")
     func exactPaths() throws {
         let signer = try URLSigner(keyList: Self.key, saltList: Self.salt)
