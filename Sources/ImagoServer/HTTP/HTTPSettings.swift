@@ -3,6 +3,10 @@
 
 import ImagoLoading
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -13,15 +17,15 @@ import Foundation
 /// what its answers say about caching, and what it tells operators. ``ServerConfiguration/http``;
 /// ``ImageServer`` and the routes take it.
 public struct HTTPSettings: Sendable {
-    /// `IMAGO_BIND`: `host:port` to listen on (`:port` for every IPv4 address), or a socket's
-    /// path when ``network`` is `unix`. Default `127.0.0.1:8080`.
+    /// `IMAGO_BIND`: `host:port` to listen on (`:port` for every address, IPv6 and IPv4 where the
+    /// host has IPv6), or a socket's path when ``network`` is `unix`. Default `127.0.0.1:8080`.
     public var bind: String = "127.0.0.1:8080"
     /// `IMAGO_NETWORK`: what ``bind`` names (imgproxy's `IMGPROXY_NETWORK`). Default `tcp`.
     public var network: ListenNetwork = .tcp
 
     /// The kinds of address the service listens on, as Go's `net.Listen` names them.
     public enum ListenNetwork: String, CaseIterable, Sendable {
-        /// `host:port`, IPv4 or IPv6 as the host says (`:port`: every IPv4 address).
+        /// `host:port`, IPv4 or IPv6 as the host says (`:port`: every address of both).
         case tcp
         /// `host:port` with an IPv4 host (`:port`: every IPv4 address).
         case tcp4
@@ -123,7 +127,7 @@ public struct HTTPSettings: Sendable {
         }
         var (host, port) = try bindAddress()
         // `:port` is every address of the version asked.
-        if network == .tcp6, bind.hasPrefix(":") { host = "::" }
+        if bind.hasPrefix(":"), network != .tcp { host = network == .tcp6 ? "::" : "0.0.0.0" }
         let v6 = host.contains(":"), v4 = IPAddress(literal: host)?.isIPv4 ?? false
         if (network == .tcp4 && v6) || (network == .tcp6 && v4) {
             throw ConfigurationError(variable: "IMAGO_BIND", reason: "'\(bind)' is not an address IMAGO_NETWORK=\(network.rawValue) listens on")
@@ -149,7 +153,8 @@ public struct HTTPSettings: Sendable {
         return "/" + trimmed
     }
 
-    /// The host and port of `text` (`host:port`, `[v6]:port`, `:port` for every address).
+    /// The host and port of `text` (`host:port`, `[v6]:port`, `:port` for every address of
+    /// either version, where the host has IPv6).
     ///
     /// - Throws: ``ConfigurationError`` for `variable` when it is not `host:port`.
     static func hostAndPort(_ text: String, variable: String) throws(ConfigurationError) -> (host: String, port: Int) {
@@ -158,8 +163,17 @@ public struct HTTPSettings: Sendable {
         }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return (host.isEmpty ? "0.0.0.0" : host, port)
+        return (host.isEmpty ? (ipv6Available ? "::" : "0.0.0.0") : host, port)
     }
+
+    /// Whether this host can open IPv6 sockets, so that `:port` listens on both versions (`::`,
+    /// as Go's `net.Listen` does for imgproxy); IPv4 alone (`0.0.0.0`) where it cannot.
+    static let ipv6Available: Bool = {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }()
 
     /// The defaults.
     public init() {}

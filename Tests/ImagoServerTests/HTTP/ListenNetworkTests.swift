@@ -47,11 +47,24 @@ struct ListenNetworkTests {
         await origin.stop()
     }
 
+    @Test("tcp with :port listens on every address: IPv4 and, where the host has it, IPv6 (loopback asked here)")
+    func bothVersions() async throws {
+        try await ServiceHarness.with({ $0.http.bind = ":0" }) { h in
+            let port = try #require(URL(string: h.base)?.port)
+            let v4 = try await h.client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(60))
+            #expect(v4.status == .ok)
+            guard HTTPSettings.ipv6Available else { return }
+            let v6 = try await h.client.execute(HTTPClientRequest(url: "http://[::1]:\(port)/health"), timeout: .seconds(60))
+            #expect(v6.status == .ok)
+        }
+    }
+
     @Test("tcp4 and tcp6 take addresses of their version (`:port`: every one); a bad network or path stops the start")
     func versions() throws {
         var http = HTTPSettings()
         http.bind = ":8080"
-        #expect(try http.listenAddress() == ("0.0.0.0", 8080, false))
+        // Both versions where the host has IPv6, as Go listens for imgproxy.
+        #expect(try http.listenAddress() == (HTTPSettings.ipv6Available ? "::" : "0.0.0.0", 8080, false))
         http.network = .tcp4
         #expect(try http.listenAddress() == ("0.0.0.0", 8080, false))
         http.network = .tcp6
