@@ -139,13 +139,13 @@ extension ImageService {
         let etag = { (request: ImageRequest) in ServiceHeaders.etag(digest, self.manager.resultIdentity(for: request, source: source.loaded)) }
         var provisional = false
         // The efficient policy's smaller answer: made now and sent when smaller, or made in the
-        // background once this one is sent.
+        // background once this one is sent. Neither for a client's private source: nothing of it is kept.
         var later: LaterAnswer?
-        if let efficient = EfficientDelivery(
+        if !source.isPrivate, let efficient = EfficientDelivery(
             plan: plan, info: info, options: options, accept: headers[.accept], output: configuration.output, coders: coders)
         {
             (plan, provisional, later) = await efficientPlan(efficient, source: source, request: request, etag: etag)
-        } else if configuration.output.avifLater, plan.format == .avif, plan.negotiated {
+        } else if !source.isPrivate, configuration.output.avifLater, plan.format == .avif, plan.negotiated {
             // Negotiated AVIF not made yet: a fast AVIF (or the next format) now, the AVIF in the background.
             let first = try await avifLaterPlan(
                 plan, info: info, source: source, options: options, headers: headers, request: request, etag: etag)

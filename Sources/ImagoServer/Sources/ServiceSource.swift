@@ -22,4 +22,7 @@ struct ServiceSource: Sendable {
     var digest: UInt64 { loaded.digest }
     /// The size in bytes.
     var count: Int { loaded.byteCount }
+    /// Whether it was fetched with a client's cookies (``ClientCookies``): it and what is made
+    /// from it are that client's, kept nowhere.
+    var isPrivate: Bool { request.options.isSuperset(of: ClientCookies.cacheBypass) }
 }

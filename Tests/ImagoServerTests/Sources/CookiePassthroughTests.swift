@@ -63,6 +63,26 @@ struct CookiePassthroughTests {
         }
     }
 
+    @Test("with the efficient policy, a private source gets imgproxy's answer at once: no provisional answer, nothing made for later")
+    func efficientPolicy() async throws {
+        try await ServiceHarness.with({
+            $0.sources.cookiePassthrough = true
+            $0.output.formatPolicy = .efficient
+            $0.output.autoWebP = true
+        }) { h in
+            try Self.register(h)
+            let ttl = h.service.configuration.http.ttl
+            for _ in 0..<3 {
+                let r = try await h.get(h.plain("", "/bycookie/plain.png"), headers: ["Cookie": "pick=red.png", "Accept": "image/webp,*/*"])
+                #expect(r.status == 200 && r["content-type"] == "image/webp" && Self.width(r) == 40)
+                #expect(r["cache-control"] == "max-age=\(ttl), public", "\(r["cache-control"] ?? "")")
+            }
+            // Without cookies the same URL takes the policy's first answer, briefly cacheable.
+            let shared = try await h.get(h.plain("", "/bycookie/plain.png"), headers: ["Accept": "image/webp,*/*"])
+            #expect(shared["content-type"] == "image/jpeg" && shared["cache-control"]?.contains("stale-while-revalidate") == true)
+        }
+    }
+
     @Test("to the host the client asked (X-Forwarded-Host first) or IMAGO_COOKIE_BASE_URL's host and path; _ALL to every source")
     func scope() async throws {
         let path = { (h: ServiceHarness) in h.plain("", "/bycookie/plain.png") }
