@@ -141,8 +141,9 @@ extension ImageService {
         // The efficient policy's smaller answer: made now and sent when smaller, or made in the
         // background once this one is sent. Neither for a client's private source: nothing of it is kept.
         var later: LaterAnswer?
-        if !source.isPrivate, let efficient = EfficientDelivery(
-            plan: plan, info: info, options: options, accept: headers[.accept], output: configuration.output, coders: coders)
+        if !source.isPrivate,
+            let efficient = EfficientDelivery(
+                plan: plan, info: info, options: options, accept: headers[.accept], output: configuration.output, coders: coders)
         {
             (plan, provisional, later) = await efficientPlan(efficient, source: source, request: request, etag: etag)
         } else if !source.isPrivate, configuration.output.avifLater, plan.format == .avif, plan.negotiated {
