@@ -141,7 +141,7 @@ public final class HTTPDataLoader: DataLoading {
         var route: [DataLoadResponse.Hop] = []
         var cookies = RedirectCookies()
         while true {
-            guard url.host?.isEmpty == false else { throw ImageLoadingError.invalidURL(url.absoluteString) }
+            guard url.host?.isEmpty == false, Self.sendsItsPath(url) else { throw ImageLoadingError.invalidURL(url.absoluteString) }
             let hopHeaders = Self.withCookies(headers, cookies, for: url, first: request.url)
             let outgoing = Self.outgoing(url, headers: hopHeaders, credentials: credentials, request: request)
             let address = try await sourceGuard?.address(for: url)
@@ -169,6 +169,14 @@ public final class HTTPDataLoader: DataLoading {
             try await Self.stream(head, from: url, into: chunk)
             return
         }
+    }
+
+    /// Whether AsyncHTTPClient sends `url`'s own path: it writes `/` for a path whose escapes are
+    /// not UTF-8 (`caf%E9.jpg`), which would fetch another resource, so such a URL (a source's or
+    /// a redirect's) is refused instead.
+    static func sendsItsPath(_ url: URL) -> Bool {
+        let raw = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? ""
+        return raw.isEmpty || raw == "/" || !url.path.isEmpty
     }
 
     /// What a redirect to `next` is sent with: credentials and `Authorization` only to the host

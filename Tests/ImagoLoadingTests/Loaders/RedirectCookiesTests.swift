@@ -78,3 +78,24 @@ struct RedirectCookiesTests {
         }
     }
 }
+
+@Suite("URLs the HTTP client cannot send as they are")
+struct UnsendableURLTests {
+    @Test("a path whose escapes are not UTF-8 is refused, not fetched as / (AsyncHTTPClient writes / for it), redirects included")
+    func latin1Path() async throws {
+        try await withServer { server in
+            server.register("caf%E9.png", data: LoadingFixtures.png)
+            let downloader = ImageDownloader()
+            let direct = await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/img/caf%E9.png"))) }
+            let redirected = await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/away?to=/img/caf%E9.png"))) }
+            for error in [direct, redirected] {
+                guard case .invalidURL = error else {
+                    Issue.record("expected an invalid URL, got \(String(describing: error))")
+                    continue
+                }
+            }
+            #expect(server.count("/") == 0 && server.count("/img/caf%E9.png") == 0)
+            #expect(HTTPDataLoader.sendsItsPath(server.url("/img/caf%C3%A9%20x.png")) && HTTPDataLoader.sendsItsPath(server.url("/")))
+        }
+    }
+}

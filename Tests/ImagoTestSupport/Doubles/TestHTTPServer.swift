@@ -265,7 +265,9 @@ public final class TestHTTPServer: Sendable {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         if method == "CONNECT" { return Request(method: method, path: "CONNECT", query: [:], headers: headers) }
-        return Request(method: method, path: comps?.path ?? target, query: query, headers: headers)
+        // Decoded, unless its escapes are not UTF-8 (an old server's Latin-1 name): then as sent.
+        let path = comps.flatMap { $0.percentEncodedPath.removingPercentEncoding == nil ? $0.percentEncodedPath : $0.path } ?? target
+        return Request(method: method, path: path, query: query, headers: headers)
     }
 
     /// The writing half of one answer.
