@@ -63,18 +63,25 @@ struct RedirectCookiesTests {
         }
     }
 
-    @Test("a caller's Cookie follows a redirect on its host, and not to another host")
+    @Test("a caller's Cookie follows a redirect on its host and the names under it, and not to another host")
     func callerCookie() async throws {
         try await withServer { server in
-            let downloader = ImageDownloader()
-            let same = server.url("/away?to=/img/a.png")
-            _ = try await downloader.download(ImageDownloadRequest(url: same, headers: ["Cookie": "s=1"]))
+            // Three names for this loopback server, resolved by the test's own table.
+            let resolver = TableResolver(["img.test": ["127.0.0.1"], "cdn.img.test": ["127.0.0.1"], "other.test": ["127.0.0.1"]])
+            let loader = HTTPDataLoader(sourceGuard: SourceGuard(policy: AddressPolicy(allowsLoopback: true), resolver: resolver))
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts), loaders: [loader])
+            func fetch(to target: String, cookie: String) async throws {
+                let url = try #require(URL(string: "http://img.test:\(server.port)/away?to=\(target)"))
+                _ = try await downloader.download(ImageDownloadRequest(url: url, headers: ["Cookie": cookie]))
+            }
+            try await fetch(to: "/img/a.png", cookie: "s=1")
             #expect(server.headers("/img/a.png")?["cookie"] == "s=1")
-            // localhost is this server under another name (on loopback): the cookie stays behind.
-            let other = server.url("/away?to=http://localhost:\(server.port)/img/a.png")
-            _ = try await downloader.download(ImageDownloadRequest(url: other, headers: ["Cookie": "s=2"]))
-            #expect(server.count("/img/a.png") == 2 && server.headers("/img/a.png")?["cookie"] == nil)
-            #expect(server.headers("/away")?["cookie"] == "s=2")
+            try await fetch(to: "http://cdn.img.test:\(server.port)/img/a.png", cookie: "s=2")
+            #expect(server.headers("/img/a.png")?["cookie"] == "s=2")
+            try await fetch(to: "http://other.test:\(server.port)/img/a.png", cookie: "s=3")
+            #expect(server.count("/img/a.png") == 3 && server.headers("/img/a.png")?["cookie"] == nil)
+            #expect(server.headers("/away")?["cookie"] == "s=3")
+            try await loader.shutdown()
         }
     }
 }

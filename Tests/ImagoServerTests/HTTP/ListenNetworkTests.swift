@@ -23,6 +23,9 @@ struct ListenNetworkTests {
         configuration.http.bind = directory.appendingPathComponent("imago.sock").path
         configuration.cache.cacheDirectory = directory.path
         configuration.security.allowLoopbackSources = true
+        // Patient, as the harness is: the whole suite may be running beside it.
+        configuration.sources.downloadTimeout = .seconds(60)
+        configuration.http.requestTimeout = .seconds(120)
         let service = try ImageService(configuration: configuration, logger: ServiceHarness.silent)
         let listening = Mutex<String?>(nil)
         let server = Task {
@@ -30,17 +33,21 @@ struct ListenNetworkTests {
                 listening.withLock { $0 = host }
             }
         }
-        try await poll(.seconds(120), every: .milliseconds(10)) { listening.withLock { $0 } != nil }
-        #expect(listening.withLock { $0 } == configuration.http.bind)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let socket = try #require(configuration.http.bind.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed))
-        let health = try await client.execute(HTTPClientRequest(url: "http+unix://\(socket)/health"), timeout: .seconds(60))
-        let image = try await client.execute(
-            HTTPClientRequest(url: "http+unix://\(socket)/_/w:20/plain/http://127.0.0.1:\(origin.port)/img/a.png"), timeout: .seconds(60))
-        let body = try await image.body.collect(upTo: 1 << 20)
-        #expect(health.status == .ok && image.status == .ok)
-        let decoded = try ImageCoderRegistry.shared.decode(Data(body.readableBytesView))
-        #expect(decoded.frames[0].buffer.size.width == 20)
+        do {
+            try await poll(.seconds(120), every: .milliseconds(10)) { listening.withLock { $0 } != nil }
+            #expect(listening.withLock { $0 } == configuration.http.bind)
+            let socket = try #require(configuration.http.bind.addingPercentEncoding(withAllowedCharacters: .urlHostAllowed))
+            let health = try await client.execute(HTTPClientRequest(url: "http+unix://\(socket)/health"), timeout: .seconds(180))
+            let image = try await client.execute(
+                HTTPClientRequest(url: "http+unix://\(socket)/_/w:20/plain/http://127.0.0.1:\(origin.port)/img/a.png"), timeout: .seconds(180))
+            let body = Data(try await image.body.collect(upTo: 1 << 20).readableBytesView)
+            #expect(health.status == .ok && image.status == .ok, "\(health.status) \(image.status) \(String(decoding: body.prefix(300), as: UTF8.self))")
+            let decoded = try? ImageCoderRegistry.shared.decode(body)
+            #expect(decoded?.frames[0].buffer.size.width == 20)
+        } catch {
+            Issue.record("\(error)")
+        }
         try await client.shutdown()
         server.cancel()
         _ = await server.result
