@@ -48,15 +48,22 @@ struct RoutingTests {
                 #expect(try await Self.get(cluster, "/insecure/w:50/plain/\(source)@png") == 200)
                 #expect(origin.count("/img/p\(n).jpg") == 1, "p\(n): its five variants were made where its source was")
             }
-            // Twelve sources more, one request each: which instance a source hashes to depends on
-            // the origin's port, and with twelve alone an instance gets none about once in 45 runs.
-            for n in 12..<24 {
-                origin.register("p\(n).jpg", data: try ServerFixtures.jpeg(width: 80, height: 60), contentType: "image/jpeg")
-                #expect(try await Self.get(cluster, "/insecure/w:40/plain/http://127.0.0.1:\(origin.port)/img/p\(n).jpg") == 200)
-            }
+            // Small sources more, one request each, until every instance has answered three: which
+            // instance a source hashes to depends on the origin's port, and the ring's shares are
+            // not equal (24 sources left one instance a single request once). An instance with
+            // any share reaches three long before 200 sources; one with none never does.
             var counts: [Int] = []
-            for i in 0..<3 { counts.append(try await Self.answered(cluster, i)) }
-            #expect(counts.reduce(0, +) >= 72 && counts.allSatisfy { $0 >= 3 }, "every instance has a share: \(counts)")
+            var n = 12
+            while n < 212, counts.isEmpty || !counts.allSatisfy({ $0 >= 3 }) {
+                for m in n..<n + 6 {
+                    origin.register("p\(m).jpg", data: try ServerFixtures.jpeg(width: 80, height: 60), contentType: "image/jpeg")
+                    #expect(try await Self.get(cluster, "/insecure/w:40/plain/http://127.0.0.1:\(origin.port)/img/p\(m).jpg") == 200)
+                }
+                n += 6
+                counts = []
+                for i in 0..<3 { counts.append(try await Self.answered(cluster, i)) }
+            }
+            #expect(counts.reduce(0, +) == 60 + n - 12 && counts.allSatisfy { $0 >= 3 }, "every instance has a share: \(counts) after \(n) sources")
 
             // One source asked for by 30 clients at once, each a new width: past twice the
             // average load its instance takes no more, and the next one on the ring does.
