@@ -227,8 +227,10 @@ int imago_sandbox_enter(const struct imago_sandbox_options *options, char *repor
     struct imago_seccomp *filter = options->seccomp ? imago_seccomp_prepare(report, report_cap) : NULL;
 
     if (options->namespaces) {
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC) == 0) {
+        unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS) == 0) {
             applied |= IMAGO_SANDBOX_NAMESPACES;
+            if (imago_sandbox_filesystem(options, uid, gid, report, report_cap) == 0) applied |= IMAGO_SANDBOX_FILESYSTEM;
         } else {
             // EINVAL: more than one thread; EPERM: a container's profile; ENOSPC: user namespaces disabled.
             imago_sandbox_note(report, report_cap, "namespaces: unshare refused (%s)\n",

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+struct imago_sandbox_options;
+
 // What sandbox.c and seccomp.c share, hidden from the library's symbols.
 #define IMAGO_HIDDEN __attribute__((visibility("hidden")))
 
@@ -26,5 +28,12 @@ IMAGO_HIDDEN struct imago_seccomp *imago_seccomp_prepare(char *report, size_t ca
 // Loads the filter into the kernel and frees it (and the library) whether or not that worked. Returns 0
 // when the filter is in force.
 IMAGO_HIDDEN int imago_seccomp_load(struct imago_seccomp *filter, char *report, size_t cap);
+
+// Gives the calling process, in the user and mount namespaces it has just made, a file system of
+// `options->read_paths` alone (its user `uid` and group `gid` mapped onto themselves, a tmpfs root, each path
+// bound read-only onto itself, the host's root detached), then gives up the namespace's capabilities. Returns
+// 0, or -errno with a line in `report`.
+IMAGO_HIDDEN int imago_sandbox_filesystem(const struct imago_sandbox_options *options, unsigned uid, unsigned gid, char *report,
+                                          size_t cap);
 
 #endif

@@ -78,6 +78,14 @@ struct FaultingPNGDecoder: ImageDecoding {
                 throw ImageCodingError.corrupt(.png, "read /etc/passwd: \(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self))")
             }
             throw ImageCodingError.corrupt(.png, "open /etc/passwd failed: errno \(errno) (\(String(cString: strerror(errno))))")
+        case "stat":
+            // Which of these paths the worker can see at all (stat, which Landlock does not check).
+            let paths = ["/home", "/root", "/proc/self", "/etc/passwd", "/tmp", "/usr/lib", "/etc/fonts"]
+            let seen = paths.filter { path in
+                var status = stat()
+                return stat(path, &status) == 0
+            }
+            throw ImageCodingError.corrupt(.png, "seen: \(seen.joined(separator: " "))")
         case "slow":
             usleep(300_000)
         default:

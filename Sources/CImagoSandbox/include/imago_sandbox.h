@@ -88,7 +88,7 @@ struct imago_sandbox_options {
     uint64_t address_space_bytes;  /* RLIMIT_AS */
     uint64_t file_size_bytes;      /* RLIMIT_FSIZE (memfd writes count against it) */
     uint64_t open_files;           /* RLIMIT_NOFILE */
-    int namespaces;                /* unshare user, network and IPC namespaces */
+    int namespaces;                /* unshare user, network, IPC and mount namespaces; a file system of read_paths */
     int landlock;                  /* Landlock: read-only access to read_paths, nothing else */
     int seccomp;                   /* the seccomp-bpf allow-list, through libseccomp (dlopen'd) */
     const char *const *read_paths; /* directories and files the worker may read (fonts, libraries) */
@@ -101,12 +101,15 @@ enum {
     IMAGO_SANDBOX_RLIMITS = 2,
     IMAGO_SANDBOX_NAMESPACES = 4,
     IMAGO_SANDBOX_LANDLOCK = 8,
-    IMAGO_SANDBOX_SECCOMP = 16
+    IMAGO_SANDBOX_SECCOMP = 16,
+    IMAGO_SANDBOX_FILESYSTEM = 32
 };
 
 /* Locks the calling process down, in this order: core dumps off (RLIMIT_CORE 0),
-   PR_SET_NO_NEW_PRIVS, the rlimits, unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC)
-   (the process must be single-threaded), Landlock (ABI 1 or 2: every filesystem right
+   PR_SET_NO_NEW_PRIVS, the rlimits, unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC |
+   CLONE_NEWNS) (the process must be single-threaded) and, in the new mount namespace, a file
+   system of read_paths alone (a tmpfs root, each path that exists bound read-only onto itself,
+   the host's root detached: anything else is ENOENT), Landlock (ABI 1 or 2: every filesystem right
    handled, read-file and read-dir allowed beneath read_paths; paths that do not exist are
    skipped), then the seccomp filter. Must be called while single-threaded.
 

@@ -83,7 +83,9 @@ public struct DecoderIsolation: Sendable {
         public var seccomp: Bool
         /// Landlock: the worker may read only beneath ``readablePaths``.
         public var landlock: Bool
-        /// New user, network and IPC namespaces: no network, no other user's rights.
+        /// New user, network, IPC and mount namespaces: no network, no other user's rights, and a
+        /// file system of ``readablePaths`` alone (read only; anything else does not exist for the
+        /// worker, whether or not the host has Landlock).
         public var namespaces: Bool
         /// What the decoders may read on their own: fonts, their configuration, the libraries
         /// loaded on first use. Default: `/usr/lib`, `/usr/share/fonts`, `/usr/share/fontconfig`,

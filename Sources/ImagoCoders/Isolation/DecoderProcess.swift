@@ -38,20 +38,35 @@ struct DecoderProcess: Sendable {
         var failure: DecoderIsolation.Failure
     }
 
+    /// The variables a worker is started with: those its decoders' libraries and the C runtime
+    /// read (locale, time zone, fontconfig, glib, the dynamic loader, malloc, sanitisers), and
+    /// nothing else of the host's. The host's keys, salts, secrets and object-store credentials
+    /// stay out: a decoder an exploit has taken over cannot send them anywhere, but it could write
+    /// them into the pixels it returns. The Swift runtime's crash backtracer is off (it would start
+    /// a process, which the sandbox forbids).
+    static func workerEnvironment(_ host: [String: String]) -> [String] {
+        let names: Set<String> = [
+            "PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TZDIR", "TMPDIR", "GLIBC_TUNABLES", "LD_LIBRARY_PATH", "LD_PRELOAD"
+        ]
+        let prefixes = ["LC_", "XDG_", "FONTCONFIG_", "FC_", "MALLOC_", "G_", "GIO_", "GDK_", "PANGO_", "ASAN_", "UBSAN_", "LSAN_"]
+        let kept = host.filter { name, _ in names.contains(name) || prefixes.contains { name.hasPrefix($0) } }
+        return kept.map { "\($0.key)=\($0.value)" }.sorted() + ["SWIFT_BACKTRACE=enable=no"]
+    }
+
     /// Starts a worker: `executable arguments…` with the socket as its descriptor 3 and the
-    /// host's environment (the Swift runtime's crash backtracer off: it would try to start a
-    /// process, which the sandbox forbids), then sends it `setup`.
+    /// part of the host's environment its libraries read (``workerEnvironment(_:)``), then sends
+    /// it `setup`.
     ///
     /// - Throws: `ImageCodingError.decoderFailed` when the process cannot be started.
     static func start(_ isolation: DecoderIsolation, setup: Data) throws -> DecoderProcess {
         var pair: [Int32] = [-1, -1]
         let made = pair.withUnsafeMutableBufferPointer { imago_socketpair($0.baseAddress) }
         guard made == 0 else { throw ImageCodingError.decoderFailed(.png, "no socket pair for a worker (errno \(-made))") }
-        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" }.map { "\($0.key)=\($0.value)" }
+        let environment = workerEnvironment(ProcessInfo.processInfo.environment)
         // `ps` shows the program's own name, not /proc/self/exe.
         let name = isolation.executable == "/proc/self/exe" ? CommandLine.arguments.first ?? isolation.executable : isolation.executable
         let argv: [UnsafeMutablePointer<CChar>?] = ([name] + isolation.arguments).map { strdup($0) } + [nil]
-        let env: [UnsafeMutablePointer<CChar>?] = (environment + ["SWIFT_BACKTRACE=enable=no"]).map { strdup($0) } + [nil]
+        let env: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer {
             argv.forEach { free($0) }
             env.forEach { free($0) }

@@ -3,11 +3,12 @@
 
 import CImagoSandbox
 import Foundation
-import ImagoCoders
 import ImagoCore
 import ImagoTestSupport
 import Synchronization
 import Testing
+
+@testable import ImagoCoders
 
 /// Decoders out of process: a worker that crashes, loops, allocates without end or breaks its
 /// sandbox costs its own request only, is replaced, and its data is quarantined. The workers
@@ -175,14 +176,46 @@ import Testing
         #expect(coders.isolationStatistics?.kills == 1)
     }
 
-    @Test(.enabled(if: SandboxHost.landlock, "the host refuses Landlock: the worker's log line says so"))
-    func sandboxHidesFiles() async throws {
+    /// A file the worker was not handed cannot be read: in its own mount namespace it does not
+    /// exist (ENOENT); where the host refuses namespaces, Landlock refuses it (EACCES).
+    @Test func sandboxHidesFiles() async throws {
+        let namespaces = await SandboxHost.namespaces()
+        try #require(namespaces || SandboxHost.landlock, "the host refuses namespaces and Landlock: the worker's log lines say so")
         let (coders, _) = Self.isolated(workers: 1)
         let bad = try Self.marked("open")
         let error = await #expect(throws: ImageCodingError.self) { try await blocking { try coders.decode(bad) } }
         let message = String(describing: error)
-        #expect(message.contains("errno 13"), "\(message)")
+        #expect(message.contains(namespaces ? "errno 2" : "errno 13"), "\(message)")
         #expect(!message.contains("root:"))
+    }
+
+    /// In its mount namespace a worker's file system holds the readable paths alone: no home
+    /// directories, no `/proc`, no `/tmp`, no `/etc` beyond `/etc/fonts`.
+    @Test func workerSeesReadablePathsOnly() async throws {
+        try #require(await SandboxHost.namespaces(), "the host refuses namespaces: the worker's log line says so")
+        let (coders, _) = Self.isolated(workers: 1)
+        let error = await #expect(throws: ImageCodingError.self) { try await blocking { try coders.decode(try Self.marked("stat")) } }
+        guard case .corrupt(_, let message) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        // Of /home, /root, /proc/self, /etc/passwd, /tmp, /usr/lib and /etc/fonts: the last two.
+        let readable = ["/usr/lib", "/etc/fonts"].filter { FileManager.default.fileExists(atPath: $0) }
+        #expect(message == "seen: \(readable.joined(separator: " "))")
+    }
+
+    /// A worker gets the variables its libraries read, and none of the host's keys or credentials.
+    @Test func workerEnvironmentLeavesSecretsOut() {
+        let host = [
+            "IMAGO_KEY": "k", "IMAGO_SALT": "s", "IMAGO_SECRET": "x", "AWS_SECRET_ACCESS_KEY": "a", "AWS_ACCESS_KEY_ID": "i",
+            "IMGPROXY_KEY": "k", "DATABASE_URL": "d", "SWIFT_BACKTRACE": "enable=yes", "PATH": "/usr/bin", "LANG": "C.UTF-8",
+            "LC_ALL": "de_DE.UTF-8", "FONTCONFIG_PATH": "/etc/fonts", "XDG_CACHE_HOME": "/c", "MALLOC_ARENA_MAX": "2"
+        ]
+        #expect(
+            DecoderProcess.workerEnvironment(host) == [
+                "FONTCONFIG_PATH=/etc/fonts", "LANG=C.UTF-8", "LC_ALL=de_DE.UTF-8", "MALLOC_ARENA_MAX=2", "PATH=/usr/bin",
+                "XDG_CACHE_HOME=/c", "SWIFT_BACKTRACE=enable=no"
+            ])
     }
 
     /// `/proc/PID/status` of a worker: no new privileges and a seccomp filter, wherever it runs.
@@ -297,6 +330,9 @@ import Testing
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         #expect(status.contains("NoNewPrivs:\t1"))
         #expect(status.contains("Seccomp:\t2"))
+        if await SandboxHost.namespaces() {
+            #expect(status.contains("CapEff:\t0000000000000000"), "the namespace's capabilities are kept")
+        }
         // The CPU-time limit was moved before the request: the timeout (20 s) and 2 s past what the
         // worker had used, rounded up; the hard limit is left as it was.
         let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
@@ -308,8 +344,12 @@ import Testing
         let namespaces = await SandboxHost.namespaces()
         let expected = (namespaces ? [] : ["namespaces"]) + (SandboxHost.landlock ? [] : ["landlock"])
         #expect(incomplete.map { String($0.prefix { $0 != ":" }) } == expected, "\(incomplete)")
+        // Its environment is the part of this process's that its libraries read, and no more.
+        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+        let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        #expect(variables.sorted() == DecoderProcess.workerEnvironment(ProcessInfo.processInfo.environment).sorted())
         if namespaces {
-            for kind in ["user", "net", "ipc"] {
+            for kind in ["user", "net", "ipc", "mnt"] {
                 let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/\(kind)")
                 let its = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/\(kind)")
                 #expect(ours != its, "\(kind): \(its)")
@@ -324,11 +364,11 @@ enum SandboxHost {
     /// container's seccomp profile).
     static let landlock = imago_landlock_abi() > 0
 
-    /// Whether an unprivileged process may make user, network and IPC namespaces: util-linux's
-    /// `unshare` tries what a worker does.
+    /// Whether an unprivileged process may make user, network, IPC and mount namespaces:
+    /// util-linux's `unshare` tries what a worker does.
     static func namespaces() async -> Bool {
         let tool = URL(fileURLWithPath: "/usr/bin/unshare")
-        let outcome = try? await Subprocess.run(tool, ["--user", "--net", "--ipc", "true"])
+        let outcome = try? await Subprocess.run(tool, ["--user", "--net", "--ipc", "--mount", "true"])
         return outcome?.0 == 0
     }
 }
