@@ -37,13 +37,15 @@ package enum CookieSyntax {
     /// given again replaces the value in its first place (a cookie jar's keeping).
     package static func read(_ fields: [String], uniqueNames: Bool) -> [Pair] {
         var pairs: [Pair] = []
+        var places: [String: Int] = [:]  // a name's place, for `uniqueNames`: a field of thousands of names stays linear
         for field in fields {
             for part in field.split(separator: ";") {
                 guard let pair = pair(PathName.trimmed(part)) else { continue }
-                if uniqueNames, let at = pairs.firstIndex(where: { $0.name == pair.name }) {
+                if uniqueNames, let at = places[pair.name] {
                     pairs[at].value = pair.value
                     pairs[at].quoted = pair.quoted
                 } else {
+                    if uniqueNames { places[pair.name] = pairs.count }
                     pairs.append(pair)
                 }
             }
@@ -70,9 +72,17 @@ package enum CookieSyntax {
         return host
     }
 
-    /// Whether `host` is `domain` or a name under it (`img.example.com` under `example.com`).
+    /// `url`'s path as cookies match it: decoded, its trailing `/` kept (Foundation's `path`
+    /// drops it), `/` when empty.
+    package static func path(of url: URL) -> String {
+        let path = url.path(percentEncoded: false)
+        return path.isEmpty ? "/" : path
+    }
+
+    /// Whether `host` is `domain` or a name under it (`img.example.com` under `example.com`). An
+    /// IPv6 address, with or without a zone (`fe80::1%en0.example.com`), is under nothing but itself.
     package static func isDomainOrSubdomain(_ host: String, of domain: String) -> Bool {
-        host == domain || host.hasSuffix("." + domain)
+        host == domain || (!host.contains(":") && !host.contains("%") && host.hasSuffix("." + domain))
     }
 
     /// Whether `host` is an IPv4 or IPv6 address rather than a name.

@@ -41,7 +41,7 @@ package struct RedirectCookies: Sendable {
     package mutating func store(_ fields: [String], from url: URL) {
         guard let host = CookieSyntax.host(of: url) else { return }
         for field in fields where field.utf8.count <= Self.maxFieldBytes {
-            guard let (cookie, expired) = Self.parse(field, host: host, path: url.path) else { continue }
+            guard let (cookie, expired) = Self.parse(field, host: host, path: CookieSyntax.path(of: url)) else { continue }
             cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
             if !expired, cookies.count < Self.maxCookies { cookies.append(cookie) }
         }
@@ -50,7 +50,7 @@ package struct RedirectCookies: Sendable {
     /// The `Cookie` value for `url` (`name=value` pairs, longer paths first), `nil` for none.
     package func header(for url: URL) -> String? {
         guard let host = CookieSyntax.host(of: url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
-        let path = url.path.isEmpty ? "/" : url.path
+        let path = CookieSyntax.path(of: url)
         let sent = cookies.enumerated().filter { _, c in
             (!c.secure || scheme == "https")
                 && (c.hostOnly ? host == c.domain : CookieSyntax.isDomainOrSubdomain(host, of: c.domain))
@@ -58,6 +58,13 @@ package struct RedirectCookies: Sendable {
         }
         .sorted { a, b in a.element.path.count != b.element.path.count ? a.element.path.count > b.element.path.count : a.offset < b.offset }
         return sent.isEmpty ? nil : sent.map { "\($0.element.name)=\($0.element.value)" }.joined(separator: "; ")
+    }
+
+    /// The name of the cookie a `Set-Cookie` field sets, `nil` when it sets none.
+    package static func name(of field: String) -> String? {
+        let first = field.prefix { $0 != ";" }
+        guard first.contains("=") else { return nil }
+        return CookieSyntax.pair(PathName.trimmed(first))?.name
     }
 
     /// One `Set-Cookie` field read for `host` at `path`: the cookie and whether it is already

@@ -142,7 +142,7 @@ public final class HTTPDataLoader: DataLoading {
         var cookies = RedirectCookies()
         while true {
             guard url.host?.isEmpty == false, Self.sendsItsPath(url) else { throw ImageLoadingError.invalidURL(url.absoluteString) }
-            let hopHeaders = Self.withCookies(headers, cookies, for: url, first: request.url)
+            let hopHeaders = Self.withCookies(&headers, cookies, for: url, first: request.url)
             let outgoing = Self.outgoing(url, headers: hopHeaders, credentials: credentials, request: request)
             let address = try await sourceGuard?.address(for: url)
             route.append(DataLoadResponse.Hop(url: url, addressKind: address?.kind))
@@ -157,6 +157,7 @@ public final class HTTPDataLoader: DataLoading {
                 guard redirects <= request.maxRedirects else { throw ImageLoadingError.tooManyRedirects(limit: request.maxRedirects) }
                 // Back to a URL with a cookie it did not have (a cookie challenge) is no loop.
                 cookies.store(head.headers["set-cookie"], from: url)
+                Self.forget(head.headers["set-cookie"], in: &headers)
                 let visit = next.absoluteString + "\n" + (cookies.header(for: next) ?? "")
                 guard visited.insert(visit).inserted else { throw ImageLoadingError.redirectLoop(next.absoluteString) }
                 Self.narrow(&headers, &credentials, from: url, to: next)
@@ -187,24 +188,36 @@ public final class HTTPDataLoader: DataLoading {
         headers = headers.filter { $0.key.lowercased() != "authorization" }
     }
 
-    /// The headers of the hop to `url`: the caller's `Cookie` only when `url` is on `first`'s
-    /// host or a name under it (as Go's client forwards it on redirects), and the cookies the
-    /// download's redirects set for `url` added.
-    private static func withCookies(_ headers: [String: String], _ cookies: RedirectCookies, for url: URL, first: URL) -> [String: String] {
-        var headers = headers
+    /// The headers of the hop to `url`: the caller's `Cookie` while the download stays on
+    /// `first`'s host or names under it (once a hop leaves, it is dropped from `headers` for the
+    /// rest, as Go's client does), and the cookies the download's redirects set for `url` added.
+    private static func withCookies(_ headers: inout [String: String], _ cookies: RedirectCookies, for url: URL, first: URL) -> [String: String] {
         let given = headers.keys.first { $0.lowercased() == "cookie" }
         if let given, let host = CookieSyntax.host(of: url), let firstHost = CookieSyntax.host(of: first),
             !CookieSyntax.isDomainOrSubdomain(host, of: firstHost)
         {
             headers[given] = nil
         }
-        guard let set = cookies.header(for: url) else { return headers }
-        if let given, let value = headers[given], !value.isEmpty {
-            headers[given] = value + "; " + set
+        var hop = headers
+        guard let set = cookies.header(for: url) else { return hop }
+        if let given, let value = hop[given], !value.isEmpty {
+            hop[given] = value + "; " + set
         } else {
-            headers["Cookie"] = set
+            hop["Cookie"] = set
         }
-        return headers
+        return hop
+    }
+
+    /// The caller's `Cookie` without the cookies a redirect's `Set-Cookie` `fields` set: the
+    /// download's jar sends those from then on, so a challenge's new value is not sent after the
+    /// caller's old one (Go's client does the same).
+    private static func forget(_ fields: [String], in headers: inout [String: String]) {
+        let names = Set(fields.filter { $0.utf8.count <= RedirectCookies.maxFieldBytes }.compactMap(RedirectCookies.name(of:)))
+        guard !names.isEmpty, let given = headers.keys.first(where: { $0.lowercased() == "cookie" }), let value = headers[given] else { return }
+        let kept = value.split(separator: ";").map { PathName.trimmed($0) }.filter { part in
+            !names.contains(PathName.trimmed(part.prefix { $0 != "=" }))
+        }
+        headers[given] = kept.isEmpty ? nil : kept.joined(separator: "; ")
     }
 
     /// The GET sent to `url`: the headers, Basic credentials unless an `Authorization` header is

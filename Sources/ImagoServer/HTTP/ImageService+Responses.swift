@@ -42,22 +42,24 @@ extension ImageService {
     /// `Cache-Control` as imgproxy writes it (`max-age=N, public`, `no-cache` for a TTL of 0),
     /// no longer than the URL lives when it has `expires`, and for a provisional answer no longer
     /// than `IMAGO_AVIF_LATER_TTL`, with `stale-while-revalidate` for the rest; otherwise the
-    /// origin's with `IMAGO_CACHE_CONTROL_PASSTHROUGH` (``passedCacheControl(of:)``); the
-    /// validators; `Vary`.
+    /// origin's with `IMAGO_CACHE_CONTROL_PASSTHROUGH` (``passedCacheControl(of:)``); `private`
+    /// rather than `public` for a source fetched with a client's cookies
+    /// (`IMAGO_COOKIE_ANSWERS_PRIVATE`); the validators; `Vary`.
     func validatorFields(
         etag: String, source: ServiceSource, varies: Bool, expires: Int64? = nil, provisional: Bool = false
     ) -> HTTPFields {
         var fields = HTTPFields()
         var ttl = configuration.http.ttl
+        let privately = source.isPrivate && configuration.sources.cookieAnswersPrivate
         if let expires { ttl = min(ttl, max(0, Int(clamping: expires - Int64(Date().timeIntervalSince1970)))) }
         if provisional, ttl > configuration.output.avifLaterTTL {
             let rest = ttl - configuration.output.avifLaterTTL
             ttl = configuration.output.avifLaterTTL
             fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), stale-while-revalidate=\(rest), public" : "no-cache"
-        } else if expires == nil, let passed = passedCacheControl(of: source) {
+        } else if expires == nil, !privately, let passed = passedCacheControl(of: source) {
             fields[.cacheControl] = passed
         } else {
-            fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), public" : "no-cache"
+            fields[.cacheControl] = ttl > 0 ? "max-age=\(ttl), \(privately ? "private" : "public")" : "no-cache"
         }
         fields[.eTag] = etag
         if let last = source.lastModified, !last.isEmpty, last.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {

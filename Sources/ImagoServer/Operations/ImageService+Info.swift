@@ -137,7 +137,7 @@ extension ImageService {
         request.frames = .first
         request.page = options.page
         request.pixelFormat = .rgba8
-        request.options = [.retryFailed]
+        request.options = source.request.options.intersection(ClientCookies.cacheBypass).union([.retryFailed])
         var out: [String: InfoReport.Value] = [:]
         var colours = wanted
         colours.detectObjects = false

@@ -86,6 +86,9 @@ extension ServerConfiguration {
         .bool(
             "IMAGO_COOKIE_PASSTHROUGH_ALL", \.sources.cookiePassthroughAll, imgproxy: "IMGPROXY_COOKIE_PASSTHROUGH_ALL",
             "with IMAGO_COOKIE_PASSTHROUGH, send the client's cookies to every source"),
+        .bool(
+            "IMAGO_COOKIE_ANSWERS_PRIVATE", \.sources.cookieAnswersPrivate,
+            "answers made with a client's cookies are Cache-Control: private (imgproxy: public), kept by no shared cache"),
         Setting(
             "IMAGO_URL_REPLACEMENTS", imgproxy: ["IMGPROXY_URL_REPLACEMENTS"],
             meaning: "pattern=replacement;... applied to sources (* within a segment, ${1} in the replacement)"

@@ -47,7 +47,7 @@ struct ClientCookies: Sendable {
         if all {
             (host, path) = (nil, "/")
         } else if let base = settings.cookieBaseURL.flatMap({ URL(string: $0) }), let baseHost = CookieSyntax.host(of: base) {
-            (host, path) = (baseHost, CookieSyntax.defaultPath(base.path))
+            (host, path) = (baseHost, CookieSyntax.defaultPath(base.path(percentEncoded: false)))
         } else {
             let asked = headers[.xForwardedHost] ?? authority ?? headers[.host]
             guard let asked, let url = URL(string: "http://" + PathName.trimmed(asked) + "/"), let askedHost = CookieSyntax.host(of: url) else {
@@ -61,7 +61,7 @@ struct ClientCookies: Sendable {
     func header(for url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
         if let host {
-            let path = url.path.isEmpty ? "/" : url.path
+            let path = CookieSyntax.path(of: url)
             guard CookieSyntax.host(of: url) == host, CookieSyntax.pathMatches(path, self.path) else { return nil }
         }
         return pairs.map(\.written).joined(separator: "; ")

@@ -42,7 +42,8 @@ extension ImageService {
             throw ServiceError(error)
         }
         let key = "imago:video:\(String(source.digest, radix: 36)):\(seconds):\(keyframes ? 1 : 0)"
-        let request = ImageRequest(image: frame, key: key)
+        var request = ImageRequest(image: frame, key: key)
+        request.options.formUnion(source.request.options.intersection(ClientCookies.cacheBypass))  // a client's frame stays its own
         do {
             let loaded = try await manager.loadSource(with: request)
             return ServiceSource(

@@ -95,6 +95,11 @@ public struct SourceSettings: Sendable {
     /// `IMAGO_COOKIE_PASSTHROUGH_ALL`: with ``cookiePassthrough``, send a client's cookies to
     /// every `http(s)` source. Default `false`.
     public var cookiePassthroughAll = false
+    /// `IMAGO_COOKIE_ANSWERS_PRIVATE`: an answer made from a source fetched with a client's
+    /// cookies says `Cache-Control: private` (the origin's `Cache-Control` is not passed on), so
+    /// that no shared cache keeps one client's image for another. imgproxy says `public`.
+    /// Default `true`.
+    public var cookieAnswersPrivate = true
 
     /// The defaults.
     public init() {}

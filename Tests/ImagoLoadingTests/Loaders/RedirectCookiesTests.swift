@@ -45,6 +45,34 @@ struct RedirectCookiesTests {
         #expect(CookieSyntax.pathMatches("/a/b", "/a") && CookieSyntax.pathMatches("/a/b", "/a/") && !CookieSyntax.pathMatches("/ab", "/a"))
     }
 
+    @Test("paths keep their trailing slash, an IPv6 host is under no domain, and a field of thousands of names is read once each")
+    func edges() {
+        var jar = RedirectCookies()
+        jar.store(["p=1; Path=/img/", "q=2"], from: Self.url("http://h.test/a/b/"))
+        // q's default path is /a/b (Foundation's `path` would have given /a); p is sent to /img/ itself.
+        #expect(jar.header(for: Self.url("http://h.test/img/")) == "p=1")
+        #expect(jar.header(for: Self.url("http://h.test/a/b/x.png")) == "q=2" && jar.header(for: Self.url("http://h.test/a/c.png")) == nil)
+        #expect(CookieSyntax.path(of: Self.url("http://h.test")) == "/" && CookieSyntax.path(of: Self.url("http://h.test/x/")) == "/x/")
+        #expect(!CookieSyntax.isDomainOrSubdomain("fe80::1%evil.example.com", of: "example.com"))
+        #expect(CookieSyntax.isDomainOrSubdomain("::1", of: "::1") && CookieSyntax.isDomainOrSubdomain("a.example.com", of: "example.com"))
+        // A jar's reading keeps each name once, in its first place, with its last value.
+        let names = (0..<20_000).map { "n\($0)" }
+        let pairs = CookieSyntax.read([names.map { $0 + "=1" }.joined(separator: ";") + "; n7=last"], uniqueNames: true)
+        #expect(pairs.count == names.count && pairs[7] == CookieSyntax.Pair(name: "n7", value: "last", quoted: false))
+        #expect(RedirectCookies.name(of: "s=1; Path=/") == "s" && RedirectCookies.name(of: "novalue; Path=/") == nil)
+    }
+
+    @Test("a challenge's cookie replaces the caller's cookie of that name (Go's client does the same)")
+    func challengeOverCallersCookie() async throws {
+        try await withServer { server in
+            let downloader = ImageDownloader()
+            let request = ImageDownloadRequest(url: server.url("/challenge/a.png"), headers: ["Cookie": "challenge=old; s=1"])
+            let result = try await downloader.download(request)
+            #expect(result.data == LoadingFixtures.png)
+            #expect(server.headers("/challenge/a.png")?["cookie"] == "s=1; challenge=passed")
+        }
+    }
+
     @Test("a cookie challenge (Set-Cookie and a redirect back to the same URL) is answered; a cookie for another domain is a loop")
     func challenge() async throws {
         try await withServer { server in
@@ -81,6 +109,10 @@ struct RedirectCookiesTests {
             try await fetch(to: "http://other.test:\(server.port)/img/a.png", cookie: "s=3")
             #expect(server.count("/img/a.png") == 3 && server.headers("/img/a.png")?["cookie"] == nil)
             #expect(server.headers("/away")?["cookie"] == "s=3")
+            // Once a hop has left the domain, the caller's Cookie stays behind, back on it too.
+            let back = try #require("http://img.test:\(server.port)/img/a.png".addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            try await fetch(to: "http://other.test:\(server.port)/away?to=\(back)", cookie: "s=4")
+            #expect(server.count("/img/a.png") == 4 && server.headers("/img/a.png")?["cookie"] == nil)
             try await loader.shutdown()
         }
     }

@@ -75,12 +75,37 @@ struct CookiePassthroughTests {
             for _ in 0..<3 {
                 let r = try await h.get(h.plain("", "/bycookie/plain.png"), headers: ["Cookie": "pick=red.png", "Accept": "image/webp,*/*"])
                 #expect(r.status == 200 && r["content-type"] == "image/webp" && Self.width(r) == 40)
-                #expect(r["cache-control"] == "max-age=\(ttl), public", "\(r["cache-control"] ?? "")")
+                #expect(r["cache-control"] == "max-age=\(ttl), private", "\(r["cache-control"] ?? "")")
             }
             // Without cookies the same URL takes the policy's first answer, briefly cacheable.
             let shared = try await h.get(h.plain("", "/bycookie/plain.png"), headers: ["Accept": "image/webp,*/*"])
             #expect(shared["content-type"] == "image/jpeg" && shared["cache-control"]?.contains("stale-while-revalidate") == true)
         }
+    }
+
+    @Test("an answer made with a client's cookies is private, 304s too; IMAGO_COOKIE_ANSWERS_PRIVATE=false: imgproxy's public")
+    func privateAnswers() async throws {
+        for answersPrivate in [true, false] {
+            try await ServiceHarness.with({
+                $0.sources.cookiePassthrough = true
+                $0.sources.cookieAnswersPrivate = answersPrivate
+                $0.http.cacheControlPassthrough = true
+            }) { h in
+                try Self.register(h)
+                let ttl = h.service.configuration.http.ttl
+                let r = try await h.get(h.plain("", "/bycookie/plain.png"), headers: ["Cookie": "pick=red.png"])
+                #expect(r.status == 200 && Self.width(r) == 40)
+                #expect(r["cache-control"] == "max-age=\(ttl), \(answersPrivate ? "private" : "public")", "\(r["cache-control"] ?? "")")
+                let etag = try #require(r["etag"])
+                let again = try await h.get(h.plain("", "/bycookie/plain.png"), headers: ["Cookie": "pick=red.png", "If-None-Match": etag])
+                #expect(again.status == 304 && again["cache-control"] == r["cache-control"])
+                // Without cookies the answer is everyone's, as before.
+                let shared = try await h.get(h.plain("", "/bycookie/plain.png"))
+                #expect(shared["cache-control"] == "max-age=\(ttl), public")
+            }
+        }
+        let off = try ServerConfiguration(environment: ["IMAGO_COOKIE_ANSWERS_PRIVATE": "false"])
+        #expect(!off.sources.cookieAnswersPrivate && ServerConfiguration().sources.cookieAnswersPrivate)
     }
 
     @Test("to the host the client asked (X-Forwarded-Host first) or IMAGO_COOKIE_BASE_URL's host and path; _ALL to every source")
@@ -137,5 +162,11 @@ struct CookiePassthroughTests {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration(environment: ["IMAGO_COOKIE_BASE_URL": "img.test/x"]) }
         let base = try ServerConfiguration(environment: ["IMGPROXY_COOKIE_BASE_URL": "https://img.test/x/", "IMGPROXY_COOKIE_PASSTHROUGH": "1"])
         #expect(base.sources.cookieBaseURL == "https://img.test/x/" && base.sources.cookiePassthrough)
+        // The base's trailing slash is kept: its cookies belong under /x (RFC 6265's default path), not /.
+        settings.cookiePassthrough = true
+        settings.cookieBaseURL = "https://img.test/x/"
+        let based = try #require(ClientCookies(headers: fields, authority: nil, settings: settings))
+        #expect(based.path == "/x" && based.header(for: URL(string: "https://img.test/y.jpg")!) == nil)
+        #expect(based.header(for: URL(string: "https://img.test/x/y.jpg")!) != nil)
     }
 }
