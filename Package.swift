@@ -319,7 +319,7 @@ let package = Package(
         .testTarget(
             name: "ImagoLoadingTests",
             dependencies: [
-                "ImagoLoading", "ImagoTestSupport", "ImagoLoadingExitProbe",
+                "ImagoLoading", "ImagoTestSupport", "ImagoLoadingExitProbe", "ImagoDecoderWorkerProbe",
                 .product(name: "AsyncHTTPClient", package: "async-http-client")
             ],
             swiftSettings: strict),

@@ -45,7 +45,7 @@ extension ImageManager {
     /// ```swift
     /// var configuration = ImageManager.Configuration()
     /// configuration.dataCache = try DiskCache(directory: DiskCache.defaultDirectory)
-    /// configuration.memoryCache = MemoryCache(costLimit: 256 << 20)
+    /// configuration.memoryCache = MemoryCache<String, Image>(costLimit: 256 << 20)
     /// configuration.processingQueue = WorkQueue(label: "images", maxConcurrentCount: 2)
     /// let manager = ImageManager(configuration: configuration)
     /// ```

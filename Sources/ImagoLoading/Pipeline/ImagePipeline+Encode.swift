@@ -18,7 +18,7 @@ extension ImagePipeline {
     typealias EncodeContext = SharedTasks<ImageRequestKeys.EncodeKey, EncodedImage, Never>.Context
 
     /// Joins (or starts) the encode of `request`'s output; `fetched`, when given, is the source
-    /// the caller already fetched (``ImageManager/loadSource(with:)``).
+    /// the caller already fetched (``ImageManager/loadSource(with:progress:)``).
     func encode(_ request: ImageRequest, keys: ImageRequestKeys, priority: any PrioritySource, fetched: FetchedData?) -> EncodeSubscription {
         encodes.subscribe(keys.encode, priority: priority) { [self] (context: EncodeContext) async throws -> EncodedImage in
             try await withSpan("imago.load") { span in

@@ -54,7 +54,7 @@ struct ImageRequestKeys: Sendable {
     struct EncodeKey: Hashable, Sendable {
         var process: ProcessKey
         var output: ImageRequest.Output
-        /// The source's digest, when the caller fetched it first (``ImageManager/loadSource(with:)``):
+        /// The source's digest, when the caller fetched it first (``ImageManager/loadSource(with:progress:)``):
         /// the result of other bytes under the same key is another result.
         var sourceDigest: UInt64?
     }

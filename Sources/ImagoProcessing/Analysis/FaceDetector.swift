@@ -20,9 +20,9 @@ import Glibc
 /// faces however busy the machine is.
 ///
 /// ```swift
-/// let faces = try FaceDetector().faces(in: photo.pixels)
+/// let faces = try FaceDetector().faces(in: photo.buffer)
 /// let origin = ImageAnalysis.objectCropOrigin(faces, width: 400, height: 400,
-///                                             imageWidth: photo.pixels.width, imageHeight: photo.pixels.height)
+///                                             imageWidth: photo.buffer.width, imageHeight: photo.buffer.height)
 /// ```
 ///
 /// Needs Debian's `libopencv-objdetect406` and the cascades of `opencv-data`

@@ -74,7 +74,8 @@ extension ImageService {
 
 extension ImageService {
     /// Starts the decoder workers of `IMAGO_ISOLATED_FORMATS` now, rather than at the first
-    /// such source (`imago-server` does at start).
+    /// such source (which is when `imago-server` starts them), so that the first isolated
+    /// request does not wait for a worker's start.
     ///
     /// - Throws: `ImageCodingError.decoderFailed` when a worker cannot be started.
     public func startDecoderWorkers() throws {

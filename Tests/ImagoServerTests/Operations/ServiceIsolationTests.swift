@@ -69,6 +69,8 @@ import Testing
             let poisoned = try await h.get(h.plain("rs:fit:100:0", "/img/bad.png"))
             // The same bytes at another URL: the quarantine answers, no worker is asked.
             let again = try await h.get(h.plain("rs:fit:100:0", "/img/bad-again.png"))
+            // And the same URL again, in another size: the quarantine too.
+            let sameURL = try await h.get(h.plain("rs:fit:120:0", "/img/bad.png"))
             try await Task.sleep(for: .seconds(2))
             stop.set()
             let statuses = await ordinary
@@ -77,15 +79,25 @@ import Testing
             #expect(String(decoding: poisoned.body, as: UTF8.self).contains("decoder failed"))
             #expect(again.status == 422)
             #expect(String(decoding: again.body, as: UTF8.self).contains("quarantined"))
+            #expect(sameURL.status == 422 && String(decoding: sameURL.body, as: UTF8.self).contains("quarantined"))
             #expect(statuses.count >= 8)
             #expect(statuses.allSatisfy { $0 == 200 }, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
             let stats = try #require(h.service.manager.configuration.coders.isolationStatistics)
             #expect(stats.crashes + stats.kills == 1)
-            #expect(stats.quarantineHits == 1)
+            #expect(stats.quarantineHits == 2)
             #expect(stats.liveWorkers == 2)
+            // /metrics counts it as it happened: a crash (the loop: a kill), its replacement, the
+            // source in quarantine, two requests refused from it, the pool at full size.
             let metrics = String(decoding: try await h.get("/metrics").body, as: UTF8.self)
-            #expect(metrics.contains("imago_decoder_quarantine_hits_total 1"))
-            #expect(metrics.contains("imago_decoder_workers 2"))
+            let (crashes, kills) = kind == "loop" ? (0, 1) : (1, 0)
+            for line in [
+                "imago_decoder_crashes_total \(crashes)", "imago_decoder_kills_total \(kills)", "imago_decoder_quarantine_hits_total 2",
+                "imago_decoder_quarantined_sources 1", "imago_decoder_workers 2"
+            ] {
+                #expect(metrics.contains(line), "\(line)")
+            }
+            #expect(metrics.contains("imago_decoder_replacements_total"), "no replacements counted")
+            #expect(stats.replacements >= 1)
         }
     }
 
