@@ -65,7 +65,7 @@ struct RedirectCookiesTests {
     @Test("a challenge's cookie replaces the caller's cookie of that name (Go's client does the same)")
     func challengeOverCallersCookie() async throws {
         try await withServer { server in
-            let downloader = ImageDownloader()
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts))
             let request = ImageDownloadRequest(url: server.url("/challenge/a.png"), headers: ["Cookie": "challenge=old; s=1"])
             let result = try await downloader.download(request)
             #expect(result.data == LoadingFixtures.png)
@@ -76,7 +76,7 @@ struct RedirectCookiesTests {
     @Test("a cookie challenge (Set-Cookie and a redirect back to the same URL) is answered; a cookie for another domain is a loop")
     func challenge() async throws {
         try await withServer { server in
-            let downloader = ImageDownloader()
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts))
             let result = try await downloader.download(ImageDownloadRequest(url: server.url("/challenge/a.png")))
             #expect(result.data == LoadingFixtures.png)
             #expect(server.count("/challenge/a.png") == 2 && server.headers("/challenge/a.png")?["cookie"] == "challenge=passed")
@@ -124,7 +124,7 @@ struct UnsendableURLTests {
     func latin1Path() async throws {
         try await withServer { server in
             server.register("caf%E9.png", data: LoadingFixtures.png)
-            let downloader = ImageDownloader()
+            let downloader = ImageDownloader(configuration: ImageDownloaderConfiguration(timeouts: patientTimeouts))
             let direct = await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/img/caf%E9.png"))) }
             let redirected = await failure { _ = try await downloader.download(ImageDownloadRequest(url: server.url("/away?to=/img/caf%E9.png"))) }
             for error in [direct, redirected] {
