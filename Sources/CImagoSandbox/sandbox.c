@@ -228,9 +228,15 @@ int imago_sandbox_enter(const struct imago_sandbox_options *options, char *repor
 
     if (options->namespaces) {
         unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS) == 0) {
+        const int others = CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC;
+        int mount_error = 0;
+        if (unshare(others | CLONE_NEWNS) == 0) {
             applied |= IMAGO_SANDBOX_NAMESPACES;
             if (imago_sandbox_filesystem(options, uid, gid, report, report_cap) == 0) applied |= IMAGO_SANDBOX_FILESYSTEM;
+        } else if (mount_error = errno, unshare(others) == 0) {
+            // A host that allows the others but not a mount namespace (systemd's RestrictNamespaces, say).
+            applied |= IMAGO_SANDBOX_NAMESPACES;
+            imago_sandbox_note(report, report_cap, "filesystem: no mount namespace (%s)\n", imago_sandbox_errno_name(mount_error));
         } else {
             // EINVAL: more than one thread; EPERM: a container's profile; ENOSPC: user namespaces disabled.
             imago_sandbox_note(report, report_cap, "namespaces: unshare refused (%s)\n",
