@@ -170,6 +170,14 @@ public struct DecoderIsolation: Sendable {
         public init() {}
     }
 
+    /// The address space for decodes held to `limits`: 4 GiB, or six times the largest frame
+    /// `limits.maxPixels` allows (24 bytes a pixel) when that is more. A service that raises its
+    /// resolution limit gives its workers this for its own limits.
+    public static func memoryLimit(for limits: DecodingLimits) -> Int {
+        let frame = limits.maxPixels.multipliedReportingOverflow(by: 24)
+        return max(4 << 30, frame.overflow ? Int.max : frame.partialValue)
+    }
+
     /// Creates isolation settings; every parameter defaults as documented on its property.
     public init(
         formats: Set<ImageFormat> = DecoderIsolation.defaultFormats, video: Bool = true, workers: Int? = nil,
@@ -184,8 +192,7 @@ public struct DecoderIsolation: Sendable {
         self.arguments = arguments
         self.timeout = timeout
         self.quarantine = quarantine
-        let frame = DecodingLimits.default.maxPixels.multipliedReportingOverflow(by: 24)
-        self.memoryLimit = memoryLimit ?? max(4 << 30, frame.overflow ? Int.max : frame.partialValue)
+        self.memoryLimit = memoryLimit ?? Self.memoryLimit(for: .default)
         self.decodesPerWorker = max(1, decodesPerWorker)
         self.sandbox = sandbox
         self.onEvent = onEvent

@@ -36,13 +36,16 @@ public struct IsolationSettings: Sendable {
     /// embeds the service without either decodes in its own process, and the service says so.
     var isAvailable: Bool { (formats.isEmpty && !video) || executable != nil || DecoderWorker.isAvailable }
 
-    /// The library's settings, for a service whose requests may take `requestTimeout` and whose
-    /// decodes run `workers` at once; `nil` when nothing is isolated or ``isAvailable`` is false.
-    func decoderIsolation(requestTimeout: Duration, workers: Int, onEvent: @escaping @Sendable (DecoderIsolation.Event) -> Void) -> DecoderIsolation? {
+    /// The library's settings, for a service whose requests may take `requestTimeout`, whose
+    /// decodes run `workers` at once and are held to `limits` (the workers' address space follows
+    /// its resolution limit); `nil` when nothing is isolated or ``isAvailable`` is false.
+    func decoderIsolation(
+        requestTimeout: Duration, workers: Int, limits: DecodingLimits, onEvent: @escaping @Sendable (DecoderIsolation.Event) -> Void
+    ) -> DecoderIsolation? {
         guard !formats.isEmpty || video, isAvailable else { return nil }
         var isolation = DecoderIsolation(
             formats: formats, video: video, workers: workers, timeout: timeout ?? requestTimeout * 0.75, quarantine: quarantine,
-            sandbox: sandbox ? DecoderIsolation.Sandbox() : .none, onEvent: onEvent)
+            memoryLimit: DecoderIsolation.memoryLimit(for: limits), sandbox: sandbox ? DecoderIsolation.Sandbox() : .none, onEvent: onEvent)
         if let executable { isolation.executable = executable }
         return isolation
     }

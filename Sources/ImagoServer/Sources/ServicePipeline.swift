@@ -43,7 +43,7 @@ struct ServicePipeline {
         var managed = try Self.managerConfiguration(settings, downloader: downloader, workers: workers, connector: connector)
         // The formats decoded out of process, by as many workers as decode at once.
         managed.decoderIsolation = settings.isolation.decoderIsolation(
-            requestTimeout: settings.requestTimeout, workers: settings.workers, onEvent: onDecoderEvent)
+            requestTimeout: settings.requestTimeout, workers: settings.workers, limits: managed.decodingLimits, onEvent: onDecoderEvent)
         manager = ImageManager(configuration: managed)
     }
 

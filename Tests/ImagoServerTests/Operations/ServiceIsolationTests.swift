@@ -101,6 +101,19 @@ import Testing
         }
     }
 
+    @Test("the workers' address space follows the service's resolution limit: 4 GiB, or 24 bytes a pixel of the largest frame")
+    func workersMemoryFollowsLimits() async throws {
+        for (megapixels, expected) in [(50, 4 << 30), (400, 400_000_000 * 24)] {
+            try await ServiceHarness.with({ c in
+                c.isolation.formats = [.png]
+                c.isolation.executable = Self.probe.path
+                c.security.maxSourceResolution = Double(megapixels)
+            }) { h in
+                #expect(h.service.manager.configuration.decoderIsolation?.memoryLimit == expected, "\(megapixels) MP")
+            }
+        }
+    }
+
     @Test("IMAGO_ISOLATED_FORMATS is read by the library's one reader: formats, video, none; a bad name is refused, named")
     func isolatedFormatsSetting() throws {
         let some = try ServerConfiguration(environment: ["IMAGO_ISOLATED_FORMATS": "PDF, tif,video"])
