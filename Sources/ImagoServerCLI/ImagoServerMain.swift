@@ -32,7 +32,7 @@ struct ImagoServerMain: AsyncParsableCommand {
             are environment variables (default):
             \(ServeCommand.variableTable)
             """,
-        subcommands: [ServeCommand.self, SignCommand.self, CacheCommand.self, SettingsCommand.self],
+        subcommands: [ServeCommand.self, SignCommand.self, CacheCommand.self, SettingsCommand.self, HealthCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 

@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 
 @testable import ImagoServer
+@testable import ImagoServerCLI
 
 @Suite("IMAGO_NETWORK (imgproxy's IMGPROXY_NETWORK): a Unix socket for a proxy beside it, or one IP version")
 struct ListenNetworkTests {
@@ -45,6 +46,10 @@ struct ListenNetworkTests {
             #expect(health.status == .ok && image.status == .ok, "\(health.status) \(image.status) \(String(decoding: body.prefix(300), as: UTF8.self))")
             let decoded = try? ImageCoderRegistry.shared.decode(body)
             #expect(decoded?.frames[0].buffer.size.width == 20)
+            // `imago-server health`'s probe finds it at the same settings.
+            let bind = configuration.http.bind
+            let probe = try await blocking { try HealthProbe.get(path: "/health", host: bind, port: 0, unix: true, timeout: 60) }
+            #expect(probe.status == 200)
         } catch {
             Issue.record("\(error)")
         }
@@ -60,10 +65,37 @@ struct ListenNetworkTests {
             let port = try #require(URL(string: h.base)?.port)
             let v4 = try await h.client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(60))
             #expect(v4.status == .ok)
+            // `imago-server health` asks a wildcard address on loopback, and says 200.
+            let probe = try await blocking { try HealthProbe.get(path: "/health", host: "0.0.0.0", port: port, unix: false, timeout: 60) }
+            #expect(probe.status == 200 && String(decoding: probe.body, as: UTF8.self) == "ok\n", "\(probe)")
             guard HTTPSettings.ipv6Available else { return }
             let v6 = try await h.client.execute(HTTPClientRequest(url: "http://[::1]:\(port)/health"), timeout: .seconds(60))
             #expect(v6.status == .ok)
         }
+    }
+
+    @Test("imago-server health (imgproxy's imgproxy health): nothing listening is a failure that says where, not a hang")
+    func healthOfNothing() async throws {
+        let port = try await blocking { () throws -> Int in
+            let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(s) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, length) == 0 ? getsockname(s, $0, &length) : -1 }
+            }
+            return Int(UInt16(bigEndian: address.sin_port))
+        }
+        let failure = await #expect(throws: HealthProbe.Failure.self) {
+            try await blocking { try HealthProbe.get(path: "/health", host: "127.0.0.1", port: port, unix: false, timeout: 5) }
+        }
+        #expect(failure?.reason.contains("127.0.0.1:\(port)") == true, "\(String(describing: failure))")
+        let missing = await #expect(throws: HealthProbe.Failure.self) {
+            try await blocking { try HealthProbe.get(path: "/health", host: "/nonexistent/imago.sock", port: 0, unix: true, timeout: 5) }
+        }
+        #expect(missing?.reason.contains("/nonexistent/imago.sock") == true)
     }
 
     @Test("tcp4 and tcp6 take addresses of their version (`:port`: every one); a bad network or path stops the start")
