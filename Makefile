@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?= --help
 
-.PHONY: bootstrap build run test lint format docs bench bench-server cluster fuzz deb deb-test image image-test clean
+.PHONY: bootstrap build run test lint format docs bench bench-server soak-isolation cluster fuzz deb deb-test image image-test clean
 
 bootstrap:
 	./scripts/bootstrap
@@ -65,6 +65,11 @@ bench: bootstrap
 bench-server: bootstrap
 	./scripts/bench-server
 	./scripts/bench-server --soak 60
+
+# Issue 50's poison images under load at full length: 8 connections for 30 s while a worker
+# crashes, aborts, loops and allocates 10 GB (scripts/soak-isolation; the server as the .deb builds it).
+soak-isolation: bootstrap
+	./scripts/soak-isolation
 
 cluster: bootstrap
 	./scripts/cluster $(ARGS)
