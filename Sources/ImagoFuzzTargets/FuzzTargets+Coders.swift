@@ -100,4 +100,13 @@ extension FuzzTargets {
         attempt { try TextRenderer.render(markup, width: 200, maxPixels: 1_000_000) }
         attempt { try TextRenderer.render(TextRenderer.escaped(markup), font: "sans 8", maxPixels: 1_000_000) }
     }
+
+    /// A decoder worker's reply as the host reads it (`IsolationReplyFuzzing`): the bytes are a
+    /// reply file whose first line is its header, which is also read as a worker's start-up
+    /// message and as an error. A worker an exploit has taken over may send anything: the host
+    /// must refuse it with a typed error, read nothing outside the file, and make no frame past
+    /// its limits.
+    public static func isolationReply(_ data: Data) {
+        IsolationReplyFuzzing.read(data)
+    }
 }

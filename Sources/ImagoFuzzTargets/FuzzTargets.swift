@@ -54,7 +54,8 @@ public enum FuzzTargets {
         ("svg", { svg($0) }),
         ("pdf", { pdf($0) }),
         ("video", { video($0) }),
-        ("textMarkup", { textMarkup($0) })
+        ("textMarkup", { textMarkup($0) }),
+        ("isolationReply", { isolationReply($0) })
     ]
 
     /// The target called `name`, or `nil` when there is none.
