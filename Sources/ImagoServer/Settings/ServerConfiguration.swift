@@ -38,8 +38,8 @@ import Foundation
 /// `IMAGO_FREE_MEMORY_INTERVAL`) and applies them itself. A process that embeds the service
 /// decides those for itself: it may cap glibc's arenas (`GLIBC_TUNABLES=glibc.malloc.arena_max=2`
 /// before it starts), pin the workers through `ImageService`'s `laneHooks`, and call
-/// `service.manager.removeExpiredResults()` (``ImageManager/removeExpiredResults()``) and
-/// `malloc_trim` when idle.
+/// `service.manager.removeExpiredResults()` (the ``ImageService/manager``'s) and `malloc_trim`
+/// when idle.
 public struct ServerConfiguration: Sendable {
     /// How the service meets HTTP: listening, timeouts, connections, caching headers.
     public var http = HTTPSettings()
